@@ -1,0 +1,54 @@
+# rooflens — the two commands: `make run` and `make test`. Everything installs from Debian packages / npm.
+JOBS        ?= $(shell nproc)
+BUILD       ?= build
+SAN_BUILD   ?= build-san
+FUZZ_SECONDS ?= 60
+OUT         ?= out
+DEMO_MODEL  ?= resnet50
+
+.PHONY: deps build build-san run test unit-test san-test fuzz bench clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
+$(SAN_BUILD)/CMakeCache.txt:
+	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
+
+build-san: deps $(SAN_BUILD)/CMakeCache.txt
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+
+# The main job on a built-in example: build a zoo model and write its analysis report.
+run: build
+	@mkdir -p $(OUT)
+	$(BUILD)/rooflens zoo make $(DEMO_MODEL) -o $(OUT)/$(DEMO_MODEL).onnx
+	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --sort flops --top 15
+	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --format json -o $(OUT)/$(DEMO_MODEL).analysis.json
+	@echo "report written to $(OUT)/$(DEMO_MODEL).analysis.json"
+
+unit-test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+san-test: build-san
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+fuzz: build-san
+	@mkdir -p $(SAN_BUILD)/fuzz-corpus
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=65536 $(SAN_BUILD)/fuzz-corpus tests/fuzz/seeds
+
+test: unit-test san-test fuzz
+
+bench: build
+	$(BUILD)/rooflens_bench
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(OUT)

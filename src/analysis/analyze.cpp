@@ -1,0 +1,153 @@
+#include "analysis/analyze.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/cost.h"
+#include "analysis/model_summary.h"
+#include "core/saturating.h"
+#include "model/loader.h"
+
+namespace rooflens {
+namespace {
+
+std::string display_domain(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
+
+// Counts one node: arithmetic from the op's registry entry, bytes and params by the shared rules.
+class NodeCounter {
+ public:
+  NodeCounter(const Model& m, const CostRegistry& r) : model_(m), registry_(r) {}
+
+  NodeAnalysis count(int gi, const Node& node, std::set<const Initializer*>& params_seen, uint64_t& unique_params) {
+    NodeAnalysis a;
+    a.name = node.name;
+    a.op = node.op;
+    a.domain = node.domain;
+    a.graph = model_.graphs[gi].path;
+    a.inputs = node.inputs;
+    a.outputs = node.outputs;
+
+    CostInput in;
+    in.node = &node;
+    for (const auto& name : node.inputs) {
+      const TensorInfo* t = name.empty() ? nullptr : model_.find_tensor(gi, name);
+      in.in.push_back(t);
+      in.in_is_initializer.push_back(!name.empty() && model_.find_initializer(gi, name) != nullptr);
+      a.input_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
+      a.input_dtypes.push_back(t ? dtype_name(t->dtype) : "");
+      if (!name.empty() && (!t || !t->fully_known())) a.shapes_resolved = false;
+      if (t) a.bytes_read = sat_add(a.bytes_read, t->bytes());
+    }
+    for (const auto& name : node.outputs) {
+      const TensorInfo* t = name.empty() ? nullptr : model_.find_tensor(gi, name);
+      in.out.push_back(t);
+      a.output_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
+      a.output_dtypes.push_back(t ? dtype_name(t->dtype) : "");
+      if (!name.empty() && (!t || !t->fully_known())) a.shapes_resolved = false;
+      if (t) a.bytes_written = sat_add(a.bytes_written, t->bytes());
+    }
+
+    OpWork w;
+    if (const CostFn* fn = registry_.find(node.domain, node.op)) {
+      w = (*fn)(in);
+    } else {
+      w.known = false;
+      w.note = "no cost formula for " + display_domain(node.domain) + ":" + node.op;
+    }
+    a.flops = w.flops;
+    a.macs = w.macs;
+    a.cost_known = w.known;
+    a.note = w.note;
+    if (!a.shapes_resolved && a.note.empty()) a.note = "some shapes unresolved; bytes are a lower bound";
+
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!in.in_is_initializer[i]) continue;
+      const Initializer* init = model_.find_initializer(gi, node.inputs[i]);
+      bool counts = w.params_explicit
+                        ? std::find(w.param_inputs.begin(), w.param_inputs.end(), static_cast<int>(i)) != w.param_inputs.end()
+                        : dtype_is_float(init->dtype);
+      if (!counts) continue;
+      a.params = sat_add(a.params, as_count(init->elements));
+      if (params_seen.insert(init).second) unique_params = sat_add(unique_params, as_count(init->elements));
+    }
+    uint64_t bytes = sat_add(a.bytes_read, a.bytes_written);
+    a.intensity = bytes ? static_cast<double>(a.flops) / static_cast<double>(bytes) : 0.0;
+    return a;
+  }
+
+ private:
+  const Model& model_;
+  const CostRegistry& registry_;
+};
+
+// Visits graph gi's nodes, each followed by the nodes of its bodies, so reports read top to bottom.
+void visit(const Model& m, int gi, NodeCounter& counter, Analysis& out, std::set<const Initializer*>& seen,
+           uint64_t& unique_params) {
+  const Graph& g = m.graphs[gi];
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    NodeAnalysis a = counter.count(gi, g.nodes[ni], seen, unique_params);
+    a.index = static_cast<int64_t>(out.nodes.size());
+    out.nodes.push_back(std::move(a));
+    for (int sg : g.nodes[ni].subgraphs()) visit(m, sg, counter, out, seen, unique_params);
+  }
+}
+
+void summarise(Analysis& a, uint64_t unique_params) {
+  std::map<std::pair<std::string, std::string>, OpTypeSummary> by_op;
+  std::set<std::string> unknown;
+  Totals& t = a.totals;
+  for (const auto& n : a.nodes) {
+    t.flops = sat_add(t.flops, n.flops);
+    t.macs = sat_add(t.macs, n.macs);
+    t.bytes_read = sat_add(t.bytes_read, n.bytes_read);
+    t.bytes_written = sat_add(t.bytes_written, n.bytes_written);
+    t.nodes++;
+    if (!n.cost_known) { t.unknown_cost_nodes++; unknown.insert(display_domain(n.domain) + ":" + n.op); }
+    if (!n.shapes_resolved) t.unresolved_nodes++;
+    auto& s = by_op[{n.domain, n.op}];
+    s.op = n.op;
+    s.domain = n.domain;
+    s.count++;
+    s.flops = sat_add(s.flops, n.flops);
+    s.macs = sat_add(s.macs, n.macs);
+    s.params = sat_add(s.params, n.params);
+    s.bytes_read = sat_add(s.bytes_read, n.bytes_read);
+    s.bytes_written = sat_add(s.bytes_written, n.bytes_written);
+    if (!n.cost_known) s.unknown++;
+  }
+  t.params = unique_params;
+  uint64_t bytes = sat_add(t.bytes_read, t.bytes_written);
+  t.intensity = bytes ? static_cast<double>(t.flops) / static_cast<double>(bytes) : 0.0;
+  for (auto& [_, s] : by_op) a.op_types.push_back(s);
+  std::stable_sort(a.op_types.begin(), a.op_types.end(), [](const auto& x, const auto& y) {
+    return x.flops != y.flops ? x.flops > y.flops : x.bytes_read + x.bytes_written > y.bytes_read + y.bytes_written;
+  });
+  a.unknown_ops.assign(unknown.begin(), unknown.end());
+}
+
+}  // namespace
+
+Analysis analyze_model(const Model& model, const CostRegistry& registry) {
+  Analysis a;
+  if (model.graphs.empty()) return a;
+  NodeCounter counter(model, registry);
+  std::set<const Initializer*> seen;
+  uint64_t unique_params = 0;
+  visit(model, 0, counter, a, seen, unique_params);
+  summarise(a, unique_params);
+  a.notes = model.notes;
+  return a;
+}
+
+Report analyze_model_file(const std::string& path, const AnalyzeOptions& options) {
+  Model model = load_model(path, options.shapes);
+  Report r;
+  r.tool.version = ROOFLENS_VERSION;
+  r.tool.command = "analyze";
+  r.model = summarize_model(model);
+  r.model.analysis = analyze_model(model, CostRegistry::builtin());
+  return r;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,13 @@
+#pragma once
+// Model-level facts for the report (path, producer, opsets, inputs/outputs, weights) and the analysis entry
+// point for an already-loaded model.
+#include "analysis/cost.h"
+#include "core/report.h"
+#include "model/graph.h"
+
+namespace rooflens {
+
+ModelInfo summarize_model(const Model& model);
+Analysis analyze_model(const Model& model, const CostRegistry& registry);
+
+}  // namespace rooflens

@@ -1,0 +1,61 @@
+// `rooflens analyze MODEL`: static per-node cost table (no inference run).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "analysis/analyze.h"
+#include "cli/commands.h"
+#include "cli/shape_flags.h"
+#include "core/errors.h"
+#include "reporters/analysis_report.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct AnalyzeArgs {
+  std::string model;
+  ShapeFlags shape;
+  std::string format = "table";
+  std::string output;
+  size_t top = 0;
+  std::string sort;
+};
+
+int run_analyze(const AnalyzeArgs& a) {
+  AnalyzeOptions opts;
+  opts.shapes = a.shape.overrides();
+  Report report = analyze_model_file(a.model, opts);
+  AnalysisView view{a.top, a.sort};
+  std::string text = analysis_reporters().at(a.format)(report, view);
+  if (a.output.empty() || a.output == "-") {
+    std::cout << text;
+  } else {
+    std::ofstream f(a.output, std::ios::binary);
+    if (!(f << text)) throw UserError(a.output + ": cannot write the report");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void setup_analyze(CLI::App& root, Action& action) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  auto* cmd = root.add_subcommand("analyze", "Static analysis: shapes, FLOPs, MACs, params and bytes per node");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  args->shape.add_to(*cmd);
+  std::vector<std::string> formats;
+  for (const auto& [name, _] : analysis_reporters()) formats.push_back(name);
+  cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember(formats));
+  cmd->add_option("-o,--output", args->output, "Write to FILE instead of stdout");
+  cmd->add_option("--top", args->top, "Show only the first N nodes after sorting (0 = all)");
+  cmd->add_option("--sort", args->sort, "Sort nodes by flops|macs|params|bytes|intensity|name|op (default: graph order)")
+      ->check(CLI::IsMember(analysis_sort_keys()));
+  cmd->footer(
+      "Examples:\n"
+      "  rooflens analyze resnet50.onnx --top 10 --sort flops\n"
+      "  rooflens analyze bert.onnx --dim seq=128 --batch 8\n"
+      "  rooflens analyze model.onnx --shape input:1x3x224x224 --format json -o report.json");
+  cmd->callback([args, &action] { action = [args] { return run_analyze(*args); }; });
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,125 @@
+// `rooflens zoo list | make`: the standard architectures, generated locally (nothing is downloaded).
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "zoo/registry.h"
+#include "zoo/save.h"
+
+namespace rooflens::cli {
+
+namespace {
+
+struct MakeArgs {
+  std::string name;
+  std::string output;
+  std::string batch = "dynamic";
+  std::string seq = "dynamic";
+  std::optional<std::int64_t> image;
+  int opset = 17;
+  std::uint64_t seed = 0;
+  bool external_data = false;
+};
+
+// "dynamic" keeps the named symbolic dim; a positive integer makes it static.
+std::optional<std::int64_t> parse_dim(const std::string& flag, const std::string& value) {
+  if (value == "dynamic") return std::nullopt;
+  std::int64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n < 1)
+    throw UserError(flag + " '" + value + "' is not valid: give a positive integer or 'dynamic'");
+  return n;
+}
+
+std::string group_digits(std::uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+std::string human_bytes(std::uintmax_t n) {
+  return n >= 1'000'000 ? fmt::format("{:.1f} MB", static_cast<double>(n) / 1e6)
+                        : fmt::format("{:.1f} kB", static_cast<double>(n) / 1e3);
+}
+
+int run_list() {
+  fmt::print("{:<14} {:<11} {:>12}  {:<60} {}\n", "NAME", "FAMILY", "PARAMS", "DEFAULT INPUT", "SOURCE");
+  for (const auto& spec : zoo::models()) {
+    zoo::ZooOptions structure_only;
+    structure_only.weights = false;  // counts params without generating weights
+    const zoo::BuiltModel m = zoo::make_model(spec, structure_only);
+    fmt::print("{:<14} {:<11} {:>12}  {:<60} {}\n", spec.name, spec.family, group_digits(m.params),
+               zoo::describe_inputs(m.model), spec.source);
+  }
+  return 0;
+}
+
+int run_make(const MakeArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  const zoo::ModelSpec& spec = zoo::find_model(a.name);
+  zoo::ZooOptions o;
+  o.batch = parse_dim("--batch", a.batch);
+  o.seq = parse_dim("--seq", a.seq);
+  o.image = a.image;
+  o.opset = a.opset;
+  o.seed = a.seed;
+  zoo::BuiltModel m = zoo::make_model(spec, o);
+  const std::string inputs = zoo::describe_inputs(m.model);
+  const zoo::SavedFiles saved = zoo::save_model(m.model, a.output, a.external_data);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("wrote {} ({} params, opset {}, {}", a.output, group_digits(m.params), a.opset,
+             human_bytes(saved.model_bytes));
+  if (a.external_data) fmt::print(" + {} {}", saved.data_path.filename().string(), human_bytes(saved.data_bytes));
+  fmt::print(") in {:.2f} s\n  inputs: {}\n", seconds, inputs);
+  return 0;
+}
+
+}  // namespace
+
+void setup_zoo(CLI::App& root, Action& action) {
+  CLI::App* zoo = root.add_subcommand("zoo", "Generate standard models (ResNet, MobileNet, VGG, SqueezeNet, ViT, "
+                                             "BERT, GPT-2) as ONNX with seeded random weights");
+  zoo->require_subcommand(1);
+  zoo->footer(
+      "Examples:\n"
+      "  rooflens zoo list\n"
+      "  rooflens zoo make resnet50 -o resnet50.onnx\n"
+      "  rooflens zoo make bert_base -o bert.onnx --batch 8 --seq 128\n"
+      "  rooflens zoo make vgg16 -o vgg16.onnx --external-data\n"
+      "See docs/zoo.md for each model's published definition.\n");
+
+  CLI::App* list = zoo->add_subcommand("list", "List the models with their parameter counts and default inputs");
+  list->callback([&action] { action = run_list; });
+
+  auto args = std::make_shared<MakeArgs>();
+  CLI::App* make = zoo->add_subcommand("make", "Write one model to an .onnx file");
+  make->add_option("NAME", args->name, "Model name (see `rooflens zoo list`)")->required();
+  make->add_option("-o,--output", args->output, "Output .onnx file")->required();
+  make->add_option("--batch", args->batch, "Batch size, or 'dynamic' for a symbolic 'batch' dim")
+      ->capture_default_str();
+  make->add_option("--seq", args->seq, "Text models: sequence length, or 'dynamic' for a symbolic 'seq' dim")
+      ->capture_default_str();
+  make->add_option("--image", args->image, "Image models: input side in pixels (default 224)");
+  make->add_option("--opset", args->opset, "ONNX opset, 13-17 (below 17 LayerNorm is decomposed)")
+      ->capture_default_str();
+  make->add_option("--seed", args->seed, "Seed for the random weights (same seed, same bytes)")
+      ->capture_default_str();
+  make->add_flag("--external-data", args->external_data,
+                 "Write weights to FILE.data next to the model (ONNX external data, 4096-byte aligned)");
+  make->footer(
+      "Examples:\n"
+      "  rooflens zoo make resnet50 -o resnet50.onnx                 # dynamic batch, 1x3x224x224 per item\n"
+      "  rooflens zoo make vit_b_16 -o vit.onnx --batch 1 --image 384\n"
+      "  rooflens zoo make gpt2 -o gpt2.onnx --seq 1024 --seed 42\n"
+      "  rooflens zoo make vgg16 -o vgg16.onnx --external-data       # writes vgg16.onnx + vgg16.onnx.data\n");
+  make->callback([&action, args] { action = [args] { return run_make(*args); }; });
+}
+
+}  // namespace rooflens::cli

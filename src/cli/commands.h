@@ -1,0 +1,19 @@
+#pragma once
+// Subcommand registry: each src/cli/cmd_*.cpp adds its subcommand to the root app and, when selected,
+// the action it stores runs. main.cpp only dispatches.
+#include <functional>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace rooflens::cli {
+
+using Action = std::function<int()>;
+using CommandSetup = void (*)(CLI::App& root, Action& action);
+
+void setup_analyze(CLI::App& root, Action& action);  // cmd_analyze.cpp
+void setup_zoo(CLI::App& root, Action& action);      // cmd_zoo.cpp
+
+inline std::vector<CommandSetup> all_commands() { return {&setup_analyze, &setup_zoo}; }
+
+}  // namespace rooflens::cli

@@ -1,0 +1,20 @@
+#pragma once
+// The shape flags shared by every command that loads a model (--shape, --dim, --batch).
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "model/shapes.h"
+
+namespace rooflens::cli {
+
+struct ShapeFlags {
+  std::vector<std::string> shapes, dims;
+  int64_t batch = 0;  // 0 = not given
+
+  void add_to(CLI::App& app);
+  ShapeOverrides overrides() const;  // throws UsageError on malformed values
+};
+
+}  // namespace rooflens::cli

@@ -1,0 +1,203 @@
+#include "model/loader.h"
+
+#include <filesystem>
+#include <unordered_map>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/errors.h"
+#include "core/saturating.h"
+#include "model/mapped_file.h"
+#include "model/proto_convert.h"
+#include "model/proto_shapes.h"
+#include "model/skeleton.h"
+#include "model/wire.h"
+
+namespace rooflens {
+
+struct ExternalRef { std::string file; uint64_t offset = 0, length = 0; };
+ExternalRef resolve_external_data(const onnx::TensorProto& t, const std::string& model_file,
+                                  const std::string& model_dir);  // external_data.cpp
+
+namespace {
+
+onnx::ModelProto parse_skeleton(const uint8_t* data, size_t size, const std::string& name, Skeleton& sk) {
+  if (size == 0) throw UserError(name + ": empty file (0 bytes) — not an ONNX model; re-export it");
+  try {
+    sk = build_skeleton(data, size);
+  } catch (const WireError& e) {
+    throw UserError(name + ": not a valid ONNX model (" + e.what() + ") — the file is truncated or corrupted");
+  }
+  onnx::ModelProto m;
+  if (!m.ParseFromString(sk.bytes))
+    throw UserError(name + ": not a valid ONNX model (protobuf parse failed) — the file is truncated or corrupted");
+  if (!m.has_graph() || m.ir_version() <= 0)
+    throw UserError(name + ": not an ONNX model (no " + std::string(m.has_graph() ? "ir_version" : "graph") +
+                    ") — is this really a .onnx file?");
+  if (m.opset_import_size() == 0 && m.ir_version() >= 3)
+    throw UserError(name + ": the model imports no opset — re-export it with an opset_import entry");
+  return m;
+}
+
+// Validates every initializer (dims sane, external data inside the model directory) in g and its subgraphs.
+void check_initializers(const onnx::GraphProto& g, const std::string& name, const std::string& dir, int depth) {
+  if (depth > 32) throw UserError(name + ": subgraphs nested deeper than 32 levels");
+  for (const auto& t : g.initializer()) {
+    uint64_t n = 1;
+    for (auto d : t.dims()) {
+      if (d < 0) throw UserError(name + ": initializer '" + t.name() + "' has a negative dim; the file is corrupted");
+      n = sat_mul(n, static_cast<uint64_t>(d));
+    }
+    if (n > (uint64_t{1} << 48))
+      throw UserError(name + ": initializer '" + t.name() + "' claims " + std::to_string(n) +
+                      " elements, more than any real weight; the file is corrupted");
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) resolve_external_data(t, name, dir);
+  }
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_initializers(a.g(), name, dir, depth + 1);
+      for (const auto& sg : a.graphs()) check_initializers(sg, name, dir, depth + 1);
+    }
+}
+
+class ModelBuilder {
+ public:
+  ModelBuilder(const onnx::ModelProto& m, const ShapeResult& shapes,
+               const std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order, const Skeleton& sk,
+               const std::string& name, const std::string& dir)
+      : m_(m), shapes_(shapes), order_(order), name_(name), dir_(dir) {
+    for (const auto& p : sk.payloads) spans_.emplace(p.tensor_name, &p);
+  }
+
+  Model build() {
+    Model model;
+    model.ir_version = m_.ir_version();
+    model.producer_name = m_.producer_name();
+    model.producer_version = m_.producer_version();
+    model.graph_name = m_.graph().name();
+    for (const auto& op : m_.opset_import())
+      model.opsets[op.domain() == "ai.onnx" ? "" : op.domain()] = static_cast<int>(op.version());
+    model.notes = shapes_.notes;
+    collect(m_.graph(), -1, -1, "main", model);
+    for (size_t i = 0; i < protos_.size(); ++i) fill(i, model);
+    return model;
+  }
+
+ private:
+  // Assigns graph indices depth-first, bodies right after the node that owns them.
+  void collect(const onnx::GraphProto& g, int parent, int parent_node, const std::string& path, Model& model) {
+    int index = static_cast<int>(protos_.size());
+    protos_.push_back(&g);
+    index_[&g] = index;
+    Graph graph;
+    graph.name = g.name();
+    graph.parent_graph = parent;
+    graph.parent_node = parent_node;
+    graph.path = path;
+    model.graphs.push_back(std::move(graph));
+    const auto& ord = order_.at(&g);
+    for (size_t pos = 0; pos < ord.size(); ++pos) {
+      const auto& n = g.node(ord[pos]);
+      for (const auto& a : n.attribute()) {
+        std::string base = path + "/" + node_name(n, static_cast<int>(pos)) + ":" + a.name();
+        if (a.has_g()) collect(a.g(), index, static_cast<int>(pos), base, model);
+        for (int k = 0; k < a.graphs_size(); ++k)
+          collect(a.graphs(k), index, static_cast<int>(pos), base + "[" + std::to_string(k) + "]", model);
+      }
+    }
+  }
+
+  static std::string node_name(const onnx::NodeProto& n, int pos) {
+    return n.name().empty() ? n.op_type() + "_" + std::to_string(pos) : n.name();
+  }
+
+  void fill(size_t gi, Model& model) {
+    const onnx::GraphProto& g = *protos_[gi];
+    Graph& graph = model.graphs[gi];
+    if (auto it = shapes_.types.find(&g); it != shapes_.types.end())
+      for (const auto& [name, tp] : it->second) graph.tensors.emplace(name, tensor_info_of(tp));
+    for (const auto& t : g.initializer()) {
+      graph.initializers[t.name()] = static_cast<int>(model.initializers.size());
+      model.initializers.push_back(initializer(t));
+    }
+    for (const auto& in : g.input())
+      if (!graph.initializers.count(in.name())) graph.inputs.push_back(in.name());
+    for (const auto& out : g.output()) graph.outputs.push_back(out.name());
+    std::function<int(const onnx::GraphProto&)> index_of = [this](const onnx::GraphProto& sg) {
+      auto it = index_.find(&sg);
+      return it == index_.end() ? -1 : it->second;
+    };
+    const auto& ord = order_.at(&g);
+    for (size_t pos = 0; pos < ord.size(); ++pos) {
+      const auto& n = g.node(ord[pos]);
+      auto opset = model.opsets.find(n.domain() == "ai.onnx" ? "" : n.domain());
+      Node node = convert_node(n, opset == model.opsets.end() ? 1 : opset->second, &index_of);
+      node.name = node_name(n, static_cast<int>(pos));
+      graph.nodes.push_back(std::move(node));
+    }
+  }
+
+  Initializer initializer(const onnx::TensorProto& t) {
+    Initializer init;
+    init.name = t.name();
+    init.dtype = static_cast<DType>(t.data_type());
+    init.dims.assign(t.dims().begin(), t.dims().end());
+    uint64_t n = 1;
+    for (auto d : init.dims) n = sat_mul(n, as_count(d));
+    init.elements = static_cast<int64_t>(n);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      auto ref = resolve_external_data(t, name_, dir_);
+      init.external_file = ref.file;
+      init.offset = ref.offset;
+      init.length = ref.length;
+    } else if (auto it = spans_.find(t.name()); it != spans_.end()) {
+      init.offset = it->second->offset;
+      init.length = it->second->length;
+    }
+    tensor_int_values(t, init.int_values);
+    return init;
+  }
+
+  const onnx::ModelProto& m_;
+  const ShapeResult& shapes_;
+  const std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order_;
+  std::string name_, dir_;
+  std::unordered_map<std::string, const PayloadSpan*> spans_;
+  std::vector<const onnx::GraphProto*> protos_;
+  std::unordered_map<const onnx::GraphProto*, int> index_;
+};
+
+}  // namespace
+
+Model load_model_from_bytes(const uint8_t* data, size_t size, const std::string& name, const std::string& dir,
+                            const ShapeOverrides& overrides) {
+  Skeleton sk;
+  onnx::ModelProto m = parse_skeleton(data, size, name, sk);
+  check_initializers(m.graph(), name, dir, 0);
+  std::unordered_map<const onnx::GraphProto*, std::vector<int>> order;
+  ShapeResult shapes;
+  try {
+    shapes = resolve_proto_shapes(m, overrides, name, order);
+  } catch (const UserError&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UserError(name + ": shape resolution failed: " + e.what());
+  }
+  Model model = ModelBuilder(m, shapes, order, sk, name, dir).build();
+  for (const auto& f : shapes.failures)
+    model.notes.push_back("shape inference failed at node '" + f.node + "' (" + f.op + "): " + f.message);
+  model.path = name;
+  model.file_bytes = size;
+  return model;
+}
+
+Model load_model(const std::string& path, const ShapeOverrides& overrides) {
+  MappedFile file(path);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return load_model_from_bytes(file.data(), file.size(), path, dir, overrides);
+}
+
+}  // namespace rooflens

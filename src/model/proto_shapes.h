@@ -1,0 +1,33 @@
+#pragma once
+// Internal to src/model: the shape driver that works on a parsed (skeleton) onnx::ModelProto.
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "model/shapes.h"
+
+namespace rooflens {
+
+struct ShapeFailure {
+  std::string node, op, message;
+};
+
+struct ShapeResult {
+  // For every graph (by address): every value name in it -> its type as resolved.
+  std::unordered_map<const onnx::GraphProto*, std::unordered_map<std::string, onnx::TypeProto>> types;
+  std::vector<ShapeFailure> failures;  // per-node inference errors (the node stays unresolved)
+  std::vector<std::string> notes;      // assumptions made, e.g. "batch defaulted to 1"
+};
+
+// Applies user overrides to the main graph's inputs (throws UserError/UsageError listing what is missing),
+// checks for cycles (throws UserError naming a node on the cycle) and infers every node's output types.
+// `order` receives, per graph, the node indices in topological order.
+ShapeResult resolve_proto_shapes(onnx::ModelProto& model, const ShapeOverrides& overrides, const std::string& file,
+                                 std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order);
+
+// Known integer contents of a (small) tensor, if it holds int32/int64 data inline.
+bool tensor_int_values(const onnx::TensorProto& t, std::vector<int64_t>& out);
+
+}  // namespace rooflens
