@@ -40,10 +40,16 @@ san-test: build-san
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# Seeds: small real models from Debian's libonnx-testdata (copied into the build tree, flat, as libFuzzer wants).
+TESTDATA ?= /usr/share/libonnx-testdata/data
 fuzz: build-san
-	@mkdir -p $(SAN_BUILD)/fuzz-corpus
+	@mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+	@for d in $(TESTDATA)/node/test_conv_* $(TESTDATA)/node/test_loop* $(TESTDATA)/node/test_if* \
+	          $(TESTDATA)/node/test_reshape_* $(TESTDATA)/node/test_lstm_* $(TESTDATA)/node/test_scan* \
+	          $(TESTDATA)/node/test_einsum_* $(TESTDATA)/node/test_resize_* $(TESTDATA)/pytorch-converted/*; do \
+	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	  -timeout=10 -max_len=65536 $(SAN_BUILD)/fuzz-corpus tests/fuzz/seeds
+	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
 
 test: unit-test san-test fuzz
 

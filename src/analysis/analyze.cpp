@@ -36,7 +36,7 @@ class NodeCounter {
       in.in_is_initializer.push_back(!name.empty() && model_.find_initializer(gi, name) != nullptr);
       a.input_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.input_dtypes.push_back(t ? dtype_name(t->dtype) : "");
-      if (!name.empty() && (!t || !t->fully_known())) a.shapes_resolved = false;
+      if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
       if (t) a.bytes_read = sat_add(a.bytes_read, t->bytes());
     }
     for (const auto& name : node.outputs) {
@@ -44,7 +44,7 @@ class NodeCounter {
       in.out.push_back(t);
       a.output_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.output_dtypes.push_back(t ? dtype_name(t->dtype) : "");
-      if (!name.empty() && (!t || !t->fully_known())) a.shapes_resolved = false;
+      if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
       if (t) a.bytes_written = sat_add(a.bytes_written, t->bytes());
     }
 

@@ -4,7 +4,14 @@ namespace rooflens {
 
 TensorInfo tensor_info_of(const onnx::TypeProto& t) {
   TensorInfo info;
-  if (!t.has_tensor_type()) return info;
+  switch (t.value_case()) {
+    case onnx::TypeProto::kTensorType: break;
+    case onnx::TypeProto::kSequenceType: info.kind = ValueKind::Sequence; return info;
+    case onnx::TypeProto::kMapType: info.kind = ValueKind::Map; return info;
+    case onnx::TypeProto::kOptionalType: info.kind = ValueKind::Optional; return info;
+    case onnx::TypeProto::kSparseTensorType: info.kind = ValueKind::SparseTensor; return info;
+    default: info.kind = ValueKind::Unknown; return info;
+  }
   const auto& tt = t.tensor_type();
   info.dtype = static_cast<DType>(tt.elem_type());
   if (!tt.has_shape()) return info;

@@ -24,6 +24,27 @@ namespace {
 
 using TypeMap = std::unordered_map<std::string, onnx::TypeProto*>;
 
+// Fills what inference could not know from what the exporter declared: the whole shape when inference
+// produced none, single dims when ranks agree. Inferred known dims always win.
+void merge_hint(onnx::TypeProto& inferred, const onnx::TypeProto& hint) {
+  if (!inferred.has_tensor_type() || !hint.has_tensor_type()) return;
+  auto* it = inferred.mutable_tensor_type();
+  const auto& ht = hint.tensor_type();
+  if (it->elem_type() == 0) it->set_elem_type(ht.elem_type());
+  if (!ht.has_shape()) return;
+  if (!it->has_shape()) {
+    *it->mutable_shape() = ht.shape();
+    return;
+  }
+  if (it->shape().dim_size() != ht.shape().dim_size()) return;
+  for (int d = 0; d < ht.shape().dim_size(); ++d) {
+    auto* dim = it->mutable_shape()->mutable_dim(d);
+    const auto& h = ht.shape().dim(d);
+    if (!dim->has_dim_value() && h.has_dim_value()) dim->set_dim_value(h.dim_value());
+    else if (!dim->has_dim_value() && !dim->has_dim_param() && h.has_dim_param()) dim->set_dim_param(h.dim_param());
+  }
+}
+
 onnx::TypeProto tensor_type_of(const onnx::TensorProto& t) {
   onnx::TypeProto tp;
   auto* tt = tp.mutable_tensor_type();
@@ -68,8 +89,11 @@ class Driver {
       if (!local_initializers.count(in.name())) types[in.name()] = keep(in.type());
       available.insert(in.name());
     }
-    for (const auto& vi : g.value_info())  // exporter hints, refined below
-      if (!local_initializers.count(vi.name())) types[vi.name()] = keep(vi.type());
+    // Exporter-declared types of intermediate values and outputs: hints that inference refines.
+    for (const auto* list : {&g.value_info(), &g.output()})
+      for (const auto& vi : *list)
+        if (!local_initializers.count(vi.name()) && !available.count(vi.name()) && vi.has_type())
+          types[vi.name()] = keep(vi.type());
 
     auto& order = order_[&g];
     order = topological_order(g, available, file_);
@@ -106,10 +130,10 @@ class Driver {
       const std::string& name = n.output(i);
       if (name.empty()) continue;
       bool inferred = ok && outs[i].value_case() != onnx::TypeProto::VALUE_NOT_SET;
-      // Keep an exporter-supplied type when inference learned nothing better.
-      if (inferred && (!types.count(name) || outs[i].tensor_type().has_shape() ||
-                       !types[name]->tensor_type().has_shape()))
-        types[name] = keep(outs[i]);
+      auto hint = types.find(name);  // exporter-declared type (value_info or graph output), if any
+      if (!inferred) continue;
+      if (hint != types.end()) merge_hint(outs[i], *hint->second);
+      types[name] = keep(outs[i]);
     }
     if (n.op_type() == "Constant" && domain.empty() && n.output_size() == 1)
       for (const auto& a : n.attribute())

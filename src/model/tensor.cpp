@@ -37,10 +37,15 @@ DType dtype_from_name(const std::string& name) {
 }
 
 bool TensorInfo::fully_known() const {
-  if (!has_rank) return false;
+  if (kind != ValueKind::Tensor || !has_rank) return false;
   for (const auto& d : dims)
     if (!d.known()) return false;
   return true;
+}
+
+bool TensorInfo::resolved() const {
+  if (kind == ValueKind::Tensor) return fully_known();
+  return kind != ValueKind::Unknown;
 }
 
 int64_t TensorInfo::elements() const {
@@ -65,6 +70,9 @@ std::vector<int64_t> TensorInfo::values() const {
 }
 
 std::string TensorInfo::shape_string() const {
+  if (kind == ValueKind::Sequence) return "sequence";
+  if (kind == ValueKind::Map) return "map";
+  if (kind == ValueKind::Optional) return "optional";
   if (!has_rank) return "?";
   if (dims.empty()) return "scalar";
   std::string s;

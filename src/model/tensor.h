@@ -27,12 +27,18 @@ struct Dim {
   bool known() const { return value >= 0; }
 };
 
+// What kind of value a name carries. Sequences, maps and optionals have no single shape; they count as
+// resolved once their kind is known, and their bytes as unknown (0).
+enum class ValueKind { Unknown, Tensor, Sequence, Map, Optional, SparseTensor };
+
 struct TensorInfo {
+  ValueKind kind = ValueKind::Tensor;
   DType dtype = DType::Undefined;
   bool has_rank = false;  // false: nothing known about the shape
   std::vector<Dim> dims;
 
-  bool fully_known() const;
+  bool fully_known() const;  // tensor with every dim known
+  bool resolved() const;      // fully_known tensor, or a non-tensor value of known kind
   // Element count, saturating; -1 when any dim is unknown.
   int64_t elements() const;
   // Bytes at dtype size, saturating; 0 when unknown.

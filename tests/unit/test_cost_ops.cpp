@@ -78,12 +78,47 @@ TEST(CostRegistry, CoversTheOpsRealModelsUse) {
 TEST(CostRegistry, EveryOpSurvivesDegenerateShapes) {
   const int64_t big = int64_t{1} << 40;
   const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {0, 0, 0, 0}, {-1, 4}, {1, 1, 1, 1, 1}, {big, big, 3}};
+  for (bool hostile_attrs : {false, true})
   for (const auto& [domain, op] : registry().ops()) {
     const CostFn& fn = *registry().find(domain, op);
     Node node;
     node.op = op;
     node.domain = domain;
     (void)fn(CostInput{});  // no node, no tensors
+    if (hostile_attrs) {
+      auto add = [&](const char* name, int64_t v) {
+        Attribute a;
+        a.name = name;
+        a.kind = Attribute::Kind::Int;
+        a.i = v;
+        node.attrs.push_back(a);
+      };
+      for (const char* n : {"num_heads", "kv_num_heads", "q_num_heads", "K", "N", "hidden_size", "group"})
+        add(n, 0);
+      add("size", -5);
+      add("axis", 100);
+      add("sampling_ratio", -1);
+      add("p", 3);
+      add("transA", 1);
+      add("transBatchA", 1);
+      Attribute eq;
+      eq.name = "equation";
+      eq.kind = Attribute::Kind::String;
+      eq.s = "...a...,,->";
+      node.attrs.push_back(eq);
+      Attribute ks;
+      ks.name = "kernel_shape";
+      ks.kind = Attribute::Kind::Ints;
+      ks.ints = {-1, 1 << 30, 1 << 30, 1 << 30};
+      node.attrs.push_back(ks);
+      for (const char* n : {"mode", "activation", "reduction", "approximate"}) {
+        Attribute m;
+        m.name = n;
+        m.kind = Attribute::Kind::String;
+        m.s = std::string(n) == "mode" ? "cubic" : "bogus";
+        node.attrs.push_back(m);
+      }
+    }
     CostInput c;
     c.node = &node;
     (void)fn(c);

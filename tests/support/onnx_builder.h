@@ -1,0 +1,70 @@
+#pragma once
+// Tiny helpers for tests that need hand-made ONNX files (bad inputs, edge cases).
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace rooflens::testing {
+
+inline onnx::ModelProto empty_model(int64_t opset = 17) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("rooflens-tests");
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  m.mutable_graph()->set_name("g");
+  return m;
+}
+
+// dims: >= 0 fixed, -1 unknown; names non-empty make the dim symbolic.
+inline void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+                      std::vector<int64_t> dims, std::vector<std::string> names = {},
+                      int elem = onnx::TensorProto::FLOAT) {
+  auto* vi = list->Add();
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem);
+  auto* shape = tt->mutable_shape();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    auto* d = shape->add_dim();
+    if (i < names.size() && !names[i].empty()) d->set_dim_param(names[i]);
+    else if (dims[i] >= 0) d->set_dim_value(dims[i]);
+  }
+}
+
+inline onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+                                 std::vector<std::string> out, const std::string& name = "",
+                                 const std::string& domain = "") {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  n->set_domain(domain);
+  for (auto& s : in) n->add_input(s);
+  for (auto& s : out) n->add_output(s);
+  return n;
+}
+
+inline onnx::TensorProto* add_float_initializer(onnx::GraphProto* g, const std::string& name,
+                                                std::vector<int64_t> dims, float value = 0.5f) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (auto d : dims) { t->add_dims(d); n *= d; }
+  std::string raw(static_cast<size_t>(n) * 4, '\0');
+  for (int64_t i = 0; i < n; ++i) std::memcpy(raw.data() + i * 4, &value, 4);
+  t->set_raw_data(raw);
+  return t;
+}
+
+inline void save(const onnx::ModelProto& m, const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  m.SerializeToOstream(&f);
+}
+
+}  // namespace rooflens::testing
