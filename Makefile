@@ -19,7 +19,7 @@ build: deps $(BUILD)/CMakeCache.txt
 
 # ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
 $(SAN_BUILD)/CMakeCache.txt:
-	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=San -DCMAKE_CXX_FLAGS_SAN="-O1 -g1" \
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt

@@ -160,7 +160,9 @@ std::string Builder::scalar_i64(std::int64_t value) {
   onnx::TensorProto t;
   t.set_data_type(onnx::TensorProto_DataType_INT64);
   t.add_int64_data(value);
-  return constant("i" + std::to_string(value), std::move(t));
+  std::string key = "i";  // appended, not "i" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+  key += std::to_string(value);
+  return constant(key, std::move(t));
 }
 
 std::string Builder::ints(const std::vector<std::int64_t>& values) {
@@ -170,7 +172,8 @@ std::string Builder::ints(const std::vector<std::int64_t>& values) {
   std::string key = "ints";
   for (auto v : values) {
     t.add_int64_data(v);
-    key += "_" + std::to_string(v);
+    key += '_';
+    key += std::to_string(v);
   }
   return constant(key, std::move(t));
 }

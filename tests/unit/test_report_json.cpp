@@ -1,0 +1,57 @@
+// The report's JSON form round-trips byte for byte and refuses foreign or malformed documents clearly.
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/report.h"
+
+using namespace rooflens;
+
+namespace {
+Report sample_report() {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.command = "analyze";
+  r.model.path = "models/<script>alert(1)</script>.onnx";  // model-supplied strings survive as data
+  r.model.name = "m";
+  r.model.file_bytes = 553433881;
+  r.model.opsets = {{"ai.onnx", 17}, {"com.microsoft", 1}};
+  r.model.inputs.push_back({"x", "float", {1, 3, 224, 224}, {"batch", "", "", ""}});
+  NodeAnalysis n;
+  n.name = "conv \"1\"";
+  n.op = "Conv";
+  n.graph = "main";
+  n.inputs = {"x", "w"};
+  n.outputs = {"y"};
+  n.output_shapes = {{1, 64, 112, 112}};
+  n.flops = 236027904;
+  n.macs = 118013952;
+  n.bytes_read = 611328;
+  n.bytes_written = 3211264;
+  n.intensity = 61.7432;
+  n.params = UINT64_MAX;  // saturated counts survive too
+  r.model.analysis.nodes.push_back(n);
+  r.model.analysis.totals.flops = 236027904;
+  r.model.analysis.totals.intensity = 1.0 / 3.0;
+  r.model.analysis.unknown_ops = {"com.example:Frobnicate"};
+  return r;
+}
+}  // namespace
+
+TEST(ReportJson, RoundTripsByteForByte) {
+  std::string first = report_to_json(sample_report());
+  Report back = report_from_json(first);
+  EXPECT_EQ(report_to_json(back), first);
+  EXPECT_EQ(back.model.analysis.nodes[0].params, UINT64_MAX);
+  EXPECT_EQ(back.model.analysis.totals.intensity, 1.0 / 3.0);
+  EXPECT_EQ(back.model.path, "models/<script>alert(1)</script>.onnx");
+  EXPECT_NE(first.find("\"schema\": \"rooflens.report/1\""), std::string::npos);
+}
+
+TEST(ReportJson, RefusesForeignAndMalformedDocuments) {
+  EXPECT_THROW(report_from_json("not json"), UserError);
+  EXPECT_THROW(report_from_json("[]"), UserError);
+  EXPECT_THROW(report_from_json(R"({"schema": "rooflens.report/99"})"), UserError);
+  std::string text = report_to_json(sample_report());
+  text.replace(text.find("\"flops\""), 7, "\"flopz\"");
+  EXPECT_THROW(report_from_json(text), UserError);
+}
