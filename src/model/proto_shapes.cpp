@@ -150,13 +150,17 @@ class Driver {
                 std::unordered_map<std::string, const onnx::TensorProto*>& data, std::vector<onnx::TypeProto>& outs,
                 int depth) {
     const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, domain);
-    if (!schema || !schema->has_type_and_shape_inference_function()) return false;
+    if (!schema) return false;
     schema->Verify(n);  // arity and attribute checks first, so inference functions see a well-formed node
     onnx::shape_inference::GraphInferenceContext gctx(types, opsets_, &symbols_, {},
                                                       onnx::OpSchemaRegistry::Instance(), &generated_, ir_version_);
     std::unordered_map<std::string, const onnx::SparseTensorProto*> sparse;
     onnx::shape_inference::InferenceContextImpl ctx(n, types, data, sparse, &generated_, &gctx);
-    schema->GetTypeAndShapeInferenceFunction()(ctx);
+    if (schema->has_type_and_shape_inference_function()) {
+      schema->GetTypeAndShapeInferenceFunction()(ctx);
+    } else if (!infer_through_function_body(*schema, n, types, ctx)) {
+      return false;
+    }
     for (size_t i = 0; i < outs.size(); ++i) outs[i] = *ctx.getOutputType(i);
     if (schema->has_data_propagation_function()) {
       // Record the output types first: data propagation reads them through the same map.
@@ -166,6 +170,30 @@ class Driver {
       onnx::shape_inference::DataPropagationContextImpl dctx(n, with_outputs, data, generated_);
       schema->GetDataPropagationFunction()(dctx);
     }
+    return true;
+  }
+
+  // Ops defined as functions (LessOrEqual, Celu, ...) have no inference function of their own in libonnx
+  // 1.12: infer through their expanded body, as libonnx's whole-model inference does.
+  bool infer_through_function_body(const onnx::OpSchema& schema, const onnx::NodeProto& n, const TypeMap& types,
+                                   onnx::shape_inference::InferenceContextImpl& ctx) {
+    onnx::ShapeInferenceOptions options(false, 1, false);
+    if (schema.HasFunction() && schema.GetFunction()) {
+      onnx::shape_inference::InferShapeForFunctionNode(*schema.GetFunction(), onnx::OpSchemaRegistry::Instance(),
+                                                       ctx, options, {}, &symbols_, &generated_);
+      return true;
+    }
+    if (!schema.HasContextDependentFunction()) return false;
+    std::vector<onnx::TypeProto> input_types;
+    for (const auto& in : n.input()) {
+      auto it = types.find(in);
+      input_types.push_back(it == types.end() ? onnx::TypeProto() : *it->second);
+    }
+    onnx::FunctionBodyBuildContextImpl build(n, input_types);
+    onnx::FunctionProto body;
+    if (!schema.BuildContextDependentFunction(build, body)) return false;
+    onnx::shape_inference::InferShapeForFunctionNode(body, onnx::OpSchemaRegistry::Instance(), ctx, options, {},
+                                                     &symbols_, &generated_);
     return true;
   }
 

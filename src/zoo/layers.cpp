@@ -112,9 +112,6 @@ std::string position_ids(Builder& b, const std::string& scope, const std::string
   return b.op("CumSum", scope, {ones, b.scalar_i64(1)}, {attr("exclusive", 1)});
 }
 
-}  // namespace rooflens::zoo
-
-namespace rooflens::zoo {
 std::string image_input(Builder& b, std::int64_t image) {
   b.input("input", onnx::TensorProto_DataType_FLOAT, {b.batch_dim(), std::int64_t{3}, image, image});
   return "input";
@@ -122,4 +119,5 @@ std::string image_input(Builder& b, std::int64_t image) {
 void logits_output(Builder& b, const std::string& tensor, std::int64_t classes) {
   b.output(tensor, "output", onnx::TensorProto_DataType_FLOAT, {b.batch_dim(), classes});
 }
+
 }  // namespace rooflens::zoo

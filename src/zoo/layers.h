@@ -50,10 +50,8 @@ std::string attention(Builder& b, const std::string& scope, const std::string& q
 // Positions 0..S-1 per row of an int64 [B, S] tensor, without Shape ops: exclusive CumSum of ones.
 std::string position_ids(Builder& b, const std::string& scope, const std::string& ids);
 
-}  // namespace rooflens::zoo
-
-namespace rooflens::zoo {
 // Image-model I/O: "input" float [batch, 3, image, image] and "output" logits [batch, classes].
 std::string image_input(Builder& b, std::int64_t image);
 void logits_output(Builder& b, const std::string& tensor, std::int64_t classes);
+
 }  // namespace rooflens::zoo
