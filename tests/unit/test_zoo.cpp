@@ -15,7 +15,10 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "analysis/cost.h"
+#include "analysis/model_summary.h"
 #include "core/errors.h"
+#include "model/loader.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
@@ -88,6 +91,9 @@ struct Summary {
   std::vector<std::string> unresolved;  // node outputs without a fully static inferred shape
   bool weights_finite = true;
   bool bn_var_positive = true;
+  // What `rooflens analyze` itself says about the file the user would get.
+  std::uint64_t analyze_macs = 0, analyze_params = 0;
+  std::int64_t analyze_unresolved = -1, analyze_unknown = -1;
 };
 
 bool all_finite_and(const onnx::TensorProto& t, bool (*pred)(float)) {
@@ -123,6 +129,16 @@ Summary evaluate(const std::string& name) {
   BuiltModel built = make_model(spec, o);
   s.builder_params = built.params;
   s.proto_params = count_params(built.model);
+  {
+    const std::string bytes = built.model.SerializeAsString();
+    rooflens::Model m = rooflens::load_model_from_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                        bytes.size(), name + ".onnx", "");
+    rooflens::Analysis a = rooflens::analyze_model(m, rooflens::CostRegistry::builtin());
+    s.analyze_macs = a.totals.macs;
+    s.analyze_params = a.totals.params;
+    s.analyze_unresolved = a.totals.unresolved_nodes;
+    s.analyze_unknown = a.totals.unknown_cost_nodes;
+  }
   try {
     onnx::checker::check_model(built.model);
   } catch (const std::exception& e) {
@@ -186,6 +202,19 @@ TEST_P(ZooModel, MacsMatchReference) {
   EXPECT_EQ(macs, e.macs);
   if (e.published_gmacs > 0) {
     EXPECT_NEAR(static_cast<double>(macs) / 1e9, e.published_gmacs, e.published_gmacs * 0.005);
+  }
+}
+
+// The same exact integers through rooflens' own loader, shape driver and cost registry.
+TEST_P(ZooModel, RooflensAnalyzeGivesExactParamsAndMacs) {
+  const Expected& e = expected(GetParam());
+  const Summary& s = evaluated(GetParam());
+  EXPECT_EQ(s.analyze_unresolved, 0);
+  EXPECT_EQ(s.analyze_unknown, 0);
+  EXPECT_EQ(s.analyze_params, e.params);
+  EXPECT_EQ(s.analyze_macs, e.macs);
+  if (e.published_gmacs > 0) {
+    EXPECT_NEAR(static_cast<double>(s.analyze_macs) / 1e9, e.published_gmacs, e.published_gmacs * 0.005);
   }
 }
 
