@@ -23,7 +23,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze
 
 # The main job on a built-in example: build a zoo model and write its analysis report.
 run: build
