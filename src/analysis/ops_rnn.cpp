@@ -59,8 +59,10 @@ void register_rnn_ops(CostRegistry& r) {
       // LSTM: 4 combine adds, Ct = f*Ct-1 + i*c (3), Ht = o * h(Ct) (1); f for i, f, o; g for c; h for Ht.
       {"LSTM", {4, 8, 8, 6, {{"Sigmoid", 3}, {"Tanh", 1}, {"Tanh", 1}}, {1, 2, 3, 7}}},
   }};
-  for (const auto& [op, s] : specs)
-    r.add(kOnnx, op, with_params([s](const CostInput& c) { return rnn(c, s); }, s.params));
+  for (const auto& entry : specs) {
+    const auto& spec = entry.second;  // clang 14 cannot capture structured bindings
+    r.add(kOnnx, entry.first, with_params([spec](const CostInput& c) { return rnn(c, spec); }, spec.params));
+  }
 }
 
 }  // namespace rooflens

@@ -1,6 +1,7 @@
 // User shape overrides (--shape, --dim, --batch) applied to the main graph's inputs, and the error that
 // lists every dim still unresolved with the flag that would fix it.
 #include <charconv>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -62,6 +63,7 @@ void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::st
   for (const auto& t : g.initializer()) initializers.insert(t.name());
   std::set<std::string> used_shapes, used_dims;
   std::vector<std::string> missing;
+  std::map<std::string, std::string> by_symbol;  // one entry per symbolic dim, listing where it is used
   bool batch_defaulted = false;
   for (auto& in : *g.mutable_input()) {
     if (initializers.count(in.name()) || !in.type().has_tensor_type()) continue;
@@ -96,15 +98,17 @@ void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::st
         batch_defaulted |= !o.batch.has_value();
         check_dim(o.batch.value_or(1), file, in.name(), 0);
         d->set_dim_value(o.batch.value_or(1));
+      } else if (sym.empty()) {
+        missing.push_back("'" + in.name() + "' dim " + std::to_string(i) + ": --shape " + in.name() + ":...");
       } else {
-        std::string hint = sym.empty() ? "--shape " + in.name() + ":..." : "--dim " + sym + "=N";
-        missing.push_back("'" + in.name() + "' dim " + std::to_string(i) + (sym.empty() ? "" : " ('" + sym + "')") +
-                          ": " + hint);
+        auto& uses = by_symbol[sym];
+        uses += (uses.empty() ? "" : ", ") + ("'" + in.name() + "' dim " + std::to_string(i));
       }
     }
   }
   for (const auto& [name, _] : o.shapes)
     if (!used_shapes.count(name)) throw UsageError("--shape names '" + name + "', which is not an input of " + file);
+  for (const auto& [sym, uses] : by_symbol) missing.push_back("'" + sym + "' (" + uses + "): --dim " + sym + "=N");
   if (!missing.empty()) {
     std::string msg = file + ": unresolved input dims — give a value for ";
     for (size_t i = 0; i < missing.size(); ++i) msg += (i ? "; " : "") + missing[i];

@@ -100,7 +100,9 @@ TextTable node_table(const Report& r, const AnalysisView& v) {
     std::string shape = n->output_shapes.empty() ? "" : shape_text(n->output_shapes[0]);
     if (n->output_shapes.size() > 1) shape += " (+" + std::to_string(n->output_shapes.size() - 1) + ")";
     if (!n->shapes_resolved && n->output_shapes.size() == 1 && n->output_shapes[0].empty()) shape = "?";
-    t.rows.push_back({std::to_string(n->index), n->name, op_label(n->op, n->domain), shape,
+    // Body nodes of If/Loop/Scan carry their subgraph path so the table shows where they live.
+    std::string name = n->graph == "main" || n->graph.rfind("main/", 0) != 0 ? n->name : n->graph.substr(5) + "/" + n->name;
+    t.rows.push_back({std::to_string(n->index), name, op_label(n->op, n->domain), shape,
                       n->cost_known ? si(static_cast<double>(n->flops)) : "unknown",
                       si(static_cast<double>(n->macs)), si(static_cast<double>(n->params)),
                       si_bytes(static_cast<double>(n->bytes_read + n->bytes_written)), fixed(n->intensity, 2),

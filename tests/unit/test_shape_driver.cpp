@@ -1,0 +1,124 @@
+// The shape driver end to end on hand-made graphs: rooflens' own shape functions take precedence where
+// libonnx 1.12 would apply an outdated rule, values flow through shape arithmetic, and control-flow bodies are
+// analysed and labelled.
+#include <gtest/gtest.h>
+
+#include "analysis/cost.h"
+#include "analysis/model_summary.h"
+#include "model/loader.h"
+#include "support/onnx_builder.h"
+
+using namespace rooflens;
+using namespace rooflens::testing;
+
+namespace {
+
+Model load(const onnx::ModelProto& m, const ShapeOverrides& o = {}) {
+  std::string bytes = m.SerializeAsString();
+  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", o);
+}
+
+onnx::TensorProto* add_int64_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> v) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(v.size()));
+  for (auto x : v) t->add_int64_data(x);
+  return t;
+}
+
+}  // namespace
+
+TEST(ShapeDriver, ReduceMeanOpset18TakesAxesFromItsInput) {
+  // Under the opset-13 rule (axes attribute) libonnx would reduce every axis: [1,1,1]. Opset 18 reads input 1.
+  auto m = empty_model(18);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {2, 3, 4});
+  add_value(g->mutable_output(), "y", {});
+  add_int64_initializer(g, "axes", {1});
+  auto* n = add_node(g, "ReduceMean", {"x", "axes"}, {"y"}, "mean");
+  auto* keep = n->add_attribute();
+  keep->set_name("keepdims");
+  keep->set_type(onnx::AttributeProto::INT);
+  keep->set_i(0);
+  Model model = load(m);
+  EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "2x4");
+}
+
+TEST(ShapeDriver, ShapeGatherConcatReshapeChainResolvesFromValues) {
+  // y = Reshape(x, Concat(Gather(Shape(x), 0), [-1])) : [batch, 3, 4] -> [batch, 12]
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {-1, 3, 4}, {"batch"});
+  add_value(g->mutable_output(), "y", {-1, -1});
+  add_int64_initializer(g, "zero", {0});
+  add_int64_initializer(g, "minus_one", {-1});
+  add_node(g, "Shape", {"x"}, {"s"}, "shape");
+  add_node(g, "Gather", {"s", "zero"}, {"b"}, "gather");
+  auto* cat = add_node(g, "Concat", {"b", "minus_one"}, {"target"}, "concat");
+  auto* axis = cat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  add_node(g, "Reshape", {"x", "target"}, {"y"}, "reshape");
+  ShapeOverrides o;
+  o.batch = 6;
+  Model model = load(m, o);
+  EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "6x12");
+}
+
+TEST(ShapeDriver, ContribFusedConvResolvesAndIsCosted) {
+  auto m = empty_model(17);
+  auto* ms = m.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 8, 16, 16});
+  add_value(g->mutable_output(), "z", {});
+  add_float_initializer(g, "w", {4, 8, 3, 3});
+  auto* conv = add_node(g, "FusedConv", {"x", "w"}, {"y"}, "fused", "com.microsoft");
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  add_node(g, "Relu", {"y"}, {"z"}, "relu");  // a default-domain op downstream of the contrib op
+  Model model = load(m);
+  EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "1x4x16x16");
+  EXPECT_EQ(model.find_tensor(0, "z")->shape_string(), "1x4x16x16");
+  Analysis a = analyze_model(model, CostRegistry::builtin());
+  EXPECT_EQ(a.nodes[0].macs, 4u * 16 * 16 * 8 * 3 * 3);
+  EXPECT_EQ(a.totals.unresolved_nodes, 0);
+}
+
+TEST(ShapeDriver, LoopBodyNodesAreAnalysedAndLabelled) {
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "trip", {}, {}, onnx::TensorProto::INT64);
+  add_value(g->mutable_input(), "cond", {}, {}, onnx::TensorProto::BOOL);
+  add_value(g->mutable_input(), "acc0", {4});
+  add_value(g->mutable_output(), "acc", {4});
+  add_float_initializer(g, "step", {4}, 1.0f);
+  auto* loop = add_node(g, "Loop", {"trip", "cond", "acc0"}, {"acc"}, "loop");
+  auto* attr = loop->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* body = attr->mutable_g();
+  body->set_name("body");
+  add_value(body->mutable_input(), "i", {}, {}, onnx::TensorProto::INT64);
+  add_value(body->mutable_input(), "c_in", {}, {}, onnx::TensorProto::BOOL);
+  add_value(body->mutable_input(), "a_in", {4});
+  add_value(body->mutable_output(), "c_out", {}, {}, onnx::TensorProto::BOOL);
+  add_value(body->mutable_output(), "a_out", {4});
+  add_node(body, "Identity", {"c_in"}, {"c_out"}, "keep_going");
+  add_node(body, "Add", {"a_in", "step"}, {"a_out"}, "accumulate");  // reads an outer-scope initializer
+  Model model = load(m);
+  ASSERT_EQ(model.graphs.size(), 2u);
+  EXPECT_EQ(model.graphs[1].path, "main/loop:body");
+  Analysis a = analyze_model(model, CostRegistry::builtin());
+  ASSERT_EQ(a.nodes.size(), 3u);
+  EXPECT_EQ(a.nodes[0].name, "loop");
+  EXPECT_EQ(a.nodes[2].name, "accumulate");
+  EXPECT_EQ(a.nodes[2].graph, "main/loop:body");
+  EXPECT_EQ(a.nodes[2].flops, 4u);
+  EXPECT_EQ(a.nodes[2].output_shapes[0], (std::vector<int64_t>{4}));
+}
