@@ -53,8 +53,10 @@ fuzz: build-san
 
 test: unit-test san-test fuzz
 
+# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench.
 bench: build
 	$(BUILD)/rooflens_bench
+	$(BUILD)/rooflens_bench_hw
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(OUT)

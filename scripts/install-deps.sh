@@ -11,7 +11,12 @@ PKGS=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
+  likwid                              # likwid-bench: `make bench` checks rooflens hw against it
 )
+# Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
+# a fresh Debian machine gets Debian's.
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -26,7 +31,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# npm packages (ONNX Runtime runner) are installed here once runners/ort exists.
-if [ -f runners/ort/package-lock.json ]; then
-  (cd runners/ort && { [ -d node_modules ] || npm ci --ignore-scripts --no-audit --no-fund; })
+# onnxruntime-node for the runner, exactly as locked. --ignore-scripts: its postinstall downloads CUDA parts
+# from a host our machines cannot reach; the linux-x64 CPU library is bundled in the package. Re-run when the
+# lock file is newer than the installed tree (npm ci writes node_modules/.package-lock.json).
+ORT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/runners/ort"
+if [ -f "$ORT_DIR/package-lock.json" ]; then
+  if [ ! -f "$ORT_DIR/node_modules/.package-lock.json" ] ||
+     [ "$ORT_DIR/package-lock.json" -nt "$ORT_DIR/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in runners/ort" >&2
+    (cd "$ORT_DIR" && npm ci --ignore-scripts --no-audit --no-fund >&2)
+  fi
 fi

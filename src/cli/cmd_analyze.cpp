@@ -19,6 +19,7 @@ struct AnalyzeArgs {
   std::string output;
   size_t top = 0;
   std::string sort;
+  bool json = false;
 };
 
 int run_analyze(const AnalyzeArgs& a) {
@@ -26,7 +27,7 @@ int run_analyze(const AnalyzeArgs& a) {
   opts.shapes = a.shape.overrides();
   Report report = analyze_model_file(a.model, opts);
   AnalysisView view{a.top, a.sort};
-  std::string text = analysis_reporters().at(a.format)(report, view);
+  std::string text = analysis_reporters().at(a.json ? "json" : a.format)(report, view);
   if (a.output.empty() || a.output == "-") {
     std::cout << text;
   } else {
@@ -46,6 +47,7 @@ void setup_analyze(CLI::App& root, Action& action) {
   std::vector<std::string> formats;
   for (const auto& [name, _] : analysis_reporters()) formats.push_back(name);
   cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember(formats));
+  cmd->add_flag("--json", args->json, "Same as --format json");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of stdout");
   cmd->add_option("--top", args->top, "Show only the first N nodes after sorting (0 = all)");
   cmd->add_option("--sort", args->sort, "Sort nodes by flops|macs|params|bytes|intensity|name|op (default: graph order)")

@@ -116,10 +116,107 @@ void from_json(const json& j, ModelInfo& m) {
   j.at("analysis").get_to(m.analysis);
 }
 
+
+// ---- hardware ----
+// Writers always emit every field (so round trips are byte-identical); readers require only what a
+// hand-written datasheet must give (source, compute[], memory[]) and default the rest.
+
+void to_json(json& j, const CacheInfo& c) {
+  j = json{{"level", c.level}, {"size_bytes", c.size_bytes}, {"instances", c.instances},
+           {"cores_sharing", c.cores_sharing}};
+}
+void from_json(const json& j, CacheInfo& c) {
+  j.at("level").get_to(c.level);
+  j.at("size_bytes").get_to(c.size_bytes);
+  c.instances = j.value("instances", int64_t{0});
+  c.cores_sharing = j.value("cores_sharing", int64_t{0});
+}
+
+void to_json(json& j, const MachineDesc& m) {
+  j = json{{"vendor", m.vendor}, {"model", m.model}, {"sockets", m.sockets}, {"cores", m.cores},
+           {"threads", m.threads}, {"numa_nodes", m.numa_nodes}, {"memory_bytes", m.memory_bytes},
+           {"mhz", m.mhz}, {"os", m.os}, {"kernel", m.kernel}, {"isa", m.isa}, {"caches", m.caches}};
+}
+void from_json(const json& j, MachineDesc& m) {
+  m.vendor = j.value("vendor", std::string());
+  m.model = j.value("model", std::string());
+  m.sockets = j.value("sockets", int64_t{0});
+  m.cores = j.value("cores", int64_t{0});
+  m.threads = j.value("threads", int64_t{0});
+  m.numa_nodes = j.value("numa_nodes", int64_t{0});
+  m.memory_bytes = j.value("memory_bytes", uint64_t{0});
+  m.mhz = j.value("mhz", 0.0);
+  m.os = j.value("os", std::string());
+  m.kernel = j.value("kernel", std::string());
+  if (j.contains("isa")) j.at("isa").get_to(m.isa);
+  if (j.contains("caches")) j.at("caches").get_to(m.caches);
+}
+
+void to_json(json& j, const ComputeRoof& c) {
+  j = json{{"name", c.name}, {"isa", c.isa}, {"dtype", c.dtype}, {"threads", c.threads}, {"gflops", c.gflops}};
+}
+void from_json(const json& j, ComputeRoof& c) {
+  j.at("name").get_to(c.name);
+  j.at("isa").get_to(c.isa);
+  j.at("dtype").get_to(c.dtype);
+  j.at("threads").get_to(c.threads);
+  j.at("gflops").get_to(c.gflops);
+}
+
+void to_json(json& j, const MemoryRoof& m) {
+  j = json{{"level", m.level}, {"kernel", m.kernel}, {"threads", m.threads}, {"gbps", m.gbps},
+           {"working_set_bytes", m.working_set_bytes}};
+}
+void from_json(const json& j, MemoryRoof& m) {
+  j.at("level").get_to(m.level);
+  j.at("kernel").get_to(m.kernel);
+  j.at("threads").get_to(m.threads);
+  j.at("gbps").get_to(m.gbps);
+  m.working_set_bytes = j.value("working_set_bytes", uint64_t{0});
+}
+
+void to_json(json& j, const SweepPoint& p) {
+  j = json{{"kernel", p.kernel}, {"threads", p.threads}, {"working_set_bytes", p.working_set_bytes},
+           {"gbps", p.gbps}};
+}
+void from_json(const json& j, SweepPoint& p) {
+  j.at("kernel").get_to(p.kernel);
+  j.at("threads").get_to(p.threads);
+  j.at("working_set_bytes").get_to(p.working_set_bytes);
+  j.at("gbps").get_to(p.gbps);
+}
+
+void to_json(json& j, const HwError& e) { j = json{{"benchmark", e.benchmark}, {"message", e.message}}; }
+void from_json(const json& j, HwError& e) {
+  j.at("benchmark").get_to(e.benchmark);
+  j.at("message").get_to(e.message);
+}
+
+void to_json(json& j, const HardwareInfo& h) {
+  j = json{{"source", h.source}, {"cache_key", h.cache_key}, {"measured_at", h.measured_at}, {"quick", h.quick},
+           {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"sweep", h.sweep},
+           {"notes", h.notes}, {"errors", h.errors}};
+}
+void from_json(const json& j, HardwareInfo& h) {
+  j.at("source").get_to(h.source);
+  if (h.source != "measured" && h.source != "datasheet")
+    throw UserError("hardware.source must be \"measured\" or \"datasheet\", not \"" + h.source + "\"");
+  h.cache_key = j.value("cache_key", std::string());
+  h.measured_at = j.value("measured_at", std::string());
+  h.quick = j.value("quick", false);
+  if (j.contains("machine")) j.at("machine").get_to(h.machine);
+  j.at("compute").get_to(h.compute);
+  j.at("memory").get_to(h.memory);
+  if (j.contains("sweep")) j.at("sweep").get_to(h.sweep);
+  if (j.contains("notes")) j.at("notes").get_to(h.notes);
+  if (j.contains("errors")) j.at("errors").get_to(h.errors);
+}
+
 std::string report_to_json(const Report& r, int indent) {
   json j{{"schema", r.schema},
          {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
          {"model", r.model}};
+  if (r.hardware) j["hardware"] = *r.hardware;  // only when measured: analyze output stays as it was
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -136,10 +233,25 @@ Report report_from_json(const std::string& text) {
     tool.at("version").get_to(r.tool.version);
     tool.at("command").get_to(r.tool.command);
     j.at("model").get_to(r.model);
+    if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareInfo>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }
   return r;
+}
+
+std::string hardware_to_json(const HardwareInfo& h, int indent) {
+  return json(h).dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+HardwareInfo hardware_from_json(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw UserError("not a rooflens hardware description: invalid JSON");
+  try {
+    return (j.contains("hardware") ? j.at("hardware") : j).get<HardwareInfo>();
+  } catch (const json::exception& e) {
+    throw UserError(std::string("malformed hardware description: ") + e.what());
+  }
 }
 
 }  // namespace rooflens

@@ -49,6 +49,18 @@ class BadInput : public ::testing::Test {
     return m;
   }
 
+  // The same model with W's bytes moved to an external file at `location`.
+  onnx::ModelProto matmul_model_with_external_weight(const std::string& location) {
+    auto m = matmul_model();
+    auto* w = m.mutable_graph()->mutable_initializer(0);
+    w->clear_raw_data();
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* kv = w->add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    return m;
+  }
+
   fs::path dir_;
 };
 
@@ -137,13 +149,7 @@ TEST_F(BadInput, ExternalDataOutsideTheModelDirectoryIsRefused) {
   std::ofstream(dir_ / "secret.bin", std::ios::binary) << std::string(64 * 64 * 4, 'x');
   fs::create_symlink(dir_ / "secret.bin", dir_ / "models" / "link.bin");
   for (const std::string& location : std::vector<std::string>{"../secret.bin", (dir_ / "secret.bin").string(), "link.bin"}) {
-    auto m = matmul_model();
-    auto* w = m.mutable_graph()->mutable_initializer(0);
-    w->clear_raw_data();
-    w->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto* kv = w->add_external_data();
-    kv->set_key("location");
-    kv->set_value(location);
+    auto m = matmul_model_with_external_weight(location);
     std::string p = path("escape.onnx");
     save(m, p);
     CliResult r = analyze(p);
@@ -154,13 +160,7 @@ TEST_F(BadInput, ExternalDataOutsideTheModelDirectoryIsRefused) {
 
 TEST_F(BadInput, ExternalDataInsideTheModelDirectoryWorks) {
   std::ofstream(dir_ / "models" / "w.bin", std::ios::binary) << std::string(64 * 64 * 4, '\0');
-  auto m = matmul_model();
-  auto* w = m.mutable_graph()->mutable_initializer(0);
-  w->clear_raw_data();
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto* kv = w->add_external_data();
-  kv->set_key("location");
-  kv->set_value("w.bin");
+  auto m = matmul_model_with_external_weight("w.bin");
   std::string p = path("inside.onnx");
   save(m, p);
   CliResult r = analyze(p, "--format json");

@@ -1,0 +1,335 @@
+#include "backends/onnxruntime/ort_runner.h"
+
+#include <charconv>
+#include <system_error>
+
+namespace rooflens::ort {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+int parse_int(std::string_view key, std::string_view v) {
+  int out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size()) {
+    throw UsageError("onnxruntime option " + std::string(key) + ": '" + std::string(v) + "' is not an integer");
+  }
+  return out;
+}
+
+bool parse_bool(std::string_view key, std::string_view v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw UsageError("onnxruntime option " + std::string(key) + ": '" + std::string(v) + "' is not true/false");
+}
+
+std::string pick(std::string_view key, std::string_view v, std::initializer_list<std::string_view> allowed) {
+  std::string list;
+  for (auto a : allowed) {
+    if (a == v) return std::string(v);
+    list += (list.empty() ? "" : "|") + std::string(a);
+  }
+  throw UsageError("onnxruntime option " + std::string(key) + " must be one of " + list + ", got '" +
+                   std::string(v) + "'");
+}
+
+template <class T>
+T field(const json& j, const char* key, T fallback) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return fallback;
+  return j[key].get<T>();
+}
+
+std::vector<ValueInfo> value_infos(const json& list) {
+  std::vector<ValueInfo> out;
+  if (!list.is_array()) return out;
+  for (const auto& m : list) {
+    ValueInfo v;
+    v.name = field<std::string>(m, "name", "");
+    v.is_tensor = field<bool>(m, "is_tensor", true);
+    v.dtype = field<std::string>(m, "dtype", "");
+    if (m.contains("dims") && m["dims"].is_array()) {
+      for (const auto& d : m["dims"]) {
+        if (d.is_number_integer()) v.dims.emplace_back(d.get<int64_t>());
+        else v.dims.emplace_back(d.is_string() ? d.get<std::string>() : d.dump());
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<double> doubles(const json& j, const char* key) {
+  std::vector<double> out;
+  if (j.contains(key) && j[key].is_array()) {
+    out.reserve(j[key].size());
+    for (const auto& v : j[key]) out.push_back(v.get<double>());
+  }
+  return out;
+}
+
+// Standard base64 (RFC 4648) with padding, as Node's Buffer writes it.
+std::string base64_decode(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    int v = val(c);
+    if (v < 0) continue;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------------------
+
+ojson OrtSessionOptions::to_json() const {
+  ojson o = ojson::object();
+  if (!executionProviders.empty()) o["executionProviders"] = executionProviders;
+  if (intraOpNumThreads) o["intraOpNumThreads"] = *intraOpNumThreads;
+  if (interOpNumThreads) o["interOpNumThreads"] = *interOpNumThreads;
+  if (graphOptimizationLevel) o["graphOptimizationLevel"] = *graphOptimizationLevel;
+  if (executionMode) o["executionMode"] = *executionMode;
+  if (enableCpuMemArena) o["enableCpuMemArena"] = *enableCpuMemArena;
+  if (enableMemPattern) o["enableMemPattern"] = *enableMemPattern;
+  if (!extra.empty()) {
+    ojson e = ojson::object();
+    for (const auto& [k, v] : extra) e[k] = v;  // flat dotted keys; the Node binding passes them through
+    o["extra"] = std::move(e);
+  }
+  if (optimizedModelFilePath) o["optimizedModelFilePath"] = optimizedModelFilePath->string();
+  if (!freeDimensionOverrides.empty()) {
+    ojson f = ojson::object();
+    for (const auto& [k, v] : freeDimensionOverrides) f[k] = v;
+    o["freeDimensionOverrides"] = std::move(f);
+  }
+  if (logSeverityLevel) o["logSeverityLevel"] = *logSeverityLevel;
+  return o;
+}
+
+void OrtSessionOptions::set(std::string_view key, std::string_view value) {
+  if (key == "executionProviders") {
+    executionProviders.clear();
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      auto end = value.find(';', start);
+      if (end == std::string_view::npos) end = value.size();
+      if (end > start) executionProviders.emplace_back(value.substr(start, end - start));
+      start = end + 1;
+    }
+  } else if (key == "intraOpNumThreads") {
+    intraOpNumThreads = parse_int(key, value);
+  } else if (key == "interOpNumThreads") {
+    interOpNumThreads = parse_int(key, value);
+  } else if (key == "graphOptimizationLevel") {
+    graphOptimizationLevel = pick(key, value, {"disabled", "basic", "extended", "layout", "all"});
+  } else if (key == "executionMode") {
+    executionMode = pick(key, value, {"sequential", "parallel"});
+  } else if (key == "enableCpuMemArena") {
+    enableCpuMemArena = parse_bool(key, value);
+  } else if (key == "enableMemPattern") {
+    enableMemPattern = parse_bool(key, value);
+  } else if (key == "optimizedModelFilePath") {
+    optimizedModelFilePath = fs::path(value);
+  } else if (key == "logSeverityLevel") {
+    logSeverityLevel = parse_int(key, value);
+  } else if (key.starts_with("freeDimensionOverrides.")) {
+    freeDimensionOverrides[std::string(key.substr(23))] = parse_int(key, value);
+  } else if (key.starts_with("extra.")) {
+    extra[std::string(key.substr(6))] = std::string(value);
+  } else if (key.starts_with("session.") || key.starts_with("optimization.") || key.starts_with("mlas.")) {
+    extra[std::string(key)] = std::string(value);
+  } else {
+    throw UsageError("unknown onnxruntime option '" + std::string(key) +
+                     "' (known: executionProviders, intraOpNumThreads, interOpNumThreads, graphOptimizationLevel, "
+                     "executionMode, enableCpuMemArena, enableMemPattern, optimizedModelFilePath, logSeverityLevel, "
+                     "freeDimensionOverrides.<dim>, extra.<config key> or session.<config key>)");
+  }
+}
+
+ojson Inputs::to_json() const {
+  ojson o = ojson::object();
+  ojson in = ojson::object();
+  for (const auto& [name, s] : inputs) {
+    ojson e = ojson::object();
+    if (s.shape) e["shape"] = *s.shape;
+    if (s.low) e["low"] = *s.low;
+    if (s.high) e["high"] = *s.high;
+    if (s.min) e["min"] = *s.min;
+    if (s.max) e["max"] = *s.max;
+    if (s.file) e["file"] = fs::absolute(*s.file).string();
+    in[name] = std::move(e);
+  }
+  o["inputs"] = std::move(in);
+  ojson d = ojson::object();
+  for (const auto& [k, v] : dims) d[k] = v;
+  o["dims"] = std::move(d);
+  o["seed"] = seed;
+  if (test_data_dir) o["test_data_dir"] = fs::absolute(*test_data_dir).string();
+  return o;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+
+OrtRunner::OrtRunner(RunnerConfig config) : process_(std::move(config)) { process_.start(); }
+
+std::string OrtRunner::onnxruntime_version() const { return field<std::string>(hello(), "onnxruntime_node", ""); }
+std::string OrtRunner::node_version() const { return field<std::string>(hello(), "node", ""); }
+
+std::string OrtRunner::subject() const { return model_.empty() ? std::string("ONNX Runtime runner") : model_.string(); }
+
+json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
+  const std::string op = field<std::string>(request, "op", "?");
+  RunnerReply r = process_.request(std::move(request), timeout);
+  if (r.ok()) return std::move(r.body);
+  std::string what;
+  switch (r.status) {
+    case ReplyStatus::error: {
+      std::string stage = r.body.contains("error") ? field<std::string>(r.body["error"], "stage", "") : "";
+      if (r.code == "ort" && stage == "load") what = "ONNX Runtime refused the model: " + r.message;
+      else if (r.code == "ort") what = "ONNX Runtime failed in '" + op + "': " + r.message;
+      else if (r.code == "bad_request") what = "the runner rejected '" + op + "': " + r.message;
+      else what = r.message;
+      break;
+    }
+    case ReplyStatus::not_running:
+      what = "the ONNX Runtime runner is not running (an earlier failure ended it; restart it)";
+      break;
+    default:
+      what = r.message;
+  }
+  throw RunnerError(r.status, r.code, subject() + ": " + what, std::move(r.stderr_tail));
+}
+
+LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
+                           std::chrono::milliseconds timeout) {
+  model_ = model;
+  ojson req = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
+  json r = call(json::parse(req.dump()), timeout);
+  LoadResult out;
+  out.model = field<std::string>(r, "model", model.string());
+  out.load_ms = field<double>(r, "load_ms", 0.0);
+  out.inputs = value_infos(r.value("inputs", json::array()));
+  out.outputs = value_infos(r.value("outputs", json::array()));
+  if (r.contains("optimized_model") && r["optimized_model"].is_string()) {
+    out.optimized_model = fs::path(r["optimized_model"].get<std::string>());
+  }
+  out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  return out;
+}
+
+TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimedRunOptions& o) {
+  ojson req = inputs.to_json();
+  req["op"] = "run_timed";
+  req["warmup_iterations"] = o.warmup_iterations;
+  req["warmup_ms"] = o.warmup_ms;
+  req["iterations"] = o.iterations;
+  req["min_duration_ms"] = o.min_duration_ms;
+  req["max_iterations"] = o.max_iterations;
+  req["max_duration_ms"] = o.max_duration_ms;
+  if (o.adaptive) req["adaptive"] = {{"rel_ci", o.adaptive_rel_ci}, {"confidence", o.adaptive_confidence}};
+  json r = call(json::parse(req.dump()), o.timeout);
+  TimedRunResult out;
+  out.latencies_ms = doubles(r, "latencies_ms");
+  out.wall_s = field<double>(r, "wall_s", 0.0);
+  out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  out.rss_bytes = field<uint64_t>(r, "rss_bytes", 0);
+  out.warmup_iterations = field<int>(r, "warmup_iterations", 0);
+  out.warmup_ms = field<double>(r, "warmup_ms", 0.0);
+  out.stop_reason = field<std::string>(r, "stop_reason", "");
+  if (r.contains("median_ci_ms") && r["median_ci_ms"].is_array() && r["median_ci_ms"].size() == 2) {
+    out.median_ci_ms = std::make_pair(r["median_ci_ms"][0].get<double>(), r["median_ci_ms"][1].get<double>());
+  }
+  return out;
+}
+
+ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const ProfiledRunOptions& o) {
+  ojson req = inputs.to_json();
+  req["op"] = "run_profiled";
+  req["warmup_iterations"] = o.warmup_iterations;
+  req["iterations"] = o.iterations;
+  req["keep_profile"] = true;  // we read the file here, then delete it unless asked to keep it
+  if (!o.tmp_dir.empty()) req["tmp_dir"] = fs::absolute(o.tmp_dir).string();
+  json r = call(json::parse(req.dump()), o.timeout);
+
+  ProfiledRunResult out;
+  out.warmup_iterations = field<int>(r, "warmup_iterations", o.warmup_iterations);
+  out.iterations = field<int>(r, "iterations", o.iterations);
+  out.run_latencies_ms = doubles(r, "run_latencies_ms");
+  out.warmup_latencies_ms = doubles(r, "warmup_latencies_ms");
+  out.session_create_ms = field<double>(r, "session_create_ms", 0.0);
+  if (r.contains("measured_from_ts_us") && r["measured_from_ts_us"].is_number()) {
+    out.measured_from_ts_us = r["measured_from_ts_us"].get<int64_t>();
+  }
+  out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  fs::path file = field<std::string>(r, "profile_file", "");
+  fs::path dir = field<std::string>(r, "profile_dir", "");
+  auto cleanup = [&] {
+    if (!o.keep_profile && !dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  };
+  try {
+    if (file.empty()) throw UserError(subject() + ": the runner returned no profile file");
+    out.profile = read_ort_profile(file);
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  cleanup();
+  if (o.keep_profile) out.profile_file = file;
+  return out;
+}
+
+std::vector<TensorData> OrtRunner::outputs(const Inputs& inputs, std::chrono::milliseconds timeout) {
+  ojson req = inputs.to_json();
+  req["op"] = "outputs";
+  json r = call(json::parse(req.dump()), timeout);
+  std::vector<TensorData> out;
+  for (const auto& t : r.value("outputs", json::array())) {
+    TensorData d;
+    d.name = field<std::string>(t, "name", "");
+    d.dtype = field<std::string>(t, "dtype", "");
+    if (t.contains("dims") && t["dims"].is_array()) {
+      for (const auto& v : t["dims"]) d.dims.push_back(v.get<int64_t>());
+    }
+    if (t.contains("data_b64") && t["data_b64"].is_string()) d.bytes = base64_decode(t["data_b64"].get<std::string>());
+    if (t.contains("strings") && t["strings"].is_array()) {
+      for (const auto& s : t["strings"]) d.strings.push_back(s.get<std::string>());
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void OrtRunner::unload() {
+  call({{"op", "unload"}}, std::chrono::minutes(1));
+  model_.clear();
+}
+
+void OrtRunner::restart() {
+  process_.restart();
+  model_.clear();
+}
+
+}  // namespace rooflens::ort

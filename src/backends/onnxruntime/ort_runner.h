@@ -1,0 +1,178 @@
+#pragma once
+// OrtRunner: the typed API over the ONNX Runtime runner (runners/ort/run.mjs, protocol in
+// docs/runner-protocol.md). One OrtRunner = one child process = at most one loaded model.
+//
+//   OrtRunner runner;                                   // spawns node, checks versions (hello)
+//   auto info = runner.load("m.onnx", opts);            // session with profiling off
+//   auto timed = runner.run_timed(inputs, {...});       // e2e latencies, warm-up excluded
+//   auto prof = runner.run_profiled(inputs, {...});     // a second, profiled session; parsed events
+//
+// Every failure throws RunnerError (a UserError: one-line what() naming the model file). Its kind says what
+// happened; for timeouts and runner deaths the runner process is gone: call restart() and load() again.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/onnxruntime/ort_profile.h"
+#include "backends/onnxruntime/runner_process.h"
+#include "core/errors.h"
+
+namespace rooflens::ort {
+
+// ORT's session options, with ORT's own (JavaScript API) names so that `-B onnxruntime:key=value` and the
+// docs of ORT map one to one. Unset optionals are not sent: ORT's defaults apply.
+struct OrtSessionOptions {
+  std::vector<std::string> executionProviders;                // e.g. {"cpu"}; empty: ORT's default (cpu)
+  std::optional<int> intraOpNumThreads;
+  std::optional<int> interOpNumThreads;
+  std::optional<std::string> graphOptimizationLevel;         // disabled|basic|extended|layout|all
+  std::optional<std::string> executionMode;                  // sequential|parallel
+  std::optional<bool> enableCpuMemArena;
+  std::optional<bool> enableMemPattern;
+  std::map<std::string, std::string> extra;                  // session config entries, e.g.
+                                                             // {"session.intra_op.allow_spinning", "0"}
+  std::optional<std::filesystem::path> optimizedModelFilePath;  // dump the optimized graph here (on load)
+  std::map<std::string, int64_t> freeDimensionOverrides;     // symbolic dim name -> size
+  std::optional<int> logSeverityLevel;                       // 0 verbose .. 4 fatal
+
+  nlohmann::ordered_json to_json() const;
+  // Sets one option from text, as `-B onnxruntime:key=value` gives it. Keys are the member names; `extra`
+  // entries are written "extra.session.intra_op.allow_spinning=0" or directly "session.xxx=..."; providers as
+  // "executionProviders=cpu;cuda". Throws UsageError on an unknown key or a malformed value.
+  void set(std::string_view key, std::string_view value);
+};
+
+// How to feed one model input. Without `file`, values are generated with a fixed seed: floats uniform in
+// [low, high) (default [-1, 1)), integers in [min, max) (default [0, 100); give `max` = vocabulary size for
+// token ids), bools uniform.
+struct InputSpec {
+  std::optional<std::vector<int64_t>> shape;   // default: the model's dims, symbolic ones from Inputs::dims
+  std::optional<double> low, high;
+  std::optional<int64_t> min, max;
+  std::optional<std::filesystem::path> file;   // ONNX TensorProto (.pb) or NumPy (.npy)
+};
+
+struct Inputs {
+  std::map<std::string, InputSpec> inputs;     // by input name; inputs not listed are generated
+  std::map<std::string, int64_t> dims;         // symbolic dim name -> size
+  uint64_t seed = 0;
+  std::optional<std::filesystem::path> test_data_dir;  // test_data_set_N/ with input_<i>.pb
+
+  nlohmann::ordered_json to_json() const;      // the request fields "inputs", "dims", "seed", "test_data_dir"
+};
+
+using Dim = std::variant<int64_t, std::string>;  // fixed size or symbolic name
+
+struct ValueInfo {
+  std::string name;
+  bool is_tensor = true;
+  std::string dtype;                // ORT's JavaScript names: float32, int64, bool, float16, ...
+  std::vector<Dim> dims;
+};
+
+struct LoadResult {
+  std::filesystem::path model;
+  double load_ms = 0;               // session creation (includes graph optimization)
+  std::vector<ValueInfo> inputs, outputs;
+  std::optional<std::filesystem::path> optimized_model;  // when optimizedModelFilePath was given and written
+  uint64_t peak_rss_bytes = 0;
+};
+
+struct TimedRunOptions {
+  int warmup_iterations = 1;        // warm-up runs at least this many...
+  double warmup_ms = 200;           // ...and at least this long
+  int iterations = 10;              // measured runs at least this many...
+  double min_duration_ms = 3000;    // ...and at least this long
+  int max_iterations = 100000;      // caps (also for the adaptive stop)
+  double max_duration_ms = 600000;
+  bool adaptive = false;            // keep going until the median's CI is within ±adaptive_rel_ci
+  double adaptive_rel_ci = 0.01;
+  double adaptive_confidence = 0.95;
+  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
+};
+
+struct TimedRunResult {
+  std::vector<double> latencies_ms;  // one per measured iteration, around session.run only
+  double wall_s = 0;                 // measured loop, first run start to last run end
+  uint64_t peak_rss_bytes = 0;       // runner's peak RSS so far (process lifetime)
+  uint64_t rss_bytes = 0;            // runner's RSS at the end
+  int warmup_iterations = 0;
+  double warmup_ms = 0;
+  std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
+  std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs only
+};
+
+struct ProfiledRunOptions {
+  int warmup_iterations = 1;
+  int iterations = 10;
+  bool keep_profile = false;         // keep ORT's JSON file (its path in the result); else it is deleted
+  std::filesystem::path tmp_dir;     // parent of the private temp dir; empty: the system temp dir
+  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
+};
+
+struct ProfiledRunResult {
+  OrtProfile profile;                // all events; profile.runs[0..warmup_iterations) are warm-up
+  int warmup_iterations = 0;         // == first measured run index: profile.kernel_events(warmup_iterations)
+  int iterations = 0;
+  std::vector<double> run_latencies_ms;     // measured profiled runs, timed like run_timed (for overhead)
+  std::vector<double> warmup_latencies_ms;
+  double session_create_ms = 0;
+  std::optional<int64_t> measured_from_ts_us;  // ts of the first measured model_run
+  std::filesystem::path profile_file;      // set when keep_profile
+  uint64_t peak_rss_bytes = 0;
+};
+
+struct TensorData {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> dims;
+  std::string bytes;                 // raw little-endian element data (numeric and bool tensors)
+  std::vector<std::string> strings;  // string tensors
+};
+
+struct RunnerError : UserError {
+  RunnerError(ReplyStatus kind, std::string code, const std::string& message, std::string stderr_tail)
+      : UserError(message), kind(kind), code(std::move(code)), stderr_tail(std::move(stderr_tail)) {}
+  ReplyStatus kind;                  // error (runner refused), timeout, died, not_running
+  std::string code;                  // "ort", "bad_request", "input", "no_session", "io", "timeout", "died", ...
+  std::string stderr_tail;           // the runner's last stderr lines, for failure records
+};
+
+class OrtRunner {
+ public:
+  explicit OrtRunner(RunnerConfig config = {});  // starts the runner (throws UserError if it cannot)
+
+  std::string onnxruntime_version() const;       // e.g. "1.30.0"
+  std::string node_version() const;
+  const nlohmann::json& hello() const { return process_.hello(); }
+
+  LoadResult load(const std::filesystem::path& model, const OrtSessionOptions& options,
+                  std::chrono::milliseconds timeout = std::chrono::minutes(5));
+  TimedRunResult run_timed(const Inputs& inputs, const TimedRunOptions& options);
+  ProfiledRunResult run_profiled(const Inputs& inputs, const ProfiledRunOptions& options);
+  std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5));
+  void unload();
+
+  // New runner process; the loaded model is gone (load() again).
+  void restart();
+  RunnerProcess& process() { return process_; }
+  // Sends a raw request (for requests the typed API does not cover); throws RunnerError unless ok.
+  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
+
+ private:
+  std::string subject() const;       // the model file, or "ONNX Runtime runner" before load
+
+  RunnerProcess process_;
+  std::filesystem::path model_;
+};
+
+}  // namespace rooflens::ort

@@ -1,0 +1,114 @@
+#pragma once
+// RunnerProcess: the child process `node runners/ort/run.mjs` and the JSON-lines conversation with it.
+//
+// One request in flight at a time (request() blocks until the answer, a timeout or the runner's death).
+// Runner failures are values, not exceptions: request() returns a RunnerReply whose status says what
+// happened, with the tail of the runner's stderr for the ones that need explaining. The typed API on top
+// (ort_runner.h) turns non-ok replies into RunnerError exceptions.
+//
+// The protocol is documented in docs/runner-protocol.md. Not thread-safe: use one RunnerProcess per thread
+// (pid() may be read from anywhere, e.g. by a test that kills the runner).
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rooflens::ort {
+
+// Where run.mjs is, in this order: $ROOFLENS_RUNNER_DIR/run.mjs; <dir of the executable>/../runners/ort/run.mjs;
+// <source dir baked in at build time>/runners/ort/run.mjs. Throws UserError listing the places it looked.
+std::filesystem::path locate_runner_script();
+
+// True when `npm ci` has installed onnxruntime-node next to the script.
+bool runner_dependencies_installed(const std::filesystem::path& script);
+
+struct RunnerConfig {
+  std::filesystem::path script;        // empty: locate_runner_script()
+  std::string node = "node";           // searched in PATH unless it contains '/'
+  std::chrono::milliseconds start_timeout{30000};  // spawn + `hello` handshake
+  std::size_t stderr_tail_lines = 20;  // lines kept for failure reports
+  // The runner gets its own process group, so a terminal's Ctrl-C reaches rooflens only; rooflens then
+  // decides what to do with the runner (the destructor always ends it).
+  bool own_process_group = true;
+};
+
+enum class ReplyStatus {
+  ok,           // {"ok": true, ...}
+  error,        // {"ok": false, "error": {code, message}}: the runner refused the request and keeps serving
+  timeout,      // no answer in time: the runner was killed (SIGKILL) and reaped
+  died,         // the runner exited or was killed while the request was in flight
+  not_running,  // no runner process (never started, or dead since an earlier failure): call restart()
+};
+
+const char* to_string(ReplyStatus s);
+
+struct RunnerReply {
+  ReplyStatus status = ReplyStatus::not_running;
+  nlohmann::json body;       // the response object for ok and error; null otherwise
+  std::string code;          // error.code for error ("ort", "bad_request", "input", "no_session", "io");
+                             // "timeout", "died", "not_running" otherwise
+  std::string message;       // one line: the runner's error message, or what happened to the process
+  std::string stderr_tail;   // last lines of the runner's stderr (set for error, timeout, died)
+  int exit_code = -1;        // died: the exit code, or -1 when killed by a signal
+  int term_signal = 0;       // died/timeout: the signal that ended the runner, 0 when it exited
+
+  bool ok() const { return status == ReplyStatus::ok; }
+};
+
+class RunnerProcess {
+ public:
+  explicit RunnerProcess(RunnerConfig config = {});
+  ~RunnerProcess();
+  RunnerProcess(const RunnerProcess&) = delete;
+  RunnerProcess& operator=(const RunnerProcess&) = delete;
+
+  // Spawns the runner and waits for its answer to `hello`. Throws UserError (one line, ending with the
+  // runner's last stderr line; the full tail is in last_stderr_tail()) when node cannot be started or the
+  // runner does not come up (e.g. onnxruntime-node not installed).
+  void start();
+  // Ends the current runner (if any) and starts a new one. A loaded model is gone: send `load` again.
+  void restart();
+  // Asks the runner to quit, waits briefly, then SIGKILLs it; always reaps. No-op when not running.
+  void stop();
+
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  const std::filesystem::path& script() const { return script_; }
+  // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
+  const nlohmann::json& hello() const { return hello_; }
+
+  // Sends `req` (an object; "id" is set here) and waits up to `timeout` for the matching response.
+  RunnerReply request(nlohmann::json req, std::chrono::milliseconds timeout);
+
+  // The last `stderr_tail_lines` lines the runner wrote to stderr (and any stray non-protocol stdout lines).
+  std::string last_stderr_tail() const;
+
+ private:
+  void spawn();
+  void close_fds();
+  void drain_stderr_nonblocking();
+  void absorb_stderr(const char* data, std::size_t n);
+  void absorb_noise(const std::string& line);
+  // Reaps the child; if it has not exited within `grace`, SIGKILLs it first. Fills exit_code/term_signal.
+  void reap(std::chrono::milliseconds grace, RunnerReply* into);
+  RunnerReply failure(ReplyStatus status, std::string message);
+
+  RunnerConfig config_;
+  std::filesystem::path script_;
+  pid_t pid_ = -1;
+  int in_fd_ = -1;   // our end of the runner's stdin (a socket, so writes never raise SIGPIPE)
+  int out_fd_ = -1;  // runner's stdout
+  int err_fd_ = -1;  // runner's stderr
+  std::string out_buf_;
+  std::string err_partial_;
+  std::deque<std::string> err_lines_;
+  long long next_id_ = 1;
+  nlohmann::json hello_;
+};
+
+}  // namespace rooflens::ort

@@ -1,0 +1,115 @@
+// `rooflens hw`: measure (or reuse the cached) compute and bandwidth ceilings of this machine.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "core/report.h"
+#include "hw/cpu_features.h"
+#include "hw/hw_table.h"
+#include "hw/machine.h"
+#include "hw/measure.h"
+#include "hw/roof_cache.h"
+#include "hw/team.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct HwArgs {
+  bool quick = false, refresh = false, verbose = false;
+  std::string json, roofs, without_isa;
+  std::vector<int> threads;
+};
+
+void write_report(const std::string& path, const HardwareInfo& hw) {
+  Report r;
+  r.tool.version = ROOFLENS_VERSION;
+  r.tool.command = "hw";
+  r.hardware = hw;
+  std::string text = report_to_json(r);
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!(f << text)) throw UserError(path + ": cannot write the report");
+}
+
+int run_hw(const HwArgs& a) {
+  HardwareInfo hw;
+  std::string provenance;
+  if (!a.roofs.empty()) {
+    hw = hw::load_roofs_file(a.roofs);
+    provenance = hw.source == "datasheet" ? "datasheet ceilings from " + a.roofs + " — NOT measured on this machine"
+                                          : "measured elsewhere/earlier, read from " + a.roofs;
+  } else {
+    size_t cpus = hw::pinning_order().size();
+    for (int t : a.threads)
+      if (t > static_cast<int>(cpus))
+        throw UserError("--threads " + std::to_string(t) + ": this process may use only " + std::to_string(cpus) +
+                        " CPUs");
+    hw::HwOptions opts;
+    opts.quick = a.quick;
+    opts.threads = a.threads;
+    opts.force_mask = hw::kAllFeatures & ~hw::parse_features(a.without_isa);
+    opts.progress = [](const std::string& s) { std::cerr << "rooflens hw: measuring " << s << "\n"; };
+    // Only the default configuration is cached: a run with fewer threads or masked ISAs is not "the roofs".
+    bool cacheable = a.threads.empty() && a.without_isa.empty();
+    std::string dir = hw::cache_dir_from_env();
+    MachineDesc here = hw::describe_machine(hw::detect_features());
+    std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
+    std::optional<HardwareInfo> cached;
+    if (cacheable && !a.refresh) cached = hw::load_cached(dir, key, !a.quick);
+    if (cached) {
+      hw = *cached;
+      provenance = "measured " + hw.measured_at + (hw.quick ? " (--quick)" : "") + ", cached in " +
+                   hw::cache_file(dir, key) + " (--refresh measures again)";
+    } else {
+      hw = hw::measure_hardware(opts, ROOFLENS_VERSION);
+      provenance = "measured now" + std::string(a.quick ? " (--quick: fp32 peak, L1/L2/DRAM points)" : "");
+      if (cacheable) {
+        try {
+          hw::store_cached(dir, hw);
+        } catch (const std::exception& e) {
+          std::cerr << "rooflens hw: warning: " << e.what() << " (results not cached)\n";
+        }
+      }
+    }
+  }
+  // With --json - stdout carries the JSON alone, so it stays machine-readable.
+  if (a.json != "-") std::cout << hw::render_hardware(hw, a.verbose, provenance);
+  if (!a.json.empty()) write_report(a.json, hw);
+  return 0;
+}
+
+}  // namespace
+
+void setup_hw(CLI::App& root, Action& action) {
+  auto args = std::make_shared<HwArgs>();
+  auto* cmd = root.add_subcommand("hw", "Measure this machine's roofs: compute peaks per ISA/dtype, bandwidth per memory level");
+  auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: best fp32 FMA peak and L1/L2/DRAM points (a few seconds)");
+  auto* refresh = cmd->add_flag("--refresh", args->refresh, "Measure again even when cached roofs exist");
+  cmd->add_flag("-v,--verbose", args->verbose, "Also print the whole bandwidth sweep");
+  cmd->add_option("--json", args->json, "Write the report (with its hardware section) to FILE ('-' = stdout)");
+  auto* threads = cmd->add_option("--threads", args->threads, "Thread counts to measure, e.g. 1,2,4 (default: 1 and all cores)")
+                      ->delimiter(',')
+                      ->check(CLI::PositiveNumber);
+  auto* without = cmd->add_option("--without-isa", args->without_isa,
+                                  "Measure as if these ISA features were absent, e.g. avx512f (comma-separated)");
+  cmd->add_option("--roofs", args->roofs, "Show user-supplied ceilings from FILE (same JSON; \"source\": \"datasheet\") instead of measuring")
+      ->excludes(quick)
+      ->excludes(refresh)
+      ->excludes(threads)
+      ->excludes(without);
+  cmd->footer(
+      "Results are cached per machine under $XDG_CACHE_HOME/rooflens (or ~/.cache/rooflens), keyed by CPU\n"
+      "model, core count and rooflens version, and reused unless --refresh.\n"
+      "Examples:\n"
+      "  rooflens hw --quick\n"
+      "  rooflens hw --refresh --threads 1,2 --verbose --json roofs.json\n"
+      "  rooflens hw --roofs datasheet.json");
+  cmd->callback([args, &action] { action = [args] { return run_hw(*args); }; });
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,31 @@
+#pragma once
+// The per-machine cache of measured roofs, so other commands (and a second `rooflens hw`) reuse them.
+// Key = CPU model + core count + rooflens version: a new CPU (VM migrated, image moved) or a new rooflens
+// (kernels may have changed) measures again. The key is also stored inside the file and checked on load.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/report.h"
+
+namespace rooflens::hw {
+
+std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version);
+
+// $XDG_CACHE_HOME/rooflens, else $HOME/.cache/rooflens; "" when neither is set. Values passed in, not read
+// here, so callers and tests decide the environment.
+std::string cache_dir(const char* xdg_cache_home, const char* home);
+std::string cache_dir_from_env();
+
+std::string cache_file(const std::string& dir, const std::string& key);
+
+// The cached roofs for `key`, or nullopt when absent, unreadable, for another key, or quick when a full
+// measurement is wanted.
+std::optional<HardwareInfo> load_cached(const std::string& dir, const std::string& key, bool need_full);
+// Writes atomically (temp file + rename); throws UserError when the directory cannot be written.
+void store_cached(const std::string& dir, const HardwareInfo& hw);
+
+// Reads a user-supplied roofs file (a report with "hardware", or the bare object); UserError when bad.
+HardwareInfo load_roofs_file(const std::string& path);
+
+}  // namespace rooflens::hw

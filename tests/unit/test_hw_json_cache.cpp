@@ -1,0 +1,139 @@
+// The hardware section's JSON form and the per-machine roof cache.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/report.h"
+#include "hw/roof_cache.h"
+
+using namespace rooflens;
+using namespace rooflens::hw;
+namespace fs = std::filesystem;
+
+namespace {
+HardwareInfo sample_hw(const std::string& key) {
+  HardwareInfo h;
+  h.cache_key = key;
+  h.measured_at = "2025-01-02T03:04:05Z";
+  h.machine.vendor = "GenuineIntel";
+  h.machine.model = "Intel(R) Xeon(R) \"Processor\" @ 2.50GHz";
+  h.machine.sockets = 1;
+  h.machine.cores = 2;
+  h.machine.threads = 2;
+  h.machine.numa_nodes = 1;
+  h.machine.memory_bytes = 25769803776ull;
+  h.machine.mhz = 2500.5;
+  h.machine.isa = {"sse2", "avx2", "avx512f"};
+  h.machine.caches = {{"L1d", 32768, 2, 1}, {"L3", 37486592, 1, 2}};
+  h.compute = {{"fp32_fma_avx512", "avx512", "fp32", 1, 1.0 / 3.0 * 300}, {"int8_dot_avx512_vnni", "avx512_vnni", "int8", 2, 612.25}};
+  h.memory = {{"L1", "read", 1, 151.2, 16384}, {"DRAM", "triad", 2, 11.75, 1073741824}};
+  h.sweep = {{"read", 1, 4096, 150.125}};
+  h.notes = {"bytes counted as STREAM does"};
+  h.errors = {{"compute x", "boom"}};
+  return h;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("rooflens-hw-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                        "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+}  // namespace
+
+TEST(HwJson, ReportWithHardwareRoundTripsByteForByte) {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.command = "hw";
+  r.hardware = sample_hw("k");
+  std::string first = report_to_json(r);
+  Report back = report_from_json(first);
+  ASSERT_TRUE(back.hardware.has_value());
+  EXPECT_EQ(report_to_json(back), first);
+  EXPECT_EQ(back.hardware->compute[1].gflops, 612.25);
+  EXPECT_EQ(back.hardware->machine.model, "Intel(R) Xeon(R) \"Processor\" @ 2.50GHz");
+  EXPECT_EQ(hardware_to_json(hardware_from_json(hardware_to_json(*r.hardware))), hardware_to_json(*r.hardware));
+}
+
+TEST(HwJson, NoHardwareMeansNoHardwareKey) {
+  Report r;
+  r.tool.command = "analyze";
+  std::string text = report_to_json(r);
+  EXPECT_EQ(text.find("\"hardware\""), std::string::npos);
+  EXPECT_FALSE(report_from_json(text).hardware.has_value());
+}
+
+TEST(HwJson, MinimalDatasheetLoadsAndBadSourceIsRefused) {
+  std::string sheet = R"({"source": "datasheet",
+    "compute": [{"name": "fp16 tensor", "isa": "tensor", "dtype": "fp16", "threads": 1, "gflops": 312000}],
+    "memory": [{"level": "DRAM", "kernel": "triad", "threads": 1, "gbps": 2039}]})";
+  HardwareInfo h = hardware_from_json(sheet);
+  EXPECT_EQ(h.source, "datasheet");
+  EXPECT_EQ(h.compute[0].gflops, 312000);
+  EXPECT_EQ(h.memory[0].working_set_bytes, 0u);
+  EXPECT_EQ(hardware_from_json("{\"hardware\": " + sheet + "}").compute.size(), 1u);
+  std::string guessed = sheet;
+  guessed.replace(guessed.find("datasheet"), 9, "guessed");
+  EXPECT_THROW(hardware_from_json(guessed), UserError);
+  EXPECT_THROW(hardware_from_json(R"({"source": "datasheet"})"), UserError);
+  EXPECT_THROW(hardware_from_json("[1,2]"), UserError);
+}
+
+TEST(HwCache, DirectoryFollowsXdgThenHome) {
+  EXPECT_EQ(cache_dir("/x/cache", "/home/u"), "/x/cache/rooflens");
+  EXPECT_EQ(cache_dir("", "/home/u"), "/home/u/.cache/rooflens");
+  EXPECT_EQ(cache_dir(nullptr, "/home/u"), "/home/u/.cache/rooflens");
+  EXPECT_EQ(cache_dir(nullptr, nullptr), "");
+}
+
+TEST(HwCache, HitOnSameKeyMissOnVersionOrCpuChange) {
+  TempDir d;
+  std::string key = cache_key("Xeon A", 2, "0.1.0");
+  store_cached(d.path.string(), sample_hw(key));
+  auto hit = load_cached(d.path.string(), key, true);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hardware_to_json(*hit), hardware_to_json(sample_hw(key)));
+  EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 2, "0.2.0"), true));  // new rooflens
+  EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon B", 2, "0.1.0"), true));  // other CPU model
+  EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 4, "0.1.0"), true));  // other core count
+}
+
+TEST(HwCache, StoredKeyIsCheckedNotJustTheFileName) {
+  TempDir d;
+  std::string old_key = cache_key("Xeon A", 2, "0.1.0"), new_key = cache_key("Xeon A", 2, "0.2.0");
+  store_cached(d.path.string(), sample_hw(old_key));
+  fs::copy_file(cache_file(d.path.string(), old_key), cache_file(d.path.string(), new_key));
+  EXPECT_FALSE(load_cached(d.path.string(), new_key, false));
+}
+
+TEST(HwCache, QuickResultsDoNotSatisfyAFullRequestAndDamageIsAMiss) {
+  TempDir d;
+  std::string key = cache_key("Xeon A", 2, "0.1.0");
+  HardwareInfo quick = sample_hw(key);
+  quick.quick = true;
+  store_cached(d.path.string(), quick);
+  EXPECT_FALSE(load_cached(d.path.string(), key, true));
+  EXPECT_TRUE(load_cached(d.path.string(), key, false));
+  std::ofstream(cache_file(d.path.string(), key)) << "{\"source\": \"measured\", \"compute\": [";
+  EXPECT_FALSE(load_cached(d.path.string(), key, false));
+  EXPECT_FALSE(load_cached((d.path / "nowhere").string(), key, false));
+}
+
+TEST(HwRoofsFile, ErrorsNameTheFile) {
+  TempDir d;
+  std::string path = (d.path / "sheet.json").string();
+  EXPECT_THROW(load_roofs_file(path), UserError);
+  std::ofstream(path) << R"({"source": "datasheet", "compute": [], "memory": []})";
+  try {
+    load_roofs_file(path);
+    FAIL() << "empty ceilings accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+}
