@@ -51,7 +51,8 @@ fuzz: build-san
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
 
-test: unit-test san-test fuzz
+# Release tests last, so the closing lines are ctest's summary.
+test: fuzz san-test unit-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench.
 bench: build
