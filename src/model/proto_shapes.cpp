@@ -59,6 +59,20 @@ bool has_inline_data(const onnx::TensorProto& t) {
          t.double_data_size() || t.uint64_data_size() || t.string_data_size();
 }
 
+// libonnx 1.12's conv/pool/space-to-depth inference divides by these attributes without checking them
+// (found by our fuzzer: MaxPool with strides [2, 0] raised SIGFPE inside libonnx). A non-positive value is
+// invalid ONNX anyway, so the node is refused before libonnx sees it and stays unresolved with this note.
+void refuse_hazardous_attributes(const onnx::NodeProto& n) {
+  static constexpr const char* kMustBePositive[] = {"strides", "dilations", "kernel_shape", "blocksize", "group"};
+  for (const auto& a : n.attribute())
+    for (const char* name : kMustBePositive) {
+      if (a.name() != name) continue;
+      bool bad = a.type() == onnx::AttributeProto::INT ? a.i() <= 0 : false;
+      for (auto v : a.ints()) bad |= v <= 0;
+      if (bad) throw std::runtime_error(std::string("attribute '") + name + "' must be positive");
+    }
+}
+
 class Driver {
  public:
   Driver(const onnx::ModelProto& m, const std::string& file, ShapeResult& result,
@@ -152,6 +166,7 @@ class Driver {
     const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, domain);
     if (!schema) return false;
     schema->Verify(n);  // arity and attribute checks first, so inference functions see a well-formed node
+    refuse_hazardous_attributes(n);
     onnx::shape_inference::GraphInferenceContext gctx(types, opsets_, &symbols_, {},
                                                       onnx::OpSchemaRegistry::Instance(), &generated_, ir_version_);
     std::unordered_map<std::string, const onnx::SparseTensorProto*> sparse;

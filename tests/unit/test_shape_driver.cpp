@@ -122,3 +122,24 @@ TEST(ShapeDriver, LoopBodyNodesAreAnalysedAndLabelled) {
   EXPECT_EQ(a.nodes[2].flops, 4u);
   EXPECT_EQ(a.nodes[2].output_shapes[0], (std::vector<int64_t>{4}));
 }
+
+TEST(ShapeDriver, ZeroStrideIsRefusedBeforeLibonnxDividesByIt) {
+  // Regression for a fuzzer finding: libonnx 1.12's pool inference raised SIGFPE on strides [2, 0].
+  auto m = empty_model(9);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 3, 7, 7});
+  add_value(g->mutable_output(), "y", {});
+  auto* pool = add_node(g, "MaxPool", {"x"}, {"y"}, "pool");
+  for (auto [name, values] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}, {"strides", {2, 0}}}) {
+    auto* a = pool->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (auto v : values) a->add_ints(v);
+  }
+  Model model = load(m);
+  EXPECT_EQ(model.find_tensor(0, "y")->dims.size(), 0u) << "only the declared (empty) shape, nothing inferred";
+  bool noted = false;
+  for (const auto& note : model.notes) noted |= note.find("'strides' must be positive") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
