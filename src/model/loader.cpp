@@ -39,22 +39,51 @@ onnx::ModelProto parse_skeleton(const uint8_t* data, size_t size, const std::str
   return m;
 }
 
-// Validates every initializer (dims sane, external data inside the model directory) in g and its subgraphs.
+// Inline data must agree with dims and type: libonnx 1.12 copies raw_data into a buffer sized from the
+// dims without checking (a heap overflow our fuzzer found), so inconsistent tensors never reach it.
+void check_inline_data(const onnx::TensorProto& t, uint64_t elements, const std::string& what) {
+  const int bits = dtype_bits(static_cast<DType>(t.data_type()));
+  if (t.has_raw_data() && bits > 0) {
+    uint64_t expected = (sat_mul(elements, static_cast<uint64_t>(bits)) + 7) / 8;
+    if (t.raw_data().size() != expected)
+      throw UserError(what + " holds " + std::to_string(t.raw_data().size()) + " bytes but its dims and type need " +
+                      std::to_string(expected) + "; the file is corrupted");
+    return;
+  }
+  const uint64_t typed = static_cast<uint64_t>(t.float_data_size()) + t.int32_data_size() + t.int64_data_size() +
+                         t.double_data_size() + t.uint64_data_size() + t.string_data_size();
+  const bool complex = t.data_type() == onnx::TensorProto::COMPLEX64 || t.data_type() == onnx::TensorProto::COMPLEX128;
+  const uint64_t packed = (bits == 4)  // int4/uint4 pack two values per int32_data entry
+                              ? (elements + 1) / 2 : elements;
+  if (typed != 0 && typed != (complex ? sat_mul(elements, 2) : packed))
+    throw UserError(what + " holds " + std::to_string(typed) + " values but its dims need " +
+                    std::to_string(elements) + "; the file is corrupted");
+}
+
+void check_tensor(const onnx::TensorProto& t, const std::string& what, const std::string& name,
+                  const std::string& dir) {
+  uint64_t n = 1;
+  for (auto d : t.dims()) {
+    if (d < 0) throw UserError(what + " has a negative dim; the file is corrupted");
+    n = sat_mul(n, static_cast<uint64_t>(d));
+  }
+  if (n > (uint64_t{1} << 48))
+    throw UserError(what + " claims " + std::to_string(n) + " elements, more than any real weight; the file is corrupted");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) resolve_external_data(t, name, dir);
+  else check_inline_data(t, n, what);
+}
+
+// Validates every tensor (initializers and Constant-style attribute tensors: dims sane, inline data consistent,
+// external data inside the model directory) in g and its subgraphs.
 void check_initializers(const onnx::GraphProto& g, const std::string& name, const std::string& dir, int depth) {
   if (depth > 32) throw UserError(name + ": subgraphs nested deeper than 32 levels");
-  for (const auto& t : g.initializer()) {
-    uint64_t n = 1;
-    for (auto d : t.dims()) {
-      if (d < 0) throw UserError(name + ": initializer '" + t.name() + "' has a negative dim; the file is corrupted");
-      n = sat_mul(n, static_cast<uint64_t>(d));
-    }
-    if (n > (uint64_t{1} << 48))
-      throw UserError(name + ": initializer '" + t.name() + "' claims " + std::to_string(n) +
-                      " elements, more than any real weight; the file is corrupted");
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) resolve_external_data(t, name, dir);
-  }
+  for (const auto& t : g.initializer()) check_tensor(t, name + ": initializer '" + t.name() + "'", name, dir);
   for (const auto& n : g.node())
     for (const auto& a : n.attribute()) {
+      const std::string what = name + ": node '" + (n.name().empty() ? n.op_type() : n.name()) + "' attribute '" +
+                               a.name() + "'";
+      if (a.has_t()) check_tensor(a.t(), what, name, dir);
+      for (const auto& t : a.tensors()) check_tensor(t, what, name, dir);
       if (a.has_g()) check_initializers(a.g(), name, dir, depth + 1);
       for (const auto& sg : a.graphs()) check_initializers(sg, name, dir, depth + 1);
     }

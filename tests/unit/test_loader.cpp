@@ -143,3 +143,18 @@ TEST(ShapeOverrides, ParseAsDocumented) {
   EXPECT_THROW(parse_dim_override("seq"), UsageError);
   EXPECT_THROW(parse_dim_override("seq=abc"), UsageError);
 }
+
+TEST(Loader, InlineDataThatDisagreesWithDimsIsRefused) {
+  // Regression for a fuzzer finding: libonnx 1.12 overflowed a heap buffer copying such raw_data.
+  auto m = model_with_big_and_small_tensors();
+  auto* shape = m.mutable_graph()->mutable_initializer(1);
+  shape->clear_int64_data();
+  shape->set_raw_data(std::string(17, '\1'));  // dims [3] int64 need 24 bytes
+  std::string bytes = m.SerializeAsString();
+  try {
+    load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("initializer 'shape' holds 17 bytes"), std::string::npos) << e.what();
+  }
+}
