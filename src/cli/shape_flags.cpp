@@ -2,9 +2,10 @@
 
 namespace rooflens::cli {
 
-void ShapeFlags::add_to(CLI::App& app) {
+void ShapeFlags::add_to(CLI::App& app, bool with_batch) {
   app.add_option("--shape", shapes, "Input shape NAME:1x3x224x224 (repeatable)");
   app.add_option("--dim", dims, "Value of a symbolic dim, e.g. --dim seq=128 (repeatable)");
+  if (!with_batch) return;
   app.add_option("--batch", batch, "Leading dim of inputs whose dim 0 is dynamic (default 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
 }

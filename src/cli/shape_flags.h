@@ -13,7 +13,7 @@ struct ShapeFlags {
   std::vector<std::string> shapes, dims;
   int64_t batch = 0;  // 0 = not given
 
-  void add_to(CLI::App& app);
+  void add_to(CLI::App& app, bool with_batch = true);  // profile has its own -b (ranges)
   ShapeOverrides overrides() const;  // throws UsageError on malformed values
 };
 

@@ -129,11 +129,81 @@ struct HardwareInfo {
   std::vector<HwError> errors;
 };
 
+// ---- profile: measured runs on a backend; see docs/report-schema.md ----
+
+struct LatencyStats {             // milliseconds; percentiles nearest-rank; std is the sample std (n-1)
+  int64_t n = 0;
+  double min = 0, max = 0, mean = 0, median = 0, p90 = 0, p95 = 0, p99 = 0, std = 0, cv = 0;
+};
+
+struct Layer {                    // one kernel of the optimized graph the backend ran
+  std::string name, op, provider; // optimized-graph node name and op ("FusedConv", "Conv" in nchwc, ...)
+  std::vector<std::string> onnx_nodes;  // the user's nodes this layer computes (owned), or aliases (see alias)
+  bool alias = false;             // a layout/copy kernel (NCHWc reorder, inserted Transpose): onnx_nodes it
+                                  // serves are owned by another layer; its flops are 0
+  double time_ms = 0;             // median over profiled iterations of the kernel's per-iteration time
+  double share = 0;               // time_ms / sum of all layers' time_ms
+  uint64_t flops = 0, macs = 0, bytes = 0;  // of the owned nodes; bytes = boundary tensors only
+  bool cost_known = true;         // false when an owned node's cost is unknown (flops are then a lower bound)
+  double intensity = 0, gflops = 0, gbps = 0;
+  std::string bound;              // "compute" | "memory" | "" (no roofs)
+  double efficiency = 0;          // achieved / attainable at this intensity (0 without roofs)
+  std::string roof;               // the ceiling used: "fp32_fma_avx512 x2" or "L2 read x2"
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the backend reported them
+  double start_ms = 0;            // offset of the kernel in the first measured profiled iteration (timeline)
+};
+
+struct NodeFate {                 // user nodes that no layer owns
+  std::string name, fate;         // fate: "folded" (constant-folded at session creation) | "eliminated"
+};
+
+struct ProfileRun {
+  int64_t batch = 0;
+  std::map<std::string, int64_t> dims;   // every dim fixed for this run (batch, seq, ...)
+  int64_t threads = 0;                   // intra-op threads (0 = backend default)
+  std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare)
+  LatencyStats latency_ms;
+  double throughput_per_s = 0;           // batch * iterations / wall time
+  double wall_s = 0;
+  std::string stop_reason;
+  double load_ms = 0;
+  LatencyStats profiled_latency_ms;      // profiled iterations (profiling on)
+  double profiling_overhead = 0;         // profiled mean / plain mean
+  double coverage = 0;                   // sum of layer medians / profiled median latency
+  uint64_t peak_rss_bytes = 0;
+  uint64_t flops = 0, macs = 0;          // analysis totals for these dims
+  double gflops = 0;                     // effective: flops / median latency
+  std::vector<Layer> layers;             // in execution order
+  std::vector<NodeFate> unowned;         // folded / eliminated user nodes
+  int64_t unmapped_kernels = 0;          // kernels not mapped to any user node (should be 0)
+  std::vector<std::string> warnings;
+};
+
+struct Failure {
+  std::map<std::string, int64_t> dims;   // the configuration that failed
+  int64_t batch = 0, threads = 0;
+  std::string stage;                     // "load" | "run" | "profile" | "analysis" | "interrupted"
+  std::string kind;                      // "error" | "timeout" | "died" | "interrupted"
+  std::string message;
+  std::string stderr_tail;
+};
+
+struct BackendInfo {
+  std::string name, version;             // "onnxruntime", "1.30.0"
+  std::map<std::string, std::string> options;   // as applied, ORT's names
+  std::string runtime;                   // e.g. "onnxruntime-node 1.30.0 on node 20.20.2"
+};
+
 struct Report {
   std::string schema = kReportSchema;
   ToolInfo tool;
   ModelInfo model;
   std::optional<HardwareInfo> hardware;  // absent in JSON when not measured
+  std::optional<BackendInfo> backend;    // profile reports only (with runs and failures)
+  std::vector<ProfileRun> runs;
+  std::vector<Failure> failures;
+  std::vector<std::string> warnings;     // report-wide (cost-unknown ops, unstable timings, ...)
+  bool partial = false;                  // interrupted: some configurations were not run
 };
 
 std::string report_to_json(const Report& r, int indent = 2);

@@ -108,11 +108,29 @@ void from_json(const json& j, HardwareInfo& h) {
   if (j.contains("errors")) j.at("errors").get_to(h.errors);
 }
 
+// ---- profile ----
+ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std, cv)
+ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, share, flops, macs, bytes, cost_known,
+                    intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
+ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
+ROOFLENS_JSON_FIELDS(ProfileRun, batch, dims, threads, latency_ms, throughput_per_s, wall_s, stop_reason, load_ms,
+                    profiled_latency_ms, profiling_overhead, coverage, peak_rss_bytes, flops, macs, gflops, layers,
+                    unowned, unmapped_kernels, warnings, latencies_ms)
+ROOFLENS_JSON_FIELDS(Failure, batch, dims, threads, stage, kind, message, stderr_tail)
+ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
+
 std::string report_to_json(const Report& r, int indent) {
   json j{{"schema", r.schema},
          {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
          {"model", r.model}};
   if (r.hardware) j["hardware"] = *r.hardware;  // only when measured: analyze output stays as it was
+  if (r.backend) {  // a profile report: the measured part
+    j["backend"] = *r.backend;
+    j["partial"] = r.partial;
+    j["runs"] = r.runs;
+    j["failures"] = r.failures;
+    j["warnings"] = r.warnings;
+  }
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -130,6 +148,13 @@ Report report_from_json(const std::string& text) {
     tool.at("command").get_to(r.tool.command);
     j.at("model").get_to(r.model);
     if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareInfo>();
+    if (j.contains("backend")) {
+      r.backend = j.at("backend").get<BackendInfo>();
+      j.at("partial").get_to(r.partial);
+      j.at("runs").get_to(r.runs);
+      j.at("failures").get_to(r.failures);
+      j.at("warnings").get_to(r.warnings);
+    }
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

@@ -80,6 +80,8 @@ struct Model {
   std::vector<Graph> graphs;          // graphs[0] is the main graph
   std::vector<Initializer> initializers;
   std::vector<std::string> notes;     // e.g. "batch defaulted to 1"
+  std::map<std::string, int64_t> input_symbols;  // symbolic input dims and the sizes overrides gave them
+  int64_t batch_dims = 0;             // dynamic leading input dims that took the batch size
 
   // Looks a value up in graph g, then in its enclosing scopes.
   const TensorInfo* find_tensor(int g, const std::string& name) const;

@@ -107,6 +107,8 @@ class ModelBuilder {
     for (const auto& op : m_.opset_import())
       model.opsets[op.domain() == "ai.onnx" ? "" : op.domain()] = static_cast<int>(op.version());
     model.notes = shapes_.notes;
+    model.input_symbols = shapes_.input_symbols;
+    model.batch_dims = shapes_.batch_dims;
     collect(m_.graph(), -1, -1, "main", model);
     for (size_t i = 0; i < protos_.size(); ++i) fill(i, model);
     return model;

@@ -16,7 +16,8 @@
 namespace rooflens {
 
 void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::string& file,
-                     std::vector<std::string>& notes);  // shape_overrides.cpp
+                     std::vector<std::string>& notes,
+                     std::map<std::string, int64_t>& symbols, int64_t& batch_dims);  // shape_overrides.cpp
 std::vector<int> topological_order(const onnx::GraphProto& g, const std::unordered_set<std::string>& available,
                                    const std::string& file);  // toposort.cpp
 
@@ -305,7 +306,7 @@ bool tensor_int_values(const onnx::TensorProto& t, std::vector<int64_t>& out) {
 ShapeResult resolve_proto_shapes(onnx::ModelProto& model, const ShapeOverrides& overrides, const std::string& file,
                                  std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order) {
   ShapeResult result;
-  apply_overrides(*model.mutable_graph(), overrides, file, result.notes);
+  apply_overrides(*model.mutable_graph(), overrides, file, result.notes, result.input_symbols, result.batch_dims);
   Driver driver(model, file, result, order);
   driver.run_graph(*model.mutable_graph(), {}, 0);
   return result;

@@ -1,5 +1,6 @@
 #pragma once
 // Internal to src/model: the shape driver that works on a parsed (skeleton) onnx::ModelProto.
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,8 @@ struct ShapeResult {
   std::unordered_map<const onnx::GraphProto*, std::unordered_map<std::string, onnx::TypeProto>> types;
   std::vector<ShapeFailure> failures;  // per-node inference errors (the node stays unresolved)
   std::vector<std::string> notes;      // assumptions made, e.g. "batch defaulted to 1"
+  std::map<std::string, int64_t> input_symbols;  // symbolic input dim -> the size the overrides gave it
+  int64_t batch_dims = 0;              // dynamic leading input dims set from the batch (0: fixed batch)
 };
 
 // Applies user overrides to the main graph's inputs (throws UserError/UsageError listing what is missing),

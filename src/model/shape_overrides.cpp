@@ -58,7 +58,8 @@ std::pair<std::string, int64_t> parse_dim_override(const std::string& text) {
 }
 
 void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::string& file,
-                     std::vector<std::string>& notes) {
+                     std::vector<std::string>& notes, std::map<std::string, int64_t>& symbols,
+                     int64_t& batch_dims) {
   std::unordered_set<std::string> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
   std::set<std::string> used_shapes, used_dims;
@@ -92,11 +93,14 @@ void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::st
       if (auto it = o.dims.find(sym); !sym.empty() && it != o.dims.end()) {
         used_dims.insert(sym);
         check_dim(it->second, file, in.name(), i);
+        symbols[sym] = it->second;
         d->set_dim_value(it->second);
       } else if (i == 0) {
         // Leading dynamic dim is the batch by convention (as in trtexec and PRoof).
         batch_defaulted |= !o.batch.has_value();
         check_dim(o.batch.value_or(1), file, in.name(), 0);
+        if (!sym.empty()) symbols[sym] = o.batch.value_or(1);
+        ++batch_dims;
         d->set_dim_value(o.batch.value_or(1));
       } else if (sym.empty()) {
         missing.push_back("'" + in.name() + "' dim " + std::to_string(i) + ": --shape " + in.name() + ":...");

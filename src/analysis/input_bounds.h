@@ -1,0 +1,17 @@
+#pragma once
+// Value bounds for generated integer inputs: token ids must stay inside the vocabulary of the embedding
+// table they index, or the runtime rejects the run (Gather out of range).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "model/graph.h"
+
+namespace rooflens {
+
+// For each integer graph input that reaches the indices of a Gather/GatherElements/GatherND (directly or
+// through Cast/Reshape/Unsqueeze/Squeeze/Flatten/Identity) whose data is an initializer: the exclusive upper
+// bound (the smallest gathered axis size). Inputs without such a use are absent.
+std::map<std::string, int64_t> integer_input_bounds(const Model& model);
+
+}  // namespace rooflens

@@ -1,0 +1,97 @@
+#include "analysis/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace rooflens {
+namespace {
+
+// Ceilings at the thread count closest to `threads` (ties: fewer threads).
+template <class Roof>
+int64_t nearest_threads(const std::vector<Roof>& roofs, int64_t threads) {
+  int64_t best = -1;
+  for (const auto& r : roofs)
+    if (best < 0 || std::llabs(r.threads - threads) < std::llabs(best - threads) ||
+        (std::llabs(r.threads - threads) == std::llabs(best - threads) && r.threads < best))
+      best = r.threads;
+  return best;
+}
+
+const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads) {
+  std::vector<ComputeRoof> fp32;
+  for (const auto& c : hw.compute)
+    if (c.dtype == "fp32" && c.gflops > 0) fp32.push_back(c);
+  int64_t t = nearest_threads(fp32, threads);
+  const ComputeRoof* best = nullptr;
+  for (const auto& c : hw.compute)
+    if (c.dtype == "fp32" && c.threads == t && c.gflops > 0 && (!best || c.gflops > best->gflops)) best = &c;
+  return best;
+}
+
+const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, int64_t threads) {
+  static const char* order[] = {"L1", "L2", "L3", "DRAM"};
+  // Fall outward when the level was not measured (e.g. --quick has no L3 point).
+  size_t start = 0;
+  while (start < 4 && level != order[start]) ++start;
+  for (size_t i = start; i < 4; ++i) {
+    std::vector<MemoryRoof> at;
+    for (const auto& m : hw.memory)
+      if (m.level == order[i] && m.gbps > 0) at.push_back(m);
+    if (at.empty()) continue;
+    int64_t t = nearest_threads(at, threads);
+    const MemoryRoof* best = nullptr;
+    for (const auto& m : hw.memory)
+      if (m.level == order[i] && m.threads == t && m.gbps > 0 && (!best || m.gbps > best->gbps)) best = &m;
+    if (best) return best;
+  }
+  return nullptr;
+}
+
+std::string label(const std::string& name, int64_t threads) { return name + " x" + std::to_string(threads); }
+
+}  // namespace
+
+std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threads) {
+  for (const auto& c : m.caches) {
+    std::string level = c.level == "L1d" ? "L1" : c.level;
+    if (level != "L1" && level != "L2" && level != "L3") continue;
+    int64_t usable = c.cores_sharing > 1 ? std::max<int64_t>(1, c.instances)
+                                         : std::max<int64_t>(1, std::min<int64_t>(threads, c.instances));
+    if (bytes <= c.size_bytes * static_cast<uint64_t>(usable)) return level;
+  }
+  return "DRAM";
+}
+
+RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
+                                double seconds) {
+  RoofPlacement p;
+  if (seconds <= 0) return p;
+  const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw.machine, bytes, threads), threads);
+  const ComputeRoof* peak = compute_peak(hw, threads);
+  if (flops == 0) {
+    if (!mem || bytes == 0) return p;
+    p.bound = "memory";
+    p.roof = label(mem->level + " " + mem->kernel, mem->threads);
+    p.attainable = mem->gbps;
+    p.efficiency = static_cast<double>(bytes) / seconds / 1e9 / mem->gbps;
+    return p;
+  }
+  if (!peak) return p;
+  double achieved = static_cast<double>(flops) / seconds / 1e9;
+  double memory_limit = mem && bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) * mem->gbps
+                                         : INFINITY;
+  if (memory_limit < peak->gflops) {
+    p.bound = "memory";
+    p.roof = label(mem->level + " " + mem->kernel, mem->threads);
+    p.attainable = memory_limit;
+  } else {
+    p.bound = "compute";
+    p.roof = label(peak->name, peak->threads);
+    p.attainable = peak->gflops;
+  }
+  p.efficiency = achieved / p.attainable;
+  return p;
+}
+
+}  // namespace rooflens

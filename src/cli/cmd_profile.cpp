@@ -1,0 +1,200 @@
+// `rooflens profile`: run a model on a backend, time it end to end and per layer, map layers to the user's
+// nodes, place them on this machine's roofline, write one JSON report and print a summary.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/shape_flags.h"
+#include "core/errors.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "hw/measure.h"
+#include "hw/roof_cache.h"
+#include "profile/profile.h"
+#include "reporters/profile_summary.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct ProfileArgs {
+  std::string model, backend = "onnxruntime", batches, report, roofs, opt_level;
+  std::vector<std::string> sweeps, inputs;
+  ShapeFlags shape;
+  int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10;
+  double warmup_ms = 200, duration_s = 3, timeout_s = 900;
+  bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false;
+};
+
+// Roofs for the roofline: --roofs FILE, else this machine's cached measurement, else a quick one now (cached).
+std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
+  if (a.no_roofs) return std::nullopt;
+  if (!a.roofs.empty()) return hw::load_roofs_file(a.roofs);
+  MachineDesc here = hw::describe_machine(hw::detect_features());
+  std::string dir = hw::cache_dir_from_env();
+  std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
+  if (auto cached = hw::load_cached(dir, key, false)) return cached;
+  if (!a.quiet) std::cerr << "rooflens profile: no cached roofs for this machine; measuring them (hw --quick)…\n";
+  hw::HwOptions opts;
+  opts.quick = true;
+  HardwareInfo h = hw::measure_hardware(opts, ROOFLENS_VERSION);
+  try {
+    hw::store_cached(dir, h);
+  } catch (const std::exception&) {
+  }
+  return h;
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled), tty_(::isatty(2)), start_(std::chrono::steady_clock::now()) {}
+  void update(const std::string& what, size_t done, size_t total) {
+    if (!enabled_ || total == 0) return;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const int width = 24;
+    int filled = static_cast<int>(width * done / total);
+    std::string bar(static_cast<size_t>(filled), '=');
+    bar += std::string(static_cast<size_t>(width - filled), ' ');
+    std::string eta = done > 0 ? std::to_string(static_cast<long>(elapsed / static_cast<double>(done) *
+                                                                 static_cast<double>(total - done))) + " s"
+                               : "?";
+    std::fprintf(stderr, "%sprofile [%s] %zu/%zu %s · %.0f s elapsed · ETA %s%s", tty_ ? "\r\033[K" : "", bar.c_str(),
+                 done, total, what.c_str(), elapsed, eta.c_str(), tty_ && done < total ? "" : "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_, tty_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Ctrl-C / SIGTERM: a watcher thread (signals blocked elsewhere) flags the run and ends the backend's
+// process, so the driver records the interruption and writes the partial report. No signal handler needed.
+class InterruptWatcher {
+ public:
+  explicit InterruptWatcher(Backend& backend) : backend_(backend) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    thread_ = std::thread([this] { watch(); });
+  }
+  ~InterruptWatcher() {
+    done_ = true;
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  const std::atomic<bool>& flag() const { return interrupted_; }
+
+ private:
+  void watch() {
+    timespec tick{0, 100 * 1000 * 1000};
+    while (!done_) {
+      if (sigtimedwait(&set_, nullptr, &tick) > 0 && !interrupted_.exchange(true)) {
+        std::fputs("\nrooflens profile: interrupted — stopping and writing the partial report\n", stderr);
+        backend_.abort();
+      }
+    }
+  }
+  Backend& backend_;
+  sigset_t set_{}, old_{};
+  std::atomic<bool> interrupted_{false}, done_{false};
+  std::thread thread_;
+};
+
+ProfileOptions to_options(const ProfileArgs& a) {
+  ProfileOptions o;
+  o.model = a.model;
+  o.backend = parse_backend_spec(a.backend);
+  if (!a.opt_level.empty()) o.backend.options.emplace_back("graphOptimizationLevel", a.opt_level);
+  if (!a.batches.empty()) o.batches = parse_int_list(a.batches, "-b");
+  for (const auto& s : a.sweeps) o.sweeps.push_back(parse_sweep(s));
+  o.shapes = a.shape.overrides();
+  o.threads = a.threads;
+  o.timing.warmup_iterations = a.warmup;
+  o.timing.warmup_ms = a.warmup_ms;
+  o.timing.iterations = a.iterations;
+  o.timing.min_duration_ms = a.duration_s * 1000;
+  o.timing.adaptive = a.adaptive;
+  o.timing.profile_iterations = a.profile_iterations;
+  o.timing.layers = !a.no_layers;
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
+  for (const auto& in : a.inputs) {
+    auto eq = in.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--input expects NAME=FILE (.pb or .npy), got '" + in + "'");
+    o.input_files[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  o.report_path = a.report;
+  return o;
+}
+
+int run_profile_command(const ProfileArgs& a) {
+  ProfileOptions o = to_options(a);
+  std::unique_ptr<Backend> backend = make_backend(o.backend);
+  std::optional<HardwareInfo> roofs = obtain_roofs(a);
+  ProgressBar bar(!a.quiet);
+  Report rep;
+  {
+    InterruptWatcher watcher(*backend);
+    ProfileHooks hooks;
+    hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
+    hooks.interrupted = &watcher.flag();
+    rep = run_profile(o, *backend, roofs ? &*roofs : nullptr, hooks);
+  }
+  if (a.json) std::cout << report_to_json(rep);
+  else std::cout << profile_summary(rep);
+  if (!a.report.empty() && !a.quiet) std::cerr << "rooflens profile: report written to " << a.report << "\n";
+  return rep.failures.empty() && !rep.partial ? 0 : 1;
+}
+
+}  // namespace
+
+void setup_profile(CLI::App& root, Action& action) {
+  auto a = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = root.add_subcommand("profile", "Run a model on a backend: e2e latency, per-layer times mapped to "
+                                                 "your ONNX nodes, roofline position");
+  cmd->footer(
+      "Examples:\n"
+      "  rooflens profile resnet50.onnx -f report.json\n"
+      "  rooflens profile resnet50.onnx -b 1-8 --threads 2\n"
+      "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
+      "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
+      "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.");
+  cmd->add_option("model", a->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-B,--backend", a->backend,
+                  "Backend and its options in the backend's spelling: onnxruntime[:key=value,...] "
+                  "(intraOpNumThreads, graphOptimizationLevel, executionMode, enableCpuMemArena, session.* ...)");
+  cmd->add_option("-b,--batch", a->batches, "Batch sizes: 8, 1-64 (powers of two) or 1,8,32");
+  a->shape.add_to(*cmd, false);
+  cmd->add_option("--sweep", a->sweeps, "Sweep a dim: seq=128,256,512 or threads=1,2 (repeatable; combined as a grid)");
+  cmd->add_option("--threads", a->threads, "Intra-op threads (default: ORT's, one per physical core)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--opt-level", a->opt_level, "Graph optimization level")
+      ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));
+  cmd->add_option("--warmup", a->warmup, "Warm-up iterations (at least; default 1)")->check(CLI::Range(0, 1000000));
+  cmd->add_option("--warmup-ms", a->warmup_ms, "Warm-up time in ms (at least; default 200)")->check(CLI::Range(0.0, 3.6e6));
+  cmd->add_option("--iterations", a->iterations, "Measured iterations (at least; default 10)")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--duration", a->duration_s, "Measured time in seconds (at least; default 3)")->check(CLI::Range(0.0, 86400.0));
+  cmd->add_flag("--adaptive", a->adaptive, "Keep measuring until the median's 95% CI is within ±1%");
+  cmd->add_option("--profile-iterations", a->profile_iterations, "Profiled iterations for layer times (default 10)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--no-layers", a->no_layers, "Skip the profiled run (e2e only)");
+  cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per stage of one configuration (default 900)")
+      ->check(CLI::Range(0.1, 864000.0));
+  cmd->add_option("--input", a->inputs, "Feed an input from a file: NAME=FILE (.pb TensorProto or .npy)");
+  cmd->add_option("-f,--report", a->report, "Write the JSON report here (rewritten after every configuration)");
+  cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
+  cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");
+  cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  cmd->callback([a, &action] { action = [a] { return run_profile_command(*a); }; });
+}
+
+}  // namespace rooflens::cli

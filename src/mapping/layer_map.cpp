@@ -1,0 +1,221 @@
+// Layer mapping (see layer_map.h for the rules). Everything is by tensor name; node names only anchor layers
+// whose output tensors were renamed.
+#include "mapping/layer_map.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <regex>
+#include <unordered_map>
+
+namespace rooflens {
+namespace {
+
+bool iequals(const std::string& a, const std::string& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+// Kernels that only change the layout or location of a tensor: they compute none of the user's nodes.
+bool is_layout_kernel(const GraphView::Node& n) {
+  return (n.domain == "com.microsoft.nchwc" && (n.op == "ReorderInput" || n.op == "ReorderOutput")) ||
+         n.op == "MemcpyToHost" || n.op == "MemcpyFromHost";
+}
+
+// Ops with no inputs that still are not constants.
+bool is_generator(const std::string& op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "Multinomial";
+}
+
+class Mapper {
+ public:
+  Mapper(const GraphView& o, const GraphView& p) : O_(o), P_(p) {
+    out_.owner.assign(O_.nodes.size(), -1);
+    out_.fate.assign(O_.nodes.size(), "");
+    out_.layers.resize(P_.nodes.size());
+    index_original();
+  }
+
+  LayerMapping run() {
+    for (size_t i = 0; i < P_.nodes.size(); ++i) map_one(static_cast<int>(i));
+    for (size_t o = 0; o < O_.nodes.size(); ++o)
+      if (out_.owner[o] < 0) out_.fate[o] = constant_[o] ? "folded" : "eliminated";
+    return std::move(out_);
+  }
+
+ private:
+  void index_original() {
+    constant_.assign(O_.nodes.size(), false);
+    for (size_t i = 0; i < O_.nodes.size(); ++i) {
+      const auto& n = O_.nodes[i];
+      by_name_.emplace(n.name, static_cast<int>(i));
+      for (const auto& t : n.outputs)
+        if (!t.empty()) producer_[t] = static_cast<int>(i);
+      for (const auto& t : n.inputs)
+        if (!t.empty()) consumers_[t].push_back(static_cast<int>(i));
+    }
+    // Constants: initializers (consumed, produced by nobody, not a runtime input) and everything computed
+    // from constants only. Nodes are topological, so one pass settles it.
+    for (size_t i = 0; i < O_.nodes.size(); ++i) {
+      const auto& n = O_.nodes[i];
+      bool all_const = !is_generator(n.op);
+      for (const auto& t : n.inputs)
+        if (!t.empty() && !is_constant_tensor(t)) all_const = false;
+      constant_[i] = all_const;
+    }
+  }
+
+  bool is_original_tensor(const std::string& t) const {
+    return producer_.count(t) || O_.graph_inputs.count(t);
+  }
+  bool is_constant_tensor(const std::string& t) const {
+    auto p = producer_.find(t);
+    if (p != producer_.end()) return constant_[p->second];
+    return !O_.graph_inputs.count(t);
+  }
+
+  // The original tensor an optimized-graph tensor holds (same values, maybe another layout), or "".
+  std::string equivalent(const std::string& t) const {
+    auto e = eq_.find(t);
+    if (e != eq_.end()) return e->second;
+    return is_original_tensor(t) ? t : std::string();
+  }
+
+  // The original node producing `t`, else the first node consuming it (for runtime inputs), else -1.
+  int node_of(const std::string& t) const {
+    auto p = producer_.find(t);
+    if (p != producer_.end()) return p->second;
+    auto c = consumers_.find(t);
+    return c != consumers_.end() && !c->second.empty() ? c->second.front() : -1;
+  }
+
+  void map_one(int pi) {
+    const auto& n = P_.nodes[pi];
+    auto& entry = out_.layers[pi];
+    std::unordered_set<std::string> stop;  // original tensors this kernel reads
+    std::string first_in;
+    for (const auto& t : n.inputs) {
+      std::string e = t.empty() ? "" : equivalent(t);
+      if (e.empty()) continue;
+      stop.insert(e);
+      if (first_in.empty() && !is_constant_tensor(e)) first_in = e;
+    }
+    if (is_layout_kernel(n)) return alias(pi, first_in);
+
+    std::vector<int> anchors;
+    for (const auto& t : n.outputs) {
+      auto p = is_original_tensor(t) ? producer_.find(t) : producer_.end();
+      if (p != producer_.end()) anchors.push_back(p->second);
+    }
+    bool named = false;
+    if (anchors.empty()) {
+      for (const auto& cand : name_candidates(n.name)) {
+        auto it = by_name_.find(cand);
+        if (it != by_name_.end() && out_.owner[it->second] < 0) {
+          anchors.push_back(it->second);
+          named = true;
+          break;
+        }
+      }
+    }
+    if (anchors.empty()) return alias(pi, first_in);
+
+    walk_back(pi, anchors, stop);
+    int last = anchors.front();
+    if (named) last = extend_forward(pi, last, stop, n.activation);
+    entry.anchored_by_name = named;
+    if (entry.owned.empty()) entry.alias_of = anchors.front();
+    // Renamed outputs hold what the last fused original node produced.
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty() && !is_original_tensor(n.outputs[k]) && k < O_.nodes[last].outputs.size())
+        eq_[n.outputs[k]] = O_.nodes[last].outputs[k];
+  }
+
+  void alias(int pi, const std::string& tensor) {
+    const auto& n = P_.nodes[pi];
+    out_.layers[pi].alias_of = tensor.empty() ? -1 : node_of(tensor);
+    for (const auto& t : n.outputs)
+      if (!t.empty() && !is_original_tensor(t) && !tensor.empty()) eq_[t] = tensor;
+  }
+
+  void own(int pi, int o) {
+    out_.owner[o] = pi;
+    out_.layers[pi].owned.push_back(o);
+  }
+
+  void walk_back(int pi, const std::vector<int>& anchors, const std::unordered_set<std::string>& stop) {
+    std::deque<int> todo(anchors.begin(), anchors.end());
+    std::unordered_set<int> anchor_set(anchors.begin(), anchors.end());
+    while (!todo.empty()) {
+      int o = todo.front();
+      todo.pop_front();
+      if (out_.owner[o] >= 0) continue;
+      if (constant_[o] && !anchor_set.count(o)) continue;  // folded unless the kernel computes it itself
+      own(pi, o);
+      for (const auto& t : O_.nodes[o].inputs) {
+        if (t.empty() || stop.count(t)) continue;
+        auto p = producer_.find(t);
+        if (p != producer_.end()) todo.push_back(p->second);
+      }
+    }
+    auto& owned = out_.layers[pi].owned;
+    std::sort(owned.begin(), owned.end());
+  }
+
+  // The unique unowned consumer of node o's first output, or -1.
+  int sole_consumer(int o) const {
+    if (O_.nodes[o].outputs.empty()) return -1;
+    auto c = consumers_.find(O_.nodes[o].outputs[0]);
+    if (c == consumers_.end() || c->second.size() != 1) return -1;
+    int x = c->second[0];
+    return out_.owner[x] < 0 ? x : -1;
+  }
+
+  int extend_forward(int pi, int last, const std::unordered_set<std::string>& stop, const std::string& activation) {
+    // An Add of this kernel's result and another of its inputs: NCHWc's fused "Sum".
+    for (int x = sole_consumer(last); x >= 0 && O_.nodes[x].op == "Add"; x = sole_consumer(last)) {
+      const auto& xn = O_.nodes[x];
+      bool reads_other_input = false, only_known = true;
+      for (const auto& t : xn.inputs) {
+        if (t.empty() || t == O_.nodes[last].outputs[0] || is_constant_tensor(t)) continue;
+        if (stop.count(t)) reads_other_input = true;
+        else only_known = false;
+      }
+      if (!reads_other_input || !only_known) break;
+      own(pi, x);
+      last = x;
+    }
+    int x = activation.empty() ? -1 : sole_consumer(last);
+    if (x >= 0 && iequals(O_.nodes[x].op, activation)) {
+      own(pi, x);
+      last = x;
+    }
+    return last;
+  }
+
+  const GraphView& O_;
+  const GraphView& P_;
+  LayerMapping out_;
+  std::unordered_map<std::string, int> producer_, by_name_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
+  std::unordered_map<std::string, std::string> eq_;  // renamed optimized tensor -> original tensor
+  std::vector<bool> constant_;
+};
+
+}  // namespace
+
+std::vector<std::string> name_candidates(const std::string& name) {
+  static const std::regex suffixes(R"((_nchwc|_token_\d+|_kernel_time)+$)");
+  std::vector<std::string> out{name};
+  std::string base = name.rfind("fused ", 0) == 0 ? name.substr(6) : name;
+  if (base != name) out.push_back(base);
+  std::string stripped = std::regex_replace(base, suffixes, "");
+  if (stripped != base && !stripped.empty()) out.push_back(stripped);
+  return out;
+}
+
+LayerMapping map_layers(const GraphView& original, const GraphView& optimized) {
+  return Mapper(original, optimized).run();
+}
+
+}  // namespace rooflens

@@ -1,0 +1,66 @@
+#pragma once
+// `rooflens profile`: one options struct, one driver. For every configuration of the grid (batch x swept dims
+// x threads): analysis at those dims -> backend run (fresh process: load, timed run with profiling off,
+// profiled run) -> layers mapped to the user's nodes -> ProfileRun. The report is rewritten atomically after
+// every configuration, so a crash, a kill or Ctrl-C never loses finished work.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/report.h"
+#include "model/shapes.h"
+
+namespace rooflens {
+
+struct SweepAxis {
+  std::string dim;                 // a symbolic input dim, or "threads"
+  std::vector<int64_t> values;
+};
+
+struct ProfileOptions {
+  std::string model;
+  BackendSpec backend;
+  std::vector<int64_t> batches;    // empty: the model's own (1 for a dynamic batch)
+  std::vector<SweepAxis> sweeps;
+  ShapeOverrides shapes;           // --shape / --dim (batch comes from `batches`)
+  int threads = 0;                 // intra-op threads, 0 = backend default
+  TimingOptions timing;
+  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
+  std::map<std::string, std::string> input_files;  // --input NAME=FILE
+  std::string report_path;         // -f; "" = not written while running
+};
+
+struct ProfileConfig {
+  int64_t batch = 0;               // 0: the model's own batch
+  std::map<std::string, int64_t> dims;
+  int threads = 0;
+  std::string label() const;       // "batch=8 seq=128 threads=2"
+};
+
+// "1-64" -> 1,2,4,...,64 (powers of two, as PRoof and trtexec sweep); "1,8,32" -> as listed; "4" -> 4.
+// Throws UsageError naming `flag` on malformed or non-positive values.
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& flag);
+// "seq=128,256" or "threads=1,2" -> axis. Throws UsageError.
+SweepAxis parse_sweep(const std::string& text);
+
+std::vector<ProfileConfig> expand_grid(const ProfileOptions& o);
+
+struct ProfileHooks {
+  // Called before each stage: what is happening, configurations done, total.
+  std::function<void(const std::string& what, size_t done, size_t total)> progress;
+  const std::atomic<bool>* interrupted = nullptr;  // set from outside (Ctrl-C): stop after the current step
+};
+
+// Runs the whole grid. `hw` (may be null) gives the roofs. Failures of single configurations are recorded in
+// report.failures; errors that concern the whole model (unreadable file, bad flags) throw.
+Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks);
+
+// Writes `text` to `path` atomically (temp file in the same directory + rename). Throws UserError.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace rooflens

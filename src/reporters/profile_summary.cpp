@@ -1,0 +1,101 @@
+#include "reporters/profile_summary.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/text_table.h"
+#include "core/units.h"
+
+namespace rooflens {
+namespace {
+
+std::string config_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads) {
+  std::string s = "batch=" + std::to_string(batch);
+  for (const auto& [k, v] : dims)
+    if (v != batch || k.find("batch") == std::string::npos) s += " " + k + "=" + std::to_string(v);
+  if (threads > 0) s += " threads=" + std::to_string(threads);
+  return s;
+}
+
+std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
+
+std::string e2e_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"config"}, {"p50 ms", true}, {"p90 ms", true}, {"p99 ms", true}, {"mean ms", true},
+               {"CV", true}, {"n", true}, {"items/s", true}, {"GFLOP/s", true}, {"overhead", true},
+               {"coverage", true}, {"peak RSS", true}};
+  for (const auto& run : r.runs) {
+    const auto& s = run.latency_ms;
+    t.rows.push_back({config_label(run.batch, run.dims, run.threads), fixed(s.median, 3), fixed(s.p90, 3),
+                      fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
+                      fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
+                      run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
+                      run.layers.empty() ? "-" : pct(run.coverage), si_bytes(static_cast<double>(run.peak_rss_bytes))});
+  }
+  return t.render();
+}
+
+std::string layer_table(const ProfileRun& run, size_t top) {
+  std::vector<const Layer*> ls;
+  for (const auto& l : run.layers) ls.push_back(&l);
+  std::stable_sort(ls.begin(), ls.end(), [](const Layer* a, const Layer* b) { return a->time_ms > b->time_ms; });
+  if (ls.size() > top) ls.resize(top);
+  TextTable t;
+  t.columns = {{"#", true}, {"layer", false, 40}, {"op", false, 18}, {"ms", true}, {"share", true},
+               {"nodes", true}, {"FLOPs", true}, {"bytes", true}, {"FLOP/B", true}, {"GFLOP/s", true},
+               {"GB/s", true}, {"bound"}, {"eff", true}};
+  size_t i = 0;
+  for (const Layer* l : ls) {
+    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), pct(l->share),
+                      l->alias ? "alias" : std::to_string(l->onnx_nodes.size()), si(static_cast<double>(l->flops)),
+                      si_bytes(static_cast<double>(l->bytes)), fixed(l->intensity, 1), fixed(l->gflops, 1),
+                      fixed(l->gbps, 1), l->bound.empty() ? "-" : l->bound,
+                      l->bound.empty() ? "-" : pct(l->efficiency)});
+  }
+  return t.render();
+}
+
+}  // namespace
+
+std::string profile_summary(const Report& r, size_t top_layers) {
+  std::ostringstream out;
+  out << r.model.name << " on " << (r.backend ? r.backend->runtime : "?");
+  if (r.backend && !r.backend->options.empty()) {
+    out << "\n  options:";
+    for (const auto& [k, v] : r.backend->options) out << " " << k << "=" << v;
+  }
+  if (r.hardware)
+    out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
+        << r.hardware->measured_at << " on " << r.hardware->machine.model;
+  out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank):\n";
+  if (!r.runs.empty()) out << e2e_table(r);
+  else out << "  (no configuration finished)\n";
+  for (const auto& run : r.runs) {
+    if (run.layers.empty()) continue;
+    out << "\ntop " << std::min(top_layers, run.layers.size()) << " of " << run.layers.size() << " layers, "
+        << config_label(run.batch, run.dims, run.threads) << " (median of profiled iterations; "
+        << run.unowned.size() << " ONNX nodes folded/eliminated):\n"
+        << layer_table(run, top_layers);
+    if (r.runs.size() > 2) {
+      out << "(layers of the other configurations are in the JSON report)\n";
+      break;
+    }
+  }
+  std::vector<std::string> warnings = r.warnings;
+  for (const auto& run : r.runs)
+    for (const auto& w : run.warnings) warnings.push_back(config_label(run.batch, run.dims, run.threads) + ": " + w);
+  if (!warnings.empty()) {
+    out << "\nwarnings:\n";
+    for (const auto& w : warnings) out << "  - " << w << "\n";
+  }
+  if (!r.failures.empty()) {
+    out << "\nfailures:\n";
+    for (const auto& f : r.failures)
+      out << "  - " << config_label(f.batch, f.dims, f.threads) << " [" << f.stage << ", " << f.kind << "] "
+          << f.message << "\n";
+  }
+  if (r.partial) out << "\ninterrupted: the report holds the configurations that finished\n";
+  return out.str();
+}
+
+}  // namespace rooflens
