@@ -29,9 +29,8 @@ build-san: deps $(SAN_BUILD)/CMakeCache.txt
 run: build
 	@mkdir -p $(OUT)
 	$(BUILD)/rooflens zoo make $(DEMO_MODEL) -o $(OUT)/$(DEMO_MODEL).onnx
-	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --sort flops --top 15
 	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --format json -o $(OUT)/$(DEMO_MODEL).analysis.json
-	@echo "report written to $(OUT)/$(DEMO_MODEL).analysis.json"
+	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json
 
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

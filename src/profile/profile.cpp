@@ -67,7 +67,7 @@ int64_t threads_used(const ProfileConfig& c, const BackendInfo& b, const Hardwar
   if (c.threads > 0) return c.threads;
   auto it = b.options.find("intraOpNumThreads");
   if (it != b.options.end() && std::atoll(it->second.c_str()) > 0) return std::atoll(it->second.c_str());
-  return hw && hw->machine.cores > 0 ? hw->machine.cores : 1;  // ORT's default: one thread per physical core
+  return hw && hw->machine.cores > 0 ? hw->machine.cores : 0;  // ORT's default: one per physical core (0: unknown)
 }
 
 RunConfig run_config(const ProfileOptions& o, const ProfileConfig& c, const Model& m, const fs::path& work) {

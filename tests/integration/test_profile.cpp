@@ -1,0 +1,399 @@
+// `rooflens profile` end to end on the real ONNX Runtime (runners/ort) with the project's zoo models.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/onnxruntime/runner_process.h"
+#include "core/errors.h"
+#include "support/cli_runner.h"
+#include "support/onnx_builder.h"
+#include "zoo/registry.h"
+#include "zoo/save.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens;
+using namespace rooflens::testing;
+
+namespace {
+
+// Short timings: these tests check behaviour, not speed.
+const std::string kQuick = " --threads 2 --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q ";
+
+class ProfileTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("rooflens-profile-test-" + std::to_string(::getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    try {
+      ok_ = ort::runner_dependencies_installed(ort::locate_runner_script());
+    } catch (const UserError&) {
+      ok_ = false;
+    }
+    if (!ok_) return;
+    make("resnet50", {});
+    make("mobilenet_v2", {});
+    zoo::ZooOptions vit;
+    vit.image = 64;  // 16 patches + class token: a real ViT-B/16 encoder that stays quick
+    make("vit_b_16", vit);
+    zoo::ZooOptions sq;
+    sq.image = 64;
+    make("squeezenet1_0", sq);
+    sq.batch = 1;
+    make("squeezenet1_0", sq, "squeezenet_fixed");
+  }
+  static void TearDownTestSuite() {
+    if (!getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ok_) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  }
+  static void make(const std::string& name, const zoo::ZooOptions& o, const std::string& file = "") {
+    auto built = zoo::make_model(zoo::find_model(name), o);
+    zoo::save_model(built.model, model(file.empty() ? name : file), false);
+  }
+  static std::string model(const std::string& name) { return (*dir_ / (name + ".onnx")).string(); }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static json read_json(const std::string& p) { return json::parse(slurp(p)); }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline bool ok_ = false;
+};
+
+// Every original node in exactly one layer or folded/eliminated; every kernel mapped; FLOPs add up.
+void expect_mapping_invariants(const json& rep, const std::string& what) {
+  ASSERT_EQ(rep["runs"].size(), 1u) << what;
+  const json& run = rep["runs"][0];
+  std::map<std::string, uint64_t> node_flops;
+  for (const auto& n : rep["model"]["analysis"]["nodes"])
+    if (n["graph"] == "main") node_flops[n["name"].get<std::string>()] = n["flops"].get<uint64_t>();
+  std::map<std::string, int> owners;
+  uint64_t layer_flops = 0;
+  EXPECT_EQ(run["unmapped_kernels"].get<int64_t>(), 0) << what;
+  for (const auto& l : run["layers"]) {
+    EXPECT_FALSE(l["onnx_nodes"].empty()) << what << ": kernel " << l["name"] << " maps to no ONNX node";
+    layer_flops += l["flops"].get<uint64_t>();
+    if (l["alias"].get<bool>()) {
+      EXPECT_EQ(l["flops"].get<uint64_t>(), 0u);
+      continue;
+    }
+    for (const auto& n : l["onnx_nodes"]) ++owners[n.get<std::string>()];
+  }
+  uint64_t unowned_flops = 0;
+  for (const auto& u : run["unowned"]) {
+    std::string fate = u["fate"];
+    EXPECT_TRUE(fate == "folded" || fate == "eliminated") << fate;
+    ++owners[u["name"].get<std::string>()];
+    unowned_flops += node_flops[u["name"].get<std::string>()];
+  }
+  for (const auto& [name, flops] : node_flops)
+    EXPECT_EQ(owners[name], 1) << what << ": node " << name << " is in " << owners[name] << " layers/fates";
+  EXPECT_EQ(owners.size(), node_flops.size()) << what << ": layers name nodes the model does not have";
+  EXPECT_EQ(layer_flops + unowned_flops, run["flops"].get<uint64_t>()) << what;
+  EXPECT_EQ(run["flops"].get<uint64_t>(), rep["model"]["analysis"]["totals"]["flops"].get<uint64_t>()) << what;
+  EXPECT_GT(layer_flops, 0u) << what;
+}
+
+TEST_F(ProfileTest, EveryKernelMapsAndEveryNodeIsAccountedForAtEveryOptimizationLevel) {
+  for (const std::string m : {"resnet50", "mobilenet_v2", "vit_b_16"}) {
+    for (const std::string level : {"disabled", "basic", "extended", "all"}) {
+      std::string report = path(m + "." + level + ".json");
+      auto r = run_cli("profile " + model(m) + kQuick + "--no-roofs --opt-level " + level + " -f " + report, *dir_);
+      ASSERT_EQ(r.rc, 0) << m << " " << level << ": " << r.err << r.out;
+      json rep = read_json(report);
+      expect_mapping_invariants(rep, m + " at " + level);
+      EXPECT_EQ(rep["backend"]["options"]["graphOptimizationLevel"], level);
+      const json& run = rep["runs"][0];
+      size_t n_nodes = rep["model"]["analysis"]["nodes"].size();
+      // Fusion really happens above "disabled" (fewer kernels than nodes), and not at "disabled".
+      if (level == "disabled") EXPECT_EQ(run["unowned"].size() + run["layers"].size(), n_nodes) << m;
+      else EXPECT_LT(run["layers"].size(), n_nodes) << m << " " << level;
+    }
+  }
+}
+
+TEST_F(ProfileTest, FusedLayersOwnTheirOriginalNodes) {
+  std::string report = path("resnet50.all.json");
+  if (!fs::exists(report)) {
+    auto r = run_cli("profile " + model("resnet50") + kQuick + "--no-roofs --opt-level all -f " + report, *dir_);
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  json rep = read_json(report);
+  bool found = false;
+  for (const auto& l : rep["runs"][0]["layers"]) {
+    std::set<std::string> nodes;
+    for (const auto& n : l["onnx_nodes"]) nodes.insert(n);
+    if (!nodes.count("layer1.0.conv3/Conv")) continue;
+    found = true;
+    // NCHWc conv with BatchNorm folded in, the residual Add fused as "Sum" and the Relu as activation.
+    EXPECT_EQ(nodes, (std::set<std::string>{"layer1.0.conv3/Conv", "layer1.0.bn3/BatchNormalization", "layer1.0/Add",
+                                            "layer1.0.relu/Relu_4"}));
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ProfileTest, CoverageOfLayerTimesIsCloseToTheProfiledLatency) {
+  for (const std::string m : {"resnet50", "mobilenet_v2"}) {
+    std::string report = path(m + ".coverage.json");
+    auto r = run_cli("profile " + model(m) + " --threads 2 --duration 1 --profile-iterations 10 -q --no-roofs -f " +
+                         report,
+                     *dir_);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    json run = read_json(report)["runs"][0];
+    double coverage = run["coverage"];
+    EXPECT_GE(coverage, 0.90) << m;
+    EXPECT_LE(coverage, 1.05) << m;
+    EXPECT_NE(r.out.find("coverage"), std::string::npos);
+    EXPECT_GT(run["profiling_overhead"].get<double>(), 0.5);
+    EXPECT_GT(run["peak_rss_bytes"].get<uint64_t>(), 50u << 20);  // a 100 MB model's session is resident
+  }
+}
+
+TEST_F(ProfileTest, LayersArePlacedOnTheGivenRoofs) {
+  // A datasheet so the test does not depend on measuring this machine.
+  std::string roofs = path("roofs.json");
+  std::ofstream(roofs) << R"({"source":"datasheet","compute":[{"name":"fp32_fma","isa":"avx512","dtype":"fp32",
+    "threads":2,"gflops":100}],"memory":[{"level":"DRAM","kernel":"read","threads":2,"gbps":10}]})";
+  std::string report = path("roofline.json");
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--roofs " + roofs + " -f " + report, *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json rep = read_json(report);
+  EXPECT_EQ(rep["hardware"]["source"], "datasheet");
+  int compute = 0, memory = 0;
+  for (const auto& l : rep["runs"][0]["layers"]) {
+    double time_s = l["time_ms"].get<double>() / 1000;
+    if (time_s <= 0) continue;
+    double flops = l["flops"].get<double>(), bytes = l["bytes"].get<double>();
+    double attainable = flops > 0 ? std::min(100.0, flops / bytes * 10) : 10;
+    double achieved = flops > 0 ? flops / time_s / 1e9 : bytes / time_s / 1e9;
+    EXPECT_NEAR(l["efficiency"].get<double>(), achieved / attainable, 1e-6 * achieved / attainable) << l["name"];
+    std::string bound = l["bound"];
+    (bound == "compute" ? compute : memory)++;
+    EXPECT_EQ(bound, flops > 0 && flops / bytes * 10 >= 100 ? "compute" : "memory") << l["name"];
+  }
+  EXPECT_GT(compute, 0);  // SqueezeNet has convs above the ridge (10 FLOP/B) and pooling/concat below it
+  EXPECT_GT(memory, 0);
+}
+
+TEST_F(ProfileTest, BatchRangeGivesOneRunPerPowerOfTwo) {
+  std::string report = path("batches.json");
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1-8 -f " + report, *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json rep = read_json(report);
+  ASSERT_EQ(rep["runs"].size(), 4u);
+  std::vector<int64_t> batches;
+  for (const auto& run : rep["runs"]) {
+    batches.push_back(run["batch"]);
+    EXPECT_EQ(run["dims"]["batch"], run["batch"]);
+    EXPECT_GE(run["latency_ms"]["n"].get<int64_t>(), 3);
+    EXPECT_TRUE(run["layers"].empty());  // --no-layers
+    // FLOPs scale with the batch.
+    EXPECT_EQ(run["flops"].get<uint64_t>(), rep["runs"][0]["flops"].get<uint64_t>() * run["batch"].get<uint64_t>());
+  }
+  EXPECT_EQ(batches, (std::vector<int64_t>{1, 2, 4, 8}));
+}
+
+TEST_F(ProfileTest, FixedBatchModelRefusesABatchRangeClearly) {
+  auto r = run_cli("profile " + model("squeezenet_fixed") + kQuick + "--no-roofs -b 1-8", *dir_);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("fixed batch of 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--shape"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+}
+
+TEST_F(ProfileTest, SweepCombinesThreadsAndBatchAsAGrid) {
+  std::string report = path("grid.json");
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1,2 --sweep threads=1,2 -f " +
+                       report,
+                   *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::set<std::pair<int64_t, int64_t>> seen;
+  json rep = read_json(report);
+  for (const auto& run : rep["runs"]) seen.insert({run["batch"], run["threads"]});
+  EXPECT_EQ(seen, (std::set<std::pair<int64_t, int64_t>>{{1, 1}, {1, 2}, {2, 1}, {2, 2}}));
+}
+
+TEST_F(ProfileTest, TokenIdsStayInsideTheEmbeddingTable) {
+  // ids -> Gather(embedding[50, 4]): generated ids in the default [0, 100) would make ORT fail the run.
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "ids", {-1, 16}, {"batch", ""}, onnx::TensorProto::INT64);
+  add_float_initializer(g, "emb", {50, 4});
+  add_node(g, "Gather", {"emb", "ids"}, {"y"}, "embed");
+  add_value(g->mutable_output(), "y", {-1, 16, 4}, {"batch", "", ""});
+  save(m, path("embed.onnx"));
+  std::string report = path("embed.json");
+  auto r = run_cli("profile " + path("embed.onnx") + kQuick + "--no-roofs -f " + report, *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  EXPECT_EQ(read_json(report)["runs"].size(), 1u);
+}
+
+TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
+  // rooflens can analyze it (cost unknown), ORT has no kernel for the op.
+  auto m = empty_model(17);
+  auto* op = m.add_opset_import();
+  op->set_domain("com.example");
+  op->set_version(1);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 4});
+  add_node(g, "Frobnicate", {"x"}, {"y"}, "frob", "com.example");
+  add_value(g->mutable_output(), "y", {1, 4});
+  save(m, path("refused.onnx"));
+  std::string report = path("refused.json");
+  auto r = run_cli("profile " + path("refused.onnx") + kQuick + "--no-roofs -f " + report, *dir_);
+  EXPECT_EQ(r.rc, 1);
+  json rep = read_json(report);
+  ASSERT_EQ(rep["failures"].size(), 1u);
+  EXPECT_EQ(rep["failures"][0]["stage"], "load");
+  std::string msg = rep["failures"][0]["message"];
+  EXPECT_NE(msg.find("Frobnicate"), std::string::npos) << msg;  // ORT's own text names the op
+  EXPECT_NE(r.out.find("failures:"), std::string::npos);
+  EXPECT_NE(r.out.find("Frobnicate"), std::string::npos);
+}
+
+// --- background runs: a killed runner, Ctrl-C, two runs at once ---------------------------------------------
+
+pid_t spawn_rooflens(const std::vector<std::string>& args, const std::string& out, const std::string& err,
+                     const std::string& tmpdir = "") {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!tmpdir.empty()) ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    FILE* o = std::freopen(out.c_str(), "w", stdout);
+    FILE* e = std::freopen(err.c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    std::vector<char*> argv{const_cast<char*>(ROOFLENS_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(ROOFLENS_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Children of `parent` (from /proc): the runner processes rooflens spawned.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), {});
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+template <class Pred>
+bool wait_for(Pred pred, std::chrono::seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::vector<std::string> split_args(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+TEST_F(ProfileTest, KilledRunnerIsRecordedAndTheOtherBatchesContinue) {
+  std::string report = path("killed.json");
+  auto args = split_args("profile " + model("squeezenet1_0") + " --no-roofs --no-layers -q --warmup-ms 0 " +
+                         "--duration 3 -b 1,2 -f " + report);
+  pid_t pid = spawn_rooflens(args, path("killed.out"), path("killed.err"));
+  // The first runner that has been up for a moment (past its hello) is mid-measurement: kill it.
+  // (rooflens first starts a short-lived probe runner for the versions; the measuring one follows it.)
+  ASSERT_TRUE(wait_for([&] { return !children_of(pid).empty(); }, std::chrono::seconds(60)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  auto kids = children_of(pid);
+  ASSERT_EQ(kids.size(), 1u);
+  ::kill(kids.front(), SIGKILL);
+  int rc = wait_exit(pid);
+  EXPECT_EQ(rc, 1) << slurp(path("killed.err"));
+  json rep = read_json(report);
+  ASSERT_EQ(rep["failures"].size(), 1u) << rep.dump();
+  EXPECT_EQ(rep["failures"][0]["kind"], "died");
+  EXPECT_EQ(rep["failures"][0]["batch"], 1);
+  ASSERT_EQ(rep["runs"].size(), 1u);
+  EXPECT_EQ(rep["runs"][0]["batch"], 2);
+}
+
+TEST_F(ProfileTest, CtrlCLeavesAValidPartialReport) {
+  std::string report = path("interrupted.json");
+  auto args = split_args("profile " + model("squeezenet1_0") + " --no-roofs --no-layers -q --warmup-ms 0 " +
+                         "--duration 2 -b 1,2,4,8 -f " + report);
+  pid_t pid = spawn_rooflens(args, path("int.out"), path("int.err"));
+  // After the first configuration is on disk, interrupt the second.
+  ASSERT_TRUE(wait_for([&] { return fs::exists(report); }, std::chrono::seconds(60)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGINT);
+  int rc = wait_exit(pid);
+  EXPECT_EQ(rc, 1);
+  json rep = read_json(report);  // parses: the file was replaced atomically
+  EXPECT_TRUE(rep["partial"].get<bool>());
+  EXPECT_GE(rep["runs"].size(), 1u);
+  EXPECT_LT(rep["runs"].size(), 4u);
+  ASSERT_FALSE(rep["failures"].empty());
+  EXPECT_EQ(rep["failures"].back()["kind"], "interrupted");
+  EXPECT_TRUE(children_of(pid).empty());
+}
+
+TEST_F(ProfileTest, TwoRunsAtOnceInOneDirectoryDoNotInterfere) {
+  std::string a = path("twin-a.json"), b = path("twin-b.json");
+  auto common = "profile " + model("squeezenet1_0") + kQuick + "--no-roofs -f ";
+  std::string tmp = path("shared-tmp");  // one TMPDIR for both: their private dirs must not collide
+  fs::create_directories(tmp);
+  pid_t pa = spawn_rooflens(split_args(common + a), path("a.out"), path("a.err"), tmp);
+  pid_t pb = spawn_rooflens(split_args(common + b), path("b.out"), path("b.err"), tmp);
+  EXPECT_EQ(wait_exit(pa), 0) << slurp(path("a.err"));
+  EXPECT_EQ(wait_exit(pb), 0) << slurp(path("b.err"));
+  for (const auto& p : {a, b}) {
+    json rep = read_json(p);
+    ASSERT_EQ(rep["runs"].size(), 1u);
+    EXPECT_FALSE(rep["runs"][0]["layers"].empty());
+    EXPECT_EQ(rep["runs"][0]["unmapped_kernels"], 0);
+  }
+  // Both cleaned up their private directories (optimized graphs, ORT profiles).
+  for (const auto& e : fs::directory_iterator(tmp))
+    EXPECT_NE(e.path().filename().string().rfind("rooflens-", 0), 0u) << e.path();
+}
+
+}  // namespace
