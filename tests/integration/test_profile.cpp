@@ -223,7 +223,7 @@ TEST_F(ProfileTest, SweepCombinesThreadsAndBatchAsAGrid) {
   ASSERT_EQ(r.rc, 0) << r.err;
   std::set<std::pair<int64_t, int64_t>> seen;
   json rep = read_json(report);
-  for (const auto& run : rep["runs"]) seen.insert({run["batch"], run["threads"]});
+  for (const auto& run : rep["runs"]) seen.insert({run["batch"].get<int64_t>(), run["threads"].get<int64_t>()});
   EXPECT_EQ(seen, (std::set<std::pair<int64_t, int64_t>>{{1, 1}, {1, 2}, {2, 1}, {2, 2}}));
 }
 
