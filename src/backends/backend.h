@@ -54,7 +54,9 @@ struct BackendRun {
   double wall_s = 0;
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;
-  std::vector<double> profiled_latencies_ms;
+  std::vector<double> profiled_latencies_ms;  // profiled iterations, timed like latencies_ms (for overhead)
+  std::vector<double> profiled_runs_ms;       // the same iterations as the runtime's own profile times them
+                                              // (the span its kernel times live in: coverage's denominator)
   std::vector<KernelTiming> kernels;     // in execution order
   std::optional<std::filesystem::path> optimized_model;  // the graph the kernels belong to
 };

@@ -169,7 +169,7 @@ struct ProfileRun {
   double load_ms = 0;
   LatencyStats profiled_latency_ms;      // profiled iterations (profiling on)
   double profiling_overhead = 0;         // profiled mean / plain mean
-  double coverage = 0;                   // sum of layer medians / profiled median latency
+  double coverage = 0;                   // sum of layer medians / median profiled run (as the runtime timed it)
   uint64_t peak_rss_bytes = 0;
   uint64_t flops = 0, macs = 0;          // analysis totals for these dims
   double gflops = 0;                     // effective: flops / median latency

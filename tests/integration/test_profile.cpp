@@ -265,6 +265,20 @@ TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
   EXPECT_NE(r.out.find("Frobnicate"), std::string::npos);
 }
 
+TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
+  // 100 ms is too short to load ResNet-50 (100 MB): both batch sizes time out, each recorded, none aborts the run.
+  std::string report = path("timeout.json");
+  auto r = run_cli("profile " + model("resnet50") + kQuick + "--no-roofs --timeout 0.1 -b 1,2 -f " + report, *dir_);
+  EXPECT_EQ(r.rc, 1);
+  json rep = read_json(report);
+  ASSERT_EQ(rep["failures"].size(), 2u) << rep["failures"].dump();
+  for (const auto& f : rep["failures"]) {
+    EXPECT_EQ(f["kind"], "timeout");
+    EXPECT_EQ(f["stage"], "load");
+  }
+  EXPECT_TRUE(rep["runs"].empty());
+}
+
 // --- background runs: a killed runner, Ctrl-C, two runs at once ---------------------------------------------
 
 pid_t spawn_rooflens(const std::vector<std::string>& args, const std::string& out, const std::string& err,
