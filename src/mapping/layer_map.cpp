@@ -109,10 +109,19 @@ class Mapper {
     }
     bool named = false;
     if (anchors.empty()) {
+      // ORT names NCHWc kernels after their *output tensor* ("<tensor>_nchwc"): a candidate may name a node
+      // or a tensor (the two only coincide in models that name tensors after nodes).
       for (const auto& cand : name_candidates(n.name)) {
-        auto it = by_name_.find(cand);
-        if (it != by_name_.end() && out_.owner[it->second] < 0) {
-          anchors.push_back(it->second);
+        int o = -1;
+        for (const auto* names : {&by_name_, &producer_}) {
+          auto it = names->find(cand);
+          if (it != names->end() && out_.owner[it->second] < 0) {
+            o = it->second;
+            break;
+          }
+        }
+        if (o >= 0) {
+          anchors.push_back(o);
           named = true;
           break;
         }

@@ -1,0 +1,151 @@
+// Roofline placement of measured layers: which cache level a working set fits in (private caches scale with the
+// threads, shared ones do not), compute vs memory bound, efficiency, and the thread count used for the roofs.
+#include <gtest/gtest.h>
+
+#include "analysis/roofline.h"
+
+using namespace rooflens;
+
+namespace {
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * 1024;
+
+MachineDesc machine() {
+  MachineDesc m;
+  m.cores = 2;
+  m.threads = 2;
+  m.caches = {
+      {"L1d", 32 * KiB, 2, 1},
+      {"L1i", 512 * MiB, 2, 1},  // instruction cache: never holds data
+      {"L2", 1 * MiB, 2, 1},
+      {"L3", 36 * MiB, 1, 2},    // one instance shared by both cores
+  };
+  return m;
+}
+
+TEST(ProfileRoofline, MemoryLevelOneThread) {
+  MachineDesc m = machine();
+  EXPECT_EQ(memory_level_for(m, 0, 1), "L1");
+  EXPECT_EQ(memory_level_for(m, 32 * KiB, 1), "L1");
+  EXPECT_EQ(memory_level_for(m, 32 * KiB + 1, 1), "L2");  // not L1i
+  EXPECT_EQ(memory_level_for(m, 1 * MiB, 1), "L2");
+  EXPECT_EQ(memory_level_for(m, 1 * MiB + 1, 1), "L3");
+  EXPECT_EQ(memory_level_for(m, 36 * MiB, 1), "L3");
+  EXPECT_EQ(memory_level_for(m, 36 * MiB + 1, 1), "DRAM");
+}
+
+TEST(ProfileRoofline, MemoryLevelTwoThreadsAddsPrivateCachesOnly) {
+  MachineDesc m = machine();
+  EXPECT_EQ(memory_level_for(m, 48 * KiB, 2), "L1");  // two private L1d
+  EXPECT_EQ(memory_level_for(m, 64 * KiB + 1, 2), "L2");
+  EXPECT_EQ(memory_level_for(m, 3 * MiB / 2, 2), "L2");
+  EXPECT_EQ(memory_level_for(m, 2 * MiB + 1, 2), "L3");
+  EXPECT_EQ(memory_level_for(m, 36 * MiB + 1, 2), "DRAM");  // the shared L3 does not double
+  // More threads than cache instances: only the instances there are.
+  EXPECT_EQ(memory_level_for(m, 64 * KiB, 8), "L1");
+  EXPECT_EQ(memory_level_for(m, 64 * KiB + 1, 8), "L2");
+  EXPECT_EQ(memory_level_for(MachineDesc{}, 1, 1), "DRAM");  // no cache information
+}
+
+HardwareInfo hardware() {
+  HardwareInfo hw;
+  hw.machine = machine();
+  hw.compute = {
+      {"fp32_fma_avx2", "avx2", "fp32", 1, 100},
+      {"fp32_add_avx2", "avx2", "fp32", 1, 50},   // a slower fp32 kernel: the peak is the fastest one
+      {"fp32_fma_avx2", "avx2", "fp32", 2, 200},
+      {"int8_vnni", "avx512_vnni", "int8", 1, 1000},  // other dtypes are not fp32 ceilings
+  };
+  hw.memory = {
+      {"L1", "read", 1, 400, 16 * KiB}, {"L1", "read", 2, 800, 32 * KiB},
+      {"L2", "read", 1, 200, 512 * KiB}, {"L2", "write", 1, 150, 512 * KiB}, {"L2", "read", 2, 400, 1 * MiB},
+      // no L3 point (as with --quick): L3-sized layers fall outward to DRAM
+      {"DRAM", "read", 1, 20, 256 * MiB}, {"DRAM", "read", 2, 30, 256 * MiB},
+  };
+  return hw;
+}
+
+TEST(ProfileRoofline, HighIntensityLayerIsComputeBound) {
+  HardwareInfo hw = hardware();
+  // 1 GFLOP over 16 KiB in 20 ms: 50 GFLOP/s against a 100 GFLOP/s peak.
+  RoofPlacement p = place_on_roofline(hw, 1, 1'000'000'000, 16 * KiB, 0.02);
+  EXPECT_EQ(p.bound, "compute");
+  EXPECT_EQ(p.roof, "fp32_fma_avx2 x1");
+  EXPECT_DOUBLE_EQ(p.attainable, 100);
+  EXPECT_DOUBLE_EQ(p.efficiency, 0.5);
+  // At two threads the two-thread ceiling applies.
+  p = place_on_roofline(hw, 2, 1'000'000'000, 16 * KiB, 0.02);
+  EXPECT_EQ(p.roof, "fp32_fma_avx2 x2");
+  EXPECT_DOUBLE_EQ(p.attainable, 200);
+  EXPECT_DOUBLE_EQ(p.efficiency, 0.25);
+  // Three threads were never measured: the nearest measured count (2) is used.
+  EXPECT_EQ(place_on_roofline(hw, 3, 1'000'000'000, 16 * KiB, 0.02).roof, "fp32_fma_avx2 x2");
+}
+
+TEST(ProfileRoofline, LowIntensityDramLayerIsMemoryBound) {
+  HardwareInfo hw = hardware();
+  // 100 MFLOP over 100 MB (> 36 MiB L3): 1 FLOP/B x 20 GB/s = 20 GFLOP/s attainable; achieved 10.
+  RoofPlacement p = place_on_roofline(hw, 1, 100'000'000, 100'000'000, 0.01);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.roof, "DRAM read x1");
+  EXPECT_DOUBLE_EQ(p.attainable, 20);
+  EXPECT_DOUBLE_EQ(p.efficiency, 0.5);
+  // At 2 threads: 30 GB/s.
+  p = place_on_roofline(hw, 2, 100'000'000, 100'000'000, 0.01);
+  EXPECT_EQ(p.roof, "DRAM read x2");
+  EXPECT_DOUBLE_EQ(p.attainable, 30);
+  // An L3-sized layer with no L3 measurement uses the next level out.
+  p = place_on_roofline(hw, 1, 10'000'000, 10 * MiB, 0.01);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.roof, "DRAM read x1");
+}
+
+TEST(ProfileRoofline, CacheResidentLayerUsesThatLevelsBandwidth) {
+  HardwareInfo hw = hardware();
+  // 512 KiB fits L2 at 1 thread: 0.1 FLOP/B x 200 GB/s = 20 GFLOP/s < 100 peak -> memory bound on L2 read
+  // (the fastest L2 kernel, not the slower write).
+  uint64_t bytes = 512 * KiB;
+  uint64_t flops = bytes / 10;
+  RoofPlacement p = place_on_roofline(hw, 1, flops, bytes, 1e-3);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.roof, "L2 read x1");
+  EXPECT_DOUBLE_EQ(p.attainable, static_cast<double>(flops) / static_cast<double>(bytes) * 200);
+  EXPECT_DOUBLE_EQ(p.efficiency, static_cast<double>(flops) / 1e-3 / 1e9 / p.attainable);
+}
+
+TEST(ProfileRoofline, FlopFreeLayerIsMemoryBoundOnBandwidth) {
+  HardwareInfo hw = hardware();
+  // 1 MB (fits the 1 MiB L2) moved in 0.1 ms: 10 GB/s of 200.
+  RoofPlacement p = place_on_roofline(hw, 1, 0, 1'000'000, 1e-4);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.roof, "L2 read x1");
+  EXPECT_DOUBLE_EQ(p.attainable, 200);
+  EXPECT_NEAR(p.efficiency, 0.05, 1e-12);
+  // Nothing moved, nothing to place.
+  EXPECT_EQ(place_on_roofline(hw, 1, 0, 0, 1e-4).bound, "");
+}
+
+TEST(ProfileRoofline, NoRoofsOrNoTimeGiveNoPlacement) {
+  HardwareInfo empty;
+  empty.machine = machine();
+  RoofPlacement p = place_on_roofline(empty, 1, 1'000'000, 1'000, 1e-3);
+  EXPECT_EQ(p.bound, "");
+  EXPECT_EQ(p.efficiency, 0);
+  EXPECT_EQ(place_on_roofline(empty, 1, 0, 1'000, 1e-3).bound, "");
+  EXPECT_EQ(place_on_roofline(hardware(), 1, 1'000'000, 1'000, 0).bound, "");
+  // Compute ceilings without memory ceilings: everything with flops is compute bound.
+  HardwareInfo compute_only = hardware();
+  compute_only.memory.clear();
+  p = place_on_roofline(compute_only, 1, 100'000'000, 100'000'000, 0.01);
+  EXPECT_EQ(p.bound, "compute");
+  EXPECT_DOUBLE_EQ(p.efficiency, 0.1);
+}
+
+TEST(ProfileRoofline, ThreadTieChoosesFewerThreads) {
+  HardwareInfo hw;
+  hw.machine = machine();
+  hw.compute = {{"fp32_fma", "avx2", "fp32", 1, 100}, {"fp32_fma", "avx2", "fp32", 3, 300}};
+  EXPECT_EQ(place_on_roofline(hw, 2, 1'000'000'000, 1, 0.1).roof, "fp32_fma x1");
+}
+
+}  // namespace
