@@ -9,7 +9,7 @@
 
 namespace rooflens {
 
-// For each integer graph input that reaches the indices of a Gather/GatherElements/GatherND (directly or
+// For each integer graph input that reaches the indices of a Gather/GatherElements (directly or
 // through Cast/Reshape/Unsqueeze/Squeeze/Flatten/Identity) whose data is an initializer: the exclusive upper
 // bound (the smallest gathered axis size). Inputs without such a use are absent.
 std::map<std::string, int64_t> integer_input_bounds(const Model& model);

@@ -8,8 +8,9 @@
 //  1. A tensor keeps its identity when the optimized graph still uses the original name. A layer owns the
 //     minimal set of original nodes between its input tensors and its output tensors (backward walk from the
 //     producers of its outputs, stopping at its inputs, at constants, and at nodes another layer owns).
-//  2. When a layer's outputs carry new names, the layer's own name points at the original node it ends at
-//     (ORT names rewritten nodes "<original>_nchwc", "<original>_token_N", ...): that node anchors the walk.
+//  2. When a layer's outputs carry new names, the layer's own name points at the original node it ends at:
+//     ORT names rewritten kernels after that node or after its output tensor ("<node or tensor>_nchwc",
+//     "..._token_N"): the node (or the producer of the tensor) anchors the walk.
 //     The walk then extends forward over what the kernel evidently fused as well: an Add consuming another of
 //     the kernel's inputs (NCHWc "Sum" fusion) and the activation the kernel's `activation` attribute names.
 //  3. Layout and copy kernels (ReorderInput/ReorderOutput, a Transpose the layout optimizer inserted) own
