@@ -57,6 +57,7 @@ test: fuzz san-test unit-test
 bench: build
 	$(BUILD)/rooflens_bench
 	$(BUILD)/rooflens_bench_hw
+	$(BUILD)/rooflens_bench_profile
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(OUT)
