@@ -1,6 +1,6 @@
 // Bandwidth kernels. Loops are unrolled to 8 vectors per iteration so loop overhead never limits L1
-// bandwidth, and reads feed 8 independent add chains (add latency x 2 ports); an empty asm with a "memory"
-// clobber between passes stops the compiler from collapsing repeated passes over the same data.
+// bandwidth; an empty asm with a "memory" clobber between passes stops the compiler from collapsing repeated
+// passes over the same data.
 #include "hw/bandwidth_kernels.h"
 
 #if defined(__x86_64__)
@@ -45,29 +45,31 @@ double triad_portable(const BwArgs& g) {
 
 #if defined(__x86_64__)
 
-// VEC-wide versions; W = doubles per vector, so one iteration moves 8*W doubles per array.
-#define RL_BW_KERNELS(SUFFIX, TARGET, VEC, W, LOAD, STORE, ADD, MUL, SET1, SETZERO, STORE_U)    \
+// read: loads only, 8 per iteration into registers nothing reads, like likwid-bench's load_avx512. Summing
+// the loads instead (8 or 16 accumulators) reached only ~190 of ~280 GB/s from L1 here: the adds compete
+// with the loop for the two 512-bit vector ports and any stall on an add chain stalls the loads behind it.
+// The loads are inline asm because the compiler would (rightly) delete loads whose results are unused.
+#define RL_LOAD8(OP, R, STEP)                                                                    \
+  OP " 0*" STEP "(%0), %%" R "0\n\t" OP " 1*" STEP "(%0), %%" R "1\n\t"                           \
+  OP " 2*" STEP "(%0), %%" R "2\n\t" OP " 3*" STEP "(%0), %%" R "3\n\t"                           \
+  OP " 4*" STEP "(%0), %%" R "4\n\t" OP " 5*" STEP "(%0), %%" R "5\n\t"                           \
+  OP " 6*" STEP "(%0), %%" R "6\n\t" OP " 7*" STEP "(%0), %%" R "7"
+#define RL_READ_KERNEL(SUFFIX, TARGET, W, OP, R, STEP)                                           \
   __attribute__((target(TARGET))) double read_##SUFFIX(const BwArgs& g) {                      \
-    VEC s0 = SETZERO(), s1 = SETZERO(), s2 = SETZERO(), s3 = SETZERO();                         \
-    VEC s4 = SETZERO(), s5 = SETZERO(), s6 = SETZERO(), s7 = SETZERO();                         \
     for (uint64_t p = 0; p < g.passes; ++p) {                                                   \
-      for (size_t i = 0; i < g.n; i += 8 * W) {                                                 \
-        const double* q = g.b + i;                                                              \
-        s0 = ADD(s0, LOAD(q + 0 * W));                                                          \
-        s1 = ADD(s1, LOAD(q + 1 * W));                                                          \
-        s2 = ADD(s2, LOAD(q + 2 * W));                                                          \
-        s3 = ADD(s3, LOAD(q + 3 * W));                                                          \
-        s4 = ADD(s4, LOAD(q + 4 * W));                                                          \
-        s5 = ADD(s5, LOAD(q + 5 * W));                                                          \
-        s6 = ADD(s6, LOAD(q + 6 * W));                                                          \
-        s7 = ADD(s7, LOAD(q + 7 * W));                                                          \
-      }                                                                                         \
-      RL_PASS_BARRIER();                                                                        \
+      for (const double *q = g.b, *end = g.b + g.n; q < end; q += 8 * W)                        \
+        __asm__ volatile(RL_LOAD8(OP, R, STEP)                                                  \
+                         :                                                                      \
+                         : "r"(q)                                                               \
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "memory"); \
     }                                                                                           \
-    alignas(64) double out[W];                                                                  \
-    STORE_U(out, ADD(ADD(ADD(s0, s1), ADD(s2, s3)), ADD(ADD(s4, s5), ADD(s6, s7))));            \
-    return out[0];                                                                              \
-  }                                                                                             \
+    return g.b[0];                                                                              \
+  }
+RL_READ_KERNEL(avx512, "avx512f", 8, "vmovapd", "zmm", "64")
+RL_READ_KERNEL(avx2, "avx2", 4, "vmovapd", "ymm", "32")
+
+// VEC-wide versions; W = doubles per vector, so one iteration moves 8*W doubles per array.
+#define RL_BW_KERNELS(SUFFIX, TARGET, VEC, W, LOAD, STORE, ADD, MUL, SET1)                    \
   __attribute__((target(TARGET))) double write_##SUFFIX(const BwArgs& g) {                     \
     const VEC v = SET1(1.0);                                                                    \
     for (uint64_t p = 0; p < g.passes; ++p) {                                                   \
@@ -100,9 +102,9 @@ double triad_portable(const BwArgs& g) {
   }
 
 RL_BW_KERNELS(avx512, "avx512f", __m512d, 8, _mm512_load_pd, _mm512_store_pd, _mm512_add_pd, _mm512_mul_pd,
-              _mm512_set1_pd, _mm512_setzero_pd, _mm512_store_pd)
+              _mm512_set1_pd)
 RL_BW_KERNELS(avx2, "avx2", __m256d, 4, _mm256_load_pd, _mm256_store_pd, _mm256_add_pd, _mm256_mul_pd,
-              _mm256_set1_pd, _mm256_setzero_pd, _mm256_store_pd)
+              _mm256_set1_pd)
 
 #endif  // __x86_64__
 

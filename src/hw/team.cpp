@@ -149,18 +149,49 @@ void Team::run(const std::function<void(int)>& job) {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-double Team::timed(int reps, const std::function<void(int)>& work) {
+double team_rep_seconds(const std::vector<ThreadSpan>& spans) {
+  if (spans.empty()) return 0;
+  double first = spans[0].start, last = spans[0].end;
+  for (const ThreadSpan& s : spans) first = std::min(first, s.start), last = std::max(last, s.end);
+  return last - first;
+}
+
+double best_rep_seconds(const std::vector<std::vector<ThreadSpan>>& reps) {
+  double best = 0;
+  for (size_t r = 0; r < reps.size(); ++r) {
+    double t = team_rep_seconds(reps[r]);
+    if (r == 0 || t < best) best = t;
+  }
+  return best;
+}
+
+namespace {
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+std::vector<std::vector<ThreadSpan>> Team::timed_spans(int reps, const std::function<void(int)>& work,
+                                                       double budget_seconds, int max_reps) {
   reps = std::max(reps, 1);
+  if (budget_seconds <= 0) max_reps = reps;
+  max_reps = std::max(max_reps, reps);
   SpinBarrier barrier(size());
-  std::vector<double> times;
+  std::vector<std::vector<ThreadSpan>> spans;
+  spans.reserve(static_cast<size_t>(max_reps));
   // A thread that throws must still reach the barriers, or the others would spin forever.
   std::atomic<bool> failed{false};
+  // Thread 0 decides, between the two barriers of a repetition, whether another one follows; the others
+  // read the decision after the second barrier, so every thread runs the same number of repetitions.
+  std::atomic<bool> more{true};
+  double began = now_seconds();
   run([&](int tid) {
     std::exception_ptr err;
-    for (int r = 0; r < reps; ++r) {
-      barrier.wait();
-      auto t0 = std::chrono::steady_clock::now();
-      if (!failed.load()) {
+    for (int r = 0; more.load(std::memory_order_acquire); ++r) {
+      if (tid == 0) spans.emplace_back(static_cast<size_t>(size()));
+      barrier.wait();  // common release: every thread starts this repetition together
+      double t0 = now_seconds();
+      if (!failed.load(std::memory_order_relaxed)) {
         try {
           work(tid);
         } catch (...) {
@@ -168,12 +199,21 @@ double Team::timed(int reps, const std::function<void(int)>& work) {
           if (!err) err = std::current_exception();
         }
       }
-      barrier.wait();
-      if (tid == 0) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      double t1 = now_seconds();
+      spans[static_cast<size_t>(r)][static_cast<size_t>(tid)] = {t0, t1};
+      if (tid == 0)
+        more.store(!failed.load() && (r + 1 < reps || (r + 1 < max_reps && t1 - began < budget_seconds)),
+                   std::memory_order_release);
+      barrier.wait();  // nobody starts the next repetition while another thread still works on this one
     }
     if (err) std::rethrow_exception(err);
   });
-  return *std::min_element(times.begin(), times.end());
+  return spans;
+}
+
+double Team::timed(int reps, const std::function<void(int)>& work, double budget_seconds,
+                   int max_reps) {
+  return best_rep_seconds(timed_spans(reps, work, budget_seconds, max_reps));
 }
 
 void Team::reserve(size_t bytes_per_thread) {

@@ -33,6 +33,8 @@ TEST(HwDispatch, WithAvx512MaskedOffAvx2FiguresAreStillProduced) {
   o.bandwidth = false;
   o.compute_seconds = 0.002;
   o.reps = 1;
+  o.rounds = 1;
+  o.figure_seconds = 0.005;
   HardwareInfo hw = measure_hardware(o, "test");
   EXPECT_TRUE(hw.errors.empty());
   bool avx2 = false;
@@ -76,6 +78,8 @@ TEST(HwErrors, AFailingSubBenchmarkIsRecordedAndTheRunGoesOn) {
   o.compute_seconds = 0.002;
   o.bandwidth_seconds = 0.0005;
   o.reps = 1;
+  o.rounds = 2;  // a failure in round 1 is recorded once, and its kernel is skipped in round 2
+  o.figure_seconds = 0.002;
   o.max_working_set = 256 * 1024;
   HardwareInfo hw = measure_hardware(o, "test");
   ASSERT_EQ(hw.errors.size(), 2u);
