@@ -55,10 +55,12 @@ void SpinBarrier::wait() {
     generation_.fetch_add(1, std::memory_order_acq_rel);
     return;
   }
+  // No PAUSE in this loop: under KVM a vCPU that executes PAUSE in a loop for a few thousand cycles takes a
+  // pause-loop exit and the host may run something else on that core for a whole host time slice. Measured
+  // here with PAUSE: a thread released from this barrier starting its work 3-4 ms after the other one, in
+  // every repetition of some rounds (2-thread DRAM triad then 1 GB/s instead of 13). The loop is only ever
+  // as long as the slowest thread's arrival.
   while (generation_.load(std::memory_order_acquire) == gen) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
   }
 }
 
