@@ -182,7 +182,7 @@ struct ProfileRun {
 struct Failure {
   std::map<std::string, int64_t> dims;   // the configuration that failed
   int64_t batch = 0, threads = 0;
-  std::string stage;                     // "load" | "run" | "profile" | "analysis" | "interrupted"
+  std::string stage;                     // "load" | "run" | "profile" | "analysis" (where it stopped)
   std::string kind;                      // "error" | "timeout" | "died" | "interrupted"
   std::string message;
   std::string stderr_tail;
