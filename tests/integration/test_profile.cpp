@@ -147,9 +147,11 @@ TEST_F(ProfileTest, FusedLayersOwnTheirOriginalNodes) {
 }
 
 TEST_F(ProfileTest, CoverageOfLayerTimesIsCloseToTheProfiledLatency) {
+  // One intra-op thread: with two on a 2-CPU machine, any other process preempts a worker in bursts, and the
+  // per-kernel medians then drop below the per-run median (that case is warned about, not hidden).
   for (const std::string m : {"resnet50", "mobilenet_v2"}) {
     std::string report = path(m + ".coverage.json");
-    auto r = run_cli("profile " + model(m) + " --threads 2 --duration 1 --profile-iterations 10 -q --no-roofs -f " +
+    auto r = run_cli("profile " + model(m) + " --threads 1 --duration 1 --profile-iterations 10 -q --no-roofs -f " +
                          report,
                      *dir_);
     ASSERT_EQ(r.rc, 0) << r.err;
