@@ -15,7 +15,11 @@ void setup_analyze(CLI::App& root, Action& action);  // cmd_analyze.cpp
 void setup_zoo(CLI::App& root, Action& action);      // cmd_zoo.cpp
 void setup_hw(CLI::App& root, Action& action);       // cmd_hw.cpp
 void setup_profile(CLI::App& root, Action& action);  // cmd_profile.cpp
+void setup_top(CLI::App& root, Action& action);      // cmd_top.cpp
+void setup_export(CLI::App& root, Action& action);   // cmd_export.cpp
 
-inline std::vector<CommandSetup> all_commands() { return {&setup_analyze, &setup_profile, &setup_zoo, &setup_hw}; }
+inline std::vector<CommandSetup> all_commands() {
+  return {&setup_analyze, &setup_profile, &setup_top, &setup_export, &setup_zoo, &setup_hw};
+}
 
 }  // namespace rooflens::cli

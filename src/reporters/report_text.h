@@ -1,0 +1,33 @@
+#pragma once
+// Small text helpers shared by the readers of a profile report (`top`, exports): loading a report that must
+// hold runs, naming a run's configuration, shapes, exact numbers and Markdown-safe text.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/report.h"
+
+namespace rooflens {
+
+// Reads REPORT.json; throws UserError (one line, naming the file) when it cannot be read, is not a rooflens
+// report, or holds no profile runs (an `analyze` report, or a profile where every configuration failed).
+Report load_profile_report(const std::string& path);
+
+// "batch=8 seq=128 threads=2": the configuration of one run (dims equal to the batch are not repeated).
+std::string run_label(const ProfileRun& run);
+std::string run_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads);
+
+std::string shape_text(const std::vector<int64_t>& shape);                    // "1x3x224x224", "?" for -1
+std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep = ", ");
+std::string join(const std::vector<std::string>& items, const std::string& sep);
+
+// Shortest text that reads back to the same double ("0.25", "1e+20"); whole numbers below 2^53 as integers.
+std::string exact(double v);
+std::string percent(double ratio, int decimals = 1);  // 0.1234 -> "12.3%"
+
+// A Markdown code span holding s literally (any backticks, HTML or pipes in model-supplied names stay text;
+// newlines become spaces). Table cells still need TextTable::markdown's pipe escaping, which GFM honours.
+std::string md_code(const std::string& s);
+
+}  // namespace rooflens
