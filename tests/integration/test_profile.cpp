@@ -19,6 +19,7 @@
 #include "core/errors.h"
 #include "support/cli_runner.h"
 #include "support/onnx_builder.h"
+#include "support/ort_suite.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
@@ -29,20 +30,13 @@ using namespace rooflens::testing;
 
 namespace {
 
-// Short timings: these tests check behaviour, not speed.
-const std::string kQuick = " --threads 2 --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q ";
+const std::string& kQuick = kQuickProfile;
 
 class ProfileTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("rooflens-profile-test-" + std::to_string(::getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
-    try {
-      ok_ = ort::runner_dependencies_installed(ort::locate_runner_script());
-    } catch (const UserError&) {
-      ok_ = false;
-    }
+    dir_ = new fs::path(fresh_test_dir("rooflens-profile-test"));
+    ok_ = ort_runner_available();
     if (!ok_) return;
     make("resnet50", {});
     make("mobilenet_v2", {});
@@ -63,8 +57,7 @@ class ProfileTest : public ::testing::Test {
     if (!ok_) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
   }
   static void make(const std::string& name, const zoo::ZooOptions& o, const std::string& file = "") {
-    auto built = zoo::make_model(zoo::find_model(name), o);
-    zoo::save_model(built.model, model(file.empty() ? name : file), false);
+    save_zoo_model(name, o, model(file.empty() ? name : file));
   }
   static std::string model(const std::string& name) { return (*dir_ / (name + ".onnx")).string(); }
   static std::string path(const std::string& name) { return (*dir_ / name).string(); }

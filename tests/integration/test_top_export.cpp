@@ -12,6 +12,7 @@
 #include "backends/onnxruntime/runner_process.h"
 #include "core/errors.h"
 #include "support/cli_runner.h"
+#include "support/ort_suite.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
@@ -22,24 +23,17 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string kQuick = " --threads 2 --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q ";
+const std::string& kQuick = kQuickProfile;
 
 class TopExportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("rooflens-top-export-test-" + std::to_string(::getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
-    try {
-      ok_ = ort::runner_dependencies_installed(ort::locate_runner_script());
-    } catch (const UserError&) {
-      ok_ = false;
-    }
+    dir_ = new fs::path(fresh_test_dir("rooflens-top-export-test"));
+    ok_ = ort_runner_available();
     if (!ok_) return;
     zoo::ZooOptions sq;
     sq.image = 64;
-    auto built = zoo::make_model(zoo::find_model("squeezenet1_0"), sq);
-    zoo::save_model(built.model, path("squeezenet1_0.onnx"), false);
+    save_zoo_model("squeezenet1_0", sq, path("squeezenet1_0.onnx"));
     auto r = run_cli("profile " + path("squeezenet1_0.onnx") + kQuick + "--no-roofs -b 1,2 -f " + path("report.json"), *dir_);
     profiled_ = r.rc == 0;
     profile_log_ = r.err + r.out;
