@@ -1,23 +1,9 @@
 // JSON form of the Report. Field order is fixed (ordered_json) so write -> read -> write is byte-identical.
-#include <nlohmann/json.hpp>
+#include "core/json_fields.h"
 
 #include "core/errors.h"
-#include "core/report.h"
 
 namespace rooflens {
-
-using json = nlohmann::ordered_json;
-
-// to_json/from_json for a struct whose JSON keys are its member names, in declaration order. nlohmann's own
-// NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE is fixed to the unordered json type; reports need ordered_json so the
-// field order (and thus the bytes) is stable. from_json uses at(): a missing field is a malformed report.
-#define ROOFLENS_JSON_FIELDS(Type, ...)                                                                  \
-  void to_json(json& nlohmann_json_j, const Type& nlohmann_json_t) {                                     \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                             \
-  }                                                                                                      \
-  void from_json(const json& nlohmann_json_j, Type& nlohmann_json_t) {                                   \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                           \
-  }
 
 ROOFLENS_JSON_FIELDS(TensorSummary, name, dtype, shape, dim_names)
 

@@ -1,0 +1,103 @@
+#pragma once
+// BenchResults: what `rooflens bench` finds when it runs a zoo of models (model × configuration), and what
+// `rooflens compare` reads back from a results directory. It is the zoo-level sibling of Report: one entry per
+// model × configuration, with the same latency statistics and raw samples as a profile run. Its JSON form
+// ("schema": "rooflens.bench/1", results.json) is documented in docs/report-schema.md and round-trips
+// losslessly (write -> read -> write gives the same bytes).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/report.h"
+
+namespace rooflens {
+
+inline constexpr const char* kBenchSchema = "rooflens.bench/1";
+
+// One element that differs from the reference, values as text (numbers with enough digits to round-trip).
+struct Mismatch {
+  std::string output;             // output name
+  int64_t index = 0;              // flat (row-major) element index
+  std::string expected, got;
+};
+
+// One model output compared with its reference.
+struct OutputCheck {
+  std::string name, dtype;
+  std::vector<int64_t> shape;
+  uint64_t elements = 0, mismatched = 0;
+  double max_abs_error = 0, max_rel_error = 0;  // over finite elements
+  bool passed = true;
+  std::string note;               // why it failed when not an element mismatch ("shape differs: ...")
+};
+
+struct Validation {
+  std::string reference;          // "test_data_set_0" (expected output_*.pb) or "config:<label>"
+  int64_t data_sets = 0;          // data sets compared
+  std::vector<OutputCheck> outputs;
+  std::vector<Mismatch> first_mismatches;  // the first few, in order
+};
+
+// Where the work ran: per execution provider, its kernels and their share of the profiled time.
+struct ProviderShare {
+  std::string provider;           // "CPUExecutionProvider"
+  int64_t nodes = 0;              // kernels of the optimized graph on this provider
+  double time_ms = 0;             // Σ kernel medians on this provider
+  double time_share = 0;          // time_ms / Σ over all providers
+};
+
+struct BenchMetrics {
+  int64_t model_nodes = 0;        // nodes of the user's graph (main graph)
+  int64_t kernels = 0;            // nodes of the graph the runtime ran (optimized graph)
+  double fused_ratio = 0;         // 1 - kernels / model_nodes (0 when nothing was fused; can be < 0)
+  std::vector<ProviderShare> providers;
+};
+
+struct BenchEntry {
+  std::string model;              // display name, unique in the results (test directory name or file stem)
+  std::string model_path;
+  std::string config;             // the configuration's label (BenchConfig::label)
+  std::string status;             // "pass" | "fail" | "timeout" | "crash" | "skip"
+  std::string stage;              // where it stopped: "load" | "run" | "validate" | "" (pass)
+  std::string error_type;         // short class for grouping: "ort", "input", "mismatch", "shape", ...
+  std::string message;            // one line (ORT's own text for load/run errors; the reason for a skip)
+  std::string stderr_tail;        // the runner's last stderr lines for crashes and timeouts
+  double load_ms = 0;             // session creation
+  double wall_s = 0;              // time this entry took, end to end
+  LatencyStats latency_ms;        // benchmark mode; n = 0 otherwise
+  std::vector<double> latencies_ms;  // raw samples behind latency_ms (for compare)
+  double throughput_per_s = 0;
+  uint64_t peak_rss_bytes = 0;
+  std::optional<Validation> validation;  // validate mode
+  std::optional<BenchMetrics> metrics;   // benchmark mode, when the optimized graph could be read
+};
+
+struct BenchConfig {
+  std::string label;              // "onnxruntime" or "onnxruntime:graphOptimizationLevel=all" (as given to -B)
+  BackendInfo backend;
+};
+
+struct BenchOptionsUsed {          // what the run was asked to do (so a resumed run can check it matches)
+  std::string mode;               // "benchmark" | "validate" | "both"
+  double rtol = 0, atol = 0, percent_mismatch = 0;
+  double timeout_s = 0;
+  std::vector<std::string> sources;
+  std::string filter;
+};
+
+struct BenchResults {
+  std::string schema = kBenchSchema;
+  ToolInfo tool;
+  BenchOptionsUsed options;
+  std::optional<MachineDesc> system;
+  std::vector<BenchConfig> configs;
+  std::vector<BenchEntry> entries;  // in completion order
+  bool partial = false;           // the run was interrupted before every entry finished
+};
+
+std::string bench_results_to_json(const BenchResults& r, int indent = 2);
+// Throws UserError with a one-line message on malformed input or a foreign schema.
+BenchResults bench_results_from_json(const std::string& text);
+
+}  // namespace rooflens

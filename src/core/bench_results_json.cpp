@@ -1,0 +1,90 @@
+// JSON form of BenchResults (results.json). Field order is fixed so write -> read -> write is byte-identical.
+#include "core/bench_results.h"
+
+#include "core/errors.h"
+#include "core/json_fields.h"
+
+namespace rooflens {
+
+ROOFLENS_JSON_FIELDS(Mismatch, output, index, expected, got)
+ROOFLENS_JSON_FIELDS(OutputCheck, name, dtype, shape, elements, mismatched, max_abs_error, max_rel_error, passed, note)
+ROOFLENS_JSON_FIELDS(Validation, reference, data_sets, outputs, first_mismatches)
+ROOFLENS_JSON_FIELDS(ProviderShare, provider, nodes, time_ms, time_share)
+ROOFLENS_JSON_FIELDS(BenchMetrics, model_nodes, kernels, fused_ratio, providers)
+ROOFLENS_JSON_FIELDS(BenchConfig, label, backend)
+ROOFLENS_JSON_FIELDS(BenchOptionsUsed, mode, rtol, atol, percent_mismatch, timeout_s, sources, filter)
+
+void to_json(json& j, const BenchEntry& e) {
+  j = json{{"model", e.model},
+           {"model_path", e.model_path},
+           {"config", e.config},
+           {"status", e.status},
+           {"stage", e.stage},
+           {"error_type", e.error_type},
+           {"message", e.message},
+           {"stderr_tail", e.stderr_tail},
+           {"load_ms", e.load_ms},
+           {"wall_s", e.wall_s},
+           {"latency_ms", e.latency_ms},
+           {"throughput_per_s", e.throughput_per_s},
+           {"peak_rss_bytes", e.peak_rss_bytes}};
+  // Optional parts are written only when present, so a validate-only run has no empty benchmark fields.
+  if (e.validation) j["validation"] = *e.validation;
+  if (e.metrics) j["metrics"] = *e.metrics;
+  j["latencies_ms"] = e.latencies_ms;
+}
+
+void from_json(const json& j, BenchEntry& e) {
+  j.at("model").get_to(e.model);
+  j.at("model_path").get_to(e.model_path);
+  j.at("config").get_to(e.config);
+  j.at("status").get_to(e.status);
+  j.at("stage").get_to(e.stage);
+  j.at("error_type").get_to(e.error_type);
+  j.at("message").get_to(e.message);
+  j.at("stderr_tail").get_to(e.stderr_tail);
+  j.at("load_ms").get_to(e.load_ms);
+  j.at("wall_s").get_to(e.wall_s);
+  j.at("latency_ms").get_to(e.latency_ms);
+  j.at("throughput_per_s").get_to(e.throughput_per_s);
+  j.at("peak_rss_bytes").get_to(e.peak_rss_bytes);
+  if (j.contains("validation")) e.validation = j.at("validation").get<Validation>();
+  if (j.contains("metrics")) e.metrics = j.at("metrics").get<BenchMetrics>();
+  j.at("latencies_ms").get_to(e.latencies_ms);
+}
+
+std::string bench_results_to_json(const BenchResults& r, int indent) {
+  json j{{"schema", r.schema},
+         {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
+         {"options", r.options}};
+  if (r.system) j["system"] = *r.system;
+  j["configs"] = r.configs;
+  j["partial"] = r.partial;
+  j["entries"] = r.entries;
+  return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+BenchResults bench_results_from_json(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw UserError("not rooflens bench results: invalid JSON");
+  BenchResults r;
+  try {
+    j.at("schema").get_to(r.schema);
+    if (r.schema != kBenchSchema)
+      throw UserError("unsupported bench results schema '" + r.schema + "' (this rooflens reads " + kBenchSchema + ")");
+    const auto& tool = j.at("tool");
+    tool.at("name").get_to(r.tool.name);
+    tool.at("version").get_to(r.tool.version);
+    tool.at("command").get_to(r.tool.command);
+    j.at("options").get_to(r.options);
+    if (j.contains("system")) r.system = j.at("system").get<MachineDesc>();
+    j.at("configs").get_to(r.configs);
+    j.at("partial").get_to(r.partial);
+    j.at("entries").get_to(r.entries);
+  } catch (const json::exception& e) {
+    throw UserError(std::string("malformed rooflens bench results: ") + e.what());
+  }
+  return r;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,84 @@
+// results.json (rooflens.bench/1) round-trips byte for byte, keeps optional parts optional, and refuses
+// foreign or malformed documents with one line.
+#include <gtest/gtest.h>
+
+#include "core/bench_results.h"
+#include "core/errors.h"
+
+using namespace rooflens;
+
+namespace {
+BenchResults sample_results() {
+  BenchResults r;
+  r.tool.version = "0.1.0";
+  r.tool.command = "bench";
+  r.options.mode = "both";
+  r.options.rtol = 1e-3;
+  r.options.atol = 1e-5;
+  r.options.sources = {"/data/node"};
+  MachineDesc m;
+  m.model = "Some CPU";
+  m.cores = 2;
+  r.system = m;
+  BenchConfig c;
+  c.label = "onnxruntime:graphOptimizationLevel=all";
+  c.backend.name = "onnxruntime";
+  c.backend.options = {{"graphOptimizationLevel", "all"}};
+  r.configs.push_back(c);
+
+  BenchEntry pass;
+  pass.model = "test_abs";
+  pass.config = c.label;
+  pass.status = "pass";
+  pass.latencies_ms = {0.1, 0.3, 0.2};
+  pass.latency_ms.n = 3;
+  pass.latency_ms.median = 0.2;
+  Validation v;
+  v.reference = "test_data_set_0";
+  v.data_sets = 1;
+  v.outputs.push_back({"y", "float", {3, 4}, 12, 1, 0.5, 1.0 / 3.0, false, ""});
+  v.first_mismatches.push_back({"y", 7, "1.5", "2"});
+  pass.validation = v;
+  BenchMetrics met;
+  met.model_nodes = 10;
+  met.kernels = 4;
+  met.fused_ratio = 0.6;
+  met.providers.push_back({"CPUExecutionProvider", 4, 1.25, 1.0});
+  pass.metrics = met;
+  r.entries.push_back(pass);
+
+  BenchEntry crash;
+  crash.model = "<img src=x onerror=alert(1)>";
+  crash.config = c.label;
+  crash.status = "crash";
+  crash.stage = "run";
+  crash.error_type = "died";
+  crash.message = "runner killed by SIGSEGV";
+  crash.stderr_tail = "line 1\nline 2";
+  r.entries.push_back(crash);
+  return r;
+}
+}  // namespace
+
+TEST(BenchResultsJson, RoundTripsByteForByte) {
+  std::string first = bench_results_to_json(sample_results());
+  BenchResults back = bench_results_from_json(first);
+  EXPECT_EQ(bench_results_to_json(back), first);
+  ASSERT_EQ(back.entries.size(), 2u);
+  ASSERT_TRUE(back.entries[0].validation.has_value());
+  EXPECT_EQ(back.entries[0].validation->outputs[0].max_rel_error, 1.0 / 3.0);
+  EXPECT_EQ(back.entries[0].metrics->kernels, 4);
+  EXPECT_FALSE(back.entries[1].validation.has_value());
+  EXPECT_FALSE(back.entries[1].metrics.has_value());
+  EXPECT_EQ(back.entries[1].model, "<img src=x onerror=alert(1)>");
+  EXPECT_EQ(back.system->model, "Some CPU");
+  EXPECT_NE(first.find("\"schema\": \"rooflens.bench/1\""), std::string::npos);
+}
+
+TEST(BenchResultsJson, RefusesForeignAndMalformedDocuments) {
+  EXPECT_THROW(bench_results_from_json("{"), UserError);
+  EXPECT_THROW(bench_results_from_json(R"({"schema": "rooflens.report/1"})"), UserError);
+  std::string text = bench_results_to_json(sample_results());
+  text.replace(text.find("\"status\""), 8, "\"statux\"");
+  EXPECT_THROW(bench_results_from_json(text), UserError);
+}
