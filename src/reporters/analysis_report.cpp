@@ -4,9 +4,13 @@
 #include <numeric>
 
 #include "core/units.h"
+#include "reporters/columns.h"
+#include "reporters/report_text.h"
 
 namespace rooflens {
 namespace {
+
+using json = nlohmann::ordered_json;
 
 using SortKey = std::function<double(const NodeAnalysis&)>;
 
@@ -36,19 +40,116 @@ std::vector<const NodeAnalysis*> selected_nodes(const Report& r, const AnalysisV
   return nodes;
 }
 
-std::string shape_text(const std::vector<int64_t>& s) {
-  if (s.empty()) return "scalar";
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
-  return out;
-}
-
 std::string share(uint64_t part, uint64_t total) {
   return total ? fixed(100.0 * static_cast<double>(part) / static_cast<double>(total), 1) + "%" : "-";
 }
 
 std::string op_label(const std::string& op, const std::string& domain) {
   return domain.empty() ? op : domain + ":" + op;
+}
+
+// ---- columns (reporters/columns.h): the same registry for the terminal, Markdown and CSV ----
+
+struct NodeRow {
+  const NodeAnalysis* node = nullptr;
+  uint64_t total_flops = 0;  // the model's, for the share column
+};
+
+std::string output_shape_text(const NodeAnalysis& n) {
+  if (!n.shapes_resolved && n.output_shapes.size() == 1 && n.output_shapes[0].empty()) return "?";
+  std::string shape = n.output_shapes.empty() ? "" : n.output_shapes[0].empty() ? "scalar" : shape_text(n.output_shapes[0]);
+  if (n.output_shapes.size() > 1) shape += " (+" + std::to_string(n.output_shapes.size() - 1) + ")";
+  return shape;
+}
+
+// Body nodes of If/Loop/Scan carry their subgraph path so the table shows where they live.
+std::string display_name(const NodeAnalysis& n) {
+  return n.graph == "main" || n.graph.rfind("main/", 0) != 0 ? n.name : n.graph.substr(5) + "/" + n.name;
+}
+
+const std::vector<Column<NodeRow>>& node_columns() {
+  using R = const NodeRow&;
+  static const std::vector<Column<NodeRow>> cols{
+      {"index", {"#", true}, true, false, [](R r) { return std::to_string(r.node->index); },
+       [](R r) { return json(r.node->index); }},
+      {"name", {"name", false, 40}, true, true, [](R r) { return display_name(*r.node); },
+       [](R r) { return json(r.node->name); }},
+      {"op", {"op", false, 28}, true, true, [](R r) { return op_label(r.node->op, r.node->domain); },
+       [](R r) { return json(r.node->op); }},
+      {"domain", {"domain"}, false, true, [](R r) { return r.node->domain; }, [](R r) { return json(r.node->domain); }},
+      {"graph", {"graph"}, false, true, [](R r) { return r.node->graph; }, [](R r) { return json(r.node->graph); }},
+      {"output_shapes", {"output shape", false, 24}, true, false, [](R r) { return output_shape_text(*r.node); },
+       [](R r) {  // an unresolved shape is unknown, not a scalar: an empty cell
+         const NodeAnalysis& n = *r.node;
+         bool unknown = !n.shapes_resolved && n.output_shapes.size() == 1 && n.output_shapes[0].empty();
+         return unknown ? json(nullptr) : json(n.output_shapes);
+       }},
+      {"flops", {"FLOPs", true}, true, false,
+       [](R r) { return r.node->cost_known ? si(static_cast<double>(r.node->flops)) : std::string("unknown"); },
+       [](R r) { return json(r.node->flops); }},
+      {"macs", {"MACs", true}, true, false, [](R r) { return si(static_cast<double>(r.node->macs)); },
+       [](R r) { return json(r.node->macs); }},
+      {"params", {"params", true}, true, false, [](R r) { return si(static_cast<double>(r.node->params)); },
+       [](R r) { return json(r.node->params); }},
+      {"bytes", {"bytes", true}, true, false,
+       [](R r) { return si_bytes(static_cast<double>(r.node->bytes_read + r.node->bytes_written)); },
+       [](R r) { return json(r.node->bytes_read + r.node->bytes_written); }},
+      {"bytes_read", {"read", true}, false, false, [](R r) { return si_bytes(static_cast<double>(r.node->bytes_read)); },
+       [](R r) { return json(r.node->bytes_read); }},
+      {"bytes_written", {"written", true}, false, false,
+       [](R r) { return si_bytes(static_cast<double>(r.node->bytes_written)); },
+       [](R r) { return json(r.node->bytes_written); }},
+      {"intensity", {"intensity", true}, true, false, [](R r) { return fixed(r.node->intensity, 2); },
+       [](R r) { return json(r.node->intensity); }},
+      {"share", {"share", true}, true, false, [](R r) { return share(r.node->flops, r.total_flops); },
+       [](R r) { return json(r.total_flops ? static_cast<double>(r.node->flops) / static_cast<double>(r.total_flops) : 0.0); }},
+      {"cost_known", {"cost known"}, false, false, [](R r) { return std::string(r.node->cost_known ? "yes" : "no"); },
+       [](R r) { return json(r.node->cost_known); }},
+  };
+  return cols;
+}
+
+std::vector<NodeRow> node_rows(const Report& r, const AnalysisView& v) {
+  std::vector<NodeRow> rows;
+  for (const NodeAnalysis* n : selected_nodes(r, v)) rows.push_back({n, r.model.analysis.totals.flops});
+  return rows;
+}
+
+struct OpTypeRow {
+  const OpTypeSummary* ops = nullptr;
+  uint64_t total_flops = 0;
+};
+
+const std::vector<Column<OpTypeRow>>& op_type_columns() {
+  using R = const OpTypeRow&;
+  static const std::vector<Column<OpTypeRow>> cols{
+      {"op", {"op type", false, 36}, true, true, [](R r) { return op_label(r.ops->op, r.ops->domain); },
+       [](R r) { return json(r.ops->op); }},
+      {"domain", {"domain"}, false, true, [](R r) { return r.ops->domain; }, [](R r) { return json(r.ops->domain); }},
+      {"count", {"count", true}, true, false, [](R r) { return std::to_string(r.ops->count); },
+       [](R r) { return json(r.ops->count); }},
+      {"flops", {"FLOPs", true}, true, false, [](R r) { return si(static_cast<double>(r.ops->flops)); },
+       [](R r) { return json(r.ops->flops); }},
+      {"macs", {"MACs", true}, true, false, [](R r) { return si(static_cast<double>(r.ops->macs)); },
+       [](R r) { return json(r.ops->macs); }},
+      {"params", {"params", true}, true, false, [](R r) { return si(static_cast<double>(r.ops->params)); },
+       [](R r) { return json(r.ops->params); }},
+      {"bytes", {"bytes", true}, true, false,
+       [](R r) { return si_bytes(static_cast<double>(r.ops->bytes_read + r.ops->bytes_written)); },
+       [](R r) { return json(r.ops->bytes_read + r.ops->bytes_written); }},
+      {"share", {"share", true}, true, false, [](R r) { return share(r.ops->flops, r.total_flops); },
+       [](R r) { return json(r.total_flops ? static_cast<double>(r.ops->flops) / static_cast<double>(r.total_flops) : 0.0); }},
+      {"unknown", {"unknown", true}, true, false,
+       [](R r) { return r.ops->unknown ? std::to_string(r.ops->unknown) : std::string(); },
+       [](R r) { return json(r.ops->unknown); }},
+  };
+  return cols;
+}
+
+std::vector<OpTypeRow> op_type_rows(const Report& r) {
+  std::vector<OpTypeRow> rows;
+  for (const auto& s : r.model.analysis.op_types) rows.push_back({&s, r.model.analysis.totals.flops});
+  return rows;
 }
 
 std::string totals_text(const Report& r) {
@@ -72,13 +173,13 @@ std::string totals_text(const Report& r) {
 }
 
 std::string render_table(const Report& r, const AnalysisView& v) {
-  std::string out = node_table(r, v).render() + "\n" + op_type_table(r).render() + "\n" + totals_text(r);
+  std::string out = node_table(r, v, false).render() + "\n" + op_type_table(r, false).render() + "\n" + totals_text(r);
   return out;
 }
 
 std::string render_md(const Report& r, const AnalysisView& v) {
   std::string out = "## rooflens analyze: " + r.model.name + "\n\n```\n" + totals_text(r) + "```\n\n";
-  out += "### Nodes\n\n" + node_table(r, v).markdown() + "\n### Op types\n\n" + op_type_table(r).markdown();
+  out += "### Nodes\n\n" + column_markdown(pick_columns(node_columns(), false), node_rows(r, v)) + "\n### Op types\n\n" + column_markdown(pick_columns(op_type_columns(), false), op_type_rows(r));
   return out;
 }
 
@@ -90,57 +191,20 @@ std::vector<std::string> analysis_sort_keys() {
   return keys;
 }
 
-TextTable node_table(const Report& r, const AnalysisView& v) {
-  TextTable t;
-  t.columns = {{"#", true},         {"name", false, 40}, {"op", false, 28}, {"output shape", false, 24},
-               {"FLOPs", true},     {"MACs", true},      {"params", true},  {"bytes", true},
-               {"intensity", true}, {"share", true}};
-  const uint64_t total = r.model.analysis.totals.flops;
-  for (const NodeAnalysis* n : selected_nodes(r, v)) {
-    std::string shape = n->output_shapes.empty() ? "" : shape_text(n->output_shapes[0]);
-    if (n->output_shapes.size() > 1) shape += " (+" + std::to_string(n->output_shapes.size() - 1) + ")";
-    if (!n->shapes_resolved && n->output_shapes.size() == 1 && n->output_shapes[0].empty()) shape = "?";
-    // Body nodes of If/Loop/Scan carry their subgraph path so the table shows where they live.
-    std::string name = n->graph == "main" || n->graph.rfind("main/", 0) != 0 ? n->name : n->graph.substr(5) + "/" + n->name;
-    t.rows.push_back({std::to_string(n->index), name, op_label(n->op, n->domain), shape,
-                      n->cost_known ? si(static_cast<double>(n->flops)) : "unknown",
-                      si(static_cast<double>(n->macs)), si(static_cast<double>(n->params)),
-                      si_bytes(static_cast<double>(n->bytes_read + n->bytes_written)), fixed(n->intensity, 2),
-                      share(n->flops, total)});
-  }
-  return t;
+TextTable node_table(const Report& r, const AnalysisView& v, bool exact_values) {
+  return column_table(pick_columns(node_columns(), exact_values), node_rows(r, v), exact_values);
 }
 
-TextTable op_type_table(const Report& r) {
-  TextTable t;
-  t.columns = {{"op type", false, 36}, {"count", true}, {"FLOPs", true}, {"MACs", true},
-               {"params", true},       {"bytes", true}, {"share", true}, {"unknown", true}};
-  const uint64_t total = r.model.analysis.totals.flops;
-  for (const auto& s : r.model.analysis.op_types)
-    t.rows.push_back({op_label(s.op, s.domain), std::to_string(s.count), si(static_cast<double>(s.flops)),
-                      si(static_cast<double>(s.macs)), si(static_cast<double>(s.params)),
-                      si_bytes(static_cast<double>(s.bytes_read + s.bytes_written)), share(s.flops, total),
-                      s.unknown ? std::to_string(s.unknown) : ""});
-  return t;
+TextTable op_type_table(const Report& r, bool exact_values) {
+  return column_table(pick_columns(op_type_columns(), exact_values), op_type_rows(r), exact_values);
 }
 
 const std::map<std::string, AnalysisReporter>& analysis_reporters() {
   static const std::map<std::string, AnalysisReporter> reporters{
       {"table", render_table},
       {"md", render_md},
-      {"csv", [](const Report& r, const AnalysisView& v) {
-         // CSV carries exact integers (not SI-rounded) so spreadsheets can sum them.
-         TextTable t;
-         t.columns = {{"index"}, {"name"}, {"op"}, {"domain"}, {"graph"}, {"output_shape"}, {"flops"}, {"macs"},
-                      {"params"}, {"bytes_read"}, {"bytes_written"}, {"intensity"}, {"cost_known"}};
-         for (const NodeAnalysis* n : selected_nodes(r, v))
-           t.rows.push_back({std::to_string(n->index), n->name, n->op, n->domain, n->graph,
-                             n->output_shapes.empty() ? "" : shape_text(n->output_shapes[0]),
-                             std::to_string(n->flops), std::to_string(n->macs), std::to_string(n->params),
-                             std::to_string(n->bytes_read), std::to_string(n->bytes_written),
-                             fixed(n->intensity, 4), n->cost_known ? "true" : "false"});
-         return t.csv();
-       }},
+      // CSV carries exact integers (not SI-rounded) so spreadsheets can sum them; one table per document.
+      {"csv", [](const Report& r, const AnalysisView& v) { return node_table(r, v, true).csv(); }},
       {"json", [](const Report& r, const AnalysisView&) { return report_to_json(r); }},
   };
   return reporters;

@@ -21,7 +21,9 @@ const std::map<std::string, AnalysisReporter>& analysis_reporters();
 // Sort keys accepted by AnalysisView::sort.
 std::vector<std::string> analysis_sort_keys();
 
-TextTable node_table(const Report& r, const AnalysisView& v);
-TextTable op_type_table(const Report& r);
+// The node and op-type tables: human units (terminal) or exact values under machine keys (CSV). Their columns
+// come from one registry each (reporters/columns.h), as `top`'s do.
+TextTable node_table(const Report& r, const AnalysisView& v, bool exact_values = false);
+TextTable op_type_table(const Report& r, bool exact_values = false);
 
 }  // namespace rooflens

@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "reporters/columns.h"
 #include "reporters/report_text.h"
 
 namespace rooflens {
@@ -14,19 +15,17 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// ---- columns: one registry for every format ----
+// ---- columns: one registry for every format (reporters/columns.h) ----
+
+// A row as the columns see it: the layer (or op-type group), its rank, and whether rows are groups.
+struct TopCell {
+  const LayerRow* row = nullptr;
+  size_t rank = 0;
+  bool group = false;
+};
+using TopColumn = Column<TopCell>;
 
 enum Shown : unsigned { kLayers = 1, kGroups = 2, kBoth = 3 };
-
-struct TopColumn {
-  std::string key;                      // CSV header and JSON field
-  TextTable::Column display;            // terminal / Markdown title, alignment, clipping
-  unsigned shown = kBoth;               // in which mode the column exists
-  bool human = true;                    // false: only in the exact formats (CSV, JSON)
-  bool model_text = false;              // model-supplied text (code span in Markdown)
-  std::function<std::string(const LayerRow&, size_t rank, bool group)> text;
-  std::function<json(const LayerRow&, size_t rank)> value;
-};
 
 std::string nodes_text(const LayerRow& r, bool group) {
   if (group) return std::to_string(r.onnx_nodes.size());
@@ -37,99 +36,82 @@ std::string nodes_text(const LayerRow& r, bool group) {
 
 std::string with_bound(const LayerRow& r, const std::string& text) { return r.bound.empty() ? "-" : text; }
 
-const std::vector<TopColumn>& top_columns() {
-  using R = const LayerRow&;
-  static const std::vector<TopColumn> cols{
-      {"rank", {"#", true}, kBoth, true, false, [](R, size_t k, bool) { return std::to_string(k); },
-       [](R, size_t k) { return json(k); }},
-      {"time_ms", {"ms", true}, kBoth, true, false, [](R r, size_t, bool) { return fixed(r.time_ms, 3); },
-       [](R r, size_t) { return json(r.time_ms); }},
-      {"share", {"share", true}, kBoth, true, false, [](R r, size_t, bool) { return percent(r.share); },
-       [](R r, size_t) { return json(r.share); }},
-      {"cumulative", {"cum", true}, kBoth, true, false, [](R r, size_t, bool) { return percent(r.cumulative); },
-       [](R r, size_t) { return json(r.cumulative); }},
-      {"name", {"layer", false, 40}, kLayers, true, true, [](R r, size_t, bool) { return r.name; },
-       [](R r, size_t) { return json(r.name); }},
-      {"op", {"op", false, 20}, kBoth, true, true, [](R r, size_t, bool) { return r.op; },
-       [](R r, size_t) { return json(r.op); }},
-      {"layers", {"layers", true}, kGroups, true, false, [](R r, size_t, bool) { return std::to_string(r.layers); },
-       [](R r, size_t) { return json(r.layers); }},
-      {"onnx_nodes", {"ONNX nodes", false, 32}, kBoth, true, true,
-       [](R r, size_t, bool group) { return nodes_text(r, group); }, [](R r, size_t) { return json(r.onnx_nodes); }},
-      {"flops", {"FLOPs", true}, kBoth, true, false, [](R r, size_t, bool) { return si(r.flops); },
-       [](R r, size_t) { return json(r.flops); }},
-      {"macs", {"MACs", true}, kBoth, false, false, [](R r, size_t, bool) { return si(r.macs); },
-       [](R r, size_t) { return json(r.macs); }},
-      {"gflops", {"GFLOP/s", true}, kBoth, true, false, [](R r, size_t, bool) { return fixed(r.gflops, 1); },
-       [](R r, size_t) { return json(r.gflops); }},
-      {"bytes", {"bytes", true}, kBoth, true, false, [](R r, size_t, bool) { return si_bytes(r.bytes); },
-       [](R r, size_t) { return json(r.bytes); }},
-      {"gbps", {"GB/s", true}, kBoth, true, false, [](R r, size_t, bool) { return fixed(r.gbps, 1); },
-       [](R r, size_t) { return json(r.gbps); }},
-      {"intensity", {"FLOP/B", true}, kBoth, true, false, [](R r, size_t, bool) { return fixed(r.intensity, 1); },
-       [](R r, size_t) { return json(r.intensity); }},
-      {"bound", {"bound"}, kBoth, true, false, [](R r, size_t, bool) { return with_bound(r, r.bound); },
-       [](R r, size_t) { return json(r.bound); }},
-      {"efficiency", {"eff", true}, kBoth, true, false,
-       [](R r, size_t, bool) { return with_bound(r, percent(r.efficiency)); },
-       [](R r, size_t) { return json(r.efficiency); }},
-      {"roof", {"roof"}, kLayers, false, false, [](R r, size_t, bool) { return r.roof; },
-       [](R r, size_t) { return json(r.roof); }},
-      {"provider", {"provider"}, kBoth, false, true, [](R r, size_t, bool) { return r.provider; },
-       [](R r, size_t) { return json(r.provider); }},
-      {"cost_known", {"cost known"}, kBoth, false, false,
-       [](R r, size_t, bool) { return std::string(r.cost_known ? "yes" : "no"); },
-       [](R r, size_t) { return json(r.cost_known); }},
-      {"input_shapes", {"inputs", false, 36}, kLayers, true, false,
-       [](R r, size_t, bool) { return shapes_text(r.input_shapes); }, [](R r, size_t) { return json(r.input_shapes); }},
-      {"output_shapes", {"outputs", false, 24}, kLayers, true, false,
-       [](R r, size_t, bool) { return shapes_text(r.output_shapes); },
-       [](R r, size_t) { return json(r.output_shapes); }},
+// Columns of a layer table, and of an aggregated (op type) table: one list, each column marked with the
+// tables it belongs to.
+const std::vector<TopColumn>& top_columns(bool group) {
+  using C = const TopCell&;
+  struct Entry {
+    unsigned shown;
+    TopColumn column;
   };
-  return cols;
+  static const std::vector<Entry> all{
+      {kBoth, {"rank", {"#", true}, true, false, [](C c) { return std::to_string(c.rank); },
+               [](C c) { return json(c.rank); }}},
+      {kBoth, {"time_ms", {"ms", true}, true, false, [](C c) { return fixed(c.row->time_ms, 3); },
+               [](C c) { return json(c.row->time_ms); }}},
+      {kBoth, {"share", {"share", true}, true, false, [](C c) { return percent(c.row->share); },
+               [](C c) { return json(c.row->share); }}},
+      {kBoth, {"cumulative", {"cum", true}, true, false, [](C c) { return percent(c.row->cumulative); },
+               [](C c) { return json(c.row->cumulative); }}},
+      {kLayers, {"name", {"layer", false, 40}, true, true, [](C c) { return c.row->name; },
+                 [](C c) { return json(c.row->name); }}},
+      {kLayers, {"op", {"op", false, 20}, true, true, [](C c) { return c.row->op; },
+                 [](C c) { return json(c.row->op); }}},
+      {kGroups, {"op", {"op", false, 0}, true, true, [](C c) { return c.row->op; },
+                 [](C c) { return json(c.row->op); }}},
+      {kGroups, {"layers", {"layers", true}, true, false, [](C c) { return std::to_string(c.row->layers); },
+                 [](C c) { return json(c.row->layers); }}},
+      {kBoth, {"onnx_nodes", {"ONNX nodes", false, 32}, true, true, [](C c) { return nodes_text(*c.row, c.group); },
+               [](C c) { return json(c.row->onnx_nodes); }}},
+      {kBoth, {"flops", {"FLOPs", true}, true, false, [](C c) { return si(c.row->flops); },
+               [](C c) { return json(c.row->flops); }}},
+      {kBoth, {"macs", {"MACs", true}, false, false, [](C c) { return si(c.row->macs); },
+               [](C c) { return json(c.row->macs); }}},
+      {kBoth, {"gflops", {"GFLOP/s", true}, true, false, [](C c) { return fixed(c.row->gflops, 1); },
+               [](C c) { return json(c.row->gflops); }}},
+      {kBoth, {"bytes", {"bytes", true}, true, false, [](C c) { return si_bytes(c.row->bytes); },
+               [](C c) { return json(c.row->bytes); }}},
+      {kBoth, {"gbps", {"GB/s", true}, true, false, [](C c) { return fixed(c.row->gbps, 1); },
+               [](C c) { return json(c.row->gbps); }}},
+      {kBoth, {"intensity", {"FLOP/B", true}, true, false, [](C c) { return fixed(c.row->intensity, 1); },
+               [](C c) { return json(c.row->intensity); }}},
+      {kBoth, {"bound", {"bound"}, true, false, [](C c) { return with_bound(*c.row, c.row->bound); },
+               [](C c) { return json(c.row->bound); }}},
+      {kBoth, {"efficiency", {"eff", true}, true, false,
+               [](C c) { return with_bound(*c.row, percent(c.row->efficiency)); },
+               [](C c) { return json(c.row->efficiency); }}},
+      {kLayers, {"roof", {"roof"}, false, false, [](C c) { return c.row->roof; },
+                 [](C c) { return json(c.row->roof); }}},
+      {kBoth, {"provider", {"provider"}, false, true, [](C c) { return c.row->provider; },
+               [](C c) { return json(c.row->provider); }}},
+      {kBoth, {"cost_known", {"cost known"}, false, false,
+               [](C c) { return std::string(c.row->cost_known ? "yes" : "no"); },
+               [](C c) { return json(c.row->cost_known); }}},
+      {kLayers, {"input_shapes", {"inputs", false, 36}, true, false, [](C c) { return shapes_text(c.row->input_shapes); },
+                 [](C c) { return json(c.row->input_shapes); }}},
+      {kLayers, {"output_shapes", {"outputs", false, 24}, true, false,
+                 [](C c) { return shapes_text(c.row->output_shapes); },
+                 [](C c) { return json(c.row->output_shapes); }}},
+  };
+  auto only = [](unsigned mask) {
+    std::vector<TopColumn> out;
+    for (const auto& e : all)
+      if (e.shown & mask) out.push_back(e.column);
+    return out;
+  };
+  static const std::vector<TopColumn> layers = only(kLayers), groups = only(kGroups);
+  return group ? groups : layers;
 }
 
-std::vector<const TopColumn*> columns_for(bool group, bool exact, const std::vector<std::string>& only = {}) {
-  std::vector<const TopColumn*> out;
-  for (const auto& c : top_columns()) {
-    bool wanted = only.empty() ? exact || c.human : std::find(only.begin(), only.end(), c.key) != only.end();
-    if ((c.shown & (group ? kGroups : kLayers)) && wanted) out.push_back(&c);
-  }
-  return out;
-}
-
-// A JSON value as one CSV cell: numbers exact, lists joined with ';', shapes as 1x3x224x224.
-std::string cell_of(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return v.dump();
-  if (v.is_number()) return exact(v.get<double>());
-  if (v.is_array()) {
-    std::vector<std::string> parts;
-    for (const auto& e : v) {
-      if (!e.is_array()) {
-        parts.push_back(cell_of(e));
-        continue;
-      }
-      std::vector<int64_t> shape;
-      for (const auto& d : e) shape.push_back(d.is_number_integer() ? d.get<int64_t>() : -1);
-      parts.push_back(shape_text(shape));
-    }
-    return join(parts, ";");
-  }
-  return v.is_null() ? "" : v.dump(-1, ' ', false, json::error_handler_t::replace);
+std::vector<TopCell> cells_of(const TopResult& t) {
+  std::vector<TopCell> cells;
+  size_t rank = 0;
+  for (const auto& r : t.selection.rows) cells.push_back({&r, ++rank, t.selection.aggregated});
+  return cells;
 }
 
 json rows_json(const TopResult& t) {
-  json rows = json::array();
-  size_t rank = 0;
-  for (const auto& r : t.selection.rows) {
-    json row = json::object();
-    ++rank;
-    for (const TopColumn* c : columns_for(t.selection.aggregated, true)) row[c->key] = c->value(r, rank);
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return column_json(pick_columns(top_columns(t.selection.aggregated), true), cells_of(t));
 }
 
 // ---- summary: ordered items, each with a machine value and a human line ----
@@ -267,10 +249,10 @@ std::string format_csv(const TopResult& t) {
   s.columns = {{"key"}, {"value"}};
   for (const auto& item : summary_items(t)) {
     if (!item.value.is_object()) {
-      s.rows.push_back({item.key, cell_of(item.value)});
+      s.rows.push_back({item.key, csv_cell(item.value)});
       continue;
     }
-    for (const auto& el : item.value.items()) s.rows.push_back({item.key + "." + el.key(), cell_of(el.value())});
+    for (const auto& el : item.value.items()) s.rows.push_back({item.key + "." + el.key(), csv_cell(el.value())});
   }
   return s.csv();
 }
@@ -292,32 +274,11 @@ std::string format_json(const TopResult& t) {
 }  // namespace
 
 TextTable top_table(const TopResult& t, bool exact_values, const std::vector<std::string>& only) {
-  bool group = t.selection.aggregated;
-  auto cols = columns_for(group, exact_values, only);
-  TextTable table;
-  for (const TopColumn* c : cols) {
-    TextTable::Column col = c->display;
-    if (exact_values) col = {c->key, false, 0};
-    if (group && c->key == "op") col.max_width = 0;
-    table.columns.push_back(col);
-  }
-  size_t rank = 0;
-  for (const auto& r : t.selection.rows) {
-    ++rank;
-    std::vector<std::string> row;
-    for (const TopColumn* c : cols) row.push_back(exact_values ? cell_of(c->value(r, rank)) : c->text(r, rank, group));
-    table.rows.push_back(std::move(row));
-  }
-  return table;
+  return column_table(pick_columns(top_columns(t.selection.aggregated), exact_values, only), cells_of(t), exact_values);
 }
 
 std::string top_markdown_table(const TopResult& t, const std::vector<std::string>& only) {
-  TextTable table = top_table(t, false, only);
-  auto cols = columns_for(t.selection.aggregated, false, only);
-  for (auto& row : table.rows)
-    for (size_t c = 0; c < cols.size() && c < row.size(); ++c)
-      if (cols[c]->model_text) row[c] = md_code(row[c]);
-  return table.markdown();
+  return column_markdown(pick_columns(top_columns(t.selection.aggregated), false, only), cells_of(t));
 }
 
 size_t choose_run(const Report& r, std::optional<int64_t> batch) {
