@@ -109,6 +109,11 @@ void add_notes(const CompareSource& base, const CompareSource& head, bool config
                         " was interrupted before every item ran: missing items show as only on the other side");
   if (!base.runtime.empty() && !head.runtime.empty() && base.runtime != head.runtime)
     c.notes.push_back("runtimes differ: BASE " + base.runtime + ", NEW " + head.runtime);
+  if (base.backend_options != head.backend_options) {
+    auto shown = [](const std::string& o) { return o.empty() ? std::string("defaults") : o; };
+    c.notes.push_back("backend options differ: BASE " + shown(base.backend_options) + ", NEW " +
+                      shown(head.backend_options));
+  }
 }
 
 }  // namespace

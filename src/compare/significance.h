@@ -19,7 +19,7 @@ struct MannWhitney {
 
 // Exact p for samples without ties when both sides have at most this many values; the normal approximation
 // (tie-corrected variance, continuity correction) otherwise.
-inline constexpr size_t kExactMaxSamples = 50;
+inline constexpr size_t kExactMaxSamples = 30;
 
 MannWhitney mann_whitney_u(const std::vector<double>& base, const std::vector<double>& next);
 
@@ -37,10 +37,12 @@ struct BootstrapOptions {
   uint64_t seed = 0x726f6f666c656e73;  // "rooflens": fixed, so the same inputs always give the same interval
 };
 
-// Percentile bootstrap of median(next) / median(base): each resample draws both sides with replacement (sizes
-// kept), the interval is the central `confidence` part of the sorted resampled ratios. Deterministic for a
-// given seed on every platform (mt19937_64 and an explicit index mapping, no std:: distributions).
-// Both samples must be non-empty.
+// Percentile bootstrap of median(next) / median(base): each resample draws BASE then NEW with replacement
+// (sizes kept; a draw is an index into the sorted sample, floor(u32 * n / 2^32), two 32-bit halves per 64-bit
+// output, low half first, each resample starting on a fresh output); the interval drops
+// floor((1 - confidence) / 2 * resamples) sorted ratios at each end. Deterministic for a given seed on every
+// platform (SplitMix64 and an explicit index mapping, no std:: engines or distributions). Empty samples give
+// {0, 0}.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
                                      const BootstrapOptions& options = {});
 

@@ -129,7 +129,13 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
   src.partial = r.partial;
   std::string model = r.model.name.empty() ? fs::path(r.model.path).stem().string() : r.model.name;
   if (r.backend) src.runtime = r.backend->runtime.empty() ? r.backend->name + " " + r.backend->version : r.backend->runtime;
-  src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime);
+  if (r.backend) {
+    std::vector<std::string> opts;
+    for (const auto& [k, v] : r.backend->options) opts.push_back(k + "=" + v);
+    src.backend_options = join(opts, " ");
+  }
+  src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime) +
+                    (src.backend_options.empty() ? "" : " with " + src.backend_options);
   for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
   for (const auto& f : r.failures) add_item(src, item_from_failure(f, model));
   return src;

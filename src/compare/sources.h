@@ -39,6 +39,7 @@ struct CompareSource {
   std::string kind;                      // "report" | "bench"
   std::string description;               // "squeezenet1_0 on onnxruntime-node 1.30.0 on node 20.20.2"
   std::string runtime;                   // compared between sides to warn when they differ ("" unknown)
+  std::string backend_options;           // reports: "key=value ..." as applied (bench: part of each config)
   bool partial = false;
   std::vector<CompareItem> items;        // unique keys, in the source's order
 };

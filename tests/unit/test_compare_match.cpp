@@ -317,3 +317,21 @@ TEST(CompareThreshold, PercentOrFraction) {
   for (const char* bad : {"5", "abc", "", "%", "-1%", "100%", "5%%", "0.05x", "nan"})
     EXPECT_THROW(parse_threshold(bad), UsageError) << bad;
 }
+
+TEST(CompareMatch, NotesSayWhatDiffersBetweenTheSides) {
+  Report base = report("net"), next = report("net");
+  next.backend->options = {{"graphOptimizationLevel", "disabled"}};
+  next.backend->runtime = "onnxruntime-node 1.31.0";
+  next.partial = true;
+  base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
+  next.runs.push_back(run(1, 2, noisy(2, 20, 10, 0.01)));
+  auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
+  std::string all;
+  for (const auto& n : c.notes) all += n + "\n";
+  EXPECT_NE(all.find("NEW was interrupted"), std::string::npos) << all;
+  EXPECT_NE(all.find("runtimes differ: BASE onnxruntime-node 1.30.0, NEW onnxruntime-node 1.31.0"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("backend options differ: BASE defaults, NEW graphOptimizationLevel=disabled"), std::string::npos)
+      << all;
+  EXPECT_TRUE(c.head.partial);
+}
