@@ -67,11 +67,22 @@ struct LayerDelta {
   double delta_share() const { return new_share - base_share; }
 };
 
+// Layers fused differently on the two sides: BASE's layers and NEW's layers that compute the same ONNX nodes
+// (a connected group: each layer shares a node with another of the group), compared as a whole.
+struct LayerGroupDelta {
+  std::vector<std::string> base_layers, new_layers;  // kernel names, in execution order
+  std::vector<std::string> onnx_nodes;       // every node the group computes (sorted)
+  double base_ms = 0, new_ms = 0;            // sums over the group's layers
+  double base_share = 0, new_share = 0;
+  double delta_ms() const { return new_ms - base_ms; }
+};
+
 // Layers of one configuration in two profile reports, matched by the ONNX nodes they compute. Layer times are
 // medians of the profiled iterations; no raw per-iteration samples exist, so these deltas carry no test.
 struct LayerComparison {
-  std::vector<LayerDelta> matched;           // by |delta_ms|, largest first
-  std::vector<LayerDelta> only_base;         // fused differently (or not run) in NEW
+  std::vector<LayerDelta> matched;           // same node set on both sides; by |delta_ms|, largest first
+  std::vector<LayerGroupDelta> regrouped;    // fusion changed; by |delta_ms|, largest first
+  std::vector<LayerDelta> only_base;         // nothing in NEW computes these nodes (aliases, kernels without nodes)
   std::vector<LayerDelta> only_new;
 };
 

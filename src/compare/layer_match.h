@@ -1,7 +1,8 @@
 #pragma once
 // Layers of the same configuration in two profile reports, matched by ONNX node identity: a layer is the set of
 // the user's nodes it computes, whatever the runtime named its kernel. When the runtime fuses differently the
-// sets differ, and those layers are reported as only in BASE / only in NEW.
+// sets differ: layers of the two sides that share nodes are compared as groups (fusion changed), and what is
+// left (layout aliases, kernels owning no node) is reported as only in BASE / only in NEW.
 #include <string>
 #include <vector>
 

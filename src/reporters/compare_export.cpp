@@ -51,6 +51,15 @@ json layers_json(const std::vector<LayerDelta>& v) {
   return a;
 }
 
+json groups_json(const std::vector<LayerGroupDelta>& v) {
+  json a = json::array();
+  for (const auto& d : v)
+    a.push_back(json{{"base_layers", d.base_layers}, {"new_layers", d.new_layers}, {"onnx_nodes", d.onnx_nodes},
+                     {"base_ms", d.base_ms},         {"new_ms", d.new_ms},         {"delta_ms", d.delta_ms()},
+                     {"base_share", d.base_share},   {"new_share", d.new_share}});
+  return a;
+}
+
 json item_json(const ItemComparison& i) {
   json j{{"model", i.model},           {"config", i.config},       {"verdict", i.verdict},
          {"base_status", i.base_status}, {"new_status", i.new_status}, {"base_error", i.base_error},
@@ -58,6 +67,7 @@ json item_json(const ItemComparison& i) {
   if (i.latency) j["latency"] = latency_json(*i.latency);
   if (i.layers)
     j["layers"] = json{{"matched", layers_json(i.layers->matched)},
+                       {"regrouped", groups_json(i.layers->regrouped)},
                        {"only_base", layers_json(i.layers->only_base)},
                        {"only_new", layers_json(i.layers->only_new)}};
   return j;

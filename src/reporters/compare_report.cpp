@@ -19,6 +19,7 @@ struct Style {
   std::string table(const TextTable& t) const { return md ? t.markdown() : t.render(); }
   std::string heading(const std::string& s) const { return md ? "\n### " + s + "\n\n" : "\n" + s + ":\n"; }
   std::string line(const std::string& s) const { return md ? "\n" + s + "\n" : s + "\n"; }
+  std::string subheading(const std::string& s) const { return md ? "\n**" + s + "**\n\n" : "\n" + s + "\n"; }
 };
 
 std::string signed_fixed(double v, int decimals) {
@@ -57,7 +58,7 @@ std::string header(const Comparison& c, const Style& s) {
   std::string rule = "Mann-Whitney U p < " + exact(o.alpha) + " (two-sided) and the " + percent(1 - o.alpha, 0) +
                      " bootstrap interval of the median ratio excludes 1, with a median change beyond ±" +
                      percent(o.threshold, 1);
-  auto side = [&](const CompareSourceInfo& i) { return s.name(i.path) + " — " + i.description; };
+  auto side = [&](const CompareSourceInfo& i) { return s.name(i.path) + " — " + s.name(i.description); };
   if (s.md)
     return "## rooflens compare\n\n- **BASE**: " + side(c.base) + "\n- **NEW**: " + side(c.head) +
            "\n- **significant**: " + rule + "\n";
@@ -122,6 +123,11 @@ std::string nodes_text(const LayerDelta& d) {
   return d.onnx_nodes.size() > 1 ? first + " +" + std::to_string(d.onnx_nodes.size() - 1) : first;
 }
 
+std::string more_line(size_t rows, size_t top, const Style& s) {
+  if (rows <= top) return "";
+  return s.line("… and " + std::to_string(rows - top) + " more (--top-layers 0 or --format json for all)");
+}
+
 std::string matched_layers(const std::vector<LayerDelta>& rows, size_t top, const Style& s) {
   TextTable t;
   t.columns = {{"#", true},           {"layer", false, 40}, {"op", false, 20},    {"base ms", true},
@@ -136,6 +142,27 @@ std::string matched_layers(const std::vector<LayerDelta>& rows, size_t top, cons
   return s.table(t);
 }
 
+std::string names_text(const std::vector<std::string>& names) {
+  if (names.empty()) return "-";
+  return names.size() == 1 ? names.front() : names.front() + " +" + std::to_string(names.size() - 1);
+}
+
+std::string regrouped_layers(const std::vector<LayerGroupDelta>& rows, size_t top, const Style& s) {
+  TextTable t;
+  t.columns = {{"#", true},         {"BASE layers", false, 40}, {"NEW layers", false, 40}, {"nodes", true},
+               {"base ms", true},   {"new ms", true},           {"Δ ms", true},            {"change", true}};
+  for (size_t k = 0; k < rows.size() && k < top; ++k) {
+    const LayerGroupDelta& d = rows[k];
+    t.rows.push_back({std::to_string(k + 1), s.name(names_text(d.base_layers)), s.name(names_text(d.new_layers)),
+                      std::to_string(d.onnx_nodes.size()), fixed(d.base_ms, 3), fixed(d.new_ms, 3),
+                      signed_fixed(d.delta_ms(), 3),
+                      d.base_ms > 0 ? signed_percent(d.new_ms / d.base_ms - 1) : "-"});
+  }
+  return s.subheading("fused differently (" + std::to_string(rows.size()) + " groups of layers computing the same "
+                      "nodes):") +
+         s.table(t) + more_line(rows.size(), top, s);
+}
+
 std::string one_sided_layers(const std::vector<LayerDelta>& rows, bool base, size_t top, const Style& s) {
   TextTable t;
   t.columns = {{"layer", false, 40}, {"op", false, 20}, {"ONNX nodes", false, 40}, {"ms", true}, {"share", true}};
@@ -144,11 +171,8 @@ std::string one_sided_layers(const std::vector<LayerDelta>& rows, bool base, siz
     t.rows.push_back({s.name(d.name), s.name(d.op), s.name(nodes_text(d)), fixed(base ? d.base_ms : d.new_ms, 3),
                       percent(base ? d.base_share : d.new_share)});
   }
-  std::string more = rows.size() > top ? s.line("… and " + std::to_string(rows.size() - top) + " more (--top-layers 0 "
-                                                "or --format json for all)")
-                                       : "";
-  return s.line(std::string("only in ") + (base ? "BASE" : "NEW") + " (" + std::to_string(rows.size()) + "):") +
-         s.table(t) + more;
+  return s.subheading(std::string("only in ") + (base ? "BASE" : "NEW") + " (" + std::to_string(rows.size()) + "):") +
+         s.table(t) + more_line(rows.size(), top, s);
 }
 
 std::string layer_sections(const Comparison& c, const CompareView& v, const Style& s) {
@@ -160,14 +184,16 @@ std::string layer_sections(const Comparison& c, const CompareView& v, const Styl
     size_t top = v.top_layers;
     out += s.heading("layers of " + s.name(i.model) + " " + s.name(i.config) + ": " +
                      std::to_string(l.matched.size()) + " matched by ONNX nodes, " +
+                     std::to_string(l.regrouped.size()) + " fused differently, " +
                      std::to_string(l.only_base.size()) + " only in BASE, " + std::to_string(l.only_new.size()) +
                      " only in NEW");
-    if (!l.matched.empty()) out += matched_layers(l.matched, top, s);
+    if (!l.matched.empty()) out += matched_layers(l.matched, top, s) + more_line(l.matched.size(), top, s);
+    if (!l.regrouped.empty()) out += regrouped_layers(l.regrouped, top, s);
     if (!l.only_base.empty()) out += one_sided_layers(l.only_base, true, top, s);
     if (!l.only_new.empty()) out += one_sided_layers(l.only_new, false, top, s);
   }
   if (out.empty()) return "";
-  return out + s.line("Layer times are medians of the profiled iterations; without raw per-iteration samples, "
+  return out + (s.md ? "" : "\n") + s.line("Layer times are medians of the profiled iterations; without raw per-iteration samples, "
                       "layer deltas are not tested for significance.");
 }
 

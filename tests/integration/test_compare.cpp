@@ -246,10 +246,11 @@ TEST(CompareRealProfiles, SameZooModelTwiceMatchesEveryLayer) {
   EXPECT_GT(it["latency"]["p_value"].get<double>(), 0);
   EXPECT_LE(it["latency"]["ci_low"].get<double>(), it["latency"]["ci_high"].get<double>());
   EXPECT_EQ(it["layers"]["matched"].size(), report["runs"][0]["layers"].size());
+  EXPECT_TRUE(it["layers"]["regrouped"].empty());
   EXPECT_TRUE(it["layers"]["only_base"].empty());
   EXPECT_TRUE(it["layers"]["only_new"].empty());
   auto table = run_cli("compare " + (dir / "a.json").string() + " " + (dir / "b.json").string(), dir.string());
-  EXPECT_NE(table.out.find(std::to_string(report["runs"][0]["layers"].size()) + " matched by ONNX nodes, 0 only in BASE, 0 only in NEW"),
+  EXPECT_NE(table.out.find(std::to_string(report["runs"][0]["layers"].size()) + " matched by ONNX nodes, 0 fused differently, 0 only in BASE, 0 only in NEW"),
             std::string::npos)
       << table.out;
   if (!getenv("KEEP")) fs::remove_all(dir);

@@ -276,11 +276,33 @@ TEST(CompareLayers, MatchedByOnnxNodesNotByKernelName) {
   EXPECT_EQ(c.matched[0].name, "relu1_nchwc");  // largest |delta| first
   EXPECT_DOUBLE_EQ(c.matched[0].delta_ms(), 1.0);
   EXPECT_NEAR(c.matched[0].delta_share(), 0.1, 1e-12);
-  ASSERT_EQ(c.only_base.size(), 1u);  // MatMul+Add was fused in BASE, not in NEW
-  EXPECT_EQ(c.only_base[0].name, "fc");
-  EXPECT_DOUBLE_EQ(c.only_base[0].base_ms, 1.0);
+  // MatMul+Add was one kernel in BASE and two in NEW: compared as a group.
+  ASSERT_EQ(c.regrouped.size(), 1u);
+  EXPECT_EQ(c.regrouped[0].base_layers, std::vector<std::string>{"fc"});
+  EXPECT_EQ(c.regrouped[0].new_layers, (std::vector<std::string>{"fc_mm", "fc_add"}));
+  EXPECT_EQ(c.regrouped[0].onnx_nodes, (std::vector<std::string>{"fc_add", "fc_mm"}));
+  EXPECT_DOUBLE_EQ(c.regrouped[0].base_ms, 1.0);
+  EXPECT_NEAR(c.regrouped[0].delta_ms(), -0.1, 1e-12);
+  EXPECT_TRUE(c.only_base.empty());
+  EXPECT_TRUE(c.only_new.empty());
+}
+
+TEST(CompareLayers, FusionChainsGroupTransitivelyAndLoneLayersStayOneSided) {
+  // BASE: [a+b] [c+d]; NEW: [a] [b+c] [d] -> one group of 2 vs 3 layers. NEW also computes "e", which BASE
+  // folded away, and has a reorder alias: both only in NEW.
+  std::vector<Layer> base{layer("ab", {"a", "b"}, 1), layer("cd", {"c", "d"}, 1)};
+  std::vector<Layer> next{layer("a", {"a"}, 0.5), layer("bc", {"b", "c"}, 1), layer("d", {"d"}, 0.25),
+                          layer("e", {"e"}, 0.1), layer("reorder", {"a"}, 0.05, true)};
+  auto c = compare_layers(base, next);
+  EXPECT_TRUE(c.matched.empty());
+  ASSERT_EQ(c.regrouped.size(), 1u);
+  EXPECT_EQ(c.regrouped[0].base_layers.size(), 2u);
+  EXPECT_EQ(c.regrouped[0].new_layers.size(), 3u);
+  EXPECT_DOUBLE_EQ(c.regrouped[0].new_ms, 1.75);
   ASSERT_EQ(c.only_new.size(), 2u);
-  EXPECT_EQ(c.only_new[0].name, "fc_mm");
+  EXPECT_EQ(c.only_new[0].name, "e");  // by time
+  EXPECT_EQ(c.only_new[1].name, "reorder");
+  EXPECT_TRUE(c.only_base.empty());
 }
 
 TEST(CompareLayers, AliasesByNameAndRepeatsByOccurrence) {
