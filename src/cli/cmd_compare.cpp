@@ -79,7 +79,8 @@ void setup_compare(CLI::App& root, Action& action) {
   cmd->add_option("-o,--output", a->output, "Write to FILE (default: stdout)");
   cmd->footer(
       "Items are matched by model x configuration. Where both sides passed, the raw end-to-end samples are\n"
-      "compared: Mann-Whitney U (two-sided) and a seeded bootstrap interval of the median ratio NEW/BASE.\n"
+      "compared: Mann-Whitney U (two-sided) and a seeded bootstrap interval of the median ratio NEW/BASE;\n"
+      "with 50+ samples on both sides, on blocks of consecutive samples (a run's drift is noise, too).\n"
       "Verdicts:\n"
       "  regression / improvement  p < alpha, the interval excludes 1, and the median changed by more than\n"
       "                            --threshold (slower / faster); a speed-up is never a regression\n"

@@ -99,6 +99,8 @@ ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const Co
   return c;
 }
 
+std::string counted(size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
 void add_notes(const CompareSource& base, const CompareSource& head, bool config_only, Comparison& c) {
   if (config_only)
     c.notes.push_back("the reports are of different models (BASE " + base.items.front().model + ", NEW " +
@@ -144,6 +146,12 @@ Comparison compare_sources(const CompareSource& base, const CompareSource& head,
   for (size_t j = 0; j < head.items.size(); ++j)
     if (!p.new_used[j]) c.items.push_back(compare_item(nullptr, &head.items[j], o));
   add_notes(base, head, config_only, c);
+  VerdictCounts n = count_verdicts(c);
+  if (n.regressions && n.improvements)
+    c.notes.push_back(counted(n.regressions, "regression") + " and " + counted(n.improvements, "improvement") +
+                      " at once: if nothing that matters changed between the runs, the machine's speed "
+                      "did (load, frequency) — each side is one run, so its samples cannot show that; re-run both "
+                      "on a quiet machine");
   return c;
 }
 

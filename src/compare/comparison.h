@@ -46,6 +46,7 @@ struct CompareOptions {
 
 struct LatencyComparison {
   int64_t base_n = 0, new_n = 0;             // raw samples on each side
+  int64_t base_blocks = 0, new_blocks = 0;   // tested on blocks of consecutive samples (0: on the samples)
   double base_median_ms = 0, new_median_ms = 0;
   double ratio = 0;                          // new / base median (0 when undefined)
   double change = 0;                         // ratio - 1: +0.10 = 10% slower

@@ -95,22 +95,35 @@ class IndexDraws {
   bool have_high_ = false;
 };
 
-// Resamples of one sample. The draws index the sorted sample, so a resample is a histogram over its order
-// statistics and its median is found by one counting scan: no copy, no selection (this loop is where
-// `compare` spends its time on a large zoo).
+// Resamples of one side, whole blocks at a time (a block of one sample when samples are resampled). Each
+// sample's rank in the sorted side is computed once, so a resample is a histogram over ranks and its median is
+// found by one counting scan: no copy, no selection (this loop is where `compare` spends its time on a zoo).
 class MedianResampler {
  public:
-  explicit MedianResampler(std::vector<double> sample) : sorted_(std::move(sample)), counts_(sorted_.size()) {
-    std::sort(sorted_.begin(), sorted_.end());
+  explicit MedianResampler(const std::vector<std::vector<double>>& blocks) : ranks_(blocks.size()) {
+    std::vector<std::pair<double, size_t>> all;  // value, block
+    for (size_t b = 0; b < blocks.size(); ++b)
+      for (double v : blocks[b]) all.emplace_back(v, b);
+    std::sort(all.begin(), all.end());
+    for (size_t r = 0; r < all.size(); ++r) {
+      sorted_.push_back(all[r].first);
+      ranks_[all[r].second].push_back(r);
+    }
+    counts_.resize(sorted_.size());
   }
 
   double draw(SplitMix64& rng) {
-    size_t n = sorted_.size();
     std::fill(counts_.begin(), counts_.end(), 0u);
-    IndexDraws index(rng, n);  // a resample starts on a fresh 64-bit draw
-    for (size_t i = 0; i < n; ++i) ++counts_[index.next()];
-    // The resample's order statistics (n - 1) / 2 and n / 2 (0-based): equal when n is odd.
-    size_t lower_rank = (n - 1) / 2, upper_rank = n / 2, seen = 0, j = 0;
+    IndexDraws index(rng, ranks_.size());  // a resample starts on a fresh 64-bit draw
+    size_t m = 0;
+    for (size_t i = 0; i < ranks_.size(); ++i) {
+      const std::vector<size_t>& block = ranks_[index.next()];
+      for (size_t r : block) ++counts_[r];
+      m += block.size();
+    }
+    if (m == 0) return 0;
+    // The resample's order statistics (m - 1) / 2 and m / 2 (0-based): equal when m is odd.
+    size_t lower_rank = (m - 1) / 2, upper_rank = m / 2, seen = 0, j = 0;
     while (seen + counts_[j] <= lower_rank) seen += counts_[j++];
     double lower = sorted_[j];
     while (seen + counts_[j] <= upper_rank) seen += counts_[j++];
@@ -119,8 +132,16 @@ class MedianResampler {
 
  private:
   std::vector<double> sorted_;
+  std::vector<std::vector<size_t>> ranks_;  // per block: the ranks of its samples
   std::vector<uint32_t> counts_;
 };
+
+std::vector<std::vector<double>> singletons(const std::vector<double>& samples) {
+  std::vector<std::vector<double>> blocks;
+  blocks.reserve(samples.size());
+  for (double v : samples) blocks.push_back({v});
+  return blocks;
+}
 
 double ratio(double numerator, double denominator) {
   if (denominator > 0) return numerator / denominator;
@@ -160,8 +181,8 @@ MannWhitney mann_whitney_u(const std::vector<double>& base, const std::vector<do
   return r;
 }
 
-RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
-                                     const BootstrapOptions& o) {
+RatioInterval bootstrap_median_ratio(const std::vector<std::vector<double>>& base,
+                                     const std::vector<std::vector<double>>& next, const BootstrapOptions& o) {
   RatioInterval ci;
   if (base.empty() || next.empty() || o.resamples < 1) return ci;
   if (base.size() >= (uint64_t{1} << 32) || next.size() >= (uint64_t{1} << 32)) return ci;  // beyond the index draws
@@ -170,7 +191,7 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std:
   std::vector<double> ratios;
   ratios.reserve(static_cast<size_t>(o.resamples));
   for (int i = 0; i < o.resamples; ++i) {
-    double base_median = b.draw(rng);  // BASE's n draws, then NEW's: the order the stream is consumed in
+    double base_median = b.draw(rng);  // BASE's draws, then NEW's: the order the stream is consumed in
     ratios.push_back(ratio(n.draw(rng), base_median));
   }
   std::sort(ratios.begin(), ratios.end());
@@ -180,6 +201,25 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std:
   ci.low = ratios[cut];
   ci.high = ratios[ratios.size() - 1 - cut];
   return ci;
+}
+
+RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
+                                     const BootstrapOptions& o) {
+  return bootstrap_median_ratio(singletons(base), singletons(next), o);
+}
+
+size_t time_block_count(size_t samples) {
+  size_t blocks = std::min(kMaxTimeBlocks, samples / kMinBlockSamples);
+  return blocks >= kMinTimeBlocks ? blocks : 0;
+}
+
+std::vector<std::vector<double>> time_blocks(const std::vector<double>& samples, size_t blocks) {
+  std::vector<std::vector<double>> out(blocks);
+  size_t n = samples.size();
+  for (size_t b = 0; b < blocks; ++b)
+    out[b].assign(samples.begin() + static_cast<std::ptrdiff_t>(b * n / blocks),
+                  samples.begin() + static_cast<std::ptrdiff_t>((b + 1) * n / blocks));
+  return out;
 }
 
 }  // namespace rooflens

@@ -37,13 +37,29 @@ struct BootstrapOptions {
   uint64_t seed = 0x726f6f666c656e73;  // "rooflens": fixed, so the same inputs always give the same interval
 };
 
-// Percentile bootstrap of median(next) / median(base): each resample draws BASE then NEW with replacement
-// (sizes kept; a draw is an index into the sorted sample, floor(u32 * n / 2^32), two 32-bit halves per 64-bit
-// output, low half first, each resample starting on a fresh output); the interval drops
-// floor((1 - confidence) / 2 * resamples) sorted ratios at each end. Deterministic for a given seed on every
-// platform (SplitMix64 and an explicit index mapping, no std:: engines or distributions). Empty samples give
-// {0, 0}.
+// Percentile bootstrap of median(next) / median(base), resampling whole blocks: each resample draws as many
+// blocks as the side has, with replacement (BASE's, then NEW's), and takes the median of every sample in them
+// (mean of the middle two for an even count). A draw is floor(u32 * blocks / 2^32) over the blocks in time
+// order, from two 32-bit halves per 64-bit output (low half first, each side's resample starting on a fresh
+// output). The interval drops floor((1 - confidence) / 2 * resamples) sorted ratios at each end. Deterministic
+// for a given seed on every platform (SplitMix64, no std:: engines or distributions). Empty sides give {0, 0}.
+RatioInterval bootstrap_median_ratio(const std::vector<std::vector<double>>& base_blocks,
+                                     const std::vector<std::vector<double>>& new_blocks,
+                                     const BootstrapOptions& options = {});
+// The same with every sample its own block: the ordinary bootstrap of independent samples.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
                                      const BootstrapOptions& options = {});
+
+// Timing samples taken one after another are not independent: the machine's state drifts (frequency, caches,
+// other processes) over tens to hundreds of milliseconds, so thousands of samples of one run overstate what is
+// known about it. Tests therefore run on blocks of consecutive samples when a side has enough of them: at
+// least kMinTimeBlocks blocks of at least kMinBlockSamples samples, at most kMaxTimeBlocks.
+inline constexpr size_t kMinBlockSamples = 10, kMinTimeBlocks = 5, kMaxTimeBlocks = 20;
+
+// How many blocks `samples` consecutive samples make: min(20, samples / 10), or 0 when that is below 5 (the
+// samples are then tested one by one).
+size_t time_block_count(size_t samples);
+// The samples in time order cut into `blocks` consecutive runs: block b holds [b*n/blocks, (b+1)*n/blocks).
+std::vector<std::vector<double>> time_blocks(const std::vector<double>& samples, size_t blocks);
 
 }  // namespace rooflens

@@ -9,6 +9,8 @@
 namespace rooflens {
 
 // Medians come from the raw samples; when a side has none, from its summary (`*_stats_median`, 0 = unknown).
+// With at least 50 samples on each side, the tests run on blocks of consecutive samples (significance.h):
+// Mann-Whitney on the block medians, the bootstrap resampling whole blocks.
 LatencyComparison compare_latency(const std::vector<double>& base, const std::vector<double>& next,
                                   const CompareOptions& options, double base_stats_median = 0,
                                   double new_stats_median = 0);

@@ -15,10 +15,11 @@ using json = nlohmann::ordered_json;
 std::string flag(bool v) { return v ? "true" : "false"; }
 
 std::vector<std::string> latency_cells(const std::optional<LatencyComparison>& l) {
-  if (!l) return std::vector<std::string>(13);
+  if (!l) return std::vector<std::string>(15);
   bool r = l->base_median_ms > 0 && l->new_median_ms > 0;
   auto tested = [&](double v) { return l->tested ? exact(v) : std::string(); };
-  return {std::to_string(l->base_n), std::to_string(l->new_n), exact(l->base_median_ms), exact(l->new_median_ms),
+  return {std::to_string(l->base_n), std::to_string(l->new_n), std::to_string(l->base_blocks),
+          std::to_string(l->new_blocks), exact(l->base_median_ms), exact(l->new_median_ms),
           r ? exact(l->ratio) : "", r ? exact(l->change) : "", tested(l->ci_low), tested(l->ci_high),
           tested(l->p_value), tested(l->u_new), l->tested ? flag(l->exact) : "", flag(l->tested),
           flag(l->significant)};
@@ -30,7 +31,8 @@ json source_json(const CompareSourceInfo& s) {
 }
 
 json latency_json(const LatencyComparison& l) {
-  return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_median_ms", l.base_median_ms},
+  return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_blocks", l.base_blocks},
+              {"new_blocks", l.new_blocks}, {"base_median_ms", l.base_median_ms},
               {"new_median_ms", l.new_median_ms}, {"ratio", l.ratio}, {"change", l.change},
               {"tested", l.tested},     {"ci_low", l.ci_low},       {"ci_high", l.ci_high},
               {"p_value", l.p_value},   {"u_new", l.u_new},         {"exact", l.exact},
@@ -89,7 +91,7 @@ json summary_json(const Comparison& c) {
 std::string compare_csv(const Comparison& c, const CompareView&) {
   TextTable t;
   for (const char* col : {"model", "config", "verdict", "base_status", "new_status", "base_n", "new_n",
-                          "base_median_ms", "new_median_ms", "ratio", "change", "ci_low", "ci_high", "p_value",
+                          "base_blocks", "new_blocks", "base_median_ms", "new_median_ms", "ratio", "change", "ci_low", "ci_high", "p_value",
                           "u_new", "exact", "tested", "significant", "base_error", "new_error"})
     t.columns.push_back({col});
   for (const auto& i : c.items) {

@@ -76,15 +76,20 @@ std::string latency_section(const Comparison& c, const Style& s) {
   });
   TextTable t;
   t.columns = {{"model", false, 40}, {"config", false, 40}, {"base ms", true}, {"new ms", true}, {"change", true},
-               {percent(1 - c.options.alpha, 0) + " CI", true}, {"p", true}, {"n", true}, {"verdict"}};
+               {percent(1 - c.options.alpha, 0) + " CI", true}, {"p", true}, {"n", true}, {"blocks", true},
+               {"verdict"}};
   for (const auto* i : items) {
     const LatencyComparison& l = *i->latency;
     bool ratio = l.base_median_ms > 0 && l.new_median_ms > 0;
     t.rows.push_back({s.name(i->model), s.name(i->config), fixed(l.base_median_ms, 3), fixed(l.new_median_ms, 3),
                       ratio ? signed_percent(l.change) : "-", ci_text(l), l.tested ? p_text(l.p_value) : "-",
-                      std::to_string(l.base_n) + "/" + std::to_string(l.new_n), i->verdict});
+                      std::to_string(l.base_n) + "/" + std::to_string(l.new_n),
+                      l.base_blocks ? std::to_string(l.base_blocks) + "/" + std::to_string(l.new_blocks) : "-",
+                      i->verdict});
   }
-  return s.heading("latency (medians of the raw end-to-end samples; change = NEW/BASE - 1)") + s.table(t);
+  return s.heading("latency (medians of the raw end-to-end samples; change = NEW/BASE - 1; with blocks, the tests "
+                   "compare blocks of consecutive samples)") +
+         s.table(t);
 }
 
 struct StatusSection {

@@ -89,9 +89,9 @@ class CompareTest : public ::testing::Test {
 
     BenchResults b, n;
     b.tool.version = n.tool.version = "test";
-    b.entries = {entry("test_add", "pass", samples(10, 20, 1.0, 0.02)), entry("test_relu", "pass"),
+    b.entries = {entry("test_add", "pass", samples(10, 100, 1.0, 0.02)), entry("test_relu", "pass"),
                  entry("test_gru", "fail"), entry("test_loop", "pass")};
-    n.entries = {entry("test_add", "pass", samples(11, 20, 1.0, 0.02)), entry("test_relu", "crash"),
+    n.entries = {entry("test_add", "pass", samples(11, 100, 1.0, 0.02)), entry("test_relu", "crash"),
                  entry("test_gru", "pass"), entry("test_if", "pass")};
     fs::create_directories(*dir_ / "bench-base");
     fs::create_directories(*dir_ / "bench-new");
@@ -159,7 +159,7 @@ TEST_F(CompareTest, ASpeedUpIsAnImprovementAndNeverFailsTheCheck) {
   // The same pair the other way round is a regression.
   r = cli("compare " + path("fast10.json") + " " + path("base.json") + " --fail-on-regression --format csv");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.out.find(",regression,pass,pass,40,40,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",regression,pass,pass,40,40,0,0,"), std::string::npos) << r.out;
 }
 
 TEST_F(CompareTest, BenchResultsListNewAndFixedFailures) {
@@ -182,8 +182,12 @@ TEST_F(CompareTest, BenchResultsListNewAndFixedFailures) {
   EXPECT_EQ(j["summary"]["fixed"], 1);
   EXPECT_EQ(j["summary"]["regressions"], 0);
   EXPECT_EQ(j["base"]["kind"], "bench");
-  for (const auto& it : j["items"])
-    if (it["model"] == "test_add") EXPECT_TRUE(it["verdict"] == "within noise" || it["verdict"] == "below threshold");
+  for (const auto& it : j["items"]) {
+    if (it["model"] != "test_add") continue;
+    EXPECT_TRUE(it["verdict"] == "within noise" || it["verdict"] == "below threshold") << it;
+    EXPECT_EQ(it["latency"]["base_blocks"], 10);  // 100 samples: tested as 10 blocks of 10
+    EXPECT_EQ(it["latency"]["new_blocks"], 10);
+  }
 
   // A new failure fails the check even without any latency regression.
   r = cli("compare " + path("bench-base") + " " + path("bench-new") + " --fail-on-regression --format md");

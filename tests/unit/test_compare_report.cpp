@@ -97,8 +97,9 @@ TEST(CompareReport, CsvOneRowPerItemExactValues) {
   size_t lines = 0;
   for (char ch : csv) lines += ch == '\n';
   EXPECT_EQ(lines, 4u) << csv;
-  EXPECT_EQ(csv.rfind("model,config,verdict,base_status,new_status,base_n,new_n,base_median_ms,", 0), 0u) << csv;
-  EXPECT_NE(csv.find("net|v2,batch=1 threads=2,regression,pass,pass,30,30,10,11,1.1,0.1,1.08,1.12,2.5e-09,"),
+  EXPECT_EQ(csv.rfind("model,config,verdict,base_status,new_status,base_n,new_n,base_blocks,new_blocks,"
+                      "base_median_ms,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("net|v2,batch=1 threads=2,regression,pass,pass,30,30,0,0,10,11,1.1,0.1,1.08,1.12,2.5e-09,"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\"run: runner died, \"\"signal 11\"\"\""), std::string::npos) << csv;  // RFC 4180 quoting

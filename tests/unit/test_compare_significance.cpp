@@ -2,12 +2,14 @@
 // come from hand computation (shown in the comments) and from brute-force enumeration in the test itself.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "compare/significance.h"
+#include "core/stats.h"
 
 using namespace rooflens;
 
@@ -164,4 +166,72 @@ TEST(CompareBootstrap, CoversTheTrueRatioAboutNinetyFivePercentOfTheTime) {
   EXPECT_GE(covered, trials * 88 / 100);
   EXPECT_LE(covered, trials * 99 / 100);
   EXPECT_EQ(excludes_one, trials);  // a 10% shift at 5% noise is always detected
+}
+
+TEST(CompareBlocks, ConsecutiveSamplesInUpToTwentyBlocksOfAtLeastTen) {
+  EXPECT_EQ(time_block_count(49), 0u);  // 4 blocks of 10 would be too few: test the samples themselves
+  EXPECT_EQ(time_block_count(50), 5u);
+  EXPECT_EQ(time_block_count(125), 12u);
+  EXPECT_EQ(time_block_count(5000), 20u);
+  std::vector<double> v;
+  for (int i = 0; i < 53; ++i) v.push_back(i);
+  auto blocks = time_blocks(v, 5);
+  ASSERT_EQ(blocks.size(), 5u);
+  size_t total = 0;
+  double next = 0;
+  for (const auto& b : blocks) {
+    EXPECT_TRUE(b.size() == 10 || b.size() == 11);
+    for (double x : b) EXPECT_EQ(x, next++);  // in time order, nothing lost or repeated
+    total += b.size();
+  }
+  EXPECT_EQ(total, 53u);
+}
+
+TEST(CompareBlocks, BlockBootstrapOfSingletonsIsTheSampleBootstrap) {
+  std::mt19937_64 rng(4);
+  auto a = lognormal(rng, 30, 10, 0.05), b = lognormal(rng, 31, 11, 0.05);
+  std::vector<std::vector<double>> sa, sb;
+  for (double x : a) sa.push_back({x});
+  for (double x : b) sb.push_back({x});
+  auto x = bootstrap_median_ratio(a, b), y = bootstrap_median_ratio(sa, sb);
+  EXPECT_EQ(x.low, y.low);
+  EXPECT_EQ(x.high, y.high);
+}
+
+// A machine whose speed drifts during a run (frequency, other processes): each run is 20 stretches of 50
+// samples at a level anywhere in 10..12 ms, with 0.5% noise within a stretch. BASE and NEW come from the same
+// process. The 1000 samples of a run are far from independent: Mann-Whitney on them calls a "change" in most
+// pairs of runs, while on block medians it is right about as often as alpha promises, and the block bootstrap
+// interval contains 1 (the true ratio) in nearly all of them.
+TEST(CompareBlocks, DriftWithinARunIsNoiseOnBlocksButNotOnSamples) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> level(10, 12);
+  std::normal_distribution<double> noise(0, 0.005);
+  auto drifting_run = [&] {
+    std::vector<double> v;
+    for (int stretch = 0; stretch < 20; ++stretch) {
+      double l = level(rng);
+      for (int i = 0; i < 50; ++i) v.push_back(l * (1 + noise(rng)));
+    }
+    return v;
+  };
+  int raw_significant = 0, block_significant = 0, covered = 0, trials = 40;
+  BootstrapOptions o;
+  o.resamples = 500;
+  for (int t = 0; t < trials; ++t) {
+    auto base = drifting_run(), next = drifting_run();
+    raw_significant += mann_whitney_u(base, next).p_value < 0.05;
+    auto bb = time_blocks(base, time_block_count(base.size())), nb = time_blocks(next, time_block_count(next.size()));
+    std::vector<double> bm, nm;
+    for (const auto& b : bb) bm.push_back(median_of(b));
+    for (const auto& b : nb) nm.push_back(median_of(b));
+    block_significant += mann_whitney_u(bm, nm).p_value < 0.05;
+    auto ci = bootstrap_median_ratio(bb, nb, o);
+    covered += ci.low <= 1 && 1 <= ci.high;
+  }
+  std::printf("drift: significant on samples %d/%d, on blocks %d/%d; block interval covers 1 in %d/%d\n",
+              raw_significant, trials, block_significant, trials, covered, trials);
+  EXPECT_GE(raw_significant, trials / 2) << "samples look independent after all?";
+  EXPECT_LE(block_significant, trials / 8);
+  EXPECT_GE(covered, trials * 85 / 100);
 }
