@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <map>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "compare/layer_match.h"
