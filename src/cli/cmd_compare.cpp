@@ -1,0 +1,103 @@
+// `rooflens compare BASE NEW`: what got slower, faster, broken or fixed between two profile reports or two bench
+// results directories, with a significance test on the raw timing samples.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "compare/compare.h"
+#include "compare/sources.h"
+#include "core/errors.h"
+#include "profile/profile.h"
+#include "reporters/compare_report.h"
+#include "reporters/report_text.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct CompareArgs {
+  std::string base, head, threshold = "5%", format = "table", output = "-";
+  double alpha = 0.05;
+  bool fail_on_regression = false, json = false;
+  CompareView view;
+};
+
+// One stderr line saying why the run fails the check (the report itself went to stdout or -o).
+std::string check_failure_line(const VerdictCounts& n, double threshold) {
+  std::string what;
+  if (n.regressions)
+    what += std::to_string(n.regressions) + (n.regressions == 1 ? " significant regression" : " significant regressions") +
+            " beyond " + percent(threshold);
+  if (n.new_failures)
+    what += (what.empty() ? "" : " and ") + std::to_string(n.new_failures) +
+            (n.new_failures == 1 ? " new failure" : " new failures");
+  return "rooflens: compare: " + what + " (--fail-on-regression)\n";
+}
+
+int run_compare(const CompareArgs& a) {
+  CompareOptions o;
+  o.threshold = parse_threshold(a.threshold);
+  o.alpha = a.alpha;
+  CompareSource base = load_compare_source(a.base);
+  CompareSource head = load_compare_source(a.head);
+  Comparison c = compare_sources(base, head, o);
+  std::string text = compare_formats().at(a.json ? "json" : a.format)(c, a.view);
+  if (a.output == "-") std::cout << text << std::flush;
+  else write_file_atomically(a.output, text);
+  VerdictCounts counts = count_verdicts(c);
+  if (a.fail_on_regression && fails_check(counts)) {
+    std::fputs(check_failure_line(counts, o.threshold).c_str(), stderr);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void setup_compare(CLI::App& root, Action& action) {
+  auto a = std::make_shared<CompareArgs>();
+  CLI::App* cmd = root.add_subcommand("compare", "Compare two profile reports or two bench results: latency changes "
+                                                 "tested for significance, per-layer deltas, new and fixed failures");
+  cmd->add_option("base", a->base, "BASE: a profile report (rooflens profile -f) or a bench results directory "
+                                   "(or its results.json)")
+      ->required();
+  cmd->add_option("new", a->head, "NEW: the same kind as BASE")->required();
+  cmd->add_option("--threshold", a->threshold, "Smallest median change that counts as a regression or improvement: "
+                                               "5% or 0.05 (default 5%)");
+  cmd->add_option("--alpha", a->alpha, "Significance level of the Mann-Whitney test; the bootstrap interval is the "
+                                       "(1 - alpha) one (default 0.05)")
+      ->check(CLI::Range(0.0001, 0.5));
+  cmd->add_flag("--fail-on-regression", a->fail_on_regression,
+                "Exit 1 when an item got significantly slower by more than --threshold, or fails in NEW but did not "
+                "fail in BASE");
+  std::vector<std::string> formats;
+  for (const auto& kv : compare_formats()) formats.push_back(kv.first);
+  cmd->add_option("--format", a->format, "table | md | csv | json (default table)")->check(CLI::IsMember(formats));
+  cmd->add_flag("--json", a->json, "Same as --format json");
+  cmd->add_option("--top-layers", a->view.top_layers, "table/md: layer deltas shown per configuration, largest "
+                                                      "first (default 10; 0 = none)");
+  cmd->add_option("-o,--output", a->output, "Write to FILE (default: stdout)");
+  cmd->footer(
+      "Items are matched by model x configuration. Where both sides passed, the raw end-to-end samples are\n"
+      "compared: Mann-Whitney U (two-sided) and a seeded bootstrap interval of the median ratio NEW/BASE;\n"
+      "with 50+ samples on both sides, on blocks of consecutive samples (a run's drift is noise, too).\n"
+      "Verdicts:\n"
+      "  regression / improvement  p < alpha, the interval excludes 1, and the median changed by more than\n"
+      "                            --threshold (slower / faster); a speed-up is never a regression\n"
+      "  below threshold           significant, but the change is within --threshold\n"
+      "  within noise              not significant\n"
+      "  insufficient samples      fewer than 3 samples on a side, or too few for any test to reach p < alpha\n"
+      "  new failure / fixed       fails in NEW but not in BASE / failed in BASE, passes in NEW\n"
+      "Layers (profile reports) are matched by the ONNX nodes they compute; their times are medians without\n"
+      "raw samples, so layer deltas carry no significance test.\n"
+      "Exit codes: 0 ok; 1 unreadable input, or --fail-on-regression with a regression or a new failure;\n"
+      "2 usage (bad flags, BASE and NEW of different kinds).\n"
+      "Examples:\n"
+      "  rooflens compare base.json new.json\n"
+      "  rooflens compare results-main/ results-pr/ --threshold 3% --fail-on-regression\n"
+      "  rooflens compare base.json new.json --format md -o comment.md\n"
+      "  rooflens compare base.json new.json --json | jq '.items[] | select(.verdict == \"regression\")'");
+  cmd->callback([a, &action] { action = [a] { return run_compare(*a); }; });
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,196 @@
+#include "compare/compare.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "compare/layer_match.h"
+#include "compare/verdict.h"
+#include "core/errors.h"
+
+namespace rooflens {
+namespace {
+
+bool failing(const std::string& s) { return s == status::kFail || s == status::kTimeout || s == status::kCrash; }
+
+std::string kind_name(const std::string& kind) { return kind == kReportSource ? "a profile report" : "bench results"; }
+
+CompareSourceInfo info(const CompareSource& s) {
+  return CompareSourceInfo{s.path, s.kind, s.description, s.items.size(), s.partial};
+}
+
+// Two single-model reports of differently named models (model_v1.onnx vs model_v2.onnx) are still the
+// comparison the user asked for: their items are matched on the configuration alone.
+bool match_by_config_only(const CompareSource& base, const CompareSource& head) {
+  if (base.kind != kReportSource || base.items.empty() || head.items.empty()) return false;
+  return base.items.front().model != head.items.front().model;
+}
+
+struct Pairing {
+  std::vector<std::optional<size_t>> new_of_base;  // per BASE item: its NEW item
+  std::vector<bool> new_used;
+};
+
+Pairing pair_by_key(const CompareSource& base, const CompareSource& head, bool config_only) {
+  auto key = [config_only](const CompareItem& i) { return (config_only ? std::string() : i.model) + '\n' + i.config; };
+  std::map<std::string, size_t> new_at;
+  for (size_t i = 0; i < head.items.size(); ++i) new_at.emplace(key(head.items[i]), i);
+  Pairing p{std::vector<std::optional<size_t>>(base.items.size()), std::vector<bool>(head.items.size(), false)};
+  for (size_t i = 0; i < base.items.size(); ++i) {
+    auto it = new_at.find(key(base.items[i]));
+    if (it == new_at.end()) continue;
+    p.new_of_base[i] = it->second;
+    p.new_used[it->second] = true;
+  }
+  return p;
+}
+
+// A profile failure names the configuration as requested ("default", "batch=8"), a run the one that ran
+// ("batch=1 threads=2"). Left-over failures are paired with the one left-over run on the other side they could be.
+bool could_pair(const CompareItem& a, const CompareItem& b) {
+  if (!a.profile_config || !b.profile_config || a.profile_config->requested == b.profile_config->requested) return false;
+  const auto& req = a.profile_config->requested ? *a.profile_config : *b.profile_config;
+  const auto& ran = a.profile_config->requested ? *b.profile_config : *a.profile_config;
+  return could_be_same_config(req, ran);
+}
+
+void pair_failures_with_runs(const CompareSource& base, const CompareSource& head, Pairing& p) {
+  for (size_t i = 0; i < base.items.size(); ++i) {
+    if (p.new_of_base[i]) continue;
+    std::optional<size_t> only;
+    int candidates = 0;
+    for (size_t j = 0; j < head.items.size(); ++j)
+      if (!p.new_used[j] && could_pair(base.items[i], head.items[j])) {
+        only = j;
+        ++candidates;
+      }
+    if (candidates != 1) continue;
+    // The NEW item must not fit another left-over BASE item either, or the pairing would be a guess.
+    int reverse = 0;
+    for (size_t k = 0; k < base.items.size(); ++k)
+      if (!p.new_of_base[k] && could_pair(base.items[k], head.items[*only])) ++reverse;
+    if (reverse != 1) continue;
+    p.new_of_base[i] = only;
+    p.new_used[*only] = true;
+  }
+}
+
+ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const CompareOptions& o) {
+  ItemComparison c;
+  const CompareItem& any = b ? *b : *n;
+  c.model = any.model;
+  c.config = n && n->status == status::kPass ? n->config : any.config;  // a run's label over a failure's
+  if (b && n && b->model != n->model) c.model = b->model + " → " + n->model;
+  if (b) c.base_status = b->status, c.base_error = b->error;
+  if (n) c.new_status = n->status, c.new_error = n->error;
+  c.verdict = status_verdict(c.base_status, c.new_status);
+  if (!c.verdict.empty()) return c;
+  bool timed = !b->samples_ms.empty() || !n->samples_ms.empty() || b->stats.n > 0 || n->stats.n > 0;
+  if (timed) {
+    c.latency = compare_latency(b->samples_ms, n->samples_ms, o, b->stats.median, n->stats.median);
+    c.verdict = latency_verdict(*c.latency, o);
+  } else {
+    c.verdict = verdict::kNotTimed;
+  }
+  if (b->layers && n->layers && !(b->layers->empty() && n->layers->empty()))
+    c.layers = compare_layers(*b->layers, *n->layers);
+  return c;
+}
+
+std::string counted(size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+void add_notes(const CompareSource& base, const CompareSource& head, bool config_only, Comparison& c) {
+  if (config_only)
+    c.notes.push_back("the reports are of different models (BASE " + base.items.front().model + ", NEW " +
+                      head.items.front().model + "): matched by configuration");
+  for (const auto* s : {&base, &head})
+    if (s->partial)
+      c.notes.push_back(std::string(s == &base ? "BASE" : "NEW") +
+                        " was interrupted before every item ran: missing items show as only on the other side");
+  if (!base.runtime.empty() && !head.runtime.empty() && base.runtime != head.runtime)
+    c.notes.push_back("runtimes differ: BASE " + base.runtime + ", NEW " + head.runtime);
+  if (base.backend_options != head.backend_options) {
+    auto shown = [](const std::string& o) { return o.empty() ? std::string("defaults") : o; };
+    c.notes.push_back("backend options differ: BASE " + shown(base.backend_options) + ", NEW " +
+                      shown(head.backend_options));
+  }
+}
+
+}  // namespace
+
+std::string status_verdict(const std::string& b, const std::string& n) {
+  if (b == status::kAbsent) return verdict::kOnlyNew;
+  if (n == status::kAbsent) return verdict::kOnlyBase;
+  if (b == status::kPass && n == status::kPass) return "";
+  if (failing(n)) return failing(b) ? verdict::kStillFailing : verdict::kNewFailure;
+  if (failing(b)) return n == status::kPass ? verdict::kFixed : verdict::kStatusChanged;
+  if (b == status::kSkip && n == status::kSkip) return verdict::kSkipped;
+  return verdict::kStatusChanged;  // pass <-> skip
+}
+
+Comparison compare_sources(const CompareSource& base, const CompareSource& head, const CompareOptions& o) {
+  if (base.kind != head.kind)
+    throw UsageError("BASE " + base.path + " is " + kind_name(base.kind) + " but NEW " + head.path + " is " +
+                     kind_name(head.kind) + ": compare two of the same kind");
+  Comparison c;
+  c.base = info(base);
+  c.head = info(head);
+  c.options = o;
+  bool config_only = match_by_config_only(base, head);
+  Pairing p = pair_by_key(base, head, config_only);
+  pair_failures_with_runs(base, head, p);
+  for (size_t i = 0; i < base.items.size(); ++i)
+    c.items.push_back(compare_item(&base.items[i], p.new_of_base[i] ? &head.items[*p.new_of_base[i]] : nullptr, o));
+  for (size_t j = 0; j < head.items.size(); ++j)
+    if (!p.new_used[j]) c.items.push_back(compare_item(nullptr, &head.items[j], o));
+  add_notes(base, head, config_only, c);
+  VerdictCounts n = count_verdicts(c);
+  if (n.regressions && n.improvements)
+    c.notes.push_back(counted(n.regressions, "regression") + " and " + counted(n.improvements, "improvement") +
+                      " at once: if nothing that matters changed between the runs, the machine's speed "
+                      "did (load, frequency) — each side is one run, so its samples cannot show that; re-run both "
+                      "on a quiet machine");
+  return c;
+}
+
+VerdictCounts count_verdicts(const Comparison& c) {
+  VerdictCounts n;
+  const std::map<std::string, size_t VerdictCounts::*> field{
+      {verdict::kRegression, &VerdictCounts::regressions},     {verdict::kImprovement, &VerdictCounts::improvements},
+      {verdict::kBelowThreshold, &VerdictCounts::below_threshold}, {verdict::kWithinNoise, &VerdictCounts::within_noise},
+      {verdict::kInsufficient, &VerdictCounts::insufficient},  {verdict::kNotTimed, &VerdictCounts::not_timed},
+      {verdict::kNewFailure, &VerdictCounts::new_failures},    {verdict::kFixed, &VerdictCounts::fixed},
+      {verdict::kStillFailing, &VerdictCounts::still_failing}, {verdict::kStatusChanged, &VerdictCounts::status_changed},
+      {verdict::kSkipped, &VerdictCounts::skipped},            {verdict::kOnlyBase, &VerdictCounts::only_base},
+      {verdict::kOnlyNew, &VerdictCounts::only_new}};
+  for (const auto& item : c.items) {
+    auto it = field.find(item.verdict);
+    if (it != field.end()) ++(n.*(it->second));
+  }
+  return n;
+}
+
+double parse_threshold(const std::string& text) {
+  std::string t = text;
+  bool pct = !t.empty() && t.back() == '%';
+  if (pct) t.pop_back();
+  double v = 0;
+  size_t used = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !std::isfinite(v))
+    throw UsageError("--threshold " + text + ": not a number (write 5% or 0.05)");
+  if (pct) v /= 100;
+  else if (v >= 1) throw UsageError("--threshold " + text + ": ambiguous (write " + text + "% or a fraction like 0.05)");
+  if (v < 0 || v >= 1) throw UsageError("--threshold " + text + ": must be at least 0 and below 100%");
+  return v;
+}
+
+bool fails_check(const VerdictCounts& n) { return n.regressions > 0 || n.new_failures > 0; }
+
+}  // namespace rooflens

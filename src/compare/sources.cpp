@@ -1,0 +1,189 @@
+#include "compare/sources.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/comparison.h"
+#include "core/errors.h"
+#include "reporters/report_text.h"
+
+namespace fs = std::filesystem;
+
+namespace rooflens {
+namespace {
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  return s;
+}
+
+std::string stage_message(const std::string& stage, const std::string& message) {
+  return one_line(stage.empty() ? message : stage + ": " + message);
+}
+
+// The label `profile` shows for a configuration as requested ("batch=8 seq=128 threads=2", "default").
+std::string requested_label(const Failure& f) {
+  std::string s;
+  if (f.batch > 0) s += "batch=" + std::to_string(f.batch);
+  for (const auto& [k, v] : f.dims) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  if (f.threads > 0) s += (s.empty() ? "" : " ") + std::string("threads=") + std::to_string(f.threads);
+  return s.empty() ? "default" : s;
+}
+
+const std::map<std::string, const char*>& failure_statuses() {
+  static const std::map<std::string, const char*> m{
+      {"error", status::kFail}, {"timeout", status::kTimeout}, {"died", status::kCrash}, {"interrupted", status::kSkip}};
+  return m;
+}
+
+const std::map<std::string, const char*>& bench_statuses() {
+  static const std::map<std::string, const char*> m{{"pass", status::kPass},       {"fail", status::kFail},
+                                                    {"timeout", status::kTimeout}, {"crash", status::kCrash},
+                                                    {"skip", status::kSkip}};
+  return m;
+}
+
+// Adds an item, a later one with the same key replacing the earlier one in place.
+void add_item(CompareSource& src, CompareItem item) {
+  auto same = [&](const CompareItem& i) { return i.model == item.model && i.config == item.config; };
+  auto it = std::find_if(src.items.begin(), src.items.end(), same);
+  if (it != src.items.end()) *it = std::move(item);
+  else src.items.push_back(std::move(item));
+}
+
+CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
+  CompareItem item;
+  item.model = model;
+  item.config = run_label(run);
+  item.status = status::kPass;
+  item.samples_ms = run.latencies_ms;
+  item.stats = run.latency_ms;
+  item.layers = run.layers;
+  item.profile_config = ProfileConfigKey{run.batch, run.threads, run.dims, false};
+  return item;
+}
+
+CompareItem item_from_failure(const Failure& f, const std::string& model) {
+  CompareItem item;
+  item.model = model;
+  item.config = requested_label(f);
+  auto it = failure_statuses().find(f.kind);
+  item.status = it == failure_statuses().end() ? status::kFail : it->second;
+  item.error = stage_message(f.stage, f.message);
+  item.profile_config = ProfileConfigKey{f.batch, f.threads, f.dims, true};
+  return item;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UserError(path + ": cannot open it (give a profile report JSON or a bench results directory)");
+  std::stringstream text;
+  text << f.rdbuf();
+  if (f.bad()) throw UserError(path + ": cannot read it");
+  return text.str();
+}
+
+using SourceReader = std::function<CompareSource(const std::string& text, const std::string& path)>;
+
+// Which reader a document's "schema" asks for.
+const std::map<std::string, SourceReader>& readers() {
+  static const std::map<std::string, SourceReader> m{
+      {kReportSchema,
+       [](const std::string& text, const std::string& path) {
+         Report r = report_from_json(text);
+         if (!r.backend)
+           throw UserError("not a profile report (it has no runs); make one with `rooflens profile MODEL -f FILE`");
+         return source_from_report(r, path);
+       }},
+      {kBenchSchema,
+       [](const std::string& text, const std::string& path) {
+         return source_from_bench(bench_results_from_json(text), path);
+       }},
+  };
+  return m;
+}
+
+}  // namespace
+
+bool could_be_same_config(const ProfileConfigKey& requested, const ProfileConfigKey& ran) {
+  if (requested.batch > 0 && requested.batch != ran.batch) return false;
+  if (requested.threads > 0 && requested.threads != ran.threads) return false;
+  for (const auto& [k, v] : requested.dims) {
+    auto it = ran.dims.find(k);
+    if (it == ran.dims.end() || it->second != v) return false;
+  }
+  return true;
+}
+
+CompareSource source_from_report(const Report& r, const std::string& path) {
+  CompareSource src;
+  src.path = path;
+  src.kind = kReportSource;
+  src.partial = r.partial;
+  std::string model = r.model.name.empty() ? fs::path(r.model.path).stem().string() : r.model.name;
+  if (r.backend) src.runtime = r.backend->runtime.empty() ? r.backend->name + " " + r.backend->version : r.backend->runtime;
+  if (r.backend) {
+    std::vector<std::string> opts;
+    for (const auto& [k, v] : r.backend->options) opts.push_back(k + "=" + v);
+    src.backend_options = join(opts, " ");
+  }
+  src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime) +
+                    (src.backend_options.empty() ? "" : " with " + src.backend_options);
+  for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
+  for (const auto& f : r.failures) add_item(src, item_from_failure(f, model));
+  return src;
+}
+
+CompareSource source_from_bench(const BenchResults& r, const std::string& path) {
+  CompareSource src;
+  src.path = path;
+  src.kind = kBenchSource;
+  src.partial = r.partial;
+  if (!r.configs.empty()) src.runtime = r.configs.front().backend.runtime;
+  src.description = "bench results (" + std::to_string(r.entries.size()) + " entries" +
+                    (src.runtime.empty() ? "" : ", " + src.runtime) + ")";
+  for (const auto& e : r.entries) {
+    CompareItem item;
+    item.model = e.model;
+    item.config = e.config;
+    auto it = bench_statuses().find(e.status);
+    item.status = it == bench_statuses().end() ? status::kFail : it->second;
+    if (item.status != status::kPass) item.error = stage_message(e.stage, e.message);
+    item.samples_ms = e.latencies_ms;
+    item.stats = e.latency_ms;
+    add_item(src, std::move(item));
+  }
+  return src;
+}
+
+CompareSource load_compare_source(const std::string& path) {
+  std::error_code ec;
+  std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "results.json").string() : path;
+  if (file != path && !fs::exists(file, ec))
+    throw UserError(path + ": a directory without results.json (not a `rooflens bench` results directory)");
+  std::string text = read_text(file);
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  std::string schema;
+  if (doc.is_object() && doc.contains("schema") && doc["schema"].is_string()) schema = doc["schema"].get<std::string>();
+  auto reader = readers().find(schema);
+  if (reader == readers().end())
+    throw UserError(file + ": " +
+                    (doc.is_discarded() ? std::string("not JSON")
+                                        : schema.empty() ? std::string("no \"schema\" field")
+                                                         : "unknown schema '" + schema + "'") +
+                    " (compare reads profile reports, " + kReportSchema + ", and bench results, " + kBenchSchema + ")");
+  try {
+    return reader->second(text, file);
+  } catch (const UserError& e) {
+    throw UserError(file + ": " + e.what());
+  }
+}
+
+}  // namespace rooflens

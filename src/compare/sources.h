@@ -1,0 +1,61 @@
+#pragma once
+// What `compare` compares: a profile report (Report) or bench results (BenchResults) turned into one form,
+// items keyed by model × configuration, each with its status, failure, raw timing samples and (reports only)
+// layers. The comparison never looks at a Report or BenchResults itself.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/bench_results.h"
+#include "core/report.h"
+
+namespace rooflens {
+
+// A profile configuration in structured form. A failure records the configuration as requested (0 and missing
+// dims: "the model's own / the backend's default"), a run the one that ran (resolved), so a failure can only be
+// matched to a run through this, never through the label.
+struct ProfileConfigKey {
+  int64_t batch = 0, threads = 0;
+  std::map<std::string, int64_t> dims;
+  bool requested = false;                // a failure's requested configuration: unset parts match anything
+};
+
+struct CompareItem {
+  std::string model, config;
+  std::string status;                    // status::k* (comparison.h)
+  std::string error;                     // "stage: message" when failing or skipped ("" otherwise)
+  std::vector<double> samples_ms;        // raw end-to-end latencies (profiling off)
+  LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
+  std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)
+  std::optional<ProfileConfigKey> profile_config;  // profile reports only
+};
+
+// True when a failure's requested configuration could be the run's resolved one.
+bool could_be_same_config(const ProfileConfigKey& requested, const ProfileConfigKey& ran);
+
+struct CompareSource {
+  std::string path;
+  std::string kind;                      // "report" | "bench"
+  std::string description;               // "squeezenet1_0 on onnxruntime-node 1.30.0 on node 20.20.2"
+  std::string runtime;                   // compared between sides to warn when they differ ("" unknown)
+  std::string backend_options;           // reports: "key=value ..." as applied (bench: part of each config)
+  bool partial = false;
+  std::vector<CompareItem> items;        // unique keys, in the source's order
+};
+
+inline constexpr const char* kReportSource = "report";
+inline constexpr const char* kBenchSource = "bench";
+
+// One configuration per run (its label, as `profile` prints it) and per failure. Failure kinds map to
+// statuses: error -> fail, timeout -> timeout, died -> crash, interrupted -> skip (never ran to the end).
+CompareSource source_from_report(const Report& report, const std::string& path);
+// One item per entry (model × config label). A later entry with the same key replaces an earlier one (a
+// resumed run that redid it).
+CompareSource source_from_bench(const BenchResults& results, const std::string& path);
+
+// PATH is a report JSON file, a bench results directory, or its results.json; the kind comes from the
+// document's "schema". Throws UserError (one line naming the file) when it cannot be read or is neither.
+CompareSource load_compare_source(const std::string& path);
+
+}  // namespace rooflens

@@ -1,0 +1,122 @@
+// CSV and JSON renderings of a Comparison: exact values (shortest round-trip decimals) for spreadsheets and
+// scripts. CSV is one table, one row per item, the columns of export_csv's conventions (RFC 4180, empty cells
+// where a value does not apply); JSON ("rooflens.compare/1") holds everything, including every layer delta.
+#include <nlohmann/json.hpp>
+
+#include "core/text_table.h"
+#include "reporters/compare_report.h"
+#include "reporters/report_text.h"
+
+namespace rooflens {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string flag(bool v) { return v ? "true" : "false"; }
+
+std::vector<std::string> latency_cells(const std::optional<LatencyComparison>& l) {
+  if (!l) return std::vector<std::string>(15);
+  bool r = l->base_median_ms > 0 && l->new_median_ms > 0;
+  auto tested = [&](double v) { return l->tested ? exact(v) : std::string(); };
+  return {std::to_string(l->base_n), std::to_string(l->new_n), std::to_string(l->base_blocks),
+          std::to_string(l->new_blocks), exact(l->base_median_ms), exact(l->new_median_ms),
+          r ? exact(l->ratio) : "", r ? exact(l->change) : "", tested(l->ci_low), tested(l->ci_high),
+          tested(l->p_value), tested(l->u_new), l->tested ? flag(l->exact) : "", flag(l->tested),
+          flag(l->significant)};
+}
+
+json source_json(const CompareSourceInfo& s) {
+  return json{{"path", s.path}, {"kind", s.kind}, {"description", s.description}, {"items", s.items},
+              {"partial", s.partial}};
+}
+
+json latency_json(const LatencyComparison& l) {
+  return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_blocks", l.base_blocks},
+              {"new_blocks", l.new_blocks}, {"base_median_ms", l.base_median_ms},
+              {"new_median_ms", l.new_median_ms}, {"ratio", l.ratio}, {"change", l.change},
+              {"tested", l.tested},     {"ci_low", l.ci_low},       {"ci_high", l.ci_high},
+              {"p_value", l.p_value},   {"u_new", l.u_new},         {"exact", l.exact},
+              {"significant", l.significant}};
+}
+
+json layer_json(const LayerDelta& d) {
+  return json{{"name", d.name},         {"op", d.op},
+              {"onnx_nodes", d.onnx_nodes}, {"alias", d.alias},
+              {"base_ms", d.base_ms},   {"new_ms", d.new_ms},
+              {"delta_ms", d.delta_ms()}, {"base_share", d.base_share},
+              {"new_share", d.new_share}, {"delta_share", d.delta_share()}};
+}
+
+json layers_json(const std::vector<LayerDelta>& v) {
+  json a = json::array();
+  for (const auto& d : v) a.push_back(layer_json(d));
+  return a;
+}
+
+json groups_json(const std::vector<LayerGroupDelta>& v) {
+  json a = json::array();
+  for (const auto& d : v)
+    a.push_back(json{{"base_layers", d.base_layers}, {"new_layers", d.new_layers}, {"onnx_nodes", d.onnx_nodes},
+                     {"base_ms", d.base_ms},         {"new_ms", d.new_ms},         {"delta_ms", d.delta_ms()},
+                     {"base_share", d.base_share},   {"new_share", d.new_share}});
+  return a;
+}
+
+json item_json(const ItemComparison& i) {
+  json j{{"model", i.model},           {"config", i.config},       {"verdict", i.verdict},
+         {"base_status", i.base_status}, {"new_status", i.new_status}, {"base_error", i.base_error},
+         {"new_error", i.new_error}};
+  if (i.latency) j["latency"] = latency_json(*i.latency);
+  if (i.layers)
+    j["layers"] = json{{"matched", layers_json(i.layers->matched)},
+                       {"regrouped", groups_json(i.layers->regrouped)},
+                       {"only_base", layers_json(i.layers->only_base)},
+                       {"only_new", layers_json(i.layers->only_new)}};
+  return j;
+}
+
+json summary_json(const Comparison& c) {
+  VerdictCounts n = count_verdicts(c);
+  return json{{"regressions", n.regressions},   {"improvements", n.improvements},
+              {"below_threshold", n.below_threshold}, {"within_noise", n.within_noise},
+              {"insufficient_samples", n.insufficient}, {"not_timed", n.not_timed},
+              {"new_failures", n.new_failures}, {"fixed", n.fixed},
+              {"still_failing", n.still_failing}, {"status_changed", n.status_changed},
+              {"skipped", n.skipped},           {"only_base", n.only_base},
+              {"only_new", n.only_new},         {"fails_check", fails_check(n)}};
+}
+
+}  // namespace
+
+std::string compare_csv(const Comparison& c, const CompareView&) {
+  TextTable t;
+  for (const char* col : {"model", "config", "verdict", "base_status", "new_status", "base_n", "new_n",
+                          "base_blocks", "new_blocks", "base_median_ms", "new_median_ms", "ratio", "change", "ci_low", "ci_high", "p_value",
+                          "u_new", "exact", "tested", "significant", "base_error", "new_error"})
+    t.columns.push_back({col});
+  for (const auto& i : c.items) {
+    std::vector<std::string> row{i.model, i.config, i.verdict, i.base_status, i.new_status};
+    for (auto& cell : latency_cells(i.latency)) row.push_back(std::move(cell));
+    row.push_back(i.base_error);
+    row.push_back(i.new_error);
+    t.rows.push_back(std::move(row));
+  }
+  return t.csv();
+}
+
+std::string compare_json(const Comparison& c, const CompareView&) {
+  const CompareOptions& o = c.options;
+  json items = json::array();
+  for (const auto& i : c.items) items.push_back(item_json(i));
+  json j{{"schema", kCompareSchema},
+         {"base", source_json(c.base)},
+         {"new", source_json(c.head)},
+         {"options", {{"threshold", o.threshold}, {"alpha", o.alpha}, {"confidence", 1 - o.alpha},
+                      {"resamples", o.resamples}, {"min_samples", o.min_samples}}},
+         {"summary", summary_json(c)},
+         {"items", std::move(items)},
+         {"notes", c.notes}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rooflens
