@@ -155,23 +155,6 @@ Comparison compare_sources(const CompareSource& base, const CompareSource& head,
   return c;
 }
 
-VerdictCounts count_verdicts(const Comparison& c) {
-  VerdictCounts n;
-  const std::map<std::string, size_t VerdictCounts::*> field{
-      {verdict::kRegression, &VerdictCounts::regressions},     {verdict::kImprovement, &VerdictCounts::improvements},
-      {verdict::kBelowThreshold, &VerdictCounts::below_threshold}, {verdict::kWithinNoise, &VerdictCounts::within_noise},
-      {verdict::kInsufficient, &VerdictCounts::insufficient},  {verdict::kNotTimed, &VerdictCounts::not_timed},
-      {verdict::kNewFailure, &VerdictCounts::new_failures},    {verdict::kFixed, &VerdictCounts::fixed},
-      {verdict::kStillFailing, &VerdictCounts::still_failing}, {verdict::kStatusChanged, &VerdictCounts::status_changed},
-      {verdict::kSkipped, &VerdictCounts::skipped},            {verdict::kOnlyBase, &VerdictCounts::only_base},
-      {verdict::kOnlyNew, &VerdictCounts::only_new}};
-  for (const auto& item : c.items) {
-    auto it = field.find(item.verdict);
-    if (it != field.end()) ++(n.*(it->second));
-  }
-  return n;
-}
-
 double parse_threshold(const std::string& text) {
   std::string t = text;
   bool pct = !t.empty() && t.back() == '%';
@@ -190,7 +173,5 @@ double parse_threshold(const std::string& text) {
   if (v < 0 || v >= 1) throw UsageError("--threshold " + text + ": must be at least 0 and below 100%");
   return v;
 }
-
-bool fails_check(const VerdictCounts& n) { return n.regressions > 0 || n.new_failures > 0; }
 
 }  // namespace rooflens

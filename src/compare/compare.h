@@ -4,7 +4,7 @@
 // (verdict.h) and layers (layer_match.h). Rendering lives in reporters/compare_report.h.
 #include <string>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 #include "compare/sources.h"
 
 namespace rooflens {

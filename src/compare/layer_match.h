@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 #include "core/report.h"
 
 namespace rooflens {

@@ -9,9 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 #include "core/errors.h"
-#include "reporters/report_text.h"
 
 namespace fs = std::filesystem;
 
@@ -130,9 +129,8 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
   std::string model = r.model.name.empty() ? fs::path(r.model.path).stem().string() : r.model.name;
   if (r.backend) src.runtime = r.backend->runtime.empty() ? r.backend->name + " " + r.backend->version : r.backend->runtime;
   if (r.backend) {
-    std::vector<std::string> opts;
-    for (const auto& [k, v] : r.backend->options) opts.push_back(k + "=" + v);
-    src.backend_options = join(opts, " ");
+    for (const auto& [k, v] : r.backend->options)
+      src.backend_options += (src.backend_options.empty() ? "" : " ") + k + "=" + v;
   }
   src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime) +
                     (src.backend_options.empty() ? "" : " with " + src.backend_options);

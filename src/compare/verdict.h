@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 
 namespace rooflens {
 

@@ -206,6 +206,11 @@ struct Report {
   bool partial = false;                  // interrupted: some configurations were not run
 };
 
+// "batch=8 seq=128 threads=2": the configuration of one run (dims equal to the batch are not repeated); the
+// label users see in every table and the key `compare` matches runs by (core/run_label.cpp).
+std::string run_label(const ProfileRun& run);
+std::string run_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads);
+
 std::string report_to_json(const Report& r, int indent = 2);
 // Throws std::runtime_error with a one-line message on malformed input or a foreign schema.
 Report report_from_json(const std::string& text);

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 
 namespace rooflens {
 

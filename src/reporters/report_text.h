@@ -14,9 +14,6 @@ namespace rooflens {
 // report, or holds no profile runs (an `analyze` report, or a profile where every configuration failed).
 Report load_profile_report(const std::string& path);
 
-// "batch=8 seq=128 threads=2": the configuration of one run (dims equal to the batch are not repeated).
-std::string run_label(const ProfileRun& run);
-std::string run_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads);
 
 std::string shape_text(const std::vector<int64_t>& shape);                    // "1x3x224x224", "?" for -1
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep = ", ");

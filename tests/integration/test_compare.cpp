@@ -208,7 +208,7 @@ TEST_F(CompareTest, UsageErrorsExitTwoUnreadableInputsExitOneWithOneLine) {
   EXPECT_EQ(r.err_lines(), 1) << r.err;
   EXPECT_NE(r.err.find("same kind"), std::string::npos) << r.err;
 
-  for (const std::string& flag : {"--threshold 5", "--threshold abc", "--format xml", "--alpha 2"}) {
+  for (const std::string flag : {"--threshold 5", "--threshold abc", "--format xml", "--alpha 2"}) {
     r = cli("compare " + path("base.json") + " " + path("slow10.json") + " " + flag);
     EXPECT_EQ(r.rc, 2) << flag << ": " << r.err;
     EXPECT_NE(r.err.find(flag.substr(0, flag.find(' '))), std::string::npos) << flag << ": " << r.err;
@@ -217,7 +217,7 @@ TEST_F(CompareTest, UsageErrorsExitTwoUnreadableInputsExitOneWithOneLine) {
   write("garbage.json", "{not json");
   write("foreign.json", R"({"schema": "something/9"})");
   fs::create_directories(*dir_ / "empty-dir");
-  for (const std::string& bad : {"missing.json", "garbage.json", "foreign.json", "empty-dir"}) {
+  for (const std::string bad : {"missing.json", "garbage.json", "foreign.json", "empty-dir"}) {
     r = cli("compare " + path("base.json") + " " + path(bad));
     EXPECT_EQ(r.rc, 1) << bad << ": " << r.err;
     EXPECT_EQ(r.err_lines(), 1) << bad << ": " << r.err;

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "compare/comparison.h"
+#include "core/comparison.h"
 #include "reporters/compare_report.h"
 
 using namespace rooflens;
