@@ -1,0 +1,90 @@
+// Page assembly: read the embedded report, draw every section, re-draw the run-dependent ones when another run
+// is picked, and mark the page ready (html[data-ready] = ms since navigation) once every chart has drawn.
+const report = JSON.parse(document.getElementById('rooflens-data').textContent);
+const view = buildView(report);
+const main = document.getElementById('main');
+const state = {run: 0, table: null};
+
+const SECTIONS = [['summary', 'Summary'], ['roofline', 'Roofline'], ['layers', view.mode === 'static' ? 'Nodes' : 'Layers'],
+  ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
+
+function pickLayer(seq) {
+  if (state.table) state.table.reveal(seq);
+  document.getElementById('layers').scrollIntoView({behavior: 'auto', block: 'start'});
+}
+
+// The sections that show one run; replaced in place when the run changes.
+function runSections() {
+  const run = view.runs[state.run];
+  if (!run) {
+    const table = renderLayerTable(view, null);
+    state.table = table;
+    return [table.el, renderBreakdown(view, null, pickLayer)];
+  }
+  const table = renderLayerTable(view, run);
+  state.table = table;
+  return [renderRoofline(view, run, pickLayer), table.el, renderBreakdown(view, run, pickLayer),
+    renderLatency(view, run), renderTimeline(view, run, pickLayer)];
+}
+
+function drawRunSections(holder) {
+  Charts.drop(holder);
+  clear(holder);
+  for (const el of runSections()) holder.append(el);
+  Charts.flush();
+}
+
+function header() {
+  const m = view.model;
+  document.title = (m.name || 'model') + ' · rooflens report';
+  document.getElementById('model-name').textContent = m.name || m.path || 'report';
+  const backend = view.report.backend;
+  document.getElementById('model-sub').textContent = backend
+    ? backend.runtime || backend.name
+    : 'static analysis · ' + (view.report.tool || {}).command;
+  const select = document.getElementById('run-select');
+  view.runs.forEach((run, i) => select.append(h('option', {value: i}, run.label)));
+  select.parentElement.hidden = view.runs.length < 2;
+  return select;
+}
+
+function nav() {
+  const present = SECTIONS.filter(([id]) => document.getElementById(id));
+  document.getElementById('nav').append(...present.map(([id, label]) => h('a', {href: '#' + id}, label)));
+}
+
+function themeToggle() {
+  const root = document.documentElement;
+  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  root.dataset.theme = prefersDark ? 'dark' : 'light';
+  document.getElementById('theme-toggle').addEventListener('click', () => {
+    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
+    Charts.redrawAll();
+  });
+}
+
+function footer() {
+  const t = view.report.tool || {};
+  document.getElementById('foot').textContent = 'Written by rooflens ' + (t.version || '') + ' (' + (t.command || '') +
+    '), schema ' + view.report.schema + '. Self-contained: charts by Apache ECharts, inlined; no network access.';
+}
+
+themeToggle();
+const select = header();
+main.append(renderSummary(view));
+const runHolder = h('div', {style: 'display:contents'});
+main.append(runHolder);
+drawRunSections(runHolder);
+if (view.runs.length) {
+  // Sweep charts sit between the run's charts and the findings; they show all runs at once.
+  const findings = renderFindings(view);
+  main.append(renderSweep(view), findings);
+} else {
+  main.append(renderFindings(view));
+}
+// Keep the run sections before the sweep when the run changes.
+select.addEventListener('change', () => { state.run = Number(select.value); drawRunSections(runHolder); });
+Charts.flush();
+nav();
+footer();
+Charts.rendered().then(() => { document.documentElement.dataset.ready = String(Math.round(performance.now())); });
