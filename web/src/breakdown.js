@@ -44,7 +44,7 @@ function renderBreakdown(view, run, onPick) {
     tooltip: {formatter: (p) => tipRows(p.name, [[unit.what, unit.fmt(p.value)], ['share', pct(p.value / total)]].concat(
       p.data && p.data.merged ? [['merged', p.data.merged + ' ' + unit.noun]] : []))},
     series: [{
-      type: 'treemap', id: 'breakdown', data: tree, roam: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
+      type: 'treemap', id: 'breakdown', data: tree, roam: false, animation: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
       breadcrumb: {bottom: 4, itemStyle: {color: theme.panel, borderColor: theme.border, textStyle: {color: theme.text}}},
       label: {color: '#fff', fontSize: 11, overflow: 'truncate'},
       upperLabel: {show: true, height: 20, color: '#fff', fontWeight: 600},

@@ -23,12 +23,21 @@ const Charts = (() => {
   }
 
   function draw(el, entry) {
+    const t0 = performance.now();
     if (entry.chart) entry.chart.dispose();
     entry.chart = echarts.init(el, null, {renderer: 'canvas'});
-    entry.done = new Promise((resolve) => entry.chart.on('finished', resolve));
+    entry.done = new Promise((resolve) => {
+      const chart = entry.chart;
+      chart.on('finished', function first() {
+        chart.off('finished', first);
+        performance.mark('rooflens:finished ' + el.id);
+        resolve();
+      });
+    });
     const theme = chartTheme();
     entry.chart.setOption(Object.assign(base(theme), entry.build(theme)));
     if (entry.onReady) entry.onReady(entry.chart);
+    performance.measure('rooflens:chart ' + el.id, {start: t0});  // per-chart cost, for `make bench` and profiling
   }
 
   // onReady(chart): wire events (clicks) after each (re)build.

@@ -1,6 +1,8 @@
 // Page assembly: read the embedded report, draw every section, re-draw the run-dependent ones when another run
 // is picked, and mark the page ready (html[data-ready] = ms since navigation) once every chart has drawn.
+performance.mark('rooflens:start');
 const report = JSON.parse(document.getElementById('rooflens-data').textContent);
+performance.mark('rooflens:parsed');
 const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
@@ -31,7 +33,9 @@ function drawRunSections(holder) {
   Charts.drop(holder);
   clear(holder);
   for (const el of runSections()) holder.append(el);
+  performance.mark('rooflens:run-sections-built');
   Charts.flush();
+  performance.mark('rooflens:run-charts-drawn');
 }
 
 function header() {

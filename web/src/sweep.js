@@ -38,13 +38,14 @@ function renderSweep(view) {
     Charts.show(el, (theme) => ({
       grid: {left: 56, right: 16, top: 28, bottom: 40},
       legend: groups.size > 1 ? {top: 0, textStyle: {color: theme.muted}} : undefined,
-      tooltip: {trigger: 'item', formatter: (p) => tipRows(p.data.run.label, [[title, fixed(p.data.value[1], digits)]])},
+      tooltip: {trigger: 'item', formatter: (p) => tipRows(view.runs[p.data.run].label, [[title, fixed(p.data.value[1], digits)]])},
       xAxis: Charts.axis(theme, {type: 'category', data: xs.map(String), name: x, nameGap: 26, boundaryGap: false}),
       yAxis: Charts.axis(theme, {type: 'value', scale: false}),
       series: [...groups].map(([name, pts], gi) => ({
         type: 'line', name, id: id + ':' + gi, symbolSize: 7, lineStyle: {width: 2},
         color: gi === 0 ? theme.accent : OP_PALETTE[(gi + 1) % OP_PALETTE.length],
-        data: pts.sort((a, b) => a.x - b.x).map((p) => ({value: [String(p.x), get(p.run)], run: p.run})),
+        // Data items carry the run's index, not the run: ECharts copies option data, and a run holds every layer.
+        data: pts.sort((a, b) => a.x - b.x).map((p) => ({value: [String(p.x), get(p.run)], run: p.run.index})),
       })),
     }));
   }
