@@ -23,8 +23,12 @@ function totalsStrip(view) {
     ['FLOPs', si(t.flops)], ['MACs', si(t.macs)], ['params', grouped(t.params)],
     ['nodes', grouped(t.nodes)], ['FLOP/byte', fixed(t.intensity, 2)],
   ];
-  const best = view.runs.slice().sort((a, b) => a.latency_ms.median - b.latency_ms.median)[0];
-  if (best) items.unshift(['best p50 ms (' + best.label + ')', ms(best.latency_ms.median)]);
+  const first = view.runs[0];
+  if (first) {
+    const best = view.runs.reduce((a, b) => (b.throughput_per_s > a.throughput_per_s ? b : a));
+    items.unshift(['p50 latency, ' + first.label, fixed(first.latency_ms.median, 2) + ' ms'],
+      ['best throughput, ' + best.label, fixed(best.throughput_per_s, 1) + '/s']);
+  }
   return h('div', {class: 'totals'}, items.map(([k, v]) => h('div', {class: 'total'}, h('div', {class: 'v'}, v), h('div', {class: 'k'}, k))));
 }
 
@@ -77,8 +81,8 @@ function e2eTable(view) {
     ['CV', (r) => pct(r.latency_ms.cv), true], ['items/s', (r) => fixed(r.throughput_per_s, 1), true],
     ['GFLOP/s', (r) => fixed(r.gflops, 1), true], ['peak RSS', (r) => bytes(r.peak_rss_bytes), true],
     ['coverage', (r) => (r.coverage ? pct(r.coverage) : '—'), true],
-    ['prof. overhead', (r) => (r.profiling_overhead ? fixed(r.profiling_overhead, 3) + 'x' : '—'), true],
-    ['load ms', (r) => fixed(r.load_ms, 0), true], ['layers', (r) => (r.layers || []).length, true],
+    ['overhead', (r) => (r.profiling_overhead ? fixed(r.profiling_overhead, 3) + 'x' : '—'), true],
+    ['load ms', (r) => fixed(r.load_ms, 0), true],
   ];
   const head = h('tr', null, cols.map(([name, , num]) => h('th', {class: num ? 'num' : null}, name)));
   const rows = view.runs.map((run) => h('tr', null, cols.map(([, get, num]) => h('td', {class: num ? 'num' : null}, get(run)))));
