@@ -17,12 +17,14 @@ function breakdownTree(view, items, valueOf, unit) {
     const color = view.opColor(op);
     const kept = list.filter((it, i) => i < KEEP_PER_OP && valueOf(it) / total >= MIN_TILE_SHARE);
     const rest = list.slice(kept.length);
-    const children = kept.map((it) => ({name: it.name, value: valueOf(it), seq: it.seq, itemStyle: {color}}));
+    const tile = {color, borderColor: cssVar('--panel')};
+    const children = kept.map((it) => ({name: it.name, value: valueOf(it), seq: it.seq, itemStyle: tile}));
     if (rest.length) {
       children.push({name: rest.length + ' smaller ' + op + ' ' + unit.noun, value: rest.reduce((s, it) => s + valueOf(it), 0),
-        merged: rest.length, itemStyle: {color, opacity: 0.55}});
+        merged: rest.length, itemStyle: Object.assign({}, tile, {opacity: 0.6})});
     }
-    tree.push({name: op, value: list.reduce((s, it) => s + valueOf(it), 0), children, itemStyle: {color}});
+    // ECharts paints an op type's header strip (upperLabel) in its border colour.
+    tree.push({name: op, value: list.reduce((s, it) => s + valueOf(it), 0), children, itemStyle: {color, borderColor: darker(color)}});
   }
   return {tree: tree.sort((a, b) => b.value - a.value), total};
 }
@@ -44,13 +46,15 @@ function renderBreakdown(view, run, onPick) {
     tooltip: {formatter: (p) => tipRows(p.name, [[unit.what, unit.fmt(p.value)], ['share', pct(p.value / total)]].concat(
       p.data && p.data.merged ? [['merged', p.data.merged + ' ' + unit.noun]] : []))},
     series: [{
-      type: 'treemap', id: 'breakdown', data: tree, roam: false, animation: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
+      type: 'treemap', id: 'breakdown', name: 'all op types', data: tree, roam: false, animation: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
       breadcrumb: {bottom: 4, itemStyle: {color: theme.panel, borderColor: theme.border, textStyle: {color: theme.text}}},
       label: {color: '#fff', fontSize: 11, overflow: 'truncate'},
-      upperLabel: {show: true, height: 20, color: '#fff', fontWeight: 600},
+      upperLabel: {show: true, height: 22, color: '#fff', fontWeight: 600, fontSize: 12},
+      // levels[0] is the root, [1] the op types (a header strip names each), [2] their layers.
       levels: [
-        {itemStyle: {borderColor: theme.panel, borderWidth: 2, gapWidth: 2}},
-        {itemStyle: {borderColor: theme.panel, borderWidth: 1, gapWidth: 1}},
+        {itemStyle: {borderWidth: 0, gapWidth: 3}, upperLabel: {show: false}},
+        {itemStyle: {borderWidth: 2, gapWidth: 1}},
+        {itemStyle: {borderWidth: 1, gapWidth: 0}},
       ],
     }],
   }), (chart) => chart.on('click', (p) => { if (p.data && p.data.seq !== undefined && !isStatic) onPick(p.data.seq); }));

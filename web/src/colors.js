@@ -9,9 +9,25 @@ function makeOpColors(opsByWeight) {
   const map = new Map();
   opsByWeight.forEach((op, i) => {
     // Past the palette: evenly spread hues (golden angle), muted to sit with the palette.
-    map.set(op, i < OP_PALETTE.length ? OP_PALETTE[i] : 'hsl(' + Math.round((i * 137.508) % 360) + ', 38%, 55%)');
+    map.set(op, i < OP_PALETTE.length ? OP_PALETTE[i] : hslHex((i * 137.508) % 360, 0.38, 0.55));
   });
   return (op) => map.get(op) || '#9aa4b2';
+}
+
+function hslHex(hue, sat, light) {
+  const f = (n) => {
+    const k = (n + hue / 30) % 12;
+    const c = light - sat * Math.min(light, 1 - light) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(c * 255).toString(16).padStart(2, '0');
+  };
+  return '#' + f(0) + f(8) + f(4);
+}
+
+// '#4e79a7' scaled towards black (factor < 1): header strips of the breakdown's op-type tiles.
+function darker(hex, factor = 0.72) {
+  const n = parseInt(hex.slice(1), 16);
+  const ch = (shift) => Math.round(((n >> shift) & 255) * factor).toString(16).padStart(2, '0');
+  return '#' + ch(16) + ch(8) + ch(0);
 }
 
 // Colours of chart furniture, read from the page's CSS so the charts follow the light/dark theme.

@@ -1,3 +1,5 @@
+// Every row is its own CSS grid, so column widths must not depend on a row's content: each track has a fixed
+// minimum (never 'auto' or max-content) and long names are cut with an ellipsis (full name in the title).
 // The layer table (or, for a static report, the node table): sortable, filterable by op type, name regex and a
 // free-text search. Only the rows in view exist in the DOM, so 5,000 layers scroll as smoothly as 50.
 function makeVirtualTable({columns, rowHeight = 28, onSelect}) {
