@@ -7,8 +7,8 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['roofline', 'Roofline'], ['layers', view.mode === 'static' ? 'Nodes' : 'Layers'],
-  ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
+const SECTIONS = [['summary', 'Summary'], ['roofline', 'Roofline'], ['layers', null], ['breakdown', 'Breakdown'],
+  ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
@@ -23,9 +23,11 @@ function runSections() {
     state.table = table;
     return [table.el, renderBreakdown(view, null, pickLayer)];
   }
-  const table = renderLayerTable(view, run);
+  // A run without layer times (--no-layers) still has the model's nodes: show them as a static report does.
+  const layered = run.layers.length > 0 ? run : null;
+  const table = renderLayerTable(view, layered);
   state.table = table;
-  return [renderRoofline(view, run, pickLayer), table.el, renderBreakdown(view, run, pickLayer),
+  return [renderRoofline(view, run, pickLayer), table.el, renderBreakdown(view, layered, pickLayer),
     renderLatency(view, run), renderTimeline(view, run, pickLayer)];
 }
 
@@ -54,7 +56,9 @@ function header() {
 
 function nav() {
   const present = SECTIONS.filter(([id]) => document.getElementById(id));
-  document.getElementById('nav').append(...present.map(([id, label]) => h('a', {href: '#' + id}, label)));
+  // The table's section is "Layers" or "Nodes": take the label from its heading.
+  document.getElementById('nav').append(...present.map(([id, label]) =>
+    h('a', {href: '#' + id}, label || document.querySelector('#' + id + ' > h2').textContent)));
 }
 
 function themeToggle() {

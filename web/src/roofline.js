@@ -32,6 +32,11 @@ function renderRoofline(view, run, onPick) {
   const placed = run.layers.filter((l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0);
   const skipped = run.layers.length - placed.length;
   const roofs = ceilingsFor(view.hardware, run.threads);
+  if (!run.layers.length) {
+    const card = section('roofline', 'Roofline', null);
+    card.append(emptyNote('This run recorded no layer times (profiled with --no-layers): nothing to place.'));
+    return card;
+  }
   const card = section('roofline', 'Roofline', rooflineCaption(view, run, placed.length, skipped, roofs));
   if (!placed.length) {
     card.append(emptyNote('No layer with FLOPs and bytes to place.'));

@@ -11,13 +11,14 @@ function buildView(report) {
   const nodeByName = new Map();
   for (const node of nodes) if (!nodeByName.has(node.name)) nodeByName.set(node.name, node);
 
-  // Op types by weight: time over all runs when profiled, FLOPs otherwise; node ops follow (details panel).
-  const weight = new Map();
-  const add = (op, w) => weight.set(op, (weight.get(op) || 0) + w);
-  for (const run of runs) for (const layer of run.layers || []) add(layer.op, layer.share || 0);
-  const layerOps = [...weight.keys()];
-  for (const node of nodes) if (!layerOps.includes(node.op)) add(node.op, runs.length ? 0 : Number(node.flops) || 0);
-  const ops = [...weight.keys()].sort((a, b) => weight.get(b) - weight.get(a) || (a < b ? -1 : 1));
+  // Op types by weight: time share over all runs, then FLOPs in the analysis (so a model's main op keeps its
+  // colour whether or not a run has layer times), then name.
+  const time = new Map(), flops = new Map();
+  const add = (map, op, w) => map.set(op, (map.get(op) || 0) + w);
+  for (const run of runs) for (const layer of run.layers || []) add(time, layer.op, layer.share || 0);
+  for (const node of nodes) add(flops, node.op, Number(node.flops) || 0);
+  const ops = [...new Set([...time.keys(), ...flops.keys()])].sort((a, b) =>
+    (time.get(b) || 0) - (time.get(a) || 0) || (flops.get(b) || 0) - (flops.get(a) || 0) || (a < b ? -1 : 1));
 
   return {
     report, model, analysis, nodes, runs, nodeByName,
