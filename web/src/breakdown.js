@@ -17,7 +17,7 @@ function breakdownTree(view, items, valueOf, unit) {
     const color = view.opColor(op);
     const kept = list.filter((it, i) => i < KEEP_PER_OP && valueOf(it) / total >= MIN_TILE_SHARE);
     const rest = list.slice(kept.length);
-    const tile = {color, borderColor: cssVar('--panel')};
+    const tile = {color};
     const children = kept.map((it) => ({name: it.name, value: valueOf(it), seq: it.seq, itemStyle: tile}));
     if (rest.length) {
       children.push({name: rest.length + ' smaller ' + op + ' ' + unit.noun, value: rest.reduce((s, it) => s + valueOf(it), 0),
@@ -27,6 +27,12 @@ function breakdownTree(view, items, valueOf, unit) {
     tree.push({name: op, value: list.reduce((s, it) => s + valueOf(it), 0), children, itemStyle: {color, borderColor: darker(color)}});
   }
   return {tree: tree.sort((a, b) => b.value - a.value), total};
+}
+
+// Layer tiles are outlined in the page's panel colour (light or dark: the tree is rebuilt on a theme switch).
+function withTileBorders(tree, border) {
+  return tree.map((op) => Object.assign({}, op, {children: op.children.map((c) =>
+    Object.assign({}, c, {itemStyle: Object.assign({}, c.itemStyle, {borderColor: border})}))}));
 }
 
 function renderBreakdown(view, run, onPick) {
@@ -46,7 +52,7 @@ function renderBreakdown(view, run, onPick) {
     tooltip: {formatter: (p) => tipRows(p.name, [[unit.what, unit.fmt(p.value)], ['share', pct(p.value / total)]].concat(
       p.data && p.data.merged ? [['merged', p.data.merged + ' ' + unit.noun]] : []))},
     series: [{
-      type: 'treemap', id: 'breakdown', name: 'all op types', data: tree, roam: false, animation: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
+      type: 'treemap', id: 'breakdown', name: 'all op types', data: withTileBorders(tree, theme.panel), roam: false, animation: false, nodeClick: 'zoomToNode', top: 8, bottom: 36, left: 4, right: 4,
       breadcrumb: {bottom: 4, itemStyle: {color: theme.panel, borderColor: theme.border, textStyle: {color: theme.text}}},
       label: {color: '#fff', fontSize: 11, overflow: 'truncate'},
       upperLabel: {show: true, height: 22, color: '#fff', fontWeight: 600, fontSize: 12},

@@ -83,14 +83,9 @@ main.append(renderSummary(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);
 drawRunSections(runHolder);
-if (view.runs.length) {
-  // Sweep charts sit between the run's charts and the findings; they show all runs at once.
-  const findings = renderFindings(view);
-  main.append(renderSweep(view), findings);
-} else {
-  main.append(renderFindings(view));
-}
-// Keep the run sections before the sweep when the run changes.
+if (view.runs.length) main.append(renderSweep(view));  // all runs at once, after the picked run's sections
+main.append(renderFindings(view));
+// Another run redraws the run's own sections in place (runHolder); summary, sweep and findings stay.
 select.addEventListener('change', () => { state.run = Number(select.value); drawRunSections(runHolder); });
 Charts.flush();
 nav();
