@@ -50,7 +50,8 @@ function makeVirtualTable({columns, rowHeight = 28, onSelect}) {
     queued = false;
     const top = Math.max(0, root.scrollTop - head.offsetHeight);
     const first = Math.max(0, Math.floor(top / rowHeight) - 8);
-    const count = Math.ceil(root.clientHeight / rowHeight) + 16;
+    // Before the table is in the page its height reads 0: assume the CSS max-height (460px) then.
+    const count = Math.ceil((root.clientHeight || 460) / rowHeight) + 16;
     rowsEl.style.transform = 'translateY(' + first * rowHeight + 'px)';
     clear(rowsEl);
     for (let i = first; i < Math.min(rows.length, first + count); i++) rowsEl.append(rowEl(rows[i]));

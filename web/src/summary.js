@@ -1,9 +1,11 @@
 // Summary: what was measured, where, with what, and the end-to-end table (one row per run).
 function renderSummary(view) {
   const r = view.report;
-  const card = section('summary', 'Summary', view.mode === 'static'
-    ? 'Static analysis only: shapes and cost of every node. Profile the model (rooflens profile) for timings.'
-    : 'End-to-end figures come from a run with profiling off; layer times from a second, profiled run.');
+  const caption = view.mode === 'profile'
+    ? 'End-to-end figures come from a run with profiling off; layer times from a second, profiled run.'
+    : r.backend ? 'No configuration of this profile finished (see the findings); below is the static analysis.'
+      : 'Static analysis only: shapes and cost of every node. Profile the model (rooflens profile) for timings.';
+  const card = section('summary', 'Summary', caption);
   card.append(totalsStrip(view), h('div', {class: 'facts'}, modelFacts(view), hostFacts(view), backendFacts(view)));
   if (view.runs.length) card.append(h('h3', {class: 'caption'}, 'End-to-end latency (ms; percentiles nearest-rank)'), e2eTable(view));
   return card;
