@@ -23,6 +23,7 @@ test('the trace export loads in the DevTools trace engine', async (t) => {
     for (const [k, type] of [['name', 'string'], ['ph', 'string'], ['ts', 'number'], ['dur', 'number'], ['pid', 'number'], ['tid', 'number']])
       assert.equal(typeof e[k], type, k + ' of ' + JSON.stringify(e).slice(0, 120));
     assert.ok(e.dur >= 0 && e.ts >= 0);
+    assert.ok(Number.isInteger(e.args.flops) && Number.isInteger(e.args.bytes) && Array.isArray(e.args.input_shapes), e.name + ' args');
   }
 
   const model = Trace.TraceModel.Model.createWithAllHandlers();

@@ -59,9 +59,10 @@ function rooflineCaption(view, run, placed, skipped, roofs) {
   return text;
 }
 
+// Whole decades around the values (at least one decade, so a single point still gets an axis).
 function logRange(values) {
-  const lo = Math.min(...values), hi = Math.max(...values);
-  return [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))];
+  const lo = Math.floor(Math.log10(Math.min(...values))), hi = Math.ceil(Math.log10(Math.max(...values)));
+  return [Math.pow(10, lo), Math.pow(10, Math.max(hi, lo + 1))];
 }
 
 const ROOF_GRID = {left: 70, right: 30, top: 48, bottom: 56};
