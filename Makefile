@@ -6,7 +6,7 @@ FUZZ_SECONDS ?= 60
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-san run test unit-test san-test fuzz bench clean
+.PHONY: deps build build-san run test unit-test san-test fuzz bench screenshots clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -25,12 +25,12 @@ $(SAN_BUILD)/CMakeCache.txt:
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze
 
-# The main job on a built-in example: build a zoo model and write its analysis report.
+# The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
 	@mkdir -p $(OUT)
 	$(BUILD)/rooflens zoo make $(DEMO_MODEL) -o $(OUT)/$(DEMO_MODEL).onnx
 	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --format json -o $(OUT)/$(DEMO_MODEL).analysis.json
-	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json
+	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json --html $(OUT)/report.html
 
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -53,11 +53,18 @@ fuzz: build-san
 # Release tests last, so the closing lines are ctest's summary.
 test: fuzz san-test unit-test
 
-# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench.
+# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times the
+# HTML report's load in headless Chromium with 5,000 layers.
 bench: build
 	$(BUILD)/rooflens_bench
 	$(BUILD)/rooflens_bench_hw
 	$(BUILD)/rooflens_bench_profile
+	node bench/report/load_time.mjs $(BUILD)/rooflens
+
+# The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
+screenshots: run
+	@mkdir -p docs/images
+	node scripts/screenshot-report.mjs $(OUT)/report.html docs/images/report.png
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(OUT)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything rooflens needs from Debian packages (and, once runners exist, npm).
+# Installs everything rooflens needs from Debian packages and npm.
 # Idempotent: packages already present are skipped, so `make test` can call it every time cheaply.
 set -euo pipefail
 
@@ -12,6 +12,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
+  chromium                            # browser tests, `make bench` (report load time), `make screenshots`
 )
 # Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
 # a fresh Debian machine gets Debian's.
@@ -31,14 +32,19 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# onnxruntime-node for the runner, exactly as locked. --ignore-scripts: its postinstall downloads CUDA parts
-# from a host our machines cannot reach; the linux-x64 CPU library is bundled in the package. Re-run when the
-# lock file is newer than the installed tree (npm ci writes node_modules/.package-lock.json).
-ORT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/runners/ort"
-if [ -f "$ORT_DIR/package-lock.json" ]; then
-  if [ ! -f "$ORT_DIR/node_modules/.package-lock.json" ] ||
-     [ "$ORT_DIR/package-lock.json" -nt "$ORT_DIR/node_modules/.package-lock.json" ]; then
-    echo "install-deps: npm ci in runners/ort" >&2
-    (cd "$ORT_DIR" && npm ci --ignore-scripts --no-audit --no-fund >&2)
+# npm packages, exactly as locked, for the two Node.js parts:
+#   runners/ort  onnxruntime-node for the runner. --ignore-scripts: its postinstall downloads CUDA parts from a host
+#                our machines cannot reach; the linux-x64 CPU library is bundled in the package.
+#   web          echarts (inlined into the HTML report at build time), playwright-core (drives Debian's chromium
+#                in the browser tests; --ignore-scripts: no browser download) and Chrome DevTools' trace engine.
+# Re-run when the lock file is newer than the installed tree (npm ci writes node_modules/.package-lock.json).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+for dir in "$ROOT/runners/ort" "$ROOT/web"; do
+  if [ -f "$dir/package-lock.json" ]; then
+    if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+       [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+      echo "install-deps: npm ci in ${dir#"$ROOT"/}" >&2
+      (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund >&2)
+    fi
   fi
-fi
+done

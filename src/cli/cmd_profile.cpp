@@ -19,13 +19,14 @@
 #include "hw/measure.h"
 #include "hw/roof_cache.h"
 #include "profile/profile.h"
+#include "reporters/html_report.h"
 #include "reporters/profile_summary.h"
 
 namespace rooflens::cli {
 namespace {
 
 struct ProfileArgs {
-  std::string model, backend = "onnxruntime", batches, report, roofs, opt_level;
+  std::string model, backend = "onnxruntime", batches, report, html, roofs, opt_level;
   std::vector<std::string> sweeps, inputs;
   ShapeFlags shape;
   int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10;
@@ -151,6 +152,12 @@ int run_profile_command(const ProfileArgs& a) {
   if (a.json) std::cout << report_to_json(rep);
   else std::cout << profile_summary(rep);
   if (!a.report.empty() && !a.quiet) std::cerr << "rooflens profile: report written to " << a.report << "\n";
+  // The page is written once, at the end (failures and an interruption included): unlike the JSON it is not
+  // rewritten after every configuration.
+  if (!a.html.empty()) {
+    write_file_atomically(a.html, html_report(rep));
+    if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
+  }
   return rep.failures.empty() && !rep.partial ? 0 : 1;
 }
 
@@ -162,7 +169,7 @@ void setup_profile(CLI::App& root, Action& action) {
                                                  "your ONNX nodes, roofline position");
   cmd->footer(
       "Examples:\n"
-      "  rooflens profile resnet50.onnx -f report.json\n"
+      "  rooflens profile resnet50.onnx -f report.json --html report.html\n"
       "  rooflens profile resnet50.onnx -b 1-8 --threads 2\n"
       "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
@@ -190,6 +197,7 @@ void setup_profile(CLI::App& root, Action& action) {
       ->check(CLI::Range(0.1, 864000.0));
   cmd->add_option("--input", a->inputs, "Feed an input from a file: NAME=FILE (.pb TensorProto or .npy)");
   cmd->add_option("-f,--report", a->report, "Write the JSON report here (rewritten after every configuration)");
+  cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page (as rooflens report does)");
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");

@@ -1,0 +1,22 @@
+#pragma once
+// `rooflens report` / `profile --html`: the report as ONE self-contained HTML page (web/ front end with ECharts,
+// inlined at build time; the report embedded as JSON). Opens from file:// and makes no network request.
+#include <string>
+#include <string_view>
+
+#include "core/report.h"
+
+namespace rooflens {
+
+std::string html_report(const Report& r);
+
+// JSON text made safe inside <script type="application/json">: '<', '>', '&', U+2028 and U+2029 become \uXXXX
+// escapes, so no string in the report (a node named "</script>...") can end the element or be read as markup.
+// Those characters only occur inside JSON strings, where the escapes mean the same characters.
+std::string json_for_script(std::string_view json);
+
+// The page without its data (html_template.cpp: web/ assembled by cmake/assemble_report_template.cmake).
+std::string_view report_template();
+inline constexpr std::string_view kReportDataMarker = "@ROOFLENS_DATA@";
+
+}  // namespace rooflens

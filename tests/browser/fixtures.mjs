@@ -1,0 +1,67 @@
+// Builds what the browser tests open, once per test run (ctest runs this as the `browser` fixture's setup):
+//   resnet50.{onnx,json,html}          a REAL profile (zoo model, real ONNX Runtime, quick timings, batch 1 and 2)
+//   resnet50.analysis.{json,html}      `rooflens analyze --format json` of it: a static report
+//   resnet50.trace.json                `rooflens export --to trace` of the profile
+//   synthetic.{json,html}              5,000 layers (make_synthetic_report.mjs), datasheet ceilings
+//   hostile_run.{onnx,json,html}       node/tensor/producer names carrying HTML, on ops ORT runs
+//   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
+//   hostile_static.{json,html}         `rooflens analyze` of hostile_ops: unknown-op rows
+// Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {HOSTILE, RUNNABLE_IMG, onnxModel} from './onnx_writer.mjs';
+import {syntheticReport} from './make_synthetic_report.mjs';
+
+export const work = process.env.ROOFLENS_BROWSER_WORK;
+export const rooflens = process.env.ROOFLENS_BINARY;
+export const file = (name) => path.join(work, name);
+const QUICK = ['--threads', '2', '--warmup-ms', '0', '--duration', '0', '--iterations', '3', '--profile-iterations', '3', '-q'];
+
+function run(args, {allowFail = false} = {}) {
+  const t0 = Date.now();
+  const r = spawnSync(rooflens, args, {encoding: 'utf8', maxBuffer: 64 << 20});
+  const line = 'rooflens ' + args.join(' ') + ' -> exit ' + r.status + ' in ' + ((Date.now() - t0) / 1000).toFixed(1) + ' s';
+  console.log(line);
+  if (r.status !== 0 && !(allowFail && r.status === 1)) throw new Error(line + '\n' + r.stderr + r.stdout);
+  return r;
+}
+
+function hostileModels() {
+  const [script, img] = HOSTILE;
+  // Runnable: ORT keeps Relu and Sigmoid apart, so the layers carry these names. ORT 1.30 writes node names
+  // into its profile JSON without escaping them, so a '"' there breaks the profile (rooflens records that as a
+  // failure): the layer names drop the quote, the tensor between them carries the whole string.
+  fs.writeFileSync(file('hostile_run.onnx'), onnxModel({
+    producer: script, graphName: img, input: 'x', output: 'y', dims: [1, 64],
+    nodes: [{name: script, op: 'Relu', input: 'x', output: img}, {name: RUNNABLE_IMG, op: 'Sigmoid', input: img, output: 'y'}],
+  }));
+  // Op names with HTML need a custom domain (the default one has no such op): ORT refuses the model.
+  fs.writeFileSync(file('hostile_ops.onnx'), onnxModel({
+    producer: script, input: 'x', output: 'y', dims: [1, 64], opsets: {'': 17, 'evil.example': 1},
+    nodes: [{name: script, op: img, domain: 'evil.example', input: 'x', output: 't'},
+      {name: img, op: script, domain: 'evil.example', input: 't', output: 'y'}],
+  }));
+}
+
+export function buildFixtures() {
+  if (!work || !rooflens) throw new Error('set ROOFLENS_BINARY and ROOFLENS_BROWSER_WORK');
+  fs.rmSync(work, {recursive: true, force: true});
+  fs.mkdirSync(work, {recursive: true});
+  run(['zoo', 'make', 'resnet50', '-o', file('resnet50.onnx')]);
+  run(['profile', file('resnet50.onnx'), ...QUICK, '-b', '1,2', '-f', file('resnet50.json'), '--html', file('resnet50.html')]);
+  run(['export', file('resnet50.json'), '--to', 'trace', '-o', file('resnet50.trace.json')]);
+  run(['analyze', file('resnet50.onnx'), '--format', 'json', '-o', file('resnet50.analysis.json')]);
+  run(['report', file('resnet50.analysis.json'), '-o', file('resnet50.analysis.html')]);
+  fs.writeFileSync(file('synthetic.json'), JSON.stringify(syntheticReport(5000)));
+  run(['report', file('synthetic.json'), '-o', file('synthetic.html')]);
+  hostileModels();
+  run(['profile', file('hostile_run.onnx'), ...QUICK, '--no-roofs', '-f', file('hostile_run.json')]);
+  run(['report', file('hostile_run.json'), '-o', file('hostile_run.html')]);
+  run(['profile', file('hostile_ops.onnx'), ...QUICK, '--no-roofs', '-f', file('hostile_ops.json')], {allowFail: true});
+  run(['report', file('hostile_ops.json'), '-o', file('hostile_ops.html')]);
+  run(['analyze', file('hostile_ops.onnx'), '--format', 'json', '-o', file('hostile_static.json')]);
+  run(['report', file('hostile_static.json'), '-o', file('hostile_static.html')]);
+}
+
+if (import.meta.url === 'file://' + process.argv[1]) buildFixtures();

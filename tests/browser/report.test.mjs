@@ -1,0 +1,118 @@
+// The HTML report in real Chromium: a real resnet50 profile, a synthetic 5,000-layer report and a static
+// (analyze) report. Fixtures come from fixtures.mjs (ctest runs it first).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import {after, before, describe, test} from 'node:test';
+import {launch, openReport} from './browser.mjs';
+import {assertChartsPainted, assertNoNetworkOrErrors, rooflineSeries, scrollTable, tableRows} from './checks.mjs';
+import {file} from './fixtures.mjs';
+
+const RUN_CHARTS = ['roofline-chart', 'breakdown-chart', 'latency-chart', 'timeline-chart'];
+const SWEEP_CHARTS = ['sweep-latency-chart', 'sweep-throughput-chart', 'sweep-gflops-chart'];
+const readJson = (name) => JSON.parse(fs.readFileSync(file(name), 'utf8'));
+const placed = (layers) => layers.filter((l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0);
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+// The checks every profile report gets; returns the opened page.
+async function checkProfileReport(t, name) {
+  const report = readJson(name + '.json');
+  const {page, seen, url, readyMs} = await openReport(browser, file(name + '.html'));
+  const size = fs.statSync(file(name + '.html')).size;
+  t.diagnostic(name + '.html: ' + (size / 1e6).toFixed(2) + ' MB, ready ' + readyMs + ' ms after navigation start');
+  console.log(name + '.html: load time ' + readyMs + ' ms (' + (size / 1e6).toFixed(2) + ' MB)');
+  assertNoNetworkOrErrors(seen, url);
+  await assertChartsPainted(page, [...RUN_CHARTS, ...SWEEP_CHARTS]);
+
+  const run = report.runs[0];
+  const roof = await rooflineSeries(page);
+  assert.ok(roof.ceilings.length >= 2, 'ceilings drawn: ' + roof.ceilings.join(' | '));
+  const expected = placed(run.layers).map((l) => run.layers.indexOf(l)).sort((a, b) => a - b);
+  assert.deepEqual(roof.dots.slice().sort((a, b) => a - b), expected, 'one dot per layer with FLOPs, bytes and time');
+  const caption = await page.textContent('#roofline .caption');
+  assert.ok(caption.startsWith(expected.length + ' layers as dots'), caption);
+  if (expected.length < run.layers.length) assert.ok(caption.includes((run.layers.length - expected.length) + ' layers without FLOPs'), caption);
+  return {page, report, run, roof};
+}
+
+async function checkFilterAndSort(page, run) {
+  // Filter by op type: only Conv rows, as many as the report has (checked at the top and the bottom).
+  await page.selectOption('#filter-op', 'Conv');
+  const convs = run.layers.filter((l) => l.op === 'Conv');
+  assert.ok(convs.length > 0);
+  assert.equal(await page.textContent('#filter-count'), convs.length + ' of ' + run.layers.length + ' layers');
+  for (const where of ['top', 'bottom']) {
+    await scrollTable(page, where);
+    const rows = await tableRows(page);
+    assert.ok(rows.length > 0);
+    for (const r of rows) assert.equal(r.cells.op, 'Conv', 'row ' + r.seq + ' after filtering by Conv');
+    if (where === 'bottom') assert.equal(rows.at(-1).seq, run.layers.lastIndexOf(convs.at(-1)));
+  }
+  await page.selectOption('#filter-op', '');
+  // Sort by time: descending on the first click, ascending on the second; the ends match the report.
+  await page.click('#layers .vt-head [data-col="time"]');
+  let rows = await tableRows(page);
+  let times = rows.map((r) => Number(r.cells.time));
+  assert.ok(times.length >= 10);
+  for (let i = 1; i < times.length; i++) assert.ok(times[i - 1] >= times[i], 'descending at ' + i + ': ' + times);
+  assert.equal(times[0], Number(Math.max(...run.layers.map((l) => l.time_ms)).toFixed(3)));
+  await page.click('#layers .vt-head [data-col="time"]');
+  rows = await tableRows(page);
+  times = rows.map((r) => Number(r.cells.time));
+  for (let i = 1; i < times.length; i++) assert.ok(times[i - 1] <= times[i], 'ascending at ' + i + ': ' + times);
+  assert.equal(times[0], Number(Math.min(...run.layers.map((l) => l.time_ms)).toFixed(3)));
+}
+
+describe('resnet50 profile report', () => {
+  test('renders, makes no request, roofline, filter, sort, details', async (t) => {
+    assert.ok(fs.statSync(file('resnet50.html')).size <= 4 * 1024 * 1024, 'resnet50.html is at most 4 MB');
+    const {page, report, run, roof} = await checkProfileReport(t, 'resnet50');
+    assert.ok(!roof.ceilings.some((c) => c.includes('datasheet')), 'measured roofs are not labelled datasheet');
+    await checkFilterAndSort(page, run);
+
+    // A fused layer's details list its original ONNX nodes with their shapes and dtypes.
+    const fused = run.layers.find((l) => l.onnx_nodes.length >= 3);
+    await page.fill('#filter-search', fused.name);
+    await page.click('#layers .vt-row[data-seq="' + run.layers.indexOf(fused) + '"]');
+    const details = await page.textContent('#layer-details');
+    for (const n of fused.onnx_nodes) assert.ok(details.includes(n), 'details name ' + n);
+    assert.ok(details.includes(fused.provider));
+    assert.equal(await page.locator('#details-nodes tbody tr').count(), fused.onnx_nodes.length);
+    assert.ok(details.includes('float 1x'), 'dtypes and shapes of the nodes');
+
+    // Another run: the roofline follows it; the light/dark switch redraws every chart without errors.
+    await page.selectOption('#run-select', '1');
+    const roof2 = await rooflineSeries(page);
+    assert.equal(roof2.dots.length, placed(report.runs[1].layers).length);
+    await page.click('#theme-toggle');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    await assertChartsPainted(page, [...RUN_CHARTS, ...SWEEP_CHARTS]);
+  });
+});
+
+describe('synthetic 5,000-layer report', () => {
+  test('renders smoothly with datasheet roofs labelled as such', async (t) => {
+    const {page, run, roof} = await checkProfileReport(t, 'synthetic');
+    assert.equal(run.layers.length, 5000);
+    assert.ok(roof.ceilings.every((c) => c.startsWith('datasheet ')), roof.ceilings.join(' | '));
+    assert.ok((await page.textContent('#roofline .caption')).includes('DATASHEET'));
+    // The table stays virtual: a few dozen rows in the DOM, not 5,000.
+    assert.ok((await page.locator('#layers .vt-row').count()) < 80);
+    await checkFilterAndSort(page, run);
+  });
+});
+
+describe('static analysis report', () => {
+  test('node table and FLOPs breakdown, no run charts', async (t) => {
+    const report = readJson('resnet50.analysis.json');
+    const {page, seen, url} = await openReport(browser, file('resnet50.analysis.html'));
+    assertNoNetworkOrErrors(seen, url);
+    await assertChartsPainted(page, ['breakdown-chart']);
+    assert.equal(await page.textContent('#filter-count'), report.model.analysis.nodes.length + ' of ' + report.model.analysis.nodes.length + ' nodes');
+    assert.equal(await page.locator('#roofline, #timeline, #latency').count(), 0);
+    await page.selectOption('#filter-op', 'Conv');
+    for (const r of await tableRows(page)) assert.equal(r.cells.op, 'Conv');
+  });
+});

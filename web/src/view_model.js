@@ -1,0 +1,35 @@
+// The report as the page uses it: runs with their labels, layers numbered in execution order, the analysis'
+// nodes by name (for the details of a fused layer), one colour per op type.
+function buildView(report) {
+  const model = report.model || {};
+  const analysis = model.analysis || {};
+  const nodes = analysis.nodes || [];
+  const runs = (report.runs || []).map((run, index) => {
+    (run.layers || []).forEach((layer, i) => { layer.seq = i; });
+    return Object.assign(run, {index, label: configLabel(run.batch, run.dims, run.threads)});
+  });
+  const nodeByName = new Map();
+  for (const node of nodes) if (!nodeByName.has(node.name)) nodeByName.set(node.name, node);
+
+  // Op types by weight: time share over all runs, then FLOPs in the analysis (so a model's main op keeps its
+  // colour whether or not a run has layer times), then name.
+  const time = new Map(), flops = new Map();
+  const add = (map, op, w) => map.set(op, (map.get(op) || 0) + w);
+  for (const run of runs) for (const layer of run.layers || []) add(time, layer.op, layer.share || 0);
+  for (const node of nodes) add(flops, node.op, Number(node.flops) || 0);
+  const ops = [...new Set([...time.keys(), ...flops.keys()])].sort((a, b) =>
+    (time.get(b) || 0) - (time.get(a) || 0) || (flops.get(b) || 0) - (flops.get(a) || 0) || (a < b ? -1 : 1));
+
+  return {
+    report, model, analysis, nodes, runs, nodeByName,
+    mode: runs.length ? 'profile' : 'static',
+    hardware: report.hardware || null,
+    datasheet: !!report.hardware && report.hardware.source === 'datasheet',
+    opColor: makeOpColors(ops),
+  };
+}
+
+// Node details for a layer's ONNX node names (names the analysis does not know are kept, marked unknown).
+function nodesOf(view, names) {
+  return (names || []).map((name) => view.nodeByName.get(name) || {name, op: '?', unknown: true});
+}
