@@ -17,9 +17,10 @@ void setup_hw(CLI::App& root, Action& action);       // cmd_hw.cpp
 void setup_profile(CLI::App& root, Action& action);  // cmd_profile.cpp
 void setup_top(CLI::App& root, Action& action);      // cmd_top.cpp
 void setup_export(CLI::App& root, Action& action);   // cmd_export.cpp
+void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_top, &setup_export, &setup_zoo, &setup_hw};
+  return {&setup_analyze, &setup_profile, &setup_bench, &setup_top, &setup_export, &setup_zoo, &setup_hw};
 }
 
 }  // namespace rooflens::cli
