@@ -53,11 +53,13 @@ fuzz: build-san
 # Release tests last, so the closing lines are ctest's summary.
 test: fuzz san-test unit-test
 
-# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench.
+# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
+# `rooflens bench` over every ONNX node test (validate mode).
 bench: build
 	$(BUILD)/rooflens_bench
 	$(BUILD)/rooflens_bench_hw
 	$(BUILD)/rooflens_bench_profile
+	$(BUILD)/rooflens_bench_zoo
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(OUT)
