@@ -43,6 +43,7 @@ class BenchDriver::Worker {
       if (finished.count({m.name, label})) continue;
       const bool needs_reference = c > 0 && m.data_sets.empty() && m.skip.empty() && d_.plan_.validates();
       if (needs_reference && !ctx.reference) compute_reference(ctx, d_.plan_, d_.configs_[0].label, server(0));
+      if (c == 0) ctx.reference_tried = true;  // its outputs become the reference, or nothing will
       EntrySetup setup{d_.plan_, label, c == 0, n > 1, work_.path()};
       if (m.skip.empty()) prepare(server(c));
       BenchEntry e = run_entry(ctx, setup, server(c));

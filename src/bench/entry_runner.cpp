@@ -72,15 +72,14 @@ int64_t model_nodes(ModelContext& ctx) {
 
 // Sequences, maps and optionals cannot be fed (inputs) or returned for comparison (outputs) by the runner.
 void refuse_non_tensors(const ServedModel& s, bool outputs_matter) {
-  auto check = [](const std::vector<IoDesc>& list, const char* what) {
+  auto check = [](const std::vector<IoDesc>& list, const std::string& what, const std::string& verb) {
     for (const auto& io : list)
       if (!io.is_tensor)
         throw Verdict{"skip", "load", "non-tensor",
-                      std::string(what) + " '" + io.name + "' is a sequence, map or optional value; rooflens " +
-                          (std::string(what) == "input" ? "feeds" : "compares") + " tensors only"};
+                      what + " '" + io.name + "' is a sequence, map or optional value; rooflens " + verb + " tensors only"};
   };
-  check(s.inputs, "input");
-  if (outputs_matter) check(s.outputs, "output");
+  check(s.inputs, "input", "feeds");
+  if (outputs_matter) check(s.outputs, "output", "compares");
 }
 
 std::string data_sets_label(const std::vector<fs::path>& sets) {

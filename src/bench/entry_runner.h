@@ -21,11 +21,9 @@ struct ModelContext {
   explicit ModelContext(const BenchModel& m) : model(m) {}
   const BenchModel& model;
   std::optional<FeedSpec> generated;                   // inputs when there is no test data
-  std::string generated_error;                         // why they cannot be generated
-  bool generated_tried = false;
   std::optional<std::vector<TensorValue>> reference;   // first configuration's outputs (no test data)
   std::string reference_label;
-  bool reference_tried = false;
+  bool reference_tried = false;                        // the first configuration ran (or was tried) for it
   std::optional<int64_t> model_nodes;
 };
 

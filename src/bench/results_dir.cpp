@@ -1,5 +1,6 @@
 #include "bench/results_dir.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -153,7 +154,9 @@ void ResultsDir::record(const BenchEntry& e) {
     if (!lines.empty()) csvs_[i].append(lines);
   }
   results_.entries.push_back(e);
-  if (std::chrono::steady_clock::now() - last_rewrite_ >= rewrite_every_) write_results_json(true);
+  const size_t n = results_.entries.size();
+  const bool grew = n >= last_rewrite_entries_ + std::max<size_t>(1, last_rewrite_entries_ / 10);
+  if (grew && std::chrono::steady_clock::now() - last_rewrite_ >= rewrite_every_) write_results_json(true);
 }
 
 void ResultsDir::finish(bool partial) {
@@ -166,6 +169,7 @@ void ResultsDir::write_results_json(bool partial) {
   results_.partial = partial;
   write_file_atomically((dir_ / kResults).string(), bench_results_to_json(results_));
   last_rewrite_ = std::chrono::steady_clock::now();
+  last_rewrite_entries_ = results_.entries.size();
 }
 
 BenchResults ResultsDir::snapshot() const {

@@ -5,8 +5,9 @@
 //   entries.jsonl  journal: one finished entry per line, appended with a single write each
 //   status.csv failures.csv latency.csv metrics.csv   one line (or a few) per finished entry, appended likewise
 //   system.csv     machine and runtime, written once
-//   results.json   the whole BenchResults (rooflens.bench/1), rewritten atomically every few seconds ("partial":
-//                  true) and at the end
+//   results.json   the whole BenchResults (rooflens.bench/1), rewritten atomically at the end and, while the run
+//                  goes on ("partial": true), when both `rewrite_every` passed and the entries grew by a tenth —
+//                  so the rewrites of a long run cost O(n) in total, not O(n²); the journal has every entry anyway
 // Resuming reads the journal (a torn last line from a kill is dropped), refuses a header made with different
 // options, rewrites the CSVs from the journal (so they hold exactly the journal's entries) and appends from there.
 #include <chrono>
@@ -60,6 +61,7 @@ class ResultsDir {
   AppendFile journal_;
   std::vector<AppendFile> csvs_;  // parallel to entry_csv_files()
   std::chrono::steady_clock::time_point last_rewrite_;
+  size_t last_rewrite_entries_ = 0;
 };
 
 // The first option that differs between two headers ("mode: validate vs benchmark"), "" when they match.

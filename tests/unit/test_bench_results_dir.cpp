@@ -173,6 +173,18 @@ TEST_F(BenchResultsDir, ResumeRefusesOtherOptionsNamingTheDifference) {
   EXPECT_EQ(fresh.earlier_count(), 0u);
 }
 
+// results.json is not rewritten per entry (O(n²) bytes over a long run) but stays within a tenth of the journal.
+TEST_F(BenchResultsDir, ResultsJsonIsRewrittenAsEntriesGrowByATenth) {
+  ResultsDir r(dir_, header(), OpenMode::fresh, std::chrono::milliseconds(0));
+  for (int i = 0; i < 100; ++i) r.record(entry("m" + std::to_string(i), "pass"));
+  size_t n = bench_results_from_json(slurp(dir_ / "results.json")).entries.size();
+  EXPECT_GE(n, 90u);
+  EXPECT_LT(n, 100u);
+  EXPECT_EQ(lines(slurp(dir_ / "entries.jsonl")), 100u);
+  r.finish(false);
+  EXPECT_EQ(bench_results_from_json(slurp(dir_ / "results.json")).entries.size(), 100u);
+}
+
 TEST(BenchCsv, FailureRowsOnlyForFailuresAndLatencyOnlyWhenTimed) {
   const auto& files = entry_csv_files();
   ASSERT_EQ(files.size(), 4u);
