@@ -1,6 +1,7 @@
 // `rooflens bench`: run a zoo of models (ONNX test-layout folders, .onnx files, JSON model lists) on one or more
 // backend configurations — validate outputs against test data, benchmark latency — with crash isolation, a
 // results folder written as it goes, --resume, and a closing table.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -40,7 +41,8 @@ BenchPlan plan_of(const BenchArgs& a) {
   p.mode = a.mode;
   p.tolerance = {a.rtol, a.atol, a.percent_mismatch};
   p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
-  p.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // One runner per CPU, at most 8: beyond that, runners (each ~80 MB) cost memory and buy little on tiny models.
+  p.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   p.timing.warmup_iterations = a.warmup;
   p.timing.warmup_ms = a.warmup_ms;
   p.timing.iterations = a.iterations;
@@ -196,7 +198,7 @@ void setup_bench(CLI::App& root, Action& action) {
   cmd->add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in the results folder")
       ->excludes(resume);
   cmd->add_option("--filter", a->filter, "Only models whose name matches this regular expression");
-  cmd->add_option("-j,--jobs", a->jobs, "Parallel runners in validate mode (default: one per CPU)")
+  cmd->add_option("-j,--jobs", a->jobs, "Parallel runners in validate mode (default: one per CPU, at most 8)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--warmup", a->warmup, "Benchmark: warm-up runs (at least; default 1)")->check(CLI::Range(0, 1000000));
   cmd->add_option("--warmup-ms", a->warmup_ms, "Benchmark: warm-up time in ms (at least; default 100)")

@@ -102,7 +102,8 @@ TEST(BenchResultsJson, ReadsDocumentsWithoutLaterFields) {
 }
 
 TEST(BenchResultsJson, EntriesRoundTripAsSingleLines) {
-  const BenchEntry& e = sample_results().entries[1];
+  const BenchResults r = sample_results();
+  const BenchEntry& e = r.entries[1];
   std::string line = bench_entry_to_json_line(e);
   EXPECT_EQ(line.find('\n'), std::string::npos);  // the stderr tail's newline is escaped
   BenchEntry back = bench_entry_from_json(line);
