@@ -53,12 +53,14 @@ fuzz: build-san
 # Release tests last, so the closing lines are ctest's summary.
 test: fuzz san-test unit-test
 
-# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times the
-# HTML report's load in headless Chromium with 5,000 layers.
+# Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
+# `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
+# Chromium with 5,000 layers.
 bench: build
 	$(BUILD)/rooflens_bench
 	$(BUILD)/rooflens_bench_hw
 	$(BUILD)/rooflens_bench_profile
+	$(BUILD)/rooflens_bench_zoo
 	node bench/report/load_time.mjs $(BUILD)/rooflens
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).

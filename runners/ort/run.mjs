@@ -745,9 +745,23 @@ async function opSleep(req) {
   return { slept_ms: ms };
 }
 
+// `crash` (test-only): the runner kills itself with a signal, as a model that crashes ONNX Runtime would, so
+// crash isolation can be tested with a real dying process. Refused unless ROOFLENS_TEST_HOOKS=1 is set in the
+// runner's environment (rooflens passes its own environment on).
+const CRASH_SIGNALS = ['SIGSEGV', 'SIGKILL', 'SIGABRT', 'SIGBUS'];
+async function opCrash(req) {
+  if (process.env.ROOFLENS_TEST_HOOKS !== '1') throw badRequest("'crash' is a test hook: it needs ROOFLENS_TEST_HOOKS=1");
+  const sig = req.signal ?? 'SIGSEGV';
+  if (!CRASH_SIGNALS.includes(sig)) throw badRequest(`'signal' must be one of ${CRASH_SIGNALS.join(', ')}`);
+  log(`killing myself with ${sig} (test hook)`);
+  process.kill(process.pid, sig);
+  await new Promise((r) => setTimeout(r, 10000));  // the signal ends the process long before this
+  throw new RequestError('io', `still alive 10 s after ${sig}`);
+}
+
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep,
+  unload: opUnload, sleep: opSleep, crash: opCrash,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -57,4 +57,15 @@ std::map<std::string, int64_t> integer_input_bounds(const Model& m) {
   return out;
 }
 
+GeneratedInputPlan plan_generated_inputs(const Model& model) {
+  GeneratedInputPlan p;
+  p.dims = model.input_symbols;
+  if (model.graphs.empty()) return p;
+  const Graph& main = model.graphs[0];
+  for (const auto& in : main.inputs)
+    if (const TensorInfo* t = main.find(in); t && t->fully_known()) p.shapes[in] = t->values();
+  p.int_input_max = integer_input_bounds(model);
+  return p;
+}
+
 }  // namespace rooflens

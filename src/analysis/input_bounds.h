@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/graph.h"
 
@@ -13,5 +14,14 @@ namespace rooflens {
 // through Cast/Reshape/Unsqueeze/Squeeze/Flatten/Identity) whose data is an initializer: the exclusive upper
 // bound (the smallest gathered axis size). Inputs without such a use are absent.
 std::map<std::string, int64_t> integer_input_bounds(const Model& model);
+
+// Everything a backend needs to generate a model's inputs: symbolic dims with the sizes loading gave them,
+// the shape of every fully known graph input, and the id bounds above.
+struct GeneratedInputPlan {
+  std::map<std::string, int64_t> dims;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::map<std::string, int64_t> int_input_max;
+};
+GeneratedInputPlan plan_generated_inputs(const Model& model);
 
 }  // namespace rooflens

@@ -1,17 +1,12 @@
 // `rooflens profile`: run a model on a backend, time it end to end and per layer, map layers to the user's
 // nodes, place them on this machine's roofline, write one JSON report and print a summary.
-#include <pthread.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
-#include <cstdio>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/progress.h"
 #include "cli/shape_flags.h"
 #include "core/errors.h"
 #include "hw/cpu_features.h"
@@ -53,63 +48,6 @@ std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
   return h;
 }
 
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled), tty_(::isatty(2)), start_(std::chrono::steady_clock::now()) {}
-  void update(const std::string& what, size_t done, size_t total) {
-    if (!enabled_ || total == 0) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const int width = 24;
-    int filled = static_cast<int>(width * done / total);
-    std::string bar(static_cast<size_t>(filled), '=');
-    bar += std::string(static_cast<size_t>(width - filled), ' ');
-    std::string eta = done > 0 ? std::to_string(static_cast<long>(elapsed / static_cast<double>(done) *
-                                                                 static_cast<double>(total - done))) + " s"
-                               : "?";
-    std::fprintf(stderr, "%sprofile [%s] %zu/%zu %s · %.0f s elapsed · ETA %s%s", tty_ ? "\r\033[K" : "", bar.c_str(),
-                 done, total, what.c_str(), elapsed, eta.c_str(), tty_ && done < total ? "" : "\n");
-    std::fflush(stderr);
-  }
-
- private:
-  bool enabled_, tty_;
-  std::chrono::steady_clock::time_point start_;
-};
-
-// Ctrl-C / SIGTERM: a watcher thread (signals blocked elsewhere) flags the run and ends the backend's
-// process, so the driver records the interruption and writes the partial report. No signal handler needed.
-class InterruptWatcher {
- public:
-  explicit InterruptWatcher(Backend& backend) : backend_(backend) {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    thread_ = std::thread([this] { watch(); });
-  }
-  ~InterruptWatcher() {
-    done_ = true;
-    thread_.join();
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  const std::atomic<bool>& flag() const { return interrupted_; }
-
- private:
-  void watch() {
-    timespec tick{0, 100 * 1000 * 1000};
-    while (!done_) {
-      if (sigtimedwait(&set_, nullptr, &tick) > 0 && !interrupted_.exchange(true)) {
-        std::fputs("\nrooflens profile: interrupted — stopping and writing the partial report\n", stderr);
-        backend_.abort();
-      }
-    }
-  }
-  Backend& backend_;
-  sigset_t set_{}, old_{};
-  std::atomic<bool> interrupted_{false}, done_{false};
-  std::thread thread_;
-};
-
 ProfileOptions to_options(const ProfileArgs& a) {
   ProfileOptions o;
   o.model = a.model;
@@ -140,10 +78,12 @@ int run_profile_command(const ProfileArgs& a) {
   ProfileOptions o = to_options(a);
   std::unique_ptr<Backend> backend = make_backend(o.backend);
   std::optional<HardwareInfo> roofs = obtain_roofs(a);
-  ProgressBar bar(!a.quiet);
+  ProgressBar bar("profile", !a.quiet);
   Report rep;
   {
-    InterruptWatcher watcher(*backend);
+    Backend& b = *backend;
+    InterruptWatcher watcher("rooflens profile: interrupted — stopping and writing the partial report",
+                             [&b] { b.abort(); });
     ProfileHooks hooks;
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
     hooks.interrupted = &watcher.flag();

@@ -17,12 +17,13 @@ void setup_hw(CLI::App& root, Action& action);       // cmd_hw.cpp
 void setup_profile(CLI::App& root, Action& action);  // cmd_profile.cpp
 void setup_top(CLI::App& root, Action& action);      // cmd_top.cpp
 void setup_export(CLI::App& root, Action& action);   // cmd_export.cpp
-void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 void setup_report(CLI::App& root, Action& action);   // cmd_report.cpp
+void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
+void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_top,  &setup_export,
-          &setup_report,  &setup_compare, &setup_zoo,  &setup_hw};
+  return {&setup_analyze, &setup_profile, &setup_bench, &setup_compare, &setup_top,
+          &setup_export,  &setup_report,  &setup_zoo,   &setup_hw};
 }
 
 }  // namespace rooflens::cli

@@ -20,6 +20,7 @@ struct Mismatch {
   std::string output;             // output name
   int64_t index = 0;              // flat (row-major) element index
   std::string expected, got;
+  int64_t data_set = 0;           // which test data set (0 for test_data_set_0 or a reference configuration)
 };
 
 // One model output compared with its reference.
@@ -30,6 +31,8 @@ struct OutputCheck {
   double max_abs_error = 0, max_rel_error = 0;  // over finite elements
   bool passed = true;
   std::string note;               // why it failed when not an element mismatch ("shape differs: ...")
+  int64_t data_set = 0;           // which test data set
+  std::string failure;            // "" (passed) | "mismatch" | "shape" | "dtype" | "missing-output" | "unsupported"
 };
 
 struct Validation {
@@ -84,6 +87,14 @@ struct BenchOptionsUsed {          // what the run was asked to do (so a resumed
   double timeout_s = 0;
   std::vector<std::string> sources;
   std::string filter;
+  // Benchmark-mode timing (as `profile` spells it): warm-up runs (at least N and at least ms), measured runs
+  // (at least N and at least s, at most max_iterations), profiled iterations for metrics (0: no profiled run).
+  int64_t warmup_iterations = 0;
+  double warmup_ms = 0;
+  int64_t iterations = 0;
+  double duration_s = 0;
+  int64_t profile_iterations = 0;
+  int64_t max_iterations = 0;     // cap on measured runs (keeps raw samples of sub-millisecond models bounded)
 };
 
 struct BenchResults {
@@ -99,5 +110,10 @@ struct BenchResults {
 std::string bench_results_to_json(const BenchResults& r, int indent = 2);
 // Throws UserError with a one-line message on malformed input or a foreign schema.
 BenchResults bench_results_from_json(const std::string& text);
+
+// One entry as compact single-line JSON (no newline), as results directories journal them; and back.
+// bench_entry_from_json throws UserError on malformed text.
+std::string bench_entry_to_json_line(const BenchEntry& e);
+BenchEntry bench_entry_from_json(const std::string& text);
 
 }  // namespace rooflens

@@ -6,13 +6,85 @@
 
 namespace rooflens {
 
-ROOFLENS_JSON_FIELDS(Mismatch, output, index, expected, got)
-ROOFLENS_JSON_FIELDS(OutputCheck, name, dtype, shape, elements, mismatched, max_abs_error, max_rel_error, passed, note)
+namespace {
+// Fields added after rooflens.bench/1 first shipped are read when present, so older results.json files still load.
+template <class T>
+void get_optional(const json& j, const char* key, T& into) {
+  if (j.contains(key)) j.at(key).get_to(into);
+}
+}  // namespace
+
+void to_json(json& j, const Mismatch& m) {
+  j = json{{"output", m.output}, {"index", m.index}, {"expected", m.expected}, {"got", m.got}, {"data_set", m.data_set}};
+}
+
+void from_json(const json& j, Mismatch& m) {
+  j.at("output").get_to(m.output);
+  j.at("index").get_to(m.index);
+  j.at("expected").get_to(m.expected);
+  j.at("got").get_to(m.got);
+  get_optional(j, "data_set", m.data_set);
+}
+
+void to_json(json& j, const OutputCheck& c) {
+  j = json{{"name", c.name},         {"dtype", c.dtype},
+           {"shape", c.shape},       {"elements", c.elements},
+           {"mismatched", c.mismatched}, {"max_abs_error", c.max_abs_error},
+           {"max_rel_error", c.max_rel_error}, {"passed", c.passed},
+           {"note", c.note},         {"data_set", c.data_set},
+           {"failure", c.failure}};
+}
+
+void from_json(const json& j, OutputCheck& c) {
+  j.at("name").get_to(c.name);
+  j.at("dtype").get_to(c.dtype);
+  j.at("shape").get_to(c.shape);
+  j.at("elements").get_to(c.elements);
+  j.at("mismatched").get_to(c.mismatched);
+  j.at("max_abs_error").get_to(c.max_abs_error);
+  j.at("max_rel_error").get_to(c.max_rel_error);
+  j.at("passed").get_to(c.passed);
+  j.at("note").get_to(c.note);
+  get_optional(j, "data_set", c.data_set);
+  get_optional(j, "failure", c.failure);
+}
+
+void to_json(json& j, const BenchOptionsUsed& o) {
+  j = json{{"mode", o.mode},
+           {"rtol", o.rtol},
+           {"atol", o.atol},
+           {"percent_mismatch", o.percent_mismatch},
+           {"timeout_s", o.timeout_s},
+           {"sources", o.sources},
+           {"filter", o.filter},
+           {"warmup_iterations", o.warmup_iterations},
+           {"warmup_ms", o.warmup_ms},
+           {"iterations", o.iterations},
+           {"duration_s", o.duration_s},
+           {"profile_iterations", o.profile_iterations},
+           {"max_iterations", o.max_iterations}};
+}
+
+void from_json(const json& j, BenchOptionsUsed& o) {
+  j.at("mode").get_to(o.mode);
+  j.at("rtol").get_to(o.rtol);
+  j.at("atol").get_to(o.atol);
+  j.at("percent_mismatch").get_to(o.percent_mismatch);
+  j.at("timeout_s").get_to(o.timeout_s);
+  j.at("sources").get_to(o.sources);
+  j.at("filter").get_to(o.filter);
+  get_optional(j, "warmup_iterations", o.warmup_iterations);
+  get_optional(j, "warmup_ms", o.warmup_ms);
+  get_optional(j, "iterations", o.iterations);
+  get_optional(j, "duration_s", o.duration_s);
+  get_optional(j, "profile_iterations", o.profile_iterations);
+  get_optional(j, "max_iterations", o.max_iterations);
+}
+
 ROOFLENS_JSON_FIELDS(Validation, reference, data_sets, outputs, first_mismatches)
 ROOFLENS_JSON_FIELDS(ProviderShare, provider, nodes, time_ms, time_share)
 ROOFLENS_JSON_FIELDS(BenchMetrics, model_nodes, kernels, fused_ratio, providers)
 ROOFLENS_JSON_FIELDS(BenchConfig, label, backend)
-ROOFLENS_JSON_FIELDS(BenchOptionsUsed, mode, rtol, atol, percent_mismatch, timeout_s, sources, filter)
 
 void to_json(json& j, const BenchEntry& e) {
   j = json{{"model", e.model},
@@ -85,6 +157,20 @@ BenchResults bench_results_from_json(const std::string& text) {
     throw UserError(std::string("malformed rooflens bench results: ") + e.what());
   }
   return r;
+}
+
+std::string bench_entry_to_json_line(const BenchEntry& e) {
+  return json(e).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+BenchEntry bench_entry_from_json(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw UserError("not a rooflens bench entry: invalid JSON");
+  try {
+    return j.get<BenchEntry>();
+  } catch (const json::exception& e) {
+    throw UserError(std::string("malformed rooflens bench entry: ") + e.what());
+  }
 }
 
 }  // namespace rooflens

@@ -74,13 +74,20 @@ std::string TextTable::render() const {
   return out;
 }
 
-std::string TextTable::csv() const {
+std::string csv_row(const std::vector<std::string>& cells) {
   std::string out;
-  for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_cell(columns[c].title);
-  out += "\n";
+  for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + csv_cell(cells[c]);
+  return out + "\n";
+}
+
+std::string TextTable::csv() const {
+  std::vector<std::string> head;
+  for (const auto& col : columns) head.push_back(col.title);
+  std::string out = csv_row(head);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_cell(c < row.size() ? row[c] : "");
-    out += "\n";
+    std::vector<std::string> cells(columns.size());
+    for (size_t c = 0; c < columns.size() && c < row.size(); ++c) cells[c] = row[c];
+    out += csv_row(cells);
   }
   return out;
 }

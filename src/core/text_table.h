@@ -16,4 +16,7 @@ struct TextTable {
   std::string markdown() const;  // pipes escaped
 };
 
+// One CSV record (RFC 4180 quoting) ending with "\n", for files written a line at a time.
+std::string csv_row(const std::vector<std::string>& cells);
+
 }  // namespace rooflens

@@ -1,17 +1,15 @@
 #include "profile/profile.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
 #include "analysis/model_summary.h"
 #include "core/stats.h"
+#include "core/temp_dir.h"
 #include "model/loader.h"
 #include "profile/layers.h"
 
@@ -28,27 +26,6 @@ int64_t parse_positive(const std::string& s, const std::string& flag) {
   }
   throw UsageError(flag + ": '" + s + "' is not a positive integer (examples: 8, 1-64, 1,8,32)");
 }
-
-// A private directory for optimized graphs and profiles, removed when the run ends.
-class WorkDir {
- public:
-  WorkDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/rooflens-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) throw UserError("cannot create a temporary directory under " + templ);
-    path_ = buf.data();
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 int64_t fixed_batch(const Model& m) {
   if (m.graphs.empty() || m.graphs[0].inputs.empty()) return 0;
@@ -73,10 +50,10 @@ int64_t threads_used(const ProfileConfig& c, const BackendInfo& b, const Hardwar
 RunConfig run_config(const ProfileOptions& o, const ProfileConfig& c, const Model& m, const fs::path& work) {
   RunConfig rc;
   rc.model = fs::absolute(o.model);
-  rc.dims = m.input_symbols;
-  for (const auto& in : m.graphs[0].inputs)
-    if (const TensorInfo* t = m.graphs[0].find(in); t && t->fully_known()) rc.shapes[in] = t->values();
-  rc.int_input_max = integer_input_bounds(m);
+  GeneratedInputPlan plan = plan_generated_inputs(m);
+  rc.dims = std::move(plan.dims);
+  rc.shapes = std::move(plan.shapes);
+  rc.int_input_max = std::move(plan.int_input_max);
   for (const auto& [k, v] : o.input_files) rc.input_files[k] = v;
   rc.threads = c.threads;
   rc.timing = o.timing;
@@ -203,20 +180,6 @@ std::vector<ProfileConfig> expand_grid(const ProfileOptions& o) {
   return grid;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!(f << text) || !f.flush()) throw UserError(path + ": cannot write (" + tmp + ")");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError(path + ": cannot write: " + ec.message());
-  }
-}
-
 Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks) {
   // The model as given: errors here concern every configuration, so they end the command.
   Model base = load_model(o.model, o.shapes);
@@ -243,7 +206,7 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
     if (!o.report_path.empty()) write_file_atomically(o.report_path, report_to_json(rep));
   };
 
-  WorkDir work;
+  TempDir work("rooflens");
   auto grid = expand_grid(o);
   for (size_t i = 0; i < grid.size(); ++i) {
     const ProfileConfig& c = grid[i];

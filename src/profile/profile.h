@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/atomic_file.h"
 #include "core/report.h"
 #include "model/shapes.h"
 
@@ -59,8 +60,5 @@ struct ProfileHooks {
 // Runs the whole grid. `hw` (may be null) gives the roofs. Failures of single configurations are recorded in
 // report.failures; errors that concern the whole model (unreadable file, bad flags) throw.
 Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks);
-
-// Writes `text` to `path` atomically (temp file in the same directory + rename). Throws UserError.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace rooflens

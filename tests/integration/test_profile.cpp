@@ -276,30 +276,6 @@ TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
 
 // --- background runs: a killed runner, Ctrl-C, two runs at once ---------------------------------------------
 
-pid_t spawn_rooflens(const std::vector<std::string>& args, const std::string& out, const std::string& err,
-                     const std::string& tmpdir = "") {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!tmpdir.empty()) ::setenv("TMPDIR", tmpdir.c_str(), 1);
-    FILE* o = std::freopen(out.c_str(), "w", stdout);
-    FILE* e = std::freopen(err.c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    std::vector<char*> argv{const_cast<char*>(ROOFLENS_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(ROOFLENS_BINARY, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 // Children of `parent` (from /proc): the runner processes rooflens spawned.
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
@@ -318,15 +294,6 @@ std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
-template <class Pred>
-bool wait_for(Pred pred, std::chrono::seconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
 
 std::vector<std::string> split_args(const std::string& s) {
   std::vector<std::string> out;

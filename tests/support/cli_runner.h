@@ -1,12 +1,17 @@
 #pragma once
 // Runs the real rooflens binary and captures exit code, stdout and stderr.
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace rooflens::testing {
 
@@ -42,6 +47,41 @@ inline CliResult run_cli(const std::string& args, const std::string& tmpdir) {
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// Starts the real binary in the background (stdout/stderr to files), for tests that signal it mid-run.
+inline pid_t spawn_rooflens(const std::vector<std::string>& args, const std::string& out, const std::string& err,
+                            const std::string& tmpdir = "") {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!tmpdir.empty()) ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    FILE* o = std::freopen(out.c_str(), "w", stdout);
+    FILE* e = std::freopen(err.c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    std::vector<char*> argv{const_cast<char*>(ROOFLENS_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(ROOFLENS_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+inline int wait_exit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+template <class Pred>
+inline bool wait_for(Pred pred, std::chrono::seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 }  // namespace rooflens::testing

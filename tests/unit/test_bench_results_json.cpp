@@ -2,6 +2,8 @@
 // foreign or malformed documents with one line.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/bench_results.h"
 #include "core/errors.h"
 
@@ -16,6 +18,11 @@ BenchResults sample_results() {
   r.options.rtol = 1e-3;
   r.options.atol = 1e-5;
   r.options.sources = {"/data/node"};
+  r.options.warmup_iterations = 1;
+  r.options.warmup_ms = 100;
+  r.options.iterations = 10;
+  r.options.duration_s = 1;
+  r.options.profile_iterations = 5;
   MachineDesc m;
   m.model = "Some CPU";
   m.cores = 2;
@@ -36,8 +43,8 @@ BenchResults sample_results() {
   Validation v;
   v.reference = "test_data_set_0";
   v.data_sets = 1;
-  v.outputs.push_back({"y", "float", {3, 4}, 12, 1, 0.5, 1.0 / 3.0, false, ""});
-  v.first_mismatches.push_back({"y", 7, "1.5", "2"});
+  v.outputs.push_back({"y", "float", {3, 4}, 12, 1, 0.5, 1.0 / 3.0, false, "1 of 12 elements differ", 2, "mismatch"});
+  v.first_mismatches.push_back({"y", 7, "1.5", "2", 2});
   pass.validation = v;
   BenchMetrics met;
   met.model_nodes = 10;
@@ -73,6 +80,36 @@ TEST(BenchResultsJson, RoundTripsByteForByte) {
   EXPECT_EQ(back.entries[1].model, "<img src=x onerror=alert(1)>");
   EXPECT_EQ(back.system->model, "Some CPU");
   EXPECT_NE(first.find("\"schema\": \"rooflens.bench/1\""), std::string::npos);
+  EXPECT_EQ(back.entries[0].validation->outputs[0].failure, "mismatch");
+  EXPECT_EQ(back.entries[0].validation->first_mismatches[0].data_set, 2);
+  EXPECT_EQ(back.options.profile_iterations, 5);
+}
+
+// Fields added after the contract first shipped (data_set, failure, timing options) are optional on read, so a
+// results.json written before them still loads.
+TEST(BenchResultsJson, ReadsDocumentsWithoutLaterFields) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(bench_results_to_json(sample_results()));
+  auto& v = j["entries"][0]["validation"];
+  v["outputs"][0].erase("data_set");
+  v["outputs"][0].erase("failure");
+  v["first_mismatches"][0].erase("data_set");
+  j["options"].erase("profile_iterations");
+  BenchResults back = bench_results_from_json(j.dump(2));
+  EXPECT_EQ(back.entries[0].validation->outputs[0].failure, "");
+  EXPECT_EQ(back.entries[0].validation->first_mismatches[0].data_set, 0);
+  EXPECT_EQ(back.options.profile_iterations, 0);
+  EXPECT_EQ(back.options.iterations, 10);
+}
+
+TEST(BenchResultsJson, EntriesRoundTripAsSingleLines) {
+  const BenchResults r = sample_results();
+  const BenchEntry& e = r.entries[1];
+  std::string line = bench_entry_to_json_line(e);
+  EXPECT_EQ(line.find('\n'), std::string::npos);  // the stderr tail's newline is escaped
+  BenchEntry back = bench_entry_from_json(line);
+  EXPECT_EQ(back.stderr_tail, "line 1\nline 2");
+  EXPECT_EQ(bench_entry_to_json_line(back), line);
+  EXPECT_THROW(bench_entry_from_json(line.substr(0, line.size() / 2)), UserError);
 }
 
 TEST(BenchResultsJson, RefusesForeignAndMalformedDocuments) {

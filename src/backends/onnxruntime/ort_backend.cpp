@@ -1,50 +1,20 @@
-// OrtBackend: RunConfig -> (load, timed run with profiling off, profiled run in its own session) -> BackendRun.
+// OrtBackend: RunConfig -> (load, timed run with profiling off, profiled run in its own session) -> BackendRun,
+// in a fresh runner per configuration; serve() hands out model servers (ort_server.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
-#include <algorithm>
 #include <atomic>
 #include <csignal>
-#include <map>
-#include <unordered_map>
 
+#include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
+#include "backends/onnxruntime/ort_server.h"
 
 namespace rooflens::ort {
 namespace {
 
-namespace fs = std::filesystem;
-
 std::string flat(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
-}
-
-std::vector<int64_t> dims_of(const OrtTypeShape& s) { return s.dims; }
-
-// Per-node kernel times of the measured profiled iterations, in execution order of the first one.
-std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p) {
-  int first = p.warmup_iterations;
-  int runs = static_cast<int>(p.profile.runs.size()) - first;
-  std::vector<KernelTiming> out;
-  if (runs <= 0) return out;
-  std::unordered_map<std::string, size_t> index;
-  for (const OrtProfileEvent* e : p.profile.kernel_events(first)) {
-    auto [it, fresh] = index.emplace(e->node_name, out.size());
-    if (fresh) {
-      KernelTiming k;
-      k.node = e->node_name;
-      k.op = e->op_name;
-      k.provider = e->provider;
-      k.per_iteration_ms.assign(static_cast<size_t>(runs), 0.0);
-      k.start_ms = static_cast<double>(e->ts_us - p.profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
-      for (const auto& s : e->input_type_shape) k.input_shapes.push_back(dims_of(s));
-      for (const auto& s : e->output_type_shape) k.output_shapes.push_back(dims_of(s));
-      out.push_back(std::move(k));
-    }
-    int r = e->run_index - first;
-    if (r >= 0 && r < runs) out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
-  }
-  return out;
 }
 
 class OrtBackend : public Backend {
@@ -87,41 +57,19 @@ class OrtBackend : public Backend {
     std::string stage = "load";
     try {
       LoadResult l = runner->load(c.model, opts, c.timeout);
+      stage = "run";
+      out = measure_loaded(*runner, in, c.timing, c.work_dir, c.timeout, stage);
       out.load_ms = l.load_ms;
       out.optimized_model = l.optimized_model;
-      stage = "run";
-      TimedRunOptions t;
-      t.warmup_iterations = c.timing.warmup_iterations;
-      t.warmup_ms = c.timing.warmup_ms;
-      t.iterations = c.timing.iterations;
-      t.min_duration_ms = c.timing.min_duration_ms;
-      t.adaptive = c.timing.adaptive;
-      t.timeout = c.timeout;
-      TimedRunResult timed = runner->run_timed(in, t);
-      out.latencies_ms = timed.latencies_ms;
-      out.wall_s = timed.wall_s;
-      out.stop_reason = timed.stop_reason;
-      out.peak_rss_bytes = timed.peak_rss_bytes;  // before the profiled session exists: this run's peak
-      if (c.timing.layers) {
-        stage = "profile";
-        ProfiledRunOptions p;
-        p.warmup_iterations = c.timing.warmup_iterations;
-        p.iterations = c.timing.profile_iterations;
-        p.tmp_dir = c.work_dir;
-        p.timeout = c.timeout;
-        ProfiledRunResult prof = runner->run_profiled(in, p);
-        out.profiled_latencies_ms = prof.run_latencies_ms;
-        for (int64_t us : prof.profile.run_durations_us(prof.warmup_iterations))
-          out.profiled_runs_ms.push_back(static_cast<double>(us) / 1000.0);
-        out.kernels = kernel_timings(prof);
-      }
     } catch (const RunnerError& e) {
       pid_ = 0;
-      throw BackendError(stage, to_string(e.kind), e.what(), e.stderr_tail);
+      throw backend_error(stage, e);
     }
     pid_ = 0;
     return out;
   }
+
+  std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
 
  private:
   std::unique_ptr<OrtRunner> start() {
@@ -140,13 +88,7 @@ class OrtBackend : public Backend {
 
 std::unique_ptr<Backend> make_ort_backend(const std::vector<std::pair<std::string, std::string>>& options) {
   OrtSessionOptions o;
-  for (const auto& [k, v] : options) {
-    if (k == "opt") o.set("graphOptimizationLevel", v);
-    else if (k == "threads") o.set("intraOpNumThreads", v);
-    else if (k == "enableProfiling" || k == "profileFilePrefix")
-      throw UsageError("-B onnxruntime:" + k + ": rooflens profiles in its own session; leave it out");
-    else o.set(k, v);
-  }
+  for (const auto& [k, v] : options) apply_ort_option(o, k, v);
   return std::make_unique<OrtBackend>(std::move(o));
 }
 

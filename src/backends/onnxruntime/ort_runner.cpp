@@ -217,7 +217,7 @@ json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
     default:
       what = r.message;
   }
-  throw RunnerError(r.status, r.code, subject() + ": " + what, std::move(r.stderr_tail));
+  throw RunnerError(r.status, r.code, subject() + ": " + what, std::move(r.stderr_tail), r.message);
 }
 
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,

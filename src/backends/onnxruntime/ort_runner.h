@@ -140,11 +140,14 @@ struct TensorData {
 };
 
 struct RunnerError : UserError {
-  RunnerError(ReplyStatus kind, std::string code, const std::string& message, std::string stderr_tail)
-      : UserError(message), kind(kind), code(std::move(code)), stderr_tail(std::move(stderr_tail)) {}
+  RunnerError(ReplyStatus kind, std::string code, const std::string& message, std::string stderr_tail,
+              std::string detail = "")
+      : UserError(message), kind(kind), code(std::move(code)), stderr_tail(std::move(stderr_tail)),
+        detail(std::move(detail)) {}
   ReplyStatus kind;                  // error (runner refused), timeout, died, not_running
   std::string code;                  // "ort", "bad_request", "input", "no_session", "io", "timeout", "died", ...
   std::string stderr_tail;           // the runner's last stderr lines, for failure records
+  std::string detail;                // the runner's own one-line message (ORT's text for "ort"), no model path
 };
 
 class OrtRunner {

@@ -1,0 +1,32 @@
+#pragma once
+// What the one-shot backend (`profile`) and the model server (`bench`) both do with a loaded model: a timed run
+// with profiling off, then, when asked, a profiled run in its own session whose kernel times are summed per
+// optimized-graph node. Shared so both measure the same way.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/onnxruntime/ort_runner.h"
+
+namespace rooflens::ort {
+
+// Fills everything of BackendRun but load_ms and optimized_model. Sets `stage` to "run" or "profile" before each
+// step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
+BackendRun measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
+                          const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
+                          std::string& stage);
+
+// Per-node kernel times of the measured profiled iterations, in execution order of the first one.
+std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p);
+
+// A RunnerError as the backend interface reports it: kind error|timeout|died, the runner's error code.
+BackendError backend_error(const std::string& stage, const RunnerError& e);
+
+// Applies one `-B onnxruntime:key=value` option: ORT's own names (OrtSessionOptions::set) plus the short forms
+// opt=LEVEL and threads=N. Throws UsageError.
+void apply_ort_option(OrtSessionOptions& o, const std::string& key, const std::string& value);
+
+}  // namespace rooflens::ort

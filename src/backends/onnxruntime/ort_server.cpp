@@ -1,0 +1,145 @@
+#include "backends/onnxruntime/ort_server.h"
+
+#include <atomic>
+#include <csignal>
+
+#include "backends/onnxruntime/ort_measure.h"
+
+namespace rooflens::ort {
+namespace {
+
+using namespace std::chrono_literals;
+
+Inputs to_inputs(const FeedSpec& f) {
+  Inputs in;
+  in.dims = f.dims;
+  in.seed = f.seed;
+  in.test_data_dir = f.test_data_dir;
+  for (const auto& [name, shape] : f.shapes) in.inputs[name].shape = shape;
+  for (const auto& [name, max] : f.int_input_max) in.inputs[name].max = max;
+  return in;
+}
+
+std::vector<IoDesc> io_descs(const std::vector<ValueInfo>& values) {
+  std::vector<IoDesc> out;
+  for (const auto& v : values) out.push_back({v.name, v.is_tensor, onnx_type_from_ort_name(v.dtype)});
+  return out;
+}
+
+class OrtModelServer : public ModelServer {
+ public:
+  explicit OrtModelServer(OrtSessionOptions base) : base_(std::move(base)) {}
+
+  void start(bool fresh_process) override {
+    if (fresh_process) {
+      pid_ = 0;
+      runner_.reset();
+    }
+    runner("load");
+  }
+
+  ServedModel load(const ModelLoad& m) override {
+    OrtSessionOptions opts = base_;
+    for (const auto& [k, v] : m.options) apply_ort_option(opts, k, v);
+    for (const auto& [k, v] : m.dims) opts.freeDimensionOverrides[k] = v;
+    OrtRunner& r = runner("load");
+    try {
+      LoadResult l = r.load(m.model, opts, m.timeout);
+      return {l.load_ms, io_descs(l.inputs), io_descs(l.outputs)};
+    } catch (const RunnerError& e) {
+      throw backend_error("load", e);
+    }
+  }
+
+  std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    std::vector<TensorData> got;
+    try {
+      got = runner("run").outputs(to_inputs(feed), timeout);
+    } catch (const RunnerError& e) {
+      throw backend_error("run", e);
+    }
+    std::vector<TensorValue> out;
+    out.reserve(got.size());
+    for (auto& t : got) {
+      TensorValue v;
+      v.name = std::move(t.name);
+      v.data_type = onnx_type_from_ort_name(t.dtype);
+      v.dims = std::move(t.dims);
+      v.bytes = std::move(t.bytes);
+      v.strings = std::move(t.strings);
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  BackendRun measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path& work_dir,
+                     std::chrono::milliseconds timeout) override {
+    std::string stage = "run";
+    try {
+      return measure_loaded(runner(stage), to_inputs(feed), timing, work_dir, timeout, stage);
+    } catch (const RunnerError& e) {
+      throw backend_error(stage, e);
+    }
+  }
+
+  void unload() override {
+    if (!runner_ || !runner_->process().running()) return;
+    try {
+      runner_->unload();
+    } catch (const RunnerError&) {
+      // A runner that cannot unload is of no further use: the next load starts a fresh one.
+      pid_ = 0;
+      runner_.reset();
+    }
+  }
+
+  void inject_fault(const std::string& fault, std::chrono::milliseconds timeout) override {
+    nlohmann::json req;
+    if (fault == "hang") req = {{"op", "sleep"}, {"ms", (timeout + 60s).count()}};
+    else if (fault == "segv") req = {{"op", "crash"}, {"signal", "SIGSEGV"}};
+    else if (fault == "sigkill") req = {{"op", "crash"}, {"signal", "SIGKILL"}};
+    else throw UsageError("unknown test fault '" + fault + "' (known: segv, sigkill, hang)");
+    try {
+      runner("run").call(std::move(req), timeout);
+    } catch (const RunnerError& e) {
+      throw backend_error("run", e);
+    }
+    throw BackendError("run", "error", "the runner survived test fault '" + fault + "'", "", "test_hook");
+  }
+
+  void abort() override {
+    aborted_ = true;
+    pid_t pid = pid_.load();
+    if (pid > 0) ::kill(pid, SIGKILL);
+  }
+
+ private:
+  // The live runner; a fresh one after a crash or timeout ended the last (or before the first use).
+  OrtRunner& runner(const std::string& stage) {
+    if (runner_ && runner_->process().running()) return *runner_;
+    pid_ = 0;
+    if (aborted_) throw BackendError(stage, "died", "stopped (interrupted)", "", "interrupted");
+    runner_.reset();
+    try {
+      runner_ = std::make_unique<OrtRunner>();
+    } catch (const UserError& e) {  // e.g. out of memory: this model fails, the next one tries again
+      throw BackendError(stage, "died", std::string("the ONNX Runtime runner did not start: ") + e.what(), "", "start");
+    }
+    pid_ = runner_->process().pid();
+    if (aborted_) ::kill(pid_.load(), SIGKILL);  // abort() raced with the start: honour it
+    return *runner_;
+  }
+
+  OrtSessionOptions base_;
+  std::unique_ptr<OrtRunner> runner_;
+  std::atomic<pid_t> pid_{0};
+  std::atomic<bool> aborted_{false};
+};
+
+}  // namespace
+
+std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base) {
+  return std::make_unique<OrtModelServer>(base);
+}
+
+}  // namespace rooflens::ort

@@ -1,0 +1,69 @@
+#pragma once
+// The scheduler of `rooflens bench`: worker threads, each with its own model servers (one runner process per
+// configuration, started on first use and restarted only after a crash or timeout), take models in order and
+// run every configuration of a model in turn (so the first configuration's outputs can be the reference of the
+// others). Finished entries go to a callback, serialized. stop() ends the run at once: runners are killed and
+// entries in flight are dropped, never recorded as crashes — a resumed run does them again.
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "bench/bench_plan.h"
+#include "bench/model_source.h"
+#include "core/bench_results.h"
+
+namespace rooflens::bench {
+
+struct ConfigSlot {
+  std::string label;     // as given to -B
+  Backend* backend;      // not owned
+};
+
+struct BenchProgress {
+  size_t done = 0, total = 0;  // entries of this run
+  size_t pass = 0, fail = 0, timeout = 0, crash = 0, skip = 0;
+  std::string last;            // "model [config]" just finished
+};
+
+using FinishedKeys = std::set<std::pair<std::string, std::string>>;  // (model, config)
+
+class BenchDriver {
+ public:
+  BenchDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, BenchPlan plan,
+              std::function<void(const BenchEntry&)> record, std::function<void(const BenchProgress&)> progress);
+
+  // Entries still to do (model × configuration pairs not in `finished`).
+  size_t pending(const FinishedKeys& finished) const;
+  // Runs them; returns when all are done or after stop(). An error of rooflens itself (e.g. the results folder
+  // became unwritable) stops the run and is rethrown here.
+  void run(const FinishedKeys& finished);
+  void stop();  // any thread
+  bool stopped() const { return stopped_.load(); }
+
+ private:
+  class Worker;
+  void work(const FinishedKeys& finished);
+  void finished_entry(const BenchEntry& e);
+  void adopt(ModelServer* s);
+  void release(ModelServer* s);
+
+  const std::vector<BenchModel>& models_;
+  std::vector<ConfigSlot> configs_;
+  BenchPlan plan_;
+  std::function<void(const BenchEntry&)> record_;
+  std::function<void(const BenchProgress&)> progress_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stopped_{false};
+  std::mutex mu_;                       // guards live_ and progress, serializes record_
+  std::vector<ModelServer*> live_;      // every server of every worker, for stop()
+  BenchProgress counts_;
+  std::exception_ptr error_;            // first exception of a worker thread
+};
+
+}  // namespace rooflens::bench

@@ -1,0 +1,24 @@
+#pragma once
+// What `rooflens bench` does with each model × configuration: the mode, the tolerances, the timeout, the timing.
+#include <chrono>
+#include <string>
+
+#include "backends/backend.h"
+#include "validation/compare.h"
+
+namespace rooflens::bench {
+
+struct BenchPlan {
+  std::string mode = "benchmark";  // benchmark | validate | both
+  Tolerance tolerance;
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
+  int jobs = 1;                    // parallel runners; benchmark timings always run one at a time
+  TimingOptions timing;            // benchmark mode; timing.layers: a short profiled run for metrics.csv
+
+  bool validates() const { return mode == "validate" || mode == "both"; }
+  bool benchmarks() const { return mode == "benchmark" || mode == "both"; }
+  // Runners actually used: timed runs must not share the CPUs with each other or with validation.
+  int runners() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
+};
+
+}  // namespace rooflens::bench

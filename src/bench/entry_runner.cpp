@@ -1,0 +1,273 @@
+#include "bench/entry_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "analysis/input_bounds.h"
+#include "bench/error_class.h"
+#include "core/errors.h"
+#include "core/stats.h"
+#include "model/loader.h"
+#include "validation/tensor_file.h"
+
+namespace rooflens::bench {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Ends an entry early with a verdict (thrown by the steps below, caught once in run_entry).
+struct Verdict {
+  std::string status, stage, error_type, message;
+};
+
+Tolerance tolerance_for(const BenchModel& m, const BenchPlan& plan) {
+  Tolerance t = plan.tolerance;
+  if (m.rtol) t.rtol = *m.rtol;
+  if (m.atol) t.atol = *m.atol;
+  if (m.percent_mismatch) t.percent_mismatch = *m.percent_mismatch;
+  return t;
+}
+
+ShapeOverrides overrides_of(const BenchModel& m) {
+  ShapeOverrides o;
+  o.shapes = m.shapes;
+  o.dims = m.dims;
+  return o;
+}
+
+// Inputs for a model without test data: rooflens' own reading of the model gives the symbolic dims, the fixed
+// input shapes and the id bounds of embedding inputs; when it cannot read the model, the runner generates from
+// its own metadata and the list's shapes/dims (an unresolved dim then ends as an input error naming it).
+const FeedSpec& generated_feed(ModelContext& ctx) {
+  if (ctx.generated) return *ctx.generated;
+  FeedSpec f;
+  f.dims = ctx.model.dims;
+  f.shapes = ctx.model.shapes;
+  try {
+    Model m = load_model(ctx.model.path.string(), overrides_of(ctx.model));
+    GeneratedInputPlan p = plan_generated_inputs(m);
+    for (auto& [k, v] : p.dims) f.dims.emplace(k, v);
+    for (auto& [k, v] : p.shapes) f.shapes.emplace(k, v);
+    f.int_input_max = std::move(p.int_input_max);
+    ctx.model_nodes = m.graphs.empty() ? 0 : static_cast<int64_t>(m.graphs[0].nodes.size());
+  } catch (const std::exception&) {
+  }
+  ctx.generated = std::move(f);
+  return *ctx.generated;
+}
+
+int64_t model_nodes(ModelContext& ctx) {
+  if (!ctx.model_nodes) {
+    try {
+      Model m = load_model(ctx.model.path.string(), overrides_of(ctx.model));
+      ctx.model_nodes = m.graphs.empty() ? 0 : static_cast<int64_t>(m.graphs[0].nodes.size());
+    } catch (const std::exception&) {
+      ctx.model_nodes = 0;  // unknown: metrics then report no fused ratio
+    }
+  }
+  return *ctx.model_nodes;
+}
+
+// Sequences, maps and optionals cannot be fed (inputs) or returned for comparison (outputs) by the runner.
+void refuse_non_tensors(const ServedModel& s, bool outputs_matter) {
+  auto check = [](const std::vector<IoDesc>& list, const std::string& what, const std::string& verb) {
+    for (const auto& io : list)
+      if (!io.is_tensor)
+        throw Verdict{"skip", "load", "non-tensor",
+                      what + " '" + io.name + "' is a sequence, map or optional value; rooflens " + verb + " tensors only"};
+  };
+  check(s.inputs, "input", "feeds");
+  if (outputs_matter) check(s.outputs, "output", "compares");
+}
+
+std::string data_sets_label(const std::vector<fs::path>& sets) {
+  if (sets.size() == 1) return sets[0].filename().string();
+  return sets.front().filename().string() + ".." + sets.back().filename().string();
+}
+
+void validate_with_test_data(const BenchModel& m, const BenchPlan& plan, ModelServer& server, BenchEntry& e) {
+  Validation v;
+  v.reference = data_sets_label(m.data_sets);
+  const Tolerance tol = tolerance_for(m, plan);
+  for (size_t i = 0; i < m.data_sets.size(); ++i) {
+    FeedSpec feed;
+    feed.test_data_dir = m.data_sets[i];
+    std::vector<TensorValue> got = server.outputs(feed, plan.timeout);
+    std::vector<TensorValue> expected;
+    try {
+      expected = read_expected_outputs(m.data_sets[i]);
+    } catch (const UserError& x) {
+      throw Verdict{"fail", "validate", "reference", one_line(x.what())};
+    }
+    if (expected.empty()) continue;  // inputs only: nothing to compare in this set
+    check_outputs(expected, got, tol, static_cast<int64_t>(i), v);
+    ++v.data_sets;
+  }
+  if (v.data_sets == 0) {
+    e.message = "not validated: the test data sets hold no output_*.pb";
+    return;
+  }
+  e.validation = v;
+  if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
+}
+
+void validate_against_reference(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+  const FeedSpec& feed = generated_feed(ctx);
+  if (s.is_reference_config && s.has_other_configs) {
+    ctx.reference = server.outputs(feed, s.plan.timeout);
+    ctx.reference_label = s.config_label;
+    ctx.reference_tried = true;
+    e.message = "no test data: these outputs are the reference for the other configurations";
+    return;
+  }
+  if (!ctx.reference) {
+    server.outputs(feed, s.plan.timeout);  // it must at least run
+    e.message = s.has_other_configs ? "not validated: no test data, and the reference configuration failed"
+                                    : "not validated: no test data (give a second -B to compare configurations)";
+    return;
+  }
+  Validation v;
+  v.reference = "config:" + ctx.reference_label;
+  v.data_sets = 1;
+  const Tolerance tol = tolerance_for(ctx.model, s.plan);
+  check_outputs(*ctx.reference, server.outputs(feed, s.plan.timeout), tol, 0, v);
+  e.validation = v;
+  if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
+}
+
+BenchMetrics metrics_of(const BackendRun& br, int64_t nodes) {
+  BenchMetrics m;
+  m.model_nodes = nodes;
+  m.kernels = static_cast<int64_t>(br.kernels.size());
+  m.fused_ratio = nodes > 0 ? 1.0 - static_cast<double>(m.kernels) / static_cast<double>(nodes) : 0;
+  std::map<std::string, ProviderShare> by;
+  double total = 0;
+  for (const auto& k : br.kernels) {
+    ProviderShare& p = by[k.provider];
+    p.provider = k.provider;
+    ++p.nodes;
+    double t = median_of(k.per_iteration_ms);
+    p.time_ms += t;
+    total += t;
+  }
+  for (auto& [name, p] : by) {
+    p.time_share = total > 0 ? p.time_ms / total : 0;
+    m.providers.push_back(p);
+  }
+  std::sort(m.providers.begin(), m.providers.end(),
+            [](const ProviderShare& a, const ProviderShare& b) { return a.time_ms > b.time_ms; });
+  return m;
+}
+
+void benchmark(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+  FeedSpec feed;
+  if (!ctx.model.data_sets.empty()) feed.test_data_dir = ctx.model.data_sets[0];
+  else feed = generated_feed(ctx);
+  BackendRun br = server.measure(feed, s.plan.timing, s.work_dir, s.plan.timeout);
+  e.latencies_ms = br.latencies_ms;
+  e.latency_ms = summarize(br.latencies_ms);
+  e.throughput_per_s = br.wall_s > 0 ? static_cast<double>(br.latencies_ms.size()) / br.wall_s : 0;
+  e.peak_rss_bytes = br.peak_rss_bytes;
+  if (s.plan.timing.layers && !br.kernels.empty()) e.metrics = metrics_of(br, model_nodes(ctx));
+}
+
+Verdict verdict_of(const BackendError& x) {
+  const std::string stage = x.stage == "profile" ? "run" : x.stage;
+  const std::string msg = one_line(x.detail);
+  if (x.kind == "timeout") return {"timeout", stage, "timeout", msg};
+  if (x.kind == "died" || x.kind == "not_running") return {"crash", stage, "crash", msg};
+  if (x.code == "ort") return {"fail", stage, classify_ort_message(x.detail), msg};
+  if (x.code == "input" && stage == "run") return {"skip", stage, "input", msg};  // the runner cannot feed it
+  return {"fail", stage, x.code.empty() ? "error" : x.code, msg};
+}
+
+void run_stages(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+  const BenchModel& m = ctx.model;
+  ModelLoad load;
+  load.model = m.path;
+  load.options = m.options;
+  load.dims = m.dims;
+  load.timeout = s.plan.timeout;
+  ServedModel served = server.load(load);
+  e.load_ms = served.load_ms;
+  refuse_non_tensors(served, s.plan.validates());
+  if (!m.test_hook.empty()) server.inject_fault(m.test_hook, s.plan.timeout);
+  if (s.plan.validates()) {
+    if (!m.data_sets.empty()) validate_with_test_data(m, s.plan, server, e);
+    else validate_against_reference(ctx, s, server, e);
+  }
+  if (s.plan.benchmarks()) benchmark(ctx, s, server, e);
+  server.unload();
+}
+
+}  // namespace
+
+std::string one_line(const std::string& text, size_t max) {
+  std::string out;
+  out.reserve(std::min(text.size(), max));
+  for (char c : text) {
+    char d = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    if (d == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += d;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max) {
+    size_t cut = max;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 char
+    out = out.substr(0, cut) + "…";
+  }
+  return out;
+}
+
+BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, ModelServer& server) {
+  const auto t0 = Clock::now();
+  BenchEntry e;
+  e.model = ctx.model.name;
+  e.model_path = ctx.model.path.string();
+  e.config = s.config_label;
+  Verdict v{"pass", "", "", ""};
+  if (!ctx.model.skip.empty()) {
+    v = {"skip", "", ctx.model.skip_type, ctx.model.skip};
+  } else {
+    try {
+      run_stages(ctx, s, server, e);
+    } catch (const Verdict& x) {
+      v = x;
+      server.unload();
+    } catch (const BackendError& x) {
+      v = verdict_of(x);
+      e.stderr_tail = v.status == "crash" || v.status == "timeout" ? x.stderr_tail : "";
+      if (v.status != "crash" && v.status != "timeout") server.unload();
+    } catch (const std::exception& x) {  // a rooflens bug or resource exhaustion: recorded, the run goes on
+      v = {"fail", "run", "internal", one_line(x.what())};
+    }
+  }
+  e.status = v.status;
+  e.stage = v.status == "pass" ? "" : v.stage;
+  e.error_type = v.error_type;
+  if (!v.message.empty()) e.message = v.message;
+  e.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return e;
+}
+
+void compute_reference(ModelContext& ctx, const BenchPlan& plan, const std::string& label, ModelServer& server) {
+  if (ctx.reference_tried) return;
+  ctx.reference_tried = true;
+  try {
+    ModelLoad load;
+    load.model = ctx.model.path;
+    load.options = ctx.model.options;
+    load.dims = ctx.model.dims;
+    load.timeout = plan.timeout;
+    server.load(load);
+    ctx.reference = server.outputs(generated_feed(ctx), plan.timeout);
+    ctx.reference_label = label;
+    server.unload();
+  } catch (const std::exception&) {
+    ctx.reference.reset();
+  }
+}
+
+}  // namespace rooflens::bench

@@ -1,0 +1,223 @@
+// `rooflens bench`: run a zoo of models (ONNX test-layout folders, .onnx files, JSON model lists) on one or more
+// backend configurations — validate outputs against test data, benchmark latency — with crash isolation, a
+// results folder written as it goes, --resume, and a closing table.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/bench_driver.h"
+#include "bench/model_source.h"
+#include "bench/results_csv.h"
+#include "bench/results_dir.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/progress.h"
+#include "core/errors.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "reporters/bench_summary.h"
+
+namespace rooflens::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rooflens::bench;
+
+struct BenchArgs {
+  std::vector<std::string> sources, backends;
+  std::string mode = "benchmark", output = "bench-results", filter;
+  double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
+  int jobs = 0, warmup = 1, iterations = 10, max_iterations = 2000, profile_iterations = 5, top = 10;
+  double warmup_ms = 100, duration_s = 1;
+  bool resume = false, overwrite = false, no_metrics = false, quiet = false, json = false;
+};
+
+BenchPlan plan_of(const BenchArgs& a) {
+  BenchPlan p;
+  p.mode = a.mode;
+  p.tolerance = {a.rtol, a.atol, a.percent_mismatch};
+  p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
+  // One runner per CPU, at most 8: beyond that, runners (each ~80 MB) cost memory and buy little on tiny models.
+  p.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  p.timing.warmup_iterations = a.warmup;
+  p.timing.warmup_ms = a.warmup_ms;
+  p.timing.iterations = a.iterations;
+  p.timing.min_duration_ms = a.duration_s * 1000;
+  p.timing.max_iterations = a.max_iterations;
+  p.timing.profile_iterations = a.profile_iterations;
+  p.timing.layers = !a.no_metrics;
+  return p;
+}
+
+BenchOptionsUsed options_used(const BenchArgs& a, const BenchPlan& p) {
+  BenchOptionsUsed o;
+  o.mode = a.mode;
+  o.rtol = a.rtol;
+  o.atol = a.atol;
+  o.percent_mismatch = a.percent_mismatch;
+  o.timeout_s = a.timeout_s;
+  for (const auto& s : a.sources) o.sources.push_back(fs::absolute(s).lexically_normal().string());
+  o.filter = a.filter;
+  if (p.benchmarks()) {  // timing options only matter (and only have to match on --resume) when timing
+    o.warmup_iterations = a.warmup;
+    o.warmup_ms = a.warmup_ms;
+    o.iterations = a.iterations;
+    o.duration_s = a.duration_s;
+    o.profile_iterations = a.no_metrics ? 0 : a.profile_iterations;
+    o.max_iterations = a.max_iterations;
+  }
+  return o;
+}
+
+struct Configs {
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<ConfigSlot> slots;
+  std::vector<BenchConfig> described;
+};
+
+Configs make_configs(const std::vector<std::string>& specs) {
+  Configs c;
+  for (const auto& text : specs) {
+    for (const auto& s : c.slots)
+      if (s.label == text) throw UsageError("-B " + text + " is given twice; each configuration once");
+    c.backends.push_back(make_backend(parse_backend_spec(text)));
+    c.slots.push_back({text, c.backends.back().get()});
+    c.described.push_back({text, c.backends.back()->info()});
+  }
+  return c;
+}
+
+std::string progress_text(const BenchProgress& p) {
+  std::string s = fmt::format("{} pass {} fail", p.pass, p.fail);
+  if (p.timeout) s += fmt::format(" {} timeout", p.timeout);
+  if (p.crash) s += fmt::format(" {} crash", p.crash);
+  if (p.skip) s += fmt::format(" {} skip", p.skip);
+  if (!p.last.empty()) s += " · " + p.last;
+  return s;
+}
+
+int run_bench_command(const BenchArgs& a) {
+  const BenchPlan plan = plan_of(a);
+  DiscoveryOptions d;
+  d.filter = a.filter;
+  d.test_hooks = test_hooks_enabled_by_env();
+  Discovery found = discover_models(a.sources, d);
+  if (!a.quiet)
+    for (const auto& n : found.notes) std::cerr << "rooflens bench: note: " << n << "\n";
+  if (found.models.empty())
+    throw UserError("no models found in " + fmt::format("{}", fmt::join(a.sources, ", ")) +
+                    (a.filter.empty() ? "" : " matching --filter '" + a.filter + "'") +
+                    " (a SOURCE is a folder in the ONNX test layout, a .onnx file or a .json model list)");
+
+  Configs configs = make_configs(a.backends.empty() ? std::vector<std::string>{"onnxruntime"} : a.backends);
+  BenchResults header;
+  header.tool.version = ROOFLENS_VERSION;
+  header.tool.command = "bench";
+  header.options = options_used(a, plan);
+  header.system = hw::describe_machine(hw::detect_features());
+  header.configs = configs.described;
+  ResultsDir results(a.output, header,
+                     a.overwrite ? OpenMode::overwrite : a.resume ? OpenMode::resume : OpenMode::fresh);
+
+  ProgressBar bar("bench", !a.quiet, std::chrono::seconds(5));
+  BenchDriver driver(found.models, configs.slots, plan, [&results](const BenchEntry& e) { results.record(e); },
+                     [&bar](const BenchProgress& p) { bar.update(progress_text(p), p.done, p.total); });
+  const FinishedKeys finished = results.finished_keys();
+  if (!a.quiet) {
+    std::cerr << fmt::format("rooflens bench: {} models × {} configuration{}, {} mode, {} runner{}, results in {}/\n",
+                             found.models.size(), configs.slots.size(), configs.slots.size() == 1 ? "" : "s", a.mode,
+                             plan.runners(), plan.runners() == 1 ? "" : "s", a.output);
+    if (results.earlier_count() > 0)
+      std::cerr << fmt::format("rooflens bench: resuming: {} entries finished earlier, {} to go\n",
+                               results.earlier_count(), driver.pending(finished));
+    if (plan.benchmarks() && a.jobs > 1)
+      std::cerr << "rooflens bench: note: benchmark timings run one at a time; -j applies to --mode validate\n";
+  }
+  {
+    InterruptWatcher watcher("rooflens bench: interrupted — stopping; finished entries are in " + a.output +
+                                 "/ (--resume continues)",
+                             [&driver] { driver.stop(); });
+    driver.run(finished);
+  }
+  const bool partial = driver.stopped();
+  results.finish(partial);
+  BenchResults r = results.snapshot();
+  if (a.json) {
+    std::cout << bench_results_to_json(r);
+  } else {
+    BenchSummaryOptions so;
+    so.top = static_cast<size_t>(a.top);
+    so.elapsed_s = bar.elapsed_s();
+    so.runners = plan.runners();
+    so.resumed = results.earlier_count();
+    std::cout << bench_summary(r, so);
+  }
+  if (!a.quiet) std::cerr << "rooflens bench: results in " << a.output << "/ (results.json, status.csv, failures.csv, ...)\n";
+  bool failures = false;
+  for (const auto& e : r.entries) failures |= is_failure(e.status);
+  return partial || failures ? 1 : 0;
+}
+
+}  // namespace
+
+void setup_bench(CLI::App& root, Action& action) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* cmd = root.add_subcommand("bench", "Validate and benchmark a zoo of models (ONNX test folders, .onnx "
+                                               "files, model lists) with crash isolation and resumable results");
+  cmd->footer(
+      "Examples:\n"
+      "  rooflens bench /usr/share/libonnx-testdata/data/node --mode validate\n"
+      "  rooflens bench models/ -B onnxruntime:opt=all -B onnxruntime:opt=disabled --mode both -o results/\n"
+      "  rooflens bench models.json --filter 'resnet|bert' --timeout 60 --resume -o results/\n"
+      "Each model ends pass, fail (stage load|run|validate), timeout, crash or skip, with a reason; a crash or hang\n"
+      "costs one runner restart, never the run. Results (status.csv, failures.csv, latency.csv, metrics.csv,\n"
+      "system.csv, results.json) are written as models finish; Ctrl-C or a kill keeps them, --resume continues.\n"
+      "Exit code 1 when any model failed, timed out or crashed, or the run was interrupted.");
+  cmd->add_option("sources", a->sources, "Folders in the ONNX test layout (searched recursively), .onnx files, "
+                                         ".json model lists")
+      ->required();
+  cmd->add_option("-B,--backend", a->backends,
+                  "A configuration: onnxruntime[:key=value,...] (repeatable; the text is its label). "
+                  "Default: onnxruntime with ORT's defaults");
+  cmd->add_option("--mode", a->mode, "benchmark (latency, metrics), validate (outputs vs test data) or both")
+      ->check(CLI::IsMember({"benchmark", "validate", "both"}));
+  cmd->add_option("--rtol", a->rtol, "Relative tolerance (default 1e-3)")->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--atol", a->atol, "Absolute tolerance (default 1e-7)")->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--percent-mismatch", a->percent_mismatch,
+                  "Percentage of an output's elements allowed to differ (default 0)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per step of one model (load, run, ...; default 120)")
+      ->check(CLI::Range(0.1, 864000.0));
+  cmd->add_option("-o,--output", a->output, "Results folder (default bench-results)");
+  CLI::Option* resume =
+      cmd->add_flag("--resume", a->resume, "Continue the run in the results folder: skip what finished");
+  cmd->add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in the results folder")
+      ->excludes(resume);
+  cmd->add_option("--filter", a->filter, "Only models whose name matches this regular expression");
+  cmd->add_option("-j,--jobs", a->jobs, "Parallel runners in validate mode (default: one per CPU, at most 8)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--warmup", a->warmup, "Benchmark: warm-up runs (at least; default 1)")->check(CLI::Range(0, 1000000));
+  cmd->add_option("--warmup-ms", a->warmup_ms, "Benchmark: warm-up time in ms (at least; default 100)")
+      ->check(CLI::Range(0.0, 3.6e6));
+  cmd->add_option("--iterations", a->iterations, "Benchmark: measured runs (at least; default 10)")
+      ->check(CLI::Range(1, 10000000));
+  cmd->add_option("--duration", a->duration_s, "Benchmark: measured seconds (at least; default 1)")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--max-iterations", a->max_iterations,
+                  "Benchmark: measured runs at most, even before --duration (default 2000)")
+      ->check(CLI::Range(1, 100000000));
+  cmd->add_option("--profile-iterations", a->profile_iterations,
+                  "Benchmark: profiled runs for metrics.csv (default 5)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--no-metrics", a->no_metrics, "Benchmark: skip the profiled run (no metrics.csv rows)");
+  cmd->add_option("--top", a->top, "Slowest models shown (default 10)")->check(CLI::Range(0, 100000));
+  cmd->add_flag("--json", a->json, "Print results.json (rooflens.bench/1) on stdout instead of the table");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  cmd->callback([a, &action] { action = [a] { return run_bench_command(*a); }; });
+}
+
+}  // namespace rooflens::cli
