@@ -214,11 +214,14 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
       rep.partial = true;
       break;
     }
+    std::optional<Model> m;
+    // A failure names the configuration as a run would have (resolved batch, dims and threads) once the model
+    // loaded at its dims, so `compare` can pair a run in one report with a failure in another.
     auto fail = [&](const std::string& stage, const std::string& kind, const std::string& msg, const std::string& tail) {
       Failure f;
-      f.batch = c.batch;
-      f.dims = c.dims;
-      f.threads = c.threads;
+      f.batch = m ? (c.batch > 0 ? c.batch : fixed_batch(*m)) : c.batch;
+      f.dims = m ? m->input_symbols : c.dims;
+      f.threads = m ? threads_used(c, *rep.backend, hw) : c.threads;
       f.stage = stage;
       f.kind = kind;
       f.message = msg;
@@ -226,7 +229,6 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
       rep.failures.push_back(std::move(f));
     };
     if (hooks.progress) hooks.progress(c.label(), i, grid.size());
-    std::optional<Model> m;
     try {
       m = load_model(o.model, overrides_for(o, c));
     } catch (const UserError& e) {

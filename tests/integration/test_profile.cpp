@@ -254,6 +254,9 @@ TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
   json rep = read_json(report);
   ASSERT_EQ(rep["failures"].size(), 1u);
   EXPECT_EQ(rep["failures"][0]["stage"], "load");
+  // Named as a run of this configuration would be (fixed batch 1, kQuick's 2 threads), not as requested (0, 0).
+  EXPECT_EQ(rep["failures"][0]["batch"], 1);
+  EXPECT_EQ(rep["failures"][0]["threads"], 2);
   std::string msg = rep["failures"][0]["message"];
   EXPECT_NE(msg.find("Frobnicate"), std::string::npos) << msg;  // ORT's own text names the op
   EXPECT_NE(r.out.find("failures:"), std::string::npos);
@@ -267,9 +270,13 @@ TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
   EXPECT_EQ(r.rc, 1);
   json rep = read_json(report);
   ASSERT_EQ(rep["failures"].size(), 2u) << rep["failures"].dump();
+  int64_t batch = 1;
   for (const auto& f : rep["failures"]) {
     EXPECT_EQ(f["kind"], "timeout");
     EXPECT_EQ(f["stage"], "load");
+    EXPECT_EQ(f["batch"], batch);
+    EXPECT_EQ(f["dims"]["batch"], batch);  // the dims the session would have run at
+    batch *= 2;
   }
   EXPECT_TRUE(rep["runs"].empty());
 }
