@@ -14,6 +14,7 @@ struct BenchPlan {
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
   int jobs = 1;                    // parallel runners; benchmark timings always run one at a time
   TimingOptions timing;            // benchmark mode; timing.layers: a short profiled run for metrics.csv
+  int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
 
   bool validates() const { return mode == "validate" || mode == "both"; }
   bool benchmarks() const { return mode == "benchmark" || mode == "both"; }

@@ -33,8 +33,11 @@ struct EntrySetup {
   bool is_reference_config = false;   // the first configuration (its outputs are the reference without test data)
   bool has_other_configs = false;
   std::filesystem::path work_dir;     // for profiled runs
+  int64_t round = 1;                  // --repeat: rounds after the first only time the model (no validation,
+                                      // no profiled run for metrics)
 };
 
+// Round 1 is the whole entry; a later round returns just that round (its samples, or why it did not pass).
 BenchEntry run_entry(ModelContext& ctx, const EntrySetup& setup, ModelServer& server);
 
 // Loads the model with the first configuration and keeps its outputs as the reference (resumed runs, where the

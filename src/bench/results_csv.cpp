@@ -21,7 +21,8 @@ std::vector<std::vector<std::string>> failure_rows(const BenchEntry& e) {
 
 std::vector<std::vector<std::string>> latency_rows(const BenchEntry& e) {
   const LatencyStats& l = e.latency_ms;
-  if (l.n == 0) return {};
+  // A failing entry has no latency to report, even when an earlier round of --repeat had timed it.
+  if (l.n == 0 || e.status != "pass") return {};
   return {{e.model, e.config, std::to_string(l.n), num(l.mean), num(l.median), num(l.p90), num(l.p99), num(l.min),
            num(l.max), num(l.std), num(l.cv), num(e.throughput_per_s), num(e.load_ms), std::to_string(e.peak_rss_bytes)}};
 }

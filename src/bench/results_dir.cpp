@@ -34,12 +34,14 @@ BenchResults header_only(const BenchResults& r) {
   return h;
 }
 
-std::string csv_text(const CsvFile& f, const std::vector<BenchEntry>& entries) {
+std::string csv_text(const CsvFile& f, const std::vector<const BenchEntry*>& entries) {
   std::string out = csv_row(f.columns);
-  for (const auto& e : entries)
-    for (const auto& row : f.rows(e)) out += csv_row(row);
+  for (const BenchEntry* e : entries)
+    for (const auto& row : f.rows(*e)) out += csv_row(row);
   return out;
 }
+
+int64_t rounds_of(const BenchResults& r) { return std::max<int64_t>(1, r.options.repeat); }
 
 std::string csv_lines(const CsvFile& f, const BenchEntry& e) {
   std::string out;
@@ -103,7 +105,10 @@ void ResultsDir::resume(const BenchResults& header) {
                      "options; use another -o, or --overwrite to start again");
   results_ = header_only(was);
   load_journal();
-  earlier_count_ = results_.entries.size();
+  for (const auto& e : results_.entries) {
+    bool final = entry_is_final(e, rounds_[{e.model, e.config}], rounds_of(results_));
+    (final ? earlier_count_ : earlier_unfinished_) += 1;
+  }
   rewrite_csvs();
 }
 
@@ -119,7 +124,9 @@ void ResultsDir::load_journal() {
     std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
     try {
-      results_.entries.push_back(bench_entry_from_json(line));
+      int64_t round = 1;
+      BenchEntry e = bench_entry_from_json(line, &round);
+      if (!merge(e, round)) continue;  // a round without its predecessors: not what this run wrote
       good += line + "\n";
     } catch (const UserError&) {
     }
@@ -127,8 +134,29 @@ void ResultsDir::load_journal() {
   if (good.size() != text.size()) write_file_atomically((dir_ / kJournal).string(), good);
 }
 
+bool ResultsDir::merge(const BenchEntry& e, int64_t round) {
+  const EntryKey key{e.model, e.config};
+  if (round == 1) {
+    index_[key] = results_.entries.size();
+    rounds_[key] = 1;
+    results_.entries.push_back(e);
+  } else {
+    auto at = index_.find(key);
+    if (at == index_.end() || rounds_[key] != round - 1) return false;
+    BenchEntry& merged = results_.entries[at->second];
+    if (entry_is_final(merged, round - 1, rounds_of(results_))) return false;
+    merge_round(merged, e, round, rounds_of(results_));
+    rounds_[key] = round;
+  }
+  ++records_;
+  return true;
+}
+
 void ResultsDir::rewrite_csvs() {
-  for (const auto& f : entry_csv_files()) write_file_atomically((dir_ / f.name).string(), csv_text(f, results_.entries));
+  std::vector<const BenchEntry*> final;
+  for (const auto& e : results_.entries)
+    if (entry_is_final(e, rounds_[{e.model, e.config}], rounds_of(results_))) final.push_back(&e);
+  for (const auto& f : entry_csv_files()) write_file_atomically((dir_ / f.name).string(), csv_text(f, final));
 }
 
 void ResultsDir::open_appenders() {
@@ -138,24 +166,39 @@ void ResultsDir::open_appenders() {
 }
 
 std::set<std::pair<std::string, std::string>> ResultsDir::finished_keys() const {
-  std::lock_guard<std::mutex> lock(mu_);
   std::set<std::pair<std::string, std::string>> keys;
-  for (const auto& e : results_.entries) keys.emplace(e.model, e.config);
+  for (const auto& [key, p] : progress())
+    if (p.final) keys.insert(key);
   return keys;
 }
 
-void ResultsDir::record(const BenchEntry& e) {
+EntryProgressMap ResultsDir::progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  EntryProgressMap m;
+  for (const auto& [key, at] : index_) {
+    const BenchEntry& e = results_.entries[at];
+    int64_t rounds = rounds_.at(key);
+    m[key] = EntryProgress{rounds, entry_is_final(e, rounds, rounds_of(results_)), e.status};
+  }
+  return m;
+}
+
+void ResultsDir::record(const BenchEntry& e, int64_t round) {
   std::lock_guard<std::mutex> lock(mu_);
   // Journal first: it is what --resume trusts; the CSVs are rebuilt from it then.
-  journal_.append(bench_entry_to_json_line(e) + "\n");
-  const auto& files = entry_csv_files();
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::string lines = csv_lines(files[i], e);
-    if (!lines.empty()) csvs_[i].append(lines);
+  journal_.append(bench_entry_to_json_line(e, round) + "\n");
+  if (!merge(e, round)) throw UserError("internal error: round " + std::to_string(round) + " of " + e.model + " [" +
+                                        e.config + "] does not follow its earlier rounds");
+  const EntryKey key{e.model, e.config};
+  const BenchEntry& merged = results_.entries[index_.at(key)];
+  if (entry_is_final(merged, rounds_.at(key), rounds_of(results_))) {
+    const auto& files = entry_csv_files();
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::string lines = csv_lines(files[i], merged);
+      if (!lines.empty()) csvs_[i].append(lines);
+    }
   }
-  results_.entries.push_back(e);
-  const size_t n = results_.entries.size();
-  const bool grew = n >= last_rewrite_entries_ + std::max<size_t>(1, last_rewrite_entries_ / 10);
+  const bool grew = records_ >= last_rewrite_records_ + std::max<size_t>(1, last_rewrite_records_ / 10);
   if (grew && std::chrono::steady_clock::now() - last_rewrite_ >= rewrite_every_) write_results_json(true);
 }
 
@@ -169,7 +212,7 @@ void ResultsDir::write_results_json(bool partial) {
   results_.partial = partial;
   write_file_atomically((dir_ / kResults).string(), bench_results_to_json(results_));
   last_rewrite_ = std::chrono::steady_clock::now();
-  last_rewrite_entries_ = results_.entries.size();
+  last_rewrite_records_ = records_;
 }
 
 BenchResults ResultsDir::snapshot() const {

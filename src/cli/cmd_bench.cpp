@@ -31,7 +31,7 @@ struct BenchArgs {
   std::vector<std::string> sources, backends;
   std::string mode = "benchmark", output = "bench-results", filter;
   double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
-  int jobs = 0, warmup = 1, iterations = 10, max_iterations = 2000, profile_iterations = 5, top = 10;
+  int jobs = 0, warmup = 1, iterations = 10, max_iterations = 2000, profile_iterations = 5, top = 10, repeat = 1;
   double warmup_ms = 100, duration_s = 1;
   bool resume = false, overwrite = false, no_metrics = false, quiet = false, json = false;
 };
@@ -50,6 +50,7 @@ BenchPlan plan_of(const BenchArgs& a) {
   p.timing.max_iterations = a.max_iterations;
   p.timing.profile_iterations = a.profile_iterations;
   p.timing.layers = !a.no_metrics;
+  p.repeat = a.repeat;
   return p;
 }
 
@@ -70,6 +71,7 @@ BenchOptionsUsed options_used(const BenchArgs& a, const BenchPlan& p) {
     o.profile_iterations = a.no_metrics ? 0 : a.profile_iterations;
     o.max_iterations = a.max_iterations;
   }
+  o.repeat = a.repeat;
   return o;
 }
 
@@ -101,6 +103,9 @@ std::string progress_text(const BenchProgress& p) {
 }
 
 int run_bench_command(const BenchArgs& a) {
+  if (a.repeat > 1 && a.mode == "validate")
+    throw UsageError("--repeat " + std::to_string(a.repeat) + " repeats timed runs; --mode validate times nothing "
+                     "(use --mode benchmark or both)");
   const BenchPlan plan = plan_of(a);
   DiscoveryOptions d;
   d.filter = a.filter;
@@ -124,16 +129,22 @@ int run_bench_command(const BenchArgs& a) {
                      a.overwrite ? OpenMode::overwrite : a.resume ? OpenMode::resume : OpenMode::fresh);
 
   ProgressBar bar("bench", !a.quiet, std::chrono::seconds(5));
-  BenchDriver driver(found.models, configs.slots, plan, [&results](const BenchEntry& e) { results.record(e); },
+  BenchDriver driver(found.models, configs.slots, plan,
+                     [&results](const BenchEntry& e, int64_t round) { results.record(e, round); },
                      [&bar](const BenchProgress& p) { bar.update(progress_text(p), p.done, p.total); });
-  const FinishedKeys finished = results.finished_keys();
+  const EntryProgressMap earlier = results.progress();
   if (!a.quiet) {
-    std::cerr << fmt::format("rooflens bench: {} models × {} configuration{}, {} mode, {} runner{}, results in {}/\n",
-                             found.models.size(), configs.slots.size(), configs.slots.size() == 1 ? "" : "s", a.mode,
-                             plan.runners(), plan.runners() == 1 ? "" : "s", a.output);
-    if (results.earlier_count() > 0)
-      std::cerr << fmt::format("rooflens bench: resuming: {} entries finished earlier, {} to go\n",
-                               results.earlier_count(), driver.pending(finished));
+    std::cerr << fmt::format("rooflens bench: {} models × {} configuration{}{}, {} mode, {} runner{}, results in {}/\n",
+                             found.models.size(), configs.slots.size(), configs.slots.size() == 1 ? "" : "s",
+                             a.repeat > 1 ? fmt::format(" × {} rounds", a.repeat) : "", a.mode, plan.runners(),
+                             plan.runners() == 1 ? "" : "s", a.output);
+    if (results.earlier_count() + results.earlier_unfinished() > 0)
+      std::cerr << fmt::format("rooflens bench: resuming: {} entries finished earlier{}, {} {}to go\n",
+                               results.earlier_count(),
+                               results.earlier_unfinished()
+                                   ? fmt::format(" and {} partly (rounds to go)", results.earlier_unfinished())
+                                   : "",
+                               driver.pending(earlier), a.repeat > 1 ? "runs " : "");
     if (plan.benchmarks() && a.jobs > 1)
       std::cerr << "rooflens bench: note: benchmark timings run one at a time; -j applies to --mode validate\n";
   }
@@ -141,7 +152,7 @@ int run_bench_command(const BenchArgs& a) {
     InterruptWatcher watcher("rooflens bench: interrupted — stopping; finished entries are in " + a.output +
                                  "/ (--resume continues)",
                              [&driver] { driver.stop(); });
-    driver.run(finished);
+    driver.run(earlier);
   }
   const bool partial = driver.stopped();
   results.finish(partial);
@@ -173,6 +184,7 @@ void setup_bench(CLI::App& root, Action& action) {
       "  rooflens bench /usr/share/libonnx-testdata/data/node --mode validate\n"
       "  rooflens bench models/ -B onnxruntime:opt=all -B onnxruntime:opt=disabled --mode both -o results/\n"
       "  rooflens bench models.json --filter 'resnet|bert' --timeout 60 --resume -o results/\n"
+      "  rooflens bench models/ --repeat 5 -o results-main/   (then rooflens compare results-main/ results-pr/)\n"
       "Each model ends pass, fail (stage load|run|validate), timeout, crash or skip, with a reason; a crash or hang\n"
       "costs one runner restart, never the run. Results (status.csv, failures.csv, latency.csv, metrics.csv,\n"
       "system.csv, results.json) are written as models finish; Ctrl-C or a kill keeps them, --resume continues.\n"
@@ -214,6 +226,10 @@ void setup_bench(CLI::App& root, Action& action) {
                   "Benchmark: profiled runs for metrics.csv (default 5)")
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--no-metrics", a->no_metrics, "Benchmark: skip the profiled run (no metrics.csv rows)");
+  cmd->add_option("--repeat", a->repeat,
+                  "Benchmark: rounds over the whole zoo, timing each model × configuration once per round in a fresh "
+                  "runner (default 1; 3-5 let rooflens compare measure run-to-run variation)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--top", a->top, "Slowest models shown (default 10)")->check(CLI::Range(0, 100000));
   cmd->add_flag("--json", a->json, "Print results.json (rooflens.bench/1) on stdout instead of the table");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");

@@ -24,7 +24,7 @@ struct ProfileArgs {
   std::string model, backend = "onnxruntime", batches, report, html, roofs, opt_level;
   std::vector<std::string> sweeps, inputs;
   ShapeFlags shape;
-  int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10;
+  int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 1;
   double warmup_ms = 200, duration_s = 3, timeout_s = 900;
   bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false;
 };
@@ -64,6 +64,7 @@ ProfileOptions to_options(const ProfileArgs& a) {
   o.timing.adaptive = a.adaptive;
   o.timing.profile_iterations = a.profile_iterations;
   o.timing.layers = !a.no_layers;
+  o.repeat = a.repeat;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
   for (const auto& in : a.inputs) {
     auto eq = in.find('=');
@@ -113,7 +114,10 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile resnet50.onnx -b 1-8 --threads 2\n"
       "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
-      "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.");
+      "  rooflens profile model.onnx --repeat 5 --duration 1 -f base.json   (for rooflens compare)\n"
+      "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
+      "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
+      "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.");
   cmd->add_option("model", a->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-B,--backend", a->backend,
                   "Backend and its options in the backend's spelling: onnxruntime[:key=value,...] "
@@ -130,6 +134,10 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_option("--iterations", a->iterations, "Measured iterations (at least; default 10)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--duration", a->duration_s, "Measured time in seconds (at least; default 3)")->check(CLI::Range(0.0, 86400.0));
   cmd->add_flag("--adaptive", a->adaptive, "Keep measuring until the median's 95% CI is within ±1%");
+  cmd->add_option("--repeat", a->repeat,
+                  "Timed runs per configuration, each in a fresh runner, round-robin over the grid (default 1; "
+                  "5 for rooflens compare)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--profile-iterations", a->profile_iterations, "Profiled iterations for layer times (default 10)")
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--no-layers", a->no_layers, "Skip the profiled run (e2e only)");

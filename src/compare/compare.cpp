@@ -89,7 +89,8 @@ ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const Co
   if (!c.verdict.empty()) return c;
   bool timed = !b->samples_ms.empty() || !n->samples_ms.empty() || b->stats.n > 0 || n->stats.n > 0;
   if (timed) {
-    c.latency = compare_latency(b->samples_ms, n->samples_ms, o, b->stats.median, n->stats.median);
+    c.latency = compare_latency(LatencySide{b->samples_ms, b->repetitions, b->stats.median},
+                                LatencySide{n->samples_ms, n->repetitions, n->stats.median}, o);
     c.verdict = latency_verdict(*c.latency, o);
   } else {
     c.verdict = verdict::kNotTimed;
@@ -116,6 +117,34 @@ void add_notes(const CompareSource& base, const CompareSource& head, bool config
     c.notes.push_back("backend options differ: BASE " + shown(base.backend_options) + ", NEW " +
                       shown(head.backend_options));
   }
+}
+
+struct SingleRunCount {
+  size_t tested = 0;        // items whose latency was tested on the samples of one run on a side
+  size_t flagged = 0;       // of them, called a regression or an improvement
+  bool base = false, head = false;  // which side had single runs
+};
+
+SingleRunCount count_single_runs(const Comparison& c) {
+  SingleRunCount s;
+  for (const auto& i : c.items) {
+    if (!i.latency || !i.latency->single_run()) continue;
+    ++s.tested;
+    s.flagged += i.verdict == verdict::kRegression || i.verdict == verdict::kImprovement;
+    s.base |= i.latency->base_runs < 2;
+    s.head |= i.latency->new_runs < 2;
+  }
+  return s;
+}
+
+std::string single_run_note(const SingleRunCount& s) {
+  std::string sides = s.base && s.head ? "BASE and NEW were" : s.base ? "BASE was" : "NEW was";
+  return "run-to-run variation is not measured for " + counted(s.tested, "item") + ": " + sides +
+         " timed in one run per configuration, so the test sees only the noise inside that run, and the next run "
+         "of the very same code can differ by more (another process, frequency, memory layout). Their verdicts" +
+         (s.flagged ? " (" + std::to_string(s.flagged) + " called a regression or an improvement)" : std::string()) +
+         " may reflect the machine, not the change: time both sides with --repeat 5 (profile or bench) so the "
+         "runs are compared";
 }
 
 }  // namespace
@@ -146,12 +175,15 @@ Comparison compare_sources(const CompareSource& base, const CompareSource& head,
   for (size_t j = 0; j < head.items.size(); ++j)
     if (!p.new_used[j]) c.items.push_back(compare_item(nullptr, &head.items[j], o));
   add_notes(base, head, config_only, c);
+  SingleRunCount single = count_single_runs(c);
+  if (single.tested) c.notes.push_back(single_run_note(single));
   VerdictCounts n = count_verdicts(c);
   if (n.regressions && n.improvements)
     c.notes.push_back(counted(n.regressions, "regression") + " and " + counted(n.improvements, "improvement") +
-                      " at once: if nothing that matters changed between the runs, the machine's speed "
-                      "did (load, frequency) — each side is one run, so its samples cannot show that; re-run both "
-                      "on a quiet machine");
+                      " at once: if nothing that matters changed between BASE and NEW, the machine's speed did "
+                      "(load, frequency)" +
+                      (single.tested ? std::string(" — one run per side cannot show that; repeat both with --repeat 5")
+                                     : std::string(" between the two sessions; re-run both on a quiet machine")));
   return c;
 }
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "compare/student_t.h"
+
 namespace rooflens {
 namespace {
 
@@ -206,6 +208,51 @@ RatioInterval bootstrap_median_ratio(const std::vector<std::vector<double>>& bas
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
                                      const BootstrapOptions& o) {
   return bootstrap_median_ratio(singletons(base), singletons(next), o);
+}
+
+namespace {
+
+struct LogMoments {
+  double mean = 0, variance = 0;  // of log(values); variance with n - 1
+};
+
+LogMoments log_moments(const std::vector<double>& values) {
+  LogMoments m;
+  for (double v : values) m.mean += std::log(v);
+  m.mean /= static_cast<double>(values.size());
+  for (double v : values) m.variance += (std::log(v) - m.mean) * (std::log(v) - m.mean);
+  m.variance /= static_cast<double>(values.size() - 1);
+  return m;
+}
+
+bool usable(const std::vector<double>& v) {
+  return v.size() >= 2 && std::all_of(v.begin(), v.end(), [](double x) { return x > 0 && std::isfinite(x); });
+}
+
+}  // namespace
+
+WelchLogRatio welch_log_ratio(const std::vector<double>& base, const std::vector<double>& next, double confidence) {
+  WelchLogRatio w;
+  if (!usable(base) || !usable(next)) return w;
+  const double nb = static_cast<double>(base.size()), nn = static_cast<double>(next.size());
+  LogMoments b = log_moments(base), n = log_moments(next);
+  const double d = n.mean - b.mean, vb = b.variance / nb, vn = n.variance / nn;
+  w.ratio = std::exp(d);
+  w.base_center = std::exp(b.mean);
+  w.new_center = std::exp(n.mean);
+  w.se = std::sqrt(vb + vn);
+  if (!(w.se > 0)) {  // no spread on either side: nothing to weigh the difference against
+    w.df = nb + nn - 2;
+    w.p_value = d == 0 ? 1 : 0;
+    w.ci = {w.ratio, w.ratio};
+    return w;
+  }
+  w.df = (vb + vn) * (vb + vn) / (vb * vb / (nb - 1) + vn * vn / (nn - 1));
+  w.t = d / w.se;
+  w.p_value = student_t_two_sided_p(w.t, w.df);
+  double q = student_t_quantile(1 - (1 - confidence) / 2, w.df);
+  w.ci = {std::exp(d - q * w.se), std::exp(d + q * w.se)};
+  return w;
 }
 
 size_t time_block_count(size_t samples) {

@@ -1,8 +1,9 @@
 #pragma once
 // Statistics for comparing two sets of timing samples, free of any notion of models, reports or verdicts:
-// a two-sided Mann-Whitney U test and a bootstrap confidence interval of the ratio of medians. Both are
-// rank/order based, so a few slow outliers (a context switch, a page fault) cannot fake a change the way they
-// move a mean. See docs/compare.md for the formulas.
+// a two-sided Mann-Whitney U test and a bootstrap confidence interval of the ratio of medians (for the samples of
+// one run per side: both rank/order based, so a few slow outliers — a context switch, a page fault — cannot fake
+// a change the way they move a mean), and Welch's t-test on the logarithms of repetition medians (for several
+// runs per side: the runs are the independent units). See docs/compare.md for the formulas.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -49,6 +50,25 @@ RatioInterval bootstrap_median_ratio(const std::vector<std::vector<double>>& bas
 // The same with every sample its own block: the ordinary bootstrap of independent samples.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& next,
                                      const BootstrapOptions& options = {});
+
+// Welch's unequal-variance t-test on log(values): for the medians of repeated runs, whose run-to-run variation
+// is multiplicative (a slower machine state slows everything by a factor). d = mean(log new) - mean(log base),
+// se^2 = s_b^2/n_b + s_n^2/n_n, df by Welch-Satterthwaite, t = d / se, two-sided p from Student's t; the
+// interval of exp(d) (the ratio of the geometric means) is exp(d -+ t_{1-(1-confidence)/2, df} * se).
+struct WelchLogRatio {
+  double ratio = 1;        // exp(d): geometric mean of NEW over geometric mean of BASE
+  double base_center = 0;  // the geometric means themselves
+  double new_center = 0;
+  double se = 0;           // standard error of d
+  double df = 0;           // Welch-Satterthwaite degrees of freedom
+  double t = 0;
+  double p_value = 1;      // two-sided
+  RatioInterval ci;        // of the ratio
+};
+
+// Needs at least 2 values per side, all > 0 (returns the defaults otherwise). When both sides have no spread
+// at all, se = 0: p = 1 and ci = [1, 1] if the centres are equal, else p = 0 and ci = [ratio, ratio].
+WelchLogRatio welch_log_ratio(const std::vector<double>& base, const std::vector<double>& next, double confidence);
 
 // Timing samples taken one after another are not independent: the machine's state drifts (frequency, caches,
 // other processes) over tens to hundreds of milliseconds, so thousands of samples of one run overstate what is

@@ -63,10 +63,23 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   item.config = run_label(run);
   item.status = status::kPass;
   item.samples_ms = run.latencies_ms;
+  item.repetitions = run.repetitions;
   item.stats = run.latency_ms;
   item.layers = run.layers;
   item.profile_config = ProfileConfigKey{run.batch, run.threads, run.dims, false};
   return item;
+}
+
+// The run a failure belongs to when a later repetition of that very configuration failed (--repeat): same
+// resolved batch, threads and dims. A failure before the model loaded records the configuration as requested and
+// never ran, so it cannot equal a run exactly.
+CompareItem* run_failed_later(CompareSource& src, const Failure& f) {
+  for (auto& item : src.items) {
+    if (item.status != status::kPass || !item.profile_config) continue;
+    const ProfileConfigKey& k = *item.profile_config;
+    if (k.batch == f.batch && k.threads == f.threads && k.dims == f.dims) return &item;
+  }
+  return nullptr;
 }
 
 CompareItem item_from_failure(const Failure& f, const std::string& model) {
@@ -135,7 +148,15 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
   src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime) +
                     (src.backend_options.empty() ? "" : " with " + src.backend_options);
   for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
-  for (const auto& f : r.failures) add_item(src, item_from_failure(f, model));
+  for (const auto& f : r.failures) {
+    CompareItem failed = item_from_failure(f, model);
+    if (CompareItem* ran = run_failed_later(src, f)) {
+      failed.config = ran->config;  // the label the configuration's passing runs carry in the other report
+      *ran = std::move(failed);
+    } else {
+      add_item(src, std::move(failed));
+    }
+  }
   return src;
 }
 
@@ -155,6 +176,7 @@ CompareSource source_from_bench(const BenchResults& r, const std::string& path) 
     item.status = it == bench_statuses().end() ? status::kFail : it->second;
     if (item.status != status::kPass) item.error = stage_message(e.stage, e.message);
     item.samples_ms = e.latencies_ms;
+    item.repetitions = e.repetitions;
     item.stats = e.latency_ms;
     add_item(src, std::move(item));
   }

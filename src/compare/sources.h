@@ -26,6 +26,7 @@ struct CompareItem {
   std::string status;                    // status::k* (comparison.h)
   std::string error;                     // "stage: message" when failing or skipped ("" otherwise)
   std::vector<double> samples_ms;        // raw end-to-end latencies (profiling off)
+  std::vector<int64_t> repetitions;      // samples per repetition (run) of samples_ms; empty = one run
   LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
   std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)
   std::optional<ProfileConfigKey> profile_config;  // profile reports only
@@ -49,6 +50,8 @@ inline constexpr const char* kBenchSource = "bench";
 
 // One configuration per run (its label, as `profile` prints it) and per failure. Failure kinds map to
 // statuses: error -> fail, timeout -> timeout, died -> crash, interrupted -> skip (never ran to the end).
+// A failure of exactly a run's configuration (a later repetition of --repeat failed) turns that run's item into
+// the failure: a configuration that fails now and then is failing.
 CompareSource source_from_report(const Report& report, const std::string& path);
 // One item per entry (model × config label). A later entry with the same key replaces an earlier one (a
 // resumed run that redid it).

@@ -1,12 +1,14 @@
 #include "compare/verdict.h"
 
 #include "compare/significance.h"
+#include "core/repetitions.h"
 #include "core/stats.h"
 
 namespace rooflens {
 namespace {
 
-// What the tests compare: block medians when both sides have enough samples for blocks, else the samples.
+// What the single-run tests compare: block medians when both sides have enough samples for blocks, else the
+// samples.
 struct TestUnits {
   std::vector<std::vector<double>> base_blocks, new_blocks;  // singletons when testing samples
   std::vector<double> base, next;                            // one value per block
@@ -29,28 +31,25 @@ TestUnits test_units(const std::vector<double>& base, const std::vector<double>&
   return u;
 }
 
-bool enough_samples(const LatencyComparison& l, const TestUnits& u, const CompareOptions& o) {
+bool enough_samples(const LatencyComparison& l, const CompareOptions& o) {
   auto n1 = static_cast<size_t>(l.base_n), n2 = static_cast<size_t>(l.new_n);
-  return n1 >= o.min_samples && n2 >= o.min_samples && mann_whitney_min_p(u.base.size(), u.next.size()) < o.alpha &&
-         l.base_median_ms > 0;
+  return n1 >= o.min_samples && n2 >= o.min_samples && l.base_median_ms > 0;
 }
 
-}  // namespace
-
-LatencyComparison compare_latency(const std::vector<double>& base, const std::vector<double>& next,
-                                  const CompareOptions& o, double base_stats_median, double new_stats_median) {
-  LatencyComparison l;
-  l.base_n = static_cast<int64_t>(base.size());
-  l.new_n = static_cast<int64_t>(next.size());
-  l.base_median_ms = base.empty() ? base_stats_median : median_of(base);
-  l.new_median_ms = next.empty() ? new_stats_median : median_of(next);
+void set_change(LatencyComparison& l) {
   if (l.base_median_ms > 0 && l.new_median_ms > 0) {
     l.ratio = l.new_median_ms / l.base_median_ms;
     l.change = l.ratio - 1;
   }
+}
+
+// One run on a side: Mann-Whitney and the bootstrap on its samples (or blocks of them).
+void test_single_runs(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& o,
+                      LatencyComparison& l) {
   TestUnits u = test_units(base, next, l);
-  if (!enough_samples(l, u, o)) return l;
+  if (!enough_samples(l, o) || mann_whitney_min_p(u.base.size(), u.next.size()) >= o.alpha) return;
   l.tested = true;
+  l.unit = l.base_blocks ? test_unit::kBlocks : test_unit::kSamples;
   MannWhitney mw = mann_whitney_u(u.base, u.next);
   l.p_value = mw.p_value;
   l.u_new = mw.u_new;
@@ -61,8 +60,51 @@ LatencyComparison compare_latency(const std::vector<double>& base, const std::ve
   RatioInterval ci = bootstrap_median_ratio(u.base_blocks, u.new_blocks, b);
   l.ci_low = ci.low;
   l.ci_high = ci.high;
-  l.significant = l.p_value < o.alpha && (l.ci_low > 1 || l.ci_high < 1);
+}
+
+// Several runs on both sides: each run's median is one observation of "how fast is it", and their spread is
+// the run-to-run variation the verdict has to beat. The medians shown are the geometric means the test compares.
+bool test_repetitions(const LatencySide& base, const LatencySide& next, const CompareOptions& o,
+                      LatencyComparison& l) {
+  WelchLogRatio w = welch_log_ratio(repetition_medians(base.samples, base.repetitions),
+                                    repetition_medians(next.samples, next.repetitions), 1 - o.alpha);
+  if (!(w.base_center > 0)) return false;  // a run median <= 0: not timings; fall back to the samples
+  l.base_median_ms = w.base_center;
+  l.new_median_ms = w.new_center;
+  set_change(l);
+  if (!enough_samples(l, o)) return true;
+  l.tested = true;
+  l.unit = test_unit::kRuns;
+  l.p_value = w.p_value;
+  l.df = w.df;
+  l.ci_low = w.ci.low;
+  l.ci_high = w.ci.high;
+  return true;
+}
+
+}  // namespace
+
+LatencyComparison compare_latency(const LatencySide& base, const LatencySide& next, const CompareOptions& o) {
+  LatencyComparison l;
+  l.base_n = static_cast<int64_t>(base.samples.size());
+  l.new_n = static_cast<int64_t>(next.samples.size());
+  l.base_runs = static_cast<int64_t>(repetition_sizes(base.repetitions, base.samples.size()).size());
+  l.new_runs = static_cast<int64_t>(repetition_sizes(next.repetitions, next.samples.size()).size());
+  if (l.base_runs >= 2 && l.new_runs >= 2 && test_repetitions(base, next, o, l)) {
+    l.significant = l.tested && l.p_value < o.alpha && (l.ci_low > 1 || l.ci_high < 1);
+    return l;
+  }
+  l.base_median_ms = base.samples.empty() ? base.stats_median : median_of(base.samples);
+  l.new_median_ms = next.samples.empty() ? next.stats_median : median_of(next.samples);
+  set_change(l);
+  test_single_runs(base.samples, next.samples, o, l);
+  l.significant = l.tested && l.p_value < o.alpha && (l.ci_low > 1 || l.ci_high < 1);
   return l;
+}
+
+LatencyComparison compare_latency(const std::vector<double>& base, const std::vector<double>& next,
+                                  const CompareOptions& o, double base_stats_median, double new_stats_median) {
+  return compare_latency(LatencySide{base, {}, base_stats_median}, LatencySide{next, {}, new_stats_median}, o);
 }
 
 std::string latency_verdict(const LatencyComparison& l, const CompareOptions& o) {

@@ -8,18 +8,29 @@
 
 namespace rooflens {
 
-// Medians come from the raw samples; when a side has none, from its summary (`*_stats_median`, 0 = unknown).
-// With at least 50 samples on each side, the tests run on blocks of consecutive samples (significance.h):
-// Mann-Whitney on the block medians, the bootstrap resampling whole blocks.
+// One side of a latency comparison: its raw samples, how they split into repetitions (empty: one run), and the
+// median its source summarised (used when there are no raw samples; 0 = unknown).
+struct LatencySide {
+  std::vector<double> samples;
+  std::vector<int64_t> repetitions;
+  double stats_median = 0;
+};
+
+// With at least 2 repetitions (runs) on both sides, the runs are the units: Welch's t-test on the logarithms of
+// the repetition medians gives p and the interval of the ratio of their geometric means. Otherwise the samples of
+// the one run are tested — run-to-run variation unmeasured (LatencyComparison::single_run): with at least 50
+// samples on each side on blocks of consecutive samples (significance.h), Mann-Whitney on the block medians and
+// the bootstrap resampling whole blocks; below that on the samples themselves.
+LatencyComparison compare_latency(const LatencySide& base, const LatencySide& next, const CompareOptions& options);
+// One run per side (the samples as they are).
 LatencyComparison compare_latency(const std::vector<double>& base, const std::vector<double>& next,
                                   const CompareOptions& options, double base_stats_median = 0,
                                   double new_stats_median = 0);
 
 // The verdict of a computed comparison:
-//   insufficient samples  fewer than options.min_samples on a side, or sizes so small that even complete
-//                         separation could not reach p < alpha, or no usable BASE median
-//   regression            significant (Mann-Whitney p < alpha AND the bootstrap interval lies above 1) and the
-//                         median change exceeds +threshold
+//   insufficient samples  fewer than options.min_samples on a side, or (one run per side) sizes so small that
+//                         even complete separation could not reach p < alpha, or no usable BASE median
+//   regression            significant (p < alpha AND the interval lies above 1) and the change exceeds +threshold
 //   improvement           significant (p < alpha AND the interval lies below 1) and the change is below -threshold
 //   below threshold       significant, but |change| <= threshold
 //   within noise          not significant

@@ -69,7 +69,9 @@ struct BenchEntry {
   double load_ms = 0;             // session creation
   double wall_s = 0;              // time this entry took, end to end
   LatencyStats latency_ms;        // benchmark mode; n = 0 otherwise
-  std::vector<double> latencies_ms;  // raw samples behind latency_ms (for compare)
+  std::vector<double> latencies_ms;  // raw samples behind latency_ms (for compare), round after round
+  std::vector<int64_t> repetitions;  // samples per round (--repeat), partitioning latencies_ms; empty when not
+                                     // timed, or from a run before --repeat (= one repetition)
   double throughput_per_s = 0;
   uint64_t peak_rss_bytes = 0;
   std::optional<Validation> validation;  // validate mode
@@ -95,6 +97,7 @@ struct BenchOptionsUsed {          // what the run was asked to do (so a resumed
   double duration_s = 0;
   int64_t profile_iterations = 0;
   int64_t max_iterations = 0;     // cap on measured runs (keeps raw samples of sub-millisecond models bounded)
+  int64_t repeat = 1;             // rounds over the zoo: timed runs per model × configuration, each a fresh runner
 };
 
 struct BenchResults {
@@ -112,8 +115,10 @@ std::string bench_results_to_json(const BenchResults& r, int indent = 2);
 BenchResults bench_results_from_json(const std::string& text);
 
 // One entry as compact single-line JSON (no newline), as results directories journal them; and back.
-// bench_entry_from_json throws UserError on malformed text.
-std::string bench_entry_to_json_line(const BenchEntry& e);
-BenchEntry bench_entry_from_json(const std::string& text);
+// `round` > 1 marks a later round of --repeat (its own samples only, merged into the entry on reading the journal);
+// it is written as a "round" key, absent for round 1. bench_entry_from_json throws UserError on malformed text and
+// sets *round (1 when absent).
+std::string bench_entry_to_json_line(const BenchEntry& e, int64_t round = 1);
+BenchEntry bench_entry_from_json(const std::string& text, int64_t* round = nullptr);
 
 }  // namespace rooflens

@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "core/json_fields.h"
+#include "core/repetitions.h"
 
 namespace rooflens {
 
@@ -62,7 +63,8 @@ void to_json(json& j, const BenchOptionsUsed& o) {
            {"iterations", o.iterations},
            {"duration_s", o.duration_s},
            {"profile_iterations", o.profile_iterations},
-           {"max_iterations", o.max_iterations}};
+           {"max_iterations", o.max_iterations},
+           {"repeat", o.repeat}};
 }
 
 void from_json(const json& j, BenchOptionsUsed& o) {
@@ -79,6 +81,7 @@ void from_json(const json& j, BenchOptionsUsed& o) {
   get_optional(j, "duration_s", o.duration_s);
   get_optional(j, "profile_iterations", o.profile_iterations);
   get_optional(j, "max_iterations", o.max_iterations);
+  get_optional(j, "repeat", o.repeat);
 }
 
 ROOFLENS_JSON_FIELDS(Validation, reference, data_sets, outputs, first_mismatches)
@@ -103,6 +106,7 @@ void to_json(json& j, const BenchEntry& e) {
   // Optional parts are written only when present, so a validate-only run has no empty benchmark fields.
   if (e.validation) j["validation"] = *e.validation;
   if (e.metrics) j["metrics"] = *e.metrics;
+  if (!e.repetitions.empty()) j["repetitions"] = e.repetitions;  // timed entries (absent before --repeat existed)
   j["latencies_ms"] = e.latencies_ms;
 }
 
@@ -123,6 +127,12 @@ void from_json(const json& j, BenchEntry& e) {
   if (j.contains("validation")) e.validation = j.at("validation").get<Validation>();
   if (j.contains("metrics")) e.metrics = j.at("metrics").get<BenchMetrics>();
   j.at("latencies_ms").get_to(e.latencies_ms);
+  if (j.contains("repetitions")) {
+    j.at("repetitions").get_to(e.repetitions);
+    std::string why = e.repetitions.empty() ? "an empty list" : partition_error(e.repetitions, e.latencies_ms.size());
+    if (!why.empty())
+      throw UserError("entry " + e.model + " [" + e.config + "]: repetitions do not partition latencies_ms: " + why);
+  }
 }
 
 std::string bench_results_to_json(const BenchResults& r, int indent) {
@@ -159,14 +169,19 @@ BenchResults bench_results_from_json(const std::string& text) {
   return r;
 }
 
-std::string bench_entry_to_json_line(const BenchEntry& e) {
-  return json(e).dump(-1, ' ', false, json::error_handler_t::replace);
+std::string bench_entry_to_json_line(const BenchEntry& e, int64_t round) {
+  json j = e;
+  if (round > 1) j["round"] = round;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-BenchEntry bench_entry_from_json(const std::string& text) {
+BenchEntry bench_entry_from_json(const std::string& text, int64_t* round) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw UserError("not a rooflens bench entry: invalid JSON");
   try {
+    int64_t r = j.value("round", int64_t{1});
+    if (r < 1) throw UserError("malformed rooflens bench entry: round " + std::to_string(r));
+    if (round) *round = r;
     return j.get<BenchEntry>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens bench entry: ") + e.what());

@@ -44,18 +44,33 @@ struct CompareOptions {
   size_t min_samples = 3;    // fewer raw samples on a side: insufficient samples
 };
 
+// What the latency test compared: whole runs (repetitions: the run-to-run variation is measured), or the
+// samples of one run per side, as they are or in blocks of consecutive samples (it is not).
+namespace test_unit {
+inline constexpr const char* kRuns = "runs";        // Welch's t on log(repetition medians), >= 2 runs per side
+inline constexpr const char* kBlocks = "blocks";    // one run on a side: Mann-Whitney + bootstrap on time blocks
+inline constexpr const char* kSamples = "samples";  // one run on a side: Mann-Whitney + bootstrap on samples
+}  // namespace test_unit
+
 struct LatencyComparison {
   int64_t base_n = 0, new_n = 0;             // raw samples on each side
-  int64_t base_blocks = 0, new_blocks = 0;   // tested on blocks of consecutive samples (0: on the samples)
+  int64_t base_runs = 0, new_runs = 0;       // repetitions (runs) on each side; 1 for a report before --repeat
+  int64_t base_blocks = 0, new_blocks = 0;   // tested on blocks of consecutive samples (0: not on blocks)
+  std::string unit;                          // test_unit::k* when tested, "" otherwise
+  // The typical latency of each side: one run per side, the median of its samples; with repetitions, the
+  // geometric mean of the repetition medians (what Welch's test and its interval are about).
   double base_median_ms = 0, new_median_ms = 0;
   double ratio = 0;                          // new / base median (0 when undefined)
   double change = 0;                         // ratio - 1: +0.10 = 10% slower
   bool tested = false;                       // the statistics below were computed (enough samples)
-  double ci_low = 0, ci_high = 0;            // bootstrap interval of the median ratio
-  double p_value = 1;                        // Mann-Whitney U, two-sided
-  double u_new = 0;                          // U of NEW (pairs where NEW is slower)
-  bool exact = false;                        // p from the exact distribution
+  double ci_low = 0, ci_high = 0;            // interval of the ratio: bootstrap (samples, blocks) or Welch (runs)
+  double p_value = 1;                        // two-sided: Mann-Whitney U (samples, blocks) or Welch's t (runs)
+  double df = 0;                             // runs: Welch-Satterthwaite degrees of freedom
+  double u_new = 0;                          // samples, blocks: U of NEW (pairs where NEW is slower)
+  bool exact = false;                        // samples, blocks: p from the exact distribution
   bool significant = false;                  // p < alpha and the interval excludes 1
+  // Tested on the samples of a single run on at least one side: run-to-run variation was not measured.
+  bool single_run() const { return tested && unit != test_unit::kRuns; }
 };
 
 struct LayerDelta {

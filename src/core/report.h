@@ -161,8 +161,10 @@ struct ProfileRun {
   int64_t batch = 0;
   std::map<std::string, int64_t> dims;   // every dim fixed for this run (batch, seq, ...)
   int64_t threads = 0;                   // intra-op threads (0 = backend default)
-  std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare)
-  LatencyStats latency_ms;
+  std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare), repetition after repetition
+  std::vector<int64_t> repetitions;      // samples per repetition (--repeat: each a fresh runner), in order; they
+                                         // partition latencies_ms. Empty (reports before --repeat) = one repetition
+  LatencyStats latency_ms;               // over all samples of all repetitions
   double throughput_per_s = 0;           // batch * iterations / wall time
   double wall_s = 0;
   std::string stop_reason;

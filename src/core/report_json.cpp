@@ -2,6 +2,7 @@
 #include "core/json_fields.h"
 
 #include "core/errors.h"
+#include "core/repetitions.h"
 
 namespace rooflens {
 
@@ -99,9 +100,60 @@ ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std
 ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, share, flops, macs, bytes, cost_known,
                     intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
-ROOFLENS_JSON_FIELDS(ProfileRun, batch, dims, threads, latency_ms, throughput_per_s, wall_s, stop_reason, load_ms,
-                    profiled_latency_ms, profiling_overhead, coverage, peak_rss_bytes, flops, macs, gflops, layers,
-                    unowned, unmapped_kernels, warnings, latencies_ms)
+
+void to_json(json& j, const ProfileRun& r) {
+  j = json{{"batch", r.batch},
+           {"dims", r.dims},
+           {"threads", r.threads},
+           {"latency_ms", r.latency_ms},
+           {"throughput_per_s", r.throughput_per_s},
+           {"wall_s", r.wall_s},
+           {"stop_reason", r.stop_reason},
+           {"load_ms", r.load_ms},
+           {"profiled_latency_ms", r.profiled_latency_ms},
+           {"profiling_overhead", r.profiling_overhead},
+           {"coverage", r.coverage},
+           {"peak_rss_bytes", r.peak_rss_bytes},
+           {"flops", r.flops},
+           {"macs", r.macs},
+           {"gflops", r.gflops},
+           {"layers", r.layers},
+           {"unowned", r.unowned},
+           {"unmapped_kernels", r.unmapped_kernels},
+           {"warnings", r.warnings}};
+  // Added with --repeat: written when known, so a report from before it reads and writes back unchanged.
+  if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
+  j["latencies_ms"] = r.latencies_ms;
+}
+
+void from_json(const json& j, ProfileRun& r) {
+  j.at("batch").get_to(r.batch);
+  j.at("dims").get_to(r.dims);
+  j.at("threads").get_to(r.threads);
+  j.at("latency_ms").get_to(r.latency_ms);
+  j.at("throughput_per_s").get_to(r.throughput_per_s);
+  j.at("wall_s").get_to(r.wall_s);
+  j.at("stop_reason").get_to(r.stop_reason);
+  j.at("load_ms").get_to(r.load_ms);
+  j.at("profiled_latency_ms").get_to(r.profiled_latency_ms);
+  j.at("profiling_overhead").get_to(r.profiling_overhead);
+  j.at("coverage").get_to(r.coverage);
+  j.at("peak_rss_bytes").get_to(r.peak_rss_bytes);
+  j.at("flops").get_to(r.flops);
+  j.at("macs").get_to(r.macs);
+  j.at("gflops").get_to(r.gflops);
+  j.at("layers").get_to(r.layers);
+  j.at("unowned").get_to(r.unowned);
+  j.at("unmapped_kernels").get_to(r.unmapped_kernels);
+  j.at("warnings").get_to(r.warnings);
+  j.at("latencies_ms").get_to(r.latencies_ms);
+  if (j.contains("repetitions")) {
+    j.at("repetitions").get_to(r.repetitions);
+    // Present means known: an empty list would not write back as it was read.
+    std::string why = r.repetitions.empty() ? "an empty list" : partition_error(r.repetitions, r.latencies_ms.size());
+    if (!why.empty()) throw UserError("run " + run_label(r) + ": repetitions do not partition latencies_ms: " + why);
+  }
+}
 ROOFLENS_JSON_FIELDS(Failure, batch, dims, threads, stage, kind, message, stderr_tail)
 ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
 

@@ -8,8 +8,10 @@
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
 #include "analysis/model_summary.h"
+#include "core/repetitions.h"
 #include "core/stats.h"
 #include "core/temp_dir.h"
+#include "core/units.h"
 #include "model/loader.h"
 #include "profile/layers.h"
 
@@ -78,30 +80,48 @@ std::optional<Model> load_optimized(const BackendRun& br, const Model& original,
   return m;
 }
 
-ProfileRun make_run(const ProfileConfig& c, const Model& m, const Analysis& a, const BackendRun& br,
-                    const std::optional<Model>& optimized, const HardwareInfo* hw, int64_t threads) {
-  ProfileRun r;
+// The timing figures of a run from all its repetitions so far (one fresh runner each): statistics over every
+// sample, throughput over the summed timed walls, and the warnings about timing (the others stay as they were).
+void refresh_timing(ProfileRun& r, const std::vector<std::string>& other_warnings) {
+  r.latency_ms = summarize(r.latencies_ms);
+  r.throughput_per_s = r.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
+                                          static_cast<double>(r.latencies_ms.size()) / r.wall_s
+                                    : 0;
+  r.gflops = r.latency_ms.median > 0 ? static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9 : 0;
+  if (r.profiled_latency_ms.n > 0 && r.latency_ms.mean > 0)
+    r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
+  r.warnings.clear();
+  if (r.latency_ms.cv > 0.05)
+    r.warnings.push_back("unstable timings: CV " + std::to_string(static_cast<int>(std::lround(r.latency_ms.cv * 100))) +
+                         "% > 5% (another process busy? try --duration or pinning)");
+  RepetitionSpread spread = repetition_spread(r.latencies_ms, r.repetitions);
+  if (spread_is_large(spread))
+    r.warnings.push_back("run-to-run: the medians of the " + std::to_string(spread.count) + " runs span " +
+                         fixed(spread.min_median, 3) + "-" + fixed(spread.max_median, 3) + " ms (" +
+                         fixed(spread.spread * 100, 0) + "% of the median), more than the " +
+                         fixed(spread.within_cv * 100, 1) + "% CV inside a run: one run says little about the next; "
+                         "compare reports made with --repeat, on a quiet machine");
+  for (const auto& w : other_warnings) r.warnings.push_back(w);
+}
+
+// The first repetition: timings plus the profiled run's layers. Returns the warnings that do not concern timing.
+std::vector<std::string> first_repetition(ProfileRun& r, const ProfileConfig& c, const Model& m, const Analysis& a,
+                                          const BackendRun& br, const std::optional<Model>& optimized,
+                                          const HardwareInfo* hw, int64_t threads) {
+  std::vector<std::string> warnings;
   r.batch = c.batch > 0 ? c.batch : fixed_batch(m);
   r.dims = m.input_symbols;
   r.threads = threads;
   r.latencies_ms = br.latencies_ms;
-  r.latency_ms = summarize(br.latencies_ms);
+  r.repetitions = {static_cast<int64_t>(br.latencies_ms.size())};
   r.wall_s = br.wall_s;
-  r.throughput_per_s = br.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
-                                           static_cast<double>(br.latencies_ms.size()) / br.wall_s
-                                     : 0;
   r.stop_reason = br.stop_reason;
   r.load_ms = br.load_ms;
   r.peak_rss_bytes = br.peak_rss_bytes;
   r.flops = a.totals.flops;
   r.macs = a.totals.macs;
-  if (r.latency_ms.median > 0) r.gflops = static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9;
-  if (r.latency_ms.cv > 0.05)
-    r.warnings.push_back("unstable timings: CV " + std::to_string(static_cast<int>(std::lround(r.latency_ms.cv * 100))) +
-                         "% > 5% (another process busy? try --duration or pinning)");
   if (!br.profiled_latencies_ms.empty()) {
     r.profiled_latency_ms = summarize(br.profiled_latencies_ms);
-    if (r.latency_ms.mean > 0) r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
     LayerBuild lb = build_layers(m, a, optimized, br.kernels, hw, threads);
     double sum = 0;
     for (const auto& l : lb.layers) sum += l.time_ms;
@@ -112,13 +132,42 @@ ProfileRun make_run(const ProfileConfig& c, const Model& m, const Analysis& a, c
     r.layers = std::move(lb.layers);
     r.unowned = std::move(lb.unowned);
     r.unmapped_kernels = lb.unmapped_kernels;
-    for (auto& w : lb.warnings) r.warnings.push_back(std::move(w));
+    for (auto& w : lb.warnings) warnings.push_back(std::move(w));
     if (r.coverage < 0.9 || r.coverage > 1.05)
-      r.warnings.push_back("layer times cover " + std::to_string(static_cast<int>(std::lround(r.coverage * 100))) +
-                           "% of the profiled latency (expected 90-105%)");
+      warnings.push_back("layer times cover " + std::to_string(static_cast<int>(std::lround(r.coverage * 100))) +
+                         "% of the profiled latency (expected 90-105%)");
   }
-  return r;
+  return warnings;
 }
+
+// A later repetition (timed only): its samples follow the earlier ones; walls add up; the peak is the highest.
+void add_repetition(ProfileRun& r, const BackendRun& br) {
+  r.latencies_ms.insert(r.latencies_ms.end(), br.latencies_ms.begin(), br.latencies_ms.end());
+  r.repetitions.push_back(static_cast<int64_t>(br.latencies_ms.size()));
+  r.wall_s += br.wall_s;
+  r.peak_rss_bytes = std::max(r.peak_rss_bytes, br.peak_rss_bytes);
+  // Distinct reasons in order of first appearance: "min_reached" when every run stopped alike.
+  bool known = false;
+  size_t pos = 0;
+  while (pos <= r.stop_reason.size()) {
+    size_t comma = r.stop_reason.find(',', pos);
+    if (r.stop_reason.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos) == br.stop_reason)
+      known = true;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (!known) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + br.stop_reason;
+}
+
+// One configuration across the rounds of --repeat.
+struct Slot {
+  std::optional<RunConfig> config;         // set once the model loaded at these dims (round 1)
+  int64_t batch = 0, threads = 0;          // as a run or a failure records them
+  std::map<std::string, int64_t> dims;
+  std::optional<size_t> run;               // its run in Report::runs, after the first repetition
+  std::vector<std::string> other_warnings; // the run's warnings that are not about timing
+  bool done = false;                       // failed: no further repetitions
+};
 
 }  // namespace
 
@@ -207,52 +256,94 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
   };
 
   TempDir work("rooflens");
-  auto grid = expand_grid(o);
-  for (size_t i = 0; i < grid.size(); ++i) {
-    const ProfileConfig& c = grid[i];
-    if (hooks.interrupted && hooks.interrupted->load()) {
-      rep.partial = true;
-      break;
-    }
-    std::optional<Model> m;
-    // A failure names the configuration as a run would have (resolved batch, dims and threads) once the model
-    // loaded at its dims, so `compare` can pair a run in one report with a failure in another.
-    auto fail = [&](const std::string& stage, const std::string& kind, const std::string& msg, const std::string& tail) {
-      Failure f;
-      f.batch = m ? (c.batch > 0 ? c.batch : fixed_batch(*m)) : c.batch;
-      f.dims = m ? m->input_symbols : c.dims;
-      f.threads = m ? threads_used(c, *rep.backend, hw) : c.threads;
-      f.stage = stage;
-      f.kind = kind;
-      f.message = msg;
-      f.stderr_tail = tail;
-      rep.failures.push_back(std::move(f));
-    };
-    if (hooks.progress) hooks.progress(c.label(), i, grid.size());
-    try {
-      m = load_model(o.model, overrides_for(o, c));
-    } catch (const UserError& e) {
-      fail("analysis", "error", e.what(), "");
+  const auto grid = expand_grid(o);
+  const int rounds = std::max(1, o.repeat);
+  const size_t steps = grid.size() * static_cast<size_t>(rounds);
+  std::vector<Slot> slots(grid.size());
+  // Round-robin: every configuration's first run, then every configuration's second run, ... so slow drift of
+  // the machine touches all configurations of the report alike instead of the last ones only.
+  for (int round = 1; round <= rounds && !rep.partial; ++round) {
+    for (size_t i = 0; i < grid.size(); ++i) {
+      const ProfileConfig& c = grid[i];
+      Slot& slot = slots[i];
+      if (hooks.interrupted && hooks.interrupted->load()) {
+        rep.partial = true;
+        break;
+      }
+      if (slot.done) continue;
+      auto fail = [&](const std::string& stage, const std::string& kind, const std::string& msg, const std::string& tail) {
+        Failure f;
+        f.batch = slot.batch;
+        f.dims = slot.dims;
+        f.threads = slot.threads;
+        f.stage = stage;
+        f.kind = kind;
+        f.message = round > 1 ? "run " + std::to_string(round) + " of " + std::to_string(rounds) + ": " + msg : msg;
+        f.stderr_tail = tail;
+        rep.failures.push_back(std::move(f));
+        slot.done = true;
+      };
+      if (hooks.progress)
+        hooks.progress(c.label() + (rounds > 1 ? " · run " + std::to_string(round) + "/" + std::to_string(rounds) : ""),
+                       (static_cast<size_t>(round) - 1) * grid.size() + i, steps);
+      std::optional<Model> m;
+      Analysis a;
+      if (!slot.config) {
+        slot.batch = c.batch;
+        slot.dims = c.dims;
+        slot.threads = c.threads;
+        try {
+          m = load_model(o.model, overrides_for(o, c));
+        } catch (const UserError& e) {
+          fail("analysis", "error", e.what(), "");
+          save();
+          continue;
+        }
+        // From here a failure names the configuration as a run would (resolved batch, dims and threads), so
+        // `compare` can pair a run in one report with a failure in another.
+        slot.batch = c.batch > 0 ? c.batch : fixed_batch(*m);
+        slot.dims = m->input_symbols;
+        slot.threads = threads_used(c, *rep.backend, hw);
+        slot.config = run_config(o, c, *m, work.path());
+        a = analyze_model(*m, CostRegistry::builtin());
+      }
+      RunConfig rc = *slot.config;
+      rc.timing.layers = o.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
+      try {
+        BackendRun br = backend.run(rc);
+        if (!slot.run) {
+          std::vector<std::string> warnings;
+          std::optional<Model> optimized = load_optimized(br, *m, warnings);
+          ProfileRun run;
+          slot.other_warnings = first_repetition(run, c, *m, a, br, optimized, hw, slot.threads);
+          for (auto& w : warnings) slot.other_warnings.push_back(std::move(w));
+          slot.run = rep.runs.size();
+          rep.runs.push_back(std::move(run));
+        } else {
+          add_repetition(rep.runs[*slot.run], br);
+        }
+        refresh_timing(rep.runs[*slot.run], slot.other_warnings);
+      } catch (const BackendError& e) {
+        bool stopped = hooks.interrupted && hooks.interrupted->load();
+        if (stopped) rep.partial = true;
+        // Ctrl-C during a later run: the finished runs stand (the report says it is partial).
+        if (!(stopped && slot.run)) {
+          fail(e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : e.what(), e.stderr_tail);
+        }
+      }
       save();
-      continue;
+      if (rep.partial) break;
     }
-    Analysis a = analyze_model(*m, CostRegistry::builtin());
-    try {
-      BackendRun br = backend.run(run_config(o, c, *m, work.path()));
-      std::vector<std::string> warnings;
-      std::optional<Model> optimized = load_optimized(br, *m, warnings);
-      ProfileRun run = make_run(c, *m, a, br, optimized, hw, threads_used(c, *rep.backend, hw));
-      for (auto& w : warnings) run.warnings.push_back(std::move(w));
-      rep.runs.push_back(std::move(run));
-    } catch (const BackendError& e) {
-      bool stopped = hooks.interrupted && hooks.interrupted->load();
-      fail(e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : e.what(), e.stderr_tail);
-      if (stopped) rep.partial = true;
-    }
-    save();
-    if (rep.partial) break;
   }
-  if (hooks.progress) hooks.progress("done", grid.size(), grid.size());
+  for (const Slot& slot : slots)
+    if (slot.run && !slot.done && rep.partial && rounds > 1) {
+      ProfileRun& run = rep.runs[*slot.run];
+      if (static_cast<int>(run.repetitions.size()) < rounds)
+        run.warnings.push_back("interrupted: " + std::to_string(run.repetitions.size()) + " of " +
+                               std::to_string(rounds) + " runs done");
+    }
+  if (rep.partial) save();
+  if (hooks.progress) hooks.progress("done", steps, steps);
   return rep;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // `rooflens profile`: one options struct, one driver. For every configuration of the grid (batch x swept dims
 // x threads): analysis at those dims -> backend run (fresh process: load, timed run with profiling off,
-// profiled run) -> layers mapped to the user's nodes -> ProfileRun. The report is rewritten atomically after
-// every configuration, so a crash, a kill or Ctrl-C never loses finished work.
+// profiled run) -> layers mapped to the user's nodes -> ProfileRun; with --repeat N, N-1 more timed runs, each
+// in a fresh process, in rounds over the grid. The report is rewritten atomically after every run, so a crash,
+// a kill or Ctrl-C never loses finished work.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -31,6 +32,9 @@ struct ProfileOptions {
   ShapeOverrides shapes;           // --shape / --dim (batch comes from `batches`)
   int threads = 0;                 // intra-op threads, 0 = backend default
   TimingOptions timing;
+  // Timed runs per configuration (--repeat), each in a fresh runner; the grid is run round-robin (every
+  // configuration once, then again, ...). The profiled run for layers happens once, in the first.
+  int repeat = 1;
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};
   std::map<std::string, std::string> input_files;  // --input NAME=FILE
   std::string report_path;         // -f; "" = not written while running

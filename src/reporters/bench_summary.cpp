@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/repetitions.h"
 #include "core/text_table.h"
 
 namespace rooflens {
@@ -102,23 +103,49 @@ std::string slowest(const BenchResults& r, size_t top) {
   if (ran.empty() || top == 0) return "";
   auto key = [timed](const BenchEntry* e) { return timed ? e->latency_ms.median : e->wall_s; };
   std::stable_sort(ran.begin(), ran.end(), [&](const BenchEntry* a, const BenchEntry* b) { return key(a) > key(b); });
+  const bool rounds = r.options.repeat > 1;
   TextTable t;
   if (timed)
     t.columns = {{"model"}, {"config"}, {"p50 ms", true}, {"p90 ms", true}, {"p99 ms", true}, {"mean ms", true},
                  {"runs/s", true}, {"status"}};
   else
     t.columns = {{"model"}, {"config"}, {"wall s", true}, {"load ms", true}, {"status"}};
+  if (timed && rounds) t.columns.insert(t.columns.begin() + 7, {{"rounds", true}, {"spread", true}});
   for (size_t i = 0; i < ran.size() && i < top; ++i) {
     const BenchEntry& e = *ran[i];
-    if (timed)
+    if (timed) {
       t.rows.push_back({e.model, e.config, fmt::format("{:.3f}", e.latency_ms.median), fmt::format("{:.3f}", e.latency_ms.p90),
                         fmt::format("{:.3f}", e.latency_ms.p99), fmt::format("{:.3f}", e.latency_ms.mean),
                         fmt::format("{:.1f}", e.throughput_per_s), e.status});
-    else
+      if (rounds) {
+        RepetitionSpread sp = repetition_spread(e.latencies_ms, e.repetitions);
+        t.rows.back().insert(t.rows.back().begin() + 7,
+                             {std::to_string(sp.count), sp.count > 1 ? percent(sp.spread) : "-"});
+      }
+    } else
       t.rows.push_back({e.model, e.config, fmt::format("{:.2f}", e.wall_s), fmt::format("{:.1f}", e.load_ms), e.status});
   }
-  return fmt::format("slowest {} ({}):\n", std::min(top, ran.size()), timed ? "median latency, profiling off" : "wall time per model") +
+  return fmt::format("slowest {} ({}):\n", std::min(top, ran.size()),
+                     timed ? std::string("median latency, profiling off") +
+                                 (rounds ? "; spread = (highest - lowest round median) / p50" : "")
+                           : "wall time per model") +
          t.render();
+}
+
+// With rounds: how many timed entries vary more from run to run than inside a run (what compare will weigh).
+std::string run_to_run(const BenchResults& r) {
+  if (r.options.repeat <= 1) return "";
+  size_t timed = 0, large = 0;
+  for (const auto& e : r.entries) {
+    RepetitionSpread sp = repetition_spread(e.latencies_ms, e.repetitions);
+    if (sp.count < 2) continue;
+    ++timed;
+    large += spread_is_large(sp);
+  }
+  if (timed == 0) return "";
+  return fmt::format("run-to-run: {} of {} entries timed in several rounds have round medians further apart than "
+                     "their within-run CV (rooflens compare weighs that variation when both sides have rounds)\n",
+                     large, timed);
 }
 
 }  // namespace
@@ -130,8 +157,10 @@ double pass_rate(size_t pass, size_t total, size_t skipped) {
 std::string bench_summary(const BenchResults& r, const BenchSummaryOptions& o) {
   std::set<std::string> models;
   for (const auto& e : r.entries) models.insert(e.model);
-  std::string out = fmt::format("rooflens bench: {} models × {} configuration{}, {} mode", models.size(), r.configs.size(),
-                                r.configs.size() == 1 ? "" : "s", r.options.mode);
+  std::string out = fmt::format("rooflens bench: {} models × {} configuration{}{}, {} mode", models.size(), r.configs.size(),
+                                r.configs.size() == 1 ? "" : "s",
+                                r.options.repeat > 1 ? fmt::format(" × {} rounds", r.options.repeat) : "",
+                                r.options.mode);
   if (o.elapsed_s > 0) out += fmt::format(" — {:.1f} s with {} runner{}", o.elapsed_s, o.runners, o.runners == 1 ? "" : "s");
   if (o.resumed > 0) out += fmt::format(" ({} entries from the earlier run)", o.resumed);
   if (r.partial) out += " — INTERRUPTED, partial results";
@@ -140,7 +169,7 @@ std::string bench_summary(const BenchResults& r, const BenchSummaryOptions& o) {
   out += status_table(r, all);
   out += fmt::format("pass rate {} ({} of {} that ran; {} skipped). Pass rate = pass / (models − skipped).\n",
                      percent(pass_rate(all.pass, all.total, all.skip)), all.pass, all.total - all.skip, all.skip);
-  for (const std::string& part : {failure_groups(r, o.top), skip_groups(r), slowest(r, o.top)})
+  for (const std::string& part : {failure_groups(r, o.top), skip_groups(r), slowest(r, o.top), run_to_run(r)})
     if (!part.empty()) out += "\n" + part;
   return out;
 }

@@ -14,15 +14,24 @@ using json = nlohmann::ordered_json;
 
 std::string flag(bool v) { return v ? "true" : "false"; }
 
+const std::vector<const char*>& latency_columns() {
+  static const std::vector<const char*> cols{
+      "base_n",  "new_n",   "base_runs", "new_runs", "base_blocks", "new_blocks", "unit", "base_median_ms",
+      "new_median_ms", "ratio", "change", "ci_low", "ci_high", "p_value", "df", "u_new", "exact", "tested",
+      "significant", "single_run"};
+  return cols;
+}
+
 std::vector<std::string> latency_cells(const std::optional<LatencyComparison>& l) {
-  if (!l) return std::vector<std::string>(15);
-  bool r = l->base_median_ms > 0 && l->new_median_ms > 0;
+  if (!l) return std::vector<std::string>(latency_columns().size());
+  bool r = l->base_median_ms > 0 && l->new_median_ms > 0, runs = l->unit == test_unit::kRuns;
   auto tested = [&](double v) { return l->tested ? exact(v) : std::string(); };
-  return {std::to_string(l->base_n), std::to_string(l->new_n), std::to_string(l->base_blocks),
-          std::to_string(l->new_blocks), exact(l->base_median_ms), exact(l->new_median_ms),
-          r ? exact(l->ratio) : "", r ? exact(l->change) : "", tested(l->ci_low), tested(l->ci_high),
-          tested(l->p_value), tested(l->u_new), l->tested ? flag(l->exact) : "", flag(l->tested),
-          flag(l->significant)};
+  return {std::to_string(l->base_n), std::to_string(l->new_n), std::to_string(l->base_runs),
+          std::to_string(l->new_runs), std::to_string(l->base_blocks), std::to_string(l->new_blocks), l->unit,
+          exact(l->base_median_ms), exact(l->new_median_ms), r ? exact(l->ratio) : "", r ? exact(l->change) : "",
+          tested(l->ci_low), tested(l->ci_high), tested(l->p_value), runs ? tested(l->df) : "",
+          l->tested && !runs ? exact(l->u_new) : "", l->tested && !runs ? flag(l->exact) : "", flag(l->tested),
+          flag(l->significant), flag(l->single_run())};
 }
 
 json source_json(const CompareSourceInfo& s) {
@@ -31,12 +40,13 @@ json source_json(const CompareSourceInfo& s) {
 }
 
 json latency_json(const LatencyComparison& l) {
-  return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_blocks", l.base_blocks},
-              {"new_blocks", l.new_blocks}, {"base_median_ms", l.base_median_ms},
+  return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_runs", l.base_runs},
+              {"new_runs", l.new_runs}, {"base_blocks", l.base_blocks}, {"new_blocks", l.new_blocks},
+              {"unit", l.unit},         {"base_median_ms", l.base_median_ms},
               {"new_median_ms", l.new_median_ms}, {"ratio", l.ratio}, {"change", l.change},
               {"tested", l.tested},     {"ci_low", l.ci_low},       {"ci_high", l.ci_high},
-              {"p_value", l.p_value},   {"u_new", l.u_new},         {"exact", l.exact},
-              {"significant", l.significant}};
+              {"p_value", l.p_value},   {"df", l.df},               {"u_new", l.u_new},
+              {"exact", l.exact},       {"significant", l.significant}, {"single_run", l.single_run()}};
 }
 
 json layer_json(const LayerDelta& d) {
@@ -77,23 +87,28 @@ json item_json(const ItemComparison& i) {
 
 json summary_json(const Comparison& c) {
   VerdictCounts n = count_verdicts(c);
+  size_t single = 0, runs = 0;
+  for (const auto& i : c.items) {
+    if (!i.latency || !i.latency->tested) continue;
+    (i.latency->single_run() ? single : runs) += 1;
+  }
   return json{{"regressions", n.regressions},   {"improvements", n.improvements},
               {"below_threshold", n.below_threshold}, {"within_noise", n.within_noise},
               {"insufficient_samples", n.insufficient}, {"not_timed", n.not_timed},
               {"new_failures", n.new_failures}, {"fixed", n.fixed},
               {"still_failing", n.still_failing}, {"status_changed", n.status_changed},
               {"skipped", n.skipped},           {"only_base", n.only_base},
-              {"only_new", n.only_new},         {"fails_check", fails_check(n)}};
+              {"only_new", n.only_new},         {"tested_on_runs", runs},
+              {"tested_on_single_runs", single}, {"fails_check", fails_check(n)}};
 }
 
 }  // namespace
 
 std::string compare_csv(const Comparison& c, const CompareView&) {
   TextTable t;
-  for (const char* col : {"model", "config", "verdict", "base_status", "new_status", "base_n", "new_n",
-                          "base_blocks", "new_blocks", "base_median_ms", "new_median_ms", "ratio", "change", "ci_low", "ci_high", "p_value",
-                          "u_new", "exact", "tested", "significant", "base_error", "new_error"})
-    t.columns.push_back({col});
+  for (const char* col : {"model", "config", "verdict", "base_status", "new_status"}) t.columns.push_back({col});
+  for (const char* col : latency_columns()) t.columns.push_back({col});
+  for (const char* col : {"base_error", "new_error"}) t.columns.push_back({col});
   for (const auto& i : c.items) {
     std::vector<std::string> row{i.model, i.config, i.verdict, i.base_status, i.new_status};
     for (auto& cell : latency_cells(i.latency)) row.push_back(std::move(cell));

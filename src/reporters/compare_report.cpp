@@ -53,16 +53,67 @@ size_t severity(const std::string& v) {
   return static_cast<size_t>(it - order.begin());
 }
 
+struct UnitsUsed {
+  bool runs = false, single = false;  // items tested on repeated runs / on one run's samples
+};
+
+UnitsUsed units_used(const Comparison& c) {
+  UnitsUsed u;
+  for (const auto& i : c.items) {
+    if (!i.latency || !i.latency->tested) continue;
+    (i.latency->single_run() ? u.single : u.runs) = true;
+  }
+  if (!u.runs) u.single = true;  // nothing tested yet: state the rule a single run gets
+  return u;
+}
+
+std::string runs_rule(const CompareOptions& o) {
+  return "Welch's t-test on the logs of the run medians p < " + exact(o.alpha) + " (two-sided; its " +
+         percent(1 - o.alpha, 0) + " interval of the ratio excludes 1), with a change of the runs' geometric-mean "
+         "median beyond ±" + percent(o.threshold, 1);
+}
+
+std::string single_rule(const CompareOptions& o) {
+  return "Mann-Whitney U p < " + exact(o.alpha) + " (two-sided) and the " + percent(1 - o.alpha, 0) +
+         " bootstrap interval of the median ratio excludes 1, with a median change beyond ±" + percent(o.threshold, 1);
+}
+
 std::string header(const Comparison& c, const Style& s) {
   const CompareOptions& o = c.options;
-  std::string rule = "Mann-Whitney U p < " + exact(o.alpha) + " (two-sided) and the " + percent(1 - o.alpha, 0) +
-                     " bootstrap interval of the median ratio excludes 1, with a median change beyond ±" +
-                     percent(o.threshold, 1);
+  UnitsUsed u = units_used(c);
+  std::vector<std::string> rules;
+  if (u.runs) rules.push_back((u.single ? "with 2+ runs per side: " : "") + runs_rule(o));
+  if (u.single) rules.push_back((u.runs ? "with one run on a side: " : "") + single_rule(o));
   auto side = [&](const CompareSourceInfo& i) { return s.name(i.path) + " — " + s.name(i.description); };
-  if (s.md)
-    return "## rooflens compare\n\n- **BASE**: " + side(c.base) + "\n- **NEW**: " + side(c.head) +
-           "\n- **significant**: " + rule + "\n";
-  return "BASE  " + side(c.base) + "\nNEW   " + side(c.head) + "\ntest  " + rule + "\n";
+  if (s.md) {
+    std::string out = "## rooflens compare\n\n- **BASE**: " + side(c.base) + "\n- **NEW**: " + side(c.head) + "\n";
+    for (const auto& r : rules) out += "- **significant**: " + r + "\n";
+    return out;
+  }
+  std::string out = "BASE  " + side(c.base) + "\nNEW   " + side(c.head) + "\n";
+  for (size_t k = 0; k < rules.size(); ++k) out += (k ? "      " : "test  ") + rules[k] + "\n";
+  return out;
+}
+
+// Said above the table, not only among the notes: these verdicts rest on one run per side.
+std::string single_run_warning(const std::vector<const ItemComparison*>& items, const Style& s) {
+  size_t single = 0;
+  for (const auto* i : items) single += i->latency->single_run();
+  if (single == 0) return "";
+  std::string what = single == items.size() ? "every item" : std::to_string(single) + " of " +
+                                                                 std::to_string(items.size()) + " items";
+  std::string text = "run-to-run variation NOT measured (" + what +
+                     " had one run on a side): verdicts compare the noise inside one run and may reflect the "
+                     "machine, not the change — time both sides with --repeat 5";
+  return s.md ? "\n> **Warning**: " + text + "\n" : "\n!! " + text + "\n";
+}
+
+std::string unit_text(const LatencyComparison& l) {
+  if (l.unit == test_unit::kRuns) return "runs";
+  if (l.unit == test_unit::kBlocks)
+    return "blocks " + std::to_string(l.base_blocks) + "/" + std::to_string(l.new_blocks);
+  if (l.unit == test_unit::kSamples) return "samples";
+  return "-";
 }
 
 std::string latency_section(const Comparison& c, const Style& s) {
@@ -76,20 +127,19 @@ std::string latency_section(const Comparison& c, const Style& s) {
   });
   TextTable t;
   t.columns = {{"model", false, 40}, {"config", false, 40}, {"base ms", true}, {"new ms", true}, {"change", true},
-               {percent(1 - c.options.alpha, 0) + " CI", true}, {"p", true}, {"n", true}, {"blocks", true},
-               {"verdict"}};
+               {percent(1 - c.options.alpha, 0) + " CI", true}, {"p", true}, {"n", true}, {"runs", true},
+               {"tested on"}, {"verdict"}};
   for (const auto* i : items) {
     const LatencyComparison& l = *i->latency;
     bool ratio = l.base_median_ms > 0 && l.new_median_ms > 0;
     t.rows.push_back({s.name(i->model), s.name(i->config), fixed(l.base_median_ms, 3), fixed(l.new_median_ms, 3),
                       ratio ? signed_percent(l.change) : "-", ci_text(l), l.tested ? p_text(l.p_value) : "-",
                       std::to_string(l.base_n) + "/" + std::to_string(l.new_n),
-                      l.base_blocks ? std::to_string(l.base_blocks) + "/" + std::to_string(l.new_blocks) : "-",
-                      i->verdict});
+                      std::to_string(l.base_runs) + "/" + std::to_string(l.new_runs), unit_text(l), i->verdict});
   }
-  return s.heading("latency (medians of the raw end-to-end samples; change = NEW/BASE - 1; with blocks, the tests "
-                   "compare blocks of consecutive samples)") +
-         s.table(t);
+  return s.heading("latency (change = NEW/BASE - 1 of the medians of the raw end-to-end samples; tested on runs: "
+                   "of the geometric means of the run medians; on blocks: blocks of consecutive samples)") +
+         single_run_warning(items, s) + s.table(t);
 }
 
 struct StatusSection {

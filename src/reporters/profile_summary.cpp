@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/repetitions.h"
 #include "core/text_table.h"
 #include "core/units.h"
 
@@ -19,18 +20,36 @@ std::string config_label(int64_t batch, const std::map<std::string, int64_t>& di
 
 std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
 
+bool repeated(const Report& r) {
+  for (const auto& run : r.runs)
+    if (run.repetitions.size() > 1) return true;
+  return false;
+}
+
 std::string e2e_table(const Report& r) {
+  const bool runs = repeated(r);
   TextTable t;
   t.columns = {{"config"}, {"p50 ms", true}, {"p90 ms", true}, {"p99 ms", true}, {"mean ms", true},
                {"CV", true}, {"n", true}, {"items/s", true}, {"GFLOP/s", true}, {"overhead", true},
                {"coverage", true}, {"peak RSS", true}};
+  // With --repeat: how many runs, and how far apart their medians lie (run to run) next to the CV (within a run).
+  if (runs) t.columns.insert(t.columns.begin() + 7, {{"runs", true}, {"run medians ms", true}, {"spread", true}});
   for (const auto& run : r.runs) {
     const auto& s = run.latency_ms;
-    t.rows.push_back({config_label(run.batch, run.dims, run.threads), fixed(s.median, 3), fixed(s.p90, 3),
-                      fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
-                      fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
-                      run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
-                      run.layers.empty() ? "-" : pct(run.coverage), si_bytes(static_cast<double>(run.peak_rss_bytes))});
+    std::vector<std::string> row{config_label(run.batch, run.dims, run.threads), fixed(s.median, 3), fixed(s.p90, 3),
+                                 fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
+                                 fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
+                                 run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
+                                 run.layers.empty() ? "-" : pct(run.coverage),
+                                 si_bytes(static_cast<double>(run.peak_rss_bytes))};
+    if (runs) {
+      RepetitionSpread sp = repetition_spread(run.latencies_ms, run.repetitions);
+      bool several = sp.count > 1;
+      row.insert(row.begin() + 7, {std::to_string(sp.count),
+                                   several ? fixed(sp.min_median, 3) + "–" + fixed(sp.max_median, 3) : "-",
+                                   several ? pct(sp.spread) : "-"});
+    }
+    t.rows.push_back(std::move(row));
   }
   return t.render();
 }
@@ -67,7 +86,8 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   if (r.hardware)
     out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
         << r.hardware->measured_at << " on " << r.hardware->machine.model;
-  out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank):\n";
+  out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
+             std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
   if (!r.runs.empty()) out << e2e_table(r);
   else out << "  (no configuration finished)\n";
   for (const auto& run : r.runs) {

@@ -10,6 +10,7 @@
 #include "bench/results_csv.h"
 #include "bench/results_dir.h"
 #include "core/errors.h"
+#include "core/stats.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
@@ -183,6 +184,73 @@ TEST_F(BenchResultsDir, ResultsJsonIsRewrittenAsEntriesGrowByATenth) {
   EXPECT_EQ(lines(slurp(dir_ / "entries.jsonl")), 100u);
   r.finish(false);
   EXPECT_EQ(bench_results_from_json(slurp(dir_ / "results.json")).entries.size(), 100u);
+}
+
+// --repeat 3: each round of an entry is one journal line; the entry is the merge of its rounds; it reaches the
+// CSVs once final (all rounds, or a round that did not pass); a killed run resumes exactly at the next round.
+TEST_F(BenchResultsDir, RoundsAreJournaledOneByOneAndResumeContinuesMidEntry) {
+  BenchResults h = header("benchmark");
+  h.options.repeat = 3;
+  auto timed = [](const std::string& model, std::vector<double> samples, double throughput) {
+    BenchEntry e = entry(model, "pass");
+    e.latencies_ms = std::move(samples);
+    e.repetitions = {static_cast<int64_t>(e.latencies_ms.size())};
+    e.latency_ms = summarize(e.latencies_ms);
+    e.throughput_per_s = throughput;
+    e.peak_rss_bytes = 100;
+    return e;
+  };
+  {
+    ResultsDir r(dir_, h, OpenMode::fresh, std::chrono::milliseconds(0));
+    r.record(timed("a", {1.0, 1.1}, 10), 1);   // 0.2 s timed
+    r.record(entry("b", "fail"), 1);            // final at once: no later rounds
+    r.record(timed("c", {5.0}, 2), 1);
+    BenchEntry later = timed("a", {1.2}, 5);    // 0.2 s timed
+    later.peak_rss_bytes = 300;
+    r.record(later, 2);
+    BenchEntry crashed = entry("c", "crash");
+    crashed.message = "runner killed by SIGSEGV";
+    r.record(crashed, 2);                       // c fails in round 2: final, a crash
+    // killed here: a has 2 of 3 rounds
+  }
+  EXPECT_EQ(lines(slurp(dir_ / "entries.jsonl")), 5u);
+  std::string status = slurp(dir_ / "status.csv");
+  EXPECT_EQ(lines(status), 3u) << status;  // header, b, c: a is not final yet
+  EXPECT_EQ(status.find("\na,"), std::string::npos) << status;
+  EXPECT_NE(status.find("c,onnxruntime,crash,load,ort:no-kernel,"), std::string::npos) << status;
+  EXPECT_EQ(lines(slurp(dir_ / "latency.csv")), 1u);  // c crashed, a unfinished: no latency rows yet
+
+  // A line for a round that cannot follow (a's round 4 before its round 3) is not what the run wrote: dropped.
+  std::ofstream(dir_ / "entries.jsonl", std::ios::app) << bench_entry_to_json_line(timed("a", {9.9}, 1), 4) << "\n";
+  ResultsDir r(dir_, h, OpenMode::resume, std::chrono::milliseconds(0));
+  EXPECT_EQ(r.earlier_count(), 2u);       // b, c
+  EXPECT_EQ(r.earlier_unfinished(), 1u);  // a
+  EXPECT_EQ(lines(slurp(dir_ / "entries.jsonl")), 5u);
+  EntryProgressMap p = r.progress();
+  EXPECT_EQ(p.at({"a", "onnxruntime"}).rounds, 2);
+  EXPECT_FALSE(p.at({"a", "onnxruntime"}).final);
+  EXPECT_TRUE(p.at({"c", "onnxruntime"}).final);
+  EXPECT_EQ(r.finished_keys().size(), 2u);
+  r.record(timed("a", {1.3, 1.4}, 20), 3);  // 0.1 s timed
+  r.finish(false);
+
+  BenchResults all = bench_results_from_json(slurp(dir_ / "results.json"));
+  ASSERT_EQ(all.entries.size(), 3u);
+  const BenchEntry& a = all.entries[0];
+  EXPECT_EQ(a.latencies_ms, (std::vector<double>{1.0, 1.1, 1.2, 1.3, 1.4}));
+  EXPECT_EQ(a.repetitions, (std::vector<int64_t>{2, 1, 2}));
+  EXPECT_EQ(a.latency_ms.n, 5);
+  EXPECT_DOUBLE_EQ(a.latency_ms.median, 1.2);
+  EXPECT_DOUBLE_EQ(a.throughput_per_s, 5 / 0.5);   // all samples over all timed time
+  EXPECT_EQ(a.peak_rss_bytes, 300u);              // the highest round
+  EXPECT_DOUBLE_EQ(a.wall_s, 0.75);               // 0.25 per round
+  const BenchEntry& c = all.entries[2];
+  EXPECT_EQ(c.status, "crash");
+  EXPECT_EQ(c.message, "round 2 of 3: runner killed by SIGSEGV");
+  EXPECT_EQ(c.latencies_ms, (std::vector<double>{5.0}));  // the round that finished is kept
+  EXPECT_EQ(lines(slurp(dir_ / "status.csv")), 4u);
+  EXPECT_EQ(lines(slurp(dir_ / "latency.csv")), 2u);  // a, now final
+  EXPECT_EQ(lines(slurp(dir_ / "entries.jsonl")), 6u);
 }
 
 TEST(BenchCsv, FailureRowsOnlyForFailuresAndLatencyOnlyWhenTimed) {

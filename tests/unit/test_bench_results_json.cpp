@@ -112,6 +112,45 @@ TEST(BenchResultsJson, EntriesRoundTripAsSingleLines) {
   EXPECT_THROW(bench_entry_from_json(line.substr(0, line.size() / 2)), UserError);
 }
 
+// --repeat: an entry's runs partition its samples; a journal line of a later round says which; older entries
+// and options without them read as one run.
+TEST(BenchResultsJson, RepetitionsAndRoundsRoundTrip) {
+  BenchResults r = sample_results();
+  r.options.repeat = 3;
+  r.entries[0].repetitions = {1, 2};
+  std::string text = bench_results_to_json(r);
+  BenchResults back = bench_results_from_json(text);
+  EXPECT_EQ(back.entries[0].repetitions, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(back.options.repeat, 3);
+  EXPECT_TRUE(back.entries[1].repetitions.empty());  // not timed: no runs
+  EXPECT_EQ(bench_results_to_json(back), text);
+  EXPECT_EQ(text.find("repetitions", text.find("\"crash\"")), std::string::npos);
+
+  std::string line = bench_entry_to_json_line(r.entries[0], 2);
+  EXPECT_NE(line.find("\"round\":2"), std::string::npos) << line;
+  int64_t round = 0;
+  BenchEntry e = bench_entry_from_json(line, &round);
+  EXPECT_EQ(round, 2);
+  EXPECT_EQ(bench_entry_to_json_line(e, round), line);
+  EXPECT_EQ(bench_entry_to_json_line(r.entries[0]).find("round"), std::string::npos);  // round 1: as before
+  bench_entry_from_json(bench_entry_to_json_line(r.entries[0]), &round);
+  EXPECT_EQ(round, 1);
+
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+  j["options"].erase("repeat");
+  EXPECT_EQ(bench_results_from_json(j.dump(2)).options.repeat, 1);
+  j["entries"][0]["repetitions"] = {1, 1};  // 2 of 3 samples
+  try {
+    bench_results_from_json(j.dump(2));
+    ADD_FAILURE() << "a partition of 2 samples over 3 was accepted";
+  } catch (const UserError& x) {
+    EXPECT_NE(std::string(x.what()).find("entry test_abs [onnxruntime:graphOptimizationLevel=all]: repetitions do "
+                                         "not partition latencies_ms: the counts sum to 2 but there are 3 samples"),
+              std::string::npos)
+        << x.what();
+  }
+}
+
 TEST(BenchResultsJson, RefusesForeignAndMalformedDocuments) {
   EXPECT_THROW(bench_results_from_json("{"), UserError);
   EXPECT_THROW(bench_results_from_json(R"({"schema": "rooflens.report/1"})"), UserError);

@@ -257,8 +257,11 @@ TEST(CompareMatch, ReportsOfDifferentlyNamedModelsMatchByConfiguration) {
   ASSERT_EQ(c.items.size(), 1u);
   EXPECT_EQ(c.items[0].model, "net_v1 → net_v2");
   EXPECT_EQ(c.items[0].verdict, verdict::kWithinNoise);
-  ASSERT_EQ(c.notes.size(), 1u);
+  ASSERT_EQ(c.notes.size(), 2u);
   EXPECT_NE(c.notes[0].find("different models"), std::string::npos);
+  EXPECT_NE(c.notes[1].find("run-to-run variation is not measured for 1 item: BASE and NEW were timed in one run"),
+            std::string::npos)
+      << c.notes[1];
 }
 
 // ---- layers ----

@@ -28,6 +28,8 @@ Comparison sample() {
   l.ci_low = 1.08;
   l.ci_high = 1.12;
   l.p_value = 2.5e-9;
+  l.base_runs = l.new_runs = 1;
+  l.unit = test_unit::kSamples;
   slow.latency = l;
   LayerComparison layers;
   LayerDelta d;
@@ -97,11 +99,22 @@ TEST(CompareReport, CsvOneRowPerItemExactValues) {
   size_t lines = 0;
   for (char ch : csv) lines += ch == '\n';
   EXPECT_EQ(lines, 4u) << csv;
-  EXPECT_EQ(csv.rfind("model,config,verdict,base_status,new_status,base_n,new_n,base_blocks,new_blocks,"
-                      "base_median_ms,", 0), 0u) << csv;
-  EXPECT_NE(csv.find("net|v2,batch=1 threads=2,regression,pass,pass,30,30,0,0,10,11,1.1,0.1,1.08,1.12,2.5e-09,"),
+  EXPECT_EQ(csv.rfind("model,config,verdict,base_status,new_status,base_n,new_n,base_runs,new_runs,base_blocks,"
+                      "new_blocks,unit,base_median_ms,new_median_ms,ratio,change,ci_low,ci_high,p_value,df,u_new,exact,"
+                      "tested,significant,single_run,base_error,new_error\n", 0), 0u) << csv;
+  EXPECT_NE(csv.find("net|v2,batch=1 threads=2,regression,pass,pass,30,30,1,1,0,0,samples,10,11,1.1,0.1,1.08,1.12,"
+                     "2.5e-09,,0,false,true,true,true,"),
             std::string::npos)
       << csv;
+  // Repeated runs: the degrees of freedom instead of U.
+  Comparison c = sample();
+  LatencyComparison& l = *c.items[1].latency;
+  l.unit = test_unit::kRuns;
+  l.base_runs = l.new_runs = 5;
+  l.df = 7.5;
+  std::string runs = compare_csv(c, {});
+  EXPECT_NE(runs.find(",30,30,5,5,0,0,runs,10,11,1.1,0.1,1.08,1.12,2.5e-09,7.5,,,true,true,false,"), std::string::npos)
+      << runs;
   EXPECT_NE(csv.find("\"run: runner died, \"\"signal 11\"\"\""), std::string::npos) << csv;  // RFC 4180 quoting
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/input_bounds.h"
+#include "core/errors.h"
 #include "core/report.h"
 #include "model/loader.h"
 #include "reporters/profile_summary.h"
@@ -222,6 +223,39 @@ TEST(ProfileReportJson, ProfileReportRoundTripsByteForByte) {
   EXPECT_EQ(report_to_json(report_from_json(report_to_json(r, -1))), first);
 }
 
+// --repeat: the partition of the samples into runs round-trips; a report from before it (no "repetitions") reads
+// and writes back unchanged; a partition that does not add up is refused with one line naming the run.
+TEST(ProfileReportJson, RepetitionsRoundTripAndOlderReportsStayAsTheyWere) {
+  Report r = profile_report();
+  r.runs[0].repetitions = {2, 3};
+  std::string first = report_to_json(r);
+  EXPECT_NE(first.find("\"repetitions\": [\n        2,\n        3\n      ],\n      \"latencies_ms\""), std::string::npos)
+      << first;
+  Report back = report_from_json(first);
+  EXPECT_EQ(back.runs[0].repetitions, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(report_to_json(back), first);
+
+  std::string old = report_to_json(profile_report());
+  EXPECT_EQ(old.find("repetitions"), std::string::npos);
+  EXPECT_TRUE(report_from_json(old).runs[0].repetitions.empty());
+  EXPECT_EQ(report_to_json(report_from_json(old)), old);
+
+  for (const char* bad : {"[2, 2]", "[]", "[5, 0]", "[-1, 6]"}) {
+    std::string text = first;
+    size_t at = text.find("\"repetitions\": [");
+    size_t end = text.find(']', at);
+    text.replace(at, end + 1 - at, std::string("\"repetitions\": ") + bad);
+    try {
+      report_from_json(text);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const UserError& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find("run batch=1 threads=2: repetitions do not partition latencies_ms"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos);
+    }
+  }
+}
+
 TEST(ProfileReportJson, AnalyzeReportHasNoProfileSections) {
   Report r = profile_report();
   r.backend.reset();
@@ -304,3 +338,18 @@ TEST(ProfileSummary, NoFinishedConfigurationSaysSo) {
 }
 
 }  // namespace
+
+TEST(ProfileSummary, RepeatedRunsShowTheirSpread) {
+  Report r = profile_report();
+  r.runs[0].latencies_ms = {10, 10.2, 9.9, 13, 13.1, 12.8, 10.1, 10, 10.3};
+  r.runs[0].repetitions = {3, 3, 3};
+  std::string s = profile_summary(r);
+  std::string header = line_with(s, "p50 ms");
+  for (const char* col : {"runs", "run medians ms", "spread"})
+    EXPECT_NE(header.find(col), std::string::npos) << col << " not in: " << header;
+  std::string row = line_with(s, "batch=1 threads=2");
+  EXPECT_NE(row.find("10.000–13.000"), std::string::npos) << row;  // lowest and highest run median
+  EXPECT_NE(row.find("29.4%"), std::string::npos) << row;          // (13 - 10) / 10.2 (median of all)
+  // Without repetitions the table keeps its columns.
+  EXPECT_EQ(line_with(profile_summary(profile_report()), "p50 ms").find("runs"), std::string::npos);
+}

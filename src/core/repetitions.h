@@ -1,0 +1,44 @@
+#pragma once
+// Repetitions: one configuration timed several times, each time in a fresh runner process (`--repeat`), because a
+// run's samples only show how the machine behaved during that run — the next run (new process, new session, new
+// memory layout, another moment) can differ by much more than the samples of one run scatter. The raw samples of
+// all repetitions lie end to end in one vector (ProfileRun::latencies_ms, BenchEntry::latencies_ms); a partition,
+// the sample count of each repetition, says where each one starts. These helpers read it the same way everywhere.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rooflens {
+
+// Samples per repetition: `sizes` when given, else one repetition holding every sample (documents written before
+// --repeat existed); no repetition at all when there are no samples.
+std::vector<int64_t> repetition_sizes(const std::vector<int64_t>& sizes, size_t samples);
+
+// "" when `sizes` is empty or partitions `samples` samples (every count positive, the counts summing to it);
+// otherwise what is wrong, for an error message ("counts sum to 40 but there are 41 samples").
+std::string partition_error(const std::vector<int64_t>& sizes, size_t samples);
+
+// The samples of each repetition, in order. `sizes` must pass partition_error (else: one repetition of all).
+std::vector<std::vector<double>> split_repetitions(const std::vector<double>& samples,
+                                                   const std::vector<int64_t>& sizes);
+
+// The median of each repetition's samples, in order.
+std::vector<double> repetition_medians(const std::vector<double>& samples, const std::vector<int64_t>& sizes);
+
+// Run-to-run against within-run variation of one configuration.
+struct RepetitionSpread {
+  size_t count = 0;                        // repetitions
+  size_t min_samples = 0;                  // the fewest samples any repetition has
+  double min_median = 0, max_median = 0;   // the lowest and highest repetition median (ms)
+  double spread = 0;                       // (max_median - min_median) / median of all samples
+  double within_cv = 0;                    // the median over repetitions of each one's own CV
+};
+RepetitionSpread repetition_spread(const std::vector<double>& samples, const std::vector<int64_t>& sizes);
+
+// True when the repetitions' medians differ by more than the noise inside a run explains: the spread exceeds
+// the within-run CV, 2%, and 4 standard errors of a median at that CV (1.2533 * cv / sqrt(n), n the fewest samples
+// of a repetition; it matters for short repetitions only). A single run then says little about the next one.
+bool spread_is_large(const RepetitionSpread& s);
+
+}  // namespace rooflens

@@ -1,0 +1,302 @@
+// Repeated runs in `rooflens compare`: Student's t through the regularized incomplete beta function, Welch's
+// t-test on the logs of run medians, and the verdicts it gives where a single run per side is fooled by the
+// machine. Reference figures come from an independent Python implementation (stdlib only): the incomplete beta
+// by its hypergeometric power series (not the continued fraction under test), the t CDF cross-checked by Simpson
+// integration of the density; closed forms and printed t tables where they exist.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "compare/compare.h"
+#include "compare/significance.h"
+#include "compare/sources.h"
+#include "compare/student_t.h"
+#include "compare/verdict.h"
+#include "core/repetitions.h"
+#include "core/stats.h"
+
+using namespace rooflens;
+
+namespace {
+
+// A side timed in `runs` fresh runs: each run's level is the true median times a machine factor
+// exp(N(0, run_sigma)) (the run-to-run variation), its samples scatter around that level with CV `cv`.
+LatencySide repeated_side(uint64_t seed, size_t runs, size_t per_run, double median, double run_sigma, double cv) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> machine(0, run_sigma), noise(0, cv);
+  LatencySide s;
+  for (size_t r = 0; r < runs; ++r) {
+    double level = median * std::exp(machine(rng));
+    for (size_t i = 0; i < per_run; ++i) s.samples.push_back(level * (1 + noise(rng)));
+    s.repetitions.push_back(static_cast<int64_t>(per_run));
+  }
+  return s;
+}
+
+// The first run of a side alone, as a report made without --repeat would hold it.
+LatencySide first_run(const LatencySide& s) {
+  LatencySide one;
+  one.samples.assign(s.samples.begin(), s.samples.begin() + s.repetitions[0]);
+  return one;
+}
+
+}  // namespace
+
+// ---- the t distribution ----
+
+TEST(StudentT, IncompleteBetaAgainstClosedFormsAndAnIndependentSeries) {
+  EXPECT_NEAR(incomplete_beta(2, 3, 0.5), 11.0 / 16, 1e-15);  // integer a, b: a binomial tail, 11/16
+  EXPECT_NEAR(incomplete_beta(1, 1, 0.37), 0.37, 1e-15);      // uniform
+  EXPECT_NEAR(incomplete_beta(3.5, 1, 0.6), std::pow(0.6, 3.5), 1e-15);  // I_x(a, 1) = x^a
+  EXPECT_NEAR(incomplete_beta(0.5, 0.5, 0.2), 2 / M_PI * std::asin(std::sqrt(0.2)), 1e-14);  // arcsine law
+  // Python power series (x^a (1-x)^b / (a B(a,b)) * 2F1(a+b, 1; a+1; x), with the symmetry for large x).
+  EXPECT_NEAR(incomplete_beta(2.5, 0.5, 0.3), 0.018927124071945616, 1e-15);
+  EXPECT_NEAR(incomplete_beta(10, 0.5, 0.9), 0.15164090963471025, 1e-14);
+  EXPECT_NEAR(incomplete_beta(50, 3.5, 0.95), 0.6287445871499431, 1e-13);
+  EXPECT_NEAR(incomplete_beta(4, 7, 0.3) + incomplete_beta(7, 4, 0.7), 1, 1e-15);  // symmetry
+  EXPECT_EQ(incomplete_beta(2, 3, 0), 0);
+  EXPECT_EQ(incomplete_beta(2, 3, 1), 1);
+  EXPECT_TRUE(std::isnan(incomplete_beta(-1, 3, 0.5)));
+}
+
+TEST(StudentT, CdfAndTwoSidedTail) {
+  EXPECT_NEAR(student_t_cdf(2, 5), 0.9490302605850709, 1e-14);  // Simpson integration agrees to 4e-15
+  EXPECT_NEAR(student_t_cdf(-2, 5), 1 - 0.9490302605850709, 1e-14);
+  EXPECT_DOUBLE_EQ(student_t_cdf(0, 3), 0.5);
+  EXPECT_NEAR(student_t_cdf(1, 1), 0.75, 1e-15);  // Cauchy: 1/2 + atan(1)/pi
+  EXPECT_NEAR(student_t_two_sided_p(3.5, 2.7), 0.04652560492194135, 1e-14);  // fractional df, as Welch's are
+  // Far in the tail the two-sided p keeps its digits (1 - cdf would round to 0 around 1e-16).
+  EXPECT_NEAR(student_t_two_sided_p(10, 30) / 4.5752514082295786e-11, 1, 1e-10);
+  EXPECT_EQ(student_t_two_sided_p(INFINITY, 4), 0);
+}
+
+TEST(StudentT, QuantilesMatchTheTables) {
+  // Two-sided 95% critical values of printed t tables (and the Python bisection of the series CDF).
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706204736174655, 1e-9);
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.302652729749456, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.975, 5), 2.570581835636313, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.975, 10), 2.228138851986274, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.975, 30), 2.042272456301233, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.995, 4), 4.604094871349979, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.975, 3.4), 2.980773502558617, 1e-11);
+  EXPECT_NEAR(student_t_quantile(0.975, 1e6), 1.959963984540054, 1e-5);  // -> the normal's
+  EXPECT_NEAR(student_t_quantile(0.025, 5), -2.570581835636313, 1e-11);
+  EXPECT_EQ(student_t_quantile(0.5, 7), 0);
+  for (double p : {0.6, 0.9, 0.99, 0.9999})
+    EXPECT_NEAR(student_t_cdf(student_t_quantile(p, 2.5), 2.5), p, 1e-13) << p;
+}
+
+// ---- Welch's t-test on log(run medians) ----
+
+TEST(CompareWelch, MatchesTheIndependentCalculation) {
+  // The five run medians of one unchanged model the lead measured (ms) against five other runs of it.
+  WelchLogRatio w = welch_log_ratio({8.62, 8.70, 7.61, 6.66, 12.11}, {9.1, 8.4, 10.2, 7.9, 8.8}, 0.95);
+  EXPECT_NEAR(w.ratio, 1.0332376267490833, 1e-13);
+  EXPECT_NEAR(w.t, 0.3022315677188178, 1e-12);
+  EXPECT_NEAR(w.df, 5.432602892333057, 1e-11);
+  EXPECT_NEAR(w.p_value, 0.7737081572271527, 1e-12);
+  EXPECT_NEAR(w.ci.low, 0.7875149705617931, 1e-11);
+  EXPECT_NEAR(w.ci.high, 1.3556313635136275, 1e-11);
+  // Unequal sizes; a clear 11% slowdown.
+  w = welch_log_ratio({10.0, 10.3, 9.8}, {11.2, 10.9, 11.5, 11.0}, 0.95);
+  EXPECT_NEAR(w.ratio, 1.1112949173859596, 1e-13);
+  EXPECT_NEAR(w.df, 4.287946934262567, 1e-11);
+  EXPECT_NEAR(w.p_value, 0.0038993227597785385, 1e-13);
+  EXPECT_NEAR(w.ci.low, 1.0566062219142536, 1e-11);
+  EXPECT_NEAR(w.ci.high, 1.1688142354210826, 1e-11);
+  // Two runs per side: +18%, but with ~1 degree of freedom that is not yet significant.
+  w = welch_log_ratio({10.0, 10.5}, {12.0, 12.2}, 0.95);
+  EXPECT_NEAR(w.df, 1.2265639461743858, 1e-11);
+  EXPECT_NEAR(w.p_value, 0.06782605313237633, 1e-12);
+  EXPECT_NEAR(w.ci.low, 0.9533748789557372, 1e-10);
+  EXPECT_NEAR(w.ci.high, 1.4624737289206946, 1e-10);
+}
+
+TEST(CompareWelch, DegenerateInputs) {
+  WelchLogRatio same = welch_log_ratio({5, 5}, {5, 5, 5}, 0.95);  // no spread, no difference
+  EXPECT_EQ(same.p_value, 1);
+  EXPECT_EQ(same.ci.low, 1);
+  WelchLogRatio apart = welch_log_ratio({5, 5}, {6, 6}, 0.95);  // no spread, a difference: certain
+  EXPECT_EQ(apart.p_value, 0);
+  EXPECT_DOUBLE_EQ(apart.ci.low, 1.2);
+  EXPECT_EQ(welch_log_ratio({5}, {6, 7}, 0.95).base_center, 0);   // one run: no test
+  EXPECT_EQ(welch_log_ratio({5, 0}, {6, 7}, 0.95).base_center, 0); // not timings
+}
+
+// ---- verdicts on repeated runs ----
+
+// The lead's observation in small: the same code run again lands somewhere else. With one run per side the
+// noise inside the run is all the test sees, and it calls the machine's mood a regression; with five runs per
+// side the run-to-run variation is measured and the same offset is within noise.
+TEST(CompareRepetitions, AnOffsetSmallerThanTheRunToRunNoiseIsNotARegression) {
+  CompareOptions o;
+  o.resamples = 500;
+  int single_flagged = 0, repeated_regressions = 0, repeated_flagged = 0;
+  const int trials = 100;
+  for (int t = 0; t < trials; ++t) {
+    // No change at all; runs vary by 8% (log-sd), samples within a run by 3%.
+    LatencySide base = repeated_side(100 + t, 5, 60, 8.0, 0.08, 0.03);
+    LatencySide next = repeated_side(500 + t, 5, 60, 8.0, 0.08, 0.03);
+    LatencyComparison single = compare_latency(first_run(base), first_run(next), o);
+    EXPECT_TRUE(single.single_run());
+    std::string sv = latency_verdict(single, o);
+    single_flagged += sv == verdict::kRegression || sv == verdict::kImprovement;
+    LatencyComparison runs = compare_latency(base, next, o);
+    ASSERT_TRUE(runs.tested);
+    EXPECT_EQ(runs.unit, test_unit::kRuns);
+    EXPECT_FALSE(runs.single_run());
+    std::string rv = latency_verdict(runs, o);
+    repeated_regressions += rv == verdict::kRegression;
+    repeated_flagged += rv == verdict::kRegression || rv == verdict::kImprovement;
+  }
+  EXPECT_GE(single_flagged, 40) << "one run per side: the machine's run-to-run variation looks like change";
+  EXPECT_LE(repeated_flagged, 8);   // alpha = 0.05, and the 5% threshold on top
+  EXPECT_LE(repeated_regressions, 5);
+
+  // One seeded case spelled out: NEW's runs are BASE's run levels 3% slower (the offset) in another order,
+  // while the runs themselves spread by about 9%: within noise, and --fail-on-regression would pass.
+  LatencySide base, next;
+  const std::vector<double> levels{8.0, 8.7, 7.4, 8.4, 7.7};
+  const std::vector<size_t> order{2, 0, 4, 1, 3};
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 0.02);
+  for (size_t r = 0; r < levels.size(); ++r) {
+    for (int i = 0; i < 40; ++i) base.samples.push_back(levels[r] * (1 + noise(rng)));
+    for (int i = 0; i < 40; ++i) next.samples.push_back(levels[order[r]] * 1.03 * (1 + noise(rng)));
+    base.repetitions.push_back(40);
+    next.repetitions.push_back(40);
+  }
+  LatencyComparison l = compare_latency(base, next, o);
+  EXPECT_NEAR(l.change, 0.03, 0.005);
+  EXPECT_GT(l.p_value, 0.3);
+  EXPECT_LT(l.ci_low, 1);
+  EXPECT_EQ(latency_verdict(l, o), verdict::kWithinNoise);
+}
+
+TEST(CompareRepetitions, TenPercentSlowerOverFiveRunsPerSideIsARegression) {
+  CompareOptions o;
+  LatencySide base = repeated_side(1, 5, 50, 10.0, 0.02, 0.03), next = repeated_side(2, 5, 50, 11.0, 0.02, 0.03);
+  LatencyComparison l = compare_latency(base, next, o);
+  EXPECT_EQ(l.base_runs, 5);
+  EXPECT_EQ(l.new_runs, 5);
+  EXPECT_EQ(l.base_n, 250);
+  EXPECT_EQ(l.unit, test_unit::kRuns);
+  EXPECT_GT(l.df, 4);
+  EXPECT_LT(l.p_value, 1e-4);
+  EXPECT_GT(l.ci_low, 1.05);
+  EXPECT_NEAR(l.change, 0.10, 0.03);
+  // The medians shown are the geometric means of the run medians: change = their ratio - 1.
+  EXPECT_NEAR(l.new_median_ms / l.base_median_ms - 1, l.change, 1e-12);
+  EXPECT_EQ(latency_verdict(l, o), verdict::kRegression);
+  // Over many data sets it is (nearly) always found; a speed-up never is a regression.
+  int found = 0;
+  for (int t = 0; t < 50; ++t) {
+    auto slow = compare_latency(repeated_side(10 + t, 5, 30, 10.0, 0.02, 0.03),
+                                repeated_side(90 + t, 5, 30, 11.0, 0.02, 0.03), o);
+    found += latency_verdict(slow, o) == verdict::kRegression;
+    auto fast = compare_latency(repeated_side(10 + t, 5, 30, 10.0, 0.02, 0.03),
+                                repeated_side(90 + t, 5, 30, 9.0, 0.02, 0.03), o);
+    EXPECT_NE(latency_verdict(fast, o), verdict::kRegression);
+  }
+  EXPECT_GE(found, 48);
+}
+
+TEST(CompareRepetitions, OneRunOnASideFallsBackToItsSamplesAndSaysSo) {
+  CompareOptions o;
+  LatencySide base = repeated_side(3, 5, 30, 10.0, 0.02, 0.02);
+  LatencySide one = first_run(repeated_side(4, 5, 30, 11.0, 0.02, 0.02));
+  LatencyComparison l = compare_latency(base, one, o);
+  EXPECT_EQ(l.base_runs, 5);
+  EXPECT_EQ(l.new_runs, 1);
+  EXPECT_EQ(l.unit, test_unit::kSamples);  // 150 and 30 samples: 30 make too few blocks, so the samples
+  EXPECT_TRUE(l.single_run());
+  // Two runs per side are enough for Welch (df >= 1): the unit is the run.
+  LatencySide two_b = repeated_side(5, 2, 20, 10.0, 0.01, 0.02), two_n = repeated_side(6, 2, 20, 10.0, 0.01, 0.02);
+  LatencyComparison w = compare_latency(two_b, two_n, o);
+  EXPECT_EQ(w.unit, test_unit::kRuns);
+  EXPECT_FALSE(w.single_run());
+  // Too few samples in all: no verdict, whatever the runs.
+  LatencySide tiny{{10, 10.1}, {1, 1}, 0}, tiny2{{11, 11.1}, {1, 1}, 0};
+  EXPECT_EQ(latency_verdict(compare_latency(tiny, tiny2, o), o), verdict::kInsufficient);
+}
+
+TEST(CompareRepetitions, ReportsAndBenchResultsCarryTheirRunsIntoCompare) {
+  LatencySide b = repeated_side(7, 3, 20, 10.0, 0.02, 0.02), n = repeated_side(8, 3, 20, 10.0, 0.02, 0.02);
+  Report base, next;
+  for (auto* r : {&base, &next}) {
+    r->model.name = "net";
+    r->backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+  }
+  auto add_run = [](Report& r, const LatencySide& s) {
+    ProfileRun run;
+    run.batch = 1;
+    run.threads = 2;
+    run.latencies_ms = s.samples;
+    run.repetitions = s.repetitions;
+    run.latency_ms = summarize(s.samples);
+    r.runs.push_back(run);
+  };
+  add_run(base, b);
+  add_run(next, n);
+  Comparison c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
+  ASSERT_TRUE(c.items[0].latency);
+  EXPECT_EQ(c.items[0].latency->unit, test_unit::kRuns);
+  EXPECT_EQ(c.items[0].latency->base_runs, 3);
+  for (const auto& note : c.notes) EXPECT_EQ(note.find("run-to-run variation is not measured"), std::string::npos);
+
+  // A later run of that configuration failed in NEW (a failure of exactly the run's configuration): the item
+  // is a new failure, not a pass with fewer runs.
+  Failure f;
+  f.batch = 1;
+  f.threads = 2;
+  f.stage = "run";
+  f.kind = "died";
+  f.message = "run 3 of 3: the runner died (signal 11)";
+  next.failures.push_back(f);
+  CompareSource src = source_from_report(next, "n");
+  ASSERT_EQ(src.items.size(), 1u);
+  EXPECT_EQ(src.items[0].status, status::kCrash);
+  EXPECT_EQ(src.items[0].config, "batch=1 threads=2");
+  Comparison broke = compare_sources(source_from_report(base, "b"), src, {});
+  EXPECT_EQ(broke.items[0].verdict, verdict::kNewFailure);
+
+  // One run on a side: the comparison says loudly that run-to-run variation was not measured.
+  next.failures.clear();
+  next.runs[0].repetitions.clear();
+  next.runs[0].latencies_ms.resize(20);
+  Comparison single = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
+  ASSERT_FALSE(single.notes.empty());
+  EXPECT_NE(single.notes.back().find("run-to-run variation is not measured for 1 item: NEW was timed in one run"),
+            std::string::npos)
+      << single.notes.back();
+  EXPECT_NE(single.notes.back().find("--repeat 5"), std::string::npos);
+}
+
+// ---- the partition of samples into runs ----
+
+TEST(Repetitions, PartitionSplitAndSpread) {
+  std::vector<double> s{10, 11, 12, 20, 21, 22, 23};
+  EXPECT_EQ(repetition_sizes({}, 7), (std::vector<int64_t>{7}));  // older documents: one run
+  EXPECT_TRUE(repetition_sizes({}, 0).empty());
+  EXPECT_EQ(partition_error({3, 4}, 7), "");
+  EXPECT_NE(partition_error({3, 3}, 7).find("sum to 6"), std::string::npos);
+  EXPECT_NE(partition_error({7, 0}, 7), "");
+  auto reps = split_repetitions(s, {3, 4});
+  ASSERT_EQ(reps.size(), 2u);
+  EXPECT_EQ(reps[1], (std::vector<double>{20, 21, 22, 23}));
+  EXPECT_EQ(repetition_medians(s, {3, 4}), (std::vector<double>{11, 21.5}));
+  RepetitionSpread sp = repetition_spread(s, {3, 4});
+  EXPECT_EQ(sp.count, 2u);
+  EXPECT_EQ(sp.min_samples, 3u);
+  EXPECT_DOUBLE_EQ(sp.min_median, 11);
+  EXPECT_DOUBLE_EQ(sp.max_median, 21.5);
+  EXPECT_DOUBLE_EQ(sp.spread, (21.5 - 11) / 20);
+  EXPECT_TRUE(spread_is_large(sp));  // 52% apart, runs of CV ~8%
+  // Runs that agree as well as their samples do: not large.
+  LatencySide calm = repeated_side(11, 5, 200, 10.0, 0.0, 0.05);
+  EXPECT_FALSE(spread_is_large(repetition_spread(calm.samples, calm.repetitions)));
+  LatencySide moody = repeated_side(12, 5, 200, 10.0, 0.15, 0.05);
+  EXPECT_TRUE(spread_is_large(repetition_spread(moody.samples, moody.repetitions)));
+}
