@@ -256,6 +256,71 @@ TEST_F(BenchTest, AKilledRunKeepsValidCsvsAndResumeDoesOnlyTheRest) {
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
 }
 
+// --repeat 3: three rounds over the zoo (round-robin: every model once, then again), one journal line per round;
+// a run killed in round 2 keeps every finished round, and --resume does exactly the rounds still to run.
+TEST_F(BenchTest, RepeatRoundsOverTheZooAndResumeDoesTheRemainingRounds) {
+  const std::string out = path("rounds");
+  const std::string filter = "^test_(abs|relu|neg|sigmoid)$";
+  const std::string flags = " --mode benchmark --repeat 3 --duration 0 --iterations 3 --warmup-ms 0 --no-metrics -q "
+                            "--filter '" + filter + "' -o " + out;
+  pid_t pid = spawn_rooflens({"bench", kNode, "--mode", "benchmark", "--repeat", "3", "--duration", "0",
+                              "--iterations", "3", "--warmup-ms", "0", "--no-metrics", "-q", "--filter", filter, "-o", out},
+                             path("rounds.out"), path("rounds.err"));
+  ASSERT_GT(pid, 0);
+  bool in_round_2 = wait_for([&] { return fs::exists(out + "/entries.jsonl") && journal_lines(out).size() >= 5; },
+                             std::chrono::seconds(120));
+  ::kill(pid, SIGKILL);
+  wait_exit(pid);
+  ASSERT_TRUE(in_round_2) << slurp(path("rounds.err"));
+  const std::vector<std::string> before = journal_lines(out);
+  ASSERT_LT(before.size(), 12u) << "the run finished before it was killed";
+  // Round-robin: the four models' first rounds, then their second rounds in the same order.
+  std::vector<std::string> order;
+  for (size_t i = 0; i < before.size(); ++i) {
+    json line = json::parse(before[i]);
+    EXPECT_EQ(line.value("round", 1), static_cast<int>(i / 4) + 1) << before[i];
+    if (i < 4) order.push_back(line["model"]);
+    else EXPECT_EQ(line["model"], order[i % 4]);
+    EXPECT_EQ(line["repetitions"].size(), 1u);  // each line holds its own round's samples
+  }
+  expect_valid_csvs(out);
+  EXPECT_EQ(read_csv(out + "/status.csv").size(), 1u);  // nothing is final before its third round
+  EXPECT_TRUE(read_json(out + "/results.json")["partial"].get<bool>());
+
+  auto resumed = run_cli("bench " + kNode + flags + " --resume", *dir_);
+  EXPECT_EQ(resumed.rc, 0) << resumed.err;
+  auto again = run_cli("bench " + kNode + " --mode validate --repeat 3 -o " + path("never"), *dir_);
+  EXPECT_EQ(again.rc, 2);
+  EXPECT_EQ(again.err_lines(), 1) << again.err;
+  EXPECT_NE(again.err.find("--repeat 3"), std::string::npos) << again.err;
+
+  const std::vector<std::string> after = journal_lines(out);
+  ASSERT_EQ(after.size(), 12u);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin()));  // finished rounds untouched, not redone
+  json res = read_json(out + "/results.json");
+  EXPECT_FALSE(res["partial"].get<bool>());
+  EXPECT_EQ(res["options"]["repeat"], 3);
+  ASSERT_EQ(res["entries"].size(), 4u);
+  for (const auto& e : res["entries"]) {
+    EXPECT_EQ(e["status"], "pass") << e["model"];
+    ASSERT_EQ(e["repetitions"].size(), 3u) << e["model"];
+    size_t sum = 0;
+    for (const auto& n : e["repetitions"]) sum += n.get<size_t>();
+    EXPECT_EQ(sum, e["latencies_ms"].size());
+    EXPECT_EQ(e["latency_ms"]["n"].get<size_t>(), sum);
+  }
+  EXPECT_EQ(read_csv(out + "/status.csv").size(), 5u);
+  EXPECT_EQ(read_csv(out + "/latency.csv").size(), 5u);
+
+  // The results compare run by run.
+  auto cmp = run_cli("compare " + out + " " + out + " --json", *dir_);
+  ASSERT_EQ(cmp.rc, 0) << cmp.err;
+  for (const auto& it : json::parse(cmp.out)["items"]) {
+    EXPECT_EQ(it["latency"]["unit"], "runs") << it;
+    EXPECT_EQ(it["verdict"], "within noise") << it;  // the very same runs on both sides
+  }
+}
+
 // Ctrl-C (SIGTERM) stops at once: the entries in flight are dropped, not recorded as crashes; results.json is partial.
 TEST_F(BenchTest, SigtermStopsCleanlyWithPartialResults) {
   const std::string out = path("terminated");

@@ -55,6 +55,21 @@ Report synthetic_report(std::vector<double> latencies, double layer_ms) {
   return r;
 }
 
+// A report whose one configuration was timed in several runs (--repeat): run r's 30 samples scatter (CV 2%)
+// around levels[r], the machine's speed during that run.
+Report repeated_report(const std::vector<double>& levels, uint64_t seed) {
+  std::vector<double> all;
+  std::vector<int64_t> runs;
+  for (size_t r = 0; r < levels.size(); ++r) {
+    auto s = samples(seed + r, 30, levels[r], 0.02);
+    all.insert(all.end(), s.begin(), s.end());
+    runs.push_back(30);
+  }
+  Report rep = synthetic_report(all, 9);
+  rep.runs[0].repetitions = runs;
+  return rep;
+}
+
 BenchEntry entry(const std::string& model, const std::string& status, std::vector<double> latencies = {}) {
   BenchEntry e;
   e.model = model;
@@ -86,6 +101,12 @@ class CompareTest : public ::testing::Test {
     std::reverse(shifted.begin(), shifted.end());
     write("noisy-base.json", report_to_json(synthetic_report(noisy, 9)));
     write("noise1.json", report_to_json(synthetic_report(shifted, 9)));
+    // Five runs per side. The machine's speed varies ~8% from run to run; NEW's runs are BASE's levels 3% slower
+    // in another order (an offset smaller than that variation), or, on a calmer machine, 10% slower.
+    write("runs-base.json", report_to_json(repeated_report({8.0, 8.7, 7.4, 8.4, 7.7}, 100)));
+    write("runs-offset.json", report_to_json(repeated_report({7.4 * 1.03, 8.0 * 1.03, 7.7 * 1.03, 8.7 * 1.03, 8.4 * 1.03}, 200)));
+    write("runs-calm.json", report_to_json(repeated_report({10.0, 10.2, 9.9, 10.1, 9.8}, 300)));
+    write("runs-slow10.json", report_to_json(repeated_report({11.0, 11.1, 10.8, 11.2, 10.9}, 400)));
 
     BenchResults b, n;
     b.tool.version = n.tool.version = "test";
@@ -127,6 +148,14 @@ TEST_F(CompareTest, TenPercentSlowdownIsASignificantRegression) {
   EXPECT_EQ(it["layers"]["matched"].size(), 1u);
   EXPECT_NEAR(it["layers"]["matched"][0]["delta_ms"].get<double>(), 0.9, 1e-9);
 
+  // One run per side: said above the table (and in Markdown) that run-to-run variation was not measured.
+  r = cli("compare " + path("base.json") + " " + path("slow10.json"));
+  EXPECT_NE(r.out.find("\n!! run-to-run variation NOT measured (every item had one run on a side)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--repeat 5"), std::string::npos) << r.out;
+  r = cli("compare " + path("base.json") + " " + path("slow10.json") + " --format md");
+  EXPECT_NE(r.out.find("> **Warning**: run-to-run variation NOT measured"), std::string::npos) << r.out;
+
   r = cli("compare " + path("base.json") + " " + path("slow10.json") + " --fail-on-regression");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -159,7 +188,34 @@ TEST_F(CompareTest, ASpeedUpIsAnImprovementAndNeverFailsTheCheck) {
   // The same pair the other way round is a regression.
   r = cli("compare " + path("fast10.json") + " " + path("base.json") + " --fail-on-regression --format csv");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.out.find(",regression,pass,pass,40,40,0,0,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",regression,pass,pass,40,40,1,1,0,0,samples,"), std::string::npos) << r.out;
+}
+
+// Repeated runs (profile --repeat): the runs are compared, so an offset smaller than the run-to-run variation is
+// within noise (the check passes), while a 10% slowdown over five runs per side is a regression (it fails).
+TEST_F(CompareTest, RepeatedRunsAreComparedRunByRun) {
+  auto r = cli("compare " + path("runs-base.json") + " " + path("runs-offset.json") + " --fail-on-regression --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json it = item0(r.out);
+  EXPECT_EQ(it["verdict"], "within noise");
+  EXPECT_EQ(it["latency"]["unit"], "runs");
+  EXPECT_EQ(it["latency"]["base_runs"], 5);
+  EXPECT_EQ(it["latency"]["new_runs"], 5);
+  EXPECT_FALSE(it["latency"]["single_run"].get<bool>());
+  EXPECT_NEAR(it["latency"]["change"].get<double>(), 0.03, 0.01);
+  EXPECT_GT(it["latency"]["p_value"].get<double>(), 0.2);
+  EXPECT_GT(it["latency"]["df"].get<double>(), 4);
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["summary"]["tested_on_runs"], 1);
+  EXPECT_EQ(j["summary"]["tested_on_single_runs"], 0);
+  for (const auto& n : j["notes"]) EXPECT_EQ(n.get<std::string>().find("not measured"), std::string::npos) << n;
+
+  r = cli("compare " + path("runs-calm.json") + " " + path("runs-slow10.json") + " --fail-on-regression");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.err.find("1 significant regression beyond 5.0%"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Welch's t-test on the logs of the run medians p < 0.05"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("NOT measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5/5  runs"), std::string::npos) << r.out;
 }
 
 TEST_F(CompareTest, BenchResultsListNewAndFixedFailures) {
@@ -233,7 +289,8 @@ TEST(CompareRealProfiles, SameZooModelTwiceMatchesEveryLayer) {
   zoo::ZooOptions sq;
   sq.image = 64;
   save_zoo_model("squeezenet1_0", sq, (dir / "sq.onnx").string());
-  const std::string timing = " --threads 2 --warmup-ms 0 --duration 0 --iterations 20 --profile-iterations 3 -q --no-roofs ";
+  const std::string timing =
+      " --threads 2 --warmup-ms 0 --duration 0 --iterations 20 --profile-iterations 3 -q --no-roofs --repeat 2 ";
   for (const char* name : {"a.json", "b.json"}) {
     auto r = run_cli("profile " + (dir / "sq.onnx").string() + timing + "-f " + (dir / name).string(), dir.string());
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -247,6 +304,9 @@ TEST(CompareRealProfiles, SameZooModelTwiceMatchesEveryLayer) {
   EXPECT_EQ(it["model"], report["model"]["name"]);
   EXPECT_EQ(it["latency"]["base_n"], report["runs"][0]["latencies_ms"].size());
   EXPECT_TRUE(it["latency"]["tested"].get<bool>());
+  EXPECT_EQ(it["latency"]["unit"], "runs");  // two runs per side (--repeat 2): compared run by run
+  EXPECT_EQ(it["latency"]["base_runs"], 2);
+  EXPECT_EQ(it["latency"]["new_runs"], 2);
   EXPECT_GT(it["latency"]["p_value"].get<double>(), 0);
   EXPECT_LE(it["latency"]["ci_low"].get<double>(), it["latency"]["ci_high"].get<double>());
   EXPECT_EQ(it["layers"]["matched"].size(), report["runs"][0]["layers"].size());

@@ -359,6 +359,73 @@ TEST_F(ProfileTest, CtrlCLeavesAValidPartialReport) {
   EXPECT_TRUE(children_of(pid).empty());
 }
 
+// --repeat 3 over two configurations: each timed three times, round-robin (both have a run before either has
+// its second), the samples partitioned per run, the profiled run once.
+TEST_F(ProfileTest, RepeatTimesEachConfigurationRoundRobin) {
+  std::string report = path("repeat.json");
+  auto args = split_args("profile " + model("squeezenet1_0") + " --no-roofs -q --warmup-ms 0 --duration 0 " +
+                         "--iterations 5 --profile-iterations 3 --sweep threads=1,2 --repeat 3 -f " + report);
+  pid_t pid = spawn_rooflens(args, path("repeat.out"), path("repeat.err"));
+  // The report is rewritten after every run: when the second configuration first appears, the first one has
+  // fewer than its three runs (run one after the other, it would have all three).
+  json first_seen;
+  wait_for(
+      [&] {
+        if (!fs::exists(report)) return false;
+        json rep = json::parse(slurp(report), nullptr, false);
+        if (rep.is_discarded() || rep["runs"].size() < 2) return false;
+        first_seen = rep;
+        return true;
+      },
+      std::chrono::seconds(120));
+  EXPECT_EQ(wait_exit(pid), 0) << slurp(path("repeat.err"));
+  ASSERT_FALSE(first_seen.is_null());
+  EXPECT_LT(first_seen["runs"][0]["repetitions"].size(), 3u) << first_seen["runs"][0]["repetitions"];
+
+  json rep = read_json(report);
+  ASSERT_EQ(rep["runs"].size(), 2u);
+  for (const auto& run : rep["runs"]) {
+    ASSERT_EQ(run["repetitions"].size(), 3u) << run["threads"];
+    size_t sum = 0;
+    for (const auto& n : run["repetitions"]) {
+      EXPECT_GE(n.get<size_t>(), 5u);
+      sum += n.get<size_t>();
+    }
+    EXPECT_EQ(sum, run["latencies_ms"].size());
+    EXPECT_EQ(run["latency_ms"]["n"].get<size_t>(), sum);
+    EXPECT_FALSE(run["layers"].empty());                        // one profiled run, in the first runner
+    EXPECT_EQ(run["profiled_latency_ms"]["n"].get<int64_t>(), 3);
+  }
+  std::string summary = slurp(path("repeat.out"));
+  EXPECT_NE(summary.find("run medians ms"), std::string::npos) << summary;
+}
+
+// Ctrl-C between runs of --repeat: the runs that finished stand (no failure recorded), the report is partial.
+TEST_F(ProfileTest, CtrlCDuringRepeatKeepsTheFinishedRuns) {
+  std::string report = path("repeat-int.json");
+  auto args = split_args("profile " + model("squeezenet1_0") + " --no-roofs --no-layers -q --warmup-ms 0 " +
+                         "--duration 0 --iterations 3 --repeat 50 -f " + report);
+  pid_t pid = spawn_rooflens(args, path("repeat-int.out"), path("repeat-int.err"));
+  ASSERT_TRUE(wait_for(
+      [&] {
+        json rep = fs::exists(report) ? json::parse(slurp(report), nullptr, false) : json();
+        return rep.is_object() && !rep["runs"].empty() && rep["runs"][0]["repetitions"].size() >= 2;
+      },
+      std::chrono::seconds(120)));
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 1);
+  json rep = read_json(report);
+  EXPECT_TRUE(rep["partial"].get<bool>());
+  EXPECT_TRUE(rep["failures"].empty()) << rep["failures"];
+  ASSERT_EQ(rep["runs"].size(), 1u);
+  size_t runs = rep["runs"][0]["repetitions"].size();
+  EXPECT_GE(runs, 2u);
+  EXPECT_LT(runs, 50u);
+  std::string warnings = rep["runs"][0]["warnings"].dump();
+  EXPECT_NE(warnings.find("interrupted: " + std::to_string(runs) + " of 50 runs done"), std::string::npos) << warnings;
+  EXPECT_TRUE(children_of(pid).empty());
+}
+
 TEST_F(ProfileTest, TwoRunsAtOnceInOneDirectoryDoNotInterfere) {
   std::string a = path("twin-a.json"), b = path("twin-b.json");
   auto common = "profile " + model("squeezenet1_0") + kQuick + "--no-roofs -f ";
