@@ -51,9 +51,8 @@ RepetitionSpread repetition_spread(const std::vector<double>& samples, const std
   std::vector<double> medians, cvs;
   s.min_samples = reps.front().size();
   for (const auto& r : reps) {
-    LatencyStats st = summarize(r);
-    medians.push_back(st.median);
-    cvs.push_back(st.cv);
+    medians.push_back(median_of(r));
+    cvs.push_back(robust_cv(r));
     s.min_samples = std::min(s.min_samples, r.size());
   }
   s.min_median = *std::min_element(medians.begin(), medians.end());
@@ -62,6 +61,16 @@ RepetitionSpread repetition_spread(const std::vector<double>& samples, const std
   s.spread = all > 0 ? (s.max_median - s.min_median) / all : 0;
   s.within_cv = median_of(cvs);
   return s;
+}
+
+double robust_cv(const std::vector<double>& samples) {
+  if (samples.size() < 2) return 0;
+  double m = median_of(samples);
+  if (!(m > 0)) return 0;
+  std::vector<double> deviations;
+  deviations.reserve(samples.size());
+  for (double v : samples) deviations.push_back(std::fabs(v - m));
+  return 1.4826 * median_of(std::move(deviations)) / m;
 }
 
 bool spread_is_large(const RepetitionSpread& s) {

@@ -32,13 +32,18 @@ struct RepetitionSpread {
   size_t min_samples = 0;                  // the fewest samples any repetition has
   double min_median = 0, max_median = 0;   // the lowest and highest repetition median (ms)
   double spread = 0;                       // (max_median - min_median) / median of all samples
-  double within_cv = 0;                    // the median over repetitions of each one's own CV
+  // The median over repetitions of each one's robust CV, 1.4826 * MAD / median (the CV of normal samples, but
+  // blind to the few huge outliers of sub-millisecond runs, whose classical CV can exceed 300%).
+  double within_cv = 0;
 };
 RepetitionSpread repetition_spread(const std::vector<double>& samples, const std::vector<int64_t>& sizes);
 
 // True when the repetitions' medians differ by more than the noise inside a run explains: the spread exceeds
-// the within-run CV, 2%, and 4 standard errors of a median at that CV (1.2533 * cv / sqrt(n), n the fewest samples
-// of a repetition; it matters for short repetitions only). A single run then says little about the next one.
+// the within-run (robust) CV, 2%, and 4 standard errors of a median at that CV (1.2533 * cv / sqrt(n), n the
+// fewest samples of a repetition; it matters for short repetitions only). One run then says little about the next.
+
+// 1.4826 * median(|x - median|) / median: a CV that a few outliers cannot inflate; 0 for fewer than 2 samples.
+double robust_cv(const std::vector<double>& samples);
 bool spread_is_large(const RepetitionSpread& s);
 
 }  // namespace rooflens

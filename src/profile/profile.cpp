@@ -98,8 +98,8 @@ void refresh_timing(ProfileRun& r, const std::vector<std::string>& other_warning
   if (spread_is_large(spread))
     r.warnings.push_back("run-to-run: the medians of the " + std::to_string(spread.count) + " runs span " +
                          fixed(spread.min_median, 3) + "-" + fixed(spread.max_median, 3) + " ms (" +
-                         fixed(spread.spread * 100, 0) + "% of the median), more than the " +
-                         fixed(spread.within_cv * 100, 1) + "% CV inside a run: one run says little about the next; "
+                         fixed(spread.spread * 100, 0) + "% of the median), more than the samples of a run scatter (" +
+                         fixed(spread.within_cv * 100, 1) + "% robust CV): one run says little about the next; "
                          "compare reports made with --repeat, on a quiet machine");
   for (const auto& w : other_warnings) r.warnings.push_back(w);
 }

@@ -143,8 +143,8 @@ std::string run_to_run(const BenchResults& r) {
     large += spread_is_large(sp);
   }
   if (timed == 0) return "";
-  return fmt::format("run-to-run: {} of {} entries timed in several rounds have round medians further apart than "
-                     "their within-run CV (rooflens compare weighs that variation when both sides have rounds)\n",
+  return fmt::format("run-to-run: the round medians of {} of {} entries lie further apart than the samples of a round "
+                     "scatter (robust CV); rooflens compare weighs that variation when both sides have rounds\n",
                      large, timed);
 }
 

@@ -137,9 +137,15 @@ std::string latency_section(const Comparison& c, const Style& s) {
                       std::to_string(l.base_n) + "/" + std::to_string(l.new_n),
                       std::to_string(l.base_runs) + "/" + std::to_string(l.new_runs), unit_text(l), i->verdict});
   }
-  return s.heading("latency (change = NEW/BASE - 1 of the medians of the raw end-to-end samples; tested on runs: "
-                   "of the geometric means of the run medians; on blocks: blocks of consecutive samples)") +
-         single_run_warning(items, s) + s.table(t);
+  bool runs = false, blocks = false;
+  for (const auto* i : items) {
+    runs |= i->latency->unit == test_unit::kRuns;
+    blocks |= i->latency->unit == test_unit::kBlocks;
+  }
+  std::string what = "latency (change = NEW/BASE - 1 of the medians of the raw end-to-end samples";
+  if (runs) what += "; tested on runs: of the geometric means of the run medians, shown as base/new ms";
+  if (blocks) what += "; on blocks: blocks of consecutive samples of one run";
+  return single_run_warning(items, s) + s.heading(what + ")") + s.table(t);
 }
 
 struct StatusSection {
