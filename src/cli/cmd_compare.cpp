@@ -1,5 +1,5 @@
 // `rooflens compare BASE NEW`: what got slower, faster, broken or fixed between two profile reports or two bench
-// results directories, with a significance test on the raw timing samples.
+// results directories, with a significance test on the repeated runs (or, for single runs, their raw samples).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -64,8 +64,8 @@ void setup_compare(CLI::App& root, Action& action) {
   cmd->add_option("new", a->head, "NEW: the same kind as BASE")->required();
   cmd->add_option("--threshold", a->threshold, "Smallest median change that counts as a regression or improvement: "
                                                "5% or 0.05 (default 5%)");
-  cmd->add_option("--alpha", a->alpha, "Significance level of the Mann-Whitney test; the bootstrap interval is the "
-                                       "(1 - alpha) one (default 0.05)")
+  cmd->add_option("--alpha", a->alpha, "Significance level of the test; the interval is the (1 - alpha) one "
+                                       "(default 0.05)")
       ->check(CLI::Range(0.0001, 0.5));
   cmd->add_flag("--fail-on-regression", a->fail_on_regression,
                 "Exit 1 when an item got significantly slower by more than --threshold, or fails in NEW but did not "
@@ -78,9 +78,11 @@ void setup_compare(CLI::App& root, Action& action) {
                                                       "first (default 10; 0 = none)");
   cmd->add_option("-o,--output", a->output, "Write to FILE (default: stdout)");
   cmd->footer(
-      "Items are matched by model x configuration. Where both sides passed, the raw end-to-end samples are\n"
-      "compared: Mann-Whitney U (two-sided) and a seeded bootstrap interval of the median ratio NEW/BASE;\n"
-      "with 50+ samples on both sides, on blocks of consecutive samples (a run's drift is noise, too).\n"
+      "Items are matched by model x configuration. Where both sides passed and were timed in 2+ runs each\n"
+      "(profile/bench --repeat N), the runs are compared: Welch's t-test on the logs of the run medians gives p\n"
+      "and the interval of the ratio. With one run on a side, that run's raw samples are: Mann-Whitney U\n"
+      "(two-sided) and a seeded bootstrap interval of the median ratio NEW/BASE (with 50+ samples on both sides,\n"
+      "on blocks of consecutive samples), and the output warns that run-to-run variation was not measured.\n"
       "Verdicts:\n"
       "  regression / improvement  p < alpha, the interval excludes 1, and the median changed by more than\n"
       "                            --threshold (slower / faster); a speed-up is never a regression\n"
@@ -93,6 +95,7 @@ void setup_compare(CLI::App& root, Action& action) {
       "Exit codes: 0 ok; 1 unreadable input, or --fail-on-regression with a regression or a new failure;\n"
       "2 usage (bad flags, BASE and NEW of different kinds).\n"
       "Examples:\n"
+      "  rooflens profile model.onnx --repeat 5 -f base.json   (later, after the change: -f new.json)\n"
       "  rooflens compare base.json new.json\n"
       "  rooflens compare results-main/ results-pr/ --threshold 3% --fail-on-regression\n"
       "  rooflens compare base.json new.json --format md -o comment.md\n"
