@@ -140,23 +140,24 @@ std::vector<std::string> first_repetition(ProfileRun& r, const ProfileConfig& c,
   return warnings;
 }
 
-// A later repetition (timed only): its samples follow the earlier ones; walls add up; the peak is the highest.
+bool listed(const std::string& comma_list, const std::string& item) {
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = comma_list.find(',', pos);
+    if (comma_list.compare(pos, comma == std::string::npos ? std::string::npos : comma - pos, item) == 0) return true;
+    if (comma == std::string::npos) return false;
+    pos = comma + 1;
+  }
+}
+
+// A later repetition (timed only): its samples follow the earlier ones; walls add up; the peak is the highest; the
+// stop reasons are the distinct ones in order of first appearance ("min_reached" when every run stopped alike).
 void add_repetition(ProfileRun& r, const BackendRun& br) {
   r.latencies_ms.insert(r.latencies_ms.end(), br.latencies_ms.begin(), br.latencies_ms.end());
   r.repetitions.push_back(static_cast<int64_t>(br.latencies_ms.size()));
   r.wall_s += br.wall_s;
   r.peak_rss_bytes = std::max(r.peak_rss_bytes, br.peak_rss_bytes);
-  // Distinct reasons in order of first appearance: "min_reached" when every run stopped alike.
-  bool known = false;
-  size_t pos = 0;
-  while (pos <= r.stop_reason.size()) {
-    size_t comma = r.stop_reason.find(',', pos);
-    if (r.stop_reason.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos) == br.stop_reason)
-      known = true;
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (!known) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + br.stop_reason;
+  if (!listed(r.stop_reason, br.stop_reason)) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + br.stop_reason;
 }
 
 // One configuration across the rounds of --repeat.
@@ -167,6 +168,129 @@ struct Slot {
   std::optional<size_t> run;               // its run in Report::runs, after the first repetition
   std::vector<std::string> other_warnings; // the run's warnings that are not about timing
   bool done = false;                       // failed: no further repetitions
+};
+
+// The grid run by run into `rep`. Round-robin: every configuration's first run, then every configuration's second
+// run, ... so slow drift of the machine touches all configurations of the report alike, not the last ones only.
+class GridRun {
+ public:
+  GridRun(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks, Report& rep)
+      : o_(o), backend_(backend), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"), grid_(expand_grid(o)),
+        rounds_(std::max(1, o.repeat)), slots_(grid_.size()) {}
+
+  void run() {
+    const size_t steps = grid_.size() * static_cast<size_t>(rounds_);
+    for (int round = 1; round <= rounds_ && !rep_.partial; ++round)
+      for (size_t i = 0; i < grid_.size() && !rep_.partial; ++i) {
+        if (hooks_.interrupted && hooks_.interrupted->load()) {
+          rep_.partial = true;
+          break;
+        }
+        if (slots_[i].done) continue;
+        if (hooks_.progress)
+          hooks_.progress(grid_[i].label() + (rounds_ > 1 ? " · run " + std::to_string(round) + "/" +
+                                                                std::to_string(rounds_)
+                                                          : ""),
+                          (static_cast<size_t>(round) - 1) * grid_.size() + i, steps);
+        step(i, round);
+        save();
+      }
+    if (rep_.partial) note_unfinished();
+    if (hooks_.progress) hooks_.progress("done", steps, steps);
+  }
+
+ private:
+  void save() {
+    if (!o_.report_path.empty()) write_file_atomically(o_.report_path, report_to_json(rep_));
+  }
+
+  void fail(Slot& slot, int round, const std::string& stage, const std::string& kind, const std::string& msg,
+            const std::string& tail) {
+    Failure f;
+    f.batch = slot.batch;
+    f.dims = slot.dims;
+    f.threads = slot.threads;
+    f.stage = stage;
+    f.kind = kind;
+    f.message = round > 1 ? "run " + std::to_string(round) + " of " + std::to_string(rounds_) + ": " + msg : msg;
+    f.stderr_tail = tail;
+    rep_.failures.push_back(std::move(f));
+    slot.done = true;
+  }
+
+  // Round 1: the model at this configuration's dims. From then on a failure names the configuration as a run would
+  // (resolved batch, dims and threads), so `compare` can pair a run in one report with a failure in another.
+  std::optional<Model> load(Slot& slot, const ProfileConfig& c) {
+    slot.batch = c.batch;
+    slot.dims = c.dims;
+    slot.threads = c.threads;
+    std::optional<Model> m;
+    try {
+      m = load_model(o_.model, overrides_for(o_, c));
+    } catch (const UserError& e) {
+      fail(slot, 1, "analysis", "error", e.what(), "");
+      return std::nullopt;
+    }
+    slot.batch = c.batch > 0 ? c.batch : fixed_batch(*m);
+    slot.dims = m->input_symbols;
+    slot.threads = threads_used(c, *rep_.backend, hw_);
+    slot.config = run_config(o_, c, *m, work_.path());
+    return m;
+  }
+
+  void step(size_t i, int round) {
+    const ProfileConfig& c = grid_[i];
+    Slot& slot = slots_[i];
+    std::optional<Model> m;
+    if (!slot.config && !(m = load(slot, c))) return;
+    RunConfig rc = *slot.config;
+    rc.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
+    try {
+      BackendRun br = backend_.run(rc);
+      if (slot.run) {
+        add_repetition(rep_.runs[*slot.run], br);
+      } else {
+        Analysis a = analyze_model(*m, CostRegistry::builtin());
+        std::vector<std::string> warnings;
+        std::optional<Model> optimized = load_optimized(br, *m, warnings);
+        ProfileRun run;
+        slot.other_warnings = first_repetition(run, c, *m, a, br, optimized, hw_, slot.threads);
+        for (auto& w : warnings) slot.other_warnings.push_back(std::move(w));
+        slot.run = rep_.runs.size();
+        rep_.runs.push_back(std::move(run));
+      }
+      refresh_timing(rep_.runs[*slot.run], slot.other_warnings);
+    } catch (const BackendError& e) {
+      bool stopped = hooks_.interrupted && hooks_.interrupted->load();
+      if (stopped) rep_.partial = true;
+      // Ctrl-C during a later run: the finished runs stand (the report says it is partial).
+      if (!(stopped && slot.run))
+        fail(slot, round, e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : e.what(),
+             e.stderr_tail);
+    }
+  }
+
+  void note_unfinished() {
+    if (rounds_ < 2) return;
+    for (const Slot& slot : slots_) {
+      if (!slot.run || slot.done) continue;
+      ProfileRun& run = rep_.runs[*slot.run];
+      if (static_cast<int>(run.repetitions.size()) < rounds_)
+        run.warnings.push_back("interrupted: " + std::to_string(run.repetitions.size()) + " of " +
+                               std::to_string(rounds_) + " runs done");
+    }
+    save();
+  }
+
+  const ProfileOptions& o_;
+  Backend& backend_;
+  const HardwareInfo* hw_;
+  const ProfileHooks& hooks_;
+  Report& rep_;
+  TempDir work_;
+  const std::vector<ProfileConfig> grid_;
+  const int rounds_;
+  std::vector<Slot> slots_;
 };
 
 }  // namespace
@@ -251,99 +375,7 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
     for (const auto& u : rep.model.analysis.unknown_ops) ops += (ops.empty() ? "" : ", ") + u;
     rep.warnings.push_back("cost unknown for " + ops + ": layers containing them count their FLOPs as 0");
   }
-  auto save = [&] {
-    if (!o.report_path.empty()) write_file_atomically(o.report_path, report_to_json(rep));
-  };
-
-  TempDir work("rooflens");
-  const auto grid = expand_grid(o);
-  const int rounds = std::max(1, o.repeat);
-  const size_t steps = grid.size() * static_cast<size_t>(rounds);
-  std::vector<Slot> slots(grid.size());
-  // Round-robin: every configuration's first run, then every configuration's second run, ... so slow drift of
-  // the machine touches all configurations of the report alike instead of the last ones only.
-  for (int round = 1; round <= rounds && !rep.partial; ++round) {
-    for (size_t i = 0; i < grid.size(); ++i) {
-      const ProfileConfig& c = grid[i];
-      Slot& slot = slots[i];
-      if (hooks.interrupted && hooks.interrupted->load()) {
-        rep.partial = true;
-        break;
-      }
-      if (slot.done) continue;
-      auto fail = [&](const std::string& stage, const std::string& kind, const std::string& msg, const std::string& tail) {
-        Failure f;
-        f.batch = slot.batch;
-        f.dims = slot.dims;
-        f.threads = slot.threads;
-        f.stage = stage;
-        f.kind = kind;
-        f.message = round > 1 ? "run " + std::to_string(round) + " of " + std::to_string(rounds) + ": " + msg : msg;
-        f.stderr_tail = tail;
-        rep.failures.push_back(std::move(f));
-        slot.done = true;
-      };
-      if (hooks.progress)
-        hooks.progress(c.label() + (rounds > 1 ? " · run " + std::to_string(round) + "/" + std::to_string(rounds) : ""),
-                       (static_cast<size_t>(round) - 1) * grid.size() + i, steps);
-      std::optional<Model> m;
-      Analysis a;
-      if (!slot.config) {
-        slot.batch = c.batch;
-        slot.dims = c.dims;
-        slot.threads = c.threads;
-        try {
-          m = load_model(o.model, overrides_for(o, c));
-        } catch (const UserError& e) {
-          fail("analysis", "error", e.what(), "");
-          save();
-          continue;
-        }
-        // From here a failure names the configuration as a run would (resolved batch, dims and threads), so
-        // `compare` can pair a run in one report with a failure in another.
-        slot.batch = c.batch > 0 ? c.batch : fixed_batch(*m);
-        slot.dims = m->input_symbols;
-        slot.threads = threads_used(c, *rep.backend, hw);
-        slot.config = run_config(o, c, *m, work.path());
-        a = analyze_model(*m, CostRegistry::builtin());
-      }
-      RunConfig rc = *slot.config;
-      rc.timing.layers = o.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
-      try {
-        BackendRun br = backend.run(rc);
-        if (!slot.run) {
-          std::vector<std::string> warnings;
-          std::optional<Model> optimized = load_optimized(br, *m, warnings);
-          ProfileRun run;
-          slot.other_warnings = first_repetition(run, c, *m, a, br, optimized, hw, slot.threads);
-          for (auto& w : warnings) slot.other_warnings.push_back(std::move(w));
-          slot.run = rep.runs.size();
-          rep.runs.push_back(std::move(run));
-        } else {
-          add_repetition(rep.runs[*slot.run], br);
-        }
-        refresh_timing(rep.runs[*slot.run], slot.other_warnings);
-      } catch (const BackendError& e) {
-        bool stopped = hooks.interrupted && hooks.interrupted->load();
-        if (stopped) rep.partial = true;
-        // Ctrl-C during a later run: the finished runs stand (the report says it is partial).
-        if (!(stopped && slot.run)) {
-          fail(e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : e.what(), e.stderr_tail);
-        }
-      }
-      save();
-      if (rep.partial) break;
-    }
-  }
-  for (const Slot& slot : slots)
-    if (slot.run && !slot.done && rep.partial && rounds > 1) {
-      ProfileRun& run = rep.runs[*slot.run];
-      if (static_cast<int>(run.repetitions.size()) < rounds)
-        run.warnings.push_back("interrupted: " + std::to_string(run.repetitions.size()) + " of " +
-                               std::to_string(rounds) + " runs done");
-    }
-  if (rep.partial) save();
-  if (hooks.progress) hooks.progress("done", steps, steps);
+  GridRun(o, backend, hw, hooks, rep).run();
   return rep;
 }
 

@@ -426,6 +426,43 @@ TEST_F(ProfileTest, CtrlCDuringRepeatKeepsTheFinishedRuns) {
   EXPECT_TRUE(children_of(pid).empty());
 }
 
+// A later run of --repeat that dies: recorded as that configuration's failure ("run 2 of 3: ..."), the finished
+// run stays in the report, and compare calls the configuration a new failure against a report where it passed.
+TEST_F(ProfileTest, ARunnerKilledInALaterRunFailsTheConfiguration) {
+  std::string report = path("repeat-killed.json");
+  auto args = split_args("profile " + model("squeezenet1_0") + " --no-roofs --no-layers -q --warmup-ms 0 " +
+                         "--duration 2 --repeat 3 -b 1 -f " + report);
+  pid_t pid = spawn_rooflens(args, path("repeat-killed.out"), path("repeat-killed.err"));
+  // The first run is on disk; the second run's runner has been measuring for a moment: kill it.
+  ASSERT_TRUE(wait_for([&] { return fs::exists(report); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(wait_for([&] { return !children_of(pid).empty(); }, std::chrono::seconds(60)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  auto kids = children_of(pid);
+  ASSERT_EQ(kids.size(), 1u);
+  ::kill(kids.front(), SIGKILL);
+  EXPECT_EQ(wait_exit(pid), 1) << slurp(path("repeat-killed.err"));
+  json rep = read_json(report);
+  ASSERT_EQ(rep["failures"].size(), 1u) << rep["failures"];
+  const json& f = rep["failures"][0];
+  EXPECT_EQ(f["kind"], "died");
+  EXPECT_EQ(f["message"].get<std::string>().rfind("run 2 of 3: ", 0), 0u) << f["message"];
+  ASSERT_EQ(rep["runs"].size(), 1u);
+  EXPECT_EQ(rep["runs"][0]["repetitions"].size(), 1u);  // the run that finished stays
+  EXPECT_EQ(f["batch"], rep["runs"][0]["batch"]);
+  EXPECT_EQ(f["threads"], rep["runs"][0]["threads"]);
+  EXPECT_FALSE(rep["partial"].get<bool>());
+
+  std::string passing = path("repeat-passing.json");
+  auto ok = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1 -f " + passing, *dir_);
+  ASSERT_EQ(ok.rc, 0) << ok.err;
+  auto cmp = run_cli("compare " + passing + " " + report + " --json --fail-on-regression", *dir_);
+  EXPECT_EQ(cmp.rc, 1);
+  json it = json::parse(cmp.out)["items"];
+  ASSERT_EQ(it.size(), 1u) << cmp.out;
+  EXPECT_EQ(it[0]["verdict"], "new failure");
+  EXPECT_EQ(it[0]["new_status"], "crash");
+}
+
 TEST_F(ProfileTest, TwoRunsAtOnceInOneDirectoryDoNotInterfere) {
   std::string a = path("twin-a.json"), b = path("twin-b.json");
   auto common = "profile " + model("squeezenet1_0") + kQuick + "--no-roofs -f ";
