@@ -99,9 +99,21 @@ ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std
 ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, share, flops, macs, bytes, cost_known,
                     intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
-ROOFLENS_JSON_FIELDS(ProfileRun, batch, dims, threads, latency_ms, throughput_per_s, wall_s, stop_reason, load_ms,
-                    profiled_latency_ms, profiling_overhead, coverage, peak_rss_bytes, flops, macs, gflops, layers,
-                    unowned, unmapped_kernels, warnings, latencies_ms)
+// ProfileRun: the fields every report has, then the ones later versions added (written only when set, read
+// when present), so older reports still load and round trips stay byte-identical.
+#define ROOFLENS_PROFILE_RUN_FIELDS                                                                          \
+  batch, dims, threads, latency_ms, throughput_per_s, wall_s, stop_reason, load_ms, profiled_latency_ms,      \
+      profiling_overhead, coverage, peak_rss_bytes, flops, macs, gflops, layers, unowned, unmapped_kernels,   \
+      warnings, latencies_ms
+void to_json(json& nlohmann_json_j, const ProfileRun& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_PROFILE_RUN_FIELDS))
+  if (!nlohmann_json_t.layers_error.empty()) nlohmann_json_j["layers_error"] = nlohmann_json_t.layers_error;
+}
+void from_json(const json& nlohmann_json_j, ProfileRun& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, ROOFLENS_PROFILE_RUN_FIELDS))
+  nlohmann_json_t.layers_error = nlohmann_json_j.value("layers_error", std::string());
+}
+#undef ROOFLENS_PROFILE_RUN_FIELDS
 ROOFLENS_JSON_FIELDS(Failure, batch, dims, threads, stage, kind, message, stderr_tail)
 ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
 

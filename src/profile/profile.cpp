@@ -99,6 +99,10 @@ ProfileRun make_run(const ProfileConfig& c, const Model& m, const Analysis& a, c
   if (r.latency_ms.cv > 0.05)
     r.warnings.push_back("unstable timings: CV " + std::to_string(static_cast<int>(std::lround(r.latency_ms.cv * 100))) +
                          "% > 5% (another process busy? try --duration or pinning)");
+  if (!br.profile_error.empty()) {
+    r.layers_error = br.profile_error;
+    r.warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + br.profile_error);
+  }
   if (!br.profiled_latencies_ms.empty()) {
     r.profiled_latency_ms = summarize(br.profiled_latencies_ms);
     if (r.latency_ms.mean > 0) r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
