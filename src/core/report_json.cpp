@@ -5,6 +5,8 @@
 
 namespace rooflens {
 
+ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
+
 ROOFLENS_JSON_FIELDS(TensorSummary, name, dtype, shape, dim_names)
 
 ROOFLENS_JSON_FIELDS(NodeAnalysis, index, name, op, domain, graph, inputs, outputs, input_shapes, output_shapes, input_dtypes,
@@ -119,7 +121,7 @@ ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
 
 std::string report_to_json(const Report& r, int indent) {
   json j{{"schema", r.schema},
-         {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
+         {"tool", r.tool},
          {"model", r.model}};
   if (r.hardware) j["hardware"] = *r.hardware;  // only when measured: analyze output stays as it was
   if (r.backend) {  // a profile report: the measured part
@@ -140,10 +142,7 @@ Report report_from_json(const std::string& text) {
     j.at("schema").get_to(r.schema);
     if (r.schema != kReportSchema)
       throw UserError("unsupported report schema '" + r.schema + "' (this rooflens reads " + kReportSchema + ")");
-    const auto& tool = j.at("tool");
-    tool.at("name").get_to(r.tool.name);
-    tool.at("version").get_to(r.tool.version);
-    tool.at("command").get_to(r.tool.command);
+    j.at("tool").get_to(r.tool);
     j.at("model").get_to(r.model);
     if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareInfo>();
     if (j.contains("backend")) {
