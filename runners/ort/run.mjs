@@ -681,12 +681,7 @@ async function opRunProfiled(req) {
       throw new RequestError('io', `expected one profile file in ${dir}, found ${files.length}`);
     }
     const file = path.join(dir, files[0]);
-    let events;
-    try {
-      events = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new RequestError('io', `cannot parse ORT profile ${file}: ${e.message}`);
-    }
+    const events = readOrtProfile(file);
     // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
     const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
       .map((e) => ({ ts_us: e.ts, dur_us: e.dur })).sort((a, b) => a.ts_us - b.ts_us);
@@ -714,6 +709,40 @@ async function opRunProfiled(req) {
     }
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     else if (!fs.readdirSync(dir).length) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ORT writes its profile by string concatenation: node names go in unescaped, so a name holding '"' or '\\'
+// makes the file invalid JSON. Each event is one line of a fixed shape, so a line that does not parse gets its
+// name re-encoded (the name runs from `"name" :"` to the line's last `","args" : {`; ORT's own args never hold
+// that text), and the repaired file replaces the original for the C++ side, which parses it too.
+const ORT_EVENT_LINE = /^(\{"cat" : "[^"]*","pid" :-?\d+,"tid" :-?\d+,"dur" :-?\d+,"ts" :-?\d+,"ph" : "X","name" :)"(.*)"(,"args" : \{.*)$/s;
+
+function readOrtProfile(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (whole) {
+    const events = [];
+    for (const raw of text.split('\n')) {
+      const line = raw.trim().replace(/,$/, '');
+      if (line === '' || line === '[' || line === ']') continue;
+      try {
+        events.push(JSON.parse(line));
+        continue;
+      } catch (e) {
+        const m = ORT_EVENT_LINE.exec(line);
+        if (!m) throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+        try {
+          events.push(JSON.parse(m[1] + JSON.stringify(m[2]) + m[3]));
+        } catch (e2) {
+          throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+        }
+      }
+    }
+    fs.writeFileSync(file, '[\n' + events.map((e) => JSON.stringify(e)).join(',\n') + '\n]\n');
+    log(`repaired ${file}: ORT wrote node names unescaped`);
+    return events;
   }
 }
 

@@ -61,6 +61,8 @@ struct BackendRun {
                                               // (the span its kernel times live in: coverage's denominator)
   std::vector<KernelTiming> kernels;     // in execution order
   std::optional<std::filesystem::path> optimized_model;  // the graph the kernels belong to
+  std::string profile_error;             // the profiled run failed (the runtime refused it; the timed run above
+                                         // stands): why, in one line; kernels are then empty
 };
 
 // A failure in one configuration. stage: load | run | profile; kind: error | timeout | died.

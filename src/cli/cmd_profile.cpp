@@ -1,6 +1,7 @@
 // `rooflens profile`: run a model on a backend, time it end to end and per layer, map layers to the user's
 // nodes, place them on this machine's roofline, write one JSON report and print a summary.
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -99,7 +100,8 @@ int run_profile_command(const ProfileArgs& a) {
     write_file_atomically(a.html, html_report(rep));
     if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
   }
-  return rep.failures.empty() && !rep.partial ? 0 : 1;
+  bool layers_lost = std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.layers_error.empty(); });
+  return rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
 }
 
 }  // namespace

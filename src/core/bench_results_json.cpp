@@ -137,7 +137,7 @@ void from_json(const json& j, BenchEntry& e) {
 
 std::string bench_results_to_json(const BenchResults& r, int indent) {
   json j{{"schema", r.schema},
-         {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
+         {"tool", r.tool},
          {"options", r.options}};
   if (r.system) j["system"] = *r.system;
   j["configs"] = r.configs;
@@ -154,10 +154,7 @@ BenchResults bench_results_from_json(const std::string& text) {
     j.at("schema").get_to(r.schema);
     if (r.schema != kBenchSchema)
       throw UserError("unsupported bench results schema '" + r.schema + "' (this rooflens reads " + kBenchSchema + ")");
-    const auto& tool = j.at("tool");
-    tool.at("name").get_to(r.tool.name);
-    tool.at("version").get_to(r.tool.version);
-    tool.at("command").get_to(r.tool.command);
+    j.at("tool").get_to(r.tool);
     j.at("options").get_to(r.options);
     if (j.contains("system")) r.system = j.at("system").get<MachineDesc>();
     j.at("configs").get_to(r.configs);

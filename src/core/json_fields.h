@@ -21,6 +21,8 @@ using json = nlohmann::ordered_json;
   }
 
 // Defined in report_json.cpp; declared here for documents that embed these structs.
+void to_json(json& j, const ToolInfo& v);
+void from_json(const json& j, ToolInfo& v);
 void to_json(json& j, const LatencyStats& v);
 void from_json(const json& j, LatencyStats& v);
 void to_json(json& j, const BackendInfo& v);

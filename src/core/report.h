@@ -179,6 +179,8 @@ struct ProfileRun {
   std::vector<NodeFate> unowned;         // folded / eliminated user nodes
   int64_t unmapped_kernels = 0;          // kernels not mapped to any user node (should be 0)
   std::vector<std::string> warnings;
+  std::string layers_error;              // why layer times are missing although asked for (the profiled run
+                                         // failed after the timed run succeeded); "" otherwise
 };
 
 struct Failure {

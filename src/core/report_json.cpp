@@ -6,6 +6,8 @@
 
 namespace rooflens {
 
+ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
+
 ROOFLENS_JSON_FIELDS(TensorSummary, name, dtype, shape, dim_names)
 
 ROOFLENS_JSON_FIELDS(NodeAnalysis, index, name, op, domain, graph, inputs, outputs, input_shapes, output_shapes, input_dtypes,
@@ -121,9 +123,11 @@ void to_json(json& j, const ProfileRun& r) {
            {"unowned", r.unowned},
            {"unmapped_kernels", r.unmapped_kernels},
            {"warnings", r.warnings}};
-  // Added with --repeat: written when known, so a report from before it reads and writes back unchanged.
+  // Fields later versions added are written only when set and read when present, so older reports still load
+  // and round trips stay byte-identical: the runs of --repeat, and why layers are missing.
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
+  if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -147,6 +151,7 @@ void from_json(const json& j, ProfileRun& r) {
   j.at("unmapped_kernels").get_to(r.unmapped_kernels);
   j.at("warnings").get_to(r.warnings);
   j.at("latencies_ms").get_to(r.latencies_ms);
+  r.layers_error = j.value("layers_error", std::string());
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.
@@ -159,7 +164,7 @@ ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
 
 std::string report_to_json(const Report& r, int indent) {
   json j{{"schema", r.schema},
-         {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"command", r.tool.command}}},
+         {"tool", r.tool},
          {"model", r.model}};
   if (r.hardware) j["hardware"] = *r.hardware;  // only when measured: analyze output stays as it was
   if (r.backend) {  // a profile report: the measured part
@@ -180,10 +185,7 @@ Report report_from_json(const std::string& text) {
     j.at("schema").get_to(r.schema);
     if (r.schema != kReportSchema)
       throw UserError("unsupported report schema '" + r.schema + "' (this rooflens reads " + kReportSchema + ")");
-    const auto& tool = j.at("tool");
-    tool.at("name").get_to(r.tool.name);
-    tool.at("version").get_to(r.tool.version);
-    tool.at("command").get_to(r.tool.command);
+    j.at("tool").get_to(r.tool);
     j.at("model").get_to(r.model);
     if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareInfo>();
     if (j.contains("backend")) {

@@ -120,6 +120,10 @@ std::vector<std::string> first_repetition(ProfileRun& r, const ProfileConfig& c,
   r.peak_rss_bytes = br.peak_rss_bytes;
   r.flops = a.totals.flops;
   r.macs = a.totals.macs;
+  if (!br.profile_error.empty()) {
+    r.layers_error = br.profile_error;
+    warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + br.profile_error);
+  }
   if (!br.profiled_latencies_ms.empty()) {
     r.profiled_latency_ms = summarize(br.profiled_latencies_ms);
     LayerBuild lb = build_layers(m, a, optimized, br.kernels, hw, threads);

@@ -32,7 +32,8 @@ export async function assertChartsPainted(page, expectedIds) {
   return charts;
 }
 
-// The roofline as ECharts holds it: ceiling line names and, per op series, the layer indices of its dots.
+// The roofline as ECharts holds it: ceiling line names, the layer indices of every dot, and of the dots placed at
+// their coordinates (not pinned to the corner).
 export async function rooflineSeries(page) {
   return page.evaluate(() => {
     const chart = echarts.getInstanceByDom(document.getElementById('roofline-chart'));
@@ -40,6 +41,8 @@ export async function rooflineSeries(page) {
     return {
       ceilings: series.filter((s) => String(s.id).startsWith('ceiling:')).map((s) => s.name),
       dots: series.filter((s) => String(s.id).startsWith('layers:')).flatMap((s) => s.data.map((d) => d[2])),
+      placed: series.filter((s) => String(s.id).startsWith('layers:') && s.id !== 'layers:(no FLOPs)')
+        .flatMap((s) => s.data.map((d) => d[2])),
     };
   });
 }

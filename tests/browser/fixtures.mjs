@@ -10,7 +10,7 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {HOSTILE, RUNNABLE_IMG, onnxModel} from './onnx_writer.mjs';
+import {HOSTILE, onnxModel} from './onnx_writer.mjs';
 import {syntheticReport} from './make_synthetic_report.mjs';
 
 export const work = process.env.ROOFLENS_BROWSER_WORK;
@@ -29,12 +29,11 @@ function run(args, {allowFail = false} = {}) {
 
 function hostileModels() {
   const [script, img] = HOSTILE;
-  // Runnable: ORT keeps Relu and Sigmoid apart, so the layers carry these names. ORT 1.30 writes node names
-  // into its profile JSON without escaping them, so a '"' there breaks the profile (rooflens records that as a
-  // failure): the layer names drop the quote, the tensor between them carries the whole string.
+  // Runnable: ORT keeps Relu and Sigmoid apart, so the layers carry these names. (ORT writes node names into its
+  // profile unescaped; the runner repairs that, so the '"' of the second name survives too.)
   fs.writeFileSync(file('hostile_run.onnx'), onnxModel({
     producer: script, graphName: img, input: 'x', output: 'y', dims: [1, 64],
-    nodes: [{name: script, op: 'Relu', input: 'x', output: img}, {name: RUNNABLE_IMG, op: 'Sigmoid', input: img, output: 'y'}],
+    nodes: [{name: script, op: 'Relu', input: 'x', output: img}, {name: img, op: 'Sigmoid', input: img, output: 'y'}],
   }));
   // Op names with HTML need a custom domain (the default one has no such op): ORT refuses the model.
   fs.writeFileSync(file('hostile_ops.onnx'), onnxModel({

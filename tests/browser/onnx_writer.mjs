@@ -36,4 +36,3 @@ export function onnxModel({producer = 'rooflens-tests', graphName = 'g', nodes, 
 }
 
 export const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>'];
-export const RUNNABLE_IMG = '<img src=x onerror=alert(3)>';  // a layer name ORT can profile (no '"')

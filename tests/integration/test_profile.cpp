@@ -237,6 +237,28 @@ TEST_F(ProfileTest, TokenIdsStayInsideTheEmbeddingTable) {
   EXPECT_EQ(read_json(report)["runs"].size(), 1u);
 }
 
+TEST_F(ProfileTest, NodeNamesWithQuotesAndBackslashesKeepTheirLayers) {
+  // ORT writes node names into its profile unescaped (invalid JSON); the runner repairs the file, so the layers
+  // survive and carry the names exactly.
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 16});
+  add_node(g, "Relu", {"x"}, {"y"}, "relu \"quoted\", \\ back");
+  add_node(g, "Sigmoid", {"y"}, {"z"}, "sig\"");
+  add_value(g->mutable_output(), "z", {1, 16});
+  save(m, path("quotes.onnx"));
+  std::string report = path("quotes.json");
+  auto r = run_cli("profile " + path("quotes.onnx") + kQuick + "--no-roofs -f " + report, *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  json rep = read_json(report);
+  ASSERT_EQ(rep["runs"].size(), 1u);
+  std::set<std::string> names;
+  for (const auto& l : rep["runs"][0]["layers"]) names.insert(l["name"].get<std::string>());
+  EXPECT_TRUE(names.count("relu \"quoted\", \\ back")) << rep["runs"][0]["layers"].dump();
+  EXPECT_TRUE(names.count("sig\"")) << rep["runs"][0]["layers"].dump();
+  EXPECT_EQ(rep["runs"][0]["unmapped_kernels"], 0);
+}
+
 TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
   // rooflens can analyze it (cost unknown), ORT has no kernel for the op.
   auto m = empty_model(17);

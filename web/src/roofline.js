@@ -1,5 +1,7 @@
 // Roofline (log-log): the report's ceilings as labelled lines, one dot per layer (size = time share, colour = op
 // type). Ceilings are those at the thread count nearest the run's, as rooflens placed the layers (roofline.cpp).
+// Layers a log-log plot cannot place (no FLOPs: layout/copy kernels; or no bytes or time) still get their dot:
+// a hollow diamond pinned to the bottom-left corner, so every layer of the run is on the chart.
 const LEVELS = ['L1', 'L2', 'L3', 'DRAM'];
 
 function nearestThreads(roofs, threads) {
@@ -28,8 +30,11 @@ function ceilingsFor(hw, threads) {
 
 function ceilingLabel(view, text) { return (view.datasheet ? 'datasheet ' : '') + text; }
 
+const isPlaceable = (l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0;
+const PINNED = 'layers:(no FLOPs)';
+
 function renderRoofline(view, run, onPick) {
-  const placed = run.layers.filter((l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0);
+  const placed = run.layers.filter(isPlaceable);
   const skipped = run.layers.length - placed.length;
   const roofs = ceilingsFor(view.hardware, run.threads);
   if (!run.layers.length) {
@@ -42,6 +47,7 @@ function renderRoofline(view, run, onPick) {
     card.append(emptyNote('No layer with FLOPs and bytes to place.'));
     return card;
   }
+  // (every layer gets a dot below: `placed` at their coordinates, the others pinned)
   const el = h('div', {class: 'chart tall', id: 'roofline-chart'});
   card.append(el);
   Charts.show(el, (theme) => rooflineOption(view, run, placed, roofs, theme, el), (chart) => {
@@ -51,8 +57,8 @@ function renderRoofline(view, run, onPick) {
 }
 
 function rooflineCaption(view, run, placed, skipped, roofs) {
-  let text = placed + ' layers as dots (area ~ time share, colour = op type; click one for its details).';
-  if (skipped) text += ' ' + skipped + ' layers without FLOPs (layout/copy kernels) have no place on a log-log roofline; the table lists them.';
+  let text = (placed + skipped) + ' layers as dots (area ~ time share, colour = op type; click one for its details).';
+  if (skipped) text += ' ' + skipped + ' without FLOPs (layout/copy kernels) have no place on a log-log roofline: hollow diamonds pinned to the bottom-left corner.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
   else if (view.datasheet) text += ' Ceilings come from a DATASHEET (--roofs), not measured on this machine.';
   else if (roofs.compute.length) text += ' Ceilings measured by rooflens hw with ' + roofs.compute[0].threads + ' thread(s), nearest the run\'s.';
@@ -110,9 +116,15 @@ function rooflineOption(view, run, placed, roofs, theme, el) {
       progressive: 3000, symbolSize: (v) => Math.min(40, 5 + 42 * Math.sqrt(v[3] || 0)),
       itemStyle: {color: view.opColor(op), opacity: 0.82, borderColor: theme.panel, borderWidth: 0.6}});
   }
+  const pinned = run.layers.filter((l) => !isPlaceable(l)).map((l) => [x0, y0, l.seq, l.share]);
+  if (pinned.length) {
+    series.push({id: PINNED, name: 'no FLOPs (pinned)', type: 'scatter', data: pinned, z: 3, symbol: 'diamond',
+      symbolSize: (v) => Math.min(28, 8 + 30 * Math.sqrt(v[3] || 0)),
+      itemStyle: {color: 'transparent', borderColor: theme.muted, borderWidth: 1.4}});
+  }
   return {
     grid: ROOF_GRID,
-    legend: {type: 'scroll', top: 4, data: [...byOp.keys()], textStyle: {color: theme.muted}, pageTextStyle: {color: theme.muted}},
+    legend: {type: 'scroll', top: 4, data: [...byOp.keys(), ...(pinned.length ? ['no FLOPs (pinned)'] : [])], textStyle: {color: theme.muted}, pageTextStyle: {color: theme.muted}},
     tooltip: {trigger: 'item', formatter: (p) => rooflineTip(run, p)},
     xAxis: Charts.axis(theme, {type: 'log', min: x0, max: x1, name: 'arithmetic intensity (FLOP/byte)', nameGap: 30}),
     yAxis: Charts.axis(theme, {type: 'log', min: y0, max: y1, name: 'GFLOP/s', nameGap: 48}),
@@ -123,6 +135,12 @@ function rooflineOption(view, run, placed, roofs, theme, el) {
 function rooflineTip(run, p) {
   if (!String(p.seriesId).startsWith('layers:')) return tipRows(p.seriesName, []);
   const l = run.layers[p.data[2]];
+  if (p.seriesId === PINNED) {
+    return tipRows(l.name, [
+      ['op', l.op], ['time', ms(l.time_ms) + ' ms (' + pct(l.share) + ')'], ['GB/s', fixed(l.gbps, 2)],
+      ['placement', 'no FLOPs: pinned to the corner, not at its coordinates'],
+    ]);
+  }
   return tipRows(l.name, [
     ['op', l.op], ['time', ms(l.time_ms) + ' ms (' + pct(l.share) + ')'], ['GFLOP/s', fixed(l.gflops, 2)],
     ['intensity', fixed(l.intensity, 2) + ' FLOP/B'],

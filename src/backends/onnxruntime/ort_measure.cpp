@@ -55,7 +55,16 @@ BackendRun measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOptio
   p.iterations = timing.profile_iterations;
   p.tmp_dir = work_dir;
   p.timeout = timeout;
-  ProfiledRunResult prof = runner.run_profiled(in, p);
+  ProfiledRunResult prof;
+  try {
+    prof = runner.run_profiled(in, p);
+  } catch (const RunnerError& e) {
+    // The runtime refused the profiled run but the runner lives on: the timed run above is a result of its
+    // own, so keep it and say why the layers are missing. A dead or hung runner still ends the measurement.
+    if (e.kind != ReplyStatus::error) throw;
+    out.profile_error = e.what();
+    return out;
+  }
   out.profiled_latencies_ms = prof.run_latencies_ms;
   for (int64_t us : prof.profile.run_durations_us(prof.warmup_iterations))
     out.profiled_runs_ms.push_back(static_cast<double>(us) / 1000.0);

@@ -1,0 +1,155 @@
+// The profile driver around a backend: a configuration whose profiled run fails keeps its end-to-end figures
+// (a result of their own) and says why its layers are missing; the field survives the JSON round trip and
+// older reports without it still load. --repeat: the grid round-robin, the runs merged, a later run's failure.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "backends/backend.h"
+#include "core/report.h"
+#include "profile/profile.h"
+#include "support/onnx_builder.h"
+
+using namespace rooflens;
+using namespace rooflens::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A backend whose timed run succeeds and whose profiled run the runtime refused.
+class ProfileRefusedBackend : public Backend {
+ public:
+  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime"}; }
+  BackendRun run(const RunConfig&) override {
+    BackendRun r;
+    r.latencies_ms = {2.0, 2.5, 3.0};
+    r.wall_s = 0.0075;
+    r.stop_reason = "min_reached";
+    r.profile_error = "m.onnx: cannot parse ORT profile x.json";
+    return r;
+  }
+  void abort() override {}
+  std::unique_ptr<ModelServer> serve() override { return nullptr; }
+};
+
+std::string relu_model() {
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 8});
+  add_node(g, "Relu", {"x"}, {"y"}, "relu");
+  add_value(g->mutable_output(), "y", {1, 8});
+  std::string path = (fs::temp_directory_path() / ("rooflens-driver-" + std::to_string(::getpid()) + ".onnx")).string();
+  save(m, path);
+  return path;
+}
+
+}  // namespace
+
+TEST(ProfileDriver, AFailedProfiledRunKeepsTheEndToEndFiguresAndSaysWhy) {
+  std::string model = relu_model();
+  ProfileOptions o;
+  o.model = model;
+  ProfileRefusedBackend backend;
+  Report r = run_profile(o, backend, nullptr, {});
+  fs::remove(model);
+
+  EXPECT_TRUE(r.failures.empty());
+  ASSERT_EQ(r.runs.size(), 1u);
+  const ProfileRun& run = r.runs[0];
+  EXPECT_EQ(run.latency_ms.n, 3);
+  EXPECT_DOUBLE_EQ(run.latency_ms.median, 2.5);
+  EXPECT_TRUE(run.layers.empty());
+  EXPECT_EQ(run.layers_error, "m.onnx: cannot parse ORT profile x.json");
+  bool warned = false;
+  for (const auto& w : run.warnings) warned |= w.find("no layer times") != std::string::npos;
+  EXPECT_TRUE(warned);
+
+  std::string text = report_to_json(r);
+  EXPECT_NE(text.find("\"layers_error\""), std::string::npos);
+  EXPECT_EQ(report_to_json(report_from_json(text)), text);
+}
+
+TEST(ProfileDriver, ReportsWithoutLayersErrorStillLoad) {
+  Report r;
+  r.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "x"};
+  r.runs.emplace_back();
+  std::string text = report_to_json(r);
+  EXPECT_EQ(text.find("\"layers_error\""), std::string::npos);  // written only when set
+  Report back = report_from_json(text);
+  ASSERT_EQ(back.runs.size(), 1u);
+  EXPECT_TRUE(back.runs[0].layers_error.empty());
+  EXPECT_EQ(report_to_json(back), text);
+}
+
+namespace {
+
+// Records what the driver asks for; call `fail_at` (0-based) dies as a crashed runner would.
+class RecordingBackend : public Backend {
+ public:
+  explicit RecordingBackend(int fail_at = -1) : fail_at_(fail_at) {}
+  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime"}; }
+  BackendRun run(const RunConfig& c) override {
+    const int call = static_cast<int>(calls.size());
+    calls.push_back({c.threads, c.timing.layers});
+    if (call == fail_at_) throw BackendError("run", "died", "runner killed by SIGKILL", "tail");
+    BackendRun r;
+    r.latencies_ms = {10.0 + call, 10.5 + call};
+    r.wall_s = 0.25;
+    r.stop_reason = call == 2 ? "max_iterations" : "min_reached";
+    r.peak_rss_bytes = 1000u + static_cast<uint64_t>(call);
+    return r;
+  }
+  void abort() override {}
+  std::unique_ptr<ModelServer> serve() override { return nullptr; }
+  std::vector<std::pair<int, bool>> calls;  // threads, profiled run asked for
+
+ private:
+  int fail_at_;
+};
+
+}  // namespace
+
+// --repeat 3 over threads=1,2: round-robin (1, 2, 1, 2, 1, 2), the profiled run asked for once per configuration,
+// the runs merged in order with their partition, walls summed, the highest peak, distinct stop reasons.
+TEST(ProfileDriver, RepeatRunsTheGridRoundRobinAndMergesTheRuns) {
+  std::string model = relu_model();
+  ProfileOptions o;
+  o.model = model;
+  o.sweeps = {parse_sweep("threads=1,2")};
+  o.repeat = 3;
+  RecordingBackend backend;
+  Report r = run_profile(o, backend, nullptr, {});
+  EXPECT_EQ(backend.calls, (std::vector<std::pair<int, bool>>{{1, true}, {2, true}, {1, false}, {2, false},
+                                                             {1, false}, {2, false}}));
+  ASSERT_EQ(r.runs.size(), 2u);
+  const ProfileRun& one = r.runs[0];
+  EXPECT_EQ(one.threads, 1);
+  EXPECT_EQ(one.latencies_ms, (std::vector<double>{10, 10.5, 12, 12.5, 14, 14.5}));  // calls 0, 2, 4
+  EXPECT_EQ(one.repetitions, (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(one.latency_ms.n, 6);
+  EXPECT_DOUBLE_EQ(one.latency_ms.median, 12.25);
+  EXPECT_DOUBLE_EQ(one.wall_s, 0.75);
+  EXPECT_DOUBLE_EQ(one.throughput_per_s, 6 / 0.75);
+  EXPECT_EQ(one.peak_rss_bytes, 1004u);
+  EXPECT_EQ(one.stop_reason, "min_reached,max_iterations");
+  EXPECT_EQ(r.runs[1].latencies_ms.front(), 11);  // call 1
+  // The runs' medians 10.25, 12.25, 14.25 lie far apart next to the samples' own scatter: a warning says so.
+  bool warned = false;
+  for (const auto& w : one.warnings) warned |= w.rfind("run-to-run: the medians of the 3 runs span 10.250-14.250 ms", 0) == 0;
+  EXPECT_TRUE(warned) << ::testing::PrintToString(one.warnings);
+
+  // The second configuration's second run dies: recorded as its failure, its first run stays, no third run.
+  RecordingBackend dying(3);
+  Report d = run_profile(o, dying, nullptr, {});
+  fs::remove(model);
+  EXPECT_EQ(dying.calls.size(), 5u);
+  ASSERT_EQ(d.failures.size(), 1u);
+  EXPECT_EQ(d.failures[0].message, "run 2 of 3: runner killed by SIGKILL");
+  EXPECT_EQ(d.failures[0].kind, "died");
+  EXPECT_EQ(d.failures[0].threads, 2);
+  ASSERT_EQ(d.runs.size(), 2u);
+  EXPECT_EQ(d.runs[0].repetitions.size(), 3u);
+  EXPECT_EQ(d.runs[1].repetitions, (std::vector<int64_t>{2}));
+  EXPECT_FALSE(d.partial);
+}
