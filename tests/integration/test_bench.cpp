@@ -315,7 +315,8 @@ TEST_F(BenchTest, RepeatRoundsOverTheZooAndResumeDoesTheRemainingRounds) {
   // The results compare run by run.
   auto cmp = run_cli("compare " + out + " " + out + " --json", *dir_);
   ASSERT_EQ(cmp.rc, 0) << cmp.err;
-  for (const auto& it : json::parse(cmp.out)["items"]) {
+  const json compared = json::parse(cmp.out);  // kept alive: the loop walks into it
+  for (const auto& it : compared["items"]) {
     EXPECT_EQ(it["latency"]["unit"], "runs") << it;
     EXPECT_EQ(it["verdict"], "within noise") << it;  // the very same runs on both sides
   }
