@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "core/repetitions.h"
 #include "core/text_table.h"
 #include "reporters/export.h"
 #include "reporters/report_text.h"
@@ -91,6 +92,8 @@ std::string layers_csv(const Report& r) {
   return t.csv();
 }
 
+RepetitionSpread spread_of(const ProfileRun& p) { return repetition_spread(p.latencies_ms, p.repetitions); }
+
 const Columns<ProfileRun>& e2e_columns() {
   using P = const ProfileRun&;
   static const Columns<ProfileRun> cols{
@@ -104,6 +107,12 @@ const Columns<ProfileRun>& e2e_columns() {
       {"p99_ms", [](P p) { return num(p.latency_ms.p99); }},
       {"std_ms", [](P p) { return num(p.latency_ms.std); }},
       {"cv", [](P p) { return num(p.latency_ms.cv); }},
+      // Run to run (--repeat; one run otherwise): the lowest and highest run median and their spread relative to
+      // the median of all samples, next to the within-run CV above.
+      {"runs", [](P p) { return std::to_string(spread_of(p).count); }},
+      {"run_median_min_ms", [](P p) { return num(spread_of(p).min_median); }},
+      {"run_median_max_ms", [](P p) { return num(spread_of(p).max_median); }},
+      {"run_spread", [](P p) { return num(spread_of(p).spread); }},
       {"throughput_per_s", [](P p) { return num(p.throughput_per_s); }},
       {"wall_s", [](P p) { return num(p.wall_s); }},
       {"stop_reason", [](P p) { return p.stop_reason; }},

@@ -1,6 +1,7 @@
 // A synthetic profile report with N layers (default 5,000) for the browser tests and `make bench`: a large
 // model's shape without profiling one. Deterministic (seeded), valid rooflens.report/1 (rooflens report reads it),
-// ceilings from a datasheet (so the page must label them as such), two runs (batch 1 and 8) for the sweep charts.
+// ceilings from a datasheet (so the page must label them as such), two runs (batch 1 and 8) for the sweep charts,
+// the second timed as two repetitions.
 //   node tests/browser/make_synthetic_report.mjs OUT.json [LAYERS]
 import fs from 'node:fs';
 
@@ -129,6 +130,8 @@ function makeRun(rand, defs, batch, totalFlops) {
     profiled_latency_ms: Object.assign({}, st, {mean: st.mean * 1.04}), profiling_overhead: 1.04, coverage: total / st.median,
     peak_rss_bytes: 512 * 1024 * 1024, flops: totalFlops * batch, macs: 0, gflops: (totalFlops * batch) / st.median / 1e6,
     layers, unowned: [], unmapped_kernels: 0, warnings: [], latencies_ms: latencies,
+    // batch 8 was timed as with --repeat 2 (runs of 15 and 25 samples); batch 1 as one run.
+    ...(batch === 8 ? {repetitions: [15, 25]} : {}),
   };
 }
 

@@ -104,8 +104,29 @@ describe('synthetic 5,000-layer report', () => {
     // The table stays virtual: a few dozen rows in the DOM, not 5,000.
     assert.ok((await page.locator('#layers .vt-row').count()) < 80);
     await checkFilterAndSort(page, run);
+    await checkRunToRun(page, readJson('synthetic.json').runs);
   });
 });
+
+// The e2e table's run-to-run columns: batch 8 has two repetitions, whose medians the test takes itself.
+async function checkRunToRun(page, runs) {
+  const table = await page.evaluate(() => {
+    const t = document.getElementById('e2e-table');
+    const head = [...t.querySelectorAll('thead th')].map((th) => th.textContent);
+    return [...t.querySelectorAll('tbody tr')].map((tr) =>
+      Object.fromEntries([...tr.children].map((td, i) => [head[i], td.textContent])));
+  });
+  const median = (v) => { const s = [...v].sort((a, b) => a - b); return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2; };
+  const [one, two] = runs;
+  const split = [two.latencies_ms.slice(0, 15), two.latencies_ms.slice(15)].map(median);
+  const lo = Math.min(...split), hi = Math.max(...split);
+  assert.equal(table.length, 2);
+  assert.deepEqual([table[0].runs, table[0]['run medians'], table[0]['run spread']], ['1', '—', '—']);
+  assert.equal(table[1].runs, '2');
+  assert.equal(table[1]['run medians'], lo.toFixed(3) + '–' + hi.toFixed(3));
+  assert.equal(table[1]['run spread'], ((hi - lo) / median(two.latencies_ms) * 100).toFixed(1) + '%');
+  assert.ok(one.latencies_ms.length === 40 && hi > lo, 'the fixture has distinct run medians');
+}
 
 describe('static analysis report', () => {
   test('node table and FLOPs breakdown, no run charts', async (t) => {

@@ -580,6 +580,23 @@ TEST(ExportCsv, E2eOneRowPerRunAndPerFailure) {
   EXPECT_THROW(export_csv(report(), o), UsageError);
 }
 
+TEST(ExportCsv, E2eRunToRunColumnsFromRepetitions) {
+  Report r = report();
+  // --repeat 3: runs of 3, 2 and 4 samples with medians 10, 12.5 and 11.25; all nine samples have median 11.
+  r.runs[0].latencies_ms = {9, 10, 11, 12, 13, 10.5, 11, 11.5, 30};
+  r.runs[0].repetitions = {3, 2, 4};
+  r.runs[1].latencies_ms = {13, 14, 12};  // written before --repeat: one run of every sample
+  Csv csv = parse_csv_strict(export_csv(r, ExportOptions{.what = "e2e"}));
+  EXPECT_EQ(csv[1][col(csv, "runs")], "3");
+  EXPECT_EQ(csv[1][col(csv, "run_median_min_ms")], "10");
+  EXPECT_EQ(csv[1][col(csv, "run_median_max_ms")], "12.5");
+  EXPECT_EQ(csv[1][col(csv, "run_spread")], exact(2.5 / 11));
+  EXPECT_EQ(csv[2][col(csv, "runs")], "1");
+  EXPECT_EQ(csv[2][col(csv, "run_median_min_ms")], "13");
+  EXPECT_EQ(csv[2][col(csv, "run_spread")], "0");
+  EXPECT_EQ(csv[3][col(csv, "runs")], "");  // the failed configuration has no runs
+}
+
 TEST(ExportMarkdown, PullRequestCommentShape) {
   std::string md = export_markdown(report(), ExportOptions{});
   EXPECT_EQ(md.rfind("## rooflens profile: `tiny`\n", 0), 0u) << md;

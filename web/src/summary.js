@@ -86,6 +86,13 @@ function e2eTable(view) {
     ['overhead', (r) => (r.profiling_overhead ? fixed(r.profiling_overhead, 3) + 'x' : '—'), true],
     ['load ms', (r) => fixed(r.load_ms, 0), true],
   ];
+  // With --repeat: how many runs and how far apart their medians lie (run to run), next to the CV (within a run).
+  if (view.runs.some((r) => r.spread)) {
+    cols.splice(cols.findIndex(([name]) => name === 'CV') + 1, 0,
+      ['runs', (r) => (r.spread ? r.spread.count : 1), true],
+      ['run medians', (r) => (r.spread ? ms(r.spread.min) + '–' + ms(r.spread.max) : '—'), true],
+      ['run spread', (r) => (r.spread ? pct(r.spread.spread) : '—'), true]);
+  }
   const head = h('tr', null, cols.map(([name, , num]) => h('th', {class: num ? 'num' : null}, name)));
   const rows = view.runs.map((run) => h('tr', null, cols.map(([, get, num]) => h('td', {class: num ? 'num' : null}, get(run)))));
   return h('div', {class: 'scroll-x'}, h('table', {class: 'plain', id: 'e2e-table'}, h('thead', null, head), h('tbody', null, rows)));

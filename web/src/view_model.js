@@ -6,7 +6,7 @@ function buildView(report) {
   const nodes = analysis.nodes || [];
   const runs = (report.runs || []).map((run, index) => {
     (run.layers || []).forEach((layer, i) => { layer.seq = i; });
-    return Object.assign(run, {index, label: configLabel(run.batch, run.dims, run.threads)});
+    return Object.assign(run, {index, label: configLabel(run.batch, run.dims, run.threads), spread: runSpread(run)});
   });
   const nodeByName = new Map();
   for (const node of nodes) if (!nodeByName.has(node.name)) nodeByName.set(node.name, node);
@@ -27,6 +27,27 @@ function buildView(report) {
     datasheet: !!report.hardware && report.hardware.source === 'datasheet',
     opColor: makeOpColors(ops),
   };
+}
+
+function medianOf(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? 0 : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+// Run to run (--repeat: each run a fresh runner process): the lowest and highest run median and their spread
+// relative to the median of all samples, as the terminal summary shows it. null for a single run, or when the
+// counts do not partition the samples (the page then shows the run as one).
+function runSpread(run) {
+  const samples = run.latencies_ms || [];
+  const sizes = run.repetitions || [];
+  if (sizes.length < 2 || sizes.some((n) => !(n > 0)) || sizes.reduce((a, b) => a + b, 0) !== samples.length) return null;
+  const medians = [];
+  let at = 0;
+  for (const n of sizes) { medians.push(medianOf(samples.slice(at, at + n))); at += n; }
+  const all = medianOf(samples);
+  const min = Math.min(...medians), max = Math.max(...medians);
+  return {count: sizes.length, min, max, spread: all > 0 ? (max - min) / all : 0};
 }
 
 // Node details for a layer's ONNX node names (names the analysis does not know are kept, marked unknown).
