@@ -6,7 +6,7 @@ FUZZ_SECONDS ?= 60
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-san run test check san-test fuzz bench screenshots clean
+.PHONY: deps build build-all build-san run test check san-test fuzz bench screenshots clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -14,7 +14,11 @@ deps:
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
+# `make run` builds only what it runs: the rooflens binary (no tests, no perf programs).
 build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens
+
+build-all: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
@@ -33,7 +37,7 @@ run: build
 	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json --html $(OUT)/report.html
 
 # Every test against the Release build: the quick loop while developing (`make test` is what CI runs).
-check: build
+check: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 san-test: build-san
@@ -61,10 +65,11 @@ test: fuzz san-test
 # `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
 # Chromium with 5,000 layers.
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
-bench: build
-	@rc=0; for part in rooflens_bench rooflens_bench_hw rooflens_bench_profile rooflens_bench_zoo; do \
+bench: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo
+	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo; do \
 	  $(BUILD)/$$part || rc=1; done; \
-	node bench/report/load_time.mjs $(BUILD)/rooflens || rc=1; exit $$rc
+	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; exit $$rc
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run

@@ -154,9 +154,5 @@ struct BackendSpec {
 };
 BackendSpec parse_backend_spec(const std::string& text);  // throws UsageError
 
-using BackendFactory = std::function<std::unique_ptr<Backend>(const BackendSpec&)>;
-// Registry: name -> factory. Throws UsageError naming the known backends for an unknown name.
-std::unique_ptr<Backend> make_backend(const BackendSpec& spec);
-std::vector<std::string> backend_names();
 
 }  // namespace rooflens

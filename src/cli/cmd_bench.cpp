@@ -9,10 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/bench_driver.h"
-#include "bench/model_source.h"
-#include "bench/results_csv.h"
-#include "bench/results_dir.h"
+#include "backends/registry/registry.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -20,12 +17,16 @@
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "reporters/bench_summary.h"
+#include "suite/model_source.h"
+#include "suite/results_csv.h"
+#include "suite/results_dir.h"
+#include "suite/suite_driver.h"
 
 namespace rooflens::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace rooflens::bench;
+using namespace rooflens::suite;
 
 struct BenchArgs {
   std::vector<std::string> sources, backends;
@@ -36,8 +37,8 @@ struct BenchArgs {
   bool resume = false, overwrite = false, no_metrics = false, quiet = false, json = false;
 };
 
-BenchPlan plan_of(const BenchArgs& a) {
-  BenchPlan p;
+SuitePlan plan_of(const BenchArgs& a) {
+  SuitePlan p;
   p.mode = a.mode;
   p.tolerance = {a.rtol, a.atol, a.percent_mismatch};
   p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
@@ -54,7 +55,7 @@ BenchPlan plan_of(const BenchArgs& a) {
   return p;
 }
 
-BenchOptionsUsed options_used(const BenchArgs& a, const BenchPlan& p) {
+BenchOptionsUsed options_used(const BenchArgs& a, const SuitePlan& p) {
   BenchOptionsUsed o;
   o.mode = a.mode;
   o.rtol = a.rtol;
@@ -106,7 +107,7 @@ int run_bench_command(const BenchArgs& a) {
   if (a.repeat > 1 && a.mode == "validate")
     throw UsageError("--repeat " + std::to_string(a.repeat) + " repeats timed runs; --mode validate times nothing "
                      "(use --mode benchmark or both)");
-  const BenchPlan plan = plan_of(a);
+  const SuitePlan plan = plan_of(a);
   DiscoveryOptions d;
   d.filter = a.filter;
   d.test_hooks = test_hooks_enabled_by_env();
@@ -129,7 +130,7 @@ int run_bench_command(const BenchArgs& a) {
                      a.overwrite ? OpenMode::overwrite : a.resume ? OpenMode::resume : OpenMode::fresh);
 
   ProgressBar bar("bench", !a.quiet, std::chrono::seconds(5));
-  BenchDriver driver(found.models, configs.slots, plan,
+  SuiteDriver driver(found.models, configs.slots, plan,
                      [&results](const BenchEntry& e, int64_t round) { results.record(e, round); },
                      [&bar](const BenchProgress& p) { bar.update(progress_text(p), p.done, p.total); });
   const EntryProgressMap earlier = results.progress();

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "backends/registry/registry.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"

@@ -40,7 +40,7 @@ HardwareInfo measure_hardware(const HwOptions& opts, const std::string& version)
 // round runs at least `min_reps` repetitions and more until `budget` seconds have passed; the figure is the
 // best repetition over all rounds. A repetition is timed as Team::timed does (common barrier start, slowest
 // thread's end), so the figure is the team's total over an interval every thread worked through.
-// measure_hardware interleaves all figures' rounds; bench/hw interleaves them with likwid-bench runs.
+// measure_hardware interleaves all figures' rounds; perf/hw interleaves them with likwid-bench runs.
 class Probe {
  public:
   // Best seconds over at least `reps` repetitions of `units` of work, more until `budget` seconds passed.

@@ -1,9 +1,9 @@
-#include "bench/error_class.h"
+#include "suite/error_class.h"
 
 #include <utility>
 #include <vector>
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 namespace {
 
 // Substring of ONNX Runtime's message -> class. First match wins: specific patterns before general ones.
@@ -35,4 +35,4 @@ std::string classify_ort_message(const std::string& message) {
   return "ort";
 }
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

@@ -3,7 +3,7 @@
 // of
 //   rooflens profile M --threads 2 --no-layers --no-roofs -q --warmup-ms 200 --duration D --json
 //     (runs[0].latency_ms.mean: the timed run, profiling off, through runners/ort/run.mjs), and
-//   node bench/profile/bare_ort.mjs (a plain onnxruntime-node loop, same session options, same warm-up and
+//   node perf/profile/bare_ort.mjs (a plain onnxruntime-node loop, same session options, same warm-up and
 //     duration, its own random input),
 // swapping which goes first every round, so a neighbour's load hits both alike. Each side's figure is the
 // median over rounds of its per-round mean; ratio = rooflens / bare (target ≤ 1.02).

@@ -11,11 +11,11 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "bench/entry_runner.h"
+#include "suite/entry_runner.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
-using namespace rooflens::bench;
+using namespace rooflens::suite;
 
 namespace {
 
@@ -82,7 +82,7 @@ class BenchEntryVerdicts : public ::testing::Test {
   }
   fs::path dir_;
   BenchModel model_;
-  BenchPlan plan_;
+  SuitePlan plan_;
 };
 
 }  // namespace

@@ -1,18 +1,18 @@
-#include "bench/bench_driver.h"
+#include "suite/suite_driver.h"
 
 #include <algorithm>
 #include <memory>
 #include <thread>
 
-#include "bench/entry_runner.h"
+#include "suite/entry_runner.h"
 #include "core/temp_dir.h"
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 
 // One thread's servers (one per configuration) and scratch directory.
-class BenchDriver::Worker {
+class SuiteDriver::Worker {
  public:
-  explicit Worker(BenchDriver& d) : d_(d), servers_(d.configs_.size()), work_("rooflens-bench") {}
+  explicit Worker(SuiteDriver& d) : d_(d), servers_(d.configs_.size()), work_("rooflens-bench") {}
   ~Worker() {
     for (auto& s : servers_)
       if (s) d_.release(s.get());
@@ -58,18 +58,18 @@ class BenchDriver::Worker {
   }
 
  private:
-  BenchDriver& d_;
+  SuiteDriver& d_;
   std::vector<std::unique_ptr<ModelServer>> servers_;
   TempDir work_;
 };
 
-BenchDriver::BenchDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, BenchPlan plan,
+SuiteDriver::SuiteDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
                          std::function<void(const BenchEntry&, int64_t)> record,
                          std::function<void(const BenchProgress&)> progress)
     : models_(models), configs_(std::move(configs)), plan_(std::move(plan)), record_(std::move(record)),
       progress_(std::move(progress)) {}
 
-size_t BenchDriver::pending(const EntryProgressMap& earlier) const {
+size_t SuiteDriver::pending(const EntryProgressMap& earlier) const {
   size_t n = 0;
   for (const auto& m : models_)
     for (const auto& c : configs_) {
@@ -80,13 +80,13 @@ size_t BenchDriver::pending(const EntryProgressMap& earlier) const {
   return n;
 }
 
-void BenchDriver::run(const EntryProgressMap& earlier) {
+void SuiteDriver::run(const EntryProgressMap& earlier) {
   state_ = earlier;
   counts_ = BenchProgress{};
   counts_.total = pending(earlier);
   if (progress_) progress_(counts_);
   // Rounds follow each other (a model's round R needs its round R - 1), so repeated timing runs on one worker;
-  // timing already does (BenchPlan::runners), --repeat being for benchmark modes only.
+  // timing already does (SuitePlan::runners), --repeat being for benchmark modes only.
   const size_t workers = rounds() > 1 ? 1 : static_cast<size_t>(plan_.runners());
   const size_t threads = std::min<size_t>(workers, std::max<size_t>(models_.size(), 1));
   std::vector<std::thread> pool;
@@ -96,7 +96,7 @@ void BenchDriver::run(const EntryProgressMap& earlier) {
   if (error_) std::rethrow_exception(error_);
 }
 
-void BenchDriver::work() {
+void SuiteDriver::work() {
   try {
     Worker w(*this);
     const size_t total = models_.size() * static_cast<size_t>(rounds());
@@ -115,7 +115,7 @@ void BenchDriver::work() {
   }
 }
 
-EntryProgress BenchDriver::state_of(const EntryKey& key) {
+EntryProgress SuiteDriver::state_of(const EntryKey& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = state_.find(key);
   return it == state_.end() ? EntryProgress{} : it->second;
@@ -133,7 +133,7 @@ size_t& count_of(BenchProgress& p, const std::string& status) {
 
 }  // namespace
 
-void BenchDriver::finished_entry(const BenchEntry& e, int64_t round) {
+void SuiteDriver::finished_entry(const BenchEntry& e, int64_t round) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped()) return;
   record_(e, round);
@@ -156,21 +156,21 @@ void BenchDriver::finished_entry(const BenchEntry& e, int64_t round) {
   if (progress_) progress_(counts_);
 }
 
-void BenchDriver::stop() {
+void SuiteDriver::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
   for (ModelServer* s : live_) s->abort();
 }
 
-void BenchDriver::adopt(ModelServer* s) {
+void SuiteDriver::adopt(ModelServer* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.push_back(s);
   if (stopped_) s->abort();
 }
 
-void BenchDriver::release(ModelServer* s) {
+void SuiteDriver::release(ModelServer* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.erase(std::remove(live_.begin(), live_.end(), s), live_.end());
 }
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

@@ -1,7 +1,7 @@
 // `make bench`, part 4: how long the HTML report takes to load in headless Chromium with 5,000 layers.
 // Load time = navigation start → every chart drawn (the page sets html[data-ready]). Five loads, each in a
 // fresh tab of one browser; the first (cold: ECharts compiled for the first time) is shown apart.
-//   node bench/report/load_time.mjs path/to/rooflens
+//   node perf/report/load_time.mjs path/to/rooflens
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

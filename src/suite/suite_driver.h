@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "bench/bench_plan.h"
-#include "bench/model_source.h"
-#include "bench/rounds.h"
+#include "suite/suite_plan.h"
+#include "suite/model_source.h"
+#include "suite/rounds.h"
 #include "core/bench_results.h"
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 
 struct ConfigSlot {
   std::string label;     // as given to -B
@@ -38,9 +38,9 @@ struct BenchProgress {
 
 using FinishedKeys = std::set<std::pair<std::string, std::string>>;  // (model, config)
 
-class BenchDriver {
+class SuiteDriver {
  public:
-  BenchDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, BenchPlan plan,
+  SuiteDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
               std::function<void(const BenchEntry&, int64_t round)> record,
               std::function<void(const BenchProgress&)> progress);
 
@@ -63,7 +63,7 @@ class BenchDriver {
 
   const std::vector<BenchModel>& models_;
   std::vector<ConfigSlot> configs_;
-  BenchPlan plan_;
+  SuitePlan plan_;
   std::function<void(const BenchEntry&, int64_t)> record_;
   std::function<void(const BenchProgress&)> progress_;
   std::atomic<size_t> next_{0};         // rounds × models: (round - 1) * models + model
@@ -76,4 +76,4 @@ class BenchDriver {
   std::exception_ptr error_;            // first exception of a worker thread
 };
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

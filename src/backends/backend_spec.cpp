@@ -1,25 +1,7 @@
-#include <algorithm>
-
+// `-B name:key=value,...`: which backend, with options in its own spelling.
 #include "backends/backend.h"
-#include "backends/onnxruntime/ort_backend.h"
 
 namespace rooflens {
-namespace {
-
-const std::map<std::string, BackendFactory>& registry() {
-  static const std::map<std::string, BackendFactory> r{
-      {"onnxruntime", [](const BackendSpec& s) { return ort::make_ort_backend(s.options); }},
-  };
-  return r;
-}
-
-}  // namespace
-
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& [k, v] : registry()) names.push_back(k);
-  return names;
-}
 
 BackendSpec parse_backend_spec(const std::string& text) {
   BackendSpec spec;
@@ -42,16 +24,6 @@ BackendSpec parse_backend_spec(const std::string& text) {
     pos = comma + 1;
   }
   return spec;
-}
-
-std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
-  auto it = registry().find(spec.name);
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UsageError("-B " + spec.name + ": unknown backend (known: " + known + ")");
-  }
-  return it->second(spec);
 }
 
 }  // namespace rooflens

@@ -1,17 +1,17 @@
-#include "bench/entry_runner.h"
+#include "suite/entry_runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 
 #include "analysis/input_bounds.h"
-#include "bench/error_class.h"
+#include "suite/error_class.h"
 #include "core/errors.h"
 #include "core/stats.h"
 #include "model/loader.h"
 #include "validation/tensor_file.h"
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 namespace fs = std::filesystem;
 namespace {
 
@@ -22,7 +22,7 @@ struct Verdict {
   std::string status, stage, error_type, message;
 };
 
-Tolerance tolerance_for(const BenchModel& m, const BenchPlan& plan) {
+Tolerance tolerance_for(const BenchModel& m, const SuitePlan& plan) {
   Tolerance t = plan.tolerance;
   if (m.rtol) t.rtol = *m.rtol;
   if (m.atol) t.atol = *m.atol;
@@ -87,7 +87,7 @@ std::string data_sets_label(const std::vector<fs::path>& sets) {
   return sets.front().filename().string() + ".." + sets.back().filename().string();
 }
 
-void validate_with_test_data(const BenchModel& m, const BenchPlan& plan, ModelServer& server, BenchEntry& e) {
+void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, ModelServer& server, BenchEntry& e) {
   Validation v;
   v.reference = data_sets_label(m.data_sets);
   const Tolerance tol = tolerance_for(m, plan);
@@ -255,7 +255,7 @@ BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, ModelServer& server
   return e;
 }
 
-void compute_reference(ModelContext& ctx, const BenchPlan& plan, const std::string& label, ModelServer& server) {
+void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, ModelServer& server) {
   if (ctx.reference_tried) return;
   ctx.reference_tried = true;
   try {
@@ -273,4 +273,4 @@ void compute_reference(ModelContext& ctx, const BenchPlan& plan, const std::stri
   }
 }
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

@@ -6,9 +6,9 @@
 #include "backends/backend.h"
 #include "validation/compare.h"
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 
-struct BenchPlan {
+struct SuitePlan {
   std::string mode = "benchmark";  // benchmark | validate | both
   Tolerance tolerance;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
@@ -22,4 +22,4 @@ struct BenchPlan {
   int runners() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
 };
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/model_source.h"
+#include "suite/model_source.h"
 #include "core/errors.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
-using namespace rooflens::bench;
+using namespace rooflens::suite;
 
 namespace {
 

@@ -1,10 +1,10 @@
-#include "bench/results_csv.h"
+#include "suite/results_csv.h"
 
 #include <fmt/format.h>
 
 #include "core/text_table.h"
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 namespace {
 
 // Shortest text that reads back as the same double.
@@ -81,4 +81,4 @@ std::string system_csv(const BenchResults& h) {
   return out;
 }
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite

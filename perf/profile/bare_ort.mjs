@@ -1,4 +1,4 @@
-// The baseline for `make bench` (bench/profile/bench_profile.cpp): the plainest onnxruntime-node loop we can
+// The baseline for `make bench` (perf/profile/bench_profile.cpp): the plainest onnxruntime-node loop we can
 // write, to compare `rooflens profile`'s end-to-end latency against. Nothing from runners/ort/run.mjs is used;
 // only the onnxruntime-node package it installs.
 //

@@ -3,9 +3,9 @@
 // ("ort:no-kernel" for every "Could not find an implementation for X(v) node ..." whatever X is).
 #include <string>
 
-namespace rooflens::bench {
+namespace rooflens::suite {
 
 // ONNX Runtime's message -> "ort:<class>" from a table of known message patterns; "ort" when none matches.
 std::string classify_ort_message(const std::string& message);
 
-}  // namespace rooflens::bench
+}  // namespace rooflens::suite
