@@ -48,6 +48,11 @@ struct KernelTiming {
   std::vector<double> per_iteration_ms;  // summed per measured profiled iteration
   double start_ms = 0;                   // offset in the first measured iteration
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;
+  // Classified by the backend from its own names (views and lint read only these): what the kernel does,
+  // where it ran, and its tensors' element types as ONNX names ("float", "float16", "uint8").
+  LayerKind kind = LayerKind::compute;
+  Device device = Device::unknown;
+  std::vector<std::string> input_dtypes, output_dtypes;
 };
 
 struct BackendRun {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/findings.h"
+
 namespace rooflens {
 
 inline constexpr const char* kReportSchema = "rooflens.report/1";
@@ -136,6 +138,21 @@ struct LatencyStats {             // milliseconds; percentiles nearest-rank; std
   double min = 0, max = 0, mean = 0, median = 0, p90 = 0, p95 = 0, p99 = 0, std = 0, cv = 0;
 };
 
+// What a layer does, as its producer (backend or importer) classifies its own kernels: the views and lint rules
+// read this instead of a runtime's kernel names.
+enum class LayerKind {
+  compute,                        // computes the user's nodes (or an unknown kernel)
+  layout,                         // reorders a tensor's memory layout: NCHWc reorders, Transposes, reformats
+  copy,                           // copies a tensor between devices / memory spaces (Memcpy)
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(LayerKind, {{LayerKind::compute, "compute"}, {LayerKind::layout, "layout"},
+                                         {LayerKind::copy, "copy"}})
+
+// Where a layer ran, as the producer knows it from its provider / device names.
+enum class Device { unknown, cpu, gpu, npu };
+NLOHMANN_JSON_SERIALIZE_ENUM(Device, {{Device::unknown, ""}, {Device::cpu, "cpu"}, {Device::gpu, "gpu"},
+                                      {Device::npu, "npu"}})
+
 struct Layer {                    // one kernel of the optimized graph the backend ran
   std::string name, op, provider; // optimized-graph node name and op ("FusedConv", "Conv" in nchwc, ...)
   std::vector<std::string> onnx_nodes;  // the user's nodes this layer computes (owned), or aliases (see alias)
@@ -151,6 +168,10 @@ struct Layer {                    // one kernel of the optimized graph the backe
   std::string roof;               // the ceiling used: "fp32_fma_avx512 x2" or "L2 read x2"
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the backend reported them
   double start_ms = 0;            // offset of the kernel in the first measured profiled iteration (timeline)
+  // Added with lint (written only when known, so older reports round-trip unchanged):
+  LayerKind kind = LayerKind::compute;
+  Device device = Device::unknown;
+  std::vector<std::string> input_dtypes, output_dtypes;  // ONNX dtype names ("float", "float16", "uint8", ...)
 };
 
 struct NodeFate {                 // user nodes that no layer owns
@@ -198,6 +219,36 @@ struct BackendInfo {
   std::string runtime;                   // e.g. "onnxruntime-node 1.30.0 on node 20.20.2"
 };
 
+// ---- whatif: a projection of measured runs onto other ceilings, a dtype, a batch, sparsity (src/whatif/) ----
+
+struct LayerProjection {          // one layer of a run, projected
+  std::string name;               // runs[].layers[].name
+  double time_ms = 0;             // projected median time
+  double flops = 0, bytes = 0;    // the work assumed on the target (changes with --batch / --quantize)
+  double intensity = 0, gflops = 0;  // where the projected layer sits on the target's roofline
+  std::string bound, roof;        // on the target ("" when the layer kept its measured time)
+  double attainable = 0;          // GFLOP/s (GB/s for FLOP-free layers) the target allows at this intensity
+  bool bound_changed = false;     // bound differs from the measured layer's
+  std::string note;               // why the layer was not projected, or which perf ratio applied
+};
+
+struct RunProjection {
+  std::string run;                // the measured run's label
+  double measured_ms = 0;         // e2e median, profiling off
+  double projected_ms = 0;        // measured_ms x (projected layers + gap) / (measured layers + gap)
+  double layers_measured_ms = 0, layers_projected_ms = 0;
+  double gap_ms = 0;              // profiled run median - sum of layer medians, kept as is (not projected)
+  std::vector<LayerProjection> layers;  // same order as the run's layers
+};
+
+struct Projection {
+  std::vector<std::string> modes; // "roofs" | "device" | "threads" | "quantize" | "batch" | "sparse", as applied
+  std::string target;             // one line: "NVIDIA A100 SXM4 80GB (datasheet), int8"
+  std::vector<std::string> assumptions;  // every assumption the numbers rest on, in words
+  std::optional<HardwareInfo> hardware;  // the target's ceilings when they are not the report's own
+  std::vector<RunProjection> runs;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   ToolInfo tool;
@@ -208,6 +259,9 @@ struct Report {
   std::vector<Failure> failures;
   std::vector<std::string> warnings;     // report-wide (cost-unknown ops, unstable timings, ...)
   bool partial = false;                  // interrupted: some configurations were not run
+  // What rooflens lint concluded (src/lint/); absent = not linted (reports written before lint existed).
+  std::optional<std::vector<Finding>> findings;
+  std::optional<Projection> whatif;      // rooflens whatif's projection of these runs, when one was made
 };
 
 // "batch=8 seq=128 threads=2": the configuration of one run (dims equal to the batch are not repeated); the

@@ -113,6 +113,10 @@ LayerBuild build_layers(const Model& original, const Analysis& analysis, const s
     l.start_ms = k.start_ms;
     l.input_shapes = k.input_shapes;
     l.output_shapes = k.output_shapes;
+    l.kind = k.kind;
+    l.device = k.device;
+    l.input_dtypes = k.input_dtypes;
+    l.output_dtypes = k.output_dtypes;
     total_ms += l.time_ms;
 
     std::vector<int> owned;

@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "core/temp_dir.h"
 #include "core/units.h"
+#include "lint/lint.h"
 #include "model/loader.h"
 #include "profile/layers.h"
 
@@ -204,7 +205,9 @@ class GridRun {
   }
 
  private:
+  // The findings follow the runs: every write carries those of the runs so far.
   void save() {
+    rep_.findings = lint_report(rep_);
     if (!o_.report_path.empty()) write_file_atomically(o_.report_path, report_to_json(rep_));
   }
 
@@ -380,6 +383,7 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
     rep.warnings.push_back("cost unknown for " + ops + ": layers containing them count their FLOPs as 0");
   }
   GridRun(o, backend, hw, hooks, rep).run();
+  rep.findings = lint_report(rep);
   return rep;
 }
 

@@ -6,6 +6,7 @@
 #include "core/repetitions.h"
 #include "core/text_table.h"
 #include "core/units.h"
+#include "reporters/findings_report.h"
 
 namespace rooflens {
 namespace {
@@ -108,6 +109,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\nwarnings:\n";
     for (const auto& w : warnings) out << "  - " << w << "\n";
   }
+  out << findings_section(r);
   if (!r.failures.empty()) {
     out << "\nfailures:\n";
     for (const auto& f : r.failures)
