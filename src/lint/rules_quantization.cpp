@@ -44,17 +44,29 @@ void unfused_qdq(const RunFacts& f, FindingSink& out) {
     (is_q(l) ? nq : ndq)++;
   }
   if (qdq.empty()) return;
-  // DQ -> X -> Q: X computed in float although the model asked for it quantized.
-  std::set<size_t> floated;
-  size_t round_trips = 0;
-  for (size_t d : qdq) {
-    if (!is_dq(layers[d])) continue;
-    for (size_t x : f.graph.succ[d]) {
-      if (is_convert(layers[x])) continue;
-      for (size_t q : f.graph.succ[x])
-        if (is_q(layers[q])) floated.insert(x);
+  // DQ -> X ... -> Q: layers between a DequantizeLinear and a QuantizeLinear computed in float although the model
+  // asked for them quantized: reachable forward from a DQ and backward from a Q without passing a conversion.
+  auto reach = [&](bool (*start)(const Layer&), const std::vector<std::vector<size_t>>& next) {
+    std::vector<char> seen(layers.size(), 0);
+    std::vector<size_t> stack;
+    for (size_t i : qdq)
+      if (start(layers[i])) stack.push_back(i);
+    while (!stack.empty()) {
+      size_t i = stack.back();
+      stack.pop_back();
+      for (size_t j : next[i])
+        if (!seen[j] && !is_convert(layers[j])) {
+          seen[j] = 1;
+          stack.push_back(j);
+        }
     }
-  }
+    return seen;
+  };
+  std::vector<char> after_dq = reach(&is_dq, f.graph.succ), before_q = reach(&is_q, f.graph.pred);
+  std::set<size_t> floated;
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (after_dq[i] && before_q[i]) floated.insert(i);
+  size_t round_trips = 0;
   for (size_t q : qdq)
     if (is_q(layers[q]))
       for (size_t d : f.graph.succ[q]) round_trips += is_dq(layers[d]) ? 1 : 0;

@@ -34,7 +34,7 @@ void unstable_timings(const RunFacts& f, FindingSink& out) {
   RepetitionSpread spread = repetition_spread(f.run.latencies_ms, f.run.repetitions);
   bool runs_differ = spread_is_large(spread);
   if (s.n == 0 || (s.cv <= kUnstableCv && !runs_differ)) return;
-  std::string title = "unstable timings: CV " + pct(s.cv) + ", p99 is " +
+  std::string title = "end-to-end latency varies: CV " + pct(s.cv) + ", p99 is " +
                       (s.median > 0 ? fixed(s.p99 / s.median, 1) : std::string("?")) +
                       "x the median";
   if (runs_differ) title += "; run medians spread " + pct(spread.spread);

@@ -61,7 +61,7 @@ std::string table(const FindingsView& v) {
     t.rows.push_back({std::to_string(i + 1), to_string(f.severity), f.rule, f.run.empty() ? "-" : f.run, f.title});
   }
   out << "\n" << t.render();
-  const std::string pad(11, ' ');
+  const std::string pad(12, ' ');
   for (size_t i = 0; i < v.findings.size(); ++i) {
     const Finding& f = v.findings[i];
     out << "\n" << i + 1 << ". " << upper(to_string(f.severity)) << "  " << f.rule << "  (" << (f.run.empty() ? "report" : f.run)

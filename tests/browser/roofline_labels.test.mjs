@@ -56,7 +56,9 @@ describe('roofline labels as drawn', () => {
     assertNoNetworkOrErrors(seen, url);
     const boxes = await page.evaluate(() => {
       const chart = echarts.getInstanceByDom(document.getElementById('roofline-chart'));
-      const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.type === 'text' && / GFLOP\/s| GB\/s/.test(el.style.text || ''));
+      // Labels are zrender Text elements attached to the (invisible) label points; what is painted is their tspans.
+      const texts = chart.getZr().storage.getDisplayList(true).map((el) => el.getTextContent && el.getTextContent())
+        .filter((t) => t && / GFLOP\/s| GB\/s/.test(t.style.text || ''));
       return texts.map((el) => {
         const r = el.getBoundingRect(), m = el.getComputedTransform() || [1, 0, 0, 1, 0, 0];
         const corners = [[r.x, r.y], [r.x + r.width, r.y], [r.x + r.width, r.y + r.height], [r.x, r.y + r.height]];

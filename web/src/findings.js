@@ -17,7 +17,10 @@ function lintFindings(view, openLayer) {
   if (!all) return null;
   const box = h('div', {class: 'lint', id: 'lint'});
   const levels = {info: 0, warning: 1, error: 2};
-  const counts = ['error', 'warning', 'info'].map((s) => all.filter((f) => f.severity === s).length + ' ' + s);
+  const counts = [['error', 'errors'], ['warning', 'warnings'], ['info', 'info']].map(([s, many]) => {
+    const n = all.filter((f) => f.severity === s).length;
+    return n + ' ' + (n === 1 ? s : many);
+  });
   const floor = h('select', {id: 'lint-severity', 'aria-label': 'minimum severity'},
     h('option', {value: 'info'}, 'all'), h('option', {value: 'warning'}, 'warnings and errors'), h('option', {value: 'error'}, 'errors'));
   const list = h('ol', {class: 'lint-list', id: 'lint-findings'});

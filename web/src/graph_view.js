@@ -187,7 +187,7 @@ function renderGraph(view, run, onPick) {
 
   function select(i) {
     state.selected = i;
-    clear(details).append(graphNodeDetails(view, run, model, coloring, i, onPick));
+    clear(details).append(...graphNodeDetails(view, run, model, coloring, i, onPick));
     schedule();
   }
 
@@ -232,6 +232,7 @@ function renderGraph(view, run, onPick) {
     nodeIndex: (name) => view.nodeIndex.get(name),
     // Scrolls node i into view; returns its centre in client pixels.
     reveal(i) {
+      port.scrollIntoView({block: 'center'});
       const [x, y] = graphNodeXY(model, i);
       port.scrollTop = y * state.zoom - port.clientHeight / 2;
       port.scrollLeft = (cx() + x) * state.zoom - port.clientWidth / 2;
