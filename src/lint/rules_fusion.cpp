@@ -14,8 +14,10 @@ constexpr double kChainInfoShare = 0.01;  // chains below this share of layer ti
 constexpr double kChainWarnShare = 0.05;
 constexpr double kShapeWarnShare = 0.02;
 
+// A fusible memory-bound layer: elementwise, normalization, pooling, data movement — not a matmul-class layer
+// (MACs > 0): two convolutions do not fuse into one kernel, whatever their intensity.
 bool memory_bound(const Layer& l) {
-  if (l.alias || l.kind != LayerKind::compute || l.onnx_nodes.empty() || l.time_ms <= 0) return false;
+  if (l.alias || l.kind != LayerKind::compute || l.onnx_nodes.empty() || l.time_ms <= 0 || l.macs > 0) return false;
   if (!l.bound.empty()) return l.bound == "memory";
   return l.intensity < kMemoryIntensity;
 }
