@@ -123,8 +123,8 @@ int main() {
     run(quote(rooflens) + " hw --quick --threads 1,2 --json " + quote(roofs.string()), dir);
     for (const Model& m : {Model{"resnet50", ""}, Model{"mobilenet_v2", ""}, Model{"bert_base", "--dim seq=128"}}) {
       fs::path onnx = dir / (m.name + ".onnx"), report = dir / (m.name + ".json");
-      zoo::BuiltModel built = zoo::make_model(zoo::find_model(m.name), {});
-      zoo::save_model(built.model, onnx, false);
+      rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model(m.name), {});
+      rooflens::zoo::save_model(built.model, onnx, false);
       std::fprintf(stderr, "bench whatif: profiling %s at batch 1,8 x threads 1,2 (load %s)\n", m.name.c_str(), loadavg().c_str());
       run(quote(rooflens) + " profile " + quote(onnx.string()) + " " + m.dims + " -b 1,8 --sweep threads=1,2 --roofs " +
               quote(roofs.string()) + " --warmup 1 --iterations 3 --duration " + fmt::format("{}", duration) +

@@ -87,8 +87,10 @@ class Projector {
       p.runs.push_back(project_run(run));
     }
     if (p.runs.empty()) throw UserError("the report has no run with layer times to project (profiled with --no-layers?)");
-    p.assumptions.push_back(std::to_string(kept_) + " layer(s) had no roofline position (no roofs, FLOPs or bytes) and "
-                            "kept their measured time" + (o_.batch ? ", scaled with their work" : std::string()) + ".");
+    if (kept_ > 0)
+      p.assumptions.push_back(std::to_string(kept_) + " layer(s) had no roofline position (no roofs, FLOPs or bytes) "
+                              "and kept their measured time" + (o_.batch ? ", scaled with their work" : std::string()) +
+                              ".");
     if (o_.roofs) p.hardware = o_.roofs;
     return p;
   }

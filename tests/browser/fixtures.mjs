@@ -2,6 +2,8 @@
 //   resnet50.{onnx,json,html}          a REAL profile (zoo model, real ONNX Runtime, quick timings, batch 1 and 2)
 //   resnet50.analysis.{json,html}      `rooflens analyze --format json` of it: a static report
 //   resnet50.trace.json                `rooflens export --to trace` of the profile
+//   resnet50.whatif.{json,html}        `rooflens whatif --device a100 --quantize fp16` of it (projection dots)
+//   ceilings.{json,html}               crowded ceilings (fp64 AVX-512 172 vs fp32 AVX2 200 GFLOP/s) for the labels
 //   synthetic.{json,html}              5,000 layers (make_synthetic_report.mjs), datasheet ceilings
 //   hostile_run.{onnx,json,html}       node/tensor/producer names carrying HTML, on ops ORT runs
 //   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
@@ -69,6 +71,8 @@ export function buildFixtures() {
   run(['zoo', 'make', 'resnet50', '-o', file('resnet50.onnx')]);
   run(['profile', file('resnet50.onnx'), ...QUICK, '-b', '1,2', '-f', file('resnet50.json'), '--html', file('resnet50.html')]);
   run(['export', file('resnet50.json'), '--to', 'trace', '-o', file('resnet50.trace.json')]);
+  run(['whatif', file('resnet50.json'), '--device', 'a100', '--quantize', 'fp16', '-f', file('resnet50.whatif.json'),
+    '--html', file('resnet50.whatif.html')]);
   run(['analyze', file('resnet50.onnx'), '--format', 'json', '-o', file('resnet50.analysis.json')]);
   run(['report', file('resnet50.analysis.json'), '-o', file('resnet50.analysis.html')]);
   fs.writeFileSync(file('synthetic.json'), JSON.stringify(syntheticReport(5000)));
