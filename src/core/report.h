@@ -192,7 +192,12 @@ struct ProfileRun {
   double load_ms = 0;
   LatencyStats profiled_latency_ms;      // profiled iterations (profiling on)
   double profiling_overhead = 0;         // profiled mean / plain mean
-  double coverage = 0;                   // sum of layer medians / median profiled run (as the runtime timed it)
+  double coverage = 0;                   // median over profiled iterations of Σ kernel times / that iteration's run
+                                         // (as the runtime timed it); reports before it: Σ layer medians / median run
+  std::optional<double> between_kernels_ms;  // median over profiled iterations of run - Σ kernel times: the runtime's
+                                         // own time between kernels (the layer tables' last row); absent in older reports
+  std::optional<double> profiled_run_ms; // median profiled run as the runtime's own profile timed it (the clock the
+                                         // kernels are on); absent in older reports
   uint64_t peak_rss_bytes = 0;
   uint64_t flops = 0, macs = 0;          // analysis totals for these dims
   double gflops = 0;                     // effective: flops / median latency

@@ -195,6 +195,8 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
+  if (r.between_kernels_ms) j["between_kernels_ms"] = *r.between_kernels_ms;
+  if (r.profiled_run_ms) j["profiled_run_ms"] = *r.profiled_run_ms;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -219,6 +221,8 @@ void from_json(const json& j, ProfileRun& r) {
   j.at("warnings").get_to(r.warnings);
   j.at("latencies_ms").get_to(r.latencies_ms);
   r.layers_error = j.value("layers_error", std::string());
+  if (j.contains("between_kernels_ms")) r.between_kernels_ms = j.at("between_kernels_ms").get<double>();
+  if (j.contains("profiled_run_ms")) r.profiled_run_ms = j.at("profiled_run_ms").get<double>();
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.

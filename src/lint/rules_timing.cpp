@@ -48,7 +48,9 @@ void headroom(const RunFacts& f, FindingSink& out) {
 void between_kernels(const RunFacts& f, FindingSink& out) {
   double cov = f.run.coverage;
   if (f.run.layers.empty() || cov <= 0 || cov >= kMinCoverage) return;
-  double run_ms = f.layer_ms / cov, gap = run_ms - f.layer_ms;
+  // Measured per iteration when the report has it (core/coverage.h); older reports: from Σ layer medians.
+  double run_ms = f.run.profiled_run_ms.value_or(f.layer_ms / cov);
+  double gap = f.run.between_kernels_ms.value_or(run_ms - f.layer_ms);
   Finding& x = out.add(Severity::warning,
                        pct(1 - cov) + " of the profiled run is spent between kernels (" + ms_text(gap) +
                            " per run): framework overhead no layer accounts for");

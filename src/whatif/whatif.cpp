@@ -178,8 +178,9 @@ class Projector {
                                               : "the --perf-table (rows not listed: the ideal 1 / (1 - ratio))") +
                   "; other layers unchanged.");
     }
-    a.push_back("The time between kernels (profiled run - layer sum) is kept as measured; the end-to-end projection "
-                "scales the profiling-off median by (projected layers + that gap) / (measured layers + gap).");
+    a.push_back("The time between kernels (the runtime's own, measured per profiled iteration) is kept as measured; the "
+                "end-to-end projection scales the profiling-off median by (projected layers + that gap) / (measured "
+                "layers + gap).");
     for (const auto& t : target) p.target += (p.target.empty() ? "" : ", ") + t;
   }
 
@@ -236,7 +237,10 @@ class Projector {
       rp.layers_measured_ms += l.time_ms;
       rp.layers_projected_ms += rp.layers.back().time_ms;
     }
-    rp.gap_ms = run.coverage > 0 ? std::max(0.0, rp.layers_measured_ms / run.coverage - rp.layers_measured_ms) : 0;
+    // The runtime's own time between kernels, measured per iteration (older reports: the profiled run minus the
+    // sum of layer medians, which also holds the noise inside kernels).
+    rp.gap_ms = run.between_kernels_ms.value_or(
+        run.coverage > 0 ? std::max(0.0, rp.layers_measured_ms / run.coverage - rp.layers_measured_ms) : 0);
     double before = rp.layers_measured_ms + rp.gap_ms;
     rp.projected_ms = before > 0 ? rp.measured_ms * (rp.layers_projected_ms + rp.gap_ms) / before : 0;
     return rp;
