@@ -68,7 +68,7 @@ std::string table(const FindingsView& v) {
         << ")\n   " << wrap(f.title, 108, "   ") << "\n";
     if (!f.evidence.empty()) out << "   evidence " << wrap(evidence_line(f, " · "), 100, pad) << "\n";
     if (!f.layers.empty()) out << "   layers   " << wrap(some(f.layers, 6), 100, pad) << "\n";
-    if (!f.onnx_nodes.empty()) out << "   nodes    " << wrap(some(f.onnx_nodes, 6), 100, pad) << "\n";
+    if (!f.onnx_nodes.empty() && f.onnx_nodes != f.layers) out << "   nodes    " << wrap(some(f.onnx_nodes, 6), 100, pad) << "\n";
     if (!f.mitigation.empty()) out << "   fix      " << wrap(f.mitigation, 100, pad) << "\n";
     if (!f.read_more.empty()) out << "   more     " << f.read_more << "\n";
   }
