@@ -27,7 +27,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -54,6 +54,10 @@ fuzz: build-san
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+	@mkdir -p $(SAN_BUILD)/fuzz-corpus-reports
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
+	  -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus-reports \
+	  tests/fuzz/seeds/report_readers
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models), browser (real Chromium) — plus 60 s of fuzzing. The same code as the Release build, with checks on
