@@ -98,6 +98,26 @@ TEST(WhatIf, DatasheetDeviceKeepsEfficiencyAgainstTheDevicesRoofline) {
   EXPECT_THROW(project(b.report(), o), UsageError);
 }
 
+TEST(WhatIf, AnotherMachinesMeasuredRoofsAtTheRunsThreadCount) {
+  auto b = measured();
+  HardwareInfo other = roofs();
+  other.machine.model = "other cpu";
+  for (auto& c : other.compute) c.gflops *= 3;    // fp32 at 1 thread: 300 GFLOP/s
+  for (auto& m : other.memory) m.gbps *= 0.5;     // DRAM at 1 thread: 5 GB/s
+  WhatIfOptions o;
+  o.roofs = other;
+  o.roofs_label = "other.json";
+  Projection p = project(b.report(), o);
+  EXPECT_EQ(p.modes, std::vector<std::string>{"roofs"});
+  EXPECT_NEAR(layer(p, "conv").time_ms, 20.0 / 3, 1e-9);  // compute-bound: 50% of 300 GFLOP/s
+  EXPECT_NEAR(layer(p, "add").time_ms, 4.0, 1e-9);        // memory-bound: 50% of 0.1 x 5 GB/s
+  EXPECT_NEAR(layer(p, "mm").time_ms, 8.0, 1e-9);         // 5 FLOP/B x 5 GB/s = 25 < 300: still memory-bound
+  ASSERT_TRUE(p.hardware.has_value());
+  EXPECT_EQ(p.hardware->machine.model, "other cpu");
+  // e2e: measured 26 ms x (20/3 + 4 + 8) / 26 (no gap here).
+  EXPECT_NEAR(p.runs[0].projected_ms, 20.0 / 3 + 12, 1e-9);
+}
+
 TEST(WhatIf, QuantizeShrinksBytesAndUsesTheDtypeCeilingForMatmulClassLayers) {
   auto b = measured();
   WhatIfOptions o;

@@ -157,6 +157,7 @@ function renderGraph(view, run, onPick) {
 
   // Background layout, one segment per task, so scrolling anywhere finds its segment ready.
   function layoutRest() {
+    if (!port.isConnected) return;  // another run's sections replaced this view
     const seg = model.segments.find((s) => !s.laid);
     if (!seg) {
       state.allLaid = true;
@@ -224,6 +225,8 @@ function renderGraph(view, run, onPick) {
   zoomOut.addEventListener('click', () => zoomBy(0.8));
   mode.addEventListener('change', () => { state.mode = mode.value; schedule(); });
   new ResizeObserver(schedule).observe(port);
+  // The light/dark switch: node outlines, text and edges follow the page's colours.
+  new MutationObserver(schedule).observe(document.documentElement, {attributes: true, attributeFilter: ['data-theme']});
 
   // The page's API for tests and `make bench`: what was drawn, where a node is, its colour.
   port.graphView = {
