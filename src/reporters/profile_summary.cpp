@@ -6,6 +6,7 @@
 #include "core/repetitions.h"
 #include "core/text_table.h"
 #include "core/units.h"
+#include "reporters/report_text.h"
 
 namespace rooflens {
 namespace {
@@ -78,11 +79,9 @@ std::string layer_table(const ProfileRun& run, size_t top) {
 
 std::string profile_summary(const Report& r, size_t top_layers) {
   std::ostringstream out;
-  out << r.model.name << " on " << (r.backend ? r.backend->runtime : "?");
-  if (r.backend && !r.backend->options.empty()) {
-    out << "\n  options:";
-    for (const auto& [k, v] : r.backend->options) out << " " << k << "=" << v;
-  }
+  out << r.model.name << " on " << (r.is_profile() ? runtimes_text(r) : "?");
+  std::vector<std::string> options = backend_options_text(r);
+  if (!options.empty()) out << "\n  options: " << join(options, " ");
   if (r.hardware)
     out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
         << r.hardware->measured_at << " on " << r.hardware->machine.model;

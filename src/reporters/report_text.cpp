@@ -32,6 +32,20 @@ Report load_profile_report(const std::string& path) {
   return r;
 }
 
+std::string runtimes_text(const Report& r) {
+  std::string out;
+  for (const auto& b : r.backends)
+    out += (out.empty() ? "" : " + ") + (b.runtime.empty() ? b.name + " " + b.version : b.runtime);
+  return out;
+}
+
+std::vector<std::string> backend_options_text(const Report& r) {
+  std::vector<std::string> out;
+  for (const auto& b : r.backends)
+    for (const auto& [k, v] : b.options) out.push_back((r.backends.size() > 1 ? b.label + ":" : "") + k + "=" + v);
+  return out;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   if (shape.empty()) return "scalar";
   std::string out;
