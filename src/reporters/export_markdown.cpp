@@ -28,10 +28,10 @@ std::string html_escape(const std::string& s) {
 
 std::string header(const Report& r) {
   std::string out = "## rooflens profile: " + md_code(r.model.name) + "\n\n";
-  if (r.is_profile()) {
-    out += "- **backend**: " + md_code(runtimes_text(r));
-    std::vector<std::string> opts = backend_options_text(r);
-    if (!opts.empty()) out += " with " + md_code(join(opts, " "));
+  for (const auto& b : r.backends) {
+    out += "- **backend**" + (r.backends.size() > 1 ? " " + md_code(b.label) : "") + ": " +
+           md_code(b.runtime.empty() ? b.name : b.runtime);
+    if (!b.options.empty()) out += " with " + md_code(options_text(b));
     out += "\n";
   }
   const Totals& t = r.model.analysis.totals;

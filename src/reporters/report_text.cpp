@@ -39,10 +39,9 @@ std::string runtimes_text(const Report& r) {
   return out;
 }
 
-std::vector<std::string> backend_options_text(const Report& r) {
-  std::vector<std::string> out;
-  for (const auto& b : r.backends)
-    for (const auto& [k, v] : b.options) out.push_back((r.backends.size() > 1 ? b.label + ":" : "") + k + "=" + v);
+std::string options_text(const BackendInfo& b) {
+  std::string out;
+  for (const auto& [k, v] : b.options) out += (out.empty() ? "" : " ") + k + "=" + v;
   return out;
 }
 

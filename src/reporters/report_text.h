@@ -16,8 +16,8 @@ Report load_profile_report(const std::string& path);
 
 // "onnxruntime-node 1.30.0 on node 20.20.2", or every backend's runtime joined by " + " ("" without backends).
 std::string runtimes_text(const Report& r);
-// Each backend's options, "key=value ..." (prefixed "label:" when there are several backends).
-std::vector<std::string> backend_options_text(const Report& r);
+// A backend's options as applied, "key=value key=value" ("" for the runtime's defaults).
+std::string options_text(const BackendInfo& b);
 
 std::string shape_text(const std::vector<int64_t>& shape);                    // "1x3x224x224", "?" for -1
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep = ", ");
