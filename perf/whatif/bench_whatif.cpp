@@ -88,17 +88,10 @@ struct Row {
   double error() const { return measured > 0 ? projected / measured - 1 : 0; }
 };
 
-// run label -> e2e median of the measured report
+// run label (stored in the report, schema /2) -> e2e median of the measured report
 std::map<std::string, double> medians(const json& report) {
   std::map<std::string, double> m;
-  for (const auto& r : report.at("runs")) {
-    std::string label = "batch=" + std::to_string(r.at("batch").get<int64_t>());
-    for (const auto& [k, v] : r.at("dims").items())
-      if (v.get<int64_t>() != r.at("batch").get<int64_t>() || k.find("batch") == std::string::npos)
-        label += " " + k + "=" + std::to_string(v.get<int64_t>());
-    label += " threads=" + std::to_string(r.at("threads").get<int64_t>());
-    m[label] = r.at("latency_ms").at("median").get<double>();
-  }
+  for (const auto& r : report.at("runs")) m[r.at("label").get<std::string>()] = r.at("latency_ms").at("median").get<double>();
   return m;
 }
 

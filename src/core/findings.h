@@ -22,7 +22,7 @@ struct Evidence {                 // one number behind a finding
 struct Finding {
   std::string rule;               // rule id, e.g. "unfused-qdq" (docs/lint.md lists them)
   Severity severity = Severity::info;
-  std::string run;                // the run's label (run_label()); "" = about the whole report
+  std::string run;                // the run's label (RunKey::label(), as runs[].label); "" = about the whole report
   std::string title;              // one line: what was found, with its main number
   std::vector<std::string> layers;      // layer names involved (runs[].layers[].name), most time first
   std::vector<std::string> onnx_nodes;  // the user's ONNX nodes those layers compute

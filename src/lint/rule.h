@@ -24,7 +24,7 @@ struct LayerGraph {
 struct RunFacts {
   const Report& report;
   const ProfileRun& run;
-  std::string label;                              // run_label(run)
+  std::string label;                              // run.label()
   double layer_ms = 0;                            // sum of the layers' time_ms
   ModelPrecision precision = ModelPrecision::fp32;
   std::unordered_map<std::string, size_t> node_index;   // analysis node name -> index in model.analysis.nodes

@@ -43,7 +43,7 @@ const char* to_string(ModelPrecision p) {
   return "?";
 }
 
-RunFacts::RunFacts(const Report& r, const ProfileRun& run_) : report(r), run(run_), label(run_label(run_)) {
+RunFacts::RunFacts(const Report& r, const ProfileRun& run_) : report(r), run(run_), label(run_.label()) {
   for (const auto& l : run.layers) layer_ms += l.time_ms;
   const auto& nodes = r.model.analysis.nodes;
   precision = classify(r.model.analysis);

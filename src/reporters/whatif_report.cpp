@@ -14,7 +14,7 @@ namespace {
 
 const ProfileRun* measured_run(const Report& r, const std::string& label) {
   for (const auto& run : r.runs)
-    if (run_label(run) == label) return &run;
+    if (run.label() == label) return &run;
   return nullptr;
 }
 

@@ -230,7 +230,7 @@ class Projector {
 
   RunProjection project_run(const ProfileRun& run) {
     RunProjection rp;
-    rp.run = run_label(run);
+    rp.run = run.label();
     rp.measured_ms = run.latency_ms.median;
     for (const auto& l : run.layers) {
       rp.layers.push_back(project_layer(run, l));

@@ -13,7 +13,11 @@ class ReportBuilder {
   ReportBuilder() {
     r_.tool.command = "profile";
     r_.model.name = "hand-built";
-    r_.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "test"};
+    BackendInfo b;
+    b.name = b.label = "onnxruntime";
+    b.version = "1.30.0";
+    b.runtime = "test";
+    r_.backends.push_back(b);
     r_.runs.emplace_back();
     run().batch = 1;
     run().dims = {{"batch", 1}};
