@@ -2,12 +2,18 @@
 #include "backends/registry/registry.h"
 
 #include "backends/onnxruntime/ort_backend.h"
+#if ROOFLENS_BACKEND_OPENCV
+#include "backends/opencv/opencv_backend.h"
+#endif
 
 namespace rooflens {
 
 const std::vector<BackendEntry>& backend_entries() {
   static const std::vector<BackendEntry> entries{
       {"onnxruntime", &ort::make_ort_backend},
+#if ROOFLENS_BACKEND_OPENCV
+      {"opencv", &opencv::make_backend},
+#endif
   };
   return entries;
 }
