@@ -22,11 +22,10 @@ void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 void setup_lint(CLI::App& root, Action& action);     // cmd_lint.cpp
 void setup_whatif(CLI::App& root, Action& action);   // cmd_whatif.cpp
-void setup_runner(CLI::App& root, Action& action);   // cmd_runner.cpp (hidden: a backend's child process)
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_bench, &setup_compare, &setup_top,    &setup_lint,
-          &setup_whatif,  &setup_export,  &setup_report, &setup_zoo,    &setup_hw,     &setup_runner};
+  return {&setup_analyze, &setup_profile, &setup_bench,  &setup_compare, &setup_top, &setup_lint,
+          &setup_whatif,  &setup_export,  &setup_report, &setup_zoo,     &setup_hw};
 }
 
 }  // namespace rooflens::cli
