@@ -13,6 +13,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createRequire } from 'node:module';
 
+import { makeGenerateOps } from './generate.mjs';
+
 const require = createRequire(import.meta.url);
 const PROTOCOL_VERSION = 1;
 const log = (...a) => process.stderr.write(`rooflens-ort-runner[${process.pid}]: ${a.join(' ')}\n`);
@@ -788,9 +790,14 @@ async function opCrash(req) {
   throw new RequestError('io', `still alive 10 s after ${sig}`);
 }
 
+const GENERATE_OPS = makeGenerateOps({
+  ort, fs, os, path, RequestError, badRequest, optInt, optNum, optBool, requireSession, createSession, readOrtProfile,
+  runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log,
+});
+
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep, crash: opCrash,
+  unload: opUnload, sleep: opSleep, crash: opCrash, ...GENERATE_OPS,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@
 
 namespace rooflens {
 
+class DecoderGeneration;  // backends/generation.h
+
 struct TimingOptions {
   int warmup_iterations = 1;
   double warmup_ms = 200;
@@ -145,6 +147,8 @@ class Backend {
   virtual void abort() = 0;
   // A server for many models with this backend's options (its process starts on the first load).
   virtual std::unique_ptr<ModelServer> serve() = 0;
+  // Decoder generation step by step with a KV cache (`rooflens generate`), or nullptr when this backend cannot.
+  virtual DecoderGeneration* generation() { return nullptr; }
 };
 
 // "-B onnxruntime:intraOpNumThreads=2,graphOptimizationLevel=all": name plus options in the backend's spelling.

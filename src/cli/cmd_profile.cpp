@@ -9,12 +9,9 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/roofs.h"
 #include "cli/shape_flags.h"
 #include "core/errors.h"
-#include "hw/cpu_features.h"
-#include "hw/machine.h"
-#include "hw/measure.h"
-#include "hw/roof_cache.h"
 #include "profile/profile.h"
 #include "reporters/html_report.h"
 #include "reporters/profile_summary.h"
@@ -30,25 +27,6 @@ struct ProfileArgs {
   double warmup_ms = 200, duration_s = 3, timeout_s = 900;
   bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false;
 };
-
-// Roofs for the roofline: --roofs FILE, else this machine's cached measurement, else a quick one now (cached).
-std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
-  if (a.no_roofs) return std::nullopt;
-  if (!a.roofs.empty()) return hw::load_roofs_file(a.roofs);
-  MachineDesc here = hw::describe_machine(hw::detect_features());
-  std::string dir = hw::cache_dir_from_env();
-  std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
-  if (auto cached = hw::load_cached(dir, key, false)) return cached;
-  if (!a.quiet) std::cerr << "rooflens profile: no cached roofs for this machine; measuring them (hw --quick)…\n";
-  hw::HwOptions opts;
-  opts.quick = true;
-  HardwareInfo h = hw::measure_hardware(opts, ROOFLENS_VERSION);
-  try {
-    hw::store_cached(dir, h);
-  } catch (const std::exception&) {
-  }
-  return h;
-}
 
 ProfileOptions to_options(const ProfileArgs& a) {
   ProfileOptions o;
@@ -80,7 +58,7 @@ ProfileOptions to_options(const ProfileArgs& a) {
 int run_profile_command(const ProfileArgs& a) {
   ProfileOptions o = to_options(a);
   std::unique_ptr<Backend> backend = make_backend(o.backend);
-  std::optional<HardwareInfo> roofs = obtain_roofs(a);
+  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "profile"});
   ProgressBar bar("profile", !a.quiet);
   Report rep;
   {

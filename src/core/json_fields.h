@@ -29,5 +29,11 @@ void to_json(json& j, const BackendInfo& v);
 void from_json(const json& j, BackendInfo& v);
 void to_json(json& j, const MachineDesc& v);
 void from_json(const json& j, MachineDesc& v);
+void to_json(json& j, const Layer& v);
+void from_json(const json& j, Layer& v);
+void to_json(json& j, const NodeFate& v);
+void from_json(const json& j, NodeFate& v);
+void to_json(json& j, const Generation& v);    // generation_json.cpp
+void from_json(const json& j, Generation& v);
 
 }  // namespace rooflens

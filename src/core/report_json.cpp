@@ -174,6 +174,7 @@ std::string report_to_json(const Report& r, int indent) {
     j["failures"] = r.failures;
     j["warnings"] = r.warnings;
   }
+  if (r.generation) j["generation"] = *r.generation;  // `rooflens generate` reports only
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -195,6 +196,7 @@ Report report_from_json(const std::string& text) {
       j.at("failures").get_to(r.failures);
       j.at("warnings").get_to(r.warnings);
     }
+    if (j.contains("generation")) r.generation = j.at("generation").get<Generation>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 
+#include "backends/onnxruntime/ort_generate.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
@@ -19,7 +20,7 @@ std::string flat(const nlohmann::ordered_json& v) {
 
 class OrtBackend : public Backend {
  public:
-  explicit OrtBackend(OrtSessionOptions base) : base_(std::move(base)) {
+  explicit OrtBackend(OrtSessionOptions base) : base_(std::move(base)), generation_(make_ort_generation(base_, pid_)) {
     OrtRunner probe;  // fails early (one line) when node or onnxruntime-node is missing
     ort_version_ = probe.onnxruntime_version();
     node_version_ = probe.node_version();
@@ -70,6 +71,7 @@ class OrtBackend : public Backend {
   }
 
   std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
+  DecoderGeneration* generation() override { return generation_.get(); }
 
  private:
   std::unique_ptr<OrtRunner> start() {
@@ -81,6 +83,7 @@ class OrtBackend : public Backend {
   OrtSessionOptions base_;
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
+  std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too
   int serial_ = 0;
 };
 

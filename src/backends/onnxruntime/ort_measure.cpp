@@ -6,12 +6,16 @@
 namespace rooflens::ort {
 
 std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p) {
-  int first = p.warmup_iterations;
-  int runs = static_cast<int>(p.profile.runs.size()) - first;
+  return kernel_timings(p.profile, p.warmup_iterations, static_cast<int>(p.profile.runs.size()) - p.warmup_iterations);
+}
+
+std::vector<KernelTiming> kernel_timings(const OrtProfile& profile, int first, int runs) {
   std::vector<KernelTiming> out;
-  if (runs <= 0) return out;
+  if (runs <= 0 || first < 0 || static_cast<size_t>(first) >= profile.runs.size()) return out;
   std::unordered_map<std::string, size_t> index;
-  for (const OrtProfileEvent* e : p.profile.kernel_events(first)) {
+  for (const OrtProfileEvent* e : profile.kernel_events(first)) {
+    int r = e->run_index - first;
+    if (r < 0 || r >= runs) continue;
     auto [it, fresh] = index.emplace(e->node_name, out.size());
     if (fresh) {
       KernelTiming k;
@@ -19,13 +23,12 @@ std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p) {
       k.op = e->op_name;
       k.provider = e->provider;
       k.per_iteration_ms.assign(static_cast<size_t>(runs), 0.0);
-      k.start_ms = static_cast<double>(e->ts_us - p.profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
+      k.start_ms = static_cast<double>(e->ts_us - profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
       for (const auto& s : e->input_type_shape) k.input_shapes.push_back(s.dims);
       for (const auto& s : e->output_type_shape) k.output_shapes.push_back(s.dims);
       out.push_back(std::move(k));
     }
-    int r = e->run_index - first;
-    if (r >= 0 && r < runs) out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
+    out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
   }
   return out;
 }

@@ -21,6 +21,8 @@ BackendRun measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingO
 
 // Per-node kernel times of the measured profiled iterations, in execution order of the first one.
 std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p);
+// The same for runs [first_run, first_run + runs) of a profile (one phase of a generation profile).
+std::vector<KernelTiming> kernel_timings(const OrtProfile& profile, int first_run, int runs);
 
 // A RunnerError as the backend interface reports it: kind error|timeout|died, the runner's error code.
 BackendError backend_error(const std::string& stage, const RunnerError& e);

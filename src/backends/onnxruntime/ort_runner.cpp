@@ -70,6 +70,8 @@ std::vector<double> doubles(const json& j, const char* key) {
   return out;
 }
 
+}  // namespace
+
 // Standard base64 (RFC 4648) with padding, as Node's Buffer writes it.
 std::string base64_decode(std::string_view in) {
   auto val = [](char c) -> int {
@@ -97,8 +99,6 @@ std::string base64_decode(std::string_view in) {
   }
   return out;
 }
-
-}  // namespace
 
 // ------------------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,34 @@
+// JSON form of Report::generation ("generation" in docs/report-schema.md). Field order is fixed (ordered_json), so
+// a generation report round-trips byte for byte like the rest of the report.
+#include "core/json_fields.h"
+
+namespace rooflens {
+
+NLOHMANN_JSON_SERIALIZE_ENUM(NextToken, {{NextToken::greedy, "greedy"}, {NextToken::fixed, "fixed"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::prefill, "prefill"}, {Phase::decode, "decode"}})
+
+ROOFLENS_JSON_FIELDS(KvBinding, past_key, past_value, present_key, present_value)
+ROOFLENS_JSON_FIELDS(DecoderIo, layout, input_ids, attention_mask, position_ids, logits, cache, kv_heads, head_dim,
+                     vocab, kv_dtype, ids_dtype, mask_dtype, position_dtype)
+ROOFLENS_JSON_FIELDS(PhaseProfile, phase, tokens, past, dims, latency_ms, coverage, flops, macs, layers, unowned,
+                     unmapped_kernels, warnings)
+ROOFLENS_JSON_FIELDS(ContextPoint, context, n, tpot_ms, kv_bytes, bytes, gbps)
+ROOFLENS_JSON_FIELDS(ContextFit, intercept_ms, ms_per_mb, r)
+ROOFLENS_JSON_FIELDS(GenerationRun, batch, prompt, gen, threads, next_token, ttft_ms, tpot_ms, e2e_ms,
+                     prefill_tokens_per_s, prefill_tokens_per_s_std, decode_tokens_per_s, decode_tokens_per_s_std,
+                     kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
+                     dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
+                     layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
+ROOFLENS_JSON_FIELDS(Generation, io, runs)
+
+std::string to_string(NextToken t) { return t == NextToken::greedy ? "greedy" : "fixed"; }
+std::string to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
+
+std::string generation_label(const GenerationRun& r) {
+  std::string s = "batch=" + std::to_string(r.batch) + " prompt=" + std::to_string(r.prompt) +
+                  " gen=" + std::to_string(r.gen);
+  if (r.threads > 0) s += " threads=" + std::to_string(r.threads);
+  return s;
+}
+
+}  // namespace rooflens
