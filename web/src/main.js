@@ -7,7 +7,8 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['roofline', 'Roofline'], ['layers', null], ['breakdown', 'Breakdown'],
+const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['roofline', 'Roofline'], ['layers', null],
+  ['breakdown', 'Breakdown'],
   ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
@@ -80,6 +81,7 @@ function footer() {
 themeToggle();
 const select = header();
 main.append(renderSummary(view));
+if (report.generation) main.append(renderGeneration(view));  // `rooflens generate` reports (generation.js)
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);
 drawRunSections(runHolder);
