@@ -2,6 +2,11 @@
 // a generation report round-trips byte for byte like the rest of the report.
 #include "core/json_fields.h"
 
+#include <algorithm>
+
+#include "core/errors.h"
+#include "core/repetitions.h"
+
 namespace rooflens {
 
 NLOHMANN_JSON_SERIALIZE_ENUM(NextToken, {{NextToken::greedy, "greedy"}, {NextToken::fixed, "fixed"}})
@@ -19,7 +24,22 @@ ROOFLENS_JSON_FIELDS(GenerationRun, batch, prompt, gen, threads, next_token, ttf
                      kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
                      dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
                      layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
-ROOFLENS_JSON_FIELDS(Generation, io, runs)
+void to_json(json& j, const Generation& g) { j = json{{"io", g.io}, {"runs", g.runs}}; }
+
+// The samples must be what the figures say they are: a malformed report is refused here, not misread by compare.
+void from_json(const json& j, Generation& g) {
+  j.at("io").get_to(g.io);
+  j.at("runs").get_to(g.runs);
+  for (const auto& r : g.runs) {
+    const std::string run = "generation run " + generation_label(r) + ": ";
+    const size_t requests = r.ttft_samples_ms.size();
+    const size_t steps = requests * static_cast<size_t>(std::max<int64_t>(0, r.gen));
+    if (r.e2e_samples_ms.size() != requests || r.tpot_samples_ms.size() != steps)
+      throw UserError(run + "ttft/e2e need one sample per request and tpot gen per request");
+    if (const std::string why = partition_error(r.repetitions, requests); !r.repetitions.empty() && !why.empty())
+      throw UserError(run + "repetitions do not partition the requests: " + why);
+  }
+}
 
 std::string to_string(NextToken t) { return t == NextToken::greedy ? "greedy" : "fixed"; }
 std::string to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }

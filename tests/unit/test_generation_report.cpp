@@ -150,6 +150,15 @@ TEST(GenerationReport, JsonRoundTripsByteForByte) {
   EXPECT_EQ(report_to_json(plain).find("generation"), std::string::npos);
 }
 
+TEST(GenerationReport, MalformedSamplesAreRefused) {
+  Report r = generation_report();
+  r.generation->runs[0].tpot_samples_ms.pop_back();  // no longer gen samples per request
+  EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
+  r = generation_report();
+  r.generation->runs[0].repetitions = {2, 2};  // 4 requests claimed, 3 recorded
+  EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
+}
+
 TEST(GenerationReport, LlamaBenchStyleTable) {
   const std::string s = generation_summary(generation_report());
   EXPECT_NE(s.find("pp100"), std::string::npos) << s;
