@@ -25,10 +25,14 @@ const DeclaredValue* DeclaredIo::output(const std::string& name) const { return 
 
 DeclaredIo read_declared_io(const std::string& path) {
   MappedFile file(path);
-  if (file.size() == 0) throw UserError(path + ": empty file (0 bytes) — not an ONNX model");
+  return declared_io_from_bytes(file.data(), file.size(), path);
+}
+
+DeclaredIo declared_io_from_bytes(const uint8_t* data, size_t size, const std::string& path) {
+  if (size == 0) throw UserError(path + ": empty file (0 bytes) — not an ONNX model");
   Skeleton sk;
   try {
-    sk = build_skeleton(file.data(), file.size());
+    sk = build_skeleton(data, size);
   } catch (const WireError& e) {
     throw UserError(path + ": not a valid ONNX model (" + e.what() + ") — the file is truncated or corrupted");
   }

@@ -1,6 +1,8 @@
 #pragma once
 // A model's graph inputs and outputs exactly as the file declares them (symbolic dims kept), without resolving
 // shapes: what a caller needs to decide which shapes to ask for (rooflens generate's decoder detection).
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,5 +25,7 @@ struct DeclaredIo {
 
 // Reads only the graph structure (weights stay on disk). Throws UserError naming the file when it is not a model.
 DeclaredIo read_declared_io(const std::string& path);
+// The same from bytes in memory (the fuzz target); `path` names them in messages.
+DeclaredIo declared_io_from_bytes(const uint8_t* data, size_t size, const std::string& path);
 
 }  // namespace rooflens

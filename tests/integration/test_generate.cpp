@@ -295,4 +295,19 @@ TEST_F(GenerateTest, CompareTestsTtftAndTpot) {
   EXPECT_EQ(verdicts["batch=1 prompt=64 gen=16 threads=2 · TPOT"], "regression") << c.out;
 }
 
+// A sweep over batch sizes: one run per batch, the cache and its bytes scale with the sequences.
+TEST_F(GenerateTest, BatchSweep) {
+  const std::string model = decoder("gpt2", {1, 64, 4, 0, 0, 100}, true), report = path("batches.json");
+  auto r = run_cli("generate " + model + " --prompt 8 --gen 4 -b 1,3 --threads 2 --requests 2 --no-layers -q --no-roofs "
+                   "-f " + report, *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json runs = read_json(report)["generation"]["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["batch"], 1);
+  EXPECT_EQ(runs[1]["batch"], 3);
+  EXPECT_EQ(runs[1]["kv_bytes_end"].get<uint64_t>(), 3 * runs[0]["kv_bytes_end"].get<uint64_t>());
+  EXPECT_EQ(runs[1]["tokens"].size(), 5u);  // the first sequence's ids: the prefill's, then 4 steps'
+  EXPECT_NE(r.out.find("batch=3 prompt=8 gen=4"), std::string::npos) << r.out;
+}
+
 }  // namespace
