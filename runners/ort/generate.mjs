@@ -6,8 +6,15 @@
 // run.mjs passes its helpers in (`makeGenerateOps(ctx)`), so both requests answer and fail like every other one.
 
 export function makeGenerateOps(ctx) {
-  const { ort, fs, os, path, RequestError, badRequest, optInt, optNum, optBool, requireSession, createSession,
+  const { ort, fs, os, path, RequestError, badRequest, optInt, optBool, timingOf, requireSession, createSession,
     readOrtProfile, runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log } = ctx;
+
+  // The request's `timing` (every field required, as for run_timed): a request counts as one iteration.
+  function generationTiming(req) {
+    const t = timingOf(req);
+    if (t.adaptive) throw badRequest("'timing.adaptive' is not supported by generate: give a number of requests");
+    return t;
+  }
 
   const KV_ARRAYS = { float32: Float32Array, float16: Uint16Array };
   const ID_ARRAYS = { int64: BigInt64Array, int32: Int32Array };
@@ -40,12 +47,14 @@ export function makeGenerateOps(ctx) {
       past: pairs(raw, 'past'), present: pairs(raw, 'present'),
       kvHeads: optInt(raw, 'kv_heads', null, 1), headDim: optInt(raw, 'head_dim', null, 1),
       vocab: optInt(raw, 'vocab', null, 1),
-      kvDtype: raw.kv_dtype ?? 'float32', idsDtype: raw.ids_dtype ?? 'int64',
+      kvDtype: raw.kv_dtype, idsDtype: raw.ids_dtype,
       maskDtype: raw.mask_dtype ?? 'int64', positionsDtype: raw.position_dtype ?? 'int64',
     };
     if (io.kvHeads === null || io.headDim === null || io.vocab === null) {
       throw badRequest("'io' needs kv_heads, head_dim and vocab");
     }
+    if (io.mask && raw.mask_dtype === undefined) throw badRequest("'io.mask_dtype' is required with attention_mask");
+    if (io.positions && raw.position_dtype === undefined) throw badRequest("'io.position_dtype' is required with position_ids");
     if (!KV_ARRAYS[io.kvDtype]) throw badRequest(`io.kv_dtype must be float32 or float16, got ${io.kvDtype}`);
     for (const k of ['idsDtype', 'maskDtype', 'positionsDtype']) {
       if (!ID_ARRAYS[io[k]]) throw badRequest(`io: integer inputs must be int64 or int32, got ${io[k]}`);
@@ -60,13 +69,17 @@ export function makeGenerateOps(ctx) {
     return io;
   }
 
+  // The request's shape and token choice: every field required (the C++ side decides them all).
   function parseShape(req) {
-    const g = {
-      batch: optInt(req, 'batch', 1, 1), prompt: optInt(req, 'prompt_tokens', null, 1),
-      gen: optInt(req, 'gen_tokens', null, 0), seed: optInt(req, 'seed', 0),
-      nextToken: req.next_token ?? 'greedy',
+    const need = (key, min) => {
+      const v = req[key];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+        throw badRequest(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+      }
+      return v;
     };
-    if (g.prompt === null || g.gen === null) throw badRequest("'generate' needs prompt_tokens and gen_tokens");
+    const g = { batch: need('batch', 1), prompt: need('prompt_tokens', 1), gen: need('gen_tokens', 0),
+                seed: need('seed', 0), nextToken: req.next_token };
     if (g.nextToken !== 'greedy' && g.nextToken !== 'fixed') throw badRequest("'next_token' must be greedy or fixed");
     return g;
   }
@@ -179,14 +192,10 @@ export function makeGenerateOps(ctx) {
     const st = requireSession(req.op);
     const io = parseIo(st, req.io);
     const g = parseShape(req);
-    const warmN = optInt(req, 'warmup_requests', 1);
-    const warmMs = optNum(req, 'warmup_ms', 0);
-    const minN = optInt(req, 'requests', 5, 1);
-    const minMs = optNum(req, 'min_duration_ms', 0);
-    const maxN = optInt(req, 'max_requests', 100000, 1);
-    const maxMs = optNum(req, 'max_duration_ms', 600000);
+    const t = generationTiming(req);
+    const warmN = t.warmupIterations, warmMs = t.warmupMs, minN = t.iterations, minMs = t.durationMs;
+    const maxN = t.maxIterations, maxMs = t.maxDurationMs;
     const keepLogits = optBool(req, 'return_logits', false);
-    if (maxN < minN) throw badRequest(`max_requests (${maxN}) < requests (${minN})`);
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
 
@@ -231,8 +240,8 @@ export function makeGenerateOps(ctx) {
     const st = requireSession(req.op);
     const io = parseIo(st, req.io);
     const g = parseShape(req);
-    const warm = optInt(req, 'warmup_iterations', 1);
-    const iters = optInt(req, 'iterations', 5, 1);
+    const t = generationTiming(req);
+    const warm = t.warmupIterations, iters = t.profileIterations;
     const parent = req.tmp_dir ?? os.tmpdir();
     if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
     let dir;

@@ -13,19 +13,11 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/measurement.h"
 #include "core/report.h"
+#include "core/timing.h"
 
 namespace rooflens {
-
-struct GenerationTiming {
-  int warmup_requests = 1;       // warm-up requests at least this many...
-  double warmup_ms = 0;          // ...and at least this long
-  int requests = 5;              // measured requests at least this many...
-  double min_duration_ms = 0;    // ...and at least this long
-  int max_requests = 100000;
-  int profile_iterations = 5;    // profiled iterations per phase (after warmup_requests warm-up iterations)
-  bool layers = true;            // profile the two phases at all
-};
 
 struct GenerationConfig {
   std::filesystem::path model;
@@ -33,8 +25,11 @@ struct GenerationConfig {
   int64_t batch = 1, prompt = 0, gen = 0;
   NextToken next_token = NextToken::greedy;
   uint64_t seed = 0;             // prompt ids (and fixed tokens)
-  int threads = 0;               // intra-op threads, 0 = backend default
-  GenerationTiming timing;
+  int64_t threads = 0;           // intra-op threads, 0 = backend default
+  // One request counts as one iteration: warm-up requests (warmup_iterations, warmup_ms), measured requests
+  // (iterations, duration_s, capped by max_iterations, max_duration_s); profile_iterations per profiled phase;
+  // layers: profile the phases at all. adaptive is not supported.
+  TimingOptions timing;
   bool return_logits = false;    // keep the first measured request's last-position logits per step (tests)
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage
   std::filesystem::path work_dir;
@@ -47,11 +42,12 @@ struct RequestTiming {           // one measured request, ms
   std::vector<double> step_runs_ms;  // per decode step: the run call alone
 };
 
+// One profiled step of a phase, as the neutral record every source yields (core/measurement.h): its
+// profiled_latencies_ms, profiled_runs_ms, kernels and executed_graph are set (no timed samples: the requests
+// above are the timing); assemble_run turns it into layers.
 struct PhaseMeasurement {
   int64_t tokens = 0, past = 0;  // tokens per sequence fed, cached tokens attended to besides them
-  std::vector<double> profiled_latencies_ms;  // measured profiled iterations, timed around the run call
-  std::vector<double> profiled_runs_ms;       // the same iterations as the runtime's profiler timed them
-  std::vector<KernelTiming> kernels;          // in execution order
+  Measurement step;
 };
 
 struct GenerationMeasurement {
@@ -60,12 +56,13 @@ struct GenerationMeasurement {
   double wall_s = 0;
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
+  int64_t threads = 0;           // intra-op threads the runtime used
   std::vector<std::vector<int64_t>> tokens;      // per sequence, first measured request: every generated id
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)
   std::vector<std::vector<float>> logits;        // per step, prefill first: [batch * vocab] (return_logits only)
   std::optional<PhaseMeasurement> prefill, decode;
-  std::optional<std::filesystem::path> optimized_model;  // the graph the kernels belong to (caller deletes it)
   std::string profile_error;     // the profiled run failed (the timed requests stand): why, in one line
+  std::vector<std::string> warnings;  // what the source noticed (an unreadable executed graph, ...)
 };
 
 class DecoderGeneration {

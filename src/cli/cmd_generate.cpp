@@ -1,6 +1,7 @@
 // `rooflens generate`: a decoder language model with a KV cache measured per phase — time to first token, time per
 // output token, tokens/s, bytes streamed per token against the DRAM roof, and a per-layer roofline of a prefill step
 // and of a decode step.
+#include <algorithm>
 #include <iostream>
 
 #include "backends/registry/registry.h"
@@ -18,39 +19,30 @@
 namespace rooflens::cli {
 namespace {
 
-struct GenerateArgs {
-  std::string model, backend = "onnxruntime", prompts = "128", gens = "32", batches = "1", next_token = "greedy";
-  std::string report, html, roofs, opt_level;
-  int threads = 0, warmup = 1, requests = 5, profile_iterations = 5, repeat = 1;
-  uint64_t seed = 0;
-  double warmup_ms = 0, duration_s = 0, timeout_s = 900;
-  bool no_layers = false, quiet = false, json = false, no_roofs = false;
+// The command's options: GenerateOptions as the driver takes it, bound directly where the flag is the field (the
+// timing flags bind the one TimingOptions), plus the flags that need parsing first.
+struct GenerateCommand {
+  GenerateOptions o;
+  std::string backend = "onnxruntime", prompts = "128", gens = "32", batches = "1", next_token = "greedy";
+  std::string html, roofs, opt_level;
+  double timeout_s = 900;
+  bool quiet = false, json = false, no_roofs = false;
 };
 
-GenerateOptions to_options(const GenerateArgs& a) {
-  GenerateOptions o;
-  o.model = a.model;
+GenerateOptions to_options(const GenerateCommand& a) {
+  GenerateOptions o = a.o;
   o.backend = parse_backend_spec(a.backend);
-  if (!a.opt_level.empty()) o.backend.options.emplace_back("graphOptimizationLevel", a.opt_level);
+  if (!a.opt_level.empty()) o.backend.opt_level = a.opt_level;
   o.prompts = parse_int_list(a.prompts, "--prompt");
   o.gens = parse_int_list(a.gens, "--gen");
   o.batches = parse_int_list(a.batches, "-b");
-  o.threads = a.threads;
   o.next_token = a.next_token == "fixed" ? NextToken::fixed : NextToken::greedy;
-  o.seed = a.seed;
-  o.timing.warmup_requests = a.warmup;
-  o.timing.warmup_ms = a.warmup_ms;
-  o.timing.requests = a.requests;
-  o.timing.min_duration_ms = a.duration_s * 1000;
-  o.timing.profile_iterations = a.profile_iterations;
-  o.timing.layers = !a.no_layers;
-  o.repeat = a.repeat;
+  o.timing.max_iterations = std::max(o.timing.max_iterations, o.timing.iterations);
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
-  o.report_path = a.report;
   return o;
 }
 
-int run_generate_command(const GenerateArgs& a) {
+int run_generate_command(const GenerateCommand& a) {
   const GenerateOptions o = to_options(a);
   std::unique_ptr<Backend> backend = make_backend(o.backend);
   const std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "generate"});
@@ -67,7 +59,8 @@ int run_generate_command(const GenerateArgs& a) {
   }
   if (a.json) std::cout << report_to_json(rep);
   else std::cout << generation_summary(rep);
-  if (!a.report.empty() && !a.quiet) std::cerr << "rooflens generate: report written to " << a.report << "\n";
+  if (!o.report_path.empty() && !a.quiet)
+    std::cerr << "rooflens generate: report written to " << o.report_path << "\n";
   if (!a.html.empty()) {
     write_file_atomically(a.html, html_report(rep));
     if (!a.quiet) std::cerr << "rooflens generate: HTML report written to " << a.html << "\n";
@@ -80,7 +73,8 @@ int run_generate_command(const GenerateArgs& a) {
 }  // namespace
 
 void setup_generate(CLI::App& root, Action& action) {
-  auto a = std::make_shared<GenerateArgs>();
+  auto a = std::make_shared<GenerateCommand>();
+  TimingOptions& t = a->o.timing;
   CLI::App* cmd = root.add_subcommand(
       "generate", "Run a decoder LLM with a KV cache: prefill and decode measured apart (TTFT, TPOT, tokens/s), "
                   "bytes per token against the DRAM roof, both phases on the roofline");
@@ -95,14 +89,14 @@ void setup_generate(CLI::App& root, Action& action) {
       "out. Each configuration runs in a fresh runner: warm-up requests, timed requests (profiling off: one prefill,\n"
       "then the decode steps, present fed back as past inside the runner), then a profiled prefill step and a\n"
       "profiled decode step at the last step's context.");
-  cmd->add_option("model", a->model, "ONNX decoder with a KV cache")->required()->check(CLI::ExistingFile);
+  cmd->add_option("model", a->o.model, "ONNX decoder with a KV cache")->required()->check(CLI::ExistingFile);
   cmd->add_option("-B,--backend", a->backend, "Backend and its options: onnxruntime[:key=value,...]");
   cmd->add_option("-p,--prompt", a->prompts, "Prompt tokens per sequence: 128, 128,512 or 64-1024 (powers of two)")
       ->capture_default_str();
   cmd->add_option("-n,--gen", a->gens, "Decode steps per request (tokens generated after the first)")
       ->capture_default_str();
   cmd->add_option("-b,--batch", a->batches, "Sequences per request: 1, 1,4 or 1-8")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Intra-op threads (default: ORT's, one per physical core)")
+  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: ORT's, one per physical core)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--opt-level", a->opt_level, "Graph optimization level")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));
@@ -110,20 +104,27 @@ void setup_generate(CLI::App& root, Action& action) {
                   "greedy: each step feeds the argmax of the last logits; fixed: a seeded id sequence, the same in "
                   "every request and run")
       ->check(CLI::IsMember({"greedy", "fixed"}))->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Seed of the prompt ids (and of the fixed tokens)")->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "Warm-up requests (at least; default 1)")->check(CLI::Range(0, 1000000));
-  cmd->add_option("--warmup-ms", a->warmup_ms, "Warm-up time in ms (at least; default 0)")->check(CLI::Range(0.0, 3.6e6));
-  cmd->add_option("--requests", a->requests, "Measured requests (at least; default 5)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--duration", a->duration_s, "Measured time in seconds (at least; default 0)")
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--repeat", a->repeat, "Timed runs per configuration, each in a fresh runner (default 1; 5 for compare)")
+  cmd->add_option("--seed", a->o.seed, "Seed of the prompt ids (and of the fixed tokens)")->capture_default_str();
+  // Timing: the one TimingOptions, a request counting as one iteration.
+  cmd->add_option("--warmup", t.warmup_iterations, "Warm-up requests (at least)")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("--warmup-ms", t.warmup_ms, "Warm-up time in ms (at least)")
+      ->check(CLI::Range(0.0, 3.6e6))->capture_default_str();
+  cmd->add_option("--requests", t.iterations, "Measured requests (at least)")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--duration", t.duration_s, "Measured seconds (at least)")
+      ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
+  cmd->add_option("--max-requests", t.max_iterations, "Measured requests at most")
+      ->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd->add_option("--profile-iterations", t.profile_iterations, "Profiled iterations of each phase's step")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_flag("--no-layers{false}", t.layers, "Skip the profiled steps (timings only)")->disable_flag_override();
+  cmd->add_option("--repeat", a->o.repeat,
+                  "Timed runs per configuration, each in a fresh runner (default 1; 5 for compare)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--profile-iterations", a->profile_iterations, "Profiled iterations per phase (default 5)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_flag("--no-layers", a->no_layers, "Skip the profiled steps (timings only)");
   cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per stage of one configuration (default 900)")
       ->check(CLI::Range(0.1, 864000.0));
-  cmd->add_option("-f,--report", a->report, "Write the JSON report here (rewritten after every configuration)");
+  cmd->add_option("-f,--report", a->o.report_path, "Write the JSON report here (rewritten after every configuration)");
   cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page");
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofline and no DRAM roof (no hw measurement)");

@@ -44,7 +44,7 @@ void put(CompareSource& src, CompareItem i) {
 
 void add_generation_items(CompareSource& src, const Report& r, const std::string& model) {
   for (const auto& run : r.generation->runs) {
-    const std::string label = generation_label(run);
+    const std::string label = run.key().label();
     CompareItem ttft = item(model, label + kTtftItem, run.ttft_samples_ms, run.repetitions, run.ttft_ms);
     ttft.layers = phase_layers(run, Phase::prefill);
     put(src, std::move(ttft));
@@ -54,16 +54,11 @@ void add_generation_items(CompareSource& src, const Report& r, const std::string
     tpot.layers = phase_layers(run, Phase::decode);
     put(src, std::move(tpot));
   }
-  for (const auto& f : r.failures) {
-    GenerationRun key;
-    key.batch = f.batch;
-    key.threads = f.threads;
-    key.prompt = f.dims.count("prompt") ? f.dims.at("prompt") : 0;
-    key.gen = f.dims.count("gen") ? f.dims.at("gen") : 0;
+  for (const auto& f : r.failures) {  // a failure's key has the runs' dims ("gen", "prompt"): the same label
     for (const char* suffix : {kTtftItem, kTpotItem}) {
       CompareItem i;
       i.model = model;
-      i.config = generation_label(key) + suffix;
+      i.config = f.label() + suffix;
       i.status = failure_status(f.kind);
       i.error = f.stage.empty() ? f.message : f.stage + ": " + f.message;
       std::replace(i.error.begin(), i.error.end(), '\n', ' ');

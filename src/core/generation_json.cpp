@@ -24,14 +24,24 @@ ROOFLENS_JSON_FIELDS(GenerationRun, batch, prompt, gen, threads, next_token, ttf
                      kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
                      dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
                      layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
-void to_json(json& j, const Generation& g) { j = json{{"io", g.io}, {"runs", g.runs}}; }
+// Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
+// page, never read back.
+void to_json(json& j, const Generation& g) {
+  json runs = json::array();
+  for (const auto& r : g.runs) {
+    json one{{"label", r.key().label()}};
+    one.update(json(r));
+    runs.push_back(std::move(one));
+  }
+  j = json{{"io", g.io}, {"runs", std::move(runs)}};
+}
 
 // The samples must be what the figures say they are: a malformed report is refused here, not misread by compare.
 void from_json(const json& j, Generation& g) {
   j.at("io").get_to(g.io);
   j.at("runs").get_to(g.runs);
   for (const auto& r : g.runs) {
-    const std::string run = "generation run " + generation_label(r) + ": ";
+    const std::string run = "generation run " + r.key().label() + ": ";
     const size_t requests = r.ttft_samples_ms.size();
     const size_t steps = requests * static_cast<size_t>(std::max<int64_t>(0, r.gen));
     if (r.e2e_samples_ms.size() != requests || r.tpot_samples_ms.size() != steps)
@@ -44,11 +54,12 @@ void from_json(const json& j, Generation& g) {
 std::string to_string(NextToken t) { return t == NextToken::greedy ? "greedy" : "fixed"; }
 std::string to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
 
-std::string generation_label(const GenerationRun& r) {
-  std::string s = "batch=" + std::to_string(r.batch) + " prompt=" + std::to_string(r.prompt) +
-                  " gen=" + std::to_string(r.gen);
-  if (r.threads > 0) s += " threads=" + std::to_string(r.threads);
-  return s;
+RunKey GenerationRun::key() const {
+  RunKey k;
+  k.batch = batch;
+  k.dims = {{"gen", gen}, {"prompt", prompt}};
+  k.threads = threads;
+  return k;
 }
 
 }  // namespace rooflens

@@ -20,13 +20,6 @@ namespace rooflens {
 namespace fs = std::filesystem;
 namespace {
 
-int64_t threads_used(int requested, const BackendInfo& b, const HardwareInfo* hw) {
-  if (requested > 0) return requested;
-  auto it = b.options.find("intraOpNumThreads");
-  if (it != b.options.end() && std::atoll(it->second.c_str()) > 0) return std::atoll(it->second.c_str());
-  return hw && hw->machine.cores > 0 ? hw->machine.cores : 0;  // ORT's default: one per physical core
-}
-
 uint64_t last_level_cache(const HardwareInfo* hw) {
   uint64_t best = 0;
   if (!hw) return 0;
@@ -53,11 +46,11 @@ void refresh_warnings(GenerationRun& r, const std::vector<std::string>& others) 
 
 class GenerateGrid {
  public:
-  GenerateGrid(const GenerateOptions& o, DecoderGeneration& gen, const DeclaredIo& declared, const HardwareInfo* hw,
+  GenerateGrid(const GenerateOptions& o, Backend& backend, const DeclaredIo& declared, const HardwareInfo* hw,
                const GenerateHooks& hooks, Report& rep)
-      : o_(o), gen_(gen), declared_(declared), io_(rep.generation->io), hw_(hw), hooks_(hooks), rep_(rep),
-        work_("rooflens"), grid_(expand_generate_grid(o)), rounds_(std::max(1, o.repeat)), slots_(grid_.size()),
-        threads_(threads_used(o.threads, *rep.backend, hw)) {}
+      : o_(o), gen_(*backend.generation()), rules_(backend.mapping_rules()), declared_(declared),
+        io_(rep.generation->io), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"), grid_(expand_generate_grid(o)),
+        rounds_(std::max(1, o.repeat)), slots_(grid_.size()), threads_(backend.threads_for(o.threads)) {}
 
   void run() {
     const size_t steps = grid_.size() * static_cast<size_t>(rounds_);
@@ -69,7 +62,7 @@ class GenerateGrid {
         }
         if (slots_[i].done) continue;
         if (hooks_.progress)
-          hooks_.progress(label(grid_[i]) + (rounds_ > 1 ? " · run " + std::to_string(round) + "/" +
+          hooks_.progress(key(grid_[i]).label() + (rounds_ > 1 ? " · run " + std::to_string(round) + "/" +
                                                                std::to_string(rounds_)
                                                          : ""),
                           (static_cast<size_t>(round) - 1) * grid_.size() + i, steps);
@@ -86,12 +79,14 @@ class GenerateGrid {
     bool done = false;                    // failed: no further repetitions
   };
 
-  std::string label(const GenerateConfig& c) const {
+  // The configuration's key, as its run and a failure of it record it.
+  RunKey key(const GenerateConfig& c) const {
     GenerationRun r;
     r.batch = c.batch;
     r.prompt = c.prompt;
     r.gen = c.gen;
-    return generation_label(r);
+    r.threads = threads_;
+    return r.key();
   }
 
   Model step_model(const GenerateConfig& c, int64_t tokens, int64_t past) const {
@@ -134,9 +129,7 @@ class GenerateGrid {
       if (stopped) rep_.partial = true;
       if (stopped && slot.run) return;  // Ctrl-C during a later run: the finished runs stand
       Failure f;
-      f.batch = c.batch;
-      f.dims = {{"prompt", c.prompt}, {"gen", c.gen}};
-      f.threads = threads_;
+      static_cast<RunKey&>(f) = key(c);
       f.stage = e.stage;
       f.kind = stopped ? "interrupted" : e.kind;
       f.message = stopped ? "interrupted (Ctrl-C)"
@@ -155,6 +148,7 @@ class GenerateGrid {
     r.gen = c.gen;
     r.threads = threads_;
     r.next_token = o_.next_token;
+    for (const auto& w : m.warnings) others.push_back(w);
     const Model prefill = step_model(c, c.prompt, 0);
     const std::optional<Model> decode =
         c.gen > 0 ? std::optional<Model>(step_model(c, 1, c.prompt + c.gen - 1)) : std::nullopt;
@@ -180,16 +174,15 @@ class GenerateGrid {
       r.layers_error = m.profile_error;
       others.push_back("no layer times: the profiled run failed (the timed requests stand): " + m.profile_error);
     }
-    std::optional<Model> optimized = load_optimized(m, c, others);
     if (m.prefill)
       r.phases.push_back(phase_profile(Phase::prefill, prefill,
                                        step_dims(declared_, step_shapes(io_, c.batch, c.prompt, 0)), *m.prefill,
-                                       optimized, hw_, threads_));
+                                       rules_, hw_, c.batch, threads_));
     if (m.decode && decode) {
       const auto shapes = step_shapes(io_, c.batch, 1, m.decode->past);
       const Model at = m.decode->past == c.prompt + c.gen - 1 ? *decode : step_model(c, 1, m.decode->past);
-      r.phases.push_back(phase_profile(Phase::decode, at, step_dims(declared_, shapes), *m.decode, optimized, hw_,
-                                       threads_));
+      r.phases.push_back(phase_profile(Phase::decode, at, step_dims(declared_, shapes), *m.decode, rules_, hw_,
+                                       c.batch, threads_));
     }
     for (const auto& p : r.phases)
       for (const auto& w : p.warnings) others.push_back(w);
@@ -197,26 +190,9 @@ class GenerateGrid {
     return r;
   }
 
-  // The graph the runtime ran, for mapping kernels back to nodes; deleted once read (it can be as large as the model).
-  std::optional<Model> load_optimized(const GenerationMeasurement& m, const GenerateConfig& c,
-                                      std::vector<std::string>& warnings) const {
-    if (!m.optimized_model) return std::nullopt;
-    std::optional<Model> out;
-    try {
-      ShapeOverrides s;
-      s.shapes = step_shapes(io_, c.batch, c.prompt, 0);
-      out = load_model(m.optimized_model->string(), s);
-    } catch (const std::exception& e) {
-      warnings.push_back(std::string("the optimized graph could not be read (kernels matched by name only): ") +
-                         e.what());
-    }
-    std::error_code ec;
-    fs::remove(*m.optimized_model, ec);
-    return out;
-  }
-
   const GenerateOptions& o_;
   DecoderGeneration& gen_;
+  const MappingRules& rules_;
   const DeclaredIo& declared_;
   const DecoderIo& io_;
   const HardwareInfo* hw_;
@@ -240,8 +216,8 @@ std::vector<GenerateConfig> expand_generate_grid(const GenerateOptions& o) {
 }
 
 Report run_generate(const GenerateOptions& o, Backend& backend, const HardwareInfo* hw, const GenerateHooks& hooks) {
-  DecoderGeneration* gen = backend.generation();
-  if (!gen) throw UsageError("backend '" + o.backend.name + "' cannot run decoder generation step by step");
+  if (!backend.generation())
+    throw UsageError("backend '" + o.backend.name + "' cannot run decoder generation step by step (use onnxruntime)");
   const DeclaredIo declared = read_declared_io(o.model);
   Report rep;
   rep.tool.version = ROOFLENS_VERSION;
@@ -254,14 +230,14 @@ Report run_generate(const GenerateOptions& o, Backend& backend, const HardwareIn
   const Model base = load_model(o.model, s);
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
-  rep.backend = backend.info();
+  rep.backends = {backend.info()};
   if (hw) rep.hardware = *hw;
   if (!rep.model.analysis.unknown_ops.empty()) {
     std::string ops;
     for (const auto& u : rep.model.analysis.unknown_ops) ops += (ops.empty() ? "" : ", ") + u;
     rep.warnings.push_back("cost unknown for " + ops + ": layers containing them count their FLOPs as 0");
   }
-  GenerateGrid(o, *gen, declared, hw, hooks, rep).run();
+  GenerateGrid(o, backend, declared, hw, hooks, rep).run();
   return rep;
 }
 

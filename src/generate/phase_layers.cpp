@@ -1,39 +1,39 @@
 #include "generate/phase_layers.h"
 
-#include <cmath>
-
 #include "analysis/model_summary.h"
-#include "core/stats.h"
-#include "profile/layers.h"
+#include "assembly/assemble.h"
+#include "model/graph_view.h"
 
 namespace rooflens {
 
 PhaseProfile phase_profile(Phase phase, const Model& step, const std::map<std::string, int64_t>& dims,
-                           const PhaseMeasurement& m, const std::optional<Model>& optimized, const HardwareInfo* hw,
-                           int64_t threads) {
+                           const PhaseMeasurement& m, const MappingRules& rules, const HardwareInfo* hw,
+                           int64_t batch, int64_t threads) {
+  const Analysis a = analyze_model(step, CostRegistry::builtin());
+  const GraphView view = graph_view(step);
+  AssemblyContext ctx;
+  ctx.model = &view;
+  ctx.analysis = &a;
+  ctx.hw = hw;
+  ctx.rules = &rules;
+  RunKey key;
+  key.batch = batch;
+  key.dims = dims;
+  key.threads = threads;
+  ProfileRun run = assemble_run(key, m.step, ctx);
   PhaseProfile p;
   p.phase = phase;
   p.tokens = m.tokens;
   p.past = m.past;
   p.dims = dims;
-  p.latency_ms = summarize(m.profiled_latencies_ms);
-  const Analysis a = analyze_model(step, CostRegistry::builtin());
-  p.flops = a.totals.flops;
-  p.macs = a.totals.macs;
-  LayerBuild lb = build_layers(step, a, optimized, m.kernels, hw, threads);
-  double sum = 0;
-  for (const auto& l : lb.layers) sum += l.time_ms;
-  // Kernel times against the step as the runtime's profiler timed it (the span they live in), as profile does.
-  const double step_ms = m.profiled_runs_ms.empty() ? p.latency_ms.median : median_of(m.profiled_runs_ms);
-  if (step_ms > 0) p.coverage = sum / step_ms;
-  p.layers = std::move(lb.layers);
-  p.unowned = std::move(lb.unowned);
-  p.unmapped_kernels = lb.unmapped_kernels;
-  p.warnings = std::move(lb.warnings);
-  if (!p.layers.empty() && (p.coverage < 0.9 || p.coverage > 1.05))
-    p.warnings.push_back(to_string(phase) + ": layer times cover " +
-                         std::to_string(static_cast<int>(std::lround(p.coverage * 100))) +
-                         "% of the profiled step (expected 90-105%)");
+  p.latency_ms = run.profiled_latency_ms;
+  p.coverage = run.coverage;
+  p.flops = run.flops;
+  p.macs = run.macs;
+  p.layers = std::move(run.layers);
+  p.unowned = std::move(run.unowned);
+  p.unmapped_kernels = run.unmapped_kernels;
+  for (auto& w : run.warnings) p.warnings.push_back(to_string(phase) + ": " + w);
   return p;
 }
 

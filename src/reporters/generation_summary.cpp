@@ -17,10 +17,11 @@ bool is_matmul(const std::string& op) { return op.find("MatMul") != std::string:
 
 std::string header(const Report& r) {
   std::ostringstream out;
-  out << r.model.name << " on " << (r.backend ? r.backend->runtime : "?");
-  if (r.backend && !r.backend->options.empty()) {
+  const BackendInfo* b = r.backends.empty() ? nullptr : &r.backends.front();
+  out << r.model.name << " on " << (b ? b->runtime : "?");
+  if (b && !b->options.empty()) {
     out << "\n  options:";
-    for (const auto& [k, v] : r.backend->options) out << " " << k << "=" << v;
+    for (const auto& [k, v] : b->options) out << " " << k << "=" << v;
   }
   const DecoderIo& io = r.generation->io;
   out << "\n  decoder: " << io.cache.size() << " layers with a KV cache (" << io.kv_heads << " kv heads x head dim "
@@ -38,7 +39,7 @@ std::string bench_table(const Report& r) {
   TextTable t;
   t.columns = {{"model"},       {"size", true},  {"params", true}, {"backend"},
                {"threads", true}, {"batch", true}, {"test"},         {"t/s", true}};
-  const std::string backend = r.backend ? r.backend->name + " " + r.backend->version : "?";
+  const std::string backend = r.backends.empty() ? "?" : r.backends.front().name + " " + r.backends.front().version;
   for (const auto& run : r.generation->runs) {
     auto row = [&](const std::string& test, double tps, double sd) {
       t.rows.push_back({r.model.name, bytes(r.model.weight_bytes), si(static_cast<double>(r.model.analysis.totals.params)),
@@ -57,7 +58,7 @@ std::string latency_table(const Report& r) {
                {"p90", true},      {"p99", true},      {"CV", true},  {"e2e p50", true}, {"requests", true},
                {"peak RSS", true}};
   for (const auto& run : r.generation->runs)
-    t.rows.push_back({generation_label(run), ms(run.ttft_ms.median), ms(run.ttft_ms.p90), ms(run.ttft_ms.p99),
+    t.rows.push_back({run.key().label(), ms(run.ttft_ms.median), ms(run.ttft_ms.p90), ms(run.ttft_ms.p99),
                       ms(run.tpot_ms.median), ms(run.tpot_ms.p90), ms(run.tpot_ms.p99), pct(run.tpot_ms.cv),
                       ms(run.e2e_ms.median), std::to_string(run.ttft_ms.n), bytes(run.peak_rss_bytes)});
   return t.render();
@@ -69,7 +70,7 @@ std::string headline_table(const Report& r) {
                {"bytes/token", true}, {"achieved GB/s", true}, {"DRAM roof GB/s", true}, {"of roof", true}};
   for (const auto& run : r.generation->runs) {
     if (run.gen <= 0) continue;
-    t.rows.push_back({generation_label(run), bytes(run.weight_bytes), bytes(run.kv_bytes_per_token),
+    t.rows.push_back({run.key().label(), bytes(run.weight_bytes), bytes(run.kv_bytes_per_token),
                       bytes(run.kv_bytes_end), bytes(run.decode_bytes_per_token), fixed(run.decode_gbps, 1),
                       run.dram_gbps > 0 ? fixed(run.dram_gbps, 1) + " (" + run.dram_roof + ")" : "-",
                       run.dram_gbps > 0 ? pct(run.decode_gbps / run.dram_gbps) : "-"});
@@ -83,7 +84,7 @@ std::string context_lines(const Report& r) {
   for (const auto& run : r.generation->runs) {
     const auto& s = run.by_context;
     if (s.empty()) continue;
-    out << "  " << generation_label(run) << ": " << fixed(run.tpot_vs_kv.ms_per_mb, 4) << " ms per MB of KV (r "
+    out << "  " << run.key().label() << ": " << fixed(run.tpot_vs_kv.ms_per_mb, 4) << " ms per MB of KV (r "
         << fixed(run.tpot_vs_kv.r, 2) << "); context→TPOT ms:";
     std::vector<size_t> at{0, s.size() / 4, s.size() / 2, 3 * s.size() / 4, s.size() - 1};
     at.erase(std::unique(at.begin(), at.end()), at.end());
@@ -101,7 +102,7 @@ std::string phase_table(const Report& r) {
   for (const auto& run : r.generation->runs)
     for (const auto& p : run.phases) {
       const MatMulBounds b = matmul_bounds(p);
-      t.rows.push_back({generation_label(run), to_string(p.phase), std::to_string(p.tokens), std::to_string(p.past),
+      t.rows.push_back({run.key().label(), to_string(p.phase), std::to_string(p.tokens), std::to_string(p.past),
                         ms(p.latency_ms.median), pct(p.coverage), std::to_string(p.layers.size()),
                         std::to_string(b.layers), std::to_string(b.memory), std::to_string(b.compute),
                         fixed(static_cast<double>(p.flops) / 1e9, 2)});
@@ -159,28 +160,22 @@ std::string generation_summary(const Report& r, size_t top_layers) {
       const GenerationRun& first = r.generation->runs.front();
       for (const auto& ph : first.phases)
         out << "\ntop " << std::min(top_layers, ph.layers.size()) << " layers of the " << to_string(ph.phase)
-            << " step, " << generation_label(first) << " (past " << ph.past << "):\n"
+            << " step, " << first.key().label() << " (past " << ph.past << "):\n"
             << top_layers_table(ph, top_layers);
       if (r.generation->runs.size() > 1) out << "(the other configurations' layers are in the JSON report)\n";
     }
   }
   std::vector<std::string> warnings = r.warnings;
   for (const auto& run : r.generation->runs)
-    for (const auto& w : run.warnings) warnings.push_back(generation_label(run) + ": " + w);
+    for (const auto& w : run.warnings) warnings.push_back(run.key().label() + ": " + w);
   if (!warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : warnings) out << "  - " << w << "\n";
   }
   if (!r.failures.empty()) {
     out << "\nfailures:\n";
-    for (const auto& f : r.failures) {
-      GenerationRun key;
-      key.batch = f.batch;
-      key.prompt = f.dims.count("prompt") ? f.dims.at("prompt") : 0;
-      key.gen = f.dims.count("gen") ? f.dims.at("gen") : 0;
-      key.threads = f.threads;
-      out << "  - " << generation_label(key) << " [" << f.stage << ", " << f.kind << "] " << f.message << "\n";
-    }
+    for (const auto& f : r.failures)
+      out << "  - " << f.label() << " [" << f.stage << ", " << f.kind << "] " << f.message << "\n";
   }
   if (r.partial) out << "\ninterrupted: the report holds the configurations that finished\n";
   return out.str();

@@ -17,7 +17,7 @@ Report gen_report(double ttft, double tpot, int runs = 1) {
   Report r;
   r.tool.command = "generate";
   r.model.name = "tiny";
-  r.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime"}};
   Generation g;
   GenerationRun run;
   run.batch = 1;
@@ -53,10 +53,10 @@ const ItemComparison& find(const Comparison& c, const std::string& config) {
 TEST(CompareGeneration, TtftAndTpotAreItemsOfTheirOwn) {
   const CompareSource src = source_from_report(gen_report(50, 10), "base.json");
   ASSERT_EQ(src.items.size(), 2u);
-  EXPECT_EQ(src.items[0].config, "batch=1 prompt=64 gen=16 · TTFT");
+  EXPECT_EQ(src.items[0].config, "batch=1 gen=16 prompt=64 · TTFT");
   EXPECT_EQ(src.items[0].samples_ms.size(), 12u);
   EXPECT_FALSE(src.items[0].layers);  // no prefill profile in this report
-  EXPECT_EQ(src.items[1].config, "batch=1 prompt=64 gen=16 · TPOT");
+  EXPECT_EQ(src.items[1].config, "batch=1 gen=16 prompt=64 · TPOT");
   EXPECT_EQ(src.items[1].samples_ms.size(), 12u * 16);
   EXPECT_EQ(src.items[1].repetitions, (std::vector<int64_t>{12 * 16}));
   ASSERT_TRUE(src.items[1].layers);
@@ -68,9 +68,9 @@ TEST(CompareGeneration, SlowerDecodeIsARegressionOfTpotOnly) {
   CompareOptions o;
   const Comparison c = compare_sources(source_from_report(gen_report(50, 10), "base.json"),
                                        source_from_report(gen_report(50, 12), "new.json"), o);
-  EXPECT_EQ(find(c, "batch=1 prompt=64 gen=16 · TPOT").verdict, "regression");
-  EXPECT_EQ(find(c, "batch=1 prompt=64 gen=16 · TTFT").verdict, "within noise");
-  ASSERT_TRUE(find(c, "batch=1 prompt=64 gen=16 · TPOT").layers);
+  EXPECT_EQ(find(c, "batch=1 gen=16 prompt=64 · TPOT").verdict, "regression");
+  EXPECT_EQ(find(c, "batch=1 gen=16 prompt=64 · TTFT").verdict, "within noise");
+  ASSERT_TRUE(find(c, "batch=1 gen=16 prompt=64 · TPOT").layers);
 }
 
 // Repeated runs on both sides: the runs are the units (Welch on the logs of the run medians).
@@ -78,7 +78,7 @@ TEST(CompareGeneration, RepeatedRunsAreComparedAsRuns) {
   CompareOptions o;
   const Comparison c = compare_sources(source_from_report(gen_report(50, 10, 3), "base.json"),
                                        source_from_report(gen_report(40, 10, 3), "new.json"), o);
-  const ItemComparison& ttft = find(c, "batch=1 prompt=64 gen=16 · TTFT");
+  const ItemComparison& ttft = find(c, "batch=1 gen=16 prompt=64 · TTFT");
   ASSERT_TRUE(ttft.latency);
   EXPECT_EQ(ttft.latency->unit, "runs");
   EXPECT_EQ(ttft.latency->base_runs, 3);
@@ -97,9 +97,9 @@ TEST(CompareGeneration, AFailedConfigurationFailsBothItems) {
   head.failures = {f};
   const Comparison c = compare_sources(source_from_report(gen_report(50, 10), "base.json"),
                                        source_from_report(head, "new.json"), CompareOptions{});
-  EXPECT_EQ(find(c, "batch=1 prompt=64 gen=16 · TTFT").verdict, "new failure");
-  EXPECT_EQ(find(c, "batch=1 prompt=64 gen=16 · TPOT").verdict, "new failure");
-  EXPECT_EQ(find(c, "batch=1 prompt=64 gen=16 · TPOT").new_status, "crash");
+  EXPECT_EQ(find(c, "batch=1 gen=16 prompt=64 · TTFT").verdict, "new failure");
+  EXPECT_EQ(find(c, "batch=1 gen=16 prompt=64 · TPOT").verdict, "new failure");
+  EXPECT_EQ(find(c, "batch=1 gen=16 prompt=64 · TPOT").new_status, "crash");
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ Report generation_report() {
   rep.model.name = "tiny";
   rep.model.weight_bytes = 4'000'000;
   rep.model.analysis.totals.params = 1'000'000;
-  rep.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+  rep.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime"}};
   Generation g;
   g.io.layout = "optimum";
   g.io.input_ids = "input_ids";
@@ -145,6 +145,7 @@ TEST(GenerationReport, JsonRoundTripsByteForByte) {
   EXPECT_EQ(back.generation->runs[0].phases[0].phase, Phase::decode);
   EXPECT_EQ(report_to_json(back), once);
   EXPECT_NE(once.find("\"next_token\": \"fixed\""), std::string::npos);
+  EXPECT_NE(once.find("\"label\": \"batch=2 gen=4 prompt=100 threads=2\""), std::string::npos);
   // A report without generation writes no such key, as before.
   Report plain;
   EXPECT_EQ(report_to_json(plain).find("generation"), std::string::npos);
@@ -166,7 +167,7 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_NE(s.find(" ± "), std::string::npos);
   EXPECT_NE(s.find("TTFT p50"), std::string::npos);
   EXPECT_NE(s.find("TPOT p50"), std::string::npos);
-  EXPECT_NE(s.find("batch=2 prompt=100 gen=4 threads=2"), std::string::npos);
+  EXPECT_NE(s.find("batch=2 gen=4 prompt=100 threads=2"), std::string::npos);
   EXPECT_NE(s.find("DRAM read x2"), std::string::npos);
   EXPECT_NE(s.find("decode"), std::string::npos);
   const MatMulBounds b = matmul_bounds(generation_report().generation->runs[0].phases[0]);

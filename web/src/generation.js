@@ -3,9 +3,8 @@
 // layers in two colours, the same ceilings the profile roofline draws). Shown only when report.generation exists.
 const PHASE_COLORS = {prefill: '#4e79a7', decode: '#e15759'};
 
-function genLabel(run) {
-  return 'batch=' + run.batch + ' prompt=' + run.prompt + ' gen=' + run.gen + (run.threads > 0 ? ' threads=' + run.threads : '');
-}
+// The run's label as the report stores it (made from its key by rooflens; never derived again here).
+function genLabel(run) { return run.label || ''; }
 
 function renderGeneration(view) {
   const g = view.report.generation;
@@ -43,7 +42,7 @@ function renderGeneration(view) {
 
 // llama-bench: one row per phase of each configuration, t/s = mean ± std over requests.
 function benchTable(view, runs) {
-  const b = view.report.backend || {};
+  const b = (view.report.backends || [])[0] || {};
   const rows = [];
   for (const run of runs) {
     rows.push([genLabel(run), 'pp' + run.prompt, fixed(run.prefill_tokens_per_s, 2) + ' ± ' + fixed(run.prefill_tokens_per_s_std, 2)]);

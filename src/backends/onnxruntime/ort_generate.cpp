@@ -1,5 +1,6 @@
 #include "backends/onnxruntime/ort_generate.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -15,15 +16,19 @@ std::string js_dtype(const std::string& onnx) {
   return onnx;  // float16, int64, int32 are spelled alike
 }
 
-PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p) {
+// One phase's measured runs of the profiled session as the neutral record: kernels summed per node per run.
+PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p,
+                                   const std::optional<GraphView>& executed, int64_t threads) {
   PhaseMeasurement m;
   m.tokens = p.tokens;
   m.past = p.past;
-  m.profiled_latencies_ms = p.run_latencies_ms;
+  m.step.profiled_latencies_ms = p.run_latencies_ms;
   const int first = p.first_run + p.warmup_iterations;
   for (int i = first; i < first + p.iterations && i < static_cast<int>(profile.runs.size()); ++i)
-    m.profiled_runs_ms.push_back(static_cast<double>(profile.runs[static_cast<size_t>(i)].dur_us) / 1000.0);
-  m.kernels = kernel_timings(profile, first, p.iterations);
+    m.step.profiled_runs_ms.push_back(static_cast<double>(profile.runs[static_cast<size_t>(i)].dur_us) / 1000.0);
+  m.step.kernels = kernel_records(profile, first, p.iterations);
+  m.step.executed_graph = executed;
+  m.step.threads = threads;
   return m;
 }
 
@@ -33,7 +38,7 @@ class OrtGeneration : public DecoderGeneration {
 
   GenerationMeasurement generate(const GenerationConfig& c) override {
     OrtSessionOptions opts = base_;
-    if (c.threads > 0) opts.intraOpNumThreads = c.threads;
+    if (c.threads > 0) opts.intraOpNumThreads = static_cast<int>(c.threads);
     if (c.timing.layers)
       opts.optimizedModelFilePath = c.work_dir / ("optimized-generate-" + std::to_string(++serial_) + ".onnx");
     const DecoderBinding io = decoder_binding(c.io);
@@ -50,12 +55,15 @@ class OrtGeneration : public DecoderGeneration {
       GenerationMeasurement m;
       const LoadResult loaded = runner.load(c.model, opts, c.timeout);
       m.load_ms = loaded.load_ms;
-      m.optimized_model = loaded.optimized_model;
+      std::string problem;
+      const std::optional<GraphView> executed = executed_graph(loaded.optimized_model, problem);
+      if (!problem.empty())
+        m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
       stage = "run";
       timed(runner, io, shape, c, m);
       if (c.timing.layers) {
         stage = "profile";
-        profiled(runner, io, shape, c, m);
+        profiled(runner, io, shape, c, executed, m);
       }
       pid_ = 0;
       return m;
@@ -68,15 +76,7 @@ class OrtGeneration : public DecoderGeneration {
  private:
   static void timed(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
                     GenerationMeasurement& m) {
-    GenerateOptions o;
-    o.warmup_requests = c.timing.warmup_requests;
-    o.warmup_ms = c.timing.warmup_ms;
-    o.requests = c.timing.requests;
-    o.min_duration_ms = c.timing.min_duration_ms;
-    o.max_requests = std::max(c.timing.max_requests, c.timing.requests);
-    o.return_logits = c.return_logits;
-    o.timeout = c.timeout;
-    GenerateResult g = runner.generate(io, shape, o);
+    GenerateResult g = runner.generate(io, shape, c.timing, c.timeout, c.return_logits);
     for (auto& q : g.requests)
       m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms)});
     m.wall_s = g.wall_s;
@@ -89,22 +89,17 @@ class OrtGeneration : public DecoderGeneration {
 
   // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
   static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
-                       const GenerationConfig& c, GenerationMeasurement& m) {
-    GenerateProfiledOptions o;
-    o.warmup_iterations = std::max(1, c.timing.warmup_requests);
-    o.iterations = c.timing.profile_iterations;
-    o.tmp_dir = c.work_dir;
-    o.timeout = c.timeout;
+                       const GenerationConfig& c, const std::optional<GraphView>& executed, GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
-      p = runner.generate_profiled(io, shape, o);
+      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir);
     } catch (const RunnerError& e) {
       if (e.kind != ReplyStatus::error) throw;
       m.profile_error = e.what();
       return;
     }
-    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill);
-    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode);
+    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, c.threads);
+    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, c.threads);
   }
 
   OrtSessionOptions base_;

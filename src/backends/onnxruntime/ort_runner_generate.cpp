@@ -60,16 +60,12 @@ std::optional<PhaseRuns> phase(const json& phases, const char* name) {
 
 }  // namespace
 
-GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape& shape, const GenerateOptions& o) {
+GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
+                                   std::chrono::milliseconds timeout, bool return_logits) {
   json req = request("generate", io, shape);
-  req["warmup_requests"] = o.warmup_requests;
-  req["warmup_ms"] = o.warmup_ms;
-  req["requests"] = o.requests;
-  req["min_duration_ms"] = o.min_duration_ms;
-  req["max_requests"] = o.max_requests;
-  req["max_duration_ms"] = o.max_duration_ms;
-  req["return_logits"] = o.return_logits;
-  json r = call(std::move(req), o.timeout);
+  req["timing"] = json::parse(timing_to_json(timing).dump());
+  req["return_logits"] = return_logits;
+  json r = call(std::move(req), timeout);
   GenerateResult out;
   for (const auto& q : r.value("requests", json::array())) {
     GeneratedRequest g;
@@ -97,12 +93,12 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
 }
 
 GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
-                                                    const GenerateProfiledOptions& o) {
+                                                    const TimingOptions& timing, std::chrono::milliseconds timeout,
+                                                    const fs::path& tmp_dir, bool keep_profile) {
   json req = request("generate_profiled", io, shape);
-  req["warmup_iterations"] = o.warmup_iterations;
-  req["iterations"] = o.iterations;
-  if (!o.tmp_dir.empty()) req["tmp_dir"] = fs::absolute(o.tmp_dir).string();
-  json r = call(std::move(req), o.timeout);
+  req["timing"] = json::parse(timing_to_json(timing).dump());
+  if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
+  json r = call(std::move(req), timeout);
   GenerateProfiledResult out;
   out.prefill = phase(r.value("phases", json::object()), "prefill");
   out.decode = phase(r.value("phases", json::object()), "decode");
@@ -112,7 +108,7 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
   const fs::path dir = r.value("profile_dir", std::string());
   auto cleanup = [&] {
     std::error_code ec;
-    if (!o.keep_profile && !dir.empty()) fs::remove_all(dir, ec);
+    if (!keep_profile && !dir.empty()) fs::remove_all(dir, ec);
   };
   try {
     if (file.empty()) throw UserError(model_.string() + ": the runner returned no profile file");
@@ -122,7 +118,7 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
     throw;
   }
   cleanup();
-  if (o.keep_profile) out.profile_file = file;
+  if (keep_profile) out.profile_file = file;
   return out;
 }
 
