@@ -8,6 +8,7 @@
 //   hostile_static.{json,html}         `rooflens analyze` of hostile_ops: unknown-op rows
 //   generate.{onnx,json,html}          a REAL `rooflens generate` of a small zoo llama with a KV cache: prompts 32 and
 //                                      64, 8 decode steps, datasheet ceilings
+//   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -70,6 +71,16 @@ export function buildFixtures() {
     memory: [{level: 'DRAM', kernel: 'read', threads: 2, gbps: 30}]}));
   run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
     '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-f', file('generate.json'), '--html', file('generate.html')]);
+  twoRuntimes();
+}
+
+// A build without ROOFLENS_BACKEND_OPENCV refuses -B opencv as a usage error (exit 2): no fixture then.
+function twoRuntimes() {
+  run(['zoo', 'make', 'squeezenet1_0', '--image', '64', '-o', file('two_runtimes.onnx')]);
+  const r = spawnSync(rooflens, ['profile', file('two_runtimes.onnx'), ...QUICK, '--no-roofs', '-B', 'onnxruntime',
+    '-B', 'opencv', '-f', file('two_runtimes.json'), '--html', file('two_runtimes.html')], {encoding: 'utf8'});
+  console.log('rooflens profile two_runtimes.onnx -B onnxruntime -B opencv -> exit ' + r.status);
+  if (r.status !== 0 && !(r.status === 2 && r.stderr.includes('unknown backend'))) throw new Error(r.stderr + r.stdout);
 }
 
 if (import.meta.url === 'file://' + process.argv[1]) buildFixtures();

@@ -7,9 +7,9 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['roofline', 'Roofline'], ['layers', null],
-  ['breakdown', 'Breakdown'],
-  ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
+const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['runtimes', 'Runtimes'],
+  ['roofline', 'Roofline'], ['layers', null], ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'],
+  ['timeline', 'Timeline'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
@@ -82,6 +82,7 @@ themeToggle();
 const select = header();
 main.append(renderSummary(view));
 if (report.generation) main.append(renderGeneration(view));  // `rooflens generate` reports (generation.js)
+if ((view.report.runtime_comparisons || []).length) main.append(renderRuntimes(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);
 drawRunSections(runHolder);

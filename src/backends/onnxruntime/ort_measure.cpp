@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "backends/onnxruntime/ort_error_class.h"
 #include "model/graph_view.h"
 
 namespace rooflens::ort {
@@ -89,7 +90,8 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
 }
 
 BackendError backend_error(const std::string& stage, const RunnerError& e) {
-  return BackendError(stage, to_string(e.kind), e.what(), e.stderr_tail, e.code, e.detail);
+  return BackendError(stage, to_string(e.kind), e.what(), e.stderr_tail, e.code, e.detail,
+                      e.code == "ort" ? classify_ort_message(e.detail) : "");
 }
 
 OrtSessionOptions session_options(const BackendSpec& spec) {

@@ -191,9 +191,6 @@ struct RunnerError : UserError {
   std::string detail;                // the runner's own one-line message (ORT's text for "ort"), no model path
 };
 
-// Standard base64 (RFC 4648) as Node's Buffer writes it: the runner's encoding of tensor data.
-std::string base64_decode(std::string_view in);
-
 class OrtRunner {
  public:
   explicit OrtRunner(RunnerConfig config = runner_config());  // starts the runner (throws UserError if it cannot)

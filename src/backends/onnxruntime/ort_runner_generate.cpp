@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "backends/onnxruntime/ort_runner.h"
+#include "core/base64.h"
 
 namespace rooflens::ort {
 
