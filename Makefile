@@ -68,14 +68,16 @@ test: fuzz san-test
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
 # `rooflens bench` over every ONNX node test (validate mode); part 5 checks whatif's projections against measured
 # runs (threads 1 -> 2, batch 1 -> 8 on resnet50, mobilenet_v2, bert_base); part 6 times the HTML report's load in
-# headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes).
+# headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 alternates
+# `rooflens generate` with a bare onnxruntime-node generation loop.
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif
+	  rooflens_perf_whatif rooflens_perf_generate
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
-	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; exit $$rc
+	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
+	$(BUILD)/rooflens_perf_generate || rc=1; exit $$rc
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run

@@ -118,7 +118,7 @@ int main() {
   const double duration = env_number("ROOFLENS_BENCH_DURATION", 2);
   const fs::path src = ROOFLENS_SOURCE_DIR;
   const fs::path rooflens = fs::read_symlink("/proc/self/exe").parent_path() / "rooflens";
-  const fs::path bare = src / "bench" / "profile" / "bare_ort.mjs";
+  const fs::path bare = src / "perf" / "profile" / "bare_ort.mjs";
   const fs::path ort_package = src / "runners" / "ort" / "package.json";
   if (!fs::exists(rooflens) || !fs::exists(src / "runners" / "ort" / "node_modules" / "onnxruntime-node")) {
     std::fprintf(stderr, "bench_profile: need %s and onnxruntime-node in runners/ort (make deps)\n", rooflens.c_str());

@@ -808,9 +808,16 @@ async function opSleep(req) {
   return { slept_ms: ms };
 }
 
+// Imported once onnxruntime-node has loaded, so a runner without its packages still says what to install (exit 69).
+const { makeGenerateOps } = await import('./generate.mjs');
+const GENERATE_OPS = makeGenerateOps({
+  ort, fs, os, path, RequestError, badRequest, optInt, optNum, optBool, timingOf, requireSession, createSession,
+  readOrtProfile, runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log,
+});
+
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep,
+  unload: opUnload, sleep: opSleep, ...GENERATE_OPS,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@
 
 namespace rooflens {
 
+class DecoderGeneration;  // backends/generation.h
+
 // How to feed a model's inputs: files named per input (--input), a test data set's input_<i>.pb (matched by the
 // name stored in the file, else by position), else generated with a fixed seed from the model's dims and shapes.
 struct FeedSpec {
@@ -135,6 +137,9 @@ class Backend {
   // A server for many models with this backend's options (its process starts on the first load); nullptr when
   // the backend cannot serve (then `rooflens bench` refuses it with one line).
   virtual std::unique_ptr<ModelServer> serve() { return nullptr; }
+  // Decoder generation step by step with a KV cache (`rooflens generate`, backends/generation.h); nullptr when the
+  // backend cannot (then `rooflens generate` refuses it with one line).
+  virtual DecoderGeneration* generation() { return nullptr; }
 };
 
 }  // namespace rooflens

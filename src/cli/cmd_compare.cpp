@@ -1,5 +1,5 @@
-// `rooflens compare BASE NEW`: what got slower, faster, broken or fixed between two profile reports or two bench
-// results directories, with a significance test on the repeated runs (or, for single runs, their raw samples).
+// `rooflens compare BASE NEW`: what got slower, faster, broken or fixed between two profile (or generation) reports
+// or two bench results directories, with a significance test on the repeated runs (or, for single runs, their raw samples).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -56,10 +56,11 @@ int run_compare(const CompareArgs& a) {
 
 void setup_compare(CLI::App& root, Action& action) {
   auto a = std::make_shared<CompareArgs>();
-  CLI::App* cmd = root.add_subcommand("compare", "Compare two profile reports or two bench results: latency changes "
-                                                 "tested for significance, per-layer deltas, new and fixed failures");
-  cmd->add_option("base", a->base, "BASE: a profile report (rooflens profile -f) or a bench results directory "
-                                   "(or its results.json)")
+  CLI::App* cmd = root.add_subcommand("compare", "Compare two profile or generation reports, or two bench results: "
+                                                 "latency changes tested for significance, per-layer deltas, new and "
+                                                 "fixed failures");
+  cmd->add_option("base", a->base, "BASE: a profile report (rooflens profile -f), a generation report (rooflens "
+                                   "generate -f) or a bench results directory (or its results.json)")
       ->required();
   cmd->add_option("new", a->head, "NEW: the same kind as BASE")->required();
   cmd->add_option("--threshold", a->threshold, "Smallest median change that counts as a regression or improvement: "
@@ -92,11 +93,14 @@ void setup_compare(CLI::App& root, Action& action) {
       "  new failure / fixed       fails in NEW but not in BASE / failed in BASE, passes in NEW\n"
       "Layers (profile reports) are matched by the ONNX nodes they compute; their times are medians without\n"
       "raw samples, so layer deltas carry no significance test.\n"
+      "Generation reports: each configuration is two items, '<config> · TTFT' (one sample per request; layers\n"
+      "of the prefill step) and '<config> · TPOT' (one sample per decode step; layers of the decode step).\n"
       "Exit codes: 0 ok; 1 unreadable input, or --fail-on-regression with a regression or a new failure;\n"
       "2 usage (bad flags, BASE and NEW of different kinds).\n"
       "Examples:\n"
       "  rooflens profile model.onnx --repeat 5 -f base.json   (later, after the change: -f new.json)\n"
       "  rooflens compare base.json new.json\n"
+      "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -f gen-base.json)\n"
       "  rooflens compare results-main/ results-pr/ --threshold 3% --fail-on-regression\n"
       "  rooflens compare base.json new.json --format md -o comment.md\n"
       "  rooflens compare base.json new.json --json | jq '.items[] | select(.verdict == \"regression\")'");

@@ -9,15 +9,12 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/roofs.h"
 #include "cli/shape_flags.h"
 #include "cli/timing_flags.h"
 #include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
-#include "hw/cpu_features.h"
-#include "hw/machine.h"
-#include "hw/measure.h"
-#include "hw/roof_cache.h"
 #include "profile/profile.h"
 #include "reporters/html_report.h"
 #include "reporters/profile_summary.h"
@@ -35,25 +32,6 @@ struct ProfileCommand {
   double timeout_s = 900;
   bool quiet = false, json = false, no_roofs = false;
 };
-
-// Roofs for the roofline: --roofs FILE, else this machine's cached measurement, else a quick one now (cached).
-std::optional<HardwareInfo> obtain_roofs(const ProfileCommand& a) {
-  if (a.no_roofs) return std::nullopt;
-  if (!a.roofs.empty()) return hw::load_roofs_file(a.roofs);
-  MachineDesc here = hw::describe_machine(hw::detect_features());
-  std::string dir = hw::cache_dir_from_env();
-  std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
-  if (auto cached = hw::load_cached(dir, key, false)) return cached;
-  if (!a.quiet) std::cerr << "rooflens profile: no cached roofs for this machine; measuring them (hw --quick)…\n";
-  hw::HwOptions opts;
-  opts.quick = true;
-  HardwareInfo h = hw::measure_hardware(opts, ROOFLENS_VERSION);
-  try {
-    hw::store_cached(dir, h);
-  } catch (const std::exception&) {
-  }
-  return h;
-}
 
 ProfileOptions to_options(const ProfileCommand& a) {
   ProfileOptions o = a.o;
@@ -85,7 +63,7 @@ int run_profile_command(const ProfileCommand& a) {
     owned.push_back(make_backend(spec));
     backends.push_back(owned.back().get());
   }
-  std::optional<HardwareInfo> roofs = obtain_roofs(a);
+  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "profile"});
   ProgressBar bar("profile", !a.quiet);
   Report rep;
   {

@@ -28,6 +28,8 @@ struct MakeArgs {
   std::uint64_t seed = 0;
   bool external_data = false;
   std::string quantize;  // "" | "qdq"
+  bool kv_cache = false;
+  zoo::DecoderConfig decoder;
 };
 
 // "dynamic" keeps the named symbolic dim; a positive integer makes it static.
@@ -76,6 +78,8 @@ int run_make(const MakeArgs& a) {
   o.image = a.image;
   o.opset = a.opset;
   o.seed = a.seed;
+  o.kv_cache = a.kv_cache;
+  o.decoder = a.decoder;
   zoo::BuiltModel m = zoo::make_model(spec, o);
   std::string quantized;
   if (a.quantize == "qdq") {
@@ -94,6 +98,9 @@ int run_make(const MakeArgs& a) {
              human_bytes(saved.model_bytes));
   if (a.external_data) fmt::print(" + {} {}", saved.data_path.filename().string(), human_bytes(saved.data_bytes));
   fmt::print(") in {:.2f} s\n  inputs: {}{}\n", seconds, inputs, quantized);
+  if (a.kv_cache)
+    fmt::print("  outputs: logits, present.0..{}.key|value (feed present back as past_key_values; see rooflens "
+               "generate)\n", m.model.graph().output_size() / 2 - 1);
   return 0;
 }
 
@@ -109,6 +116,7 @@ void setup_zoo(CLI::App& root, Action& action) {
       "  rooflens zoo make resnet50 -o resnet50.onnx\n"
       "  rooflens zoo make bert_base -o bert.onnx --batch 8 --seq 128\n"
       "  rooflens zoo make vgg16 -o vgg16.onnx --external-data\n"
+      "  rooflens zoo make llama -o llama.onnx --kv-cache            # for rooflens generate\n"
       "See docs/zoo.md for each model's published definition.\n");
 
   CLI::App* list = zoo->add_subcommand("list", "List the models with their parameter counts and default inputs");
@@ -132,12 +140,31 @@ void setup_zoo(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"qdq"}));
   make->add_flag("--external-data", args->external_data,
                  "Write weights to FILE.data next to the model (ONNX external data, 4096-byte aligned)");
+  const std::string decoders = "Decoders (gpt2, llama)";
+  make->add_flag("--kv-cache", args->kv_cache,
+                 "Decoders: past_key_values.N.key|value inputs, present.N.key|value outputs, attention_mask and "
+                 "position_ids (Hugging Face Optimum / onnxruntime-genai layout), for rooflens generate")
+      ->group(decoders);
+  const auto size = CLI::Range(std::int64_t{1}, std::int64_t{1} << 20);
+  make->add_option("--layers", args->decoder.layers, "Decoders: transformer layers (default: the published config)")
+      ->check(size)->group(decoders);
+  make->add_option("--hidden", args->decoder.hidden, "Decoders: hidden size")->check(size)->group(decoders);
+  make->add_option("--heads", args->decoder.heads, "Decoders: attention heads (must divide --hidden)")
+      ->check(size)->group(decoders);
+  make->add_option("--kv-heads", args->decoder.kv_heads,
+                   "llama: key/value heads (grouped-query attention; must divide --heads)")
+      ->check(size)->group(decoders);
+  make->add_option("--ffn", args->decoder.ffn, "Decoders: MLP inner size (gpt2 default: 4 x hidden)")
+      ->check(size)->group(decoders);
+  make->add_option("--vocab", args->decoder.vocab, "Decoders: vocabulary size")->check(size)->group(decoders);
   make->footer(
       "Examples:\n"
       "  rooflens zoo make resnet50 -o resnet50.onnx                 # dynamic batch, 1x3x224x224 per item\n"
       "  rooflens zoo make vit_b_16 -o vit.onnx --batch 1 --image 384\n"
       "  rooflens zoo make gpt2 -o gpt2.onnx --seq 1024 --seed 42\n"
       "  rooflens zoo make vgg16 -o vgg16.onnx --external-data       # writes vgg16.onnx + vgg16.onnx.data\n"
+      "  rooflens zoo make gpt2 -o gpt2-kv.onnx --kv-cache           # past_key_values.N.* in, present.N.* out\n"
+      "  rooflens zoo make llama -o tiny.onnx --kv-cache --layers 2 --hidden 256 --heads 4 --kv-heads 2 --vocab 1000\n"
       "  rooflens zoo make resnet18 -o r18q.onnx --quantize qdq      # Q/DQ around every Conv/MatMul/Gemm\n"
       "--quantize qdq writes what a static int8 quantizer writes in QDQ format for op_types_to_quantize =\n"
       "Conv, MatMul, Gemm: int8 weights (symmetric, per tensor), int32 biases, uint8 activations with one fixed\n"

@@ -22,10 +22,11 @@ void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 void setup_lint(CLI::App& root, Action& action);     // cmd_lint.cpp
 void setup_whatif(CLI::App& root, Action& action);   // cmd_whatif.cpp
+void setup_generate(CLI::App& root, Action& action); // cmd_generate.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_bench,  &setup_compare, &setup_top, &setup_lint,
-          &setup_whatif,  &setup_export,  &setup_report, &setup_zoo,     &setup_hw};
+  return {&setup_analyze, &setup_profile, &setup_generate, &setup_bench,  &setup_compare, &setup_top,
+          &setup_lint,    &setup_whatif,  &setup_export,   &setup_report, &setup_zoo,     &setup_hw};
 }
 
 }  // namespace rooflens::cli

@@ -37,5 +37,11 @@ void to_json(json& j, const HardwareInfo& v);
 void to_json(json& j, const Projection& v);
 void from_json(const json& j, Projection& v);
 void from_json(const json& j, HardwareInfo& v);
+void to_json(json& j, const Layer& v);
+void from_json(const json& j, Layer& v);
+void to_json(json& j, const NodeFate& v);
+void from_json(const json& j, NodeFate& v);
+void to_json(json& j, const Generation& v);    // generation_json.cpp
+void from_json(const json& j, Generation& v);
 
 }  // namespace rooflens

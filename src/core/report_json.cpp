@@ -321,6 +321,7 @@ std::string report_to_json(const Report& r, int indent) {
   }
   if (r.findings) j["findings"] = *r.findings;
   if (r.whatif) j["whatif"] = *r.whatif;
+  if (r.generation) j["generation"] = *r.generation;  // `rooflens generate` reports only
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -347,6 +348,7 @@ Report report_from_json(const std::string& text) {
     }
     if (j.contains("findings")) r.findings = j.at("findings").get<std::vector<Finding>>();
     if (j.contains("whatif")) r.whatif = j.at("whatif").get<Projection>();
+    if (j.contains("generation")) r.generation = j.at("generation").get<Generation>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

@@ -178,6 +178,14 @@ std::string Builder::ints(const std::vector<std::int64_t>& values) {
   return constant(key, std::move(t));
 }
 
+std::string Builder::floats(const std::string& key, const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  t.add_dims(static_cast<std::int64_t>(values.size()));
+  for (float v : values) t.add_float_data(v);
+  return constant("floats_" + key, std::move(t));
+}
+
 std::vector<std::string> Builder::node(std::string_view op_type, std::string_view scope,
                                        std::vector<std::string> inputs, Attrs attrs, int outputs) {
   auto* n = model_.mutable_graph()->add_node();

@@ -15,6 +15,12 @@
 
 namespace rooflens::zoo {
 
+// Decoder-only language models (gpt2, llama): overrides of the published config; 0 keeps the model's own.
+struct DecoderConfig {
+  std::int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
+  bool any() const { return layers || hidden || heads || kv_heads || ffn || vocab; }
+};
+
 // What the user asked for. Unset optionals mean "the model's default" (dynamic batch / dynamic seq).
 struct ZooOptions {
   std::optional<std::int64_t> batch;  // nullopt: symbolic dim "batch"
@@ -25,6 +31,10 @@ struct ZooOptions {
   // false builds the structure only (initializers carry dims but no data): used to count parameters
   // for `zoo list` without generating hundreds of MB of weights.
   bool weights = true;
+  // Decoders: past_key_values.N.key|value inputs and present.N.key|value outputs (Hugging Face Optimum /
+  // onnxruntime-genai layout) plus attention_mask and position_ids, for generation with a KV cache.
+  bool kv_cache = false;
+  DecoderConfig decoder;
 };
 
 using Dim = std::variant<std::int64_t, std::string>;  // static size or symbolic name
@@ -70,6 +80,8 @@ class Builder {
   std::string scalar_f32(float value);
   std::string scalar_i64(std::int64_t value);  // 0-d tensor (e.g. a Gather index)
   std::string ints(const std::vector<std::int64_t>& values);  // 1-d int64 tensor (shapes, axes)
+  // 1-d float tensor, for computed tables that are buffers in PyTorch (rotary inverse frequencies).
+  std::string floats(const std::string& key, const std::vector<float>& values);
 
   // Adds a node named "<scope>/<op>" (made unique) and returns its output tensor names.
   std::vector<std::string> node(std::string_view op, std::string_view scope, std::vector<std::string> inputs,

@@ -1,16 +1,20 @@
 // Hugging Face transformers GPT2LMHeadModel, config "gpt2" (124M): Radford et al., "Language Models are
 // Unsupervised Multitask Learners", 2019 (12 layers, hidden 768, 12 heads, MLP 3072, vocab 50257, 1024
 // positions, pre-norm, LayerNorm eps 1e-5, gelu_new = tanh GELU). The LM head reuses (is tied to) wte.
+// --kv-cache adds the Optimum KV-cache I/O (decoder.h); the weights (names, seeds) are the same either way.
 #include <string>
 
+#include "core/errors.h"
 #include "zoo/architectures.h"
+#include "zoo/decoder.h"
 #include "zoo/layers.h"
 
 namespace rooflens::zoo {
 
 namespace {
 
-constexpr std::int64_t kVocab = 50257, kPositions = 1024, kHidden = 768, kHeads = 12, kLayers = 12;
+constexpr std::int64_t kPositions = 1024;
+constexpr DecoderSize kGpt2{12, 768, 12, 12, 3072, 50257};  // layers, hidden, heads, kv heads, MLP, vocab
 constexpr float kEps = 1e-5f;
 constexpr float kInitStd = 0.02f;  // config.initializer_range
 
@@ -19,45 +23,45 @@ std::string conv1d(Builder& b, const std::string& scope, const std::string& x, s
   return linear(b, scope, x, in, out, Init::normal_std(kInitStd));
 }
 
-std::string block(Builder& b, const std::string& scope, const std::string& x, const std::string& causal_bias) {
+std::string block(Builder& b, CausalLm& lm, const DecoderSize& s, std::int64_t layer, const std::string& x) {
+  const std::string scope = "transformer.h." + std::to_string(layer);
   const std::string attn = scope + ".attn";
-  const std::string qkv = conv1d(b, attn + ".c_attn", layernorm(b, scope + ".ln_1", x, kHidden, kEps), kHidden,
-                                 3 * kHidden);
-  const auto parts = b.node("Split", attn, {qkv, b.ints({kHidden, kHidden, kHidden})}, {attr("axis", -1)}, 3);
-  std::string a = attention(b, attn, parts[0], parts[1], parts[2], kHeads, kHidden / kHeads, causal_bias);
-  const std::string h = b.op("Add", scope, {x, conv1d(b, attn + ".c_proj", a, kHidden, kHidden)});
-  std::string m = layernorm(b, scope + ".ln_2", h, kHidden, kEps);
-  m = gelu_tanh(b, scope + ".mlp", conv1d(b, scope + ".mlp.c_fc", m, kHidden, 4 * kHidden));
-  return b.op("Add", scope, {h, conv1d(b, scope + ".mlp.c_proj", m, 4 * kHidden, kHidden)});
+  const std::string qkv =
+      conv1d(b, attn + ".c_attn", layernorm(b, scope + ".ln_1", x, s.hidden, kEps), s.hidden, 3 * s.hidden);
+  const auto parts = b.node("Split", attn, {qkv, b.ints({s.hidden, s.hidden, s.hidden})}, {attr("axis", -1)}, 3);
+  const std::string a = lm.attention(attn, layer, parts[0], parts[1], parts[2], nullptr);
+  const std::string h = b.op("Add", scope, {x, conv1d(b, attn + ".c_proj", a, s.hidden, s.hidden)});
+  std::string m = layernorm(b, scope + ".ln_2", h, s.hidden, kEps);
+  m = gelu_tanh(b, scope + ".mlp", conv1d(b, scope + ".mlp.c_fc", m, s.hidden, s.ffn));
+  return b.op("Add", scope, {h, conv1d(b, scope + ".mlp.c_proj", m, s.ffn, s.hidden)});
 }
 
 }  // namespace
 
+DecoderSize gpt2_size(const DecoderConfig& c) {
+  DecoderSize s = with_overrides(kGpt2, c);
+  if (c.hidden && !c.ffn) s.ffn = 4 * s.hidden;  // config.n_inner = None: 4 x n_embd
+  if (s.kv_heads != s.heads) throw UserError("gpt2 has no grouped-query attention: leave --kv-heads out");
+  check_decoder_size("gpt2", s, false);
+  return s;
+}
+
 BuiltModel build_gpt2(const ZooOptions& o) {
+  const DecoderSize s = gpt2_size(o.decoder);
   Builder b("gpt2", o);
-  b.input("input_ids", onnx::TensorProto_DataType_INT64, {b.batch_dim(), b.seq_dim()});
+  CausalLm lm(b, s, o.kv_cache);
 
   const Init emb = Init::normal_std(kInitStd);
-  const std::string wte = b.param("transformer.wte.weight", {kVocab, kHidden}, emb);
-  const std::string pos = position_ids(b, "transformer", "input_ids");
-  std::string x = b.op("Gather", "transformer.wte", {wte, "input_ids"});
+  const std::string wte = b.param("transformer.wte.weight", {s.vocab, s.hidden}, emb);
+  std::string x = b.op("Gather", "transformer.wte", {wte, lm.ids()});
   x = b.op("Add", "transformer",
-           {x, b.op("Gather", "transformer.wpe", {b.param("transformer.wpe.weight", {kPositions, kHidden}, emb), pos})});
-
-  // Causal mask from the positions themselves (key position <= query position), computed once for all
-  // layers. Unlike slicing a [1024, 1024] buffer to seq, it needs no Shape op, so every dim stays static.
-  const std::string keys = b.op("Unsqueeze", "causal_mask", {pos, b.ints({1, 2})});     // [B, 1, 1, S]
-  const std::string queries = b.op("Unsqueeze", "causal_mask", {pos, b.ints({1, 3})});  // [B, 1, S, 1]
-  const std::string allowed = b.op("LessOrEqual", "causal_mask", {keys, queries});      // [B, 1, S, S]
-  const std::string bias =
-      b.op("Where", "causal_mask", {allowed, b.scalar_f32(0.0f), b.scalar_f32(-10000.0f)});
-
-  for (std::int64_t i = 0; i < kLayers; ++i) x = block(b, "transformer.h." + std::to_string(i), x, bias);
-  x = layernorm(b, "transformer.ln_f", x, kHidden, kEps);
+           {x, b.op("Gather", "transformer.wpe",
+                    {b.param("transformer.wpe.weight", {kPositions, s.hidden}, emb), lm.positions()})});
+  for (std::int64_t i = 0; i < s.layers; ++i) x = block(b, lm, s, i, x);
+  x = layernorm(b, "transformer.ln_f", x, s.hidden, kEps);
   // Tied LM head: logits = x @ wte^T. Transposing the shared initializer keeps one copy of the weights.
   const std::string wte_t = b.op("Transpose", "lm_head", {wte}, {attr("perm", Dims{1, 0})});
-  b.output(b.op("MatMul", "lm_head", {x, wte_t}), "logits", onnx::TensorProto_DataType_FLOAT,
-           {b.batch_dim(), b.seq_dim(), kVocab});
+  lm.finish(b.op("MatMul", "lm_head", {x, wte_t}));
   return b.finish("transformers GPT2LMHeadModel, gpt2 config (random weights, generated by rooflens zoo)");
 }
 

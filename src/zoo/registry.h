@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "zoo/builder.h"
+#include "zoo/decoder.h"
 
 namespace rooflens::zoo {
 
@@ -21,7 +22,10 @@ struct ModelSpec {
   std::int64_t default_image = 0;  // image models: default side, smallest side, and required multiple
   std::int64_t min_image = 0;
   std::int64_t image_multiple = 1;
-  std::int64_t max_seq = 0;  // text models: position-embedding table size
+  std::int64_t max_seq = 0;  // text models: position-embedding table size (rotary: the trained context)
+  // Decoder-only language models: the size a DecoderConfig gives (throws UserError when the model cannot have it).
+  // --kv-cache and the DecoderConfig sizes apply only when set.
+  DecoderSize (*decoder_size)(const DecoderConfig&) = nullptr;
 };
 
 std::span<const ModelSpec> models();

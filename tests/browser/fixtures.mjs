@@ -8,6 +8,8 @@
 //   hostile_run.{onnx,json,html}       node/tensor/producer names carrying HTML, on ops ORT runs
 //   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
 //   hostile_static.{json,html}         `rooflens analyze` of hostile_ops: unknown-op rows
+//   generate.{onnx,json,html}          a REAL `rooflens generate` of a small zoo llama with a KV cache: prompts 32 and
+//                                      64, 8 decode steps, datasheet ceilings
 //   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
@@ -87,6 +89,13 @@ export function buildFixtures() {
   run(['report', file('hostile_ops.json'), '-o', file('hostile_ops.html')]);
   run(['analyze', file('hostile_ops.onnx'), '--format', 'json', '-o', file('hostile_static.json')]);
   run(['report', file('hostile_static.json'), '-o', file('hostile_static.html')]);
+  run(['zoo', 'make', 'llama', '--kv-cache', '--layers', '2', '--hidden', '128', '--heads', '4', '--kv-heads', '2',
+    '--ffn', '256', '--vocab', '500', '-o', file('generate.onnx')]);
+  fs.writeFileSync(file('roofs.json'), JSON.stringify({source: 'datasheet',
+    compute: [{name: 'fp32_fma', isa: 'avx512', dtype: 'fp32', threads: 2, gflops: 300}],
+    memory: [{level: 'DRAM', kernel: 'read', threads: 2, gbps: 30}]}));
+  run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
+    '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-f', file('generate.json'), '--html', file('generate.html')]);
   twoRuntimes();
 }
 

@@ -1,4 +1,5 @@
-// libFuzzer target over the whole static path: wire walk, skeleton parse, shape resolution, cost analysis.
+// libFuzzer target over the whole static path: wire walk, skeleton parse, shape resolution, cost analysis, and
+// `rooflens generate`'s decoder I/O detection (declared inputs/outputs, KV-cache layout).
 // Any input must end in a model or a UserError/UsageError — never a crash, a hang or a sanitizer report.
 #include <cstddef>
 #include <cstdint>
@@ -6,6 +7,8 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/errors.h"
+#include "generate/decoder_io.h"
+#include "model/declared_io.h"
 #include "model/loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,6 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)a;
   } catch (const rooflens::UserError&) {
   } catch (const rooflens::UsageError&) {
+  }
+  try {
+    rooflens::DecoderIo io =
+        rooflens::detect_decoder_io(rooflens::declared_io_from_bytes(data, size, "fuzz.onnx"), "fuzz.onnx");
+    (void)rooflens::step_shapes(io, 1, 1, 1);
+  } catch (const rooflens::UserError&) {
   }
   return 0;
 }

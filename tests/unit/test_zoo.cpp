@@ -46,6 +46,9 @@ struct Expected {
 // gpt2 at batch 1, seq 128: per layer c_attn S*D*3D = 226,492,416 + QK^T/AV 25,165,824 + c_proj S*D*D
 //   = 75,497,472 + MLP 2*S*D*4D = 603,979,776 -> 931,135,488; 12 layers = 11,173,625,856;
 //   tied LM head (included) S*D*V = 128*768*50257 = 4,940,464,128; total 16,114,089,984.
+// llama (SmolLM2-135M) at batch 1, seq 128, D=576, 9 heads sharing 3 kv heads (d 64), MLP F=1536, 30 layers: per
+//   layer q + o 2*S*D*D = 84,934,656, k + v 2*S*D*192 = 28,311,552, QK^T/AV 2*9*S*S*64 = 18,874,368, SwiGLU 3*S*D*F
+//   = 339,738,624 -> 471,859,200; 30 layers = 14,155,776,000; tied LM head S*D*V = 3,623,878,656.
 const Expected kExpected[] = {
     {"resnet18", 11'689'512, 1.81, 1'814'073'344},
     {"resnet50", 25'557'032, 4.09, 4'089'184'256},
@@ -57,6 +60,8 @@ const Expected kExpected[] = {
                                       768 * 768},
     {"gpt2", 124'439'808, 0, 12ULL * (128 * 768 * 2304 + 2 * 12 * 128 * 128 * 64 + 128 * 768 * 768 +
                                       2 * 128 * 768 * 3072) + 128ULL * 768 * 50257},
+    {"llama", 134'515'008, 0, 30ULL * (2 * 128 * 576 * 576 + 2 * 128 * 576 * 192 + 2 * 9 * 128 * 128 * 64 +
+                                       3 * 128 * 576 * 1536) + 128ULL * 576 * 49152},
 };
 
 const Expected& expected(const std::string& name) {
@@ -242,7 +247,7 @@ TEST_P(ZooModel, DefaultsUseNamedDynamicDims) {
 
 INSTANTIATE_TEST_SUITE_P(All, ZooModel,
                          ::testing::Values("resnet18", "resnet50", "mobilenet_v2", "vgg16", "squeezenet1_0",
-                                           "vit_b_16", "bert_base", "gpt2"),
+                                           "vit_b_16", "bert_base", "gpt2", "llama"),
                          [](const auto& info) { return info.param; });
 
 TEST(Zoo, RegistryListsEveryTestedModel) {

@@ -7,9 +7,9 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['runtimes', 'Runtimes'], ['roofline', 'Roofline'], ['layers', null],
-  ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'],
-  ['whatif', 'What if'], ['findings', 'Findings']];
+const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['runtimes', 'Runtimes'],
+  ['roofline', 'Roofline'], ['layers', null], ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'],
+  ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['whatif', 'What if'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
@@ -93,6 +93,7 @@ function footer() {
 themeToggle();
 const select = header();
 main.append(renderSummary(view));
+if (report.generation) main.append(renderGeneration(view));  // `rooflens generate` reports (generation.js)
 if ((view.report.runtime_comparisons || []).length) main.append(renderRuntimes(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);

@@ -5,13 +5,13 @@
 #include <atomic>
 #include <csignal>
 
+#include "backends/onnxruntime/ort_generate.h"
 #include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
-#include "model/graph_view.h"
 
 namespace rooflens::ort {
 namespace {
@@ -27,24 +27,9 @@ int64_t physical_cores() {
   return cores;
 }
 
-// The graph ORT ran, read from the file it dumped (then deleted: it can be as large as the model). A file that
-// cannot be read leaves the kernels to be matched by name, with a warning in the run.
-std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem) {
-  if (!file) return std::nullopt;
-  std::optional<GraphView> g;
-  try {
-    g = read_graph_view(file->string());
-  } catch (const std::exception& e) {
-    problem = e.what();
-  }
-  std::error_code ec;
-  std::filesystem::remove(*file, ec);
-  return g;
-}
-
 class OrtBackend : public Backend {
  public:
-  explicit OrtBackend(OrtSessionOptions base) : base_(std::move(base)) {
+  explicit OrtBackend(OrtSessionOptions base) : base_(std::move(base)), generation_(make_ort_generation(base_, pid_)) {
     OrtRunner probe;  // fails early (one line) when node or onnxruntime-node is missing
     ort_version_ = probe.onnxruntime_version();
     node_version_ = probe.node_version();
@@ -102,11 +87,13 @@ class OrtBackend : public Backend {
   }
 
   std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
+  DecoderGeneration* generation() override { return generation_.get(); }
 
  private:
   OrtSessionOptions base_;
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
+  std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too
   int serial_ = 0;
 };
 

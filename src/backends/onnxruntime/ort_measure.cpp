@@ -5,16 +5,21 @@
 
 #include "backends/onnxruntime/ort_error_class.h"
 #include "backends/onnxruntime/ort_kernel_kind.h"
+#include "model/graph_view.h"
 
 namespace rooflens::ort {
 
 std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
-  int first = p.warmup_iterations;
-  int runs = static_cast<int>(p.profile.runs.size()) - first;
+  return kernel_records(p.profile, p.warmup_iterations, static_cast<int>(p.profile.runs.size()) - p.warmup_iterations);
+}
+
+std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, int runs) {
   std::vector<KernelRecord> out;
-  if (runs <= 0) return out;
+  if (runs <= 0 || first < 0 || static_cast<size_t>(first) >= profile.runs.size()) return out;
   std::unordered_map<std::string, size_t> index;
-  for (const OrtProfileEvent* e : p.profile.kernel_events(first)) {
+  for (const OrtProfileEvent* e : profile.kernel_events(first)) {
+    const int r = e->run_index - first;
+    if (r < 0 || r >= runs) continue;
     auto [it, fresh] = index.emplace(e->node_name, out.size());
     if (fresh) {
       KernelRecord k;
@@ -22,7 +27,7 @@ std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
       k.op = e->op_name;
       k.device = e->provider;
       k.per_iteration_ms.assign(static_cast<size_t>(runs), 0.0);
-      k.start_ms = static_cast<double>(e->ts_us - p.profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
+      k.start_ms = static_cast<double>(e->ts_us - profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
       for (const auto& s : e->input_type_shape) {
         k.input_shapes.push_back(s.dims);
         k.input_dtypes.push_back(onnx_dtype(s.dtype));
@@ -35,10 +40,22 @@ std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
       k.device_class = provider_device(e->provider);
       out.push_back(std::move(k));
     }
-    int r = e->run_index - first;
-    if (r >= 0 && r < runs) out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
+    out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
   }
   return out;
+}
+
+std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem) {
+  if (!file) return std::nullopt;
+  std::optional<GraphView> g;
+  try {
+    g = read_graph_view(file->string());
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  std::error_code ec;
+  std::filesystem::remove(*file, ec);
+  return g;
 }
 
 Inputs inputs_of(const FeedSpec& f) {

@@ -4,6 +4,7 @@
 // optimized-graph node. Shared so both measure the same way.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,12 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& inputs, const Timing
 
 // Per-node kernel times of the measured profiled iterations, in execution order of the first one.
 std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p);
+// The same for runs [first_run, first_run + runs) of a profile (one phase of a generation profile).
+std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first_run, int runs);
+
+// The graph ORT ran, read from the file it dumped (then deleted: it can be as large as the model). A file that
+// cannot be read leaves the kernels to be matched by name: `problem` then says why.
+std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem);
 
 // The request fields for feeding the model as `feed` says.
 Inputs inputs_of(const FeedSpec& feed);

@@ -129,6 +129,57 @@ struct TensorData {
   std::vector<std::string> strings;  // string tensors
 };
 
+// ---- decoder generation (requests generate / generate_profiled; runners/ort/generate.mjs) ----
+
+// The decoder's I/O as the runner feeds it. dtypes in ORT's JavaScript names (float32, float16, int64, int32).
+struct DecoderBinding {
+  std::string input_ids, attention_mask, position_ids, logits;       // mask / positions: "" when absent
+  std::vector<std::pair<std::string, std::string>> past, present;    // per layer: key, value
+  int64_t kv_heads = 0, head_dim = 0, vocab = 0;
+  std::string kv_dtype = "float32", ids_dtype = "int64", mask_dtype = "int64", position_dtype = "int64";
+};
+
+struct GenerateShape {
+  int64_t batch = 1, prompt_tokens = 0, gen_tokens = 0;
+  std::string next_token = "greedy";  // greedy | fixed
+  uint64_t seed = 0;                  // prompt ids (and fixed tokens) are drawn from it
+};
+
+struct GeneratedRequest {
+  double ttft_ms = 0;                 // feeds ready -> first tokens chosen
+  double prefill_run_ms = 0;          // the prefill's session.run alone
+  std::vector<double> steps_ms;       // per decode step: previous tokens chosen -> this step's tokens chosen
+  std::vector<double> step_runs_ms;   // per decode step: session.run alone
+};
+
+struct GenerateResult {
+  std::vector<GeneratedRequest> requests;   // measured, in order
+  double wall_s = 0;
+  int warmup_requests = 0;
+  double warmup_ms = 0;
+  std::string stop_reason;
+  std::vector<std::vector<int64_t>> tokens;      // per sequence: the prefill's token, then every decode step's
+  std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)
+  std::vector<std::vector<float>> logits;        // per step (prefill first): [batch * vocab] (return_logits only)
+  uint64_t peak_rss_bytes = 0, rss_bytes = 0;
+};
+
+// One phase's runs in the profiled session: run indices [first_run + warmup_iterations, first_run + warmup + iterations)
+// are the measured ones.
+struct PhaseRuns {
+  int first_run = 0, warmup_iterations = 0, iterations = 0;
+  int64_t past = 0, tokens = 0;       // the step's past length and tokens per sequence
+  std::vector<double> run_latencies_ms;  // measured iterations, timed around session.run
+};
+
+struct GenerateProfiledResult {
+  OrtProfile profile;
+  std::optional<PhaseRuns> prefill, decode;  // decode absent when gen_tokens is 0
+  double session_create_ms = 0;
+  uint64_t peak_rss_bytes = 0;
+  std::filesystem::path profile_file;        // set when keep_profile
+};
+
 struct RunnerError : UserError {
   RunnerError(ReplyStatus kind, std::string code, const std::string& message, std::string stderr_tail,
               std::string detail = "")
@@ -159,6 +210,15 @@ class OrtRunner {
                                  const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
   std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5));
   void unload();
+  // Decoder generation on the loaded session (ort_runner_generate.cpp): prefill + decode steps, present fed back
+  // as past inside the runner; then per-layer profiles of a prefill step and of the last decode step.
+  // `timing` counts requests as iterations (warm-up, measured, caps; profile_iterations per profiled phase).
+  // `return_logits` (tests): the first measured request's last-position logits of every step.
+  GenerateResult generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
+                          std::chrono::milliseconds timeout, bool return_logits = false);
+  GenerateProfiledResult generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
+                                           const TimingOptions& timing, std::chrono::milliseconds timeout,
+                                           const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
 
   // New runner process; the loaded model is gone (load() again).
   void restart();

@@ -1,0 +1,315 @@
+// Decoder generation inside the runner (requests `generate` and `generate_profiled`, docs/runner-protocol.md):
+// one prefill over the prompt, then decode steps of one token per sequence, each feeding the previous step's
+// present.N.key|value back as past_key_values.N.key|value. The KV cache never leaves this process: rooflens sends
+// names and sizes, and gets timings (and, when asked, tokens and logits) back.
+//
+// run.mjs passes its helpers in (`makeGenerateOps(ctx)`), so both requests answer and fail like every other one.
+
+export function makeGenerateOps(ctx) {
+  const { ort, fs, os, path, RequestError, badRequest, optInt, optBool, timingOf, requireSession, createSession,
+    readOrtProfile, runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log } = ctx;
+
+  // The request's `timing` (every field required, as for run_timed): a request counts as one iteration.
+  function generationTiming(req) {
+    const t = timingOf(req);
+    if (t.adaptive) throw badRequest("'timing.adaptive' is not supported by generate: give a number of requests");
+    return t;
+  }
+
+  const KV_ARRAYS = { float32: Float32Array, float16: Uint16Array };
+  const ID_ARRAYS = { int64: BigInt64Array, int32: Int32Array };
+
+  function name(io, key, required) {
+    const v = io[key];
+    if (v === undefined || v === null || v === '') {
+      if (required) throw badRequest(`'io.${key}' is required`);
+      return null;
+    }
+    if (typeof v !== 'string') throw badRequest(`'io.${key}' must be a string`);
+    return v;
+  }
+
+  function pairs(io, key) {
+    const v = io[key];
+    if (!Array.isArray(v) || !v.length || !v.every((p) => Array.isArray(p) && p.length === 2 &&
+        p.every((s) => typeof s === 'string'))) {
+      throw badRequest(`'io.${key}' must be a non-empty list of [key, value] names`);
+    }
+    return v;
+  }
+
+  // The decoder's I/O as rooflens detected it; every name checked against the session's own.
+  function parseIo(st, raw) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest("'io' must be an object");
+    const io = {
+      ids: name(raw, 'input_ids', true), mask: name(raw, 'attention_mask', false),
+      positions: name(raw, 'position_ids', false), logits: name(raw, 'logits', true),
+      past: pairs(raw, 'past'), present: pairs(raw, 'present'),
+      kvHeads: optInt(raw, 'kv_heads', null, 1), headDim: optInt(raw, 'head_dim', null, 1),
+      vocab: optInt(raw, 'vocab', null, 1),
+      kvDtype: raw.kv_dtype, idsDtype: raw.ids_dtype,
+      maskDtype: raw.mask_dtype ?? 'int64', positionsDtype: raw.position_dtype ?? 'int64',
+    };
+    if (io.kvHeads === null || io.headDim === null || io.vocab === null) {
+      throw badRequest("'io' needs kv_heads, head_dim and vocab");
+    }
+    if (io.mask && raw.mask_dtype === undefined) throw badRequest("'io.mask_dtype' is required with attention_mask");
+    if (io.positions && raw.position_dtype === undefined) throw badRequest("'io.position_dtype' is required with position_ids");
+    if (!KV_ARRAYS[io.kvDtype]) throw badRequest(`io.kv_dtype must be float32 or float16, got ${io.kvDtype}`);
+    for (const k of ['idsDtype', 'maskDtype', 'positionsDtype']) {
+      if (!ID_ARRAYS[io[k]]) throw badRequest(`io: integer inputs must be int64 or int32, got ${io[k]}`);
+    }
+    if (io.past.length !== io.present.length) throw badRequest("'io.past' and 'io.present' differ in length");
+    const inputs = new Set(st.session.inputNames), outputs = new Set(st.session.outputNames);
+    const fed = [io.ids, io.mask, io.positions, ...io.past.flat()].filter((n) => n !== null);
+    for (const n of fed) if (!inputs.has(n)) throw badRequest(`model has no input '${n}'`);
+    for (const n of [io.logits, ...io.present.flat()]) if (!outputs.has(n)) throw badRequest(`model has no output '${n}'`);
+    const unfed = [...inputs].filter((n) => !fed.includes(n));
+    if (unfed.length) throw badRequest(`generate cannot feed input(s) ${unfed.join(', ')}`);
+    return io;
+  }
+
+  // The request's shape and token choice: every field required (the C++ side decides them all).
+  function parseShape(req) {
+    const need = (key, min) => {
+      const v = req[key];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+        throw badRequest(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+      }
+      return v;
+    };
+    const g = { batch: need('batch', 1), prompt: need('prompt_tokens', 1), gen: need('gen_tokens', 0),
+                seed: need('seed', 0), nextToken: req.next_token };
+    if (g.nextToken !== 'greedy' && g.nextToken !== 'fixed') throw badRequest("'next_token' must be greedy or fixed");
+    return g;
+  }
+
+  function idTensor(dtype, values, dims) {
+    const a = new ID_ARRAYS[dtype](values.length);
+    for (let i = 0; i < values.length; ++i) a[i] = dtype === 'int64' ? BigInt(values[i]) : values[i];
+    return new ort.Tensor(dtype, a, dims);
+  }
+
+  // Seeded ids in [0, vocab): the prompt, and the tokens `fixed` feeds, one stream each (rows one after another).
+  function drawIds(seed, stream, count, vocab) {
+    const r = mulberry32((fnv1a(stream) ^ (seed >>> 0)) >>> 0);
+    return Array.from({ length: count }, () => Math.floor(r() * vocab));
+  }
+
+  // Every step's feeds, from the tokens it feeds (one row per sequence), the past length and the previous present.
+  function stepFeeds(io, g, tokens, past, cache) {
+    const steps = tokens.length / g.batch;
+    const total = past + steps;
+    const feeds = { [io.ids]: idTensor(io.idsDtype, tokens, [g.batch, steps]) };
+    if (io.mask) feeds[io.mask] = idTensor(io.maskDtype, new Array(g.batch * total).fill(1), [g.batch, total]);
+    if (io.positions) {
+      const pos = [];
+      for (let b = 0; b < g.batch; ++b) for (let i = 0; i < steps; ++i) pos.push(past + i);
+      feeds[io.positions] = idTensor(io.positionsDtype, pos, [g.batch, steps]);
+    }
+    io.past.forEach(([k, v], i) => {
+      if (cache) {
+        feeds[k] = cache[io.present[i][0]];
+        feeds[v] = cache[io.present[i][1]];
+      } else {  // the prefill: an empty cache, [batch, kv_heads, 0, head_dim]
+        const empty = new ort.Tensor(io.kvDtype, new KV_ARRAYS[io.kvDtype](0), [g.batch, io.kvHeads, 0, io.headDim]);
+        feeds[k] = empty;
+        feeds[v] = empty;
+      }
+    });
+    return feeds;
+  }
+
+  function halfToFloat(h) {
+    const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e === 0) return s * m * 2 ** -24;
+    if (e === 31) return m ? NaN : s * Infinity;
+    return s * (1 + m / 1024) * 2 ** (e - 15);
+  }
+
+  // The logits of each sequence's last position, as float32 rows [batch, vocab].
+  function lastLogits(io, out, g) {
+    const t = out[io.logits];
+    const [b, s, v] = t.dims;
+    if (b !== g.batch || v !== io.vocab) {
+      throw new RequestError('ort', `output '${io.logits}' has dims [${t.dims}], expected [${g.batch}, S, ${io.vocab}]`,
+        { stage: 'run' });
+    }
+    const rows = new Float32Array(b * v);
+    for (let r = 0; r < b; ++r) {
+      const base = (r * s + s - 1) * v;
+      for (let i = 0; i < v; ++i) rows[r * v + i] = t.type === 'float16' ? halfToFloat(t.data[base + i]) : t.data[base + i];
+    }
+    return rows;
+  }
+
+  function argmaxRows(rows, batch, vocab) {
+    const out = [];
+    for (let r = 0; r < batch; ++r) {
+      let best = 0, bestV = -Infinity;
+      for (let i = 0; i < vocab; ++i) {
+        const x = rows[r * vocab + i];
+        if (x > bestV) { bestV = x; best = i; }
+      }
+      out.push(best);
+    }
+    return out;
+  }
+
+  // One request: prefill, then g.gen decode steps. Times (ms): ttft = feeds ready -> first tokens picked;
+  // steps[i] = previous tokens picked -> this step's tokens picked (inter-token latency: building the feeds, the
+  // run, picking); runs[i] = the step's session.run alone.
+  async function oneRequest(session, io, g, prompt, fixed, keep) {
+    const feeds0 = stepFeeds(io, g, prompt, 0, null);
+    const t0 = nowNs();
+    let out = await runOnce(session, feeds0);
+    const r0 = nowNs();
+    let rows = lastLogits(io, out, g);
+    let next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab) : fixed.slice(0, g.batch);
+    let prev = nowNs();
+    const res = { ttft_ms: nsToMs(prev - t0), prefill_run_ms: nsToMs(r0 - t0), steps_ms: [], step_runs_ms: [] };
+    const tokens = [next];
+    const logits = keep ? [rows] : null;
+    for (let s = 0; s < g.gen; ++s) {
+      const feeds = stepFeeds(io, g, next, g.prompt + s, out);
+      const a = nowNs();
+      out = await runOnce(session, feeds);
+      const b = nowNs();
+      rows = lastLogits(io, out, g);
+      next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab)
+        : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
+      const c = nowNs();
+      res.steps_ms.push(nsToMs(c - prev));
+      res.step_runs_ms.push(nsToMs(b - a));
+      prev = c;
+      tokens.push(next);
+      if (keep) logits.push(rows);
+    }
+    return { res, tokens, logits };
+  }
+
+  async function opGenerate(req) {
+    const st = requireSession(req.op);
+    const io = parseIo(st, req.io);
+    const g = parseShape(req);
+    const t = generationTiming(req);
+    const warmN = t.warmupIterations, warmMs = t.warmupMs, minN = t.iterations, minMs = t.durationMs;
+    const maxN = t.maxIterations, maxMs = t.maxDurationMs;
+    const keepLogits = optBool(req, 'return_logits', false);
+    const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
+    const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
+
+    const w0 = nowNs();
+    let warm = 0;
+    while (warm < warmN || nsToMs(nowNs() - w0) < warmMs) {
+      await oneRequest(st.session, io, g, prompt, fixed, false);
+      ++warm;
+      if (nsToMs(nowNs() - w0) > maxMs) break;
+    }
+    const warmupMs = nsToMs(nowNs() - w0);
+
+    const requests = [];
+    let first = null, stop = null;
+    const m0 = nowNs();
+    for (;;) {
+      const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null);
+      if (first === null) first = r;
+      requests.push(r.res);
+      const elapsed = nsToMs(nowNs() - m0);
+      if (requests.length >= minN && elapsed >= minMs) { stop = 'min_reached'; break; }
+      if (requests.length >= maxN) { stop = 'max_iterations'; break; }
+      if (elapsed >= maxMs) { stop = 'max_duration'; break; }
+    }
+    const res = {
+      requests, wall_s: Number(nowNs() - m0) / 1e9, warmup_requests: warm, warmup_ms: warmupMs, stop_reason: stop,
+      // Generated ids per sequence of the first measured request: the prefill's token, then each decode step's.
+      tokens: Array.from({ length: g.batch }, (_, b) => first.tokens.map((t) => t[b])),
+      peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss,
+    };
+    if (keepLogits) {
+      res.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));
+      res.logits = first.logits.map((rows, step) => ({ step, dims: [g.batch, io.vocab],
+        data_b64: Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength).toString('base64') }));
+    }
+    return res;
+  }
+
+  // Per-layer profiles of both phases in one profiled session: the prefill's feeds run warmup + iterations times;
+  // then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations times.
+  async function opGenerateProfiled(req) {
+    const st = requireSession(req.op);
+    const io = parseIo(st, req.io);
+    const g = parseShape(req);
+    const t = generationTiming(req);
+    const warm = t.warmupIterations, iters = t.profileIterations;
+    const parent = req.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
+    let dir;
+    try {
+      dir = fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
+    } catch (e) {
+      throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
+    }
+    const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
+    delete options.optimizedModelFilePath;
+    const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
+    const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
+    let session = null, runs = 0;
+    const timed = async (feeds) => {
+      const a = nowNs();
+      const out = await runOnce(session, feeds);
+      ++runs;
+      return { out, ms: nsToMs(nowNs() - a) };
+    };
+    try {
+      const t0 = nowNs();
+      session = await createSession(st.model, options);
+      const sessionMs = nsToMs(nowNs() - t0);
+      const phases = {};
+      const prefillFeeds = stepFeeds(io, g, prompt, 0, null);
+      let last = null;
+      const prefillMs = [];
+      for (let i = 0; i < warm + iters; ++i) {
+        last = await timed(prefillFeeds);
+        if (i >= warm) prefillMs.push(last.ms);
+      }
+      phases.prefill = { first_run: 0, warmup_iterations: warm, iterations: iters, past: 0, tokens: g.prompt,
+        run_latencies_ms: prefillMs };
+      if (g.gen > 0) {
+        let out = last.out;
+        let next = g.nextToken === 'greedy' ? argmaxRows(lastLogits(io, out, g), g.batch, io.vocab) : fixed.slice(0, g.batch);
+        for (let s = 0; s + 1 < g.gen; ++s) {
+          out = (await timed(stepFeeds(io, g, next, g.prompt + s, out))).out;
+          next = g.nextToken === 'greedy' ? argmaxRows(lastLogits(io, out, g), g.batch, io.vocab)
+            : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
+        }
+        const feeds = stepFeeds(io, g, next, g.prompt + g.gen - 1, out);
+        const first = runs, decodeMs = [];
+        for (let i = 0; i < warm + iters; ++i) {
+          const r = await timed(feeds);
+          if (i >= warm) decodeMs.push(r.ms);
+        }
+        phases.decode = { first_run: first, warmup_iterations: warm, iterations: iters, past: g.prompt + g.gen - 1,
+          tokens: 1, run_latencies_ms: decodeMs };
+      }
+      try { session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
+      const files = fs.readdirSync(dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
+      if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${dir}, found ${files.length}`);
+      const file = path.join(dir, files[0]);
+      const events = readOrtProfile(file);  // repairs unescaped names in place
+      const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
+      if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
+      return { profile_dir: dir, profile_file: file, session_create_ms: sessionMs, runs, phases,
+        peak_rss_bytes: peakRss() };
+    } catch (e) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw e;
+    } finally {
+      if (session) {
+        try { await session.release(); } catch (e) { log('release failed:', e.message); }
+      }
+    }
+  }
+
+  return { generate: opGenerate, generate_profiled: opGenerateProfiled };
+}

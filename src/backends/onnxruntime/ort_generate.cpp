@@ -1,0 +1,136 @@
+#include "backends/onnxruntime/ort_generate.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "backends/onnxruntime/ort_measure.h"
+
+namespace rooflens::ort {
+namespace {
+
+// ONNX element type names (the report's) -> onnxruntime-node's.
+std::string js_dtype(const std::string& onnx) {
+  if (onnx == "float") return "float32";
+  if (onnx == "double") return "float64";
+  return onnx;  // float16, int64, int32 are spelled alike
+}
+
+// One phase's measured runs of the profiled session as the neutral record: kernels summed per node per run.
+PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p,
+                                   const std::optional<GraphView>& executed, int64_t threads) {
+  PhaseMeasurement m;
+  m.tokens = p.tokens;
+  m.past = p.past;
+  m.step.profiled_latencies_ms = p.run_latencies_ms;
+  const int first = p.first_run + p.warmup_iterations;
+  for (int i = first; i < first + p.iterations && i < static_cast<int>(profile.runs.size()); ++i)
+    m.step.profiled_runs_ms.push_back(static_cast<double>(profile.runs[static_cast<size_t>(i)].dur_us) / 1000.0);
+  m.step.kernels = kernel_records(profile, first, p.iterations);
+  m.step.executed_graph = executed;
+  m.step.threads = threads;
+  return m;
+}
+
+class OrtGeneration : public DecoderGeneration {
+ public:
+  OrtGeneration(OrtSessionOptions base, std::atomic<pid_t>& pid) : base_(std::move(base)), pid_(pid) {}
+
+  GenerationMeasurement generate(const GenerationConfig& c) override {
+    OrtSessionOptions opts = base_;
+    if (c.threads > 0) opts.intraOpNumThreads = static_cast<int>(c.threads);
+    if (c.timing.layers)
+      opts.optimizedModelFilePath = c.work_dir / ("optimized-generate-" + std::to_string(++serial_) + ".onnx");
+    const DecoderBinding io = decoder_binding(c.io);
+    GenerateShape shape;
+    shape.batch = c.batch;
+    shape.prompt_tokens = c.prompt;
+    shape.gen_tokens = c.gen;
+    shape.next_token = to_string(c.next_token);
+    shape.seed = c.seed;
+    std::string stage = "load";
+    try {
+      OrtRunner runner;
+      pid_ = runner.process().pid();
+      GenerationMeasurement m;
+      const LoadResult loaded = runner.load(c.model, opts, c.timeout);
+      m.load_ms = loaded.load_ms;
+      std::string problem;
+      const std::optional<GraphView> executed = executed_graph(loaded.optimized_model, problem);
+      if (!problem.empty())
+        m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
+      stage = "run";
+      timed(runner, io, shape, c, m);
+      if (c.timing.layers) {
+        stage = "profile";
+        profiled(runner, io, shape, c, executed, m);
+      }
+      pid_ = 0;
+      return m;
+    } catch (const RunnerError& e) {
+      pid_ = 0;
+      throw backend_error(stage, e);
+    }
+  }
+
+ private:
+  static void timed(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
+                    GenerationMeasurement& m) {
+    GenerateResult g = runner.generate(io, shape, c.timing, c.timeout, c.return_logits);
+    for (auto& q : g.requests)
+      m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms)});
+    m.wall_s = g.wall_s;
+    m.stop_reason = g.stop_reason;
+    m.peak_rss_bytes = g.peak_rss_bytes;
+    m.tokens = std::move(g.tokens);
+    m.prompt_ids = std::move(g.prompt_ids);
+    m.logits = std::move(g.logits);
+  }
+
+  // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
+  static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
+                       const GenerationConfig& c, const std::optional<GraphView>& executed, GenerationMeasurement& m) {
+    GenerateProfiledResult p;
+    try {
+      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir);
+    } catch (const RunnerError& e) {
+      if (e.kind != ReplyStatus::error) throw;
+      m.profile_error = e.what();
+      return;
+    }
+    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, c.threads);
+    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, c.threads);
+  }
+
+  OrtSessionOptions base_;
+  std::atomic<pid_t>& pid_;
+  int serial_ = 0;
+};
+
+}  // namespace
+
+DecoderBinding decoder_binding(const DecoderIo& io) {
+  DecoderBinding b;
+  b.input_ids = io.input_ids;
+  b.attention_mask = io.attention_mask;
+  b.position_ids = io.position_ids;
+  b.logits = io.logits;
+  for (const auto& kv : io.cache) {
+    b.past.emplace_back(kv.past_key, kv.past_value);
+    b.present.emplace_back(kv.present_key, kv.present_value);
+  }
+  b.kv_heads = io.kv_heads;
+  b.head_dim = io.head_dim;
+  b.vocab = io.vocab;
+  b.kv_dtype = js_dtype(io.kv_dtype);
+  if (!io.ids_dtype.empty()) b.ids_dtype = js_dtype(io.ids_dtype);
+  if (!io.mask_dtype.empty()) b.mask_dtype = js_dtype(io.mask_dtype);
+  if (!io.position_dtype.empty()) b.position_dtype = js_dtype(io.position_dtype);
+  return b;
+}
+
+std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base, std::atomic<pid_t>& runner_pid) {
+  return std::make_unique<OrtGeneration>(base, runner_pid);
+}
+
+}  // namespace rooflens::ort

@@ -1,0 +1,126 @@
+// OrtRunner's decoder-generation requests (docs/runner-protocol.md, `generate` and `generate_profiled`): the request
+// JSON from the typed structs, the response back into them. The KV cache stays in the runner; only names, sizes
+// and timings cross the pipe (and logits, when a test asks for them).
+#include <cstring>
+#include <system_error>
+
+#include "backends/onnxruntime/ort_runner.h"
+#include "core/base64.h"
+
+namespace rooflens::ort {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+json io_json(const DecoderBinding& io) {
+  json past = json::array(), present = json::array();
+  for (const auto& [k, v] : io.past) past.push_back({k, v});
+  for (const auto& [k, v] : io.present) present.push_back({k, v});
+  json j = {{"input_ids", io.input_ids}, {"logits", io.logits}, {"past", past}, {"present", present},
+            {"kv_heads", io.kv_heads}, {"head_dim", io.head_dim}, {"vocab", io.vocab}, {"kv_dtype", io.kv_dtype},
+            {"ids_dtype", io.ids_dtype}, {"mask_dtype", io.mask_dtype}, {"position_dtype", io.position_dtype}};
+  if (!io.attention_mask.empty()) j["attention_mask"] = io.attention_mask;
+  if (!io.position_ids.empty()) j["position_ids"] = io.position_ids;
+  return j;
+}
+
+json request(const char* op, const DecoderBinding& io, const GenerateShape& s) {
+  return {{"op", op},          {"io", io_json(io)},          {"batch", s.batch},
+          {"seed", s.seed},    {"prompt_tokens", s.prompt_tokens}, {"gen_tokens", s.gen_tokens},
+          {"next_token", s.next_token}};
+}
+
+std::vector<double> numbers(const json& j, const char* key) {
+  std::vector<double> out;
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& v : j[key]) out.push_back(v.get<double>());
+  return out;
+}
+
+std::vector<std::vector<int64_t>> id_rows(const json& j, const char* key) {
+  std::vector<std::vector<int64_t>> out;
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& row : j[key]) out.push_back(row.get<std::vector<int64_t>>());
+  return out;
+}
+
+std::optional<PhaseRuns> phase(const json& phases, const char* name) {
+  if (!phases.is_object() || !phases.contains(name)) return std::nullopt;
+  const json& p = phases[name];
+  PhaseRuns r;
+  r.first_run = p.value("first_run", 0);
+  r.warmup_iterations = p.value("warmup_iterations", 0);
+  r.iterations = p.value("iterations", 0);
+  r.past = p.value("past", int64_t{0});
+  r.tokens = p.value("tokens", int64_t{0});
+  r.run_latencies_ms = numbers(p, "run_latencies_ms");
+  return r;
+}
+
+}  // namespace
+
+GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
+                                   std::chrono::milliseconds timeout, bool return_logits) {
+  json req = request("generate", io, shape);
+  req["timing"] = json::parse(timing_to_json(timing).dump());
+  req["return_logits"] = return_logits;
+  json r = call(std::move(req), timeout);
+  GenerateResult out;
+  for (const auto& q : r.value("requests", json::array())) {
+    GeneratedRequest g;
+    g.ttft_ms = q.value("ttft_ms", 0.0);
+    g.prefill_run_ms = q.value("prefill_run_ms", 0.0);
+    g.steps_ms = numbers(q, "steps_ms");
+    g.step_runs_ms = numbers(q, "step_runs_ms");
+    out.requests.push_back(std::move(g));
+  }
+  out.wall_s = r.value("wall_s", 0.0);
+  out.warmup_requests = r.value("warmup_requests", 0);
+  out.warmup_ms = r.value("warmup_ms", 0.0);
+  out.stop_reason = r.value("stop_reason", std::string());
+  out.tokens = id_rows(r, "tokens");
+  out.prompt_ids = id_rows(r, "prompt_ids");
+  for (const auto& l : r.value("logits", json::array())) {
+    const std::string bytes = base64_decode(l.value("data_b64", std::string()));
+    std::vector<float> rows(bytes.size() / sizeof(float));
+    std::memcpy(rows.data(), bytes.data(), rows.size() * sizeof(float));
+    out.logits.push_back(std::move(rows));
+  }
+  out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
+  out.rss_bytes = r.value("rss_bytes", uint64_t{0});
+  return out;
+}
+
+GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
+                                                    const TimingOptions& timing, std::chrono::milliseconds timeout,
+                                                    const fs::path& tmp_dir, bool keep_profile) {
+  json req = request("generate_profiled", io, shape);
+  req["timing"] = json::parse(timing_to_json(timing).dump());
+  if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
+  json r = call(std::move(req), timeout);
+  GenerateProfiledResult out;
+  out.prefill = phase(r.value("phases", json::object()), "prefill");
+  out.decode = phase(r.value("phases", json::object()), "decode");
+  out.session_create_ms = r.value("session_create_ms", 0.0);
+  out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
+  const fs::path file = r.value("profile_file", std::string());
+  const fs::path dir = r.value("profile_dir", std::string());
+  auto cleanup = [&] {
+    std::error_code ec;
+    if (!keep_profile && !dir.empty()) fs::remove_all(dir, ec);
+  };
+  try {
+    if (file.empty()) throw UserError(model_.string() + ": the runner returned no profile file");
+    out.profile = read_ort_profile(file);
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  cleanup();
+  if (keep_profile) out.profile_file = file;
+  return out;
+}
+
+}  // namespace rooflens::ort

@@ -1,0 +1,20 @@
+#pragma once
+// The ceilings a measuring command places layers against: --roofs FILE, else this machine's cached measurement,
+// else a quick one now (then cached). Shared by profile and generate.
+#include <optional>
+#include <string>
+
+#include "core/report.h"
+
+namespace rooflens::cli {
+
+struct RoofsRequest {
+  bool none = false;        // --no-roofs
+  std::string file;         // --roofs FILE
+  bool quiet = false;       // no note on stderr when measuring
+  std::string command;      // names the command in that note
+};
+
+std::optional<HardwareInfo> obtain_roofs(const RoofsRequest& r);
+
+}  // namespace rooflens::cli

@@ -1,0 +1,70 @@
+#include "compare/generation_items.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/comparison.h"
+
+namespace rooflens {
+namespace {
+
+const char* failure_status(const std::string& kind) {
+  static const std::map<std::string, const char*> m{
+      {"error", status::kFail}, {"timeout", status::kTimeout}, {"died", status::kCrash}, {"interrupted", status::kSkip}};
+  auto it = m.find(kind);
+  return it == m.end() ? status::kFail : it->second;
+}
+
+std::optional<std::vector<Layer>> phase_layers(const GenerationRun& run, Phase phase) {
+  for (const auto& p : run.phases)
+    if (p.phase == phase) return p.layers;
+  return std::nullopt;
+}
+
+CompareItem item(const std::string& model, const std::string& config, const std::vector<double>& samples,
+                 std::vector<int64_t> repetitions, const LatencyStats& stats) {
+  CompareItem i;
+  i.model = model;
+  i.config = config;
+  i.status = status::kPass;
+  i.samples_ms = samples;
+  i.repetitions = std::move(repetitions);
+  i.stats = stats;
+  return i;
+}
+
+void put(CompareSource& src, CompareItem i) {
+  auto same = [&](const CompareItem& o) { return o.model == i.model && o.config == i.config; };
+  auto it = std::find_if(src.items.begin(), src.items.end(), same);
+  if (it != src.items.end()) *it = std::move(i);
+  else src.items.push_back(std::move(i));
+}
+
+}  // namespace
+
+void add_generation_items(CompareSource& src, const Report& r, const std::string& model) {
+  for (const auto& run : r.generation->runs) {
+    const std::string label = run.key().label();
+    CompareItem ttft = item(model, label + kTtftItem, run.ttft_samples_ms, run.repetitions, run.ttft_ms);
+    ttft.layers = phase_layers(run, Phase::prefill);
+    put(src, std::move(ttft));
+    std::vector<int64_t> steps;  // a repetition's TPOT samples: its requests x gen
+    for (int64_t n : run.repetitions) steps.push_back(n * run.gen);
+    CompareItem tpot = item(model, label + kTpotItem, run.tpot_samples_ms, steps, run.tpot_ms);
+    tpot.layers = phase_layers(run, Phase::decode);
+    put(src, std::move(tpot));
+  }
+  for (const auto& f : r.failures) {  // a failure's key has the runs' dims ("gen", "prompt"): the same label
+    for (const char* suffix : {kTtftItem, kTpotItem}) {
+      CompareItem i;
+      i.model = model;
+      i.config = f.label() + suffix;
+      i.status = failure_status(f.kind);
+      i.error = f.stage.empty() ? f.message : f.stage + ": " + f.message;
+      std::replace(i.error.begin(), i.error.end(), '\n', ' ');
+      put(src, std::move(i));
+    }
+  }
+}
+
+}  // namespace rooflens

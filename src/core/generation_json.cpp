@@ -1,0 +1,65 @@
+// JSON form of Report::generation ("generation" in docs/report-schema.md). Field order is fixed (ordered_json), so
+// a generation report round-trips byte for byte like the rest of the report.
+#include "core/json_fields.h"
+
+#include <algorithm>
+
+#include "core/errors.h"
+#include "core/repetitions.h"
+
+namespace rooflens {
+
+NLOHMANN_JSON_SERIALIZE_ENUM(NextToken, {{NextToken::greedy, "greedy"}, {NextToken::fixed, "fixed"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::prefill, "prefill"}, {Phase::decode, "decode"}})
+
+ROOFLENS_JSON_FIELDS(KvBinding, past_key, past_value, present_key, present_value)
+ROOFLENS_JSON_FIELDS(DecoderIo, layout, input_ids, attention_mask, position_ids, logits, cache, kv_heads, head_dim,
+                     vocab, kv_dtype, ids_dtype, mask_dtype, position_dtype)
+ROOFLENS_JSON_FIELDS(PhaseProfile, phase, tokens, past, dims, latency_ms, coverage, flops, macs, layers, unowned,
+                     unmapped_kernels, warnings)
+ROOFLENS_JSON_FIELDS(ContextPoint, context, n, tpot_ms, kv_bytes, bytes, gbps)
+ROOFLENS_JSON_FIELDS(ContextFit, intercept_ms, ms_per_mb, r)
+ROOFLENS_JSON_FIELDS(GenerationRun, batch, prompt, gen, threads, next_token, ttft_ms, tpot_ms, e2e_ms,
+                     prefill_tokens_per_s, prefill_tokens_per_s_std, decode_tokens_per_s, decode_tokens_per_s_std,
+                     kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
+                     dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
+                     layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
+// Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
+// page, never read back.
+void to_json(json& j, const Generation& g) {
+  json runs = json::array();
+  for (const auto& r : g.runs) {
+    json one{{"label", r.key().label()}};
+    one.update(json(r));
+    runs.push_back(std::move(one));
+  }
+  j = json{{"io", g.io}, {"runs", std::move(runs)}};
+}
+
+// The samples must be what the figures say they are: a malformed report is refused here, not misread by compare.
+void from_json(const json& j, Generation& g) {
+  j.at("io").get_to(g.io);
+  j.at("runs").get_to(g.runs);
+  for (const auto& r : g.runs) {
+    const std::string run = "generation run " + r.key().label() + ": ";
+    const size_t requests = r.ttft_samples_ms.size();
+    const size_t steps = requests * static_cast<size_t>(std::max<int64_t>(0, r.gen));
+    if (r.e2e_samples_ms.size() != requests || r.tpot_samples_ms.size() != steps)
+      throw UserError(run + "ttft/e2e need one sample per request and tpot gen per request");
+    if (const std::string why = partition_error(r.repetitions, requests); !r.repetitions.empty() && !why.empty())
+      throw UserError(run + "repetitions do not partition the requests: " + why);
+  }
+}
+
+std::string to_string(NextToken t) { return t == NextToken::greedy ? "greedy" : "fixed"; }
+std::string to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
+
+RunKey GenerationRun::key() const {
+  RunKey k;
+  k.batch = batch;
+  k.dims = {{"gen", gen}, {"prompt", prompt}};
+  k.threads = threads;
+  return k;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,184 @@
+#include "reporters/generation_summary.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/text_table.h"
+#include "core/units.h"
+
+namespace rooflens {
+namespace {
+
+std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
+std::string bytes(uint64_t b) { return si_bytes(static_cast<double>(b)); }
+std::string ms(double v) { return fixed(v, v < 100 ? 2 : 1); }
+
+bool is_matmul(const std::string& op) { return op.find("MatMul") != std::string::npos || op == "Gemm"; }
+
+std::string header(const Report& r) {
+  std::ostringstream out;
+  const BackendInfo* b = r.backends.empty() ? nullptr : &r.backends.front();
+  out << r.model.name << " on " << (b ? b->runtime : "?");
+  if (b && !b->options.empty()) {
+    out << "\n  options:";
+    for (const auto& [k, v] : b->options) out << " " << k << "=" << v;
+  }
+  const DecoderIo& io = r.generation->io;
+  out << "\n  decoder: " << io.cache.size() << " layers with a KV cache (" << io.kv_heads << " kv heads x head dim "
+      << io.head_dim << ", " << io.kv_dtype << "; past_key_values.N -> present.N), vocab " << io.vocab
+      << (io.attention_mask.empty() ? ", no attention_mask" : "")
+      << (io.position_ids.empty() ? ", no position_ids" : "");
+  if (r.hardware)
+    out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
+        << r.hardware->measured_at << " on " << r.hardware->machine.model;
+  return out.str() + "\n";
+}
+
+// llama-bench's table: one row per phase of each configuration; t/s is mean ± std over requests (and runs).
+std::string bench_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"model"},       {"size", true},  {"params", true}, {"backend"},
+               {"threads", true}, {"batch", true}, {"test"},         {"t/s", true}};
+  const std::string backend = r.backends.empty() ? "?" : r.backends.front().name + " " + r.backends.front().version;
+  for (const auto& run : r.generation->runs) {
+    auto row = [&](const std::string& test, double tps, double sd) {
+      t.rows.push_back({r.model.name, bytes(r.model.weight_bytes), si(static_cast<double>(r.model.analysis.totals.params)),
+                        backend, std::to_string(run.threads), std::to_string(run.batch), test,
+                        fixed(tps, 2) + " ± " + fixed(sd, 2)});
+    };
+    row("pp" + std::to_string(run.prompt), run.prefill_tokens_per_s, run.prefill_tokens_per_s_std);
+    if (run.gen > 0) row("tg" + std::to_string(run.gen), run.decode_tokens_per_s, run.decode_tokens_per_s_std);
+  }
+  return t.render();
+}
+
+std::string latency_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"config"},         {"TTFT p50", true}, {"p90", true}, {"p99", true}, {"TPOT p50", true},
+               {"p90", true},      {"p99", true},      {"CV", true},  {"e2e p50", true}, {"requests", true},
+               {"peak RSS", true}};
+  for (const auto& run : r.generation->runs)
+    t.rows.push_back({run.key().label(), ms(run.ttft_ms.median), ms(run.ttft_ms.p90), ms(run.ttft_ms.p99),
+                      ms(run.tpot_ms.median), ms(run.tpot_ms.p90), ms(run.tpot_ms.p99), pct(run.tpot_ms.cv),
+                      ms(run.e2e_ms.median), std::to_string(run.ttft_ms.n), bytes(run.peak_rss_bytes)});
+  return t.render();
+}
+
+std::string headline_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"config"},          {"weights", true}, {"KV/token", true}, {"KV at end", true},
+               {"bytes/token", true}, {"achieved GB/s", true}, {"DRAM roof GB/s", true}, {"of roof", true}};
+  for (const auto& run : r.generation->runs) {
+    if (run.gen <= 0) continue;
+    t.rows.push_back({run.key().label(), bytes(run.weight_bytes), bytes(run.kv_bytes_per_token),
+                      bytes(run.kv_bytes_end), bytes(run.decode_bytes_per_token), fixed(run.decode_gbps, 1),
+                      run.dram_gbps > 0 ? fixed(run.dram_gbps, 1) + " (" + run.dram_roof + ")" : "-",
+                      run.dram_gbps > 0 ? pct(run.decode_gbps / run.dram_gbps) : "-"});
+  }
+  return t.rows.empty() ? "" : t.render();
+}
+
+// A few points of the series (first, quartiles, last) and the fitted slope.
+std::string context_lines(const Report& r) {
+  std::ostringstream out;
+  for (const auto& run : r.generation->runs) {
+    const auto& s = run.by_context;
+    if (s.empty()) continue;
+    out << "  " << run.key().label() << ": " << fixed(run.tpot_vs_kv.ms_per_mb, 4) << " ms per MB of KV (r "
+        << fixed(run.tpot_vs_kv.r, 2) << "); context→TPOT ms:";
+    std::vector<size_t> at{0, s.size() / 4, s.size() / 2, 3 * s.size() / 4, s.size() - 1};
+    at.erase(std::unique(at.begin(), at.end()), at.end());
+    for (size_t i : at) out << " " << s[i].context << "→" << ms(s[i].tpot_ms);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string phase_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"config"},        {"phase"},         {"tokens", true},     {"past", true},       {"step ms", true},
+               {"coverage", true}, {"layers", true},  {"MatMuls", true},    {"memory-bound", true},
+               {"compute-bound", true}, {"GFLOP", true}};
+  for (const auto& run : r.generation->runs)
+    for (const auto& p : run.phases) {
+      const MatMulBounds b = matmul_bounds(p);
+      t.rows.push_back({run.key().label(), to_string(p.phase), std::to_string(p.tokens), std::to_string(p.past),
+                        ms(p.latency_ms.median), pct(p.coverage), std::to_string(p.layers.size()),
+                        std::to_string(b.layers), std::to_string(b.memory), std::to_string(b.compute),
+                        fixed(static_cast<double>(p.flops) / 1e9, 2)});
+    }
+  return t.rows.empty() ? "" : t.render();
+}
+
+std::string top_layers_table(const PhaseProfile& p, size_t top) {
+  std::vector<const Layer*> ls;
+  for (const auto& l : p.layers) ls.push_back(&l);
+  std::stable_sort(ls.begin(), ls.end(), [](const Layer* a, const Layer* b) { return a->time_ms > b->time_ms; });
+  if (ls.size() > top) ls.resize(top);
+  TextTable t;
+  t.columns = {{"#", true},  {"layer", false, 44}, {"op", false, 16}, {"ms", true},   {"share", true}, {"FLOP/B", true},
+               {"GFLOP/s", true}, {"GB/s", true},  {"bound"},          {"eff", true}};
+  size_t i = 0;
+  for (const Layer* l : ls)
+    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), pct(l->share), fixed(l->intensity, 1),
+                      fixed(l->gflops, 1), fixed(l->gbps, 1), l->bound.empty() ? "-" : l->bound,
+                      l->bound.empty() ? "-" : pct(l->efficiency)});
+  return t.render();
+}
+
+}  // namespace
+
+MatMulBounds matmul_bounds(const PhaseProfile& p) {
+  MatMulBounds b;
+  for (const auto& l : p.layers) {
+    if (!is_matmul(l.op)) continue;
+    ++b.layers;
+    b.memory += l.bound == "memory";
+    b.compute += l.bound == "compute";
+  }
+  return b;
+}
+
+std::string generation_summary(const Report& r, size_t top_layers) {
+  if (!r.generation) return "not a generation report\n";
+  std::ostringstream out;
+  out << header(r) << "\n";
+  if (r.generation->runs.empty()) {
+    out << "(no configuration finished)\n";
+  } else {
+    out << bench_table(r)
+        << "\nlatency in ms (TTFT = prefill until the first tokens are chosen; TPOT = inter-token latency of a decode "
+           "step; percentiles nearest-rank):\n"
+        << latency_table(r);
+    if (const std::string h = headline_table(r); !h.empty())
+      out << "\ndecode: bytes streamed per token (weights + KV cache read) and the bandwidth achieved:\n" << h;
+    if (const std::string c = context_lines(r); !c.empty()) out << "\nTPOT against context (median per context):\n" << c;
+    if (const std::string p = phase_table(r); !p.empty()) {
+      out << "\nper-layer profiles of one step of each phase (median of profiled iterations; MatMul-class layers on "
+             "the roofline):\n"
+          << p;
+      const GenerationRun& first = r.generation->runs.front();
+      for (const auto& ph : first.phases)
+        out << "\ntop " << std::min(top_layers, ph.layers.size()) << " layers of the " << to_string(ph.phase)
+            << " step, " << first.key().label() << " (past " << ph.past << "):\n"
+            << top_layers_table(ph, top_layers);
+      if (r.generation->runs.size() > 1) out << "(the other configurations' layers are in the JSON report)\n";
+    }
+  }
+  std::vector<std::string> warnings = r.warnings;
+  for (const auto& run : r.generation->runs)
+    for (const auto& w : run.warnings) warnings.push_back(run.key().label() + ": " + w);
+  if (!warnings.empty()) {
+    out << "\nwarnings:\n";
+    for (const auto& w : warnings) out << "  - " << w << "\n";
+  }
+  if (!r.failures.empty()) {
+    out << "\nfailures:\n";
+    for (const auto& f : r.failures)
+      out << "  - " << f.label() << " [" << f.stage << ", " << f.kind << "] " << f.message << "\n";
+  }
+  if (r.partial) out << "\ninterrupted: the report holds the configurations that finished\n";
+  return out.str();
+}
+
+}  // namespace rooflens

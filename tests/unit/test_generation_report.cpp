@@ -1,0 +1,178 @@
+// The generation part of a report: figures computed from raw samples (checked against hand calculations), the
+// TPOT-vs-KV fit, the DRAM roof it is held against, the JSON round trip, and the llama-bench-style terminal table.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/report.h"
+#include "generate/generation_stats.h"
+#include "reporters/generation_summary.h"
+
+using namespace rooflens;
+
+namespace {
+
+// batch 2, prompt 100, 4 decode steps, 3 requests; KV 1000 bytes per token, weights 1 MB per step.
+GenerationRun sample_run() {
+  GenerationRun r;
+  r.batch = 2;
+  r.prompt = 100;
+  r.gen = 4;
+  r.threads = 2;
+  r.kv_bytes_per_token = 1000;
+  r.weight_bytes = 1'000'000;
+  add_requests(r, {{50, {10, 11, 12, 13}}, {40, {10, 12, 12, 14}}, {60, {11, 11, 13, 13}}});
+  refresh_figures(r);
+  return r;
+}
+
+TEST(GenerationStats, FiguresFromSamples) {
+  const GenerationRun r = sample_run();
+  EXPECT_EQ(r.repetitions, (std::vector<int64_t>{3}));
+  EXPECT_EQ(r.ttft_ms.n, 3);
+  EXPECT_DOUBLE_EQ(r.ttft_ms.median, 50);
+  EXPECT_EQ(r.tpot_ms.n, 12);
+  EXPECT_DOUBLE_EQ(r.tpot_ms.max, 14);
+  EXPECT_EQ(r.e2e_samples_ms, (std::vector<double>{96, 88, 108}));
+  // prefill t/s per request = 2 * 100 / ttft s: 4000, 5000, 3333.33 -> mean 4111.11, sample std 839.9
+  EXPECT_NEAR(r.prefill_tokens_per_s, (4000 + 5000 + 200 / 0.06) / 3, 1e-9);
+  const double m = r.prefill_tokens_per_s;
+  const double sd = std::sqrt((std::pow(4000 - m, 2) + std::pow(5000 - m, 2) + std::pow(200 / 0.06 - m, 2)) / 2);
+  EXPECT_NEAR(r.prefill_tokens_per_s_std, sd, 1e-9);
+  // decode t/s = 2 * 4 / steps s: 8 / 0.046, 8 / 0.048, 8 / 0.048
+  EXPECT_NEAR(r.decode_tokens_per_s, (8 / 0.046 + 8 / 0.048 + 8 / 0.048) / 3, 1e-9);
+  // context of step s = prompt + s + 1; TPOT = median over the 3 requests of that step
+  ASSERT_EQ(r.by_context.size(), 4u);
+  EXPECT_EQ(r.by_context[0].context, 101);
+  EXPECT_DOUBLE_EQ(r.by_context[0].tpot_ms, 10);
+  EXPECT_DOUBLE_EQ(r.by_context[1].tpot_ms, 11);
+  EXPECT_DOUBLE_EQ(r.by_context[3].tpot_ms, 13);
+  EXPECT_EQ(r.by_context[3].kv_bytes, 2u * 104 * 1000);
+  EXPECT_EQ(r.by_context[3].bytes, 1'000'000u + 208'000u);
+  EXPECT_EQ(r.kv_bytes_end, 2u * 104 * 1000);
+  // bytes per token: mean over steps of (1 MB + 2 * context * 1000) / batch
+  EXPECT_EQ(r.decode_bytes_per_token, static_cast<uint64_t>((1'000'000 + 2 * 102.5 * 1000) / 2));
+  // achieved GB/s: every step's bytes over every step's time
+  double bytes = 0, secs = 0;
+  const double steps[3][4] = {{10, 11, 12, 13}, {10, 12, 12, 14}, {11, 11, 13, 13}};
+  for (const auto& q : steps)
+    for (int s = 0; s < 4; ++s) bytes += 1e6 + 2.0 * (101 + s) * 1000, secs += q[s] / 1000;
+  EXPECT_NEAR(r.decode_gbps, bytes / secs / 1e9, 1e-12);
+}
+
+TEST(GenerationStats, RepetitionsAppend) {
+  GenerationRun r = sample_run();
+  add_requests(r, {{45, {9, 9, 9, 9}}});
+  refresh_figures(r);
+  EXPECT_EQ(r.repetitions, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(r.ttft_ms.n, 4);
+  EXPECT_EQ(r.by_context[0].n, 4);
+  EXPECT_THROW(add_requests(r, {{45, {9, 9}}}), UserError);  // not gen steps
+}
+
+TEST(GenerationStats, FitIsExactOnALine) {
+  std::vector<ContextPoint> pts;
+  for (int i = 1; i <= 5; ++i) {
+    ContextPoint p;
+    p.kv_bytes = static_cast<uint64_t>(i) * 2'000'000;
+    p.tpot_ms = 3 + 0.25 * 2 * i;  // 0.25 ms per MB
+    pts.push_back(p);
+  }
+  const ContextFit f = fit_tpot_vs_kv(pts);
+  EXPECT_NEAR(f.ms_per_mb, 0.25, 1e-12);
+  EXPECT_NEAR(f.intercept_ms, 3, 1e-12);
+  EXPECT_NEAR(f.r, 1, 1e-12);
+  pts.resize(2);
+  EXPECT_EQ(fit_tpot_vs_kv(pts).r, 0);  // too few points for a correlation
+}
+
+TEST(GenerationStats, DramRoofPrefersReadAtTheNearestThreads) {
+  HardwareInfo hw;
+  hw.memory = {{"DRAM", "triad", 2, 29, 0}, {"DRAM", "read", 2, 33, 0}, {"DRAM", "read", 1, 16, 0},
+               {"L2", "read", 2, 280, 0}};
+  EXPECT_EQ(dram_roof(hw, 2).label, "DRAM read x2");
+  EXPECT_DOUBLE_EQ(dram_roof(hw, 2).gbps, 33);
+  EXPECT_DOUBLE_EQ(dram_roof(hw, 1).gbps, 16);
+  EXPECT_DOUBLE_EQ(dram_roof(hw, 8).gbps, 33);
+  hw.memory.clear();
+  EXPECT_EQ(dram_roof(hw, 2).label, "");
+}
+
+Report generation_report() {
+  Report rep;
+  rep.tool.command = "generate";
+  rep.model.name = "tiny";
+  rep.model.weight_bytes = 4'000'000;
+  rep.model.analysis.totals.params = 1'000'000;
+  rep.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime"}};
+  Generation g;
+  g.io.layout = "optimum";
+  g.io.input_ids = "input_ids";
+  g.io.logits = "logits";
+  g.io.cache = {{"past_key_values.0.key", "past_key_values.0.value", "present.0.key", "present.0.value"}};
+  g.io.kv_heads = 2;
+  g.io.head_dim = 8;
+  g.io.vocab = 32;
+  g.io.kv_dtype = "float";
+  GenerationRun run = sample_run();
+  run.next_token = NextToken::fixed;
+  run.dram_gbps = 33;
+  run.dram_roof = "DRAM read x2";
+  run.tokens = {1, 2, 3};
+  PhaseProfile decode;
+  decode.phase = Phase::decode;
+  decode.tokens = 1;
+  decode.past = 103;
+  decode.dims = {{"past_sequence_length", 103}};
+  Layer l;
+  l.name = "mm";
+  l.op = "MatMul";
+  l.bound = "memory";
+  l.time_ms = 0.5;
+  decode.layers = {l};
+  run.phases = {decode};
+  g.runs = {run};
+  rep.generation = g;
+  return rep;
+}
+
+TEST(GenerationReport, JsonRoundTripsByteForByte) {
+  const std::string once = report_to_json(generation_report());
+  const Report back = report_from_json(once);
+  ASSERT_TRUE(back.generation);
+  EXPECT_EQ(back.generation->runs[0].next_token, NextToken::fixed);
+  EXPECT_EQ(back.generation->runs[0].phases[0].phase, Phase::decode);
+  EXPECT_EQ(report_to_json(back), once);
+  EXPECT_NE(once.find("\"next_token\": \"fixed\""), std::string::npos);
+  EXPECT_NE(once.find("\"label\": \"batch=2 gen=4 prompt=100 threads=2\""), std::string::npos);
+  // A report without generation writes no such key, as before.
+  Report plain;
+  EXPECT_EQ(report_to_json(plain).find("generation"), std::string::npos);
+}
+
+TEST(GenerationReport, MalformedSamplesAreRefused) {
+  Report r = generation_report();
+  r.generation->runs[0].tpot_samples_ms.pop_back();  // no longer gen samples per request
+  EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
+  r = generation_report();
+  r.generation->runs[0].repetitions = {2, 2};  // 4 requests claimed, 3 recorded
+  EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
+}
+
+TEST(GenerationReport, LlamaBenchStyleTable) {
+  const std::string s = generation_summary(generation_report());
+  EXPECT_NE(s.find("pp100"), std::string::npos) << s;
+  EXPECT_NE(s.find("tg4"), std::string::npos);
+  EXPECT_NE(s.find(" ± "), std::string::npos);
+  EXPECT_NE(s.find("TTFT p50"), std::string::npos);
+  EXPECT_NE(s.find("TPOT p50"), std::string::npos);
+  EXPECT_NE(s.find("batch=2 gen=4 prompt=100 threads=2"), std::string::npos);
+  EXPECT_NE(s.find("DRAM read x2"), std::string::npos);
+  EXPECT_NE(s.find("decode"), std::string::npos);
+  const MatMulBounds b = matmul_bounds(generation_report().generation->runs[0].phases[0]);
+  EXPECT_EQ(b.layers, 1u);
+  EXPECT_EQ(b.memory, 1u);
+}
+
+}  // namespace
