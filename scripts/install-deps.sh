@@ -13,6 +13,9 @@ PKGS=(
   libhwloc-dev
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
+  # Test data only (`make corpus`): real PyTorch exports of torchvision models, counted independently with
+  # python3-onnx. OpenBLAS makes the exporter's traced forward passes ~6x faster than Debian's reference BLAS.
+  python3-torch python3-torchvision python3-onnx libopenblas0-pthread
 )
 # Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
 # a fresh Debian machine gets Debian's.

@@ -13,7 +13,8 @@ Next to each model the script writes what an independent count says (the tests a
   * params: trainable parameters as rooflens defines them, counted from the written file by count_onnx.py.
   * torch_params: sum of numel() over module.parameters(), for the record.
 
-Usage: export_torch.py OUT_DIR   (writes OUT_DIR/*.onnx and OUT_DIR/torch.json)
+Usage: export_torch.py OUT_DIR [MODEL...] [--list FILE]   (writes OUT_DIR/*.onnx and the counts to OUT_DIR/FILE,
+       default torch.json; all models unless some are named)
 """
 import json
 import math
@@ -66,7 +67,10 @@ class MacCounter:
         self.macs += int(n)
 
     def mha(self, mod, inp, out):
-        q, k = inp[0], inp[1]
+        # Forward hooks see positional arguments only; torchvision's ViT passes query/key/value as keywords, so the
+        # sizes are read from the output (self-attention: the keys are as long as the queries).
+        q = out[0]
+        k = inp[1] if len(inp) > 1 else q
         if mod.batch_first:
             b, lq, e = q.shape
             s = k.shape[1]
@@ -170,15 +174,23 @@ def export_one(name, make, inputs, input_names, dynamic, flags, out_dir):
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = set(sys.argv[2:])
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    args = sys.argv[1:]
+    out_dir, listing = args.pop(0), "torch.json"
+    if "--list" in args:
+        i = args.index("--list")
+        listing = args[i + 1]
+        del args[i:i + 2]
+    only = set(args)
+    unknown = only - {m[0] for m in MODELS}
+    if unknown:
+        raise SystemExit(f"export_torch: unknown models {sorted(unknown)}")
+    torch.set_num_threads(1)  # two exporters run side by side on a 2-core machine
     entries = []
     for spec in MODELS:
         if only and spec[0] not in only:
             continue
         entries += export_one(*spec, out_dir)
-    with open(os.path.join(out_dir, "torch.json"), "w") as f:
+    with open(os.path.join(out_dir, listing), "w") as f:
         json.dump(entries, f, indent=1)
 
 
