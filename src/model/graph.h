@@ -95,6 +95,7 @@ struct Model {
   std::vector<Initializer> initializers;
   std::vector<std::string> notes;     // e.g. "batch defaulted to 1"
   std::map<std::string, int64_t> input_symbols;  // symbolic input dims and the sizes overrides gave them
+  std::map<std::string, std::vector<double>> input_values;  // contents given to inputs (--value)
   int64_t batch_dims = 0;             // dynamic leading input dims that took the batch size
 
   // Looks a value up in graph g, then in its enclosing scopes.

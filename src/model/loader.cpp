@@ -247,6 +247,7 @@ Model load_model_from_bytes(const uint8_t* data, size_t size, const std::string&
     model.notes.push_back("shape inference failed at node '" + f.node + "' (" + f.op + "): " + f.message);
   model.path = name;
   model.file_bytes = size;
+  model.input_values = overrides.values;
   return model;
 }
 

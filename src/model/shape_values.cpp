@@ -133,8 +133,7 @@ void Driver::seed_input_value(const std::string& name, const std::vector<double>
   ShapeValue v;
   v.dtype = info.dtype;
   v.dims = info.values();
-  for (double d : given)
-    v.elems.push_back(dtype_is_float(info.dtype) ? Elem::real(d) : cast_elem(Elem::integer(static_cast<int64_t>(d)), info.dtype));
+  for (double d : given) v.elems.push_back(cast_elem(Elem::real(d), info.dtype));  // out of range: unknown
   scope.values[name] = std::make_shared<const ShapeValue>(std::move(v));
   if (auto t = tensor_of_value(*scope.values[name])) scope.data[name] = keep(std::move(*t));
 }

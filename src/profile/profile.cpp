@@ -56,6 +56,7 @@ RunConfig run_config(const ProfileOptions& o, const ProfileConfig& c, const Mode
   rc.dims = std::move(plan.dims);
   rc.shapes = std::move(plan.shapes);
   rc.int_input_max = std::move(plan.int_input_max);
+  rc.values = std::move(plan.values);
   for (const auto& [k, v] : o.input_files) rc.input_files[k] = v;
   rc.threads = c.threads;
   rc.timing = o.timing;

@@ -50,6 +50,7 @@ class OrtBackend : public Backend {
     in.dims = c.dims;
     for (const auto& [name, shape] : c.shapes) in.inputs[name].shape = shape;
     for (const auto& [name, max] : c.int_input_max) in.inputs[name].max = max;
+    for (const auto& [name, v] : c.values) in.inputs[name].values = v;
     for (const auto& [name, file] : c.input_files) in.inputs[name].file = file;
 
     BackendRun out;

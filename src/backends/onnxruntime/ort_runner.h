@@ -59,6 +59,7 @@ struct InputSpec {
   std::optional<double> low, high;
   std::optional<int64_t> min, max;
   std::optional<std::filesystem::path> file;   // ONNX TensorProto (.pb) or NumPy (.npy)
+  std::optional<std::vector<double>> values;   // the elements themselves (--value), in the input's type
 };
 
 struct Inputs {
@@ -162,7 +163,9 @@ class OrtRunner {
                   std::chrono::milliseconds timeout = std::chrono::minutes(5));
   TimedRunResult run_timed(const Inputs& inputs, const TimedRunOptions& options);
   ProfiledRunResult run_profiled(const Inputs& inputs, const ProfiledRunOptions& options);
-  std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5));
+  // Every output of one run; shapes_only leaves the data out (names, types and dims only).
+  std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5),
+                                  bool shapes_only = false);
   void unload();
 
   // New runner process; the loaded model is gone (load() again).

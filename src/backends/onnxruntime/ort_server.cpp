@@ -17,6 +17,7 @@ Inputs to_inputs(const FeedSpec& f) {
   in.test_data_dir = f.test_data_dir;
   for (const auto& [name, shape] : f.shapes) in.inputs[name].shape = shape;
   for (const auto& [name, max] : f.int_input_max) in.inputs[name].max = max;
+  for (const auto& [name, v] : f.values) in.inputs[name].values = v;
   return in;
 }
 
@@ -52,9 +53,17 @@ class OrtModelServer : public ModelServer {
   }
 
   std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    return run_outputs(feed, timeout, false);
+  }
+
+  std::vector<TensorValue> output_shapes(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    return run_outputs(feed, timeout, true);
+  }
+
+  std::vector<TensorValue> run_outputs(const FeedSpec& feed, std::chrono::milliseconds timeout, bool shapes_only) {
     std::vector<TensorData> got;
     try {
-      got = runner("run").outputs(to_inputs(feed), timeout);
+      got = runner("run").outputs(to_inputs(feed), timeout, shapes_only);
     } catch (const RunnerError& e) {
       throw backend_error("run", e);
     }
