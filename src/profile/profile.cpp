@@ -71,6 +71,8 @@ std::optional<Model> load_optimized(const BackendRun& br, const Model& original,
   try {
     ShapeOverrides s;
     s.dims = original.input_symbols;
+    s.shapes = plan_generated_inputs(original).shapes;  // inputs whose dims have no name (--shape)
+    s.values = original.input_values;
     s.batch = 1;
     m = load_model(br.optimized_model->string(), s);
   } catch (const std::exception& e) {
