@@ -109,6 +109,18 @@ int64_t wrap_to(int64_t v, DType t) {
   }
 }
 
+// v rounded to the nearest half-precision value (ties to even), as a cast to float16 stores it: 10 mantissa bits,
+// exponents down to -14, subnormals to 2^-24, overflow to infinity.
+double to_half(double v) {
+  if (!std::isfinite(v) || v == 0) return v;
+  const double a = std::fabs(v);
+  if (a >= 65520.0) return std::copysign(INFINITY, v);
+  int e = 0;
+  std::frexp(a, &e);  // a = m * 2^e with m in [0.5, 1)
+  const double quantum = std::ldexp(1.0, std::max(e - 1, -14) - 10);
+  return std::copysign(std::nearbyint(a / quantum) * quantum, v);
+}
+
 // Largest double strictly below 2^63: casting anything at or beyond ±2^63 to int64 is undefined behaviour.
 constexpr double kInt64Limit = 9223372036854775808.0;
 
@@ -125,6 +137,7 @@ Elem cast_elem(const Elem& e, DType t) {
   if (to_float) {
     double v = e.kind == Elem::Kind::Int ? static_cast<double>(e.i) : e.f;
     if (t == DType::Float) v = static_cast<double>(static_cast<float>(v));
+    if (t == DType::Float16) v = to_half(v);
     return Elem::real(v);
   }
   if (e.kind == Elem::Kind::Int) return Elem::integer(wrap_to(e.i, t));
