@@ -19,6 +19,12 @@ const EvalFn* ValueOpRegistry::find(const std::string& domain, const std::string
   return it != entries_.end() && it->first == op ? &it->second : nullptr;
 }
 
+std::vector<std::string> ValueOpRegistry::ops() const {
+  std::vector<std::string> v;
+  for (const auto& e : entries_) v.push_back(e.first);
+  return v;
+}
+
 const ValueOpRegistry& ValueOpRegistry::builtin() {
   static const ValueOpRegistry r = [] {  // immutable after this initialiser
     ValueOpRegistry reg;

@@ -55,6 +55,7 @@ class ValueOpRegistry {
   // Default-domain ops only: shape arithmetic is written with standard ops.
   void add(const std::string& op, EvalFn fn);
   const EvalFn* find(const std::string& domain, const std::string& op) const;
+  std::vector<std::string> ops() const;  // sorted
   static const ValueOpRegistry& builtin();  // built once, immutable
 
  private:
