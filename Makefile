@@ -76,7 +76,7 @@ test: corpus fuzz san-test
 # `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
 # Chromium with 5,000 layers.
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
-bench: deps $(BUILD)/CMakeCache.txt
+bench: deps corpus $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo; do \
 	  $(BUILD)/$$part || rc=1; done; \
