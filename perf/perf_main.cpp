@@ -120,10 +120,10 @@ int main(int argc, char** argv) {
   const auto models = nlohmann::json::parse(manifest)["models"];
   // A spawned child starts inside this process's memory (posix_spawn shares it until exec), and the kernel counts
   // that in the child's peak: a peak at this floor means "at most this much".
-  struct rusage self {};
-  getrusage(RUSAGE_SELF, &self);
+  struct rusage own {};
+  getrusage(RUSAGE_SELF, &own);
   std::printf("\nstatic analysis of the third-party corpus (best of 3; recorded, no target; RSS floor %.1f MB = this "
-              "process at spawn)\n", static_cast<double>(self.ru_maxrss) / 1024.0);
+              "process at spawn)\n", static_cast<double>(own.ru_maxrss) / 1024.0);
   std::printf("%-36s %9s %7s | %11s %8s\n", "model", "file MB", "nodes", "analyze ms", "RSS MB");
   for (const auto& m : models) {
     const fs::path file = corpus / m["file"].get<std::string>();
