@@ -7,6 +7,7 @@
 
 #include "analysis/input_bounds.h"
 #include "backends/registry/registry.h"
+#include "core/errors.h"
 #include "core/temp_dir.h"
 #include "core/text_table.h"
 #include "model/expose_outputs.h"
@@ -68,6 +69,7 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
   std::cerr << "rooflens analyze: running " << o.model << " once on " << info.name << " " << info.version
             << " with " << observable_tensors(m).size() << " intermediate tensors exposed\n";
   auto server = backend->serve();
+  if (!server) throw UsageError("--check-runtime: backend " + info.name + " cannot run a model outside a profile");
   ModelLoad load;
   load.model = copy;
   load.dims = m.input_symbols;
@@ -96,12 +98,12 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
     once.warmup_iterations = 0;
     once.warmup_ms = 0;
     once.iterations = 1;
-    once.min_duration_ms = 0;
+    once.duration_s = 0;
     once.profile_iterations = 1;
-    const BackendRun run = server->measure(feed, once, tmp.path(), o.timeout);
+    const Measurement run = server->measure(feed, once, tmp.path(), o.timeout);
     server->unload();
     std::vector<NodeShapes> ran;
-    for (const auto& k : run.kernels) ran.push_back({k.node, k.output_shapes});
+    for (const auto& k : run.kernels) ran.push_back({k.name, k.output_shapes});
     compare_body_nodes(m, ran, c);
   }
 

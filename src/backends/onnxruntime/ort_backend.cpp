@@ -1,13 +1,17 @@
-// OrtBackend: RunConfig -> (load, timed run with profiling off, profiled run in its own session) -> BackendRun,
+// OrtBackend: RunRequest -> (load, timed run with profiling off, profiled run in its own session) -> Measurement,
 // in a fresh runner per configuration; serve() hands out model servers (ort_server.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
 #include <atomic>
 #include <csignal>
 
+#include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "model/graph_view.h"
 
 namespace rooflens::ort {
 namespace {
@@ -15,6 +19,27 @@ namespace {
 std::string flat(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
+}
+
+// ORT's default intra-op thread count: one per physical core.
+int64_t physical_cores() {
+  static const int64_t cores = hw::describe_machine(hw::detect_features()).cores;
+  return cores;
+}
+
+// The graph ORT ran, read from the file it dumped (then deleted: it can be as large as the model). A file that
+// cannot be read leaves the kernels to be matched by name, with a warning in the run.
+std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem) {
+  if (!file) return std::nullopt;
+  std::optional<GraphView> g;
+  try {
+    g = read_graph_view(file->string());
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  std::error_code ec;
+  std::filesystem::remove(*file, ec);
+  return g;
 }
 
 class OrtBackend : public Backend {
@@ -27,7 +52,7 @@ class OrtBackend : public Backend {
 
   BackendInfo info() const override {
     BackendInfo b;
-    b.name = "onnxruntime";
+    b.name = b.label = "onnxruntime";
     b.version = ort_version_;
     b.runtime = "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
@@ -35,50 +60,50 @@ class OrtBackend : public Backend {
     return b;
   }
 
+  int64_t threads_for(int64_t requested) const override {
+    if (requested > 0) return requested;
+    if (base_.intraOpNumThreads && *base_.intraOpNumThreads > 0) return *base_.intraOpNumThreads;
+    return physical_cores();
+  }
+
+  const MappingRules& mapping_rules() const override { return ort::mapping_rules(); }
+
   void abort() override {
     pid_t pid = pid_.load();
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
-  BackendRun run(const RunConfig& c) override {
+  Measurement run(const RunRequest& r) override {
     OrtSessionOptions opts = base_;
-    if (c.threads > 0) opts.intraOpNumThreads = c.threads;
-    for (const auto& [k, v] : c.dims) opts.freeDimensionOverrides[k] = v;
-    if (c.timing.layers) opts.optimizedModelFilePath = c.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
+    if (r.key.threads > 0) opts.intraOpNumThreads = static_cast<int>(r.key.threads);
+    for (const auto& [k, v] : r.feed.dims) opts.freeDimensionOverrides[k] = v;
+    if (r.timing.layers) opts.optimizedModelFilePath = r.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
 
-    Inputs in;
-    in.dims = c.dims;
-    for (const auto& [name, shape] : c.shapes) in.inputs[name].shape = shape;
-    for (const auto& [name, max] : c.int_input_max) in.inputs[name].max = max;
-    for (const auto& [name, v] : c.values) in.inputs[name].values = v;
-    for (const auto& [name, file] : c.input_files) in.inputs[name].file = file;
-
-    BackendRun out;
-    std::unique_ptr<OrtRunner> runner = start();
+    Measurement out;
+    OrtRunner runner;
+    pid_ = runner.process().pid();
     std::string stage = "load";
     try {
-      LoadResult l = runner->load(c.model, opts, c.timeout);
+      LoadResult l = runner.load(r.model, opts, r.timeout);
       stage = "run";
-      out = measure_loaded(*runner, in, c.timing, c.work_dir, c.timeout, stage);
+      out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage);
       out.load_ms = l.load_ms;
-      out.optimized_model = l.optimized_model;
+      std::string problem;
+      out.executed_graph = executed_graph(l.optimized_model, problem);
+      if (!problem.empty())
+        out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);
     }
     pid_ = 0;
+    out.threads = threads_for(r.key.threads);
     return out;
   }
 
   std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
 
  private:
-  std::unique_ptr<OrtRunner> start() {
-    auto r = std::make_unique<OrtRunner>();
-    pid_ = r->process().pid();
-    return r;
-  }
-
   OrtSessionOptions base_;
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
@@ -87,10 +112,8 @@ class OrtBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ort_backend(const std::vector<std::pair<std::string, std::string>>& options) {
-  OrtSessionOptions o;
-  for (const auto& [k, v] : options) apply_ort_option(o, k, v);
-  return std::make_unique<OrtBackend>(std::move(o));
+std::unique_ptr<Backend> make_ort_backend(const BackendSpec& spec) {
+  return std::make_unique<OrtBackend>(session_options(spec));
 }
 
 }  // namespace rooflens::ort

@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/runner_process.h"
+#include "backends/common/child_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace rooflens::ort {
+namespace rooflens {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -27,12 +27,6 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr std::size_t kMaxLineChars = 2000;  // stderr lines kept for the tail are cut here
-
-fs::path executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -88,36 +82,6 @@ int remaining_ms(Clock::time_point deadline) {
 
 }  // namespace
 
-fs::path locate_runner_script() {
-  std::vector<fs::path> tried;
-  if (const char* dir = std::getenv("ROOFLENS_RUNNER_DIR"); dir && *dir) {
-    fs::path p = fs::path(dir) / "run.mjs";
-    if (fs::is_regular_file(p)) return fs::absolute(p);
-    // An explicit setting that points nowhere is a mistake worth reporting, not something to paper over.
-    throw UserError("ROOFLENS_RUNNER_DIR is set to '" + std::string(dir) + "', but it holds no run.mjs");
-  }
-  if (fs::path exe_dir = executable_dir(); !exe_dir.empty()) {
-    fs::path p = exe_dir / ".." / "runners" / "ort" / "run.mjs";
-    tried.push_back(p.lexically_normal());
-    if (fs::is_regular_file(p)) return fs::weakly_canonical(p);
-  }
-#ifdef ROOFLENS_SOURCE_DIR
-  {
-    fs::path p = fs::path(ROOFLENS_SOURCE_DIR) / "runners" / "ort" / "run.mjs";
-    tried.push_back(p);
-    if (fs::is_regular_file(p)) return p;
-  }
-#endif
-  std::string list;
-  for (auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
-  throw UserError("cannot find the ONNX Runtime runner (runners/ort/run.mjs); looked at " + list +
-                  "; set ROOFLENS_RUNNER_DIR to the folder that holds it");
-}
-
-bool runner_dependencies_installed(const fs::path& script) {
-  return fs::is_regular_file(script.parent_path() / "node_modules" / "onnxruntime-node" / "package.json");
-}
-
 const char* to_string(ReplyStatus s) {
   switch (s) {
     case ReplyStatus::ok: return "ok";
@@ -129,9 +93,9 @@ const char* to_string(ReplyStatus s) {
   return "?";
 }
 
-RunnerProcess::RunnerProcess(RunnerConfig config) : config_(std::move(config)) {}
+ChildRunner::ChildRunner(RunnerConfig config) : config_(std::move(config)) {}
 
-RunnerProcess::~RunnerProcess() {
+ChildRunner::~ChildRunner() {
   try {
     stop();
   } catch (...) {
@@ -139,30 +103,29 @@ RunnerProcess::~RunnerProcess() {
   }
 }
 
-void RunnerProcess::start() {
+void ChildRunner::start() {
   if (running()) return;
-  script_ = config_.script.empty() ? locate_runner_script() : fs::absolute(config_.script);
-  if (!fs::is_regular_file(script_)) {
-    throw UserError("the ONNX Runtime runner script '" + script_.string() + "' does not exist");
-  }
+  if (config_.command.empty()) throw UserError("cannot start the " + config_.name + ": no command");
   spawn();
   RunnerReply hello = request({{"op", "hello"}}, config_.start_timeout);
   if (!hello.ok()) {
     std::string last;
     if (!err_lines_.empty()) last = err_lines_.back();
     stop();
-    throw UserError("cannot start the ONNX Runtime runner (" + config_.node + " " + script_.string() + "): " +
-                    hello.message + (last.empty() ? "" : " — " + last));
+    std::string command;
+    for (const auto& part : config_.command) command += (command.empty() ? "" : " ") + part;
+    throw UserError("cannot start the " + config_.name + " (" + command + "): " + hello.message +
+                    (last.empty() ? "" : " — " + last));
   }
   hello_ = std::move(hello.body);
 }
 
-void RunnerProcess::restart() {
+void ChildRunner::restart() {
   stop();
   start();
 }
 
-void RunnerProcess::spawn() {
+void ChildRunner::spawn() {
   int in_pair[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   auto close_all = [&] {
     for (int* fd : {&in_pair[0], &in_pair[1], &out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1]}) close_fd(*fd);
@@ -173,7 +136,7 @@ void RunnerProcess::spawn() {
       ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     int e = errno;
     close_all();
-    throw UserError("cannot start the ONNX Runtime runner: " + errno_text(e));
+    throw UserError("cannot start the " + config_.name + ": " + errno_text(e));
   }
 
   posix_spawn_file_actions_t actions;
@@ -197,21 +160,23 @@ void RunnerProcess::spawn() {
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigdefault(&attr, &defaults);
 
-  std::string script = script_.string();
-  std::vector<char*> argv = {const_cast<char*>(config_.node.c_str()), const_cast<char*>(script.c_str()), nullptr};
+  std::vector<char*> argv;
+  for (const auto& part : config_.command) argv.push_back(const_cast<char*>(part.c_str()));
+  argv.push_back(nullptr);
+  const std::string& program = config_.command.front();
   pid_t pid = -1;
-  bool search = config_.node.find('/') == std::string::npos;
-  int rc = search ? ::posix_spawnp(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ)
-                  : ::posix_spawn(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ);
+  bool search = program.find('/') == std::string::npos;
+  int rc = search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), environ)
+                  : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     close_all();
     if (rc == ENOENT) {
-      throw UserError("cannot start the ONNX Runtime runner: '" + config_.node +
-                      "' not found (install Node.js, e.g. apt-get install nodejs)");
+      throw UserError("cannot start the " + config_.name + ": '" + program + "' not found" +
+                      (config_.missing_hint.empty() ? "" : " (" + config_.missing_hint + ")"));
     }
-    throw UserError("cannot start the ONNX Runtime runner ('" + config_.node + "'): " + errno_text(rc));
+    throw UserError("cannot start the " + config_.name + " ('" + program + "'): " + errno_text(rc));
   }
   close_fd(in_pair[1]);
   close_fd(out_pipe[1]);
@@ -229,13 +194,13 @@ void RunnerProcess::spawn() {
   hello_ = nullptr;
 }
 
-void RunnerProcess::close_fds() {
+void ChildRunner::close_fds() {
   close_fd(in_fd_);
   close_fd(out_fd_);
   close_fd(err_fd_);
 }
 
-void RunnerProcess::absorb_stderr(const char* data, std::size_t n) {
+void ChildRunner::absorb_stderr(const char* data, std::size_t n) {
   err_partial_.append(data, n);
   std::size_t start = 0, nl;
   while ((nl = err_partial_.find('\n', start)) != std::string::npos) {
@@ -248,12 +213,12 @@ void RunnerProcess::absorb_stderr(const char* data, std::size_t n) {
   while (err_lines_.size() > keep) err_lines_.pop_front();
 }
 
-void RunnerProcess::absorb_noise(const std::string& line) {
+void ChildRunner::absorb_noise(const std::string& line) {
   std::string l = "[stdout] " + line + "\n";
   absorb_stderr(l.data(), l.size());
 }
 
-void RunnerProcess::drain_stderr_nonblocking() {
+void ChildRunner::drain_stderr_nonblocking() {
   char buf[8192];
   while (err_fd_ >= 0) {
     ssize_t n = ::read(err_fd_, buf, sizeof buf);
@@ -269,14 +234,14 @@ void RunnerProcess::drain_stderr_nonblocking() {
   }
 }
 
-std::string RunnerProcess::last_stderr_tail() const {
+std::string ChildRunner::last_stderr_tail() const {
   std::string out;
   for (const auto& l : err_lines_) out += l + "\n";
   if (!err_partial_.empty()) out += clean_line(err_partial_) + "\n";
   return out;
 }
 
-void RunnerProcess::reap(milliseconds grace, RunnerReply* into) {
+void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
   if (pid_ <= 0) return;
   close_fd(in_fd_);  // EOF on stdin asks a healthy runner to finish and exit
   int status = 0;
@@ -306,12 +271,12 @@ void RunnerProcess::reap(milliseconds grace, RunnerReply* into) {
   close_fds();
 }
 
-void RunnerProcess::stop() {
+void ChildRunner::stop() {
   if (!running()) return;
   reap(milliseconds(2000), nullptr);
 }
 
-RunnerReply RunnerProcess::failure(ReplyStatus status, std::string message) {
+RunnerReply ChildRunner::failure(ReplyStatus status, std::string message) {
   RunnerReply r;
   r.status = status;
   r.code = to_string(status);
@@ -319,9 +284,9 @@ RunnerReply RunnerProcess::failure(ReplyStatus status, std::string message) {
   return r;
 }
 
-RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
+RunnerReply ChildRunner::request(nlohmann::json req, milliseconds timeout) {
   if (!running()) {
-    RunnerReply r = failure(ReplyStatus::not_running, "the ONNX Runtime runner is not running");
+    RunnerReply r = failure(ReplyStatus::not_running, "the " + config_.name + " is not running");
     r.stderr_tail = last_stderr_tail();
     return r;
   }
@@ -339,7 +304,7 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
     reap(milliseconds(1000), &r);
     std::string how = r.term_signal ? "was killed by " + signal_name(r.term_signal)
                                     : "exited with code " + std::to_string(r.exit_code);
-    r.message = "the ONNX Runtime runner " + how + " during '" + op + "'" + (why.empty() ? "" : " (" + why + ")");
+    r.message = "the " + config_.name + " " + how + " during '" + op + "'" + (why.empty() ? "" : " (" + why + ")");
     r.stderr_tail = last_stderr_tail();
     return r;
   };
@@ -369,7 +334,7 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
       ::kill(pid_, SIGKILL);
       reap(milliseconds(0), &r);
       auto ms = timeout.count();
-      r.message = "the ONNX Runtime runner did not answer '" + op + "' within " +
+      r.message = "the " + config_.name + " did not answer '" + op + "' within " +
                   (ms % 1000 ? std::to_string(ms) + " ms" : std::to_string(ms / 1000) + " s") + "; killed it";
       r.stderr_tail = last_stderr_tail();
       return r;
@@ -427,4 +392,4 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
   }
 }
 
-}  // namespace rooflens::ort
+}  // namespace rooflens
