@@ -38,6 +38,7 @@ class NodeCounter {
       a.input_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.input_dtypes.push_back(t ? dtype_name(t->dtype) : "");
       if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
+      if (t && t->from_runtime) a.shape_source = ShapeSource::Runtime;
       if (t) a.bytes_read = sat_add(a.bytes_read, t->bytes());
     }
     for (const auto& name : node.outputs) {
@@ -46,6 +47,7 @@ class NodeCounter {
       a.output_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.output_dtypes.push_back(t ? dtype_name(t->dtype) : "");
       if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
+      if (t && t->from_runtime) a.shape_source = ShapeSource::Runtime;
       if (t) a.bytes_written = sat_add(a.bytes_written, t->bytes());
     }
 

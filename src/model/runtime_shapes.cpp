@@ -21,6 +21,20 @@ std::vector<std::string> observable_tensors(const Model& m) {
   return names;
 }
 
+int64_t take_runtime_shapes(Model& m, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  if (m.graphs.empty()) return 0;
+  int64_t changed = 0;
+  for (const auto& [name, dims] : shapes) {
+    auto it = m.graphs[0].tensors.find(name);
+    if (it == m.graphs[0].tensors.end() || it->second.fully_known()) continue;
+    TensorInfo t = make_tensor_info(it->second.dtype, dims);
+    t.from_runtime = true;
+    it->second = std::move(t);
+    ++changed;
+  }
+  return changed;
+}
+
 ShapeCheck compare_with_runtime(const Model& m, const std::vector<TensorValue>& runtime) {
   ShapeCheck c;
   if (m.graphs.empty()) return c;

@@ -2,6 +2,7 @@
 // Static shapes against the shapes a runtime produced: what `analyze --check-runtime` reports, and (for
 // `profile`) the runtime's shapes taken where static resolution could not find one.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct ShapeCheck {
   int64_t not_taken = 0;                   // ... of them in If branches static resolution found not taken
   int64_t non_tensors = 0;                 // sequences, maps, optionals: no shape to compare
 };
+
+// Gives the main graph's tensors that static resolution left unresolved the shapes a runtime reported for them
+// (marked from_runtime); returns how many it changed. Resolved tensors keep their shapes.
+int64_t take_runtime_shapes(Model& m, const std::map<std::string, std::vector<int64_t>>& shapes);
 
 // Compares every main-graph node output with what the runtime returned under the same name.
 ShapeCheck compare_with_runtime(const Model& m, const std::vector<TensorValue>& runtime);

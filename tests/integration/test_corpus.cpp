@@ -92,9 +92,13 @@ TEST_F(CorpusTest, EveryModelResolvesCompletelyAndCountsWhatAnIndependentCountSa
     const json& t = a["totals"];
     EXPECT_EQ(t["unresolved_nodes"], 0);
     for (const auto& op : a["unknown_ops"]) EXPECT_TRUE(kCostUnknownAllowed.count(op.get<std::string>())) << op;
-    if (kCostUnknownAllowed.empty()) EXPECT_EQ(t["unknown_cost_nodes"], 0);
+    if (kCostUnknownAllowed.empty()) {
+      EXPECT_EQ(t["unknown_cost_nodes"], 0);
+    }
     // PyTorch exports: MACs of Conv/Linear/MultiheadAttention counted by forward hooks on the exported module.
-    if (m.expected.contains("macs")) EXPECT_EQ(t["macs"].get<uint64_t>(), m.expected["macs"].get<uint64_t>());
+    if (m.expected.contains("macs")) {
+      EXPECT_EQ(t["macs"].get<uint64_t>(), m.expected["macs"].get<uint64_t>());
+    }
     EXPECT_EQ(t["params"].get<uint64_t>(), m.expected["params"].get<uint64_t>());
     EXPECT_GT(t["macs"].get<uint64_t>(), 0u);
   }
@@ -112,6 +116,14 @@ TEST_F(CorpusTest, EveryStaticShapeEqualsOnnxRuntimes) {
     EXPECT_TRUE(c["mismatches"].empty()) << c["mismatches"].dump();
     EXPECT_TRUE(c["unresolved"].empty()) << c["unresolved"].dump();
     EXPECT_TRUE(c["missing"].empty()) << c["missing"].dump();
+  }
+}
+
+// profile compared the shapes the optimized run reported per kernel with the analysis: none differed, none was needed.
+void expect_runtime_shapes_agree(const json& run) {
+  for (const auto& w : run["warnings"]) {
+    EXPECT_EQ(w.get<std::string>().find("the runtime ran"), std::string::npos) << w;
+    EXPECT_EQ(w.get<std::string>().find("shape_source"), std::string::npos) << w;
   }
 }
 
@@ -160,6 +172,7 @@ TEST_F(CorpusTest, SileroVadAt16kHzAnalysesThatBranchAndProfileRunsIt) {
   ASSERT_EQ(p["runs"].size(), 1u);
   EXPECT_TRUE(p["failures"].empty());
   EXPECT_GT(p["runs"][0]["macs"].get<uint64_t>(), 0u);
+  expect_runtime_shapes_agree(p["runs"][0]);
 }
 
 TEST_F(CorpusTest, ProfileOfTheVitExportCountsWhatAnalyzeOfTheZooVitCounts) {
@@ -179,6 +192,7 @@ TEST_F(CorpusTest, ProfileOfTheVitExportCountsWhatAnalyzeOfTheZooVitCounts) {
   EXPECT_EQ(zoo_macs, 17563828224u);  // torchvision's published 17.56 GFLOPS (as MACs) for ViT-B/16
   ASSERT_FALSE(run["layers"].empty());
   for (const auto& l : run["layers"]) EXPECT_TRUE(l["cost_known"].get<bool>()) << l["name"];
+  expect_runtime_shapes_agree(run);
 }
 
 }  // namespace
