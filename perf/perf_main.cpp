@@ -3,6 +3,8 @@
 //   2. `rooflens analyze` wall time and peak RSS on the large zoo models (targets: ≤ 100 ms, ≤ 64 MB),
 //      next to a plain full protobuf parse of the same file measured in the same run (the ratio is what
 //      matters on a noisy machine).
+//   3. `rooflens analyze` wall time and peak RSS on every model of the third-party corpus (`make corpus`): real
+//      exports whose shapes the evaluator computes (recorded; the targets of part 2 apply to the zoo models).
 // Each measurement is a child process timed with wait4(), so peak RSS is the child's own.
 #include <fcntl.h>
 #include <spawn.h>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
 extern char** environ;
@@ -105,5 +108,39 @@ int main(int argc, char** argv) {
                 p.rss_mb, p.seconds / a.seconds, p.rss_mb / a.rss_mb, verdict(ok));
   }
   fs::remove_all(dir);
+
+  // Part 3: the corpus, as the tests analyse it (each model's flags fix its dims and input values).
+  const fs::path corpus = std::getenv("ROOFLENS_CORPUS") ? fs::path(std::getenv("ROOFLENS_CORPUS"))
+                                                         : fs::path(ROOFLENS_SOURCE_DIR) / "corpus";
+  std::ifstream manifest(corpus / "manifest.json");
+  if (!manifest) {
+    std::printf("\ncorpus: not built (%s) — run `make corpus`\n", corpus.string().c_str());
+    return all_ok ? 0 : 1;
+  }
+  const auto models = nlohmann::json::parse(manifest)["models"];
+  // A spawned child starts inside this process's memory (posix_spawn shares it until exec), and the kernel counts
+  // that in the child's peak: a peak at this floor means "at most this much".
+  struct rusage own {};
+  getrusage(RUSAGE_SELF, &own);
+  std::printf("\nstatic analysis of the third-party corpus (best of 3; recorded, no target; RSS floor %.1f MB = this "
+              "process at spawn)\n", static_cast<double>(own.ru_maxrss) / 1024.0);
+  std::printf("%-36s %9s %7s | %11s %8s\n", "model", "file MB", "nodes", "analyze ms", "RSS MB");
+  for (const auto& m : models) {
+    const fs::path file = corpus / m["file"].get<std::string>();
+    std::vector<std::string> args{rooflens, "analyze", file.string(), "--format", "json", "-o", "/dev/null"};
+    for (const auto& f : m["flags"]) args.push_back(f.get<std::string>());
+    Sample a = best_of(3, args);
+    // The node count for the table, from rooflens' own report of one more run.
+    const std::string out = (fs::temp_directory_path() / ("rooflens-bench-corpus-" + std::to_string(getpid()) + ".json")).string();
+    args[6] = out;
+    run(args);
+    int64_t nodes = -1;
+    if (std::ifstream r(out); r) nodes = nlohmann::json::parse(r)["model"]["analysis"]["totals"]["nodes"].get<int64_t>();
+    fs::remove(out);
+    if (a.rc != 0) all_ok = false;
+    std::printf("%-36s %9.1f %7lld | %11.1f %8.1f%s\n", m["name"].get<std::string>().c_str(),
+                static_cast<double>(fs::file_size(file)) / 1e6, static_cast<long long>(nodes), a.seconds * 1e3, a.rss_mb,
+                a.rc == 0 ? "" : "  FAILED");
+  }
   return all_ok ? 0 : 1;
 }

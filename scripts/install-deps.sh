@@ -14,7 +14,9 @@ PKGS=(
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
-  python3-torch python3-torchvision   # test data only: real PyTorch exports (tests/data_gen/); rooflens never needs them
+  # Test data only (`make corpus`): real PyTorch exports of torchvision models, counted independently with
+  # python3-onnx. OpenBLAS makes the exporter's traced forward passes ~6x faster than Debian's reference BLAS.
+  python3-torch python3-torchvision python3-onnx libopenblas0-pthread
 )
 # Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
 # a fresh Debian machine gets Debian's.

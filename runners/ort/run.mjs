@@ -223,6 +223,29 @@ const TYPED = {
   uint64: BigUint64Array, bool: Uint8Array,
 };
 
+// An input given by value (`"values": [16000]`, rooflens' --value): its elements as numbers, in the input's type.
+function tensorFromValues(name, dtype, dims, values) {
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    throw badRequest(`input '${name}': values must be a list of finite numbers`);
+  }
+  if (values.length !== count) {
+    throw inputError(`input '${name}' has ${count} elements (${dims.join('x') || 'a scalar'}); ${values.length} values given`);
+  }
+  if (dtype === 'float16') return new ort.Tensor('float16', Uint16Array.from(values, floatToHalfBits), dims);
+  if (dtype === 'bool') return new ort.Tensor('bool', Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0)), dims);
+  if (dtype === 'float32' || dtype === 'float64') return new ort.Tensor(dtype, TYPED[dtype].from(values), dims);
+  if (INT_RANGES[dtype]) {
+    const [tmin, tmax] = INT_RANGES[dtype];
+    if (!values.every((v) => Number.isSafeInteger(v) && v >= tmin && v <= tmax)) {
+      throw inputError(`input '${name}' is ${dtype}; values ${JSON.stringify(values)} do not fit it`);
+    }
+    const big = dtype === 'int64' || dtype === 'uint64';
+    return new ort.Tensor(dtype, TYPED[dtype].from(values, (v) => (big ? BigInt(v) : v)), dims);
+  }
+  throw inputError(`input '${name}': cannot make values of type ${dtype}`);
+}
+
 function generateTensor(name, dtype, dims, spec, seed) {
   const count = dims.reduce((a, b) => a * b, 1);
   if (!Number.isSafeInteger(count) || count > 2 ** 31) throw inputError(`input '${name}': ${dims.join('x')} is too large`);
@@ -509,7 +532,8 @@ function buildFeeds(req) {
     if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0)) {
       throw badRequest(`input '${meta.name}': shape must be a list of non-negative integers, got ${JSON.stringify(dims)}`);
     }
-    feeds[meta.name] = generateTensor(meta.name, meta.dtype, dims, spec, seed);
+    feeds[meta.name] = spec.values !== undefined ? tensorFromValues(meta.name, meta.dtype, dims, spec.values)
+      : generateTensor(meta.name, meta.dtype, dims, spec, seed);
   }
   st.feedsKey = key;
   st.feeds = feeds;
@@ -790,7 +814,11 @@ async function opOutputs(req) {
   const st = requireSession(req.op);
   const feeds = buildFeeds(req);
   const out = await runOnce(st.session, feeds);
-  const res = { outputs: st.session.outputNames.filter((n) => out[n]).map((n) => encodeTensor(n, out[n])) };
+  // shapes_only: every output's type and dims without its data (rooflens analyze --check-runtime exposes every
+  // intermediate tensor as an output and needs only their shapes).
+  const shapesOnly = optBool(req, 'shapes_only', false);
+  const encode = (n, t) => (shapesOnly ? { name: n, dtype: t.type, dims: t.dims } : encodeTensor(n, t));
+  const res = { outputs: st.session.outputNames.filter((n) => out[n]).map((n) => encode(n, out[n])) };
   if (optBool(req, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
   return res;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/control_flow.h"
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/saturating.h"
@@ -37,6 +38,7 @@ class NodeCounter {
       a.input_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.input_dtypes.push_back(t ? dtype_name(t->dtype) : "");
       if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
+      if (t && t->from_runtime) a.shape_source = ShapeSource::Runtime;
       if (t) a.bytes_read = sat_add(a.bytes_read, t->bytes());
     }
     for (const auto& name : node.outputs) {
@@ -45,6 +47,7 @@ class NodeCounter {
       a.output_shapes.push_back(t && t->has_rank ? t->values() : std::vector<int64_t>{});
       a.output_dtypes.push_back(t ? dtype_name(t->dtype) : "");
       if (!name.empty() && (!t || !t->resolved())) a.shapes_resolved = false;
+      if (t && t->from_runtime) a.shape_source = ShapeSource::Runtime;
       if (t) a.bytes_written = sat_add(a.bytes_written, t->bytes());
     }
 
@@ -82,14 +85,16 @@ class NodeCounter {
 };
 
 // Visits graph gi's nodes, each followed by the nodes of its bodies, so reports read top to bottom.
+// `node_graph` receives each node's graph index.
 void visit(const Model& m, int gi, NodeCounter& counter, Analysis& out, std::set<const Initializer*>& seen,
-           uint64_t& unique_params) {
+           uint64_t& unique_params, std::vector<int>& node_graph) {
   const Graph& g = m.graphs[gi];
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     NodeAnalysis a = counter.count(gi, g.nodes[ni], seen, unique_params);
     a.index = static_cast<int64_t>(out.nodes.size());
     out.nodes.push_back(std::move(a));
-    for (int sg : g.nodes[ni].subgraphs()) visit(m, sg, counter, out, seen, unique_params);
+    node_graph.push_back(gi);
+    for (int sg : g.nodes[ni].subgraphs()) visit(m, sg, counter, out, seen, unique_params, node_graph);
   }
 }
 
@@ -98,13 +103,16 @@ void summarise(Analysis& a, uint64_t unique_params) {
   std::set<std::string> unknown;
   Totals& t = a.totals;
   for (const auto& n : a.nodes) {
+    t.nodes++;
+    // A branch never taken is no part of the model's work; an undecided If's cheaper branch is shown, not counted.
+    if (n.execution == NodeExecution::NotTaken) continue;
+    if (!n.cost_known) { t.unknown_cost_nodes++; unknown.insert(display_domain(n.domain) + ":" + n.op); }
+    if (!n.shapes_resolved) t.unresolved_nodes++;
+    if (n.execution == NodeExecution::NotCounted) continue;
     t.flops = sat_add(t.flops, n.flops);
     t.macs = sat_add(t.macs, n.macs);
     t.bytes_read = sat_add(t.bytes_read, n.bytes_read);
     t.bytes_written = sat_add(t.bytes_written, n.bytes_written);
-    t.nodes++;
-    if (!n.cost_known) { t.unknown_cost_nodes++; unknown.insert(display_domain(n.domain) + ":" + n.op); }
-    if (!n.shapes_resolved) t.unresolved_nodes++;
     auto& s = by_op[{n.domain, n.op}];
     s.op = n.op;
     s.domain = n.domain;
@@ -134,9 +142,16 @@ Analysis analyze_model(const Model& model, const CostRegistry& registry) {
   NodeCounter counter(model, registry);
   std::set<const Initializer*> seen;
   uint64_t unique_params = 0;
-  visit(model, 0, counter, a, seen, unique_params);
-  summarise(a, unique_params);
+  std::vector<int> node_graph;
+  visit(model, 0, counter, a, seen, unique_params, node_graph);
   a.notes = model.notes;
+  // Control flow: which bodies count, how often they run (If conditions, Loop/Scan trips from shape resolution).
+  std::vector<uint64_t> own(model.graphs.size(), 0);
+  for (size_t i = 0; i < a.nodes.size(); ++i) own[static_cast<size_t>(node_graph[i])] = sat_add(own[static_cast<size_t>(node_graph[i])], a.nodes[i].flops);
+  const auto exec = graph_executions(model, own, a.notes);
+  for (size_t i = 0; i < a.nodes.size(); ++i) apply_execution(a.nodes[i], exec[static_cast<size_t>(node_graph[i])]);
+  a.subgraphs = subgraph_summaries(model, exec, a.nodes, node_graph);
+  summarise(a, unique_params);
   return a;
 }
 

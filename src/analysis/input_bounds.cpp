@@ -65,6 +65,7 @@ GeneratedInputPlan plan_generated_inputs(const Model& model) {
   for (const auto& in : main.inputs)
     if (const TensorInfo* t = main.find(in); t && t->fully_known()) p.shapes[in] = t->values();
   p.int_input_max = integer_input_bounds(model);
+  p.values = model.input_values;
   return p;
 }
 

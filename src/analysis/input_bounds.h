@@ -16,11 +16,12 @@ namespace rooflens {
 std::map<std::string, int64_t> integer_input_bounds(const Model& model);
 
 // Everything a backend needs to generate a model's inputs: symbolic dims with the sizes loading gave them,
-// the shape of every fully known graph input, and the id bounds above.
+// the shape of every fully known graph input, the id bounds above, and the inputs given by value.
 struct GeneratedInputPlan {
   std::map<std::string, int64_t> dims;
   std::map<std::string, std::vector<int64_t>> shapes;
   std::map<std::string, int64_t> int_input_max;
+  std::map<std::string, std::vector<double>> values;  // inputs fed with given contents (--value), not generated
 };
 GeneratedInputPlan plan_generated_inputs(const Model& model);
 

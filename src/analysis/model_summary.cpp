@@ -33,8 +33,8 @@ ModelInfo summarize_model(const Model& model) {
     for (const auto& n : model.graphs[0].inputs) info.inputs.push_back(tensor_summary(model, n));
     for (const auto& n : model.graphs[0].outputs) info.outputs.push_back(tensor_summary(model, n));
   }
-  info.initializers = static_cast<int64_t>(model.initializers.size());
   for (const auto& init : model.initializers) {
+    ++(init.constant_node.empty() ? info.initializers : info.constant_tensors);
     uint64_t bits = sat_mul(as_count(init.elements), static_cast<uint64_t>(dtype_bits(init.dtype)));
     info.weight_bytes = sat_add(info.weight_bytes, bits / 8);
   }

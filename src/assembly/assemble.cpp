@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "assembly/layers.h"
+#include "assembly/runtime_shapes.h"
 #include "core/coverage.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
@@ -62,9 +63,26 @@ bool listed(const std::string& comma_list, const std::string& item) {
 // Layers, coverage and their warnings from the profiled part of the measurement.
 void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx) {
   r.profiled_latency_ms = summarize(m.profiled_latencies_ms);
+  // The runtime's shapes against the analysis: mismatches are warnings naming the node; tensors the analysis could
+  // not resolve take the runtime's shape and the run is counted with them (nodes marked shape_source "runtime").
+  const Analysis* analysis = ctx.analysis;
+  std::optional<Analysis> with_runtime;
+  if (analysis && m.executed_graph) {
+    RuntimeShapeCheck check = check_runtime_shapes(*analysis, m.kernels, *m.executed_graph);
+    for (auto& w : check.warnings) r.warnings.push_back(std::move(w));
+    if (!check.taken.empty() && ctx.reanalyze && (with_runtime = ctx.reanalyze(check.taken))) {
+      analysis = &*with_runtime;
+      r.flops = analysis->totals.flops;
+      r.macs = analysis->totals.macs;
+      const auto marked = std::count_if(analysis->nodes.begin(), analysis->nodes.end(),
+                                        [](const NodeAnalysis& n) { return n.shape_source == ShapeSource::Runtime; });
+      r.warnings.push_back(std::to_string(marked) + " node(s) took shapes the static analysis could not resolve from "
+                           "the runtime (marked shape_source \"runtime\"; analyze --check-runtime lists them)");
+    }
+  }
   LayerSources in;
   in.original = ctx.model;
-  in.analysis = ctx.analysis;
+  in.analysis = analysis;
   in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
   in.rules = ctx.rules;
   in.hw = ctx.hw;

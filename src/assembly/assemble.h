@@ -4,6 +4,9 @@
 //   Measurement (core/measurement.h) + the user's model, its analysis at the run's dims, the roofs, the source's
 //   mapping rules  ->  ProfileRun: timing statistics, layers mapped to the user's nodes with their costs and
 //   roofline position, coverage, warnings.
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,9 @@ struct AssemblyContext {
   const Analysis* analysis = nullptr;     // the user's model analysed at this run's dims (with `model`)
   const HardwareInfo* hw = nullptr;       // the roofs; null: layers are not placed on a roofline
   const MappingRules* rules = nullptr;    // the source's; null: plain_mapping_rules()
+  // The analysis again with the tensors the runtime shaped where the analysis could not (tensor -> dims); nullopt
+  // when none could be taken. Unset: such tensors are only counted (assembly/runtime_shapes.h).
+  std::function<std::optional<Analysis>(const std::map<std::string, std::vector<int64_t>>&)> reanalyze;
 };
 
 // The run of `key` from its first (or only) measurement. key.threads is the thread count the run used; the

@@ -33,6 +33,7 @@ struct FeedSpec {
   std::map<std::string, int64_t> dims;                        // symbolic dim -> size
   std::map<std::string, std::vector<int64_t>> shapes;         // explicit input shapes
   std::map<std::string, int64_t> int_input_max;               // exclusive upper bound for generated ids
+  std::map<std::string, std::vector<double>> values;          // contents of small inputs (--value), not generated
   std::map<std::string, std::filesystem::path> files;         // --input NAME=FILE (.pb or .npy)
   std::optional<std::filesystem::path> test_data_dir;
   uint64_t seed = 0;
@@ -98,6 +99,16 @@ class ModelServer {
   virtual ServedModel load(const ModelLoad& m) = 0;
   // Runs the loaded model once and returns every output. Throws BackendError, stage "run".
   virtual std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) = 0;
+  // The same, names, types and dims only (no data): for models with every intermediate tensor exposed as an
+  // output (`analyze --check-runtime`). The default drops the data of outputs(); a backend may skip sending it.
+  virtual std::vector<TensorValue> output_shapes(const FeedSpec& feed, std::chrono::milliseconds timeout) {
+    auto values = outputs(feed, timeout);
+    for (auto& v : values) {
+      v.bytes.clear();
+      v.strings.clear();
+    }
+    return values;
+  }
   // Timed run with profiling off, then, when timing.layers, a short profiled run for kernel times.
   // Throws BackendError, stage "run" or "profile".
   virtual Measurement measure(const FeedSpec& feed, const TimingOptions& timing,

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "analysis/analyze.h"
+#include "cli/check_runtime.h"
 #include "cli/commands.h"
 #include "cli/shape_flags.h"
 #include "core/errors.h"
@@ -20,9 +21,23 @@ struct AnalyzeArgs {
   size_t top = 0;
   std::string sort;
   bool json = false;
+  bool check_runtime = false;
+  std::string backend = "onnxruntime";
 };
 
 int run_analyze(const AnalyzeArgs& a) {
+  if (a.check_runtime) {
+    CheckRuntimeOptions c;
+    c.model = a.model;
+    c.shapes = a.shape.overrides();
+    c.backend = a.backend;
+    c.json = a.json;
+    if (a.output.empty() || a.output == "-") return check_runtime(c, std::cout);
+    std::ofstream f(a.output, std::ios::binary);
+    const int rc = check_runtime(c, f);
+    if (!f) throw UserError(a.output + ": cannot write the check");
+    return rc;
+  }
   AnalyzeOptions opts;
   opts.shapes = a.shape.overrides();
   Report report = analyze_model_file(a.model, opts);
@@ -52,11 +67,18 @@ void setup_analyze(CLI::App& root, Action& action) {
   cmd->add_option("--top", args->top, "Show only the first N nodes after sorting (0 = all)");
   cmd->add_option("--sort", args->sort, "Sort nodes by flops|macs|params|bytes|intensity|name|op (default: graph order)")
       ->check(CLI::IsMember(analysis_sort_keys()));
+  cmd->add_flag("--check-runtime", args->check_runtime,
+                "Run the model once on ONNX Runtime with every intermediate tensor of the main graph exposed as an "
+                "output and compare each static shape with the runtime's: prints mismatches and tensors left "
+                "unresolved; exit 1 when a shape differs");
+  cmd->add_option("-B,--backend", args->backend, "Runtime for --check-runtime, as -B of profile (default onnxruntime)");
   cmd->footer(
       "Examples:\n"
       "  rooflens analyze resnet50.onnx --top 10 --sort flops\n"
       "  rooflens analyze bert.onnx --dim seq=128 --batch 8\n"
-      "  rooflens analyze model.onnx --shape input:1x3x224x224 --format json -o report.json");
+      "  rooflens analyze model.onnx --shape input:1x3x224x224 --format json -o report.json\n"
+      "  rooflens analyze silero_vad.onnx --shape input:1x512 --shape state:2x1x128 --value sr=16000\n"
+      "  rooflens analyze vit.onnx --batch 2 --check-runtime");
   cmd->callback([args, &action] { action = [args] { return run_analyze(*args); }; });
 }
 

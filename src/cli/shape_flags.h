@@ -1,5 +1,5 @@
 #pragma once
-// The shape flags shared by every command that loads a model (--shape, --dim, --batch).
+// The shape flags shared by every command that loads a model (--shape, --dim, --value, --batch).
 #include <string>
 #include <vector>
 
@@ -10,7 +10,7 @@
 namespace rooflens::cli {
 
 struct ShapeFlags {
-  std::vector<std::string> shapes, dims;
+  std::vector<std::string> shapes, dims, values;
   int64_t batch = 0;  // 0 = not given
 
   void add_to(CLI::App& app, bool with_batch = true);  // profile has its own -b (ranges)

@@ -25,6 +25,19 @@ struct TensorSummary {
   std::vector<std::string> dim_names;  // symbolic names as declared in the model ("" when none)
 };
 
+// Whether a node's cost counts towards the totals (control flow decides; see docs/report-schema.md).
+enum class NodeExecution {
+  Run,         // runs (`iterations` times per inference); counted
+  NotTaken,    // in an If branch that the computed condition does not select: never runs, zero cost
+  NotCounted,  // in the cheaper branch of an If whose condition is unknown: analysed, cost shown, not in totals
+};
+
+// Where a node's shapes came from.
+enum class ShapeSource {
+  Static,   // static resolution (the analysis)
+  Runtime,  // some shapes the analysis could not resolve were taken from the runtime's profile (`profile`)
+};
+
 struct NodeAnalysis {
   int64_t index = 0;        // position in the report's node list (topological, subgraphs after their parent)
   std::string name, op, domain;
@@ -37,6 +50,22 @@ struct NodeAnalysis {
   bool cost_known = true;
   bool shapes_resolved = true;
   std::string note;
+  // Added with control flow (optional in JSON, written only when not the default):
+  NodeExecution execution = NodeExecution::Run;
+  int64_t iterations = 1;   // runs per inference (Loop/Scan trips of the enclosing bodies, multiplied; -1 unknown);
+                            // flops, macs and bytes above already include them
+  ShapeSource shape_source = ShapeSource::Static;
+};
+
+// One subgraph body (If branch, Loop/Scan body) with the totals of its nodes and of the bodies nested in it.
+struct SubgraphSummary {
+  std::string graph;              // its path, as NodeAnalysis::graph names it
+  std::string node;               // the node that owns it
+  std::string attribute;          // which of the owner's attributes holds it: "then_branch", "else_branch", "body"
+  NodeExecution execution = NodeExecution::Run;
+  int64_t iterations = 1;         // runs per inference (-1 unknown)
+  int64_t nodes = 0;
+  uint64_t flops = 0, macs = 0, bytes_read = 0, bytes_written = 0;  // as counted in the nodes (0 when not taken)
 };
 
 struct OpTypeSummary {
@@ -58,6 +87,7 @@ struct Analysis {
   std::vector<OpTypeSummary> op_types;      // sorted by flops, descending
   std::vector<std::string> unknown_ops;     // "domain:op" whose cost is unknown (sorted, unique)
   std::vector<std::string> notes;           // assumptions made ("batch defaulted to 1", ...)
+  std::vector<SubgraphSummary> subgraphs;   // every subgraph body, in node-list order (optional in JSON)
 };
 
 struct ModelInfo {
@@ -68,7 +98,8 @@ struct ModelInfo {
   std::map<std::string, int64_t> opsets;    // "ai.onnx" -> 17, "com.microsoft" -> 1
   std::vector<TensorSummary> inputs, outputs;
   int64_t initializers = 0;
-  uint64_t weight_bytes = 0;
+  int64_t constant_tensors = 0;             // Constant nodes' value tensors, weights like initializers (optional in JSON)
+  uint64_t weight_bytes = 0;                // initializers and constant tensors
   Analysis analysis;
 };
 

@@ -40,18 +40,78 @@ ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
 
 ROOFLENS_JSON_FIELDS(TensorSummary, name, dtype, shape, dim_names)
 
-ROOFLENS_JSON_FIELDS(NodeAnalysis, index, name, op, domain, graph, inputs, outputs, input_shapes, output_shapes, input_dtypes,
+NLOHMANN_JSON_SERIALIZE_ENUM(NodeExecution, {{NodeExecution::Run, "run"},
+                                            {NodeExecution::NotTaken, "not_taken"},
+                                            {NodeExecution::NotCounted, "not_counted"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(ShapeSource, {{ShapeSource::Static, "static"}, {ShapeSource::Runtime, "runtime"}})
+
+namespace {
+// The fields of the first schema: required on read.
+struct NodeCore : NodeAnalysis {};
+ROOFLENS_JSON_FIELDS(NodeCore, index, name, op, domain, graph, inputs, outputs, input_shapes, output_shapes, input_dtypes,
                     output_dtypes, flops, macs, params, bytes_read, bytes_written, intensity, cost_known,
                     shapes_resolved, note)
+
+// Fields added later: written only when not the default (reports stay as they were for models without control
+// flow), read with the default when absent (older reports).
+template <typename V>
+void put_unless(json& j, const char* key, const V& v, const V& def) {
+  if (!(v == def)) j[key] = v;
+}
+template <typename V>
+void get_or(const json& j, const char* key, V& v) {
+  if (auto it = j.find(key); it != j.end()) it->get_to(v);
+}
+}  // namespace
+
+void to_json(json& j, const NodeAnalysis& n) {
+  to_json(j, static_cast<const NodeCore&>(n));
+  put_unless(j, "execution", n.execution, NodeExecution::Run);
+  put_unless(j, "iterations", n.iterations, int64_t{1});
+  put_unless(j, "shape_source", n.shape_source, ShapeSource::Static);
+}
+void from_json(const json& j, NodeAnalysis& n) {
+  from_json(j, static_cast<NodeCore&>(n));
+  get_or(j, "execution", n.execution);
+  get_or(j, "iterations", n.iterations);
+  get_or(j, "shape_source", n.shape_source);
+}
+
+ROOFLENS_JSON_FIELDS(SubgraphSummary, graph, node, attribute, execution, iterations, nodes, flops, macs, bytes_read,
+                    bytes_written)
 
 ROOFLENS_JSON_FIELDS(OpTypeSummary, op, domain, count, flops, macs, params, bytes_read, bytes_written, unknown)
 
 ROOFLENS_JSON_FIELDS(Totals, flops, macs, params, bytes_read, bytes_written, nodes, unknown_cost_nodes, unresolved_nodes, intensity)
 
-ROOFLENS_JSON_FIELDS(Analysis, totals, op_types, unknown_ops, notes, nodes)
+void to_json(json& j, const Analysis& a);
+void from_json(const json& j, Analysis& a);
 
-ROOFLENS_JSON_FIELDS(ModelInfo, path, name, file_bytes, ir_version, producer_name, producer_version, opsets, inputs, outputs,
-                    initializers, weight_bytes, analysis)
+namespace {
+struct AnalysisCore : Analysis {};
+ROOFLENS_JSON_FIELDS(AnalysisCore, totals, op_types, unknown_ops, notes, nodes)
+struct ModelCore : ModelInfo {};
+ROOFLENS_JSON_FIELDS(ModelCore, path, name, file_bytes, ir_version, producer_name, producer_version, opsets, inputs,
+                    outputs, initializers, weight_bytes, analysis)
+}  // namespace
+
+void to_json(json& j, const Analysis& a) {
+  to_json(j, static_cast<const AnalysisCore&>(a));
+  if (!a.subgraphs.empty()) j["subgraphs"] = a.subgraphs;
+}
+void from_json(const json& j, Analysis& a) {
+  from_json(j, static_cast<AnalysisCore&>(a));
+  get_or(j, "subgraphs", a.subgraphs);
+}
+
+void to_json(json& j, const ModelInfo& m) {
+  to_json(j, static_cast<const ModelCore&>(m));
+  put_unless(j, "constant_tensors", m.constant_tensors, int64_t{0});
+}
+void from_json(const json& j, ModelInfo& m) {
+  from_json(j, static_cast<ModelCore&>(m));
+  get_or(j, "constant_tensors", m.constant_tensors);
+}
 
 
 // ---- hardware ----

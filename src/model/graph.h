@@ -55,6 +55,15 @@ struct Initializer {
   uint64_t offset = 0;
   uint64_t length = 0;
   std::vector<int64_t> int_values;  // small integer tensors (shape constants), read eagerly
+  std::string constant_node;        // held in this Constant node's `value` attribute ("": a graph initializer)
+};
+
+// How a subgraph body runs per run of the node that owns it, as shape resolution determined it.
+enum class BodyRun {
+  Always,    // the main graph, Loop/Scan bodies, bodies of other ops
+  Taken,     // an If branch whose condition was computed and selects it
+  NotTaken,  // an If branch whose condition was computed and selects the other: it never runs
+  Unknown,   // an If branch whose condition is not computable: both branches were analysed
 };
 
 struct Graph {
@@ -62,11 +71,16 @@ struct Graph {
   int parent_graph = -1;  // -1 for the main graph
   int parent_node = -1;   // node index in parent graph owning this body
   std::string path;       // "main", "main/loop_1:body", ... shown in reports
+  std::string attribute;  // the owner's attribute holding this body ("then_branch", "body"); "" for main
+  BodyRun run = BodyRun::Always;
+  int64_t trips = 1;      // times the body runs per run of its owner: Loop/Scan iterations (-1: unknown)
   std::vector<Node> nodes;  // in topological order
   std::vector<std::string> inputs;   // graph inputs that are not initializers
   std::vector<std::string> outputs;
   std::unordered_map<std::string, TensorInfo> tensors;  // every value seen in this graph
-  std::unordered_map<std::string, int> initializers;    // name -> Model::initializers index
+  // name -> Model::initializers index: initializers, and the tensors of this graph's Constant nodes (weights
+  // exported as Constant nodes count like initializers do)
+  std::unordered_map<std::string, int> initializers;
 
   const TensorInfo* find(const std::string& name) const;  // this graph only; outer scope via Model
 };
@@ -81,6 +95,7 @@ struct Model {
   std::vector<Initializer> initializers;
   std::vector<std::string> notes;     // e.g. "batch defaulted to 1"
   std::map<std::string, int64_t> input_symbols;  // symbolic input dims and the sizes overrides gave them
+  std::map<std::string, std::vector<double>> input_values;  // contents given to inputs (--value)
   int64_t batch_dims = 0;             // dynamic leading input dims that took the batch size
 
   // Looks a value up in graph g, then in its enclosing scopes.

@@ -116,7 +116,8 @@ class ModelBuilder {
 
  private:
   // Assigns graph indices depth-first, bodies right after the node that owns them.
-  void collect(const onnx::GraphProto& g, int parent, int parent_node, const std::string& path, Model& model) {
+  void collect(const onnx::GraphProto& g, int parent, int parent_node, const std::string& path, Model& model,
+               const std::string& attribute = "") {
     int index = static_cast<int>(protos_.size());
     protos_.push_back(&g);
     index_[&g] = index;
@@ -125,15 +126,20 @@ class ModelBuilder {
     graph.parent_graph = parent;
     graph.parent_node = parent_node;
     graph.path = path;
+    graph.attribute = attribute;
+    if (auto it = shapes_.bodies.find(&g); it != shapes_.bodies.end()) {
+      graph.run = it->second.run;
+      graph.trips = it->second.trips;
+    }
     model.graphs.push_back(std::move(graph));
     const auto& ord = order_.at(&g);
     for (size_t pos = 0; pos < ord.size(); ++pos) {
       const auto& n = g.node(ord[pos]);
       for (const auto& a : n.attribute()) {
         std::string base = path + "/" + node_name(n, static_cast<int>(pos)) + ":" + a.name();
-        if (a.has_g()) collect(a.g(), index, static_cast<int>(pos), base, model);
+        if (a.has_g()) collect(a.g(), index, static_cast<int>(pos), base, model, a.name());
         for (int k = 0; k < a.graphs_size(); ++k)
-          collect(a.graphs(k), index, static_cast<int>(pos), base + "[" + std::to_string(k) + "]", model);
+          collect(a.graphs(k), index, static_cast<int>(pos), base + "[" + std::to_string(k) + "]", model, a.name());
       }
     }
   }
@@ -164,7 +170,27 @@ class ModelBuilder {
       auto opset = model.opsets.find(n.domain() == "ai.onnx" ? "" : n.domain());
       Node node = convert_node(n, opset == model.opsets.end() ? 1 : opset->second, &index_of);
       node.name = node_name(n, static_cast<int>(pos));
+      add_constant_tensor(n, node.name, graph, model);
       graph.nodes.push_back(std::move(node));
+    }
+  }
+
+  // A Constant node's `value` tensor is stored in the file like an initializer (paddle2onnx and spox exports keep
+  // every weight so): it is listed with the initializers, so it counts as parameters and weights the same way.
+  // A single element is an operand (Clip's 6, a Pow exponent, an attention scale), not a weight: left out.
+  void add_constant_tensor(const onnx::NodeProto& n, const std::string& node_name, Graph& graph, Model& model) {
+    if (n.op_type() != "Constant" || !(n.domain().empty() || n.domain() == "ai.onnx") || n.output_size() != 1 ||
+        n.output(0).empty())
+      return;
+    for (const auto& a : n.attribute()) {
+      if (a.name() != "value" || !a.has_t()) continue;
+      Initializer init = initializer(a.t());
+      if (init.elements <= 1) continue;
+      init.name = n.output(0);
+      init.constant_node = node_name;
+      init.offset = init.length = 0;  // attribute tensors have no name to find their stripped payload by
+      graph.initializers[n.output(0)] = static_cast<int>(model.initializers.size());
+      model.initializers.push_back(std::move(init));
     }
   }
 
@@ -221,6 +247,7 @@ Model load_model_from_bytes(const uint8_t* data, size_t size, const std::string&
     model.notes.push_back("shape inference failed at node '" + f.node + "' (" + f.op + "): " + f.message);
   model.path = name;
   model.file_bytes = size;
+  model.input_values = overrides.values;
   return model;
 }
 

@@ -7,12 +7,19 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "model/graph.h"
 #include "model/shapes.h"
 
 namespace rooflens {
 
 struct ShapeFailure {
   std::string node, op, message;
+};
+
+// What shape resolution learnt about one subgraph body (see Graph in model/graph.h).
+struct BodyInfo {
+  BodyRun run = BodyRun::Always;
+  int64_t trips = 1;  // iterations per run of the owner (-1: unknown)
 };
 
 struct ShapeResult {
@@ -22,6 +29,7 @@ struct ShapeResult {
   std::vector<std::string> notes;      // assumptions made, e.g. "batch defaulted to 1"
   std::map<std::string, int64_t> input_symbols;  // symbolic input dim -> the size the overrides gave it
   int64_t batch_dims = 0;              // dynamic leading input dims set from the batch (0: fixed batch)
+  std::unordered_map<const onnx::GraphProto*, BodyInfo> bodies;  // every subgraph the driver visited
 };
 
 // Applies user overrides to the main graph's inputs (throws UserError/UsageError listing what is missing),

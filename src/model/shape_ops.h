@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/shape_value.h"
+#include "model/value_eval.h"
 
 namespace rooflens {
 
@@ -17,6 +19,10 @@ struct ShapeInput {
   std::vector<const TensorInfo*> in;  // nullptr for an omitted optional input or unknown type
   // Known integer contents of inputs (initializers, Constant nodes, shape arithmetic); nullopt if unknown.
   std::vector<std::optional<std::vector<int64_t>>> in_values;
+  // The same as the evaluator holds them, symbolic elements included ("[batch*197, 768]"); nullptr if unknown.
+  std::vector<ValuePtr> values;
+  // Symbolic dims rooflens wrote; a shape function that makes a dim from an expression registers it here.
+  SymTable* syms = nullptr;
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
   const std::optional<std::vector<int64_t>>& value(size_t i) const;
@@ -85,6 +91,10 @@ TensorInfo matmul_shape(const TensorInfo& a, const TensorInfo& b);
 int64_t dim_value(const TensorInfo* t, size_t i);
 // Rank when known, else -1.
 int64_t rank_of(const TensorInfo* t);
+// A value element as a dim: Int >= 0 known, Sym symbolic (its text registered in `syms`), anything else unknown.
+Dim dim_of_elem(const Elem& e, SymTable* syms);
+// A dim as an expression: known -> constant, symbolic -> its expression (from `syms` or a plain symbol).
+std::optional<SymExpr> expr_of_dim(const Dim& d, const SymTable* syms);
 
 // Sliding-window output sizes (Conv, pooling) per ONNX's kernel_shape/strides/pads/dilations/auto_pad
 // rules read from `node`. `in` holds the spatial input dims, `kernel` the window per spatial dim

@@ -137,6 +137,22 @@ int64_t rank_of(const TensorInfo* t) {
   return t && t->has_rank ? static_cast<int64_t>(t->dims.size()) : -1;
 }
 
+Dim dim_of_elem(const Elem& e, SymTable* syms) {
+  if (e.kind == Elem::Kind::Int) return e.i >= 0 ? Dim{e.i, {}} : Dim{};
+  if (e.kind != Elem::Kind::Sym) return Dim{};
+  std::string text = e.sym->to_string();
+  if (syms) syms->emplace(text, *e.sym);
+  return Dim{-1, text};
+}
+
+std::optional<SymExpr> expr_of_dim(const Dim& d, const SymTable* syms) {
+  if (d.known()) return SymExpr::constant(d.value);
+  if (d.symbol.empty()) return std::nullopt;
+  if (syms)
+    if (auto it = syms->find(d.symbol); it != syms->end()) return it->second;
+  return SymExpr::symbol(d.symbol);
+}
+
 TensorInfo matmul_shape(const TensorInfo& a, const TensorInfo& b) {
   TensorInfo r = dtype_only(a.dtype != DType::Undefined ? a.dtype : b.dtype);
   if (!a.has_rank || !b.has_rank || a.dims.empty() || b.dims.empty()) return r;

@@ -36,6 +36,7 @@ struct TensorInfo {
   DType dtype = DType::Undefined;
   bool has_rank = false;  // false: nothing known about the shape
   std::vector<Dim> dims;
+  bool from_runtime = false;  // dims taken from the shapes a runtime reported (static resolution had none)
 
   bool fully_known() const;  // tensor with every dim known
   bool resolved() const;      // fully_known tensor, or a non-tensor value of known kind

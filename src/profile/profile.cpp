@@ -1,5 +1,6 @@
 #include "profile/profile.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -13,6 +14,7 @@
 #include "lint/lint.h"
 #include "model/graph_view.h"
 #include "model/loader.h"
+#include "model/runtime_shapes.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -39,6 +41,20 @@ ShapeOverrides overrides_for(const ProfileOptions& o, const RunKey& c) {
   if (c.batch > 0) s.batch = c.batch;
   for (const auto& [k, v] : c.dims) s.dims[k] = v;
   return s;
+}
+
+// Two analyses of one model at the same dims (every node shaped alike).
+bool same_shapes(const Analysis& x, const Analysis& y) {
+  if (x.nodes.size() != y.nodes.size()) return false;
+  for (size_t i = 0; i < x.nodes.size(); ++i)
+    if (x.nodes[i].input_shapes != y.nodes[i].input_shapes || x.nodes[i].output_shapes != y.nodes[i].output_shapes)
+      return false;
+  return true;
+}
+
+bool took_runtime_shapes(const Analysis& a) {
+  return std::any_of(a.nodes.begin(), a.nodes.end(),
+                     [](const NodeAnalysis& n) { return n.shape_source == ShapeSource::Runtime; });
 }
 
 // How each backend is named in the report: by name, or by its whole -B text when two share a name.
@@ -143,6 +159,7 @@ class GridRun {
     r.feed.dims = std::move(plan.dims);
     r.feed.shapes = std::move(plan.shapes);
     r.feed.int_input_max = std::move(plan.int_input_max);
+    r.feed.values = std::move(plan.values);
     for (const auto& [k, v] : o_.input_files) r.feed.files[k] = v;
     r.timing = o_.timing;
     r.timeout = o_.timeout;
@@ -160,10 +177,24 @@ class GridRun {
     ctx.analysis = &a;
     ctx.hw = hw_;
     ctx.rules = &backend.mapping_rules();
+    std::optional<Analysis> taken;  // the analysis with the runtime's shapes, when the run needed them
+    ctx.reanalyze = [&m, &taken](const std::map<std::string, std::vector<int64_t>>& shapes) {
+      Model with = m;
+      const int64_t n = take_runtime_shapes(with, shapes);
+      if (n == 0) return std::optional<Analysis>{};
+      taken = analyze_model(with, CostRegistry::builtin());
+      taken->notes.push_back(std::to_string(n) + " tensor(s) the static analysis could not resolve have the shapes "
+                             "the runtime reported (profile; their nodes are marked shape_source \"runtime\")");
+      return taken;
+    };
     RunKey key = slot.key;
     if (measured.threads > 0) key.threads = measured.threads;
     slot.run = rep_.runs.size();
     rep_.runs.push_back(assemble_run(key, measured, ctx));
+    // The report's own analysis is of the model at the same dims: it shows what the run counted (once: the first
+    // run that needed the runtime's shapes).
+    if (taken && same_shapes(a, rep_.model.analysis) && !took_runtime_shapes(rep_.model.analysis))
+      rep_.model.analysis = std::move(*taken);
   }
 
   void step(Slot& slot, int round) {

@@ -33,6 +33,7 @@ ShapeOverrides overrides_of(const BenchModel& m) {
   ShapeOverrides o;
   o.shapes = m.shapes;
   o.dims = m.dims;
+  o.values = m.values;
   return o;
 }
 
@@ -44,6 +45,7 @@ const FeedSpec& generated_feed(ModelContext& ctx) {
   FeedSpec f;
   f.dims = ctx.model.dims;
   f.shapes = ctx.model.shapes;
+  f.values = ctx.model.values;
   try {
     Model m = load_model(ctx.model.path.string(), overrides_of(ctx.model));
     GeneratedInputPlan p = plan_generated_inputs(m);

@@ -17,7 +17,7 @@ const std::map<std::string, std::string>& aliases() {
 }
 
 const std::vector<std::string>& known_keys() {
-  static const std::vector<std::string> k{"name", "path", "test_data", "working_directory", "shapes", "dims",
+  static const std::vector<std::string> k{"name", "path", "test_data", "working_directory", "shapes", "dims", "values",
                                           "options", "rtol", "atol", "percent_mismatch", "skip", "test_hook"};
   return k;
 }
@@ -77,6 +77,9 @@ struct EntryReader {
         for (const auto& [k, v] : e["shapes"].items()) m.shapes[k] = v.get<std::vector<int64_t>>();
       if (e.contains("dims"))
         for (const auto& [k, v] : e["dims"].items()) m.dims[k] = v.get<int64_t>();
+      if (e.contains("values"))
+        for (const auto& [k, v] : e["values"].items())
+          m.values[k] = v.is_array() ? v.get<std::vector<double>>() : std::vector<double>{v.get<double>()};
       if (e.contains("options"))
         for (const auto& [k, v] : e["options"].items()) m.options.emplace_back(k, option_text(v));
       if (e.contains("rtol")) m.rtol = e["rtol"].get<double>();

@@ -22,6 +22,7 @@ struct BenchModel {
   std::vector<std::filesystem::path> data_sets;  // test_data_set_N/ folders in index order
   std::map<std::string, std::vector<int64_t>> shapes;  // input shapes for generated inputs (model list)
   std::map<std::string, int64_t> dims;                 // symbolic dim sizes (model list)
+  std::map<std::string, std::vector<double>> values;   // contents of small inputs, as --value gives them (model list)
   std::vector<std::pair<std::string, std::string>> options;  // session options over -B's (model list)
   std::optional<double> rtol, atol, percent_mismatch;        // per-model tolerances (model list)
   std::string skip;                              // non-empty: recorded as skipped with this reason, never run

@@ -77,7 +77,14 @@ describe('resnet50 profile report', () => {
     // A fused layer's details list its original ONNX nodes with their shapes and dtypes.
     const fused = run.layers.find((l) => l.onnx_nodes.length >= 3);
     await page.fill('#filter-search', fused.name);
+    // Wait for the filtered table itself (the count says it filtered) and for any repaint the shrinking table queued
+    // (a scroll event repaints on the next animation frame), so the click lands on the row the test means; then
+    // wait for the details of that very layer. Under load, clicking at once hit a row a repaint was replacing.
+    await page.waitForFunction((all) => !document.getElementById('filter-count').textContent.startsWith(all + ' of '),
+      run.layers.length);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.click('#layers .vt-row[data-seq="' + run.layers.indexOf(fused) + '"]');
+    await page.waitForFunction((name) => document.querySelector('#layer-details h3')?.textContent === name, fused.name);
     const details = await page.textContent('#layer-details');
     for (const n of fused.onnx_nodes) assert.ok(details.includes(n), 'details name ' + n);
     assert.ok(details.includes(fused.provider));

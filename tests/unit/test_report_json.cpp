@@ -85,3 +85,37 @@ TEST(ReportJson, RefusesForeignAndMalformedDocuments) {
   text.replace(text.find("\"flops\""), 7, "\"flopz\"");
   EXPECT_THROW(report_from_json(text), UserError);
 }
+
+TEST(ReportJson, ControlFlowFieldsRoundTripAndOlderReportsLoad) {
+  Report r = sample_report();
+  NodeAnalysis body = r.model.analysis.nodes[0];
+  body.name = "lstm";
+  body.graph = "main/if:then_branch";
+  body.execution = NodeExecution::NotTaken;
+  body.iterations = 7;
+  body.shape_source = ShapeSource::Runtime;
+  r.model.analysis.nodes.push_back(body);
+  r.model.analysis.subgraphs.push_back({"main/if:then_branch", "if", "then_branch", NodeExecution::NotCounted, -1, 3,
+                                        10, 5, 40, 20});
+  r.model.constant_tensors = 12;
+  const std::string text = report_to_json(r);
+  EXPECT_NE(text.find("\"execution\": \"not_taken\""), std::string::npos);
+  EXPECT_NE(text.find("\"shape_source\": \"runtime\""), std::string::npos);
+  EXPECT_NE(text.find("\"execution\": \"not_counted\""), std::string::npos);
+  Report back = report_from_json(text);
+  EXPECT_EQ(report_to_json(back), text);
+  EXPECT_EQ(back.model.analysis.nodes[1].iterations, 7);
+  EXPECT_EQ(back.model.analysis.subgraphs.at(0).iterations, -1);
+  EXPECT_EQ(back.model.constant_tensors, 12);
+
+  // A report written before these fields existed has none of them: it loads with the defaults and is written
+  // back unchanged (the new fields appear only where they say something).
+  const std::string old = report_to_json(sample_report());
+  EXPECT_EQ(old.find("execution"), std::string::npos);
+  EXPECT_EQ(old.find("subgraphs"), std::string::npos);
+  EXPECT_EQ(old.find("constant_tensors"), std::string::npos);
+  Report loaded = report_from_json(old);
+  EXPECT_EQ(loaded.model.analysis.nodes[0].execution, NodeExecution::Run);
+  EXPECT_EQ(loaded.model.analysis.nodes[0].iterations, 1);
+  EXPECT_EQ(report_to_json(loaded), old);
+}

@@ -65,6 +65,7 @@ Inputs inputs_of(const FeedSpec& f) {
   in.test_data_dir = f.test_data_dir;
   for (const auto& [name, shape] : f.shapes) in.inputs[name].shape = shape;
   for (const auto& [name, max] : f.int_input_max) in.inputs[name].max = max;
+  for (const auto& [name, v] : f.values) in.inputs[name].values = v;
   for (const auto& [name, file] : f.files) in.inputs[name].file = file;
   return in;
 }

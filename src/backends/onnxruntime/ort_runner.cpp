@@ -203,6 +203,7 @@ ojson Inputs::to_json() const {
     if (s.min) e["min"] = *s.min;
     if (s.max) e["max"] = *s.max;
     if (s.file) e["file"] = fs::absolute(*s.file).string();
+    if (s.values) e["values"] = *s.values;
     in[name] = std::move(e);
   }
   o["inputs"] = std::move(in);
@@ -323,9 +324,10 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
   return out;
 }
 
-std::vector<TensorData> OrtRunner::outputs(const Inputs& inputs, std::chrono::milliseconds timeout) {
+std::vector<TensorData> OrtRunner::outputs(const Inputs& inputs, std::chrono::milliseconds timeout, bool shapes_only) {
   ojson req = inputs.to_json();
   req["op"] = "outputs";
+  if (shapes_only) req["shapes_only"] = true;
   json r = call(json::parse(req.dump()), timeout);
   std::vector<TensorData> out;
   for (const auto& t : r.value("outputs", json::array())) {

@@ -70,6 +70,7 @@ struct InputSpec {
   std::optional<double> low, high;
   std::optional<int64_t> min, max;
   std::optional<std::filesystem::path> file;   // ONNX TensorProto (.pb) or NumPy (.npy)
+  std::optional<std::vector<double>> values;   // the elements themselves (--value), in the input's type
 };
 
 struct Inputs {
@@ -208,7 +209,9 @@ class OrtRunner {
   // deleted unless `keep_profile` (its path is then in the result).
   ProfiledRunResult run_profiled(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
                                  const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
-  std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5));
+  // Every output of one run; shapes_only leaves the data out (names, types and dims only).
+  std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5),
+                                  bool shapes_only = false);
   void unload();
   // Decoder generation on the loaded session (ort_runner_generate.cpp): prefill + decode steps, present fed back
   // as past inside the runner; then per-layer profiles of a prefill step and of the last decode step.

@@ -40,9 +40,17 @@ class OrtModelServer : public ModelServer {
   }
 
   std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    return run_outputs(feed, timeout, false);
+  }
+
+  std::vector<TensorValue> output_shapes(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    return run_outputs(feed, timeout, true);
+  }
+
+  std::vector<TensorValue> run_outputs(const FeedSpec& feed, std::chrono::milliseconds timeout, bool shapes_only) {
     std::vector<TensorData> got;
     try {
-      got = runner("run").outputs(inputs_of(feed), timeout);
+      got = runner("run").outputs(inputs_of(feed), timeout, shapes_only);
     } catch (const RunnerError& e) {
       throw backend_error("run", e);
     }
