@@ -5,6 +5,20 @@
 #include "core/repetitions.h"
 
 namespace rooflens {
+namespace {
+
+// A closed-set field read strictly: nlohmann's enum mapping would turn an unknown string into the first value.
+template <class E>
+E checked_enum(const json& v, const char* field, std::initializer_list<const char*> allowed) {
+  std::string s = v.get<std::string>();
+  for (const char* a : allowed)
+    if (s == a) return v.get<E>();
+  std::string list;
+  for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + "\"" + a + "\"";
+  throw UserError(std::string(field) + " must be one of " + list + ", not \"" + s + "\"");
+}
+
+}  // namespace
 
 ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
 
@@ -99,9 +113,60 @@ void from_json(const json& j, HardwareInfo& h) {
 
 // ---- profile ----
 ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std, cv)
-ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, share, flops, macs, bytes, cost_known,
-                    intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
+void to_json(json& j, const Layer& l) {
+  j = json{{"name", l.name}, {"op", l.op}, {"provider", l.provider}, {"onnx_nodes", l.onnx_nodes}, {"alias", l.alias},
+           {"time_ms", l.time_ms}, {"share", l.share}, {"flops", l.flops}, {"macs", l.macs}, {"bytes", l.bytes},
+           {"cost_known", l.cost_known}, {"intensity", l.intensity}, {"gflops", l.gflops}, {"gbps", l.gbps},
+           {"bound", l.bound}, {"efficiency", l.efficiency}, {"roof", l.roof}, {"input_shapes", l.input_shapes},
+           {"output_shapes", l.output_shapes}, {"start_ms", l.start_ms}};
+  // Added with lint: written only when known, so reports of older versions round-trip byte for byte.
+  if (l.kind != LayerKind::compute) j["kind"] = l.kind;
+  if (l.device != Device::unknown) j["device"] = l.device;
+  if (!l.input_dtypes.empty()) j["input_dtypes"] = l.input_dtypes;
+  if (!l.output_dtypes.empty()) j["output_dtypes"] = l.output_dtypes;
+  // Added with import, likewise.
+  if (l.mean_ms) j["mean_ms"] = *l.mean_ms;
+  if (!l.precision.empty()) j["precision"] = l.precision;
+  if (!l.implementation.empty()) j["implementation"] = l.implementation;
+  if (!l.inserted_for.empty()) j["inserted_for"] = l.inserted_for;
+  if (l.fallback) j["fallback"] = true;
+  if (l.weight_bytes) j["weight_bytes"] = l.weight_bytes;
+}
+
+void from_json(const json& j, Layer& l) {
+  j.at("name").get_to(l.name);
+  j.at("op").get_to(l.op);
+  j.at("provider").get_to(l.provider);
+  j.at("onnx_nodes").get_to(l.onnx_nodes);
+  j.at("alias").get_to(l.alias);
+  j.at("time_ms").get_to(l.time_ms);
+  j.at("share").get_to(l.share);
+  j.at("flops").get_to(l.flops);
+  j.at("macs").get_to(l.macs);
+  j.at("bytes").get_to(l.bytes);
+  j.at("cost_known").get_to(l.cost_known);
+  j.at("intensity").get_to(l.intensity);
+  j.at("gflops").get_to(l.gflops);
+  j.at("gbps").get_to(l.gbps);
+  j.at("bound").get_to(l.bound);
+  j.at("efficiency").get_to(l.efficiency);
+  j.at("roof").get_to(l.roof);
+  j.at("input_shapes").get_to(l.input_shapes);
+  j.at("output_shapes").get_to(l.output_shapes);
+  j.at("start_ms").get_to(l.start_ms);
+  if (j.contains("kind")) l.kind = checked_enum<LayerKind>(j.at("kind"), "kind", {"compute", "layout", "copy"});
+  if (j.contains("device")) l.device = checked_enum<Device>(j.at("device"), "device", {"", "cpu", "gpu", "npu"});
+  if (j.contains("input_dtypes")) j.at("input_dtypes").get_to(l.input_dtypes);
+  if (j.contains("output_dtypes")) j.at("output_dtypes").get_to(l.output_dtypes);
+  if (j.contains("mean_ms")) l.mean_ms = j.at("mean_ms").get<double>();
+  l.precision = j.value("precision", std::string());
+  l.implementation = j.value("implementation", std::string());
+  l.inserted_for = j.value("inserted_for", std::string());
+  l.fallback = j.value("fallback", false);
+  l.weight_bytes = j.value("weight_bytes", uint64_t{0});
+}
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
+ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)
 
 // The run key: label (derived, written for readers such as the HTML page; never read back), the backend (only in
 // reports of several), batch, dims, threads.
@@ -144,6 +209,9 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
+  if (!r.phases.empty()) j["phases"] = r.phases;
+  if (r.weights_bytes) j["weights_bytes"] = *r.weights_bytes;
+  if (r.activations_bytes) j["activations_bytes"] = *r.activations_bytes;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -166,6 +234,9 @@ void from_json(const json& j, ProfileRun& r) {
   j.at("warnings").get_to(r.warnings);
   j.at("latencies_ms").get_to(r.latencies_ms);
   r.layers_error = j.value("layers_error", std::string());
+  if (j.contains("phases")) j.at("phases").get_to(r.phases);
+  if (j.contains("weights_bytes")) r.weights_bytes = j.at("weights_bytes").get<uint64_t>();
+  if (j.contains("activations_bytes")) r.activations_bytes = j.at("activations_bytes").get<uint64_t>();
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.
