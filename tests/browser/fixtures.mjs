@@ -7,6 +7,7 @@
 //   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
 //   hostile_static.{json,html}         `rooflens analyze` of hostile_ops: unknown-op rows
 //   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
+//   trt_import.{json,html}             `rooflens import` of the project's trtexec MobileNet QAT set (datasheet A100)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -63,6 +64,10 @@ export function buildFixtures() {
   run(['analyze', file('hostile_ops.onnx'), '--format', 'json', '-o', file('hostile_static.json')]);
   run(['report', file('hostile_static.json'), '-o', file('hostile_static.html')]);
   twoRuntimes();
+  const trt = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/import/trtexec/mobilenet_qat');
+  run(['import', 'auto', ...['graph', 'profile', 'timing', 'profile.metadata', 'build.metadata']
+    .map((f) => path.join(trt, 'mobilenet_qat.engine.' + f + '.json')), '-q', '-o', file('trt_import.json'),
+  '--html', file('trt_import.html')]);
 }
 
 // A build without ROOFLENS_BACKEND_OPENCV refuses -B opencv as a usage error (exit 2): no fixture then.

@@ -60,7 +60,7 @@ function rooflineCaption(view, run, placed, skipped, roofs) {
   let text = (placed + skipped) + ' layers as dots (area ~ time share, colour = op type; click one for its details).';
   if (skipped) text += ' ' + skipped + ' without FLOPs (layout/copy kernels) have no place on a log-log roofline: hollow diamonds pinned to the bottom-left corner.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
-  else if (view.datasheet) text += ' Ceilings come from a DATASHEET (--roofs), not measured on this machine.';
+  else if (view.datasheet) text += ' Ceilings come from a DATASHEET' + (view.hardware.machine && view.hardware.machine.model ? ' (' + view.hardware.machine.model + ')' : '') + ', not measured on this machine.';
   else if (roofs.compute.length) text += ' Ceilings measured by rooflens hw with ' + roofs.compute[0].threads + ' thread(s), nearest the run\'s.';
   return text;
 }
