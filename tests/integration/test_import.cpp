@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/onnxruntime/ort_runner.h"
 #include "support/cli_runner.h"
 #include "support/ort_suite.h"
 
@@ -197,6 +198,39 @@ TEST_F(ImportTest, OrtCudaProfilePrintsProviderSharesAndFallback) {
   EXPECT_NE(r.out.find("CUDAExecutionProvider"), std::string::npos);
   EXPECT_NE(r.out.find("CPU fallback: 2 layer(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nms (NonMaxSuppression"), std::string::npos) << r.out;
+}
+
+// An ORT profile written by the real ONNX Runtime, imported with the optimized graph ORT dumped, maps every kernel
+// to the same ONNX nodes as the live backend maps the same kernels.
+TEST_F(ImportTest, OrtProfileMapsAsTheLiveBackendDoes) {
+  if (!ort_) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  ASSERT_TRUE(fs::exists(path("ort.json"))) << ort_log_;
+  ort::OrtRunner runner;
+  ort::OrtSessionOptions opts;
+  opts.intraOpNumThreads = 2;
+  opts.optimizedModelFilePath = path("optimized.onnx");
+  ort::LoadResult loaded = runner.load(path("mobilenet_v2.onnx"), opts, std::chrono::minutes(2));
+  ASSERT_TRUE(loaded.optimized_model);
+  TimingOptions t;
+  t.warmup_iterations = 1;
+  t.warmup_ms = 0;
+  t.profile_iterations = 3;
+  ort::ProfiledRunResult p = runner.run_profiled(ort::Inputs{}, t, std::chrono::minutes(2), *dir_, true);
+  ASSERT_FALSE(p.profile_file.empty());
+  auto r = cli("import onnxruntime " + shell_quote(p.profile_file.string()) + " --model " + path("mobilenet_v2.onnx") +
+               " --executed-graph " + shell_quote(loaded.optimized_model->string()) + " -q -o " + path("ort_import.json"));
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  json imported = json::parse(slurp(path("ort_import.json"))), live = json::parse(slurp(path("ort.json")));
+  std::map<std::string, json> live_nodes;
+  for (const auto& l : live["runs"][0]["layers"]) live_nodes[l["name"]] = l["onnx_nodes"];
+  const json& layers = imported["runs"][0]["layers"];
+  ASSERT_EQ(layers.size(), live_nodes.size());
+  for (const auto& l : layers) {
+    ASSERT_TRUE(live_nodes.count(l["name"])) << l["name"];
+    EXPECT_EQ(l["onnx_nodes"], live_nodes[l["name"]]) << l["name"];
+  }
+  EXPECT_EQ(imported["runs"][0]["unmapped_kernels"], 0);
+  EXPECT_EQ(imported["runs"][0]["flops"], live["runs"][0]["flops"]);
 }
 
 TEST_F(ImportTest, EveryFormatThroughTheBinary) {
