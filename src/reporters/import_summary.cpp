@@ -41,8 +41,10 @@ void providers(const ProfileRun& run, std::string& out) {
     return;
   TextTable t;
   t.columns = {{"provider"}, {"layers", true}, {"layer share", true}, {"ms", true}, {"time share", true}};
+  // A profile-only TensorRT file names no device for layers it cannot place (e.g. DLA regions).
   for (const auto& s : shares)
-    t.rows.push_back({s.provider, std::to_string(s.layers), percent(s.layer_share), fixed(s.time_ms, 3), percent(s.time_share)});
+    t.rows.push_back({s.provider.empty() ? "(not named)" : s.provider, std::to_string(s.layers),
+                      percent(s.layer_share), fixed(s.time_ms, 3), percent(s.time_share)});
   out += "\nexecution providers (share of layers and of layer time):\n" + t.render();
   std::string fallbacks;
   int64_t n = 0;
