@@ -89,7 +89,8 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   ProfileRun r;
   static_cast<RunKey&>(r) = key;
   r.latencies_ms = m.latencies_ms;
-  r.repetitions = {static_cast<int64_t>(m.latencies_ms.size())};
+  // An imported profile may carry no end-to-end samples at all: then no repetition (each holds at least one).
+  if (!m.latencies_ms.empty()) r.repetitions = {static_cast<int64_t>(m.latencies_ms.size())};
   r.wall_s = m.wall_s;
   r.stop_reason = m.stop_reason;
   r.load_ms = m.load_ms;
