@@ -41,7 +41,10 @@ TEST(ImportTrtexec, MobileNetQatHasTheReportCardFigures) {
   for (const auto& l : run.layers) {
     ASSERT_TRUE(l.mean_ms.has_value()) << l.name;
     sum_mean += *l.mean_ms;
-    if (l.inserted_for == "reformat") ++reformats, EXPECT_EQ(l.kind, LayerKind::layout) << l.name;
+    if (l.inserted_for == "reformat") {
+      ++reformats;
+      EXPECT_EQ(l.kind, LayerKind::layout) << l.name;
+    }
     if (l.name.rfind("QuantizeLinear_", 0) == 0) ++qdq;
     if (l.precision == "int8") ++int8;
     EXPECT_EQ(l.device, Device::gpu);
