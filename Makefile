@@ -4,6 +4,10 @@ BUILD       ?= build
 SAN_BUILD   ?= build-san
 FUZZ_SECONDS ?= 60
 VALUES_FUZZ_SECONDS ?= 20
+# Seconds per importer's fuzz target (5 importers): `make test` keeps it short; `make fuzz IMPORT_FUZZ_SECONDS=60`
+# runs each for a minute.
+IMPORT_FUZZ_SECONDS ?= 12
+IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
@@ -28,7 +32,8 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
+	  $(addprefix fuzz_import_,$(IMPORT_FORMATS))
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -68,6 +73,20 @@ fuzz: build-san
 	@mkdir -p $(SAN_BUILD)/fuzz-values-corpus
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_values -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=4096 -print_final_stats=1 $(SAN_BUILD)/fuzz-values-corpus
+	@# Importers: seeded with the project's fixtures and malformed corpus of each format, plus every fixture set of
+	@# a format joined into one input (the target splits it at its separator line) so several files are fuzzed too.
+	@for f in $(IMPORT_FORMATS); do \
+	  seeds=$(SAN_BUILD)/fuzz-import-seeds/$$f; corpus=$(SAN_BUILD)/fuzz-import-corpus/$$f; mkdir -p $$seeds $$corpus; \
+	  find tests/fixtures/import/$$f tests/fixtures/import/malformed/$$f -type f ! -name '*.py' -size -64k \
+	    -exec cp {} $$seeds/ \; ; \
+	  for d in $$(find tests/fixtures/import/$$f -type d); do \
+	    files=$$(find $$d -maxdepth 1 -type f ! -name '*.py' -size -64k | sort); [ -n "$$files" ] || continue; \
+	    first=1; for x in $$files; do [ $$first = 1 ] || printf '\n@@rooflens-next-file@@\n'; cat $$x; first=0; done \
+	      > $$seeds/joined-$$(basename $$d); \
+	  done; \
+	  ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_import_$$f -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	    -timeout=10 -max_len=131072 -print_final_stats=1 $$corpus $$seeds || exit 1; \
+	done
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models, the third-party corpus), browser (real Chromium) — plus 80 s of fuzzing (60 s of the whole static path, 20 s

@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
+  libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`

@@ -18,14 +18,15 @@ int64_t nearest_threads(const std::vector<Roof>& roofs, int64_t threads) {
   return best;
 }
 
-const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads) {
-  std::vector<ComputeRoof> fp32;
+const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads, const std::string& dtype) {
+  std::vector<ComputeRoof> of_dtype;
   for (const auto& c : hw.compute)
-    if (c.dtype == "fp32" && c.gflops > 0) fp32.push_back(c);
-  int64_t t = nearest_threads(fp32, threads);
+    if (c.dtype == dtype && c.gflops > 0) of_dtype.push_back(c);
+  if (of_dtype.empty()) return dtype == "fp32" ? nullptr : compute_peak(hw, threads, "fp32");
+  int64_t t = nearest_threads(of_dtype, threads);
   const ComputeRoof* best = nullptr;
   for (const auto& c : hw.compute)
-    if (c.dtype == "fp32" && c.threads == t && c.gflops > 0 && (!best || c.gflops > best->gflops)) best = &c;
+    if (c.dtype == dtype && c.threads == t && c.gflops > 0 && (!best || c.gflops > best->gflops)) best = &c;
   return best;
 }
 
@@ -63,12 +64,20 @@ std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threa
   return "DRAM";
 }
 
+std::string roof_dtype(const std::string& t) {
+  if (t == "float") return "fp32";
+  if (t == "float16") return "fp16";
+  if (t == "bfloat16") return "bf16";
+  if (t == "int8" || t == "uint8") return "int8";
+  return "";
+}
+
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
-                                double seconds) {
+                                double seconds, const std::string& dtype) {
   RoofPlacement p;
   if (seconds <= 0) return p;
   const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw.machine, bytes, threads), threads);
-  const ComputeRoof* peak = compute_peak(hw, threads);
+  const ComputeRoof* peak = compute_peak(hw, threads, dtype.empty() ? "fp32" : dtype);
   if (flops == 0) {
     if (!mem || bytes == 0) return p;
     p.bound = "memory";

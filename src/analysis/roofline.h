@@ -18,9 +18,14 @@ struct RoofPlacement {
 std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threads);
 
 // flops may be 0 (layout kernels): then the layer is memory bound and efficiency is achieved GB/s over the
-// level's bandwidth. Uses fp32 compute ceilings (the dtype of the zoo and most models; other dtypes later)
+// level's bandwidth. Uses the compute ceilings of `dtype` (a roof dtype: "fp32", "fp16", "int8", ...; a layer
+// whose source names no precision, and any dtype the roofs lack, uses fp32: the dtype of the zoo and most models)
 // and the memory ceiling of the level the layer's bytes fit in, both at the thread count nearest `threads`.
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
-                                double seconds);
+                                double seconds, const std::string& dtype = "fp32");
+
+// The roof dtype of an ONNX element type name ("float" -> "fp32", "float16" -> "fp16", "int8"/"uint8" -> "int8",
+// "bfloat16" -> "bf16"); "" for "" and types no roof is measured for.
+std::string roof_dtype(const std::string& onnx_dtype);
 
 }  // namespace rooflens

@@ -39,7 +39,7 @@ void refresh_timing(ProfileRun& r, const std::vector<std::string>& before) {
                                     return std::find(before.begin(), before.end(), w) != before.end();
                                   }),
                    r.warnings.end());
-  r.latency_ms = summarize(r.latencies_ms);
+  if (!r.latencies_ms.empty() || r.latency_ms.n == 0) r.latency_ms = summarize(r.latencies_ms);  // else: the source's
   r.throughput_per_s = r.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
                                           static_cast<double>(r.latencies_ms.size()) / r.wall_s
                                     : 0;
@@ -107,7 +107,7 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
   r.unowned = std::move(lb.unowned);
   r.unmapped_kernels = lb.unmapped_kernels;
   for (auto& w : lb.warnings) r.warnings.push_back(std::move(w));
-  if (r.coverage < 0.9 || r.coverage > 1.05)
+  if (run_median > 0 && (r.coverage < 0.9 || r.coverage > 1.05))
     r.warnings.push_back("kernel times cover " + percent_text(r.coverage) +
                          " of each profiled run (median over iterations; expected 90-105%)");
 }
@@ -118,7 +118,8 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   ProfileRun r;
   static_cast<RunKey&>(r) = key;
   r.latencies_ms = m.latencies_ms;
-  r.repetitions = {static_cast<int64_t>(m.latencies_ms.size())};
+  // An imported profile may carry no end-to-end samples at all: then no repetition (each holds at least one).
+  if (!m.latencies_ms.empty()) r.repetitions = {static_cast<int64_t>(m.latencies_ms.size())};
   r.wall_s = m.wall_s;
   r.stop_reason = m.stop_reason;
   r.load_ms = m.load_ms;
@@ -138,6 +139,10 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   }
   if (!m.profiled_latencies_ms.empty() || !m.kernels.empty()) add_layers(r, m, ctx);
   for (const auto& w : m.warnings) r.warnings.push_back(w);
+  if (m.latency_summary && m.latencies_ms.empty()) r.latency_ms = *m.latency_summary;
+  for (const auto& p : m.phases) r.phases.push_back({p.name, summarize(p.samples_ms)});
+  r.weights_bytes = m.weights_bytes;
+  r.activations_bytes = m.activations_bytes;
   refresh_timing(r, {});
   return r;
 }

@@ -48,7 +48,14 @@ class NodeAssigner {
   NodeAssigner(const std::vector<KernelRecord>& kernels, const LayerSources& in)
       : kernels_(kernels), in_(in), rules_(in.rules ? *in.rules : plain_mapping_rules()),
         map_(map_layers(*in.original, in.executed ? *in.executed : GraphView{}, rules_)) {
-    for (size_t i = 0; i < in.original->nodes.size(); ++i) by_name_.emplace(in.original->nodes[i].name, static_cast<int>(i));
+    for (size_t i = 0; i < in.original->nodes.size(); ++i) {
+      const auto& n = in.original->nodes[i];
+      by_name_.emplace(n.name, static_cast<int>(i));
+      for (const auto& t : n.outputs)
+        if (!t.empty()) producer_.emplace(t, static_cast<int>(i));
+      for (const auto& t : n.inputs)
+        if (!t.empty()) consumers_[t].push_back(static_cast<int>(i));
+    }
     if (in.executed)
       for (size_t i = 0; i < in.executed->nodes.size(); ++i) executed_by_name_.emplace(in.executed->nodes[i].name, i);
     o_.owned.resize(kernels.size());
@@ -101,12 +108,80 @@ class NodeAssigner {
     if (!o_.owned[k].empty()) o_.alias_of[k] = -1;
   }
 
-  // No executed graph (or a kernel outside it): the kernel's own name may be the user's node.
+  // A user node by its name, else the producer of the tensor so named; -1 when neither.
+  int node_named(const std::string& name) const {
+    auto o = by_name_.find(name);
+    if (o != by_name_.end()) return o->second;
+    auto p = producer_.find(name);
+    return p != producer_.end() ? p->second : -1;
+  }
+
+  // Every node on a path from `first` to `last` (both included): descendants of first that are ancestors of last.
+  std::vector<int> span(int first, int last) const {
+    auto reach = [this](int from, bool forward) {
+      std::vector<bool> seen(in_.original->nodes.size(), false);
+      std::vector<int> todo{from};
+      seen[static_cast<size_t>(from)] = true;
+      while (!todo.empty()) {
+        int n = todo.back();
+        todo.pop_back();
+        const auto& node = in_.original->nodes[static_cast<size_t>(n)];
+        for (const auto& t : forward ? node.outputs : node.inputs) {
+          std::vector<int> next;
+          if (forward) {
+            auto c = consumers_.find(t);
+            if (c != consumers_.end()) next = c->second;
+          } else if (auto p = producer_.find(t); p != producer_.end()) {
+            next.push_back(p->second);
+          }
+          for (int x : next)
+            if (!seen[static_cast<size_t>(x)]) seen[static_cast<size_t>(x)] = true, todo.push_back(x);
+        }
+      }
+      return seen;
+    };
+    std::vector<bool> down = reach(first, true), up = reach(last, false);
+    std::vector<int> out;
+    for (size_t i = 0; i < down.size(); ++i)
+      if (down[i] && up[i]) out.push_back(static_cast<int>(i));
+    return out;
+  }
+
+  // The kernel's name lists the user's nodes it computes (a runtime that names fused kernels "A + B + C").
+  void claim_named(size_t k, const MappingRules::NamedNodes& named) {
+    int first_taken = -1;
+    auto take = [&](int o) {
+      if (o < 0) return;
+      if (!claim(k, o) && first_taken < 0) first_taken = o;
+    };
+    for (const auto& name : named.nodes) take(node_named(name));
+    for (const auto& [a, b] : named.spans) {
+      int first = node_named(a), last = node_named(b);
+      if (first < 0 || last < 0) {
+        take(first >= 0 ? first : last);
+        continue;
+      }
+      for (int o : span(first, last)) take(o);
+    }
+    if (o_.owned[k].empty() && first_taken >= 0) o_.alias_of[k] = first_taken;  // computed again, or fused away
+  }
+
+  // No executed graph (or a kernel outside it): the kernel's own name may be the user's node, or list several.
+  // A kernel that only moves tensors (the source says so) is an alias of the node it names.
   void claim_by_name(size_t k) {
-    for (const auto& cand : rules_.name_candidates(kernels_[k].name)) {
-      auto o = by_name_.find(cand);
-      if (o == by_name_.end()) continue;
-      if (in_.executed || !claim(k, o->second)) o_.alias_of[k] = o->second;
+    const KernelRecord& kr = kernels_[k];
+    const bool moves_only = kr.kind != LayerKind::compute;
+    if (!in_.executed && !moves_only) {
+      MappingRules::NamedNodes named = rules_.nodes_in_name(kr.name);
+      if (!named.empty()) {
+        claim_named(k, named);
+        if (!o_.owned[k].empty() || o_.alias_of[k] >= 0) return;
+      }
+    }
+    for (const auto& cand : rules_.name_candidates(kr.name)) {
+      int o = node_named(cand);
+      if (o < 0) continue;
+      if (in_.executed || moves_only || !claim(k, o)) o_.alias_of[k] = o;
       return;
     }
   }
@@ -127,7 +202,8 @@ class NodeAssigner {
   const LayerSources& in_;
   const MappingRules& rules_;
   LayerMapping map_;
-  std::unordered_map<std::string, int> by_name_;
+  std::unordered_map<std::string, int> by_name_, producer_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
   std::unordered_map<std::string, size_t> executed_by_name_;
   Ownership o_;
 };
@@ -218,7 +294,10 @@ Layer timed_layer(const KernelRecord& k) {
   l.name = k.name;
   l.op = k.op;
   l.provider = k.device;
-  l.time_ms = median_of(k.per_iteration_ms);
+  // The source's median wins; a source that gives only a mean (older trtexec) is timed by it.
+  l.time_ms = k.median_ms ? *k.median_ms
+              : k.per_iteration_ms.empty() && k.mean_ms ? *k.mean_ms
+                                                        : median_of(k.per_iteration_ms);
   l.start_ms = k.start_ms;
   l.input_shapes = k.input_shapes;
   l.output_shapes = k.output_shapes;
@@ -226,6 +305,12 @@ Layer timed_layer(const KernelRecord& k) {
   l.device = k.device_class;
   l.input_dtypes = k.input_dtypes;
   l.output_dtypes = k.output_dtypes;
+  l.mean_ms = k.mean_ms;
+  l.precision = k.precision;
+  l.implementation = k.implementation;
+  l.inserted_for = k.inserted_for;
+  l.fallback = k.fallback;
+  l.weight_bytes = k.weight_bytes.value_or(0);
   return l;
 }
 
@@ -249,7 +334,7 @@ void place(std::vector<Layer>& layers, const LayerSources& in) {
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
     if (in.hw) {
-      RoofPlacement r = place_on_roofline(*in.hw, in.threads, l.flops, l.bytes, s);
+      RoofPlacement r = place_on_roofline(*in.hw, in.threads, l.flops, l.bytes, s, roof_dtype(l.precision));
       l.bound = r.bound;
       l.roof = r.roof;
       l.efficiency = r.efficiency;

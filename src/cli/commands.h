@@ -23,10 +23,12 @@ void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 void setup_lint(CLI::App& root, Action& action);     // cmd_lint.cpp
 void setup_whatif(CLI::App& root, Action& action);   // cmd_whatif.cpp
 void setup_generate(CLI::App& root, Action& action); // cmd_generate.cpp
+void setup_import(CLI::App& root, Action& action);   // cmd_import.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_generate, &setup_bench,  &setup_compare, &setup_top,
-          &setup_lint,    &setup_whatif,  &setup_export,   &setup_report, &setup_zoo,     &setup_hw};
+  return {&setup_analyze, &setup_profile, &setup_generate, &setup_bench,  &setup_compare, &setup_import,
+          &setup_top,     &setup_lint,    &setup_whatif,   &setup_export, &setup_report,  &setup_zoo,
+          &setup_hw};
 }
 
 }  // namespace rooflens::cli

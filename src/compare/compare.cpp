@@ -77,6 +77,34 @@ void pair_failures_with_runs(const CompareSource& base, const CompareSource& hea
   }
 }
 
+// A run whose threads are unknown (0: an imported profile of another runtime) is the same configuration as a run
+// that differs only in its threads. Left-over runs are paired that way when the pairing is unambiguous.
+bool same_but_unknown_threads(const CompareItem& a, const CompareItem& b) {
+  if (!a.profile_config || !b.profile_config || a.config_requested || b.config_requested) return false;
+  const RunKey& x = *a.profile_config;
+  const RunKey& y = *b.profile_config;
+  return (x.threads == 0) != (y.threads == 0) && x.backend == y.backend && x.batch == y.batch && x.dims == y.dims;
+}
+
+void pair_unknown_threads(const CompareSource& base, const CompareSource& head, Pairing& p, std::vector<std::string>& notes) {
+  for (size_t i = 0; i < base.items.size(); ++i) {
+    if (p.new_of_base[i]) continue;
+    std::optional<size_t> only;
+    int candidates = 0;
+    for (size_t j = 0; j < head.items.size(); ++j)
+      if (!p.new_used[j] && same_but_unknown_threads(base.items[i], head.items[j])) only = j, ++candidates;
+    if (candidates != 1) continue;
+    int reverse = 0;
+    for (size_t k = 0; k < base.items.size(); ++k)
+      if (!p.new_of_base[k] && same_but_unknown_threads(base.items[k], head.items[*only])) ++reverse;
+    if (reverse != 1) continue;
+    p.new_of_base[i] = only;
+    p.new_used[*only] = true;
+    notes.push_back("BASE '" + base.items[i].config + "' paired with NEW '" + head.items[*only].config +
+                    "': one side does not know its threads (an imported profile)");
+  }
+}
+
 ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const CompareOptions& o) {
   ItemComparison c;
   const CompareItem& any = b ? *b : *n;
@@ -170,11 +198,14 @@ Comparison compare_sources(const CompareSource& base, const CompareSource& head,
   bool config_only = match_by_config_only(base, head);
   Pairing p = pair_by_key(base, head, config_only);
   pair_failures_with_runs(base, head, p);
+  std::vector<std::string> pairing_notes;
+  pair_unknown_threads(base, head, p, pairing_notes);
   for (size_t i = 0; i < base.items.size(); ++i)
     c.items.push_back(compare_item(&base.items[i], p.new_of_base[i] ? &head.items[*p.new_of_base[i]] : nullptr, o));
   for (size_t j = 0; j < head.items.size(); ++j)
     if (!p.new_used[j]) c.items.push_back(compare_item(nullptr, &head.items[j], o));
   add_notes(base, head, config_only, c);
+  c.notes.insert(c.notes.end(), pairing_notes.begin(), pairing_notes.end());
   SingleRunCount single = count_single_runs(c);
   if (single.tested) c.notes.push_back(single_run_note(single));
   VerdictCounts n = count_verdicts(c);

@@ -3,12 +3,14 @@
 // here, or an importer reading a profile another tool wrote. assemble_run (assembly/) turns it into a ProfileRun
 // (layers mapped to the user's nodes, costs, roofline, coverage); nothing downstream sees a runtime's own format.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/graph_view.h"
 #include "core/layer_kind.h"
+#include "core/report.h"
 
 namespace rooflens {
 
@@ -30,6 +32,20 @@ struct KernelRecord {
   std::vector<std::string> onnx_nodes;
   // Cost the source measured or derived itself, used when the user's model is not at hand to count it.
   std::optional<uint64_t> flops, macs, bytes;
+  // What sources that read another tool's profile know about a kernel (imports; live backends leave them empty):
+  std::optional<double> median_ms, mean_ms;  // the source's own summary over its iterations, when it gives no
+                                             // per-iteration times (median_ms wins over per_iteration_ms)
+  std::string precision;                 // the element type it computed in, as an ONNX name ("int8", "float16")
+  std::string implementation;            // the kernel the runtime chose (TensorRT tactic, OpenVINO primitive)
+  std::string inserted_for;              // a kernel the runtime added itself: why ("reformat", "quantize", ...)
+  bool fallback = false;                 // ran on another device than the session's accelerator (CPU fallback)
+  std::optional<uint64_t> weight_bytes;  // its weights and biases as the runtime stores them
+};
+
+// One part of every end-to-end iteration, timed by the source ("h2d", "compute", "d2h", "enqueue"), in ms.
+struct PhaseSamples {
+  std::string name;
+  std::vector<double> samples_ms;
 };
 
 struct Measurement {
@@ -47,6 +63,13 @@ struct Measurement {
   std::string profile_error;                  // the profiled run failed although the timed run stood: why, in one
                                               // line (kernels are then empty)
   std::vector<std::string> warnings;          // what the source noticed about this measurement (the run shows them)
+
+  // Imports: what another tool's files say beyond the above (live backends leave them empty).
+  std::optional<LatencyStats> latency_summary;  // e2e statistics when the source gives them but no samples
+  std::vector<PhaseSamples> phases;           // e2e iterations split into parts (transfers, compute, enqueue)
+  std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ layer input+output tensors
+  std::string device_name;                    // the device it ran on, as the source names it ("NVIDIA A100-SXM4-80GB")
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // the model's inputs as the source fed them
 };
 
 }  // namespace rooflens

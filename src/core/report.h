@@ -192,10 +192,23 @@ struct Layer {                    // one kernel of the optimized graph the backe
   LayerKind kind = LayerKind::compute;
   Device device = Device::unknown;
   std::vector<std::string> input_dtypes, output_dtypes;  // ONNX dtype names ("float", "float16", "uint8", ...)
+  // Added with import (written only when known): what another tool's profile says about the kernel.
+  std::optional<double> mean_ms;  // mean over the source's iterations, when it gives one (time_ms is the median,
+                                  // or this mean when the source gives no median)
+  std::string precision;          // element type it computed in, as an ONNX name ("int8", "float16", "float")
+  std::string implementation;     // the kernel the runtime chose (TensorRT tactic, OpenVINO primitive type)
+  std::string inserted_for;       // the runtime added it itself: why ("reformat", "quantize", ...)
+  bool fallback = false;          // ran on the CPU although the session ran on an accelerator
+  uint64_t weight_bytes = 0;      // its weights and biases as the runtime stores them (0: not known)
 };
 
 struct NodeFate {                 // user nodes that no layer owns
   std::string name, fate;         // fate: "folded" (constant-folded at session creation) | "eliminated"
+};
+
+struct PhaseStats {                      // one part of every e2e iteration (imports: "h2d", "compute", "d2h", ...)
+  std::string name;
+  LatencyStats ms;
 };
 
 struct ProfileRun : RunKey {              // the key: backend, batch, dims, threads (core/run_key.h)
@@ -224,6 +237,9 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   std::vector<std::string> warnings;
   std::string layers_error;              // why layer times are missing although asked for (the profiled run
                                          // failed after the timed run succeeded); "" otherwise
+  // Added with import (written only when known):
+  std::vector<PhaseStats> phases;        // e2e iterations split into parts, as the source timed them
+  std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ of its layers' tensors
 };
 
 struct Failure : RunKey {                // the configuration that failed

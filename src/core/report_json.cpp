@@ -200,6 +200,13 @@ void to_json(json& j, const Layer& l) {
   if (l.device != Device::unknown) j["device"] = l.device;
   if (!l.input_dtypes.empty()) j["input_dtypes"] = l.input_dtypes;
   if (!l.output_dtypes.empty()) j["output_dtypes"] = l.output_dtypes;
+  // Added with import, likewise.
+  if (l.mean_ms) j["mean_ms"] = *l.mean_ms;
+  if (!l.precision.empty()) j["precision"] = l.precision;
+  if (!l.implementation.empty()) j["implementation"] = l.implementation;
+  if (!l.inserted_for.empty()) j["inserted_for"] = l.inserted_for;
+  if (l.fallback) j["fallback"] = true;
+  if (l.weight_bytes) j["weight_bytes"] = l.weight_bytes;
 }
 
 void from_json(const json& j, Layer& l) {
@@ -227,8 +234,15 @@ void from_json(const json& j, Layer& l) {
   if (j.contains("device")) l.device = checked_enum<Device>(j.at("device"), "device", {"", "cpu", "gpu", "npu"});
   if (j.contains("input_dtypes")) j.at("input_dtypes").get_to(l.input_dtypes);
   if (j.contains("output_dtypes")) j.at("output_dtypes").get_to(l.output_dtypes);
+  if (j.contains("mean_ms")) l.mean_ms = j.at("mean_ms").get<double>();
+  l.precision = j.value("precision", std::string());
+  l.implementation = j.value("implementation", std::string());
+  l.inserted_for = j.value("inserted_for", std::string());
+  l.fallback = j.value("fallback", false);
+  l.weight_bytes = j.value("weight_bytes", uint64_t{0});
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
+ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)
 
 // The run key: label (derived, written for readers such as the HTML page; never read back), the backend (only in
 // reports of several), batch, dims, threads.
@@ -273,6 +287,9 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
   if (r.between_kernels_ms) j["between_kernels_ms"] = *r.between_kernels_ms;
   if (r.profiled_run_ms) j["profiled_run_ms"] = *r.profiled_run_ms;
+  if (!r.phases.empty()) j["phases"] = r.phases;
+  if (r.weights_bytes) j["weights_bytes"] = *r.weights_bytes;
+  if (r.activations_bytes) j["activations_bytes"] = *r.activations_bytes;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -297,6 +314,9 @@ void from_json(const json& j, ProfileRun& r) {
   r.layers_error = j.value("layers_error", std::string());
   if (j.contains("between_kernels_ms")) r.between_kernels_ms = j.at("between_kernels_ms").get<double>();
   if (j.contains("profiled_run_ms")) r.profiled_run_ms = j.at("profiled_run_ms").get<double>();
+  if (j.contains("phases")) j.at("phases").get_to(r.phases);
+  if (j.contains("weights_bytes")) r.weights_bytes = j.at("weights_bytes").get<uint64_t>();
+  if (j.contains("activations_bytes")) r.activations_bytes = j.at("activations_bytes").get<uint64_t>();
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.

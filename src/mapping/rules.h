@@ -3,6 +3,7 @@
 // tensors, what a renamed kernel fused after its anchor. Each backend or importer supplies its own rules in its
 // own folder (e.g. backends/onnxruntime/ort_mapping_rules.cpp); the mapper itself knows no runtime.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph_view.h"
@@ -29,6 +30,17 @@ class MappingRules {
     std::string activation;
   };
   virtual ForwardFusion forward_fusion(const GraphView::Node&) const { return {}; }
+
+  // The user's nodes a kernel's name lists, for runtimes that name a fused kernel after all of its parts
+  // ("A + B + C"; used when there is no executed graph): `nodes` each name a node or a tensor (whose producer is
+  // meant); `spans` name a run of nodes by its first and last (every node on a path from the first to the last).
+  // Empty: the name names at most one node (name_candidates).
+  struct NamedNodes {
+    std::vector<std::string> nodes;
+    std::vector<std::pair<std::string, std::string>> spans;
+    bool empty() const { return nodes.empty() && spans.empty(); }
+  };
+  virtual NamedNodes nodes_in_name(const std::string& /*kernel_name*/) const { return {}; }
 };
 
 // Rules for a source that renames nothing: a kernel is named after the user's node it computes.

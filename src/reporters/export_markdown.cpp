@@ -53,7 +53,7 @@ std::string e2e_table(const Report& r) {
     const LatencyStats& s = run.latency_ms;
     t.rows.push_back({md_code(run.label()), fixed(s.median, 3), fixed(s.p90, 3), fixed(s.p99, 3), fixed(s.mean, 3),
                       percent(s.cv), std::to_string(s.n), fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
-                      run.layers.empty() ? "-" : percent(run.coverage),
+                      run.layers.empty() || run.coverage <= 0 ? "-" : percent(run.coverage),
                       si_bytes(static_cast<double>(run.peak_rss_bytes))});
   }
   return "### End-to-end latency (profiling off)\n\n" + t.markdown();

@@ -35,8 +35,9 @@ std::string e2e_table(const Report& r) {
                                  fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
                                  fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
                                  run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
-                                 run.layers.empty() ? "-" : pct(run.coverage),
-                                 si_bytes(static_cast<double>(run.peak_rss_bytes))};
+                                 // An imported run may know neither (no profiled runs to cover, no RSS): "-", not 0.
+                                 run.layers.empty() || run.coverage <= 0 ? "-" : pct(run.coverage),
+                                 run.peak_rss_bytes > 0 ? si_bytes(static_cast<double>(run.peak_rss_bytes)) : "-"};
     if (runs) {
       RepetitionSpread sp = repetition_spread(run.latencies_ms, run.repetitions);
       bool several = sp.count > 1;

@@ -166,7 +166,7 @@ SummaryItem e2e_item(const ProfileRun& run) {
             {"cv", s.cv},            {"throughput_per_s", run.throughput_per_s}, {"coverage", run.coverage}};
   std::string text = "median " + fixed(s.median, 3) + " ms · p90 " + fixed(s.p90, 3) + " · p99 " + fixed(s.p99, 3) +
                      " · CV " + percent(s.cv) + " · " + fixed(run.throughput_per_s, 1) + " items/s · coverage " +
-                     percent(run.coverage);
+                     (run.coverage > 0 ? percent(run.coverage) : "-");  // imported runs may have nothing to cover
   return {"e2e", text, v};
 }
 

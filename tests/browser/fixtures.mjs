@@ -11,6 +11,7 @@
 //   generate.{onnx,json,html}          a REAL `rooflens generate` of a small zoo llama with a KV cache: prompts 32 and
 //                                      64, 8 decode steps, datasheet ceilings
 //   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
+//   trt_import.{json,html}             `rooflens import` of the project's trtexec MobileNet QAT set (datasheet A100)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -97,6 +98,10 @@ export function buildFixtures() {
   run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
     '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-f', file('generate.json'), '--html', file('generate.html')]);
   twoRuntimes();
+  const trt = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/import/trtexec/mobilenet_qat');
+  run(['import', 'auto', ...['graph', 'profile', 'timing', 'profile.metadata', 'build.metadata']
+    .map((f) => path.join(trt, 'mobilenet_qat.engine.' + f + '.json')), '-q', '-o', file('trt_import.json'),
+  '--html', file('trt_import.html')]);
 }
 
 // A build without ROOFLENS_BACKEND_OPENCV refuses -B opencv as a usage error (exit 2): no fixture then.

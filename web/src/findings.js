@@ -64,7 +64,7 @@ function renderFindings(view, openLayer) {
   for (const run of view.runs) for (const w of run.warnings || []) add('warn', run.label, w);
   for (const note of view.analysis.notes || []) add('info', 'analysis', note);
   if ((view.analysis.unknown_ops || []).length) add('warn', 'analysis', 'Ops whose cost rooflens cannot count: ' + view.analysis.unknown_ops.join(', '));
-  if (view.datasheet) add('info', 'roofs', 'The ceilings come from a datasheet (--roofs), not from a measurement on this machine.');
+  if (view.datasheet) add('info', 'roofs', 'The ceilings come from a datasheet, not from a measurement on this machine.');
   for (const run of view.runs) for (const text of observations(run)) add('info', 'observation · ' + run.label, text);
   card.append(items.length ? h('ul', {class: 'findings', id: 'findings-list'}, items) : (lint ? null : emptyNote('Nothing to report.')));
   return card;

@@ -62,7 +62,7 @@ function rooflineCaption(view, run, placed, skipped, roofs) {
   const proj = projectionOf(view, run);
   if (proj) text += ' Red hollow circles: rooflens whatif\'s PROJECTION onto ' + proj.projection.target + ' (' + ms(proj.run.projected_ms) + ' ms vs ' + ms(proj.run.measured_ms) + ' ms measured; assumptions in the whatif section), with the target\'s ceilings dashed in red.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
-  else if (view.datasheet) text += ' Ceilings come from a DATASHEET (--roofs), not measured on this machine.';
+  else if (view.datasheet) text += ' Ceilings come from a DATASHEET' + (view.hardware.machine && view.hardware.machine.model ? ' (' + view.hardware.machine.model + ')' : '') + ', not measured on this machine.';
   else if (roofs.compute.length) text += ' Ceilings measured by rooflens hw with ' + roofs.compute[0].threads + ' thread(s), nearest the run\'s.';
   return text;
 }

@@ -50,7 +50,7 @@ function hostFacts(view) {
   const hw = view.hardware;
   if (!hw) return fact('Host', [['roofs', 'none in this report (profiled with --no-roofs, or a static analysis)']]);
   const m = hw.machine || {};
-  const roofs = hw.source === 'datasheet' ? 'datasheet ceilings (--roofs), not measured here'
+  const roofs = hw.source === 'datasheet' ? 'datasheet ceilings' + (m.model ? ' of ' + m.model : '') + ', not measured here'
     : 'measured by rooflens hw' + (hw.quick ? ' --quick' : '') + (hw.measured_at ? ' at ' + hw.measured_at : '');
   return fact('Host', [
     ['CPU', m.model], ['cores', m.cores ? m.cores + ' cores, ' + m.threads + ' threads, ' + m.sockets + ' socket(s)' : ''],

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -13,11 +14,23 @@ namespace {
 
 using json = nlohmann::json;
 
-// ORT writes most numbers in args as strings ("node_index":"12"); accept both forms.
+// Timestamps and durations beyond this (µs: ~146,000 years) are not ORT's: refused, so sums cannot overflow.
+constexpr int64_t kMaxMicros = int64_t{1} << 62;
+
+// ORT writes most numbers in args as strings ("node_index":"12"); accept both forms. Values out of int64 range
+// (a hostile or corrupt file) read as absent.
 std::optional<int64_t> as_int(const json& v) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_unsigned()) return static_cast<int64_t>(v.get<uint64_t>());
-  if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     int64_t out = 0;
@@ -75,10 +88,11 @@ OrtProfile parse_ort_profile(std::string_view text, const std::string& source) {
     if (e.contains("ph")) ev.ph = as_string(e["ph"]);
     auto ts = e.contains("ts") ? as_int(e["ts"]) : std::nullopt;
     if (!ts) throw UserError(where() + " ('" + ev.name + "') has no numeric 'ts'");
+    if (*ts < -kMaxMicros || *ts > kMaxMicros) throw UserError(where() + " ('" + ev.name + "') has a 'ts' out of range");
     ev.ts_us = *ts;
     if (e.contains("dur")) {
       auto dur = as_int(e["dur"]);
-      if (!dur || *dur < 0) throw UserError(where() + " ('" + ev.name + "') has a bad 'dur'");
+      if (!dur || *dur < 0 || *dur > kMaxMicros) throw UserError(where() + " ('" + ev.name + "') has a bad 'dur'");
       ev.dur_us = *dur;
     } else if (ev.ph == "X") {
       throw UserError(where() + " ('" + ev.name + "') is a complete event without 'dur'");

@@ -1,0 +1,96 @@
+// `rooflens import FORMAT FILES...`: read the profile another tool wrote (trtexec / TREx, an ONNX Runtime profile
+// from any execution provider, MegEngine, Intel Neural Engine, OpenVINO benchmark_app) into a report like
+// `profile` writes, so top, export, report, compare and lint work on it.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/shape_flags.h"
+#include "compare/runtimes.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "import/import.h"
+#include "importers/registry/registry.h"
+#include "reporters/html_report.h"
+#include "reporters/import_summary.h"
+#include "reporters/profile_summary.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct ImportCommand {
+  ImportRequest request;
+  std::vector<std::string> positional, options;
+  ShapeFlags shape;
+  std::string output, html;
+  bool quiet = false, json = false;
+};
+
+int run_import_command(ImportCommand& a) {
+  if (a.positional.size() < 2) throw UsageError("import: give FORMAT and at least one file (import auto FILES...)");
+  ImportRequest r = a.request;
+  r.format = a.positional.front();
+  r.files.assign(a.positional.begin() + 1, a.positional.end());
+  if (r.format != "auto") importers::find_importer(r.format);  // a bad FORMAT is a usage error, before any file
+  if (!r.device.empty() && !r.roofs.empty()) throw UsageError("import: give --device or --roofs, not both");
+  r.shapes = a.shape.overrides();
+  for (const auto& o : a.options) {
+    auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--option expects KEY=VALUE, got '" + o + "'");
+    r.options[o.substr(0, eq)] = o.substr(eq + 1);
+  }
+  ImportResult res = run_import(r);
+  if (!a.quiet) {
+    for (const auto& line : res.read) std::cerr << "rooflens import: " << res.format << ": " << line << "\n";
+    if (!res.roofs.empty()) std::cerr << "rooflens import: roofs " << res.roofs << "\n";
+  }
+  if (a.json) std::cout << report_to_json(res.report);
+  else std::cout << profile_summary(res.report) << import_summary(res.report);
+  if (!a.output.empty()) {
+    write_file_atomically(a.output, report_to_json(res.report));
+    if (!a.quiet) std::cerr << "rooflens import: report written to " << a.output << "\n";
+  }
+  if (!a.html.empty()) {
+    write_file_atomically(a.html, html_report(res.report, compare_backends(res.report)));
+    if (!a.quiet) std::cerr << "rooflens import: HTML report written to " << a.html << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void setup_import(CLI::App& root, Action& action) {
+  auto a = std::make_shared<ImportCommand>();
+  std::string formats;
+  for (const auto* i : importers::all_importers()) formats += "  " + i->name() + ": " + i->description() + "\n";
+  CLI::App* cmd = root.add_subcommand("import", "Read a profile another tool wrote (TensorRT trtexec/TREx, ONNX Runtime, "
+                                                "MegEngine, Neural Engine, OpenVINO) into a report");
+  cmd->footer(
+      "FORMAT is auto (from the files' content) or one of:\n" + formats +
+      "Examples:\n"
+      "  rooflens import auto engine.graph.json engine.profile.json engine.timing.json -o trt.json --html trt.html\n"
+      "  rooflens import trtexec engine.profile.json --model model.onnx --device a100 -o trt.json\n"
+      "  rooflens import onnxruntime onnxruntime_profile.json --model model.onnx -o ort-cuda.json\n"
+      "  rooflens import megengine profile.json --option end=kern -o mge.json\n"
+      "  rooflens import openvino benchmark_average_counters_report.csv exec_graph.xml --model model.onnx -o ov.json\n"
+      "With --model, layers map to your ONNX nodes and take rooflens' own FLOPs and bytes; without it they keep what\n"
+      "the files allow (TensorRT: MACs of convolutions and fully connected layers from their weight counts).\n"
+      "Ceilings: --device NAME (datasheet; also chosen by the device the files name), or --roofs FILE.");
+  cmd->add_option("args", a->positional, "FORMAT then the files of one run")->required()->expected(2, -1);
+  cmd->add_option("--model", a->request.model, "The ONNX model the run ran: map layers to its nodes, count FLOPs")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--executed-graph", a->request.executed_graph,
+                  "The graph the runtime ran, as ONNX (ORT's optimizedModelFilePath): the live backend's mapping")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--device", a->request.device, "Datasheet ceilings of this device (a100, h100-pcie, t4, l4, orin, ...)");
+  cmd->add_option("--roofs", a->request.roofs, "Ceilings from this file (the hardware JSON `rooflens hw` writes)")
+      ->check(CLI::ExistingFile);
+  a->shape.add_to(*cmd);
+  cmd->add_option("--option", a->options, "A format's own choice, KEY=VALUE (megengine: clock=device|host, end=end|kern)");
+  cmd->add_option("-o,--output", a->output, "Write the JSON report here");
+  cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page");
+  cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
+  cmd->add_flag("-q,--quiet", a->quiet, "Nothing on stderr but errors");
+  cmd->callback([a, &action] { action = [a] { return run_import_command(*a); }; });
+}
+
+}  // namespace rooflens::cli

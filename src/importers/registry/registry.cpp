@@ -1,0 +1,55 @@
+#include "importers/registry/registry.h"
+
+#include "core/errors.h"
+#include "importers/megengine/megengine.h"
+#include "importers/neural_engine/neural_engine.h"
+#include "importers/onnxruntime/ort_import.h"
+#include "importers/openvino/openvino.h"
+#include "importers/trtexec/trtexec.h"
+
+namespace rooflens::importers {
+
+const std::vector<const Importer*>& all_importers() {
+  static const std::vector<const Importer*> list{
+      &trtexec_importer(),
+      &ort_importer(),
+      &megengine_importer(),
+      &neural_engine_importer(),
+      &openvino_importer(),
+  };
+  return list;
+}
+
+const Importer& find_importer(const std::string& format) {
+  std::string names;
+  for (const Importer* i : all_importers()) {
+    if (i->name() == format) return *i;
+    names += (names.empty() ? "" : ", ") + i->name();
+  }
+  throw UsageError("import: unknown FORMAT '" + format + "' (auto, " + names + ")");
+}
+
+const Importer& detect_importer(const std::vector<InputFile>& files) {
+  const Importer* chosen = nullptr;
+  std::string chosen_by;
+  for (const auto& f : files) {
+    const Importer* best = nullptr;
+    int score = 0;
+    for (const Importer* i : all_importers()) {
+      int s = i->recognizes(f);
+      if (s > score) score = s, best = i;
+    }
+    if (!best)
+      throw UserError(f.path + ": no importer recognises this file (give the FORMAT: trtexec, onnxruntime, megengine, "
+                               "neural-engine or openvino)");
+    if (chosen && chosen != best)
+      throw UserError(f.path + " is a " + best->name() + " file but " + chosen_by + " is a " + chosen->name() +
+                      " file: import one run of one tool at a time");
+    chosen = best;
+    chosen_by = f.path;
+  }
+  if (!chosen) throw UsageError("import: no files given");
+  return *chosen;
+}
+
+}  // namespace rooflens::importers
