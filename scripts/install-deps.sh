@@ -11,6 +11,8 @@ PKGS=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
+  libsqlite3-dev sqlite3              # the embedded results database (rooflens history); sqlite3: tests read it
+  libpq-dev postgresql                # the shared results database; tests start a throwaway PostgreSQL cluster
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
 )

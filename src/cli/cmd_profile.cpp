@@ -5,8 +5,11 @@
 #include <iostream>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/shape_flags.h"
@@ -29,7 +32,16 @@ struct ProfileArgs {
   int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 1;
   double warmup_ms = 200, duration_s = 3, timeout_s = 900;
   bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false;
+  DbFlags db;
 };
+
+// The options that shaped the samples, stored with the session (history shows what a trend was measured with).
+std::string settings_json(const ProfileArgs& a) {
+  nlohmann::ordered_json j{{"repeat", a.repeat},     {"warmup", a.warmup},   {"warmup_ms", a.warmup_ms},
+                           {"iterations", a.iterations}, {"duration_s", a.duration_s}, {"adaptive", a.adaptive},
+                           {"threads", a.threads},   {"layers", !a.no_layers}};
+  return j.dump();
+}
 
 // Roofs for the roofline: --roofs FILE, else this machine's cached measurement, else a quick one now (cached).
 std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
@@ -79,6 +91,7 @@ ProfileOptions to_options(const ProfileArgs& a) {
 
 int run_profile_command(const ProfileArgs& a) {
   ProfileOptions o = to_options(a);
+  a.db.validate();
   std::unique_ptr<Backend> backend = make_backend(o.backend);
   std::optional<HardwareInfo> roofs = obtain_roofs(a);
   ProgressBar bar("profile", !a.quiet);
@@ -102,7 +115,10 @@ int run_profile_command(const ProfileArgs& a) {
     if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
   }
   bool layers_lost = std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.layers_error.empty(); });
-  return rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  int rc = rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  // Files first, the database last: a database that is down never costs the report.
+  if (rep.partial) return rc;  // an interrupted run is not history
+  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(a)));
 }
 
 }  // namespace
@@ -118,9 +134,12 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
       "  rooflens profile model.onnx --repeat 5 --duration 1 -f base.json   (for rooflens compare)\n"
+      "  rooflens profile model.onnx --repeat 5 --db postgresql://ci@db/perf --commit $SHA --tag branch=main\n"
       "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
       "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
-      "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.");
+      "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.\n"
+      "Results are also stored in the results database (--db; default $XDG_DATA_HOME/rooflens/results.db) for\n"
+      "`rooflens history`; exit code 3 when the report was written but the database could not take it.");
   cmd->add_option("model", a->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-B,--backend", a->backend,
                   "Backend and its options in the backend's spelling: onnxruntime[:key=value,...] "
@@ -153,6 +172,7 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_profile_command(*a); }; });
 }
 

@@ -20,10 +20,12 @@ void setup_export(CLI::App& root, Action& action);   // cmd_export.cpp
 void setup_report(CLI::App& root, Action& action);   // cmd_report.cpp
 void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
+void setup_history(CLI::App& root, Action& action);  // cmd_history.cpp
+void setup_db(CLI::App& root, Action& action);       // cmd_db.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_bench, &setup_compare, &setup_top,
-          &setup_export,  &setup_report,  &setup_zoo,   &setup_hw};
+  return {&setup_analyze, &setup_profile, &setup_bench, &setup_compare, &setup_history, &setup_top,
+          &setup_export,  &setup_report,  &setup_zoo,   &setup_hw,     &setup_db};
 }
 
 }  // namespace rooflens::cli
