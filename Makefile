@@ -6,7 +6,7 @@ FUZZ_SECONDS ?= 60
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-all build-san run test check san-test fuzz bench screenshots clean
+.PHONY: deps build build-all build-san run test check san-test fuzz bench bench-sensitivity screenshots clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -63,13 +63,22 @@ test: fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
 # `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
-# Chromium with 5,000 layers.
+# Chromium with 5,000 layers; part 6 measures how often the CI gate (compare, history --check) flags a real +10%
+# work change and identical code (~10 minutes: 40 profile sessions; `make bench-sensitivity` runs it alone).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
+	  rooflens_perf_sensitivity
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo; do \
 	  $(BUILD)/$$part || rc=1; done; \
-	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; exit $$rc
+	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
+	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
+
+# Part 6 alone, on a quiet machine: ROOFLENS_SENS_ARGS='...' tries other profile settings, ROOFLENS_BENCH_KEEP=1
+# keeps every session's figures (sessions.csv).
+bench-sensitivity: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
+	$(BUILD)/rooflens_perf_sensitivity
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run
