@@ -3,6 +3,7 @@ JOBS        ?= $(shell nproc)
 BUILD       ?= build
 SAN_BUILD   ?= build-san
 FUZZ_SECONDS ?= 60
+HISTORY_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
@@ -27,7 +28,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_history
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -54,9 +55,13 @@ fuzz: build-san
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+	@mkdir -p $(SAN_BUILD)/fuzz-history-corpus
+	cp tests/fuzz/history-seeds/* $(SAN_BUILD)/fuzz-history-corpus/
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
-# models), browser (real Chromium) — plus 60 s of fuzzing. The same code as the Release build, with checks on
+# models), browser (real Chromium) — plus 60 s of fuzzing the model loader and 20 s the history importer. The same code as the Release build, with checks on
 # every memory access and undefined operation; building it once keeps the suite well under 20 minutes on 2 cores.
 # Tests last, so the closing lines are ctest's summary.
 test: fuzz san-test
