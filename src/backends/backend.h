@@ -27,6 +27,10 @@ struct TimingOptions {
   bool adaptive = false;
   int profile_iterations = 10;   // measured profiled iterations (after warmup_iterations of warm-up)
   bool layers = true;            // run the profiled session at all
+  // --realtime: the runner at real-time priority (SCHED_FIFO), its main thread and ORT's intra-op workers each
+  // on a CPU of their own, so the other processes of a busy machine cannot take its CPUs (falls back to normal
+  // scheduling, with a warning, where the system does not allow it).
+  bool realtime = false;
 };
 
 // One configuration to run: the model with every dim fixed.
@@ -63,6 +67,7 @@ struct BackendRun {
   std::optional<std::filesystem::path> optimized_model;  // the graph the kernels belong to
   std::string profile_error;             // the profiled run failed (the runtime refused it; the timed run above
                                          // stands): why, in one line; kernels are then empty
+  std::vector<std::string> warnings;     // about how the run was taken (e.g. real-time priority refused)
 };
 
 // A failure in one configuration. stage: load | run | profile; kind: error | timeout | died.

@@ -31,7 +31,7 @@ struct ProfileArgs {
   ShapeFlags shape;
   int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 1;
   double warmup_ms = 200, duration_s = 3, timeout_s = 900;
-  bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false;
+  bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false, realtime = false;
   DbFlags db;
 };
 
@@ -39,7 +39,8 @@ struct ProfileArgs {
 std::string settings_json(const ProfileArgs& a) {
   nlohmann::ordered_json j{{"repeat", a.repeat},     {"warmup", a.warmup},   {"warmup_ms", a.warmup_ms},
                            {"iterations", a.iterations}, {"duration_s", a.duration_s}, {"adaptive", a.adaptive},
-                           {"threads", a.threads},   {"layers", !a.no_layers}};
+                           {"threads", a.threads},   {"layers", !a.no_layers},
+                           {"realtime", a.realtime}};
   return j.dump();
 }
 
@@ -78,6 +79,7 @@ ProfileOptions to_options(const ProfileArgs& a) {
   o.timing.adaptive = a.adaptive;
   o.timing.profile_iterations = a.profile_iterations;
   o.timing.layers = !a.no_layers;
+  o.timing.realtime = a.realtime;
   o.repeat = a.repeat;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
   for (const auto& in : a.inputs) {
@@ -160,6 +162,9 @@ void setup_profile(CLI::App& root, Action& action) {
                   "Timed runs per configuration, each in a fresh runner, round-robin over the grid (default 1; "
                   "5 for rooflens compare)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--realtime", a->realtime,
+                "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
+                "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
   cmd->add_option("--profile-iterations", a->profile_iterations, "Profiled iterations for layer times (default 10)")
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--no-layers", a->no_layers, "Skip the profiled run (e2e only)");

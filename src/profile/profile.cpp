@@ -1,5 +1,6 @@
 #include "profile/profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -263,6 +264,9 @@ class GridRun {
         slot.run = rep_.runs.size();
         rep_.runs.push_back(std::move(run));
       }
+      for (const auto& w : br.warnings)  // how the run was taken (e.g. --realtime refused): once per configuration
+        if (std::find(slot.other_warnings.begin(), slot.other_warnings.end(), w) == slot.other_warnings.end())
+          slot.other_warnings.push_back(w);
       refresh_timing(rep_.runs[*slot.run], slot.other_warnings);
     } catch (const BackendError& e) {
       bool stopped = hooks_.interrupted && hooks_.interrupted->load();

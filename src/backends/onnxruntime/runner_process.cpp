@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -79,6 +80,29 @@ std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
+
+// A child inherits the CPU mask of the thread that spawns it, before it runs a single instruction (so every
+// thread node starts has it too): the spawning thread takes the runner's mask for the moment of the spawn.
+class SpawnOnCpus {
+ public:
+  explicit SpawnOnCpus(const std::vector<int>& cpus) {
+    if (cpus.empty() || ::sched_getaffinity(0, sizeof old_, &old_) != 0) return;
+    cpu_set_t want;
+    CPU_ZERO(&want);
+    for (int c : cpus)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
+    active_ = ::sched_setaffinity(0, sizeof want, &want) == 0;
+  }
+  ~SpawnOnCpus() {
+    if (active_) ::sched_setaffinity(0, sizeof old_, &old_);
+  }
+  SpawnOnCpus(const SpawnOnCpus&) = delete;
+  SpawnOnCpus& operator=(const SpawnOnCpus&) = delete;
+
+ private:
+  cpu_set_t old_{};
+  bool active_ = false;
+};
 
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
@@ -196,13 +220,29 @@ void RunnerProcess::spawn() {
   sigemptyset(&defaults);
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigdefault(&attr, &defaults);
+  if (config_.realtime_priority > 0) {
+    sched_param param{};
+    param.sched_priority = config_.realtime_priority;
+    posix_spawnattr_setschedpolicy(&attr, SCHED_FIFO);
+    posix_spawnattr_setschedparam(&attr, &param);
+    posix_spawnattr_setflags(&attr, static_cast<short>(flags | POSIX_SPAWN_SETSCHEDULER));
+  }
 
   std::string script = script_.string();
   std::vector<char*> argv = {const_cast<char*>(config_.node.c_str()), const_cast<char*>(script.c_str()), nullptr};
   pid_t pid = -1;
   bool search = config_.node.find('/') == std::string::npos;
-  int rc = search ? ::posix_spawnp(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ)
+  auto spawn_now = [&] {
+    SpawnOnCpus placed(config_.cpus);
+    return search ? ::posix_spawnp(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ)
                   : ::posix_spawn(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ);
+  };
+  int rc = spawn_now();
+  if (rc == EPERM && config_.realtime_priority > 0) {  // not allowed to: run at normal priority, and say so
+    realtime_refused_ = true;
+    posix_spawnattr_setflags(&attr, flags);
+    rc = spawn_now();
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

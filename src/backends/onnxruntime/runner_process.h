@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,13 @@ struct RunnerConfig {
   // The runner gets its own process group, so a terminal's Ctrl-C reaches rooflens only; rooflens then
   // decides what to do with the runner (the destructor always ends it).
   bool own_process_group = true;
+  // Timed runs on a busy machine (--realtime): the runner starts at SCHED_FIFO priority `realtime_priority`
+  // (1-99; 0 = normal scheduling), so no ordinary process can take its CPU, with its threads on `cpus` only
+  // (empty: wherever rooflens may run; ORT's intra-op workers pin themselves elsewhere, see ort_backend.cpp).
+  // When the system refuses real-time scheduling (no root, no CAP_SYS_NICE) the runner starts normally and
+  // realtime_refused() says so.
+  int realtime_priority = 0;
+  std::vector<int> cpus;
 };
 
 enum class ReplyStatus {
@@ -81,6 +89,8 @@ class RunnerProcess {
   const std::filesystem::path& script() const { return script_; }
   // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
   const nlohmann::json& hello() const { return hello_; }
+  // True when real-time scheduling was asked for and refused by the system (the runner runs normally).
+  bool realtime_refused() const { return realtime_refused_; }
 
   // Sends `req` (an object; "id" is set here) and waits up to `timeout` for the matching response.
   RunnerReply request(nlohmann::json req, std::chrono::milliseconds timeout);
@@ -99,6 +109,7 @@ class RunnerProcess {
   RunnerReply failure(ReplyStatus status, std::string message);
 
   RunnerConfig config_;
+  bool realtime_refused_ = false;
   std::filesystem::path script_;
   pid_t pid_ = -1;
   int in_fd_ = -1;   // our end of the runner's stdin (a socket, so writes never raise SIGPIPE)
