@@ -177,6 +177,7 @@ struct Slot {
 
 // The grid run by run into `rep`. Round-robin: every configuration's first run, then every configuration's second
 // run, ... so slow drift of the machine touches all configurations of the report alike, not the last ones only.
+// One step() is one run (one configuration, one round), so a driver can interleave two grids.
 class GridRun {
  public:
   GridRun(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks, Report& rep)
@@ -184,24 +185,40 @@ class GridRun {
         rounds_(std::max(1, o.repeat)), slots_(grid_.size()) {}
 
   void run() {
+    while (step()) {
+    }
+  }
+
+  // Runs the next configuration due; false once every round is done or the run was interrupted (then the
+  // unfinished runs are noted and the report saved).
+  bool step() {
     const size_t steps = grid_.size() * static_cast<size_t>(rounds_);
-    for (int round = 1; round <= rounds_ && !rep_.partial; ++round)
-      for (size_t i = 0; i < grid_.size() && !rep_.partial; ++i) {
+    for (; round_ <= rounds_ && !rep_.partial; next_i_ = 0, ++round_) {
+      for (; next_i_ < grid_.size() && !rep_.partial; ++next_i_) {
         if (hooks_.interrupted && hooks_.interrupted->load()) {
           rep_.partial = true;
           break;
         }
+        const size_t i = next_i_;
         if (slots_[i].done) continue;
         if (hooks_.progress)
-          hooks_.progress(grid_[i].label() + (rounds_ > 1 ? " · run " + std::to_string(round) + "/" +
-                                                                std::to_string(rounds_)
-                                                          : ""),
-                          (static_cast<size_t>(round) - 1) * grid_.size() + i, steps);
-        step(i, round);
+          hooks_.progress(grid_[i].label() + (rounds_ > 1 ? " · run " + std::to_string(round_) + "/" +
+                                                                 std::to_string(rounds_)
+                                                           : ""),
+                          (static_cast<size_t>(round_) - 1) * grid_.size() + i, steps);
+        step(i, round_);
         save();
+        ++next_i_;
+        return true;
       }
-    if (rep_.partial) note_unfinished();
-    if (hooks_.progress) hooks_.progress("done", steps, steps);
+      if (rep_.partial) break;
+    }
+    if (!finished_) {
+      finished_ = true;
+      if (rep_.partial) note_unfinished();
+      if (hooks_.progress) hooks_.progress("done", steps, steps);
+    }
+    return false;
   }
 
  private:
@@ -299,6 +316,9 @@ class GridRun {
   const std::vector<ProfileConfig> grid_;
   const int rounds_;
   std::vector<Slot> slots_;
+  int round_ = 1;        // the round step() is in
+  size_t next_i_ = 0;    // the next configuration of that round
+  bool finished_ = false;
 };
 
 }  // namespace
@@ -361,8 +381,11 @@ std::vector<ProfileConfig> expand_grid(const ProfileOptions& o) {
   return grid;
 }
 
-Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks) {
-  // The model as given: errors here concern every configuration, so they end the command.
+namespace {
+
+// The report before any run: the model as given (errors here concern every configuration, so they end the
+// command), its analysis, the backend and the roofs.
+Report start_report(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw) {
   Model base = load_model(o.model, o.shapes);
   if (!o.batches.empty() && base.batch_dims == 0 && !base.graphs[0].inputs.empty() &&
       !(o.batches.size() == 1 && o.batches[0] == fixed_batch(base)))
@@ -383,8 +406,31 @@ Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo
     for (const auto& u : rep.model.analysis.unknown_ops) ops += (ops.empty() ? "" : ", ") + u;
     rep.warnings.push_back("cost unknown for " + ops + ": layers containing them count their FLOPs as 0");
   }
+  return rep;
+}
+
+}  // namespace
+
+Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks) {
+  Report rep = start_report(o, backend, hw);
   GridRun(o, backend, hw, hooks, rep).run();
   return rep;
 }
+
+struct ProfileSession::Impl {
+  Impl(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks)
+      : options(o), hooks(hooks), report(start_report(options, backend, hw)), grid(options, backend, hw, this->hooks, report) {}
+  ProfileOptions options;
+  ProfileHooks hooks;
+  Report report;
+  GridRun grid;
+};
+
+ProfileSession::ProfileSession(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw,
+                               const ProfileHooks& hooks)
+    : impl_(std::make_unique<Impl>(o, backend, hw, hooks)) {}
+ProfileSession::~ProfileSession() = default;
+bool ProfileSession::step() { return impl_->grid.step(); }
+Report& ProfileSession::report() { return impl_->report; }
 
 }  // namespace rooflens
