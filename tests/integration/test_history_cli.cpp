@@ -128,7 +128,9 @@ TEST_P(HistoryCli, ANewerSchemaIsRefusedTheReportStandsNothingChanges) {
   EXPECT_NE(r.err.find("newer rooflens (schema version 7"), std::string::npos) << r.err;
   EXPECT_EQ(r.err_lines(), 1) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "r.json"));
-  if (GetParam() == "sqlite") EXPECT_EQ(sha256_file(url_), before);
+  if (GetParam() == "sqlite") {
+    EXPECT_EQ(sha256_file(url_), before);
+  }
   CliResult h = run_cli("history" + db(), dir_.string());
   EXPECT_EQ(h.rc, 1);
   EXPECT_NE(h.err.find("newer rooflens"), std::string::npos) << h.err;
