@@ -130,7 +130,7 @@ void setup_history(CLI::App& root, Action& action) {
       "  rooflens profile m.onnx --repeat 5 --commit $SHA && rooflens history --check --model '^m$'   (CI gate)\n"
       "Timings are compared only within one machine (its fingerprint: CPU, cores, memory, OS). --check judges each\n"
       "trend's latest run (this machine's latest session) against up to --last earlier runs: Student's t of its\n"
-      "centre (geometric mean of its repetition medians) against theirs, on logs; exit 1 on a significant\n"
+      "centre (the median of its repetition medians) against theirs, on logs; exit 1 on a significant\n"
       "regression beyond --threshold or a new failure, naming model and configuration. See docs/history.md.");
   cmd->add_option("--db", a->db, "Results database (default $ROOFLENS_DB, else $XDG_DATA_HOME/rooflens/results.db)");
   cmd->add_option("--model", a->model, "Only models whose name matches this regular expression");

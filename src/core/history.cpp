@@ -4,6 +4,7 @@
 
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -61,12 +62,12 @@ const char* failure_status(const std::string& kind) {
 }  // namespace
 
 double run_center(const std::vector<double>& run_medians) {
-  double sum = 0;
-  for (double m : run_medians) {
-    if (!(m > 0)) return 0;
-    sum += std::log(m);
-  }
-  return run_medians.empty() ? 0 : std::exp(sum / static_cast<double>(run_medians.size()));
+  std::vector<double> v = run_medians;
+  if (v.empty() || std::any_of(v.begin(), v.end(), [](double m) { return !(m > 0); })) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  // The middle two of an even count meet at their geometric mean: the centre of logs, as every figure here is.
+  return n % 2 ? v[n / 2] : std::sqrt(v[n / 2 - 1] * v[n / 2]);
 }
 
 std::string roofs_hash(const HardwareInfo& h) {

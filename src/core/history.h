@@ -74,11 +74,13 @@ struct HistoryPoint {
   std::string model, model_hash, backend, options, config, status, error;
   LatencyStats latency_ms;
   std::vector<double> run_medians;  // each repetition's median (ms), in order; empty when not timed
-  double center_ms = 0;             // geometric mean of run_medians (0 when not timed): what trends plot and
+  double center_ms = 0;             // median of run_medians (0 when not timed): what trends plot and
                                     // `history --check` tests
 };
 
-// The geometric mean of the repetition medians of samples split by `repetitions` (0 without samples).
+// A run's centre: the median of its repetition medians (for an even count, the geometric mean of the middle two);
+// 0 without repetitions. A median, not a mean: one repetition disturbed by the machine (twice the others, as
+// busy machines produce) would move a mean of five by 15% and does not move the median.
 double run_center(const std::vector<double>& run_medians);
 
 // A new session stamped now (random id, created_at = now) for `command` on `machine`.

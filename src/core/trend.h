@@ -20,7 +20,7 @@ struct TrendPoint {
   std::string session, created_at;
   std::map<std::string, std::string> tags;
   std::string model_hash, status, error, rooflens_version, runtime;
-  double center_ms = 0;                 // geometric mean of the run medians (0: not timed or failed)
+  double center_ms = 0;                 // median of the repetition medians (0: not timed or failed)
   double median_ms = 0;                 // median of all samples
   int64_t samples = 0;
   std::vector<double> run_medians;      // one per repetition (ms)

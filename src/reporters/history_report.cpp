@@ -156,7 +156,7 @@ std::string trends_text(const Trends& t, const TrendTextOptions& o) {
   for (const auto& s : t.series) runs += s.points.size();
   std::string out = "history in " + t.database + ": " + std::to_string(t.series.size()) + " trend" +
                     (t.series.size() == 1 ? "" : "s") + ", " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
-                    " (ms: geometric mean of a run's repetition medians; times UTC)\n";
+                    " (ms: a run's centre, the median of its repetition medians; times UTC)\n";
   out += machines_text(t);
   if (t.series.empty()) return out + "no runs match\n";
   out += "\n" + series_table(t);

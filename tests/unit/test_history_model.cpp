@@ -159,6 +159,13 @@ TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
     EXPECT_THROW(suite::parse_shard(bad), UsageError) << bad;
 }
 
+TEST(HistoryCheck, ARunsCentreIsTheMedianOfItsRepetitionsSoOneDisturbedRepetitionDoesNotMoveIt) {
+  EXPECT_EQ(run_center({5.7, 11.1, 5.8, 5.9, 5.6}), 5.8);
+  EXPECT_DOUBLE_EQ(run_center({4.0, 9.0, 100.0, 1.0}), 6.0);  // even: the geometric mean of the middle two
+  EXPECT_EQ(run_center({}), 0);
+  EXPECT_EQ(run_center({3.0, 0.0}), 0);  // not timings
+}
+
 TEST(HistoryCheck, PredictionTestMatchesThePythonReference) {
   // scripts/compare-reference/tdist.py (stdlib Python, its own incomplete beta): t 6.044802707935906,
   // p 0.00019169824759394198, interval [1.0588703004118893, 1.1338523166356904], base centre 10.039060134399572.

@@ -1,5 +1,5 @@
 // The history page (`rooflens history --html`): the --check verdicts, the trend table, and one chart per trend —
-// each run's centre (geometric mean of its repetition medians) over time, the repetition medians as dots around
+// each run's centre (the median of its repetition medians) over time, the repetition medians as dots around
 // it, failed runs as crosses, change points as dashed lines labelled with the level shift. Same safety rule as
 // the report page (util.js): data reaches the DOM only as text; tooltips are built with esc().
 const trends = JSON.parse(document.getElementById('rooflens-data').textContent);
@@ -55,7 +55,7 @@ function trendOption(s, theme) {
   return {
     grid: {left: 60, right: 24, top: 28, bottom: 40},
     tooltip: {trigger: 'item', formatter: (p) => tip(Array.isArray(p.data) ? p.data[0] : p.data.xAxis || 0)},
-    xAxis: Charts.axis(theme, {type: 'category', data: x.map((i) => when(pts[i].created_at).slice(0, 10)), name: 'run (UTC date)', nameGap: 26}),
+    xAxis: Charts.axis(theme, {type: 'category', data: x.map((i) => when(pts[i].created_at).slice(5, 16)), name: 'run (UTC)', nameGap: 26}),
     yAxis: Charts.axis(theme, {type: 'value', name: 'ms', nameGap: 44, scale: true}),
     series: [
       {type: 'scatter', id: 'run-medians', data: dots, symbolSize: 5, itemStyle: {color: theme.faint, opacity: 0.7}},
@@ -71,7 +71,7 @@ function trendOption(s, theme) {
 
 function renderTrends(filter) {
   const card = section('trends', 'Trends', 'One chart per model × configuration × machine: the line is each run\'s ' +
-    'centre (geometric mean of its repetition medians), grey dots the repetition medians, dashed lines the level ' +
+    'centre (the median of its repetition medians), grey dots the repetition medians, dashed lines the level ' +
     'shifts found (binary segmentation, Welch\'s t), crosses failed runs.');
   const input = h('input', {type: 'search', placeholder: 'filter trends (regular expression)', id: 'trend-filter', value: filter || ''});
   card.append(h('div', {class: 'history-toolbar'}, input));
@@ -110,7 +110,8 @@ function themeToggle() {
 
 themeToggle();
 const runs = (trends.series || []).reduce((n, s) => n + s.points.length, 0);
-document.getElementById('model-sub').textContent = (trends.series || []).length + ' trends, ' + runs + ' runs · ' +
+const nTrends = (trends.series || []).length, nMachines = (trends.machines || []).length;
+document.getElementById('model-sub').textContent = nTrends + (nTrends === 1 ? ' trend, ' : ' trends, ') + runs + ' runs · ' +
   (trends.machines || []).length + ' machines';
 const main = document.getElementById('main');
 const checks = renderChecks();
