@@ -68,6 +68,46 @@ function optNum(req, key, def, min = 0) {
   }
   return v;
 }
+// The timing of run_timed / run_profiled: every field required (the caller's TimingOptions, sent whole — the
+// runner keeps no defaults of its own, so one struct on the C++ side decides).
+function needInt(obj, key, min = 0) {
+  const v = obj[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    throw badRequest(`'timing.${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+function needNum(obj, key, min = 0) {
+  const v = obj[key];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
+    throw badRequest(`'timing.${key}' must be a number >= ${min}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+function timingOf(req) {
+  const t = req.timing;
+  if (typeof t !== 'object' || t === null || Array.isArray(t)) {
+    throw badRequest("'timing' must be an object with every timing field (see docs/runner-protocol.md)");
+  }
+  const out = {
+    warmupIterations: needInt(t, 'warmup_iterations'), warmupMs: needNum(t, 'warmup_ms'),
+    iterations: needInt(t, 'iterations', 1), durationMs: needNum(t, 'duration_s') * 1000,
+    maxIterations: needInt(t, 'max_iterations', 1), maxDurationMs: needNum(t, 'max_duration_s') * 1000,
+    adaptive: null, profileIterations: needInt(t, 'profile_iterations', 1),
+  };
+  if (typeof t.adaptive !== 'boolean') throw badRequest("'timing.adaptive' must be a boolean");
+  if (t.adaptive) {
+    out.adaptive = { rel_ci: needNum(t, 'adaptive_rel_ci'), confidence: needNum(t, 'adaptive_confidence') };
+    if (!(out.adaptive.confidence > 0 && out.adaptive.confidence < 1)) {
+      throw badRequest('timing.adaptive_confidence must be in (0, 1)');
+    }
+  }
+  if (out.maxIterations < out.iterations) {
+    throw badRequest(`timing.max_iterations (${out.maxIterations}) < timing.iterations (${out.iterations})`);
+  }
+  return out;
+}
+
 function optBool(req, key, def) {
   const v = req[key];
   if (v === undefined || v === null) return def;
@@ -563,6 +603,8 @@ async function opLoad(req) {
   const inputs = session.inputMetadata.map(valueMeta);
   const outputs = session.outputMetadata.map(valueMeta);
   state = { model, options, session, inputs, outputs, feedsKey: null, feeds: null };
+  // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
+  log(`loaded ${model} (${loadMs.toFixed(1)} ms)`);
   const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss() };
   if (options.optimizedModelFilePath) {
     res.optimized_model = fs.existsSync(options.optimizedModelFilePath) ? options.optimizedModelFilePath : null;
@@ -580,21 +622,12 @@ async function disposeState() {
 
 async function opRunTimed(req) {
   const st = requireSession(req.op);
+  const timing = timingOf(req);
   const feeds = buildFeeds(req);
-  const warmIters = optInt(req, 'warmup_iterations', 1);
-  const warmMs = optNum(req, 'warmup_ms', 200);
-  const minIters = optInt(req, 'iterations', 10, 1);
-  const minMs = optNum(req, 'min_duration_ms', 3000);
-  const maxIters = optInt(req, 'max_iterations', 100000, 1);
-  const maxMs = optNum(req, 'max_duration_ms', 600000);
-  if (maxIters < minIters) throw badRequest(`max_iterations (${maxIters}) < iterations (${minIters})`);
-  let adaptive = null;
-  if (req.adaptive !== undefined && req.adaptive !== false && req.adaptive !== null) {
-    const a = req.adaptive === true ? {} : req.adaptive;
-    if (typeof a !== 'object') throw badRequest("'adaptive' must be true, false or {rel_ci, confidence}");
-    adaptive = { rel_ci: optNum(a, 'rel_ci', 0.01), confidence: optNum(a, 'confidence', 0.95) };
-    if (!(adaptive.confidence > 0 && adaptive.confidence < 1)) throw badRequest('adaptive.confidence must be in (0, 1)');
-  }
+  const warmIters = timing.warmupIterations, warmMs = timing.warmupMs;
+  const minIters = timing.iterations, minMs = timing.durationMs;
+  const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
+  const adaptive = timing.adaptive;
 
   // Warm-up: at least warmup_iterations runs AND at least warmup_ms.
   const w0 = nowNs();
@@ -606,8 +639,8 @@ async function opRunTimed(req) {
   }
   const warmupMs = nsToMs(nowNs() - w0);
 
-  // Measured: at least `iterations` AND at least min_duration_ms; adaptive additionally waits for the median's
-  // CI to be within ±rel_ci; capped by max_iterations / max_duration_ms. Only session.run is inside the timer.
+  // Measured: at least `iterations` AND at least duration_s; adaptive additionally waits for the median's
+  // CI to be within ±rel_ci; capped by max_iterations / max_duration_s. Only session.run is inside the timer.
   const lat = [];
   let stop = null, ci = null, nextCheck = minIters;
   const m0 = nowNs();
@@ -647,9 +680,10 @@ async function opRunTimed(req) {
 
 async function opRunProfiled(req) {
   const st = requireSession(req.op);
+  const timing = timingOf(req);
   const feeds = buildFeeds(req);
-  const warmIters = optInt(req, 'warmup_iterations', 1);
-  const iters = optInt(req, 'iterations', 10, 1);
+  const warmIters = timing.warmupIterations;
+  const iters = timing.profileIterations;
   const returnEvents = optBool(req, 'return_events', false);
   const keep = optBool(req, 'keep_profile', !returnEvents);
   const parent = req.tmp_dir ?? os.tmpdir();
@@ -774,23 +808,9 @@ async function opSleep(req) {
   return { slept_ms: ms };
 }
 
-// `crash` (test-only): the runner kills itself with a signal, as a model that crashes ONNX Runtime would, so
-// crash isolation can be tested with a real dying process. Refused unless ROOFLENS_TEST_HOOKS=1 is set in the
-// runner's environment (rooflens passes its own environment on).
-const CRASH_SIGNALS = ['SIGSEGV', 'SIGKILL', 'SIGABRT', 'SIGBUS'];
-async function opCrash(req) {
-  if (process.env.ROOFLENS_TEST_HOOKS !== '1') throw badRequest("'crash' is a test hook: it needs ROOFLENS_TEST_HOOKS=1");
-  const sig = req.signal ?? 'SIGSEGV';
-  if (!CRASH_SIGNALS.includes(sig)) throw badRequest(`'signal' must be one of ${CRASH_SIGNALS.join(', ')}`);
-  log(`killing myself with ${sig} (test hook)`);
-  process.kill(process.pid, sig);
-  await new Promise((r) => setTimeout(r, 10000));  // the signal ends the process long before this
-  throw new RequestError('io', `still alive 10 s after ${sig}`);
-}
-
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep, crash: opCrash,
+  unload: opUnload, sleep: opSleep,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ namespace rooflens {
 
 BackendSpec parse_backend_spec(const std::string& text) {
   BackendSpec spec;
+  spec.text = text;
   auto colon = text.find(':');
   spec.name = text.substr(0, colon);
   if (spec.name == "ort") spec.name = "onnxruntime";

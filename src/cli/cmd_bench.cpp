@@ -15,6 +15,7 @@
 #include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/timing_flags.h"
 #include "core/errors.h"
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
@@ -35,17 +36,18 @@ struct BenchArgs {
   std::vector<std::string> sources, backends;
   std::string mode = "benchmark", output = "bench-results", filter, shard;
   double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
-  int jobs = 0, warmup = 1, iterations = 10, max_iterations = 2000, profile_iterations = 5, top = 10, repeat = 1;
-  double warmup_ms = 100, duration_s = 1;
-  bool resume = false, overwrite = false, no_metrics = false, quiet = false, json = false, list = false;
+  int jobs = 0, top = 10, repeat = 1;
+  TimingOptions timing = TimingOptions::suite();  // the flags bind to it directly
+  bool resume = false, overwrite = false, quiet = false, json = false, list = false;
   DbFlags db;
 };
 
 // The options that shaped the samples, stored with the session.
 std::string settings_json(const BenchArgs& a) {
-  nlohmann::ordered_json j{{"mode", a.mode},         {"repeat", a.repeat},         {"warmup", a.warmup},
-                           {"warmup_ms", a.warmup_ms}, {"iterations", a.iterations}, {"duration_s", a.duration_s},
-                           {"max_iterations", a.max_iterations}, {"shard", a.shard}};
+  nlohmann::ordered_json j = timing_to_json(a.timing);
+  j["mode"] = a.mode;
+  j["repeat"] = a.repeat;
+  j["shard"] = a.shard;
   return j.dump();
 }
 
@@ -56,13 +58,7 @@ SuitePlan plan_of(const BenchArgs& a) {
   p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
   // One runner per CPU, at most 8: beyond that, runners (each ~80 MB) cost memory and buy little on tiny models.
   p.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-  p.timing.warmup_iterations = a.warmup;
-  p.timing.warmup_ms = a.warmup_ms;
-  p.timing.iterations = a.iterations;
-  p.timing.min_duration_ms = a.duration_s * 1000;
-  p.timing.max_iterations = a.max_iterations;
-  p.timing.profile_iterations = a.profile_iterations;
-  p.timing.layers = !a.no_metrics;
+  p.timing = a.timing;
   p.repeat = a.repeat;
   return p;
 }
@@ -77,12 +73,12 @@ BenchOptionsUsed options_used(const BenchArgs& a, const SuitePlan& p) {
   for (const auto& s : a.sources) o.sources.push_back(fs::absolute(s).lexically_normal().string());
   o.filter = a.filter;
   if (p.benchmarks()) {  // timing options only matter (and only have to match on --resume) when timing
-    o.warmup_iterations = a.warmup;
-    o.warmup_ms = a.warmup_ms;
-    o.iterations = a.iterations;
-    o.duration_s = a.duration_s;
-    o.profile_iterations = a.no_metrics ? 0 : a.profile_iterations;
-    o.max_iterations = a.max_iterations;
+    o.warmup_iterations = a.timing.warmup_iterations;
+    o.warmup_ms = a.timing.warmup_ms;
+    o.iterations = a.timing.iterations;
+    o.duration_s = a.timing.duration_s;
+    o.profile_iterations = a.timing.layers ? a.timing.profile_iterations : 0;
+    o.max_iterations = a.timing.max_iterations;
   }
   o.repeat = a.repeat;
   o.shard = a.shard.empty() || parse_shard(a.shard).all() ? "" : parse_shard(a.shard).text();
@@ -120,7 +116,7 @@ int run_bench_command(const BenchArgs& a) {
   if (a.repeat > 1 && a.mode == "validate")
     throw UsageError("--repeat " + std::to_string(a.repeat) + " repeats timed runs; --mode validate times nothing "
                      "(use --mode benchmark or both)");
-  const SuitePlan plan = plan_of(a);
+  SuitePlan plan = plan_of(a);
   const Shard shard = a.shard.empty() ? Shard{} : parse_shard(a.shard);
   if (!a.list) a.db.validate();
   DiscoveryOptions d;
@@ -133,16 +129,18 @@ int run_bench_command(const BenchArgs& a) {
     for (const auto& m : found.models) std::cout << m.name << "\n";
     return 0;
   }
-  if (!a.quiet && !shard.all())
-    std::cerr << fmt::format("rooflens bench: shard {}: {} of {} models\n", shard.text(), found.models.size(), discovered);
-  if (!a.quiet)
-    for (const auto& n : found.notes) std::cerr << "rooflens bench: note: " << n << "\n";
   if (found.models.empty() && discovered > 0) {  // a CI matrix wider than a small zoo: not a failure
     if (!a.quiet)
       std::cerr << "rooflens bench: shard " << shard.text() << " holds none of the " << discovered
                 << " models found; nothing to do\n";
     return 0;
   }
+  if (!a.quiet && !shard.all())
+    std::cerr << fmt::format("rooflens bench: shard {}: {} of {} models\n", shard.text(), found.models.size(), discovered);
+  for (const auto& m : found.models)
+    if (!m.test_hook.empty()) plan.test_faults[m.name] = m.test_hook;
+  if (!a.quiet)
+    for (const auto& n : found.notes) std::cerr << "rooflens bench: note: " << n << "\n";
   if (found.models.empty())
     throw UserError("no models found in " + fmt::format("{}", fmt::join(a.sources, ", ")) +
                     (a.filter.empty() ? "" : " matching --filter '" + a.filter + "'") +
@@ -246,20 +244,12 @@ void setup_bench(CLI::App& root, Action& action) {
   cmd->add_option("--filter", a->filter, "Only models whose name matches this regular expression");
   cmd->add_option("-j,--jobs", a->jobs, "Parallel runners in validate mode (default: one per CPU, at most 8)")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--warmup", a->warmup, "Benchmark: warm-up runs (at least; default 1)")->check(CLI::Range(0, 1000000));
-  cmd->add_option("--warmup-ms", a->warmup_ms, "Benchmark: warm-up time in ms (at least; default 100)")
-      ->check(CLI::Range(0.0, 3.6e6));
-  cmd->add_option("--iterations", a->iterations, "Benchmark: measured runs (at least; default 10)")
-      ->check(CLI::Range(1, 10000000));
-  cmd->add_option("--duration", a->duration_s, "Benchmark: measured seconds (at least; default 1)")
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--max-iterations", a->max_iterations,
-                  "Benchmark: measured runs at most, even before --duration (default 2000)")
-      ->check(CLI::Range(1, 100000000));
-  cmd->add_option("--profile-iterations", a->profile_iterations,
-                  "Benchmark: profiled runs for metrics.csv (default 5)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_flag("--no-metrics", a->no_metrics, "Benchmark: skip the profiled run (no metrics.csv rows)");
+  TimingFlagStyle timing;
+  timing.prefix = "Benchmark: ";
+  timing.no_layers = "--no-metrics";
+  timing.no_layers_help = "skip the profiled run (no metrics.csv rows)";
+  timing.adaptive = false;
+  add_timing_flags(*cmd, a->timing, timing);
   cmd->add_option("--repeat", a->repeat,
                   "Benchmark: rounds over the whole zoo, timing each model × configuration once per round in a fresh "
                   "runner (default 1; 3-5 let rooflens compare measure run-to-run variation)")

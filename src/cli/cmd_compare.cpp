@@ -9,7 +9,7 @@
 #include "compare/compare.h"
 #include "compare/sources.h"
 #include "core/errors.h"
-#include "profile/profile.h"
+#include "core/atomic_file.h"
 #include "reporters/compare_report.h"
 #include "reporters/report_text.h"
 

@@ -13,6 +13,8 @@
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/shape_flags.h"
+#include "cli/timing_flags.h"
+#include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
@@ -25,27 +27,30 @@
 namespace rooflens::cli {
 namespace {
 
-struct ProfileArgs {
-  std::string model, backend = "onnxruntime", batches, report, html, roofs, opt_level;
-  std::vector<std::string> sweeps, inputs;
+// The command's options: ProfileOptions as the driver takes it, bound directly where the flag is the field, plus
+// the flags that need parsing first.
+struct ProfileCommand {
+  ProfileOptions o;
+  std::vector<std::string> backends, sweeps, inputs;
+  std::string batches, html, roofs, opt_level;
   ShapeFlags shape;
-  int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 1;
-  double warmup_ms = 200, duration_s = 3, timeout_s = 900;
-  bool no_layers = false, adaptive = false, quiet = false, json = false, no_roofs = false, realtime = false;
+  double timeout_s = 900;
+  bool quiet = false, json = false, no_roofs = false;
   DbFlags db;
 };
 
 // The options that shaped the samples, stored with the session (history shows what a trend was measured with).
-std::string settings_json(const ProfileArgs& a) {
-  nlohmann::ordered_json j{{"repeat", a.repeat},     {"warmup", a.warmup},   {"warmup_ms", a.warmup_ms},
-                           {"iterations", a.iterations}, {"duration_s", a.duration_s}, {"adaptive", a.adaptive},
-                           {"threads", a.threads},   {"layers", !a.no_layers},
-                           {"realtime", a.realtime}};
+std::string settings_json(const ProfileOptions& o) {
+  nlohmann::ordered_json j = timing_to_json(o.timing);
+  j["layers"] = o.timing.layers;
+  j["realtime"] = o.timing.realtime;
+  j["repeat"] = o.repeat;
+  j["threads"] = o.threads;
   return j.dump();
 }
 
 // Roofs for the roofline: --roofs FILE, else this machine's cached measurement, else a quick one now (cached).
-std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
+std::optional<HardwareInfo> obtain_roofs(const ProfileCommand& a) {
   if (a.no_roofs) return std::nullopt;
   if (!a.roofs.empty()) return hw::load_roofs_file(a.roofs);
   MachineDesc here = hw::describe_machine(hw::detect_features());
@@ -63,53 +68,54 @@ std::optional<HardwareInfo> obtain_roofs(const ProfileArgs& a) {
   return h;
 }
 
-ProfileOptions to_options(const ProfileArgs& a) {
-  ProfileOptions o;
-  o.model = a.model;
-  o.backend = parse_backend_spec(a.backend);
-  if (!a.opt_level.empty()) o.backend.options.emplace_back("graphOptimizationLevel", a.opt_level);
+ProfileOptions to_options(const ProfileCommand& a) {
+  ProfileOptions o = a.o;
+  if (!a.backends.empty()) o.backends.clear();
+  for (const auto& text : a.backends) {
+    for (const auto& b : o.backends)
+      if (b.text == text) throw UsageError("-B " + text + " is given twice; each backend configuration once");
+    o.backends.push_back(parse_backend_spec(text));
+  }
+  if (!a.opt_level.empty())
+    for (auto& b : o.backends) b.opt_level = a.opt_level;
   if (!a.batches.empty()) o.batches = parse_int_list(a.batches, "-b");
   for (const auto& s : a.sweeps) o.sweeps.push_back(parse_sweep(s));
   o.shapes = a.shape.overrides();
-  o.threads = a.threads;
-  o.timing.warmup_iterations = a.warmup;
-  o.timing.warmup_ms = a.warmup_ms;
-  o.timing.iterations = a.iterations;
-  o.timing.min_duration_ms = a.duration_s * 1000;
-  o.timing.adaptive = a.adaptive;
-  o.timing.profile_iterations = a.profile_iterations;
-  o.timing.layers = !a.no_layers;
-  o.timing.realtime = a.realtime;
-  o.repeat = a.repeat;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
   for (const auto& in : a.inputs) {
     auto eq = in.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--input expects NAME=FILE (.pb or .npy), got '" + in + "'");
     o.input_files[in.substr(0, eq)] = in.substr(eq + 1);
   }
-  o.report_path = a.report;
   return o;
 }
 
-int run_profile_command(const ProfileArgs& a) {
+int run_profile_command(const ProfileCommand& a) {
   ProfileOptions o = to_options(a);
   a.db.validate();
-  std::unique_ptr<Backend> backend = make_backend(o.backend);
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<Backend*> backends;
+  for (const auto& spec : o.backends) {
+    owned.push_back(make_backend(spec));
+    backends.push_back(owned.back().get());
+  }
   std::optional<HardwareInfo> roofs = obtain_roofs(a);
   ProgressBar bar("profile", !a.quiet);
   Report rep;
   {
-    Backend& b = *backend;
     InterruptWatcher watcher("rooflens profile: interrupted — stopping and writing the partial report",
-                             [&b] { b.abort(); });
+                             [&backends] {
+                               for (Backend* b : backends) b->abort();
+                             });
     ProfileHooks hooks;
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
     hooks.interrupted = &watcher.flag();
-    rep = run_profile(o, *backend, roofs ? &*roofs : nullptr, hooks);
+    rep = run_profile(o, backends, roofs ? &*roofs : nullptr, hooks);
   }
   if (a.json) std::cout << report_to_json(rep);
   else std::cout << profile_summary(rep);
-  if (!a.report.empty() && !a.quiet) std::cerr << "rooflens profile: report written to " << a.report << "\n";
+  if (!o.report_path.empty() && !a.quiet)
+    std::cerr << "rooflens profile: report written to " << o.report_path << "\n";
   // The page is written once, at the end (failures and an interruption included): unlike the JSON it is not
   // rewritten after every configuration.
   if (!a.html.empty()) {
@@ -120,13 +126,13 @@ int run_profile_command(const ProfileArgs& a) {
   int rc = rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
   // Files first, the database last: a database that is down never costs the report.
   if (rep.partial) return rc;  // an interrupted run is not history
-  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(a)));
+  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(o)));
 }
 
 }  // namespace
 
 void setup_profile(CLI::App& root, Action& action) {
-  auto a = std::make_shared<ProfileArgs>();
+  auto a = std::make_shared<ProfileCommand>();
   CLI::App* cmd = root.add_subcommand("profile", "Run a model on a backend: e2e latency, per-layer times mapped to "
                                                  "your ONNX nodes, roofline position");
   cmd->footer(
@@ -136,46 +142,44 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
       "  rooflens profile model.onnx --repeat 5 --duration 1 -f base.json   (for rooflens compare)\n"
-      "  rooflens profile model.onnx --repeat 5 --db postgresql://ci@db/perf --commit $SHA --tag branch=main\n"
+      "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -f both.json   (two runtimes, one report)\n"
+      "  rooflens profile model.onnx --repeat 10 --duration 0.5 --realtime --commit $SHA --db postgresql://ci@db/perf\n"
       "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
       "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
       "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.\n"
       "Results are also stored in the results database (--db; default $XDG_DATA_HOME/rooflens/results.db) for\n"
       "`rooflens history`; exit code 3 when the report was written but the database could not take it.");
-  cmd->add_option("model", a->model, "ONNX model file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("-B,--backend", a->backend,
-                  "Backend and its options in the backend's spelling: onnxruntime[:key=value,...] "
-                  "(intraOpNumThreads, graphOptimizationLevel, executionMode, enableCpuMemArena, session.* ...)");
+  cmd->add_option("model", a->o.model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-B,--backend", a->backends,
+                  "Backend and its options in the backend's spelling, repeatable (several: one report, runs "
+                  "interleaved): onnxruntime[:key=value,...] (intraOpNumThreads, graphOptimizationLevel, "
+                  "executionMode, enableCpuMemArena, session.* ...), opencv (when built with it). Default: "
+                  "onnxruntime");
   cmd->add_option("-b,--batch", a->batches, "Batch sizes: 8, 1-64 (powers of two) or 1,8,32");
   a->shape.add_to(*cmd, false);
   cmd->add_option("--sweep", a->sweeps, "Sweep a dim: seq=128,256,512 or threads=1,2 (repeatable; combined as a grid)");
-  cmd->add_option("--threads", a->threads, "Intra-op threads (default: ORT's, one per physical core)")
+  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: the backend's; ORT: one per physical core)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--opt-level", a->opt_level, "Graph optimization level")
+  cmd->add_option("--opt-level", a->opt_level, "Graph optimization level, as each backend maps it")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));
-  cmd->add_option("--warmup", a->warmup, "Warm-up iterations (at least; default 1)")->check(CLI::Range(0, 1000000));
-  cmd->add_option("--warmup-ms", a->warmup_ms, "Warm-up time in ms (at least; default 200)")->check(CLI::Range(0.0, 3.6e6));
-  cmd->add_option("--iterations", a->iterations, "Measured iterations (at least; default 10)")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--duration", a->duration_s, "Measured time in seconds (at least; default 3)")->check(CLI::Range(0.0, 86400.0));
-  cmd->add_flag("--adaptive", a->adaptive, "Keep measuring until the median's 95% CI is within ±1%");
-  cmd->add_option("--repeat", a->repeat,
-                  "Timed runs per configuration, each in a fresh runner, round-robin over the grid (default 1; "
-                  "5 for rooflens compare)")
-      ->check(CLI::Range(1, 1000));
-  cmd->add_flag("--realtime", a->realtime,
-                "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
-                "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
-  cmd->add_option("--profile-iterations", a->profile_iterations, "Profiled iterations for layer times (default 10)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_flag("--no-layers", a->no_layers, "Skip the profiled run (e2e only)");
-  cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per stage of one configuration (default 900)")
-      ->check(CLI::Range(0.1, 864000.0));
+  add_timing_flags(*cmd, a->o.timing);
+  cmd->add_option("--repeat", a->o.repeat,
+                  "Timed runs per configuration, each in a fresh runner, round-robin over the grid (5 for "
+                  "rooflens compare)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per stage of one configuration")
+      ->check(CLI::Range(0.1, 864000.0))
+      ->capture_default_str();
   cmd->add_option("--input", a->inputs, "Feed an input from a file: NAME=FILE (.pb TensorProto or .npy)");
-  cmd->add_option("-f,--report", a->report, "Write the JSON report here (rewritten after every configuration)");
+  cmd->add_option("-f,--report", a->o.report_path, "Write the JSON report here (rewritten after every configuration)");
   cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page (as rooflens report does)");
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
+  cmd->add_flag("--realtime", a->o.timing.realtime,
+                "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
+                "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_profile_command(*a); }; });

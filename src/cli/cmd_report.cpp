@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "core/atomic_file.h"
 #include "core/errors.h"
-#include "profile/profile.h"
 #include "reporters/html_report.h"
 
 namespace rooflens::cli {

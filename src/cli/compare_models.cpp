@@ -16,14 +16,14 @@ namespace {
 ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   ProfileOptions o;
   o.model = model;
-  o.backend = parse_backend_spec(f.backend);
+  o.backends = {parse_backend_spec(f.backend)};
   if (!f.batches.empty()) o.batches = parse_int_list(f.batches, "-b");
   o.shapes = f.shape.overrides();
   o.threads = f.threads;
   o.timing.warmup_iterations = f.warmup;
   o.timing.warmup_ms = f.warmup_ms;
   o.timing.iterations = f.iterations;
-  o.timing.min_duration_ms = f.duration_s * 1000;
+  o.timing.duration_s = f.duration_s;
   o.timing.profile_iterations = f.profile_iterations;
   o.timing.layers = !f.no_layers;
   o.timing.realtime = f.realtime;
@@ -36,7 +36,8 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
 
 MeasuredPair measure_pair(const std::string& base_model, const std::string& new_model, const MeasureFlags& f) {
   const ProfileOptions ob = options_for(base_model, f), on = options_for(new_model, f);
-  std::unique_ptr<Backend> backend = make_backend(ob.backend);
+  std::unique_ptr<Backend> backend = make_backend(ob.backends.front());
+  const std::vector<Backend*> backends{backend.get()};
   ProgressBar bar("compare", !f.quiet);
   Backend& b = *backend;
   InterruptWatcher watcher("rooflens compare: interrupted — stopping", [&b] { b.abort(); });
@@ -51,7 +52,7 @@ MeasuredPair measure_pair(const std::string& base_model, const std::string& new_
     return h;
   };
   const ProfileHooks hb = hooks_for("BASE"), hn = hooks_for("NEW");
-  ProfileSession base(ob, *backend, nullptr, hb), head(on, *backend, nullptr, hn);
+  ProfileSession base(ob, backends, nullptr, hb), head(on, backends, nullptr, hn);
   // ABBA: pair k runs BASE first when k is even, NEW first when odd, so neither side is always the one that
   // follows the other (a warm cache, a hot CPU).
   for (size_t k = 0;; ++k) {

@@ -50,9 +50,9 @@ Pairing pair_by_key(const CompareSource& base, const CompareSource& head, bool c
 // A profile failure names the configuration as requested ("default", "batch=8"), a run the one that ran
 // ("batch=1 threads=2"). Left-over failures are paired with the one left-over run on the other side they could be.
 bool could_pair(const CompareItem& a, const CompareItem& b) {
-  if (!a.profile_config || !b.profile_config || a.profile_config->requested == b.profile_config->requested) return false;
-  const auto& req = a.profile_config->requested ? *a.profile_config : *b.profile_config;
-  const auto& ran = a.profile_config->requested ? *b.profile_config : *a.profile_config;
+  if (!a.profile_config || !b.profile_config || a.config_requested == b.config_requested) return false;
+  const auto& req = a.config_requested ? *a.profile_config : *b.profile_config;
+  const auto& ran = a.config_requested ? *b.profile_config : *a.profile_config;
   return could_be_same_config(req, ran);
 }
 

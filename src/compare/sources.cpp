@@ -27,15 +27,6 @@ std::string stage_message(const std::string& stage, const std::string& message) 
   return one_line(stage.empty() ? message : stage + ": " + message);
 }
 
-// The label `profile` shows for a configuration as requested ("batch=8 seq=128 threads=2", "default").
-std::string requested_label(const Failure& f) {
-  std::string s;
-  if (f.batch > 0) s += "batch=" + std::to_string(f.batch);
-  for (const auto& [k, v] : f.dims) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-  if (f.threads > 0) s += (s.empty() ? "" : " ") + std::string("threads=") + std::to_string(f.threads);
-  return s.empty() ? "default" : s;
-}
-
 const std::map<std::string, const char*>& failure_statuses() {
   static const std::map<std::string, const char*> m{
       {"error", status::kFail}, {"timeout", status::kTimeout}, {"died", status::kCrash}, {"interrupted", status::kSkip}};
@@ -60,13 +51,13 @@ void add_item(CompareSource& src, CompareItem item) {
 CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   CompareItem item;
   item.model = model;
-  item.config = run_label(run);
+  item.config = run.label();
   item.status = status::kPass;
   item.samples_ms = run.latencies_ms;
   item.repetitions = run.repetitions;
   item.stats = run.latency_ms;
   item.layers = run.layers;
-  item.profile_config = ProfileConfigKey{run.batch, run.threads, run.dims, false};
+  item.profile_config = run.key();
   return item;
 }
 
@@ -76,8 +67,7 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
 CompareItem* run_failed_later(CompareSource& src, const Failure& f) {
   for (auto& item : src.items) {
     if (item.status != status::kPass || !item.profile_config) continue;
-    const ProfileConfigKey& k = *item.profile_config;
-    if (k.batch == f.batch && k.threads == f.threads && k.dims == f.dims) return &item;
+    if (*item.profile_config == f.key()) return &item;
   }
   return nullptr;
 }
@@ -85,11 +75,12 @@ CompareItem* run_failed_later(CompareSource& src, const Failure& f) {
 CompareItem item_from_failure(const Failure& f, const std::string& model) {
   CompareItem item;
   item.model = model;
-  item.config = requested_label(f);
+  item.config = f.label();
   auto it = failure_statuses().find(f.kind);
   item.status = it == failure_statuses().end() ? status::kFail : it->second;
   item.error = stage_message(f.stage, f.message);
-  item.profile_config = ProfileConfigKey{f.batch, f.threads, f.dims, true};
+  item.profile_config = f.key();
+  item.config_requested = true;
   return item;
 }
 
@@ -104,16 +95,18 @@ std::string read_text(const std::string& path) {
 
 using SourceReader = std::function<CompareSource(const std::string& text, const std::string& path)>;
 
+CompareSource read_report_source(const std::string& text, const std::string& path) {
+  Report r = report_from_json(text);
+  if (!r.is_profile())
+    throw UserError("not a profile report (it has no runs); make one with `rooflens profile MODEL -f FILE`");
+  return source_from_report(r, path);
+}
+
 // Which reader a document's "schema" asks for.
 const std::map<std::string, SourceReader>& readers() {
   static const std::map<std::string, SourceReader> m{
-      {kReportSchema,
-       [](const std::string& text, const std::string& path) {
-         Report r = report_from_json(text);
-         if (!r.backend)
-           throw UserError("not a profile report (it has no runs); make one with `rooflens profile MODEL -f FILE`");
-         return source_from_report(r, path);
-       }},
+      {kReportSchema, read_report_source},
+      {kReportSchemaV1, read_report_source},
       {kBenchSchema,
        [](const std::string& text, const std::string& path) {
          return source_from_bench(bench_results_from_json(text), path);
@@ -124,7 +117,8 @@ const std::map<std::string, SourceReader>& readers() {
 
 }  // namespace
 
-bool could_be_same_config(const ProfileConfigKey& requested, const ProfileConfigKey& ran) {
+bool could_be_same_config(const RunKey& requested, const RunKey& ran) {
+  if (requested.backend != ran.backend) return false;
   if (requested.batch > 0 && requested.batch != ran.batch) return false;
   if (requested.threads > 0 && requested.threads != ran.threads) return false;
   for (const auto& [k, v] : requested.dims) {
@@ -140,10 +134,12 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
   src.kind = kReportSource;
   src.partial = r.partial;
   std::string model = r.model.name.empty() ? fs::path(r.model.path).stem().string() : r.model.name;
-  if (r.backend) src.runtime = r.backend->runtime.empty() ? r.backend->name + " " + r.backend->version : r.backend->runtime;
-  if (r.backend) {
-    for (const auto& [k, v] : r.backend->options)
-      src.backend_options += (src.backend_options.empty() ? "" : " ") + k + "=" + v;
+  for (const auto& b : r.backends) {
+    std::string runtime = b.runtime.empty() ? b.name + " " + b.version : b.runtime;
+    src.runtime += (src.runtime.empty() ? "" : " + ") + runtime;
+    for (const auto& [k, v] : b.options)
+      src.backend_options += (src.backend_options.empty() ? "" : " ") + (r.backends.size() > 1 ? b.label + ":" : "") +
+                             k + "=" + v;
   }
   src.description = "profile report of " + model + (src.runtime.empty() ? "" : " on " + src.runtime) +
                     (src.backend_options.empty() ? "" : " with " + src.backend_options);

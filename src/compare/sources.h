@@ -12,15 +12,6 @@
 
 namespace rooflens {
 
-// A profile configuration in structured form. A failure records the configuration as requested (0 and missing
-// dims: "the model's own / the backend's default"), a run the one that ran (resolved), so a failure can only be
-// matched to a run through this, never through the label.
-struct ProfileConfigKey {
-  int64_t batch = 0, threads = 0;
-  std::map<std::string, int64_t> dims;
-  bool requested = false;                // a failure's requested configuration: unset parts match anything
-};
-
 struct CompareItem {
   std::string model, config;
   std::string status;                    // status::k* (comparison.h)
@@ -29,11 +20,15 @@ struct CompareItem {
   std::vector<int64_t> repetitions;      // samples per repetition (run) of samples_ms; empty = one run
   LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
   std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)
-  std::optional<ProfileConfigKey> profile_config;  // profile reports only
+  // Profile reports only: the run's key. A failure that happened before the model loaded records the configuration
+  // as requested (batch 0 and missing dims: "the model's own / the backend's default"; config_requested), a run
+  // the one that ran (resolved), so such a failure can only be matched to a run through the key, never its label.
+  std::optional<RunKey> profile_config;
+  bool config_requested = false;
 };
 
 // True when a failure's requested configuration could be the run's resolved one.
-bool could_be_same_config(const ProfileConfigKey& requested, const ProfileConfigKey& ran);
+bool could_be_same_config(const RunKey& requested, const RunKey& ran);
 
 struct CompareSource {
   std::string path;

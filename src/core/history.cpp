@@ -43,13 +43,15 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// A failure's configuration as `compare` names it: resolved (as a run would be) once the model loaded at its
+// dims, as requested before.
 std::string failure_label(const Failure& f) {
-  if (f.batch > 0) return run_label(f.batch, f.dims, f.threads);
-  // Failed before the model loaded at its dims: the configuration as requested (as `compare` names it).
-  std::string s;
-  for (const auto& [k, v] : f.dims) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
-  if (f.threads > 0) s += fmt::format("{}threads={}", s.empty() ? "" : " ", f.threads);
-  return s.empty() ? "default" : s;
+  if (f.batch > 0) return f.label();
+  std::string s = f.backend.empty() ? "" : f.backend + " · ";
+  std::string config;
+  for (const auto& [k, v] : f.dims) config += fmt::format("{}{}={}", config.empty() ? "" : " ", k, v);
+  if (f.threads > 0) config += fmt::format("{}threads={}", config.empty() ? "" : " ", f.threads);
+  return s + (config.empty() ? "default" : config);
 }
 
 const char* failure_status(const std::string& kind) {
@@ -148,20 +150,23 @@ void add_report(HistorySession& s, const Report& r) {
   ModelHashes hashes;
   const std::string model = r.model.name.empty() ? r.model.path : r.model.name;
   const std::string hash = hashes.of(r.model.path);
-  std::string backend = r.backend ? r.backend->name : "";
-  std::string options = r.backend ? options_text(r.backend->options) : "";
-  if (r.backend && s.runtime.empty()) s.runtime = r.backend->runtime;
-  auto base = [&] {
+  if (!r.backends.empty() && s.runtime.empty()) s.runtime = r.backends.front().runtime;
+  // The backend a run names (RunKey::backend: its label in a report of several; "" when there is one).
+  auto base = [&](const std::string& label) {
     HistoryRun h;
     h.model = model;
     h.model_hash = hash;
-    h.backend = backend;
-    h.options = options;
+    for (const auto& b : r.backends)
+      if (label.empty() || b.label == label) {
+        h.backend = b.name;
+        h.options = options_text(b.options);
+        break;
+      }
     return h;
   };
   for (const auto& run : r.runs) {
-    HistoryRun h = base();
-    h.config = run_label(run);
+    HistoryRun h = base(run.backend);
+    h.config = run.label();
     h.status = "pass";  // the timed run stands even when the profiled one failed (layers are then empty)
     h.latency_ms = run.latency_ms;
     h.samples_ms = run.latencies_ms;
@@ -170,7 +175,7 @@ void add_report(HistorySession& s, const Report& r) {
     s.runs.push_back(std::move(h));
   }
   for (const auto& f : r.failures) {
-    HistoryRun h = base();
+    HistoryRun h = base(f.backend);
     h.config = failure_label(f);
     h.status = failure_status(f.kind);
     h.error = one_line(f.stage.empty() ? f.message : f.stage + ": " + f.message);

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "core/run_key.h"
+
 namespace rooflens {
 
-inline constexpr const char* kReportSchema = "rooflens.report/1";
+// /2: several backends per report ("backends", runs[].backend, runs[].label); /1 reports are still read.
+inline constexpr const char* kReportSchema = "rooflens.report/2";
+inline constexpr const char* kReportSchemaV1 = "rooflens.report/1";
 
 struct TensorSummary {
   std::string name;
@@ -157,10 +161,7 @@ struct NodeFate {                 // user nodes that no layer owns
   std::string name, fate;         // fate: "folded" (constant-folded at session creation) | "eliminated"
 };
 
-struct ProfileRun {
-  int64_t batch = 0;
-  std::map<std::string, int64_t> dims;   // every dim fixed for this run (batch, seq, ...)
-  int64_t threads = 0;                   // intra-op threads (0 = backend default)
+struct ProfileRun : RunKey {              // the key: backend, batch, dims, threads (core/run_key.h)
   std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare), repetition after repetition
   std::vector<int64_t> repetitions;      // samples per repetition (--repeat: each a fresh runner), in order; they
                                          // partition latencies_ms. Empty (reports before --repeat) = one repetition
@@ -183,9 +184,7 @@ struct ProfileRun {
                                          // failed after the timed run succeeded); "" otherwise
 };
 
-struct Failure {
-  std::map<std::string, int64_t> dims;   // the configuration that failed
-  int64_t batch = 0, threads = 0;
+struct Failure : RunKey {                // the configuration that failed
   std::string stage;                     // "load" | "run" | "profile" | "analysis" (where it stopped)
   std::string kind;                      // "error" | "timeout" | "died" | "interrupted"
   std::string message;
@@ -194,8 +193,10 @@ struct Failure {
 
 struct BackendInfo {
   std::string name, version;             // "onnxruntime", "1.30.0"
-  std::map<std::string, std::string> options;   // as applied, ORT's names
+  std::map<std::string, std::string> options;   // as applied, in the backend's own names
   std::string runtime;                   // e.g. "onnxruntime-node 1.30.0 on node 20.20.2"
+  std::string label;                     // how runs name it (RunKey::backend): the name, or the whole -B text
+                                         // when a report has two configurations of one backend
 };
 
 struct Report {
@@ -203,17 +204,14 @@ struct Report {
   ToolInfo tool;
   ModelInfo model;
   std::optional<HardwareInfo> hardware;  // absent in JSON when not measured
-  std::optional<BackendInfo> backend;    // profile reports only (with runs and failures)
+  std::vector<BackendInfo> backends;     // profile reports only (with runs and failures); runs name theirs by
+                                         // label when there are several
+  bool is_profile() const { return !backends.empty(); }
   std::vector<ProfileRun> runs;
   std::vector<Failure> failures;
   std::vector<std::string> warnings;     // report-wide (cost-unknown ops, unstable timings, ...)
   bool partial = false;                  // interrupted: some configurations were not run
 };
-
-// "batch=8 seq=128 threads=2": the configuration of one run (dims equal to the batch are not repeated); the
-// label users see in every table and the key `compare` matches runs by (core/run_label.cpp).
-std::string run_label(const ProfileRun& run);
-std::string run_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads);
 
 std::string report_to_json(const Report& r, int indent = 2);
 // Throws std::runtime_error with a one-line message on malformed input or a foreign schema.

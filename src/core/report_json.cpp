@@ -30,7 +30,7 @@ ROOFLENS_JSON_FIELDS(ModelInfo, path, name, file_bytes, ir_version, producer_nam
 
 void to_json(json& j, const CacheInfo& c) {
   j = json{{"level", c.level}, {"size_bytes", c.size_bytes}, {"instances", c.instances},
-           {"cores_sharing", c.cores_sharing}};
+            {"cores_sharing", c.cores_sharing}};
 }
 void from_json(const json& j, CacheInfo& c) {
   j.at("level").get_to(c.level);
@@ -41,8 +41,8 @@ void from_json(const json& j, CacheInfo& c) {
 
 void to_json(json& j, const MachineDesc& m) {
   j = json{{"vendor", m.vendor}, {"model", m.model}, {"sockets", m.sockets}, {"cores", m.cores},
-           {"threads", m.threads}, {"numa_nodes", m.numa_nodes}, {"memory_bytes", m.memory_bytes},
-           {"mhz", m.mhz}, {"os", m.os}, {"kernel", m.kernel}, {"isa", m.isa}, {"caches", m.caches}};
+            {"threads", m.threads}, {"numa_nodes", m.numa_nodes}, {"memory_bytes", m.memory_bytes},
+            {"mhz", m.mhz}, {"os", m.os}, {"kernel", m.kernel}, {"isa", m.isa}, {"caches", m.caches}};
 }
 void from_json(const json& j, MachineDesc& m) {
   m.vendor = j.value("vendor", std::string());
@@ -63,7 +63,7 @@ ROOFLENS_JSON_FIELDS(ComputeRoof, name, isa, dtype, threads, gflops)
 
 void to_json(json& j, const MemoryRoof& m) {
   j = json{{"level", m.level}, {"kernel", m.kernel}, {"threads", m.threads}, {"gbps", m.gbps},
-           {"working_set_bytes", m.working_set_bytes}};
+            {"working_set_bytes", m.working_set_bytes}};
 }
 void from_json(const json& j, MemoryRoof& m) {
   j.at("level").get_to(m.level);
@@ -79,8 +79,8 @@ ROOFLENS_JSON_FIELDS(HwError, benchmark, message)
 
 void to_json(json& j, const HardwareInfo& h) {
   j = json{{"source", h.source}, {"cache_key", h.cache_key}, {"measured_at", h.measured_at}, {"quick", h.quick},
-           {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"sweep", h.sweep},
-           {"notes", h.notes}, {"errors", h.errors}};
+            {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"sweep", h.sweep},
+            {"notes", h.notes}, {"errors", h.errors}};
 }
 void from_json(const json& j, HardwareInfo& h) {
   j.at("source").get_to(h.source);
@@ -103,26 +103,42 @@ ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, shar
                     intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 
+// The run key: label (derived, written for readers such as the HTML page; never read back), the backend (only in
+// reports of several), batch, dims, threads.
+static void key_to_json(json& j, const RunKey& k) {
+  j["label"] = k.label();
+  if (!k.backend.empty()) j["backend"] = k.backend;
+  j["batch"] = k.batch;
+  j["dims"] = k.dims;
+  j["threads"] = k.threads;
+}
+static void key_from_json(const json& j, RunKey& k) {
+  k.backend = j.value("backend", std::string());
+  j.at("batch").get_to(k.batch);
+  j.at("dims").get_to(k.dims);
+  j.at("threads").get_to(k.threads);
+}
+
 void to_json(json& j, const ProfileRun& r) {
-  j = json{{"batch", r.batch},
-           {"dims", r.dims},
-           {"threads", r.threads},
-           {"latency_ms", r.latency_ms},
-           {"throughput_per_s", r.throughput_per_s},
-           {"wall_s", r.wall_s},
-           {"stop_reason", r.stop_reason},
-           {"load_ms", r.load_ms},
-           {"profiled_latency_ms", r.profiled_latency_ms},
-           {"profiling_overhead", r.profiling_overhead},
-           {"coverage", r.coverage},
-           {"peak_rss_bytes", r.peak_rss_bytes},
-           {"flops", r.flops},
-           {"macs", r.macs},
-           {"gflops", r.gflops},
-           {"layers", r.layers},
-           {"unowned", r.unowned},
-           {"unmapped_kernels", r.unmapped_kernels},
-           {"warnings", r.warnings}};
+  j = json::object();
+  key_to_json(j, r);
+  json rest{{"latency_ms", r.latency_ms},
+            {"throughput_per_s", r.throughput_per_s},
+            {"wall_s", r.wall_s},
+            {"stop_reason", r.stop_reason},
+            {"load_ms", r.load_ms},
+            {"profiled_latency_ms", r.profiled_latency_ms},
+            {"profiling_overhead", r.profiling_overhead},
+            {"coverage", r.coverage},
+            {"peak_rss_bytes", r.peak_rss_bytes},
+            {"flops", r.flops},
+            {"macs", r.macs},
+            {"gflops", r.gflops},
+            {"layers", r.layers},
+            {"unowned", r.unowned},
+            {"unmapped_kernels", r.unmapped_kernels},
+            {"warnings", r.warnings}};
+  j.update(rest);
   // Fields later versions added are written only when set and read when present, so older reports still load
   // and round trips stay byte-identical: the runs of --repeat, and why layers are missing.
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
@@ -131,9 +147,7 @@ void to_json(json& j, const ProfileRun& r) {
 }
 
 void from_json(const json& j, ProfileRun& r) {
-  j.at("batch").get_to(r.batch);
-  j.at("dims").get_to(r.dims);
-  j.at("threads").get_to(r.threads);
+  key_from_json(j, r);
   j.at("latency_ms").get_to(r.latency_ms);
   j.at("throughput_per_s").get_to(r.throughput_per_s);
   j.at("wall_s").get_to(r.wall_s);
@@ -156,19 +170,40 @@ void from_json(const json& j, ProfileRun& r) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.
     std::string why = r.repetitions.empty() ? "an empty list" : partition_error(r.repetitions, r.latencies_ms.size());
-    if (!why.empty()) throw UserError("run " + run_label(r) + ": repetitions do not partition latencies_ms: " + why);
+    if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
   }
 }
-ROOFLENS_JSON_FIELDS(Failure, batch, dims, threads, stage, kind, message, stderr_tail)
-ROOFLENS_JSON_FIELDS(BackendInfo, name, version, runtime, options)
+void to_json(json& j, const Failure& f) {
+  j = json::object();
+  key_to_json(j, f);
+  j.update(json{{"stage", f.stage}, {"kind", f.kind}, {"message", f.message}, {"stderr_tail", f.stderr_tail}});
+}
+void from_json(const json& j, Failure& f) {
+  key_from_json(j, f);
+  j.at("stage").get_to(f.stage);
+  j.at("kind").get_to(f.kind);
+  j.at("message").get_to(f.message);
+  j.at("stderr_tail").get_to(f.stderr_tail);
+}
+
+void to_json(json& j, const BackendInfo& b) {
+  j = json{{"label", b.label}, {"name", b.name}, {"version", b.version}, {"runtime", b.runtime}, {"options", b.options}};
+}
+void from_json(const json& j, BackendInfo& b) {
+  j.at("name").get_to(b.name);
+  j.at("version").get_to(b.version);
+  j.at("runtime").get_to(b.runtime);
+  j.at("options").get_to(b.options);
+  b.label = j.value("label", b.name);  // /1 reports: one backend, named by its name
+}
 
 std::string report_to_json(const Report& r, int indent) {
   json j{{"schema", r.schema},
          {"tool", r.tool},
          {"model", r.model}};
   if (r.hardware) j["hardware"] = *r.hardware;  // only when measured: analyze output stays as it was
-  if (r.backend) {  // a profile report: the measured part
-    j["backend"] = *r.backend;
+  if (r.is_profile()) {  // a profile report: the measured part
+    j["backends"] = r.backends;
     j["partial"] = r.partial;
     j["runs"] = r.runs;
     j["failures"] = r.failures;
@@ -183,13 +218,16 @@ Report report_from_json(const std::string& text) {
   Report r;
   try {
     j.at("schema").get_to(r.schema);
-    if (r.schema != kReportSchema)
-      throw UserError("unsupported report schema '" + r.schema + "' (this rooflens reads " + kReportSchema + ")");
+    if (r.schema != kReportSchema && r.schema != kReportSchemaV1)
+      throw UserError("unsupported report schema '" + r.schema + "' (this rooflens reads " + kReportSchema + " and " +
+                      kReportSchemaV1 + ")");
+    r.schema = kReportSchema;  // read as, and written back as, the current schema
     j.at("tool").get_to(r.tool);
     j.at("model").get_to(r.model);
     if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareInfo>();
-    if (j.contains("backend")) {
-      r.backend = j.at("backend").get<BackendInfo>();
+    if (j.contains("backend")) r.backends = {j.at("backend").get<BackendInfo>()};  // rooflens.report/1
+    if (j.contains("backends")) j.at("backends").get_to(r.backends);
+    if (r.is_profile()) {
       j.at("partial").get_to(r.partial);
       j.at("runs").get_to(r.runs);
       j.at("failures").get_to(r.failures);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
-#include <regex>
 #include <unordered_map>
 
 namespace rooflens {
@@ -16,12 +15,6 @@ bool iequals(const std::string& a, const std::string& b) {
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
 }
 
-// Kernels that only change the layout or location of a tensor: they compute none of the user's nodes.
-bool is_layout_kernel(const GraphView::Node& n) {
-  return (n.domain == "com.microsoft.nchwc" && (n.op == "ReorderInput" || n.op == "ReorderOutput")) ||
-         n.op == "MemcpyToHost" || n.op == "MemcpyFromHost";
-}
-
 // Ops with no inputs that still are not constants.
 bool is_generator(const std::string& op) {
   return op == "RandomNormal" || op == "RandomUniform" || op == "Multinomial";
@@ -29,7 +22,7 @@ bool is_generator(const std::string& op) {
 
 class Mapper {
  public:
-  Mapper(const GraphView& o, const GraphView& p) : O_(o), P_(p) {
+  Mapper(const GraphView& o, const GraphView& p, const MappingRules& rules) : O_(o), P_(p), rules_(rules) {
     out_.owner.assign(O_.nodes.size(), -1);
     out_.fate.assign(O_.nodes.size(), "");
     out_.layers.resize(P_.nodes.size());
@@ -100,7 +93,7 @@ class Mapper {
       stop.insert(e);
       if (first_in.empty() && !is_constant_tensor(e)) first_in = e;
     }
-    if (is_layout_kernel(n)) return alias(pi, first_in);
+    if (rules_.is_layout_kernel(n)) return alias(pi, first_in);
 
     std::vector<int> anchors;
     for (const auto& t : n.outputs) {
@@ -109,9 +102,9 @@ class Mapper {
     }
     bool named = false;
     if (anchors.empty()) {
-      // ORT names NCHWc kernels after their *output tensor* ("<tensor>_nchwc"): a candidate may name a node
-      // or a tensor (the two only coincide in models that name tensors after nodes).
-      for (const auto& cand : name_candidates(n.name)) {
+      // Runtimes name rewritten kernels after a node or after its *output tensor* ("<tensor>_suffix"): a
+      // candidate may name a node or a tensor (the two only coincide in models that name tensors after nodes).
+      for (const auto& cand : rules_.name_candidates(n.name)) {
         int o = -1;
         for (const auto* names : {&by_name_, &producer_}) {
           auto it = names->find(cand);
@@ -131,7 +124,7 @@ class Mapper {
 
     walk_back(pi, anchors, stop);
     int last = anchors.front();
-    if (named) last = extend_forward(pi, last, stop, n.activation);
+    if (named) last = extend_forward(pi, last, stop, rules_.forward_fusion(n));
     entry.anchored_by_name = named;
     if (entry.owned.empty()) entry.alias_of = anchors.front();
     // Renamed outputs hold what the last fused original node produced.
@@ -180,9 +173,11 @@ class Mapper {
     return out_.owner[x] < 0 ? x : -1;
   }
 
-  int extend_forward(int pi, int last, const std::unordered_set<std::string>& stop, const std::string& activation) {
-    // An Add of this kernel's result and another of its inputs: NCHWc's fused "Sum".
-    for (int x = sole_consumer(last); x >= 0 && O_.nodes[x].op == "Add"; x = sole_consumer(last)) {
+  int extend_forward(int pi, int last, const std::unordered_set<std::string>& stop,
+                     const MappingRules::ForwardFusion& fused) {
+    // An Add of this kernel's result and another of its inputs: a fused residual sum.
+    for (int x = fused.residual_add ? sole_consumer(last) : -1; x >= 0 && O_.nodes[x].op == "Add";
+         x = sole_consumer(last)) {
       const auto& xn = O_.nodes[x];
       bool reads_other_input = false, only_known = true;
       for (const auto& t : xn.inputs) {
@@ -194,8 +189,8 @@ class Mapper {
       own(pi, x);
       last = x;
     }
-    int x = activation.empty() ? -1 : sole_consumer(last);
-    if (x >= 0 && iequals(O_.nodes[x].op, activation)) {
+    int x = fused.activation.empty() ? -1 : sole_consumer(last);
+    if (x >= 0 && iequals(O_.nodes[x].op, fused.activation)) {
       own(pi, x);
       last = x;
     }
@@ -204,6 +199,7 @@ class Mapper {
 
   const GraphView& O_;
   const GraphView& P_;
+  const MappingRules& rules_;
   LayerMapping out_;
   std::unordered_map<std::string, int> producer_, by_name_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
@@ -213,18 +209,13 @@ class Mapper {
 
 }  // namespace
 
-std::vector<std::string> name_candidates(const std::string& name) {
-  static const std::regex suffixes(R"((_nchwc|_token_\d+|_kernel_time)+$)");
-  std::vector<std::string> out{name};
-  std::string base = name.rfind("fused ", 0) == 0 ? name.substr(6) : name;
-  if (base != name) out.push_back(base);
-  std::string stripped = std::regex_replace(base, suffixes, "");
-  if (stripped != base && !stripped.empty()) out.push_back(stripped);
-  return out;
+const MappingRules& plain_mapping_rules() {
+  static const MappingRules rules;
+  return rules;
 }
 
-LayerMapping map_layers(const GraphView& original, const GraphView& optimized) {
-  return Mapper(original, optimized).run();
+LayerMapping map_layers(const GraphView& original, const GraphView& executed, const MappingRules& rules) {
+  return Mapper(original, executed, rules).run();
 }
 
 }  // namespace rooflens

@@ -1,37 +1,27 @@
 #pragma once
-// Mapping the kernels a runtime ran (nodes of its *optimized* graph) back to the user's own ONNX nodes.
+// Mapping the kernels a runtime ran (nodes of the graph it executed) back to the user's own ONNX nodes.
 //
-// Runtimes rewrite graphs: ORT fuses Conv+BatchNorm+Relu into one FusedConv, folds constants, drops
-// Identity/Dropout, and at level "all" moves convolutions into the NCHWc layout, giving intermediate tensors
-// new names (reorder_token_N) and adding ReorderInput/ReorderOutput kernels. The mapping follows tensors:
+// Runtimes rewrite graphs: they fuse Conv+BatchNorm+Relu into one kernel, fold constants, drop Identity/Dropout,
+// change layouts (giving intermediate tensors new names) and add reorder or copy kernels. The mapping follows
+// tensors; what a particular runtime's names mean comes from its MappingRules (mapping/rules.h):
 //
-//  1. A tensor keeps its identity when the optimized graph still uses the original name. A layer owns the
+//  1. A tensor keeps its identity when the executed graph still uses the original name. A layer owns the
 //     minimal set of original nodes between its input tensors and its output tensors (backward walk from the
 //     producers of its outputs, stopping at its inputs, at constants, and at nodes another layer owns).
-//  2. When a layer's outputs carry new names, the layer's own name points at the original node it ends at:
-//     ORT names rewritten kernels after that node or after its output tensor ("<node or tensor>_nchwc",
-//     "..._token_N"): the node (or the producer of the tensor) anchors the walk.
-//     The walk then extends forward over what the kernel evidently fused as well: an Add consuming another of
-//     the kernel's inputs (NCHWc "Sum" fusion) and the activation the kernel's `activation` attribute names.
-//  3. Layout and copy kernels (ReorderInput/ReorderOutput, a Transpose the layout optimizer inserted) own
+//  2. When a layer's outputs carry new names, the layer's own name points at the original node it ends at
+//     (rules.name_candidates): that node, or the producer of that tensor, anchors the walk. The walk then
+//     extends forward over what the kernel evidently fused as well (rules.forward_fusion).
+//  3. Layout and copy kernels (rules.is_layout_kernel, or kernels whose outputs lead nowhere original) own
 //     nothing; they are aliases of the node whose tensor they carry.
 //  4. Original nodes no layer owns are "folded" (they only depend on constants: computed once at session
 //     creation) or "eliminated" (removed as no-ops).
 #include <string>
-#include <unordered_set>
 #include <vector>
 
-namespace rooflens {
+#include "core/graph_view.h"
+#include "mapping/rules.h"
 
-struct GraphView {
-  struct Node {
-    std::string name, op, domain;
-    std::vector<std::string> inputs, outputs;  // "" = omitted optional input
-    std::string activation;                    // the `activation` attribute of fused kernels, else ""
-  };
-  std::vector<Node> nodes;                     // topological order
-  std::unordered_set<std::string> graph_inputs;  // runtime inputs (not initializers)
-};
+namespace rooflens {
 
 struct LayerMapping {
   struct Entry {
@@ -44,9 +34,6 @@ struct LayerMapping {
   std::vector<std::string> fate;  // per original node: "" (owned) | "folded" | "eliminated"
 };
 
-LayerMapping map_layers(const GraphView& original, const GraphView& optimized);
-
-// Names that the runtime derives from an original node's name, original first: "x_nchwc" -> "x".
-std::vector<std::string> name_candidates(const std::string& optimized_name);
+LayerMapping map_layers(const GraphView& original, const GraphView& executed, const MappingRules& rules);
 
 }  // namespace rooflens

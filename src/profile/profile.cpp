@@ -1,20 +1,17 @@
 #include "profile/profile.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
 #include "analysis/model_summary.h"
-#include "core/repetitions.h"
-#include "core/stats.h"
+#include "assembly/assemble.h"
+#include "core/atomic_file.h"
 #include "core/temp_dir.h"
-#include "core/units.h"
+#include "model/graph_view.h"
 #include "model/loader.h"
-#include "profile/layers.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -36,179 +33,79 @@ int64_t fixed_batch(const Model& m) {
   return t && !t->dims.empty() ? t->dims[0].value : 0;
 }
 
-ShapeOverrides overrides_for(const ProfileOptions& o, const ProfileConfig& c) {
+ShapeOverrides overrides_for(const ProfileOptions& o, const RunKey& c) {
   ShapeOverrides s = o.shapes;
   if (c.batch > 0) s.batch = c.batch;
   for (const auto& [k, v] : c.dims) s.dims[k] = v;
   return s;
 }
 
-int64_t threads_used(const ProfileConfig& c, const BackendInfo& b, const HardwareInfo* hw) {
-  if (c.threads > 0) return c.threads;
-  auto it = b.options.find("intraOpNumThreads");
-  if (it != b.options.end() && std::atoll(it->second.c_str()) > 0) return std::atoll(it->second.c_str());
-  return hw && hw->machine.cores > 0 ? hw->machine.cores : 0;  // ORT's default: one per physical core (0: unknown)
+// How each backend is named in the report: by name, or by its whole -B text when two share a name.
+std::vector<std::string> backend_labels(const ProfileOptions& o) {
+  std::vector<std::string> labels;
+  std::multiset<std::string> names;
+  for (const auto& b : o.backends) names.insert(b.name);
+  for (const auto& b : o.backends)
+    labels.push_back(names.count(b.name) > 1 && !b.text.empty() ? b.text : b.name);
+  return labels;
 }
 
-RunConfig run_config(const ProfileOptions& o, const ProfileConfig& c, const Model& m, const fs::path& work) {
-  RunConfig rc;
-  rc.model = fs::absolute(o.model);
-  GeneratedInputPlan plan = plan_generated_inputs(m);
-  rc.dims = std::move(plan.dims);
-  rc.shapes = std::move(plan.shapes);
-  rc.int_input_max = std::move(plan.int_input_max);
-  for (const auto& [k, v] : o.input_files) rc.input_files[k] = v;
-  rc.threads = c.threads;
-  rc.timing = o.timing;
-  rc.timeout = o.timeout;
-  rc.work_dir = work;
-  return rc;
-}
-
-std::optional<Model> load_optimized(const BackendRun& br, const Model& original, std::vector<std::string>& warnings) {
-  if (!br.optimized_model) return std::nullopt;
-  std::optional<Model> m;
-  try {
-    ShapeOverrides s;
-    s.dims = original.input_symbols;
-    s.batch = 1;
-    m = load_model(br.optimized_model->string(), s);
-  } catch (const std::exception& e) {
-    warnings.push_back(std::string("the optimized graph could not be read (kernels matched by name only): ") + e.what());
-  }
-  std::error_code ec;
-  fs::remove(*br.optimized_model, ec);  // can be as large as the model
-  return m;
-}
-
-// The timing figures of a run from all its repetitions so far (one fresh runner each): statistics over every
-// sample, throughput over the summed timed walls, and the warnings about timing (the others stay as they were).
-void refresh_timing(ProfileRun& r, const std::vector<std::string>& other_warnings) {
-  r.latency_ms = summarize(r.latencies_ms);
-  r.throughput_per_s = r.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
-                                          static_cast<double>(r.latencies_ms.size()) / r.wall_s
-                                    : 0;
-  r.gflops = r.latency_ms.median > 0 ? static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9 : 0;
-  if (r.profiled_latency_ms.n > 0 && r.latency_ms.mean > 0)
-    r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
-  r.warnings.clear();
-  if (r.latency_ms.cv > 0.05)
-    r.warnings.push_back("unstable timings: CV " + std::to_string(static_cast<int>(std::lround(r.latency_ms.cv * 100))) +
-                         "% > 5% (another process busy? try --duration or pinning)");
-  RepetitionSpread spread = repetition_spread(r.latencies_ms, r.repetitions);
-  if (spread_is_large(spread))
-    r.warnings.push_back("run-to-run: the medians of the " + std::to_string(spread.count) + " runs span " +
-                         fixed(spread.min_median, 3) + "-" + fixed(spread.max_median, 3) + " ms (" +
-                         fixed(spread.spread * 100, 0) + "% of the median), more than the samples of a run scatter (" +
-                         fixed(spread.within_cv * 100, 1) + "% robust CV): one run says little about the next; "
-                         "compare reports made with --repeat, on a quiet machine");
-  for (const auto& w : other_warnings) r.warnings.push_back(w);
-}
-
-// The first repetition: timings plus the profiled run's layers. Returns the warnings that do not concern timing.
-std::vector<std::string> first_repetition(ProfileRun& r, const ProfileConfig& c, const Model& m, const Analysis& a,
-                                          const BackendRun& br, const std::optional<Model>& optimized,
-                                          const HardwareInfo* hw, int64_t threads) {
-  std::vector<std::string> warnings;
-  r.batch = c.batch > 0 ? c.batch : fixed_batch(m);
-  r.dims = m.input_symbols;
-  r.threads = threads;
-  r.latencies_ms = br.latencies_ms;
-  r.repetitions = {static_cast<int64_t>(br.latencies_ms.size())};
-  r.wall_s = br.wall_s;
-  r.stop_reason = br.stop_reason;
-  r.load_ms = br.load_ms;
-  r.peak_rss_bytes = br.peak_rss_bytes;
-  r.flops = a.totals.flops;
-  r.macs = a.totals.macs;
-  if (!br.profile_error.empty()) {
-    r.layers_error = br.profile_error;
-    warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + br.profile_error);
-  }
-  if (!br.profiled_latencies_ms.empty()) {
-    r.profiled_latency_ms = summarize(br.profiled_latencies_ms);
-    LayerBuild lb = build_layers(m, a, optimized, br.kernels, hw, threads);
-    double sum = 0;
-    for (const auto& l : lb.layers) sum += l.time_ms;
-    // Kernel times and the run they belong to, on the runtime's one clock (JS-side timing adds the binding's
-    // overhead around the run, which no kernel can cover).
-    double run_median = br.profiled_runs_ms.empty() ? r.profiled_latency_ms.median : median_of(br.profiled_runs_ms);
-    if (run_median > 0) r.coverage = sum / run_median;
-    r.layers = std::move(lb.layers);
-    r.unowned = std::move(lb.unowned);
-    r.unmapped_kernels = lb.unmapped_kernels;
-    for (auto& w : lb.warnings) warnings.push_back(std::move(w));
-    if (r.coverage < 0.9 || r.coverage > 1.05)
-      warnings.push_back("layer times cover " + std::to_string(static_cast<int>(std::lround(r.coverage * 100))) +
-                         "% of the profiled latency (expected 90-105%)");
-  }
-  return warnings;
-}
-
-bool listed(const std::string& comma_list, const std::string& item) {
-  size_t pos = 0;
-  for (;;) {
-    size_t comma = comma_list.find(',', pos);
-    if (comma_list.compare(pos, comma == std::string::npos ? std::string::npos : comma - pos, item) == 0) return true;
-    if (comma == std::string::npos) return false;
-    pos = comma + 1;
-  }
-}
-
-// A later repetition (timed only): its samples follow the earlier ones; walls add up; the peak is the highest; the
-// stop reasons are the distinct ones in order of first appearance ("min_reached" when every run stopped alike).
-void add_repetition(ProfileRun& r, const BackendRun& br) {
-  r.latencies_ms.insert(r.latencies_ms.end(), br.latencies_ms.begin(), br.latencies_ms.end());
-  r.repetitions.push_back(static_cast<int64_t>(br.latencies_ms.size()));
-  r.wall_s += br.wall_s;
-  r.peak_rss_bytes = std::max(r.peak_rss_bytes, br.peak_rss_bytes);
-  if (!listed(r.stop_reason, br.stop_reason)) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + br.stop_reason;
-}
-
-// One configuration across the rounds of --repeat.
+// One configuration of one backend across the rounds of --repeat.
 struct Slot {
-  std::optional<RunConfig> config;         // set once the model loaded at these dims (round 1)
-  int64_t batch = 0, threads = 0;          // as a run or a failure records them
-  std::map<std::string, int64_t> dims;
-  std::optional<size_t> run;               // its run in Report::runs, after the first repetition
-  std::vector<std::string> other_warnings; // the run's warnings that are not about timing
-  bool done = false;                       // failed: no further repetitions
+  size_t backend = 0;
+  RunKey requested;                         // as the grid asks for it
+  RunKey key;                               // as runs and failures record it: resolved once the model loaded
+  std::optional<RunRequest> request;        // set once the model loaded at these dims (round 1)
+  std::optional<size_t> run;                // its run in Report::runs, after the first repetition
+  bool done = false;                        // failed: no further repetitions
 };
 
-// The grid run by run into `rep`. Round-robin: every configuration's first run, then every configuration's second
-// run, ... so slow drift of the machine touches all configurations of the report alike, not the last ones only.
-// One step() is one run (one configuration, one round), so a driver can interleave two grids.
+// The grid run by run into `rep`. Round-robin: every slot's first run, then every slot's second run, ... so slow
+// drift of the machine touches all configurations (and all backends) of the report alike, not the last ones only.
 class GridRun {
  public:
-  GridRun(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks, Report& rep)
-      : o_(o), backend_(backend), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"), grid_(expand_grid(o)),
-        rounds_(std::max(1, o.repeat)), slots_(grid_.size()) {}
+  GridRun(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+          const ProfileHooks& hooks, Report& rep)
+      : o_(o), backends_(backends), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"),
+        rounds_(std::max(1, o.repeat)) {
+    const std::vector<RunKey> grid = expand_grid(o);
+    const bool several = backends.size() > 1;
+    for (size_t b = 0; b < backends.size(); ++b)
+      for (const RunKey& c : grid) {
+        Slot s;
+        s.backend = b;
+        s.requested = c;
+        s.requested.backend = several ? rep.backends[b].label : "";
+        s.key = s.requested;
+        slots_.push_back(std::move(s));
+      }
+  }
 
   void run() {
     while (step()) {
     }
   }
 
-  // Runs the next configuration due; false once every round is done or the run was interrupted (then the
-  // unfinished runs are noted and the report saved).
+  // Runs the next configuration due (round-robin: every slot's round 1, then every slot's round 2, ...); false once
+  // every round is done or the run was interrupted (then the unfinished runs are noted and the report saved).
   bool step() {
-    const size_t steps = grid_.size() * static_cast<size_t>(rounds_);
-    for (; round_ <= rounds_ && !rep_.partial; next_i_ = 0, ++round_) {
-      for (; next_i_ < grid_.size() && !rep_.partial; ++next_i_) {
+    const size_t steps = slots_.size() * static_cast<size_t>(rounds_);
+    for (; round_ <= rounds_ && !rep_.partial; next_ = 0, ++round_) {
+      for (; next_ < slots_.size() && !rep_.partial; ++next_) {
         if (hooks_.interrupted && hooks_.interrupted->load()) {
           rep_.partial = true;
           break;
         }
-        const size_t i = next_i_;
+        const size_t i = next_;
         if (slots_[i].done) continue;
         if (hooks_.progress)
-          hooks_.progress(grid_[i].label() + (rounds_ > 1 ? " · run " + std::to_string(round_) + "/" +
-                                                                 std::to_string(rounds_)
-                                                           : ""),
-                          (static_cast<size_t>(round_) - 1) * grid_.size() + i, steps);
-        step(i, round_);
+          hooks_.progress(slots_[i].key.label() + (rounds_ > 1 ? " · run " + std::to_string(round_) + "/" +
+                                                                      std::to_string(rounds_)
+                                                                : ""),
+                          (static_cast<size_t>(round_) - 1) * slots_.size() + i, steps);
+        step(slots_[i], round_);
         save();
-        ++next_i_;
+        ++next_;
         return true;
       }
       if (rep_.partial) break;
@@ -229,9 +126,7 @@ class GridRun {
   void fail(Slot& slot, int round, const std::string& stage, const std::string& kind, const std::string& msg,
             const std::string& tail) {
     Failure f;
-    f.batch = slot.batch;
-    f.dims = slot.dims;
-    f.threads = slot.threads;
+    static_cast<RunKey&>(f) = slot.key;
     f.stage = stage;
     f.kind = kind;
     f.message = round > 1 ? "run " + std::to_string(round) + " of " + std::to_string(rounds_) + ": " + msg : msg;
@@ -242,49 +137,57 @@ class GridRun {
 
   // Round 1: the model at this configuration's dims. From then on a failure names the configuration as a run would
   // (resolved batch, dims and threads), so `compare` can pair a run in one report with a failure in another.
-  std::optional<Model> load(Slot& slot, const ProfileConfig& c) {
-    slot.batch = c.batch;
-    slot.dims = c.dims;
-    slot.threads = c.threads;
+  std::optional<Model> load(Slot& slot) {
     std::optional<Model> m;
     try {
-      m = load_model(o_.model, overrides_for(o_, c));
+      m = load_model(o_.model, overrides_for(o_, slot.requested));
     } catch (const UserError& e) {
       fail(slot, 1, "analysis", "error", e.what(), "");
       return std::nullopt;
     }
-    slot.batch = c.batch > 0 ? c.batch : fixed_batch(*m);
-    slot.dims = m->input_symbols;
-    slot.threads = threads_used(c, *rep_.backend, hw_);
-    slot.config = run_config(o_, c, *m, work_.path());
+    slot.key.batch = slot.requested.batch > 0 ? slot.requested.batch : fixed_batch(*m);
+    slot.key.dims = m->input_symbols;
+    slot.key.threads = backends_[slot.backend]->threads_for(slot.requested.threads);
+    RunRequest r;
+    r.model = fs::absolute(o_.model);
+    r.key = slot.key;
+    r.key.threads = slot.requested.threads;  // 0: the backend's default, as the backend applies it
+    GeneratedInputPlan plan = plan_generated_inputs(*m);
+    r.feed.dims = std::move(plan.dims);
+    r.feed.shapes = std::move(plan.shapes);
+    r.feed.int_input_max = std::move(plan.int_input_max);
+    for (const auto& [k, v] : o_.input_files) r.feed.files[k] = v;
+    r.timing = o_.timing;
+    r.timeout = o_.timeout;
+    r.work_dir = work_.path();
+    slot.request = std::move(r);
     return m;
   }
 
-  void step(size_t i, int round) {
-    const ProfileConfig& c = grid_[i];
-    Slot& slot = slots_[i];
+  void first_run(Slot& slot, const Model& m, const Measurement& measured) {
+    Backend& backend = *backends_[slot.backend];
+    Analysis a = analyze_model(m, CostRegistry::builtin());
+    GraphView view = graph_view(m);
+    AssemblyContext ctx;
+    ctx.model = &view;
+    ctx.analysis = &a;
+    ctx.hw = hw_;
+    ctx.rules = &backend.mapping_rules();
+    RunKey key = slot.key;
+    if (measured.threads > 0) key.threads = measured.threads;
+    slot.run = rep_.runs.size();
+    rep_.runs.push_back(assemble_run(key, measured, ctx));
+  }
+
+  void step(Slot& slot, int round) {
     std::optional<Model> m;
-    if (!slot.config && !(m = load(slot, c))) return;
-    RunConfig rc = *slot.config;
-    rc.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
+    if (!slot.request && !(m = load(slot))) return;
+    RunRequest r = *slot.request;
+    r.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
     try {
-      BackendRun br = backend_.run(rc);
-      if (slot.run) {
-        add_repetition(rep_.runs[*slot.run], br);
-      } else {
-        Analysis a = analyze_model(*m, CostRegistry::builtin());
-        std::vector<std::string> warnings;
-        std::optional<Model> optimized = load_optimized(br, *m, warnings);
-        ProfileRun run;
-        slot.other_warnings = first_repetition(run, c, *m, a, br, optimized, hw_, slot.threads);
-        for (auto& w : warnings) slot.other_warnings.push_back(std::move(w));
-        slot.run = rep_.runs.size();
-        rep_.runs.push_back(std::move(run));
-      }
-      for (const auto& w : br.warnings)  // how the run was taken (e.g. --realtime refused): once per configuration
-        if (std::find(slot.other_warnings.begin(), slot.other_warnings.end(), w) == slot.other_warnings.end())
-          slot.other_warnings.push_back(w);
-      refresh_timing(rep_.runs[*slot.run], slot.other_warnings);
+      Measurement measured = backends_[slot.backend]->run(r);
+      if (slot.run) add_repetition(rep_.runs[*slot.run], measured);
+      else first_run(slot, *m, measured);
     } catch (const BackendError& e) {
       bool stopped = hooks_.interrupted && hooks_.interrupted->load();
       if (stopped) rep_.partial = true;
@@ -308,28 +211,19 @@ class GridRun {
   }
 
   const ProfileOptions& o_;
-  Backend& backend_;
+  const std::vector<Backend*>& backends_;
   const HardwareInfo* hw_;
   const ProfileHooks& hooks_;
   Report& rep_;
   TempDir work_;
-  const std::vector<ProfileConfig> grid_;
   const int rounds_;
   std::vector<Slot> slots_;
-  int round_ = 1;        // the round step() is in
-  size_t next_i_ = 0;    // the next configuration of that round
+  int round_ = 1;      // the round step() is in
+  size_t next_ = 0;    // the next slot of that round
   bool finished_ = false;
 };
 
 }  // namespace
-
-std::string ProfileConfig::label() const {
-  std::string s;
-  if (batch > 0) s += "batch=" + std::to_string(batch);
-  for (const auto& [k, v] : dims) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-  if (threads > 0) s += (s.empty() ? "" : " ") + std::string("threads=") + std::to_string(threads);
-  return s.empty() ? "default" : s;
-}
 
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& flag) {
   std::vector<int64_t> out;
@@ -358,25 +252,23 @@ SweepAxis parse_sweep(const std::string& text) {
   return {text.substr(0, eq), parse_int_list(text.substr(eq + 1), "--sweep " + text.substr(0, eq))};
 }
 
-std::vector<ProfileConfig> expand_grid(const ProfileOptions& o) {
-  std::vector<ProfileConfig> grid{ProfileConfig{}};
+std::vector<RunKey> expand_grid(const ProfileOptions& o) {
+  std::vector<RunKey> grid{RunKey{}};
   grid[0].threads = o.threads;
   auto multiply = [&grid](auto&& apply, const std::vector<int64_t>& values) {
-    std::vector<ProfileConfig> next;
+    std::vector<RunKey> next;
     for (const auto& g : grid)
       for (int64_t v : values) {
-        ProfileConfig c = g;
+        RunKey c = g;
         apply(c, v);
         next.push_back(c);
       }
     grid = std::move(next);
   };
-  if (!o.batches.empty()) multiply([](ProfileConfig& c, int64_t v) { c.batch = v; }, o.batches);
+  if (!o.batches.empty()) multiply([](RunKey& c, int64_t v) { c.batch = v; }, o.batches);
   for (const auto& axis : o.sweeps) {
-    if (axis.dim == "threads")
-      multiply([](ProfileConfig& c, int64_t v) { c.threads = static_cast<int>(v); }, axis.values);
-    else
-      multiply([&axis](ProfileConfig& c, int64_t v) { c.dims[axis.dim] = v; }, axis.values);
+    if (axis.dim == "threads") multiply([](RunKey& c, int64_t v) { c.threads = v; }, axis.values);
+    else multiply([&axis](RunKey& c, int64_t v) { c.dims[axis.dim] = v; }, axis.values);
   }
   return grid;
 }
@@ -384,8 +276,11 @@ std::vector<ProfileConfig> expand_grid(const ProfileOptions& o) {
 namespace {
 
 // The report before any run: the model as given (errors here concern every configuration, so they end the
-// command), its analysis, the backend and the roofs.
-Report start_report(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw) {
+// command), its analysis, the backends and the roofs.
+Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw) {
+  if (backends.empty() || backends.size() != o.backends.size())
+    throw UsageError("profile: give one backend per -B (got " + std::to_string(backends.size()) + " for " +
+                     std::to_string(o.backends.size()) + ")");
   Model base = load_model(o.model, o.shapes);
   if (!o.batches.empty() && base.batch_dims == 0 && !base.graphs[0].inputs.empty() &&
       !(o.batches.size() == 1 && o.batches[0] == fixed_batch(base)))
@@ -399,7 +294,11 @@ Report start_report(const ProfileOptions& o, Backend& backend, const HardwareInf
   rep.tool.command = "profile";
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
-  rep.backend = backend.info();
+  const std::vector<std::string> labels = backend_labels(o);
+  for (size_t b = 0; b < backends.size(); ++b) {
+    rep.backends.push_back(backends[b]->info());
+    rep.backends.back().label = labels[b];
+  }
   if (hw) rep.hardware = *hw;
   if (!rep.model.analysis.unknown_ops.empty()) {
     std::string ops;
@@ -411,24 +310,27 @@ Report start_report(const ProfileOptions& o, Backend& backend, const HardwareInf
 
 }  // namespace
 
-Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks) {
-  Report rep = start_report(o, backend, hw);
-  GridRun(o, backend, hw, hooks, rep).run();
+Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+                   const ProfileHooks& hooks) {
+  Report rep = start_report(o, backends, hw);
+  GridRun(o, backends, hw, hooks, rep).run();
   return rep;
 }
 
 struct ProfileSession::Impl {
-  Impl(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks)
-      : options(o), hooks(hooks), report(start_report(options, backend, hw)), grid(options, backend, hw, this->hooks, report) {}
+  Impl(const ProfileOptions& o, const std::vector<Backend*>& b, const HardwareInfo* hw, const ProfileHooks& h)
+      : options(o), backends(b), hooks(h), report(start_report(options, backends, hw)),
+        grid(options, backends, hw, hooks, report) {}
   ProfileOptions options;
+  std::vector<Backend*> backends;
   ProfileHooks hooks;
   Report report;
   GridRun grid;
 };
 
-ProfileSession::ProfileSession(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw,
-                               const ProfileHooks& hooks)
-    : impl_(std::make_unique<Impl>(o, backend, hw, hooks)) {}
+ProfileSession::ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends,
+                               const HardwareInfo* hw, const ProfileHooks& hooks)
+    : impl_(std::make_unique<Impl>(o, backends, hw, hooks)) {}
 ProfileSession::~ProfileSession() = default;
 bool ProfileSession::step() { return impl_->grid.step(); }
 Report& ProfileSession::report() { return impl_->report; }

@@ -1,9 +1,9 @@
 #pragma once
-// `rooflens profile`: one options struct, one driver. For every configuration of the grid (batch x swept dims
-// x threads): analysis at those dims -> backend run (fresh process: load, timed run with profiling off,
-// profiled run) -> layers mapped to the user's nodes -> ProfileRun; with --repeat N, N-1 more timed runs, each
-// in a fresh process, in rounds over the grid. The report is rewritten atomically after every run, so a crash,
-// a kill or Ctrl-C never loses finished work.
+// `rooflens profile`: one options struct, one driver. For every backend (-B, repeatable) and every configuration of
+// the grid (batch x swept dims x threads): the model analysed at those dims -> the backend runs it (fresh process:
+// load, timed run with profiling off, profiled run) -> assemble_run (assembly/) maps its kernels to the user's
+// nodes -> a ProfileRun; with --repeat N, N-1 more timed runs, each in a fresh process, in rounds over the grid.
+// The report is rewritten atomically after every run, so a crash, a kill or Ctrl-C never loses finished work.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/atomic_file.h"
 #include "core/report.h"
+#include "core/timing.h"
 #include "model/shapes.h"
 
 namespace rooflens {
@@ -27,25 +27,18 @@ struct SweepAxis {
 
 struct ProfileOptions {
   std::string model;
-  BackendSpec backend;
+  std::vector<BackendSpec> backends{BackendSpec{}};  // -B, repeatable; several make one report of several runtimes
   std::vector<int64_t> batches;    // empty: the model's own (1 for a dynamic batch)
   std::vector<SweepAxis> sweeps;
   ShapeOverrides shapes;           // --shape / --dim (batch comes from `batches`)
   int threads = 0;                 // intra-op threads, 0 = backend default
   TimingOptions timing;
   // Timed runs per configuration (--repeat), each in a fresh runner; the grid is run round-robin (every
-  // configuration once, then again, ...). The profiled run for layers happens once, in the first.
+  // configuration of every backend once, then again, ...). The profiled run for layers happens once, in the first.
   int repeat = 1;
-  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
+  std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage of one configuration
   std::map<std::string, std::string> input_files;  // --input NAME=FILE
   std::string report_path;         // -f; "" = not written while running
-};
-
-struct ProfileConfig {
-  int64_t batch = 0;               // 0: the model's own batch
-  std::map<std::string, int64_t> dims;
-  int threads = 0;
-  std::string label() const;       // "batch=8 seq=128 threads=2"
 };
 
 // "1-64" -> 1,2,4,...,64 (powers of two, as PRoof and trtexec sweep); "1,8,32" -> as listed; "4" -> 4.
@@ -54,7 +47,8 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
 // "seq=128,256" or "threads=1,2" -> axis. Throws UsageError.
 SweepAxis parse_sweep(const std::string& text);
 
-std::vector<ProfileConfig> expand_grid(const ProfileOptions& o);
+// The configurations as requested (batch 0: the model's own; threads 0: the backend's default), grid order.
+std::vector<RunKey> expand_grid(const ProfileOptions& o);
 
 struct ProfileHooks {
   // Called before each stage: what is happening, configurations done, total.
@@ -62,16 +56,19 @@ struct ProfileHooks {
   const std::atomic<bool>* interrupted = nullptr;  // set from outside (Ctrl-C): stop after the current step
 };
 
-// Runs the whole grid. `hw` (may be null) gives the roofs. Failures of single configurations are recorded in
-// report.failures; errors that concern the whole model (unreadable file, bad flags) throw.
-Report run_profile(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks);
+// Runs the whole grid on every backend (`backends` match o.backends one to one). `hw` (may be null) gives the roofs.
+// Failures of single configurations are recorded in report.failures; errors that concern the whole model
+// (unreadable file, bad flags) throw.
+Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+                   const ProfileHooks& hooks);
 
 // The same, one run (one configuration, one round) per step(), for drivers that interleave two models run by run
 // (`rooflens compare A.onnx B.onnx`): run_profile() is a ProfileSession stepped until it returns false. The
 // constructor loads and analyses the model (throws as run_profile does); report() is complete after the last step.
 class ProfileSession {
  public:
-  ProfileSession(const ProfileOptions& o, Backend& backend, const HardwareInfo* hw, const ProfileHooks& hooks);
+  ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+                 const ProfileHooks& hooks);
   ~ProfileSession();
   ProfileSession(const ProfileSession&) = delete;
   ProfileSession& operator=(const ProfileSession&) = delete;

@@ -28,11 +28,10 @@ std::string html_escape(const std::string& s) {
 
 std::string header(const Report& r) {
   std::string out = "## rooflens profile: " + md_code(r.model.name) + "\n\n";
-  if (r.backend) {
-    out += "- **backend**: " + md_code(r.backend->runtime.empty() ? r.backend->name : r.backend->runtime);
-    std::vector<std::string> opts;
-    for (const auto& [k, v] : r.backend->options) opts.push_back(k + "=" + v);
-    if (!opts.empty()) out += " with " + md_code(join(opts, " "));
+  for (const auto& b : r.backends) {
+    out += "- **backend**" + (r.backends.size() > 1 ? " " + md_code(b.label) : "") + ": " +
+           md_code(b.runtime.empty() ? b.name : b.runtime);
+    if (!b.options.empty()) out += " with " + md_code(options_text(b));
     out += "\n";
   }
   const Totals& t = r.model.analysis.totals;
@@ -52,7 +51,7 @@ std::string e2e_table(const Report& r) {
                {"peak RSS", true}};
   for (const auto& run : r.runs) {
     const LatencyStats& s = run.latency_ms;
-    t.rows.push_back({md_code(run_label(run)), fixed(s.median, 3), fixed(s.p90, 3), fixed(s.p99, 3), fixed(s.mean, 3),
+    t.rows.push_back({md_code(run.label()), fixed(s.median, 3), fixed(s.p90, 3), fixed(s.p99, 3), fixed(s.mean, 3),
                       percent(s.cv), std::to_string(s.n), fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
                       run.layers.empty() ? "-" : percent(run.coverage),
                       si_bytes(static_cast<double>(run.peak_rss_bytes))});
@@ -87,9 +86,9 @@ std::string layer_sections(const Report& r, size_t top) {
     std::string title = "Top " + std::to_string(top ? std::min(top, run.layers.size()) : run.layers.size()) +
                         " layers, ";
     if (first) {
-      out += "\n### " + title + md_code(run_label(run)) + "\n\n" + layers_table(r, i, top);
+      out += "\n### " + title + md_code(run.label()) + "\n\n" + layers_table(r, i, top);
     } else {  // further runs fold away so the comment stays short
-      out += "\n<details><summary>" + title + html_escape(run_label(run)) + "</summary>\n\n" +
+      out += "\n<details><summary>" + title + html_escape(run.label()) + "</summary>\n\n" +
              layers_table(r, i, top) + "\n</details>\n";
     }
     first = false;
@@ -101,7 +100,7 @@ std::string notes(const Report& r) {
   std::vector<std::string> warnings;
   for (const auto& w : r.warnings) warnings.push_back(md_code(w));
   for (const auto& run : r.runs)
-    for (const auto& w : run.warnings) warnings.push_back(md_code(run_label(run) + ": " + w));
+    for (const auto& w : run.warnings) warnings.push_back(md_code(run.label() + ": " + w));
   std::string out;
   if (!warnings.empty()) {
     out += "\n### Warnings\n\n";
@@ -110,7 +109,7 @@ std::string notes(const Report& r) {
   if (!r.failures.empty()) {
     out += "\n### Failures\n\n";
     for (const auto& f : r.failures)
-      out += "- " + md_code(run_label(f.batch, f.dims, f.threads)) + " " + f.stage + ", " + f.kind + ": " +
+      out += "- " + md_code(f.label()) + " " + f.stage + ", " + f.kind + ": " +
              md_code(f.message) + "\n";
   }
   if (r.partial) out += "\n_Interrupted: the report holds the configurations that finished._\n";

@@ -42,7 +42,7 @@ json layer_args(const Layer& l) {
 }
 
 void add_run(json& events, const ProfileRun& run, int tid) {
-  events.push_back(metadata("thread_name", tid, {{"name", "run " + std::to_string(tid) + ": " + run_label(run)}}));
+  events.push_back(metadata("thread_name", tid, {{"name", "run " + std::to_string(tid) + ": " + run.label()}}));
   events.push_back(metadata("thread_sort_index", tid, {{"sort_index", tid}}));
   double end_us = 0;
   for (const Layer& l : run.layers) {
@@ -60,7 +60,7 @@ void add_run(json& events, const ProfileRun& run, int tid) {
 std::string export_trace(const Report& r, const ExportOptions&) {
   json events = json::array();
   std::string process = "rooflens profile: " + r.model.name;
-  if (r.backend) process += " on " + (r.backend->runtime.empty() ? r.backend->name : r.backend->runtime);
+  if (r.is_profile()) process += " on " + runtimes_text(r);
   events.push_back(metadata("process_name", 0, {{"name", process}}));
   for (size_t i = 0; i < r.runs.size(); ++i) add_run(events, r.runs[i], static_cast<int>(i + 1));
   json other = {{"model", r.model.name},

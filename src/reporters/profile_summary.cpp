@@ -6,17 +6,10 @@
 #include "core/repetitions.h"
 #include "core/text_table.h"
 #include "core/units.h"
+#include "reporters/report_text.h"
 
 namespace rooflens {
 namespace {
-
-std::string config_label(int64_t batch, const std::map<std::string, int64_t>& dims, int64_t threads) {
-  std::string s = "batch=" + std::to_string(batch);
-  for (const auto& [k, v] : dims)
-    if (v != batch || k.find("batch") == std::string::npos) s += " " + k + "=" + std::to_string(v);
-  if (threads > 0) s += " threads=" + std::to_string(threads);
-  return s;
-}
 
 std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
 
@@ -36,7 +29,7 @@ std::string e2e_table(const Report& r) {
   if (runs) t.columns.insert(t.columns.begin() + 7, {{"runs", true}, {"run medians ms", true}, {"spread", true}});
   for (const auto& run : r.runs) {
     const auto& s = run.latency_ms;
-    std::vector<std::string> row{config_label(run.batch, run.dims, run.threads), fixed(s.median, 3), fixed(s.p90, 3),
+    std::vector<std::string> row{run.label(), fixed(s.median, 3), fixed(s.p90, 3),
                                  fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
                                  fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
                                  run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
@@ -78,10 +71,15 @@ std::string layer_table(const ProfileRun& run, size_t top) {
 
 std::string profile_summary(const Report& r, size_t top_layers) {
   std::ostringstream out;
-  out << r.model.name << " on " << (r.backend ? r.backend->runtime : "?");
-  if (r.backend && !r.backend->options.empty()) {
-    out << "\n  options:";
-    for (const auto& [k, v] : r.backend->options) out << " " << k << "=" << v;
+  if (r.backends.size() > 1) {
+    out << r.model.name << " on " << r.backends.size() << " backends, runs interleaved:";
+    for (const auto& b : r.backends) {
+      out << "\n  " << b.label << ": " << (b.runtime.empty() ? b.name : b.runtime);
+      if (!b.options.empty()) out << " with " << options_text(b);
+    }
+  } else {
+    out << r.model.name << " on " << (r.is_profile() ? runtimes_text(r) : "?");
+    if (r.is_profile() && !r.backends[0].options.empty()) out << "\n  options: " << options_text(r.backends[0]);
   }
   if (r.hardware)
     out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
@@ -93,7 +91,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   for (const auto& run : r.runs) {
     if (run.layers.empty()) continue;
     out << "\ntop " << std::min(top_layers, run.layers.size()) << " of " << run.layers.size() << " layers, "
-        << config_label(run.batch, run.dims, run.threads) << " (median of profiled iterations; "
+        << run.label() << " (median of profiled iterations; "
         << run.unowned.size() << " ONNX nodes folded/eliminated):\n"
         << layer_table(run, top_layers);
     if (r.runs.size() > 2) {
@@ -103,7 +101,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   }
   std::vector<std::string> warnings = r.warnings;
   for (const auto& run : r.runs)
-    for (const auto& w : run.warnings) warnings.push_back(config_label(run.batch, run.dims, run.threads) + ": " + w);
+    for (const auto& w : run.warnings) warnings.push_back(run.label() + ": " + w);
   if (!warnings.empty()) {
     out << "\nwarnings:\n";
     for (const auto& w : warnings) out << "  - " << w << "\n";
@@ -111,7 +109,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   if (!r.failures.empty()) {
     out << "\nfailures:\n";
     for (const auto& f : r.failures)
-      out << "  - " << config_label(f.batch, f.dims, f.threads) << " [" << f.stage << ", " << f.kind << "] "
+      out << "  - " << f.label() << " [" << f.stage << ", " << f.kind << "] "
           << f.message << "\n";
   }
   if (r.partial) out << "\ninterrupted: the report holds the configurations that finished\n";

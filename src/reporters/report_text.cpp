@@ -32,6 +32,19 @@ Report load_profile_report(const std::string& path) {
   return r;
 }
 
+std::string runtimes_text(const Report& r) {
+  std::string out;
+  for (const auto& b : r.backends)
+    out += (out.empty() ? "" : " + ") + (b.runtime.empty() ? b.name + " " + b.version : b.runtime);
+  return out;
+}
+
+std::string options_text(const BackendInfo& b) {
+  std::string out;
+  for (const auto& [k, v] : b.options) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   if (shape.empty()) return "scalar";
   std::string out;

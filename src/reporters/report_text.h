@@ -14,6 +14,10 @@ namespace rooflens {
 // report, or holds no profile runs (an `analyze` report, or a profile where every configuration failed).
 Report load_profile_report(const std::string& path);
 
+// "onnxruntime-node 1.30.0 on node 20.20.2", or every backend's runtime joined by " + " ("" without backends).
+std::string runtimes_text(const Report& r);
+// A backend's options as applied, "key=value key=value" ("" for the runtime's defaults).
+std::string options_text(const BackendInfo& b);
 
 std::string shape_text(const std::vector<int64_t>& shape);                    // "1x3x224x224", "?" for -1
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep = ", ");

@@ -153,7 +153,7 @@ SummaryItem run_item(const TopResult& t) {
   json v = {{"index", t.run_index + 1}, {"of", t.report->runs.size()}, {"batch", run.batch},
             {"dims", run.dims}, {"threads", run.threads}};
   std::string text = std::to_string(t.run_index + 1) + " of " + std::to_string(t.report->runs.size()) + ": " +
-                     run_label(run);
+                     run.label();
   if (t.report->runs.size() > 1) text += " (--batch N picks another)";
   return {"run", text, v, true};
 }
@@ -184,7 +184,7 @@ SummaryItem layers_item(const LayerSelection& s) {
 
 std::vector<SummaryItem> summary_items(const TopResult& t) {
   const Report& r = *t.report;
-  std::string backend = r.backend ? r.backend->runtime : "";
+  std::string backend = runtimes_text(r);
   std::vector<SummaryItem> items{
       {"model", r.model.name, json(r.model.name), true},
       {"report", t.view.source, json(t.view.source), true},
@@ -301,7 +301,7 @@ TopResult run_top(const Report& r, const TopView& v) {
   t.run_index = choose_run(r, v.batch);
   const ProfileRun& run = t.run();
   if (run.layers.empty() && v.print_only != "summary")
-    throw UserError("run " + run_label(run) + " has no layer times (profiled with --no-layers?); "
+    throw UserError("run " + run.label() + " has no layer times (profiled with --no-layers?); "
                     "--print-only summary shows its end-to-end numbers");
   t.selection = select_layers(run, v.query);
   return t;

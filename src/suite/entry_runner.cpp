@@ -137,7 +137,7 @@ void validate_against_reference(ModelContext& ctx, const EntrySetup& s, ModelSer
   if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
 }
 
-BenchMetrics metrics_of(const BackendRun& br, int64_t nodes) {
+BenchMetrics metrics_of(const Measurement& br, int64_t nodes) {
   BenchMetrics m;
   m.model_nodes = nodes;
   m.kernels = static_cast<int64_t>(br.kernels.size());
@@ -145,8 +145,8 @@ BenchMetrics metrics_of(const BackendRun& br, int64_t nodes) {
   std::map<std::string, ProviderShare> by;
   double total = 0;
   for (const auto& k : br.kernels) {
-    ProviderShare& p = by[k.provider];
-    p.provider = k.provider;
+    ProviderShare& p = by[k.device];
+    p.provider = k.device;
     ++p.nodes;
     double t = median_of(k.per_iteration_ms);
     p.time_ms += t;
@@ -167,7 +167,7 @@ void benchmark(ModelContext& ctx, const EntrySetup& s, ModelServer& server, Benc
   else feed = generated_feed(ctx);
   TimingOptions timing = s.plan.timing;
   timing.layers = timing.layers && s.round == 1;  // metrics come from the first round's profiled run
-  BackendRun br = server.measure(feed, timing, s.work_dir, s.plan.timeout);
+  Measurement br = server.measure(feed, timing, s.work_dir, s.plan.timeout);
   e.latencies_ms = br.latencies_ms;
   if (!br.latencies_ms.empty()) e.repetitions = {static_cast<int64_t>(br.latencies_ms.size())};
   e.latency_ms = summarize(br.latencies_ms);
@@ -190,13 +190,13 @@ void run_stages(ModelContext& ctx, const EntrySetup& s, ModelServer& server, Ben
   const BenchModel& m = ctx.model;
   ModelLoad load;
   load.model = m.path;
+  load.name = m.name;
   load.options = m.options;
   load.dims = m.dims;
   load.timeout = s.plan.timeout;
   ServedModel served = server.load(load);
   e.load_ms = served.load_ms;
   refuse_non_tensors(served, s.plan.validates() && s.round == 1);
-  if (!m.test_hook.empty()) server.inject_fault(m.test_hook, s.plan.timeout);
   if (s.plan.validates() && s.round == 1) {
     if (!m.data_sets.empty()) validate_with_test_data(m, s.plan, server, e);
     else validate_against_reference(ctx, s, server, e);
@@ -261,6 +261,7 @@ void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::stri
   try {
     ModelLoad load;
     load.model = ctx.model.path;
+    load.name = ctx.model.name;
     load.options = ctx.model.options;
     load.dims = ctx.model.dims;
     load.timeout = plan.timeout;

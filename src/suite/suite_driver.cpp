@@ -4,8 +4,9 @@
 #include <memory>
 #include <thread>
 
-#include "suite/entry_runner.h"
+#include "backends/fault_injection.h"
 #include "core/temp_dir.h"
+#include "suite/entry_runner.h"
 
 namespace rooflens::suite {
 
@@ -21,6 +22,10 @@ class SuiteDriver::Worker {
   ModelServer& server(size_t c) {
     if (!servers_[c]) {
       servers_[c] = d_.configs_[c].backend->serve();
+      if (!servers_[c])
+        throw UsageError("-B " + d_.configs_[c].label + ": this backend cannot serve a suite of models");
+      if (!d_.plan_.test_faults.empty())
+        servers_[c] = with_injected_faults(std::move(servers_[c]), d_.plan_.test_faults);
       d_.adopt(servers_[c].get());
     }
     return *servers_[c];

@@ -1,6 +1,8 @@
 #pragma once
 // What `rooflens bench` does with each model × configuration: the mode, the tolerances, the timeout, the timing.
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "backends/backend.h"
@@ -13,8 +15,11 @@ struct SuitePlan {
   Tolerance tolerance;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
   int jobs = 1;                    // parallel runners; benchmark timings always run one at a time
-  TimingOptions timing;            // benchmark mode; timing.layers: a short profiled run for metrics.csv
+  TimingOptions timing = TimingOptions::suite();  // benchmark mode; timing.layers: a short profiled run for
+                                                 // metrics.csv
   int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
+  // TEST ONLY (ROOFLENS_TEST_HOOKS=1): model name -> fault its runner process suffers (backends/fault_injection.h)
+  std::map<std::string, std::string> test_faults;
 
   bool validates() const { return mode == "validate" || mode == "both"; }
   bool benchmarks() const { return mode == "benchmark" || mode == "both"; }

@@ -37,7 +37,7 @@ Report synthetic_report(std::vector<double> latencies, double layer_ms) {
   r.tool.version = "test";
   r.tool.command = "profile";
   r.model.name = "tiny";
-  r.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
   ProfileRun run;
   run.batch = 1;
   run.dims = {{"batch", 1}};

@@ -72,15 +72,15 @@ class OrtRunnerTest : public ::testing::Test {
     o.graphOptimizationLevel = "all";
     return o;
   }
-  static TimedRunOptions quick(int iterations) {
-    TimedRunOptions t;
+  static TimingOptions quick(int iterations) {
+    TimingOptions t;
     t.warmup_iterations = 2;
     t.warmup_ms = 0;
     t.iterations = iterations;
-    t.min_duration_ms = 0;
-    t.timeout = 60s;
+    t.duration_s = 0;
     return t;
   }
+  static constexpr std::chrono::milliseconds kTimeout = 60s;
 
   static inline fs::path* dir_ = nullptr;
   static inline bool script_ok_ = false;
@@ -131,7 +131,7 @@ TEST_F(OrtRunnerTest, LoadReportsMetadataAndDumpsOptimizedGraph) {
 TEST_F(OrtRunnerTest, RunTimedReturnsRequestedIterations) {
   OrtRunner r;
   r.load(model_path(), two_threads());
-  TimedRunResult t = r.run_timed(batch(1), quick(20));
+  TimedRunResult t = r.run_timed(batch(1), quick(20), kTimeout);
   ASSERT_EQ(t.latencies_ms.size(), 20u);
   for (double ms : t.latencies_ms) EXPECT_GT(ms, 0);
   double sum = 0;
@@ -146,14 +146,14 @@ TEST_F(OrtRunnerTest, RunTimedReturnsRequestedIterations) {
               median(t.latencies_ms), t.latencies_ms.size(), t.peak_rss_bytes / 1048576.0);
 
   // Batch 4 through the symbolic dim.
-  TimedRunResult t4 = r.run_timed(batch(4), quick(3));
+  TimedRunResult t4 = r.run_timed(batch(4), quick(3), kTimeout);
   EXPECT_EQ(t4.latencies_ms.size(), 3u);
   std::printf("[ measured ] squeezenet1_0 batch 4: p50 %.3f ms\n", median(t4.latencies_ms));
 
   // Minimum duration: keeps going past the iteration count.
   auto d = quick(1);
-  d.min_duration_ms = 150;
-  TimedRunResult td = r.run_timed(batch(1), d);
+  d.duration_s = 0.15;
+  TimedRunResult td = r.run_timed(batch(1), d, kTimeout);
   EXPECT_GE(td.wall_s, 0.15);
   EXPECT_GT(td.latencies_ms.size(), 1u);
 }
@@ -164,8 +164,8 @@ TEST_F(OrtRunnerTest, AdaptiveStopIsCapped) {
   auto o = quick(10);
   o.adaptive = true;
   o.max_iterations = 60;
-  o.max_duration_ms = 2000;
-  TimedRunResult t = r.run_timed(batch(1), o);
+  o.max_duration_s = 2;
+  TimedRunResult t = r.run_timed(batch(1), o, kTimeout);
   EXPECT_GE(t.latencies_ms.size(), 10u);
   EXPECT_LE(t.latencies_ms.size(), 60u);
   std::set<std::string> reasons = {"ci_reached", "max_iterations", "max_duration"};
@@ -183,13 +183,13 @@ TEST_F(OrtRunnerTest, AdaptiveStopIsCapped) {
 TEST_F(OrtRunnerTest, UnresolvedSymbolicDimIsAnInputError) {
   OrtRunner r;
   r.load(model_path(), two_threads());
-  RunnerError e = expect_runner_error([&] { r.run_timed(Inputs{}, quick(1)); });
+  RunnerError e = expect_runner_error([&] { r.run_timed(Inputs{}, quick(1), kTimeout); });
   EXPECT_EQ(e.kind, ReplyStatus::error);
   EXPECT_EQ(e.code, "input");
   std::string m = e.what();
   EXPECT_NE(m.find(model_path().string()), std::string::npos) << m;
   EXPECT_NE(m.find("'batch'"), std::string::npos) << m;
-  EXPECT_EQ(r.run_timed(batch(1), quick(1)).latencies_ms.size(), 1u);  // still usable
+  EXPECT_EQ(r.run_timed(batch(1), quick(1), kTimeout).latencies_ms.size(), 1u);  // still usable
 }
 
 TEST_F(OrtRunnerTest, RunProfiledGivesKernelEventsOfMeasuredRuns) {
@@ -197,12 +197,10 @@ TEST_F(OrtRunnerTest, RunProfiledGivesKernelEventsOfMeasuredRuns) {
   auto opts = two_threads();
   opts.optimizedModelFilePath = *dir_ / "profiled.opt.onnx";
   r.load(model_path(), opts);
-  ProfiledRunOptions p;
+  TimingOptions p;
   p.warmup_iterations = 2;
-  p.iterations = 3;
-  p.keep_profile = true;
-  p.tmp_dir = *dir_;
-  ProfiledRunResult res = r.run_profiled(batch(1), p);
+  p.profile_iterations = 3;
+  ProfiledRunResult res = r.run_profiled(batch(1), p, kTimeout, *dir_, true);
 
   ASSERT_EQ(res.profile.runs.size(), 5u);
   EXPECT_EQ(res.warmup_iterations, 2);
@@ -264,8 +262,7 @@ TEST_F(OrtRunnerTest, RunProfiledGivesKernelEventsOfMeasuredRuns) {
     return n;
   };
   const int before = count_dirs();
-  p.keep_profile = false;
-  ProfiledRunResult gone = r.run_profiled(batch(1), p);
+  ProfiledRunResult gone = r.run_profiled(batch(1), p, kTimeout, *dir_, false);
   EXPECT_TRUE(gone.profile_file.empty());
   EXPECT_EQ(gone.profile.runs.size(), 5u);
   EXPECT_EQ(count_dirs(), before);
@@ -276,14 +273,12 @@ TEST_F(OrtRunnerTest, TwoRunnersAtOnceDoNotCollide) {
   EXPECT_NE(a.process().pid(), b.process().pid());
   a.load(model_path(), two_threads());
   b.load(model_path(), two_threads());
-  ProfiledRunOptions p;
+  TimingOptions p;
   p.warmup_iterations = 1;
-  p.iterations = 2;
-  p.keep_profile = true;
-  p.tmp_dir = *dir_;
+  p.profile_iterations = 2;
   ProfiledRunResult ra, rb;
-  std::thread ta([&] { ra = a.run_profiled(batch(1), p); });
-  std::thread tb([&] { rb = b.run_profiled(batch(1), p); });
+  std::thread ta([&] { ra = a.run_profiled(batch(1), p, kTimeout, *dir_, true); });
+  std::thread tb([&] { rb = b.run_profiled(batch(1), p, kTimeout, *dir_, true); });
   ta.join();
   tb.join();
   ASSERT_FALSE(ra.profile_file.empty());
@@ -334,7 +329,7 @@ TEST_F(OrtRunnerTest, RefusedModelCarriesOrtMessageAndRunnerStaysUsable) {
   EXPECT_EQ(expect_runner_error([&] { r.call({{"op", "frobnicate"}}, 10s); }).code, "bad_request");
 
   r.load(model_path(), two_threads());
-  EXPECT_EQ(r.run_timed(batch(1), quick(2)).latencies_ms.size(), 2u);
+  EXPECT_EQ(r.run_timed(batch(1), quick(2), kTimeout).latencies_ms.size(), 2u);
 }
 
 TEST_F(OrtRunnerTest, RunnerKilledMidRequestIsReportedAndRestartWorks) {
@@ -347,9 +342,9 @@ TEST_F(OrtRunnerTest, RunnerKilledMidRequestIsReportedAndRestartWorks) {
   });
   auto o = quick(1000000);
   o.max_iterations = 1000000;
-  o.min_duration_ms = 20000;
+  o.duration_s = 20;
   auto t0 = std::chrono::steady_clock::now();
-  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), o); });
+  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), o, kTimeout); });
   killer.join();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
   EXPECT_EQ(e.kind, ReplyStatus::died);
@@ -363,12 +358,12 @@ TEST_F(OrtRunnerTest, RunnerKilledMidRequestIsReportedAndRestartWorks) {
   EXPECT_EQ(::kill(pid, 0), -1);  // reaped: no zombie left behind
 
   // Further requests say the runner is gone instead of hanging.
-  EXPECT_EQ(expect_runner_error([&] { r.run_timed(batch(1), quick(1)); }).kind, ReplyStatus::not_running);
+  EXPECT_EQ(expect_runner_error([&] { r.run_timed(batch(1), quick(1), kTimeout); }).kind, ReplyStatus::not_running);
 
   r.restart();
   EXPECT_NE(r.process().pid(), pid);
   r.load(model_path(), two_threads());
-  EXPECT_EQ(r.run_timed(batch(1), quick(2)).latencies_ms.size(), 2u);
+  EXPECT_EQ(r.run_timed(batch(1), quick(2), kTimeout).latencies_ms.size(), 2u);
 }
 
 TEST_F(OrtRunnerTest, TimeoutKillsTheRunner) {
@@ -377,9 +372,8 @@ TEST_F(OrtRunnerTest, TimeoutKillsTheRunner) {
   const pid_t pid = r.process().pid();
   auto o = quick(1000000);
   o.max_iterations = 1000000;
-  o.timeout = 300ms;
   auto t0 = std::chrono::steady_clock::now();
-  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), o); });
+  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), o, 300ms); });
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
   EXPECT_EQ(e.kind, ReplyStatus::timeout);
   std::string msg = e.what();
@@ -502,22 +496,18 @@ TEST_F(OrtRunnerTest, StartFailuresAreOneLineErrors) {
       EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     }
   };
-  RunnerConfig no_node;
-  no_node.node = "/nonexistent/rooflens/node";
-  expect_start_error(no_node, "not found");
+  expect_start_error(runner_config({}, "/nonexistent/rooflens/node"), "not found");
 
   // run.mjs without its node_modules: the runner exits 69 and says what to install.
   fs::path lonely = *dir_ / "lonely-runner";
   fs::create_directories(lonely);
   fs::copy_file(locate_runner_script(), lonely / "run.mjs", fs::copy_options::overwrite_existing);
-  RunnerConfig no_ort;
-  no_ort.script = lonely / "run.mjs";
-  expect_start_error(no_ort, "cannot load onnxruntime-node");
+  expect_start_error(runner_config(lonely / "run.mjs"), "cannot load onnxruntime-node");
 }
 
 TEST_F(OrtRunnerTest, RequestsBeforeLoadAreRefused) {
   OrtRunner r;
-  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), quick(1)); });
+  RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), quick(1), kTimeout); });
   EXPECT_EQ(e.code, "no_session");
   EXPECT_EQ(e.kind, ReplyStatus::error);
 }

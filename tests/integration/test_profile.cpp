@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/onnxruntime/runner_process.h"
+#include "backends/onnxruntime/ort_runner.h"
 #include "core/errors.h"
 #include "support/cli_runner.h"
 #include "support/onnx_builder.h"
@@ -109,7 +109,7 @@ TEST_F(ProfileTest, EveryKernelMapsAndEveryNodeIsAccountedForAtEveryOptimization
       ASSERT_EQ(r.rc, 0) << m << " " << level << ": " << r.err << r.out;
       json rep = read_json(report);
       expect_mapping_invariants(rep, m + " at " + level);
-      EXPECT_EQ(rep["backend"]["options"]["graphOptimizationLevel"], level);
+      EXPECT_EQ(rep["backends"][0]["options"]["graphOptimizationLevel"], level);
       const json& run = rep["runs"][0];
       size_t n_nodes = rep["model"]["analysis"]["nodes"].size();
       // Fusion really happens above "disabled" (fewer kernels than nodes), and not at "disabled".

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/onnxruntime/runner_process.h"
+#include "backends/onnxruntime/ort_runner.h"
 #include "core/errors.h"
 #include "support/cli_runner.h"
 #include "support/ort_suite.h"

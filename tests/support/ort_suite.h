@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "backends/onnxruntime/runner_process.h"
+#include "backends/onnxruntime/ort_runner.h"
 #include "core/errors.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"

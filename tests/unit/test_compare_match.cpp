@@ -47,7 +47,7 @@ Failure failure(int64_t batch, int64_t threads, const std::string& kind, const s
 Report report(const std::string& model) {
   Report r;
   r.model.name = model;
-  r.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
   return r;
 }
 
@@ -345,8 +345,8 @@ TEST(CompareThreshold, PercentOrFraction) {
 
 TEST(CompareMatch, NotesSayWhatDiffersBetweenTheSides) {
   Report base = report("net"), next = report("net");
-  next.backend->options = {{"graphOptimizationLevel", "disabled"}};
-  next.backend->runtime = "onnxruntime-node 1.31.0";
+  next.backends[0].options = {{"graphOptimizationLevel", "disabled"}};
+  next.backends[0].runtime = "onnxruntime-node 1.31.0";
   next.partial = true;
   base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
   next.runs.push_back(run(1, 2, noisy(2, 20, 10, 0.01)));

@@ -227,7 +227,7 @@ TEST(CompareRepetitions, ReportsAndBenchResultsCarryTheirRunsIntoCompare) {
   Report base, next;
   for (auto* r : {&base, &next}) {
     r->model.name = "net";
-    r->backend = BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"};
+    r->backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
   }
   auto add_run = [](Report& r, const LatencySide& s) {
     ProfileRun run;

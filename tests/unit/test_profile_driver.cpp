@@ -20,9 +20,11 @@ namespace {
 // A backend whose timed run succeeds and whose profiled run the runtime refused.
 class ProfileRefusedBackend : public Backend {
  public:
-  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime"}; }
-  BackendRun run(const RunConfig&) override {
-    BackendRun r;
+  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime", "fake"}; }
+  int64_t threads_for(int64_t requested) const override { return requested; }
+  const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
+  Measurement run(const RunRequest&) override {
+    Measurement r;
     r.latencies_ms = {2.0, 2.5, 3.0};
     r.wall_s = 0.0075;
     r.stop_reason = "min_reached";
@@ -30,7 +32,6 @@ class ProfileRefusedBackend : public Backend {
     return r;
   }
   void abort() override {}
-  std::unique_ptr<ModelServer> serve() override { return nullptr; }
 };
 
 std::string relu_model() {
@@ -51,7 +52,7 @@ TEST(ProfileDriver, AFailedProfiledRunKeepsTheEndToEndFiguresAndSaysWhy) {
   ProfileOptions o;
   o.model = model;
   ProfileRefusedBackend backend;
-  Report r = run_profile(o, backend, nullptr, {});
+  Report r = run_profile(o, {&backend}, nullptr, {});
   fs::remove(model);
 
   EXPECT_TRUE(r.failures.empty());
@@ -72,7 +73,7 @@ TEST(ProfileDriver, AFailedProfiledRunKeepsTheEndToEndFiguresAndSaysWhy) {
 
 TEST(ProfileDriver, ReportsWithoutLayersErrorStillLoad) {
   Report r;
-  r.backend = BackendInfo{"onnxruntime", "1.30.0", {}, "x"};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "x"}};
   r.runs.emplace_back();
   std::string text = report_to_json(r);
   EXPECT_EQ(text.find("\"layers_error\""), std::string::npos);  // written only when set
@@ -87,13 +88,15 @@ namespace {
 // Records what the driver asks for; call `fail_at` (0-based) dies as a crashed runner would.
 class RecordingBackend : public Backend {
  public:
-  explicit RecordingBackend(int fail_at = -1) : fail_at_(fail_at) {}
-  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime"}; }
-  BackendRun run(const RunConfig& c) override {
+  explicit RecordingBackend(int fail_at = -1, std::string name = "fake") : fail_at_(fail_at), name_(std::move(name)) {}
+  BackendInfo info() const override { return {name_, "1", {}, name_ + " runtime", name_}; }
+  int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : 4; }
+  const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
+  Measurement run(const RunRequest& c) override {
     const int call = static_cast<int>(calls.size());
-    calls.push_back({c.threads, c.timing.layers});
+    calls.push_back({static_cast<int>(c.key.threads), c.timing.layers});
     if (call == fail_at_) throw BackendError("run", "died", "runner killed by SIGKILL", "tail");
-    BackendRun r;
+    Measurement r;
     r.latencies_ms = {10.0 + call, 10.5 + call};
     r.wall_s = 0.25;
     r.stop_reason = call == 2 ? "max_iterations" : "min_reached";
@@ -101,11 +104,11 @@ class RecordingBackend : public Backend {
     return r;
   }
   void abort() override {}
-  std::unique_ptr<ModelServer> serve() override { return nullptr; }
   std::vector<std::pair<int, bool>> calls;  // threads, profiled run asked for
 
  private:
   int fail_at_;
+  std::string name_;
 };
 
 }  // namespace
@@ -119,7 +122,7 @@ TEST(ProfileDriver, RepeatRunsTheGridRoundRobinAndMergesTheRuns) {
   o.sweeps = {parse_sweep("threads=1,2")};
   o.repeat = 3;
   RecordingBackend backend;
-  Report r = run_profile(o, backend, nullptr, {});
+  Report r = run_profile(o, {&backend}, nullptr, {});
   EXPECT_EQ(backend.calls, (std::vector<std::pair<int, bool>>{{1, true}, {2, true}, {1, false}, {2, false},
                                                              {1, false}, {2, false}}));
   ASSERT_EQ(r.runs.size(), 2u);
@@ -141,7 +144,7 @@ TEST(ProfileDriver, RepeatRunsTheGridRoundRobinAndMergesTheRuns) {
 
   // The second configuration's second run dies: recorded as its failure, its first run stays, no third run.
   RecordingBackend dying(3);
-  Report d = run_profile(o, dying, nullptr, {});
+  Report d = run_profile(o, {&dying}, nullptr, {});
   fs::remove(model);
   EXPECT_EQ(dying.calls.size(), 5u);
   ASSERT_EQ(d.failures.size(), 1u);
@@ -152,4 +155,50 @@ TEST(ProfileDriver, RepeatRunsTheGridRoundRobinAndMergesTheRuns) {
   EXPECT_EQ(d.runs[0].repetitions.size(), 3u);
   EXPECT_EQ(d.runs[1].repetitions, (std::vector<int64_t>{2}));
   EXPECT_FALSE(d.partial);
+}
+
+// Two backends in one report (-B a -B b): their runs interleave round by round, each run names its backend, the
+// labels say which, and a backend's default thread count is what its runs record.
+TEST(ProfileDriver, TwoBackendsInterleaveAndNameTheirRuns) {
+  std::string model = relu_model();
+  ProfileOptions o;
+  o.model = model;
+  o.backends = {parse_backend_spec("fake"), parse_backend_spec("other")};
+  o.repeat = 2;
+  RecordingBackend a(-1, "fake"), b(-1, "other");
+  std::vector<Backend*> both{&a, &b};
+  Report r = run_profile(o, both, nullptr, {});
+  fs::remove(model);
+  ASSERT_EQ(r.backends.size(), 2u);
+  EXPECT_EQ(r.backends[0].label, "fake");
+  EXPECT_EQ(r.backends[1].label, "other");
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].backend, "fake");
+  EXPECT_EQ(r.runs[1].backend, "other");
+  EXPECT_EQ(r.runs[0].threads, 4);  // the fake backends' default
+  EXPECT_EQ(r.runs[0].label(), "fake · batch=1 threads=4");
+  EXPECT_EQ(r.runs[1].label(), "other · batch=1 threads=4");
+  EXPECT_EQ(a.calls.size(), 2u);
+  EXPECT_EQ(b.calls.size(), 2u);
+  EXPECT_EQ(r.runs[0].repetitions.size(), 2u);
+  // The labels travel in the JSON (for the HTML page), and the key round-trips.
+  std::string text = report_to_json(r);
+  EXPECT_NE(text.find("\"label\": \"other · batch=1 threads=4\""), std::string::npos);
+  Report back = report_from_json(text);
+  EXPECT_EQ(back.runs[1].key(), r.runs[1].key());
+  EXPECT_EQ(report_to_json(back), text);
+}
+
+// Two configurations of one backend are told apart by their -B text.
+TEST(ProfileDriver, TwoConfigurationsOfOneBackendAreLabelledByTheirText) {
+  std::string model = relu_model();
+  ProfileOptions o;
+  o.model = model;
+  o.backends = {parse_backend_spec("fake:opt=all"), parse_backend_spec("fake:opt=basic")};
+  RecordingBackend a, b;
+  Report r = run_profile(o, {&a, &b}, nullptr, {});
+  fs::remove(model);
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].backend, "fake:opt=all");
+  EXPECT_EQ(r.runs[1].backend, "fake:opt=basic");
 }

@@ -136,7 +136,7 @@ Report profile_report() {
   b.version = "1.30.0";
   b.runtime = "onnxruntime-node 1.30.0 on node 20.20.2";
   b.options = {{"graphOptimizationLevel", "all"}, {"intraOpNumThreads", "2"}};
-  r.backend = b;
+  r.backends = {b};
   ProfileRun run;
   run.batch = 1;
   run.dims = {{"batch", 1}};
@@ -201,8 +201,8 @@ TEST(ProfileReportJson, ProfileReportRoundTripsByteForByte) {
   std::string first = report_to_json(r);
   Report back = report_from_json(first);
   EXPECT_EQ(report_to_json(back), first);
-  ASSERT_TRUE(back.backend.has_value());
-  EXPECT_EQ(back.backend->options.at("intraOpNumThreads"), "2");
+  ASSERT_EQ(back.backends.size(), 1u);
+  EXPECT_EQ(back.backends[0].options.at("intraOpNumThreads"), "2");
   ASSERT_EQ(back.runs.size(), 1u);
   EXPECT_EQ(back.runs[0].latencies_ms, r.runs[0].latencies_ms);  // doubles exact, 1/3 included
   EXPECT_EQ(back.runs[0].latency_ms.cv, r.runs[0].latency_ms.cv);
@@ -258,12 +258,12 @@ TEST(ProfileReportJson, RepetitionsRoundTripAndOlderReportsStayAsTheyWere) {
 
 TEST(ProfileReportJson, AnalyzeReportHasNoProfileSections) {
   Report r = profile_report();
-  r.backend.reset();
+  r.backends.clear();
   std::string text = report_to_json(r);
   EXPECT_EQ(text.find("\"runs\""), std::string::npos);
   EXPECT_EQ(text.find("\"failures\""), std::string::npos);
   Report back = report_from_json(text);
-  EXPECT_FALSE(back.backend.has_value());
+  EXPECT_TRUE(back.backends.empty());
   EXPECT_TRUE(back.runs.empty());
   // A profile report missing one of its sections is malformed, not silently empty.
   std::string profile = report_to_json(profile_report());

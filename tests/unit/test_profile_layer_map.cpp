@@ -1,4 +1,4 @@
-// Layer mapping on hand-built graphs shaped like ONNX Runtime's optimized dumps (ORT 1.30, ResNet): FusedConv at
+// Layer mapping with ONNX Runtime's rules on hand-built graphs shaped like its optimized dumps (ORT 1.30, ResNet): FusedConv at
 // level "extended", NCHWc at level "all", constant folding, Identity/Dropout elimination, inserted Transposes.
 // Every case also checks the invariant: each original node is owned by exactly one layer, or folded/eliminated.
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/onnxruntime/ort_mapping_rules.h"
 #include "mapping/layer_map.h"
 
 using namespace rooflens;
@@ -18,7 +19,9 @@ using Node = GraphView::Node;
 
 Node node(std::string name, std::string op, std::vector<std::string> in, std::vector<std::string> out,
           std::string domain = "", std::string activation = "") {
-  return Node{std::move(name), std::move(op), std::move(domain), std::move(in), std::move(out), std::move(activation)};
+  Node n{std::move(name), std::move(op), std::move(domain), std::move(in), std::move(out), {}};
+  if (!activation.empty()) n.attributes["activation"] = std::move(activation);
+  return n;
 }
 
 int index_of(const GraphView& g, const std::string& name) {
@@ -87,7 +90,7 @@ Case extended_fusion() {
 
 TEST(ProfileLayerMap, ExtendedFusedConvOwnsConvBatchNormAndRelu) {
   Case c = extended_fusion();
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 0), (std::vector<std::string>{"conv1/Conv", "bn1", "relu"}));
   EXPECT_EQ(owned_names(c.original, m, 1), (std::vector<std::string>{"mp"}));
@@ -142,7 +145,7 @@ Case nchwc_block(bool torch_names) {
 
 void expect_nchwc_mapping(const Case& c) {
   const GraphView& o = c.original;
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   // Layer 1: the downsample kernel computes the downsample Conv and its BatchNormalization, not the Add.
   EXPECT_EQ(owned_names(o, m, 1), (std::vector<std::string>{o.nodes[2].name, o.nodes[3].name}));
@@ -177,7 +180,7 @@ TEST(ProfileLayerMap, NchwcResidualBlockWithExporterTensorNames) {
 TEST(ProfileLayerMap, NchwcNameWithUniquenessTokenStillAnchors) {
   Case c = nchwc_block(false);
   c.optimized.nodes[3].name = "gap_nchwc_token_7";
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 3), (std::vector<std::string>{"gap"}));
 }
@@ -188,12 +191,12 @@ TEST(ProfileLayerMap, NchwcConvWithoutSumInputDoesNotOwnTheAdd) {
   Case c = nchwc_block(false);
   auto& bn3_kernel = c.optimized.nodes[2];
   bn3_kernel.inputs.pop_back();
-  bn3_kernel.activation.clear();
+  bn3_kernel.attributes.erase("activation");
   c.optimized.nodes.insert(c.optimized.nodes.begin() + 3,
                            {node("add", "Add", {"reorder_token_2", "reorder_token_1"}, {"reorder_token_4"}),
                             node("relu", "Relu", {"reorder_token_4"}, {"reorder_token_5"})});
   c.optimized.nodes[5].inputs = {"reorder_token_5"};
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 2), (std::vector<std::string>{"conv3", "bn3"}));
   EXPECT_EQ(owned_names(c.original, m, 3), (std::vector<std::string>{"add"}));
@@ -205,10 +208,10 @@ TEST(ProfileLayerMap, NchwcConvWithoutSumInputDoesNotOwnTheAdd) {
 // An activation attribute only extends over a consumer of that op type.
 TEST(ProfileLayerMap, ActivationAttributeMustMatchTheConsumer) {
   Case c = nchwc_block(false);
-  c.optimized.nodes[2].activation = "Sigmoid";
+  c.optimized.nodes[2].attributes["activation"] = "Sigmoid";
   c.optimized.nodes.insert(c.optimized.nodes.begin() + 3, node("relu", "Relu", {"reorder_token_2"}, {"relu_t"}));
   c.optimized.nodes[4].inputs = {"relu_t"};
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 2), (std::vector<std::string>{"conv3", "bn3", "add"}));
   EXPECT_EQ(owned_names(c.original, m, 3), (std::vector<std::string>{"relu"}));
@@ -233,7 +236,7 @@ TEST(ProfileLayerMap, ConstantSubgraphIsFoldedNotOwned) {
   for (std::string init : {"shape64", "ConstantFolding_shape64"}) {  // original or new initializer name
     SCOPED_TRACE(init);
     Case c = folded_constant(init);
-    LayerMapping m = map_layers(c.original, c.optimized);
+    LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
     expect_partition(c.original, c.optimized, m);
     EXPECT_EQ(owned_names(c.original, m, 0), (std::vector<std::string>{"reshape"}));
     EXPECT_EQ(m.fate[0], "folded");
@@ -249,7 +252,7 @@ TEST(ProfileLayerMap, InputFreeGeneratorIsNotFolded) {
   c.original.nodes = {node("noise", "RandomNormal", {}, {"n"}), node("add", "Add", {"x", "n"}, {"y"})};
   c.optimized.graph_inputs = {"x"};
   c.optimized.nodes = {node("add", "Add", {"x", "n"}, {"y"})};
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(m.fate[0], "eliminated");
 }
@@ -272,7 +275,7 @@ TEST(ProfileLayerMap, EliminatedIdentityBelongsToItsConsumerAndDeadDropoutIsElim
       node("conv", "Conv", {"a", "w"}, {"c"}),  // reads the Identity's input directly
       node("sig", "Sigmoid", {"c"}, {"out"}),
   };
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 0), (std::vector<std::string>{"r1"}));
   EXPECT_EQ(owned_names(c.original, m, 1), (std::vector<std::string>{"id", "conv"}));
@@ -293,7 +296,7 @@ TEST(ProfileLayerMap, InsertedTransposeIsAnAliasOfTheNodeItCarries) {
       node("Transpose", "Transpose", {"sl_token_0"}, {"sl"}),
       node("r", "Relu", {"sl"}, {"out"}),
   };
-  LayerMapping m = map_layers(c.original, c.optimized);
+  LayerMapping m = map_layers(c.original, c.optimized, ort::mapping_rules());
   expect_partition(c.original, c.optimized, m);
   EXPECT_EQ(owned_names(c.original, m, 0), (std::vector<std::string>{"s"}));
   EXPECT_TRUE(m.layers[0].anchored_by_name);
@@ -303,6 +306,8 @@ TEST(ProfileLayerMap, InsertedTransposeIsAnAliasOfTheNodeItCarries) {
 }
 
 // ---- name candidates ----
+
+std::vector<std::string> name_candidates(const std::string& name) { return ort::mapping_rules().name_candidates(name); }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();

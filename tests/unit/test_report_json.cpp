@@ -4,6 +4,8 @@
 #include "core/errors.h"
 #include "core/report.h"
 
+#include <nlohmann/json.hpp>
+
 using namespace rooflens;
 
 namespace {
@@ -44,7 +46,35 @@ TEST(ReportJson, RoundTripsByteForByte) {
   EXPECT_EQ(back.model.analysis.nodes[0].params, UINT64_MAX);
   EXPECT_EQ(back.model.analysis.totals.intensity, 1.0 / 3.0);
   EXPECT_EQ(back.model.path, "models/<script>alert(1)</script>.onnx");
-  EXPECT_NE(first.find("\"schema\": \"rooflens.report/1\""), std::string::npos);
+  EXPECT_NE(first.find("\"schema\": \"rooflens.report/2\""), std::string::npos);
+}
+
+// A report written before several backends per report (rooflens.report/1: one "backend" object, runs without
+// labels) still loads: its backend becomes the only one, labelled by its name, and its runs name no backend.
+TEST(ReportJson, ReadsSchemaOneProfileReports) {
+  Report r = sample_report();
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0", "x"}};
+  ProfileRun run;
+  run.batch = 1;
+  run.threads = 2;
+  run.latencies_ms = {1, 2, 3};
+  r.runs.push_back(run);
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(report_to_json(r));
+  j["schema"] = "rooflens.report/1";
+  nlohmann::ordered_json backend = j["backends"][0];
+  backend.erase("label");
+  j.erase("backends");
+  j["backend"] = backend;
+  j["runs"][0].erase("label");
+  Report old = report_from_json(j.dump());
+  EXPECT_EQ(old.schema, kReportSchema);
+  ASSERT_EQ(old.backends.size(), 1u);
+  EXPECT_EQ(old.backends[0].label, "onnxruntime");
+  EXPECT_EQ(old.backends[0].options.at("intraOpNumThreads"), "2");
+  ASSERT_EQ(old.runs.size(), 1u);
+  EXPECT_EQ(old.runs[0].backend, "");
+  EXPECT_EQ(old.runs[0].label(), "batch=1 threads=2");
+  EXPECT_EQ(old.runs[0].latencies_ms, run.latencies_ms);
 }
 
 TEST(ReportJson, RefusesForeignAndMalformedDocuments) {

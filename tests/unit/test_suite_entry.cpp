@@ -46,12 +46,12 @@ struct ScriptedServer : ModelServer {
     ++outputs_calls;
     return on_outputs(f);
   }
-  BackendRun measure(const FeedSpec&, const TimingOptions&, const fs::path&, std::chrono::milliseconds) override {
+  Measurement measure(const FeedSpec&, const TimingOptions&, const fs::path&, std::chrono::milliseconds) override {
     return {};
   }
   void unload() override { ++unloads; }
-  void inject_fault(const std::string&, std::chrono::milliseconds) override {}
   void abort() override {}
+  pid_t process_id() const override { return -1; }
 };
 
 BackendError error(const std::string& stage, const std::string& kind, const std::string& code, const std::string& text) {

@@ -148,7 +148,7 @@ Report make_report() {
   r.tool.version = "0.1.0";
   r.model.name = "tiny";
   r.model.analysis.totals.nodes = 11;
-  r.backend = BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0"};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0"}};
   r.runs.push_back(make_run(
       1, {{"batch", 1}},
       {
@@ -680,7 +680,10 @@ TEST(ReportText, CodeSpansAndNumbers) {
   EXPECT_EQ(exact(8e9), "8000000000");
   EXPECT_EQ(percent(0.3204), "32.0%");
   EXPECT_EQ(shapes_text({{1, -1}, {}}), "1x?, scalar");
-  EXPECT_EQ(run_label(4, {{"batch", 4}, {"seq", 128}}, 0), "batch=4 seq=128");
+  EXPECT_EQ((RunKey{"", 4, {{"batch", 4}, {"seq", 128}}, 0}.label()), "batch=4 seq=128");
+  EXPECT_EQ((RunKey{"opencv", 1, {}, 2}.label()), "opencv · batch=1 threads=2");
+  EXPECT_EQ((RunKey{"", 0, {{"seq", 64}}, 0}.label()), "seq=64");  // as requested: the model's own batch
+  EXPECT_EQ(RunKey{}.label(), "default");
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ function renderFindings(view) {
   if (r.partial) add('bad', 'report', 'Interrupted: not every configuration ran (the report is partial).');
   for (const f of r.failures || []) {
     const tail = f.stderr_tail ? h('details', null, h('summary', {class: 'muted'}, 'runtime stderr'), h('pre', {class: 'tail'}, f.stderr_tail)) : null;
-    add('bad', 'failed ' + configLabel(f.batch, f.dims, f.threads), f.stage + ' ' + f.kind + ': ' + f.message, tail);
+    add('bad', 'failed ' + f.label, f.stage + ' ' + f.kind + ': ' + f.message, tail);
   }
   for (const w of r.warnings || []) add('warn', 'report', w);
   for (const run of view.runs) for (const w of run.warnings || []) add('warn', run.label, w);

@@ -44,9 +44,9 @@ function header() {
   const m = view.model;
   document.title = (m.name || 'model') + ' · rooflens report';
   document.getElementById('model-name').textContent = m.name || m.path || 'report';
-  const backend = view.report.backend;
-  document.getElementById('model-sub').textContent = backend
-    ? backend.runtime || backend.name
+  const backends = view.report.backends || [];
+  document.getElementById('model-sub').textContent = backends.length
+    ? backends.map((b) => b.runtime || b.name).join(' + ')
     : 'static analysis · ' + (view.report.tool || {}).command;
   const select = document.getElementById('run-select');
   view.runs.forEach((run, i) => select.append(h('option', {value: i}, run.label)));

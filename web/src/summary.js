@@ -3,7 +3,7 @@ function renderSummary(view) {
   const r = view.report;
   const caption = view.mode === 'profile'
     ? 'End-to-end figures come from a run with profiling off; layer times from a second, profiled run.'
-    : r.backend ? 'No configuration of this profile finished (see the findings); below is the static analysis.'
+    : (r.backends || []).length ? 'No configuration of this profile finished (see the findings); below is the static analysis.'
       : 'Static analysis only: shapes and cost of every node. Profile the model (rooflens profile) for timings.';
   const card = section('summary', 'Summary', caption);
   card.append(totalsStrip(view), h('div', {class: 'facts'}, modelFacts(view), hostFacts(view), backendFacts(view)));
@@ -61,17 +61,18 @@ function hostFacts(view) {
 
 function backendFacts(view) {
   const r = view.report;
-  const b = r.backend;
+  const backends = r.backends || [];
   const tool = r.tool || {};
   const pairs = [];
-  if (b) {
-    pairs.push(['backend', b.name + ' ' + b.version], ['runtime', b.runtime]);
+  for (const b of backends) {
+    const prefix = backends.length > 1 ? b.label + ': ' : '';
+    pairs.push([prefix + 'backend', b.name + ' ' + b.version], [prefix + 'runtime', b.runtime]);
     const opts = Object.entries(b.options || {}).map(([k, v]) => k + '=' + v).join(', ');
-    pairs.push(['options', opts || 'runtime defaults']);
+    pairs.push([prefix + 'options', opts || 'runtime defaults']);
   }
   pairs.push(['rooflens', (tool.version || '') + ' (' + (tool.command || '') + ')'], ['schema', r.schema]);
   if (r.partial) pairs.push(['status', 'partial: interrupted before every configuration ran']);
-  return fact(b ? 'Backend & versions' : 'Versions', pairs);
+  return fact(backends.length ? (backends.length > 1 ? 'Backends & versions' : 'Backend & versions') : 'Versions', pairs);
 }
 
 function e2eTable(view) {

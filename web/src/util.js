@@ -61,16 +61,6 @@ function shapeText(shape) {
 }
 function shapesText(shapes) { return (shapes || []).map(shapeText).join(', '); }
 
-// "batch=8 seq=128 threads=2", as `rooflens top` names a run (a dim equal to the batch is not repeated).
-function configLabel(batch, dims, threads) {
-  let s = 'batch=' + batch;
-  for (const key of Object.keys(dims || {}).sort()) {
-    if (dims[key] !== batch || !key.includes('batch')) s += ' ' + key + '=' + dims[key];
-  }
-  if (threads > 0) s += ' threads=' + threads;
-  return s;
-}
-
 function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
 function section(id, title, caption) {

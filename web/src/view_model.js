@@ -6,7 +6,7 @@ function buildView(report) {
   const nodes = analysis.nodes || [];
   const runs = (report.runs || []).map((run, index) => {
     (run.layers || []).forEach((layer, i) => { layer.seq = i; });
-    return Object.assign(run, {index, label: configLabel(run.batch, run.dims, run.threads), spread: runSpread(run)});
+    return Object.assign(run, {index, spread: runSpread(run)});
   });
   const nodeByName = new Map();
   for (const node of nodes) if (!nodeByName.has(node.name)) nodeByName.set(node.name, node);

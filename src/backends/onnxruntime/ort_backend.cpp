@@ -1,4 +1,4 @@
-// OrtBackend: RunConfig -> (load, timed run with profiling off, profiled run in its own session) -> BackendRun,
+// OrtBackend: RunRequest -> (load, timed run with profiling off, profiled run in its own session) -> Measurement,
 // in a fresh runner per configuration; serve() hands out model servers (ort_server.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
@@ -8,9 +8,13 @@
 #include <csignal>
 #include <vector>
 
+#include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "model/graph_view.h"
 
 namespace rooflens::ort {
 namespace {
@@ -18,6 +22,27 @@ namespace {
 std::string flat(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
+}
+
+// ORT's default intra-op thread count: one per physical core.
+int64_t physical_cores() {
+  static const int64_t cores = hw::describe_machine(hw::detect_features()).cores;
+  return cores;
+}
+
+// The graph ORT ran, read from the file it dumped (then deleted: it can be as large as the model). A file that
+// cannot be read leaves the kernels to be matched by name, with a warning in the run.
+std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem) {
+  if (!file) return std::nullopt;
+  std::optional<GraphView> g;
+  try {
+    g = read_graph_view(file->string());
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  std::error_code ec;
+  std::filesystem::remove(*file, ec);
+  return g;
 }
 
 // The CPUs rooflens may use (its affinity mask), in order.
@@ -34,15 +59,16 @@ std::vector<int> allowed_cpus() {
 // section) on the first allowed CPU, each intra-op worker on one of the next ones. With ORT's default thread
 // count ORT pins its workers to cores 1..N-1 itself and leaves the main thread free: it goes to the first CPU.
 // A thread count above the CPUs leaves the workers where ORT puts them.
-RunnerConfig placed(int threads, OrtSessionOptions& opts) {
-  RunnerConfig rc;
+RunnerConfig placed(int64_t threads, OrtSessionOptions& opts) {
+  RunnerConfig rc = runner_config();
   rc.realtime_priority = 10;  // any real-time priority outranks every ordinary process; leave room above
   std::vector<int> cpus = allowed_cpus();
   if (cpus.empty()) return rc;
   rc.cpus = {cpus[0]};
   if (threads > 1 && static_cast<size_t>(threads) <= cpus.size()) {
     std::string affinities;  // ORT's format: one entry per worker, ';'-separated, 1-based processor ids
-    for (int t = 1; t < threads; ++t) affinities += (t > 1 ? ";" : "") + std::to_string(cpus[static_cast<size_t>(t)] + 1);
+    for (int64_t t = 1; t < threads; ++t)
+      affinities += (t > 1 ? ";" : "") + std::to_string(cpus[static_cast<size_t>(t)] + 1);
     opts.extra["session.intra_op_thread_affinities"] = affinities;
   }
   return rc;
@@ -58,7 +84,7 @@ class OrtBackend : public Backend {
 
   BackendInfo info() const override {
     BackendInfo b;
-    b.name = "onnxruntime";
+    b.name = b.label = "onnxruntime";
     b.version = ort_version_;
     b.runtime = "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
@@ -66,39 +92,45 @@ class OrtBackend : public Backend {
     return b;
   }
 
+  int64_t threads_for(int64_t requested) const override {
+    if (requested > 0) return requested;
+    if (base_.intraOpNumThreads && *base_.intraOpNumThreads > 0) return *base_.intraOpNumThreads;
+    return physical_cores();
+  }
+
+  const MappingRules& mapping_rules() const override { return ort::mapping_rules(); }
+
   void abort() override {
     pid_t pid = pid_.load();
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
-  BackendRun run(const RunConfig& c) override {
+  Measurement run(const RunRequest& r) override {
     OrtSessionOptions opts = base_;
-    if (c.threads > 0) opts.intraOpNumThreads = c.threads;
-    for (const auto& [k, v] : c.dims) opts.freeDimensionOverrides[k] = v;
-    if (c.timing.layers) opts.optimizedModelFilePath = c.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
+    if (r.key.threads > 0) opts.intraOpNumThreads = static_cast<int>(r.key.threads);
+    for (const auto& [k, v] : r.feed.dims) opts.freeDimensionOverrides[k] = v;
+    if (r.timing.layers) opts.optimizedModelFilePath = r.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
 
-    Inputs in;
-    in.dims = c.dims;
-    for (const auto& [name, shape] : c.shapes) in.inputs[name].shape = shape;
-    for (const auto& [name, max] : c.int_input_max) in.inputs[name].max = max;
-    for (const auto& [name, file] : c.input_files) in.inputs[name].file = file;
-
-    BackendRun out;
-    RunnerConfig where = c.timing.realtime ? placed(c.threads, opts) : RunnerConfig{};
-    std::unique_ptr<OrtRunner> runner = start(where);
+    Measurement out;
+    OrtRunner runner(r.timing.realtime ? placed(r.key.threads, opts) : runner_config());
+    pid_ = runner.process().pid();
     std::string stage = "load";
     try {
-      LoadResult l = runner->load(c.model, opts, c.timeout);
+      LoadResult l = runner.load(r.model, opts, r.timeout);
       stage = "run";
-      out = measure_loaded(*runner, in, c.timing, c.work_dir, c.timeout, stage);
+      out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage);
       out.load_ms = l.load_ms;
-      out.optimized_model = l.optimized_model;
+      std::string problem;
+      out.executed_graph = executed_graph(l.optimized_model, problem);
+      if (!problem.empty())
+        out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);
     }
     pid_ = 0;
-    if (runner->process().realtime_refused())
+    out.threads = threads_for(r.key.threads);
+    if (runner.process().realtime_refused())
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
                              "runner ran at normal priority, pinned");
     return out;
@@ -107,12 +139,6 @@ class OrtBackend : public Backend {
   std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
 
  private:
-  std::unique_ptr<OrtRunner> start(RunnerConfig config) {
-    auto r = std::make_unique<OrtRunner>(std::move(config));
-    pid_ = r->process().pid();
-    return r;
-  }
-
   OrtSessionOptions base_;
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
@@ -121,10 +147,8 @@ class OrtBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ort_backend(const std::vector<std::pair<std::string, std::string>>& options) {
-  OrtSessionOptions o;
-  for (const auto& [k, v] : options) apply_ort_option(o, k, v);
-  return std::make_unique<OrtBackend>(std::move(o));
+std::unique_ptr<Backend> make_ort_backend(const BackendSpec& spec) {
+  return std::make_unique<OrtBackend>(session_options(spec));
 }
 
 }  // namespace rooflens::ort

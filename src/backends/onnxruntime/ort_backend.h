@@ -9,7 +9,8 @@
 
 namespace rooflens::ort {
 
-// Options in ORT's spelling (see OrtSessionOptions::set), plus two short forms: opt=LEVEL and threads=N.
-std::unique_ptr<Backend> make_ort_backend(const std::vector<std::pair<std::string, std::string>>& options);
+// Options in ORT's spelling (see OrtSessionOptions::set), plus two short forms: opt=LEVEL and threads=N;
+// --opt-level becomes graphOptimizationLevel.
+std::unique_ptr<Backend> make_ort_backend(const BackendSpec& spec);
 
 }  // namespace rooflens::ort

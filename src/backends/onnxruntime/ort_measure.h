@@ -13,14 +13,17 @@
 
 namespace rooflens::ort {
 
-// Fills everything of BackendRun but load_ms and optimized_model. Sets `stage` to "run" or "profile" before each
-// step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
-BackendRun measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
-                          const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
-                          std::string& stage);
+// Fills everything of the Measurement but load_ms, threads and the executed graph. Sets `stage` to "run" or
+// "profile" before each step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
+Measurement measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
+                           const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
+                           std::string& stage);
 
 // Per-node kernel times of the measured profiled iterations, in execution order of the first one.
-std::vector<KernelTiming> kernel_timings(const ProfiledRunResult& p);
+std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p);
+
+// The request fields for feeding the model as `feed` says.
+Inputs inputs_of(const FeedSpec& feed);
 
 // A RunnerError as the backend interface reports it: kind error|timeout|died, the runner's error code.
 BackendError backend_error(const std::string& stage, const RunnerError& e);
@@ -28,5 +31,9 @@ BackendError backend_error(const std::string& stage, const RunnerError& e);
 // Applies one `-B onnxruntime:key=value` option: ORT's own names (OrtSessionOptions::set) plus the short forms
 // opt=LEVEL and threads=N. Throws UsageError.
 void apply_ort_option(OrtSessionOptions& o, const std::string& key, const std::string& value);
+
+// The session options of a -B spec: its options, and --opt-level as graphOptimizationLevel unless an option set
+// it. Throws UsageError.
+OrtSessionOptions session_options(const BackendSpec& spec);
 
 }  // namespace rooflens::ort

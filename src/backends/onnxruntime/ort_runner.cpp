@@ -1,6 +1,7 @@
 #include "backends/onnxruntime/ort_runner.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <system_error>
 
 namespace rooflens::ort {
@@ -101,6 +102,57 @@ std::string base64_decode(std::string_view in) {
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+fs::path executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+}  // namespace
+
+fs::path locate_runner_script() {
+  std::vector<fs::path> tried;
+  if (const char* dir = std::getenv("ROOFLENS_RUNNER_DIR"); dir && *dir) {
+    fs::path p = fs::path(dir) / "run.mjs";
+    if (fs::is_regular_file(p)) return fs::absolute(p);
+    // An explicit setting that points nowhere is a mistake worth reporting, not something to paper over.
+    throw UserError("ROOFLENS_RUNNER_DIR is set to '" + std::string(dir) + "', but it holds no run.mjs");
+  }
+  if (fs::path exe_dir = executable_dir(); !exe_dir.empty()) {
+    fs::path p = exe_dir / ".." / "runners" / "ort" / "run.mjs";
+    tried.push_back(p.lexically_normal());
+    if (fs::is_regular_file(p)) return fs::weakly_canonical(p);
+  }
+#ifdef ROOFLENS_SOURCE_DIR
+  {
+    fs::path p = fs::path(ROOFLENS_SOURCE_DIR) / "runners" / "ort" / "run.mjs";
+    tried.push_back(p);
+    if (fs::is_regular_file(p)) return p;
+  }
+#endif
+  std::string list;
+  for (auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
+  throw UserError("cannot find the ONNX Runtime runner (runners/ort/run.mjs); looked at " + list +
+                  "; set ROOFLENS_RUNNER_DIR to the folder that holds it");
+}
+
+bool runner_dependencies_installed(const fs::path& script) {
+  return fs::is_regular_file(script.parent_path() / "node_modules" / "onnxruntime-node" / "package.json");
+}
+
+RunnerConfig runner_config(fs::path script, std::string node) {
+  script = script.empty() ? locate_runner_script() : fs::absolute(script);
+  if (!fs::is_regular_file(script))
+    throw UserError("the ONNX Runtime runner script '" + script.string() + "' does not exist");
+  RunnerConfig c;
+  c.command = {std::move(node), script.string()};
+  c.name = "ONNX Runtime runner";
+  c.missing_hint = "install Node.js, e.g. apt-get install nodejs";
+  return c;
+}
 
 ojson OrtSessionOptions::to_json() const {
   ojson o = ojson::object();
@@ -237,17 +289,12 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
   return out;
 }
 
-TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimedRunOptions& o) {
+TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& timing,
+                                    std::chrono::milliseconds timeout) {
   ojson req = inputs.to_json();
   req["op"] = "run_timed";
-  req["warmup_iterations"] = o.warmup_iterations;
-  req["warmup_ms"] = o.warmup_ms;
-  req["iterations"] = o.iterations;
-  req["min_duration_ms"] = o.min_duration_ms;
-  req["max_iterations"] = o.max_iterations;
-  req["max_duration_ms"] = o.max_duration_ms;
-  if (o.adaptive) req["adaptive"] = {{"rel_ci", o.adaptive_rel_ci}, {"confidence", o.adaptive_confidence}};
-  json r = call(json::parse(req.dump()), o.timeout);
+  req["timing"] = timing_to_json(timing);
+  json r = call(json::parse(req.dump()), timeout);
   TimedRunResult out;
   out.latencies_ms = doubles(r, "latencies_ms");
   out.wall_s = field<double>(r, "wall_s", 0.0);
@@ -262,18 +309,19 @@ TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimedRunOptions&
   return out;
 }
 
-ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const ProfiledRunOptions& o) {
+ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOptions& timing,
+                                          std::chrono::milliseconds timeout, const fs::path& tmp_dir,
+                                          bool keep_profile) {
   ojson req = inputs.to_json();
   req["op"] = "run_profiled";
-  req["warmup_iterations"] = o.warmup_iterations;
-  req["iterations"] = o.iterations;
+  req["timing"] = timing_to_json(timing);
   req["keep_profile"] = true;  // we read the file here, then delete it unless asked to keep it
-  if (!o.tmp_dir.empty()) req["tmp_dir"] = fs::absolute(o.tmp_dir).string();
-  json r = call(json::parse(req.dump()), o.timeout);
+  if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
+  json r = call(json::parse(req.dump()), timeout);
 
   ProfiledRunResult out;
-  out.warmup_iterations = field<int>(r, "warmup_iterations", o.warmup_iterations);
-  out.iterations = field<int>(r, "iterations", o.iterations);
+  out.warmup_iterations = field<int>(r, "warmup_iterations", timing.warmup_iterations);
+  out.iterations = field<int>(r, "iterations", timing.profile_iterations);
   out.run_latencies_ms = doubles(r, "run_latencies_ms");
   out.warmup_latencies_ms = doubles(r, "warmup_latencies_ms");
   out.session_create_ms = field<double>(r, "session_create_ms", 0.0);
@@ -284,7 +332,7 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const ProfiledRu
   fs::path file = field<std::string>(r, "profile_file", "");
   fs::path dir = field<std::string>(r, "profile_dir", "");
   auto cleanup = [&] {
-    if (!o.keep_profile && !dir.empty()) {
+    if (!keep_profile && !dir.empty()) {
       std::error_code ec;
       fs::remove_all(dir, ec);
     }
@@ -297,7 +345,7 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const ProfiledRu
     throw;
   }
   cleanup();
-  if (o.keep_profile) out.profile_file = file;
+  if (keep_profile) out.profile_file = file;
   return out;
 }
 

@@ -4,8 +4,8 @@
 //
 //   OrtRunner runner;                                   // spawns node, checks versions (hello)
 //   auto info = runner.load("m.onnx", opts);            // session with profiling off
-//   auto timed = runner.run_timed(inputs, {...});       // e2e latencies, warm-up excluded
-//   auto prof = runner.run_profiled(inputs, {...});     // a second, profiled session; parsed events
+//   auto timed = runner.run_timed(inputs, timing, t);   // e2e latencies, warm-up excluded
+//   auto prof = runner.run_profiled(inputs, timing, t); // a second, profiled session; parsed events
 //
 // Every failure throws RunnerError (a UserError: one-line what() naming the model file). Its kind says what
 // happened; for timeouts and runner deaths the runner process is gone: call restart() and load() again.
@@ -22,11 +22,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/common/child_runner.h"
 #include "backends/onnxruntime/ort_profile.h"
-#include "backends/onnxruntime/runner_process.h"
 #include "core/errors.h"
+#include "core/timing.h"
 
 namespace rooflens::ort {
+
+// Where run.mjs is, in this order: $ROOFLENS_RUNNER_DIR/run.mjs; <dir of the executable>/../runners/ort/run.mjs;
+// <source dir baked in at build time>/runners/ort/run.mjs. Throws UserError listing the places it looked.
+std::filesystem::path locate_runner_script();
+
+// True when `npm ci` has installed onnxruntime-node next to the script.
+bool runner_dependencies_installed(const std::filesystem::path& script);
+
+// `node run.mjs` as a child runner (script empty: locate_runner_script(); node searched in PATH).
+RunnerConfig runner_config(std::filesystem::path script = {}, std::string node = "node");
 
 // ORT's session options, with ORT's own (JavaScript API) names so that `-B onnxruntime:key=value` and the
 // docs of ORT map one to one. Unset optionals are not sent: ORT's defaults apply.
@@ -87,19 +98,6 @@ struct LoadResult {
   uint64_t peak_rss_bytes = 0;
 };
 
-struct TimedRunOptions {
-  int warmup_iterations = 1;        // warm-up runs at least this many...
-  double warmup_ms = 200;           // ...and at least this long
-  int iterations = 10;              // measured runs at least this many...
-  double min_duration_ms = 3000;    // ...and at least this long
-  int max_iterations = 100000;      // caps (also for the adaptive stop)
-  double max_duration_ms = 600000;
-  bool adaptive = false;            // keep going until the median's CI is within ±adaptive_rel_ci
-  double adaptive_rel_ci = 0.01;
-  double adaptive_confidence = 0.95;
-  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
-};
-
 struct TimedRunResult {
   std::vector<double> latencies_ms;  // one per measured iteration, around session.run only
   double wall_s = 0;                 // measured loop, first run start to last run end
@@ -109,14 +107,6 @@ struct TimedRunResult {
   double warmup_ms = 0;
   std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
   std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs only
-};
-
-struct ProfiledRunOptions {
-  int warmup_iterations = 1;
-  int iterations = 10;
-  bool keep_profile = false;         // keep ORT's JSON file (its path in the result); else it is deleted
-  std::filesystem::path tmp_dir;     // parent of the private temp dir; empty: the system temp dir
-  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
 };
 
 struct ProfiledRunResult {
@@ -152,7 +142,7 @@ struct RunnerError : UserError {
 
 class OrtRunner {
  public:
-  explicit OrtRunner(RunnerConfig config = {});  // starts the runner (throws UserError if it cannot)
+  explicit OrtRunner(RunnerConfig config = runner_config());  // starts the runner (throws UserError if it cannot)
 
   std::string onnxruntime_version() const;       // e.g. "1.30.0"
   std::string node_version() const;
@@ -160,21 +150,26 @@ class OrtRunner {
 
   LoadResult load(const std::filesystem::path& model, const OrtSessionOptions& options,
                   std::chrono::milliseconds timeout = std::chrono::minutes(5));
-  TimedRunResult run_timed(const Inputs& inputs, const TimedRunOptions& options);
-  ProfiledRunResult run_profiled(const Inputs& inputs, const ProfiledRunOptions& options);
+  // The measured loop with profiling off: warm-up and stop rule from `timing` (its profile fields unused).
+  TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout);
+  // A second session with profiling on, in a private temp dir under `tmp_dir` (empty: the system's):
+  // timing.warmup_iterations dropped, then timing.profile_iterations measured. The profile file is read and
+  // deleted unless `keep_profile` (its path is then in the result).
+  ProfiledRunResult run_profiled(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
+                                 const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
   std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5));
   void unload();
 
   // New runner process; the loaded model is gone (load() again).
   void restart();
-  RunnerProcess& process() { return process_; }
+  ChildRunner& process() { return process_; }
   // Sends a raw request (for requests the typed API does not cover); throws RunnerError unless ok.
   nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
 
  private:
   std::string subject() const;       // the model file, or "ONNX Runtime runner" before load
 
-  RunnerProcess process_;
+  ChildRunner process_;
   std::filesystem::path model_;
 };
 

@@ -8,18 +8,6 @@
 namespace rooflens::ort {
 namespace {
 
-using namespace std::chrono_literals;
-
-Inputs to_inputs(const FeedSpec& f) {
-  Inputs in;
-  in.dims = f.dims;
-  in.seed = f.seed;
-  in.test_data_dir = f.test_data_dir;
-  for (const auto& [name, shape] : f.shapes) in.inputs[name].shape = shape;
-  for (const auto& [name, max] : f.int_input_max) in.inputs[name].max = max;
-  return in;
-}
-
 std::vector<IoDesc> io_descs(const std::vector<ValueInfo>& values) {
   std::vector<IoDesc> out;
   for (const auto& v : values) out.push_back({v.name, v.is_tensor, onnx_type_from_ort_name(v.dtype)});
@@ -54,7 +42,7 @@ class OrtModelServer : public ModelServer {
   std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
     std::vector<TensorData> got;
     try {
-      got = runner("run").outputs(to_inputs(feed), timeout);
+      got = runner("run").outputs(inputs_of(feed), timeout);
     } catch (const RunnerError& e) {
       throw backend_error("run", e);
     }
@@ -72,11 +60,11 @@ class OrtModelServer : public ModelServer {
     return out;
   }
 
-  BackendRun measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path& work_dir,
-                     std::chrono::milliseconds timeout) override {
+  Measurement measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path& work_dir,
+                      std::chrono::milliseconds timeout) override {
     std::string stage = "run";
     try {
-      return measure_loaded(runner(stage), to_inputs(feed), timing, work_dir, timeout, stage);
+      return measure_loaded(runner(stage), inputs_of(feed), timing, work_dir, timeout, stage);
     } catch (const RunnerError& e) {
       throw backend_error(stage, e);
     }
@@ -93,24 +81,14 @@ class OrtModelServer : public ModelServer {
     }
   }
 
-  void inject_fault(const std::string& fault, std::chrono::milliseconds timeout) override {
-    nlohmann::json req;
-    if (fault == "hang") req = {{"op", "sleep"}, {"ms", (timeout + 60s).count()}};
-    else if (fault == "segv") req = {{"op", "crash"}, {"signal", "SIGSEGV"}};
-    else if (fault == "sigkill") req = {{"op", "crash"}, {"signal", "SIGKILL"}};
-    else throw UsageError("unknown test fault '" + fault + "' (known: segv, sigkill, hang)");
-    try {
-      runner("run").call(std::move(req), timeout);
-    } catch (const RunnerError& e) {
-      throw backend_error("run", e);
-    }
-    throw BackendError("run", "error", "the runner survived test fault '" + fault + "'", "", "test_hook");
-  }
-
   void abort() override {
     aborted_ = true;
     pid_t pid = pid_.load();
     if (pid > 0) ::kill(pid, SIGKILL);
+  }
+
+  pid_t process_id() const override {
+    return runner_ && runner_->process().running() ? runner_->process().pid() : -1;
   }
 
  private:

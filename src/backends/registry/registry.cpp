@@ -1,35 +1,41 @@
-// name -> factory for every backend built in.
-#include <algorithm>
-
+// name -> factory (and in-binary runner) for every backend built in.
 #include "backends/registry/registry.h"
+
 #include "backends/onnxruntime/ort_backend.h"
 
 namespace rooflens {
+
+const std::vector<BackendEntry>& backend_entries() {
+  static const std::vector<BackendEntry> entries{
+      {"onnxruntime", &ort::make_ort_backend, nullptr},
+  };
+  return entries;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& e : backend_entries()) names.push_back(e.name);
+  return names;
+}
+
 namespace {
 
-const std::map<std::string, BackendFactory>& registry() {
-  static const std::map<std::string, BackendFactory> r{
-      {"onnxruntime", [](const BackendSpec& s) { return ort::make_ort_backend(s.options); }},
-  };
-  return r;
+const BackendEntry& find_entry(const std::string& name) {
+  for (const auto& e : backend_entries())
+    if (e.name == name) return e;
+  std::string known;
+  for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("-B " + name + ": unknown backend (known: " + known + ")");
 }
 
 }  // namespace
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& [k, v] : registry()) names.push_back(k);
-  return names;
-}
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec) { return find_entry(spec.name).make(spec); }
 
-std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
-  auto it = registry().find(spec.name);
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UsageError("-B " + spec.name + ": unknown backend (known: " + known + ")");
-  }
-  return it->second(spec);
+int run_backend_runner(const std::string& name) {
+  const BackendEntry& e = find_entry(name);
+  if (!e.runner_main) throw UsageError("backend '" + name + "' has no runner inside the rooflens binary");
+  return e.runner_main();
 }
 
 }  // namespace rooflens

@@ -1,13 +1,15 @@
 #pragma once
-// RunnerProcess: the child process `node runners/ort/run.mjs` and the JSON-lines conversation with it.
+// ChildRunner: a runtime in a child process (any command: `node runners/ort/run.mjs`, `rooflens __runner
+// opencv`) and the JSON-lines conversation with it — one request per line on its stdin, one response per line on
+// its stdout, stderr for logs. The child is where a runtime may crash or hang without taking rooflens along.
 //
-// One request in flight at a time (request() blocks until the answer, a timeout or the runner's death).
-// Runner failures are values, not exceptions: request() returns a RunnerReply whose status says what
-// happened, with the tail of the runner's stderr for the ones that need explaining. The typed API on top
-// (ort_runner.h) turns non-ok replies into RunnerError exceptions.
+// One request in flight at a time (request() blocks until the answer, a timeout or the child's death).
+// Failures are values, not exceptions: request() returns a RunnerReply whose status says what happened, with the
+// tail of the child's stderr for the ones that need explaining. Typed APIs on top (e.g. ort_runner.h) turn
+// non-ok replies into exceptions.
 //
-// The protocol is documented in docs/runner-protocol.md. Not thread-safe: use one RunnerProcess per thread
-// (pid() may be read from anywhere, e.g. by a test that kills the runner).
+// The protocol is documented in docs/runner-protocol.md. Not thread-safe: use one ChildRunner per thread (pid()
+// may be read from anywhere, e.g. by a test that kills the child).
 #include <sys/types.h>
 
 #include <chrono>
@@ -19,27 +21,21 @@
 
 #include <nlohmann/json.hpp>
 
-namespace rooflens::ort {
-
-// Where run.mjs is, in this order: $ROOFLENS_RUNNER_DIR/run.mjs; <dir of the executable>/../runners/ort/run.mjs;
-// <source dir baked in at build time>/runners/ort/run.mjs. Throws UserError listing the places it looked.
-std::filesystem::path locate_runner_script();
-
-// True when `npm ci` has installed onnxruntime-node next to the script.
-bool runner_dependencies_installed(const std::filesystem::path& script);
+namespace rooflens {
 
 struct RunnerConfig {
-  std::filesystem::path script;        // empty: locate_runner_script()
-  std::string node = "node";           // searched in PATH unless it contains '/'
+  std::vector<std::string> command;    // program (searched in PATH unless it contains '/') and its arguments
+  std::string name = "runner";         // in messages: "the ONNX Runtime runner did not answer ..."
+  std::string missing_hint;            // said when the program does not exist ("install Node.js, ...")
   std::chrono::milliseconds start_timeout{30000};  // spawn + `hello` handshake
   std::size_t stderr_tail_lines = 20;  // lines kept for failure reports
   // The runner gets its own process group, so a terminal's Ctrl-C reaches rooflens only; rooflens then
   // decides what to do with the runner (the destructor always ends it).
   bool own_process_group = true;
-  // Timed runs on a busy machine (--realtime): the runner starts at SCHED_FIFO priority `realtime_priority`
+  // Timed runs on a busy machine (--realtime): the child starts at SCHED_FIFO priority `realtime_priority`
   // (1-99; 0 = normal scheduling), so no ordinary process can take its CPU, with its threads on `cpus` only
-  // (empty: wherever rooflens may run; ORT's intra-op workers pin themselves elsewhere, see ort_backend.cpp).
-  // When the system refuses real-time scheduling (no root, no CAP_SYS_NICE) the runner starts normally and
+  // (empty: wherever rooflens may run; a runtime's own worker threads may pin themselves elsewhere). When the
+  // system refuses real-time scheduling (no root, no CAP_SYS_NICE) the child starts normally and
   // realtime_refused() says so.
   int realtime_priority = 0;
   std::vector<int> cpus;
@@ -68,16 +64,16 @@ struct RunnerReply {
   bool ok() const { return status == ReplyStatus::ok; }
 };
 
-class RunnerProcess {
+class ChildRunner {
  public:
-  explicit RunnerProcess(RunnerConfig config = {});
-  ~RunnerProcess();
-  RunnerProcess(const RunnerProcess&) = delete;
-  RunnerProcess& operator=(const RunnerProcess&) = delete;
+  explicit ChildRunner(RunnerConfig config);
+  ~ChildRunner();
+  ChildRunner(const ChildRunner&) = delete;
+  ChildRunner& operator=(const ChildRunner&) = delete;
 
-  // Spawns the runner and waits for its answer to `hello`. Throws UserError (one line, ending with the
-  // runner's last stderr line; the full tail is in last_stderr_tail()) when node cannot be started or the
-  // runner does not come up (e.g. onnxruntime-node not installed).
+  // Spawns the child and waits for its answer to `hello`. Throws UserError (one line, ending with the child's
+  // last stderr line; the full tail is in last_stderr_tail()) when the program cannot be started or the child
+  // does not come up (e.g. onnxruntime-node not installed).
   void start();
   // Ends the current runner (if any) and starts a new one. A loaded model is gone: send `load` again.
   void restart();
@@ -86,10 +82,10 @@ class RunnerProcess {
 
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  const std::filesystem::path& script() const { return script_; }
+  const RunnerConfig& config() const { return config_; }
   // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
   const nlohmann::json& hello() const { return hello_; }
-  // True when real-time scheduling was asked for and refused by the system (the runner runs normally).
+  // True when real-time scheduling was asked for and refused by the system (the child runs normally).
   bool realtime_refused() const { return realtime_refused_; }
 
   // Sends `req` (an object; "id" is set here) and waits up to `timeout` for the matching response.
@@ -110,7 +106,6 @@ class RunnerProcess {
 
   RunnerConfig config_;
   bool realtime_refused_ = false;
-  std::filesystem::path script_;
   pid_t pid_ = -1;
   int in_fd_ = -1;   // our end of the runner's stdin (a socket, so writes never raise SIGPIPE)
   int out_fd_ = -1;  // runner's stdout
@@ -122,4 +117,4 @@ class RunnerProcess {
   nlohmann::json hello_;
 };
 
-}  // namespace rooflens::ort
+}  // namespace rooflens

@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/runner_process.h"
+#include "backends/common/child_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 
 extern char** environ;
 
-namespace rooflens::ort {
+namespace rooflens {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -29,11 +29,28 @@ namespace {
 
 constexpr std::size_t kMaxLineChars = 2000;  // stderr lines kept for the tail are cut here
 
-fs::path executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
+// A child inherits the CPU mask of the thread that spawns it, before it runs a single instruction (so every
+// thread it starts has it too): the spawning thread takes the child's mask for the moment of the spawn.
+class SpawnOnCpus {
+ public:
+  explicit SpawnOnCpus(const std::vector<int>& cpus) {
+    if (cpus.empty() || ::sched_getaffinity(0, sizeof old_, &old_) != 0) return;
+    cpu_set_t want;
+    CPU_ZERO(&want);
+    for (int c : cpus)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
+    active_ = ::sched_setaffinity(0, sizeof want, &want) == 0;
+  }
+  ~SpawnOnCpus() {
+    if (active_) ::sched_setaffinity(0, sizeof old_, &old_);
+  }
+  SpawnOnCpus(const SpawnOnCpus&) = delete;
+  SpawnOnCpus& operator=(const SpawnOnCpus&) = delete;
+
+ private:
+  cpu_set_t old_{};
+  bool active_ = false;
+};
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -81,29 +98,6 @@ std::string signal_name(int sig) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// A child inherits the CPU mask of the thread that spawns it, before it runs a single instruction (so every
-// thread node starts has it too): the spawning thread takes the runner's mask for the moment of the spawn.
-class SpawnOnCpus {
- public:
-  explicit SpawnOnCpus(const std::vector<int>& cpus) {
-    if (cpus.empty() || ::sched_getaffinity(0, sizeof old_, &old_) != 0) return;
-    cpu_set_t want;
-    CPU_ZERO(&want);
-    for (int c : cpus)
-      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
-    active_ = ::sched_setaffinity(0, sizeof want, &want) == 0;
-  }
-  ~SpawnOnCpus() {
-    if (active_) ::sched_setaffinity(0, sizeof old_, &old_);
-  }
-  SpawnOnCpus(const SpawnOnCpus&) = delete;
-  SpawnOnCpus& operator=(const SpawnOnCpus&) = delete;
-
- private:
-  cpu_set_t old_{};
-  bool active_ = false;
-};
-
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
   if (left <= 0) return 0;
@@ -111,36 +105,6 @@ int remaining_ms(Clock::time_point deadline) {
 }
 
 }  // namespace
-
-fs::path locate_runner_script() {
-  std::vector<fs::path> tried;
-  if (const char* dir = std::getenv("ROOFLENS_RUNNER_DIR"); dir && *dir) {
-    fs::path p = fs::path(dir) / "run.mjs";
-    if (fs::is_regular_file(p)) return fs::absolute(p);
-    // An explicit setting that points nowhere is a mistake worth reporting, not something to paper over.
-    throw UserError("ROOFLENS_RUNNER_DIR is set to '" + std::string(dir) + "', but it holds no run.mjs");
-  }
-  if (fs::path exe_dir = executable_dir(); !exe_dir.empty()) {
-    fs::path p = exe_dir / ".." / "runners" / "ort" / "run.mjs";
-    tried.push_back(p.lexically_normal());
-    if (fs::is_regular_file(p)) return fs::weakly_canonical(p);
-  }
-#ifdef ROOFLENS_SOURCE_DIR
-  {
-    fs::path p = fs::path(ROOFLENS_SOURCE_DIR) / "runners" / "ort" / "run.mjs";
-    tried.push_back(p);
-    if (fs::is_regular_file(p)) return p;
-  }
-#endif
-  std::string list;
-  for (auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
-  throw UserError("cannot find the ONNX Runtime runner (runners/ort/run.mjs); looked at " + list +
-                  "; set ROOFLENS_RUNNER_DIR to the folder that holds it");
-}
-
-bool runner_dependencies_installed(const fs::path& script) {
-  return fs::is_regular_file(script.parent_path() / "node_modules" / "onnxruntime-node" / "package.json");
-}
 
 const char* to_string(ReplyStatus s) {
   switch (s) {
@@ -153,9 +117,9 @@ const char* to_string(ReplyStatus s) {
   return "?";
 }
 
-RunnerProcess::RunnerProcess(RunnerConfig config) : config_(std::move(config)) {}
+ChildRunner::ChildRunner(RunnerConfig config) : config_(std::move(config)) {}
 
-RunnerProcess::~RunnerProcess() {
+ChildRunner::~ChildRunner() {
   try {
     stop();
   } catch (...) {
@@ -163,30 +127,29 @@ RunnerProcess::~RunnerProcess() {
   }
 }
 
-void RunnerProcess::start() {
+void ChildRunner::start() {
   if (running()) return;
-  script_ = config_.script.empty() ? locate_runner_script() : fs::absolute(config_.script);
-  if (!fs::is_regular_file(script_)) {
-    throw UserError("the ONNX Runtime runner script '" + script_.string() + "' does not exist");
-  }
+  if (config_.command.empty()) throw UserError("cannot start the " + config_.name + ": no command");
   spawn();
   RunnerReply hello = request({{"op", "hello"}}, config_.start_timeout);
   if (!hello.ok()) {
     std::string last;
     if (!err_lines_.empty()) last = err_lines_.back();
     stop();
-    throw UserError("cannot start the ONNX Runtime runner (" + config_.node + " " + script_.string() + "): " +
-                    hello.message + (last.empty() ? "" : " — " + last));
+    std::string command;
+    for (const auto& part : config_.command) command += (command.empty() ? "" : " ") + part;
+    throw UserError("cannot start the " + config_.name + " (" + command + "): " + hello.message +
+                    (last.empty() ? "" : " — " + last));
   }
   hello_ = std::move(hello.body);
 }
 
-void RunnerProcess::restart() {
+void ChildRunner::restart() {
   stop();
   start();
 }
 
-void RunnerProcess::spawn() {
+void ChildRunner::spawn() {
   int in_pair[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   auto close_all = [&] {
     for (int* fd : {&in_pair[0], &in_pair[1], &out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1]}) close_fd(*fd);
@@ -197,7 +160,7 @@ void RunnerProcess::spawn() {
       ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     int e = errno;
     close_all();
-    throw UserError("cannot start the ONNX Runtime runner: " + errno_text(e));
+    throw UserError("cannot start the " + config_.name + ": " + errno_text(e));
   }
 
   posix_spawn_file_actions_t actions;
@@ -228,14 +191,16 @@ void RunnerProcess::spawn() {
     posix_spawnattr_setflags(&attr, static_cast<short>(flags | POSIX_SPAWN_SETSCHEDULER));
   }
 
-  std::string script = script_.string();
-  std::vector<char*> argv = {const_cast<char*>(config_.node.c_str()), const_cast<char*>(script.c_str()), nullptr};
+  std::vector<char*> argv;
+  for (const auto& part : config_.command) argv.push_back(const_cast<char*>(part.c_str()));
+  argv.push_back(nullptr);
+  const std::string& program = config_.command.front();
   pid_t pid = -1;
-  bool search = config_.node.find('/') == std::string::npos;
+  bool search = program.find('/') == std::string::npos;
   auto spawn_now = [&] {
     SpawnOnCpus placed(config_.cpus);
-    return search ? ::posix_spawnp(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ)
-                  : ::posix_spawn(&pid, config_.node.c_str(), &actions, &attr, argv.data(), environ);
+    return search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), environ)
+                  : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
   };
   int rc = spawn_now();
   if (rc == EPERM && config_.realtime_priority > 0) {  // not allowed to: run at normal priority, and say so
@@ -248,10 +213,10 @@ void RunnerProcess::spawn() {
   if (rc != 0) {
     close_all();
     if (rc == ENOENT) {
-      throw UserError("cannot start the ONNX Runtime runner: '" + config_.node +
-                      "' not found (install Node.js, e.g. apt-get install nodejs)");
+      throw UserError("cannot start the " + config_.name + ": '" + program + "' not found" +
+                      (config_.missing_hint.empty() ? "" : " (" + config_.missing_hint + ")"));
     }
-    throw UserError("cannot start the ONNX Runtime runner ('" + config_.node + "'): " + errno_text(rc));
+    throw UserError("cannot start the " + config_.name + " ('" + program + "'): " + errno_text(rc));
   }
   close_fd(in_pair[1]);
   close_fd(out_pipe[1]);
@@ -269,13 +234,13 @@ void RunnerProcess::spawn() {
   hello_ = nullptr;
 }
 
-void RunnerProcess::close_fds() {
+void ChildRunner::close_fds() {
   close_fd(in_fd_);
   close_fd(out_fd_);
   close_fd(err_fd_);
 }
 
-void RunnerProcess::absorb_stderr(const char* data, std::size_t n) {
+void ChildRunner::absorb_stderr(const char* data, std::size_t n) {
   err_partial_.append(data, n);
   std::size_t start = 0, nl;
   while ((nl = err_partial_.find('\n', start)) != std::string::npos) {
@@ -288,12 +253,12 @@ void RunnerProcess::absorb_stderr(const char* data, std::size_t n) {
   while (err_lines_.size() > keep) err_lines_.pop_front();
 }
 
-void RunnerProcess::absorb_noise(const std::string& line) {
+void ChildRunner::absorb_noise(const std::string& line) {
   std::string l = "[stdout] " + line + "\n";
   absorb_stderr(l.data(), l.size());
 }
 
-void RunnerProcess::drain_stderr_nonblocking() {
+void ChildRunner::drain_stderr_nonblocking() {
   char buf[8192];
   while (err_fd_ >= 0) {
     ssize_t n = ::read(err_fd_, buf, sizeof buf);
@@ -309,14 +274,14 @@ void RunnerProcess::drain_stderr_nonblocking() {
   }
 }
 
-std::string RunnerProcess::last_stderr_tail() const {
+std::string ChildRunner::last_stderr_tail() const {
   std::string out;
   for (const auto& l : err_lines_) out += l + "\n";
   if (!err_partial_.empty()) out += clean_line(err_partial_) + "\n";
   return out;
 }
 
-void RunnerProcess::reap(milliseconds grace, RunnerReply* into) {
+void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
   if (pid_ <= 0) return;
   close_fd(in_fd_);  // EOF on stdin asks a healthy runner to finish and exit
   int status = 0;
@@ -346,12 +311,12 @@ void RunnerProcess::reap(milliseconds grace, RunnerReply* into) {
   close_fds();
 }
 
-void RunnerProcess::stop() {
+void ChildRunner::stop() {
   if (!running()) return;
   reap(milliseconds(2000), nullptr);
 }
 
-RunnerReply RunnerProcess::failure(ReplyStatus status, std::string message) {
+RunnerReply ChildRunner::failure(ReplyStatus status, std::string message) {
   RunnerReply r;
   r.status = status;
   r.code = to_string(status);
@@ -359,9 +324,9 @@ RunnerReply RunnerProcess::failure(ReplyStatus status, std::string message) {
   return r;
 }
 
-RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
+RunnerReply ChildRunner::request(nlohmann::json req, milliseconds timeout) {
   if (!running()) {
-    RunnerReply r = failure(ReplyStatus::not_running, "the ONNX Runtime runner is not running");
+    RunnerReply r = failure(ReplyStatus::not_running, "the " + config_.name + " is not running");
     r.stderr_tail = last_stderr_tail();
     return r;
   }
@@ -379,7 +344,7 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
     reap(milliseconds(1000), &r);
     std::string how = r.term_signal ? "was killed by " + signal_name(r.term_signal)
                                     : "exited with code " + std::to_string(r.exit_code);
-    r.message = "the ONNX Runtime runner " + how + " during '" + op + "'" + (why.empty() ? "" : " (" + why + ")");
+    r.message = "the " + config_.name + " " + how + " during '" + op + "'" + (why.empty() ? "" : " (" + why + ")");
     r.stderr_tail = last_stderr_tail();
     return r;
   };
@@ -409,7 +374,7 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
       ::kill(pid_, SIGKILL);
       reap(milliseconds(0), &r);
       auto ms = timeout.count();
-      r.message = "the ONNX Runtime runner did not answer '" + op + "' within " +
+      r.message = "the " + config_.name + " did not answer '" + op + "' within " +
                   (ms % 1000 ? std::to_string(ms) + " ms" : std::to_string(ms / 1000) + " s") + "; killed it";
       r.stderr_tail = last_stderr_tail();
       return r;
@@ -467,4 +432,4 @@ RunnerReply RunnerProcess::request(nlohmann::json req, milliseconds timeout) {
   }
 }
 
-}  // namespace rooflens::ort
+}  // namespace rooflens

@@ -1,0 +1,127 @@
+#include "assembly/assemble.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "assembly/layers.h"
+#include "core/repetitions.h"
+#include "core/stats.h"
+#include "core/units.h"
+
+namespace rooflens {
+namespace {
+
+std::string percent_text(double ratio) { return std::to_string(static_cast<int>(std::lround(ratio * 100))) + "%"; }
+
+// The warnings that follow from the run's samples alone; redone whenever samples are added.
+std::vector<std::string> timing_warnings(const ProfileRun& r) {
+  std::vector<std::string> out;
+  if (r.latency_ms.cv > 0.05)
+    out.push_back("unstable timings: CV " + percent_text(r.latency_ms.cv) +
+                  " > 5% (another process busy? try --duration or pinning)");
+  RepetitionSpread spread = repetition_spread(r.latencies_ms, r.repetitions);
+  if (spread_is_large(spread))
+    out.push_back("run-to-run: the medians of the " + std::to_string(spread.count) + " runs span " +
+                  fixed(spread.min_median, 3) + "-" + fixed(spread.max_median, 3) + " ms (" + fixed(spread.spread * 100, 0) +
+                  "% of the median), more than the samples of a run scatter (" + fixed(spread.within_cv * 100, 1) +
+                  "% robust CV): one run says little about the next; compare reports made with --repeat, on a quiet "
+                  "machine");
+  return out;
+}
+
+// Statistics over every sample of every repetition so far, and the timing warnings in front of the others (those
+// of the samples before, `before`, removed).
+void refresh_timing(ProfileRun& r, const std::vector<std::string>& before) {
+  r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
+                                  [&](const std::string& w) {
+                                    return std::find(before.begin(), before.end(), w) != before.end();
+                                  }),
+                   r.warnings.end());
+  r.latency_ms = summarize(r.latencies_ms);
+  r.throughput_per_s = r.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
+                                          static_cast<double>(r.latencies_ms.size()) / r.wall_s
+                                    : 0;
+  r.gflops = r.latency_ms.median > 0 ? static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9 : 0;
+  if (r.profiled_latency_ms.n > 0 && r.latency_ms.mean > 0)
+    r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
+  std::vector<std::string> now = timing_warnings(r);
+  r.warnings.insert(r.warnings.begin(), now.begin(), now.end());
+}
+
+bool listed(const std::string& comma_list, const std::string& item) {
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = comma_list.find(',', pos);
+    if (comma_list.compare(pos, comma == std::string::npos ? std::string::npos : comma - pos, item) == 0) return true;
+    if (comma == std::string::npos) return false;
+    pos = comma + 1;
+  }
+}
+
+// Layers, coverage and their warnings from the profiled part of the measurement.
+void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx) {
+  r.profiled_latency_ms = summarize(m.profiled_latencies_ms);
+  LayerSources in;
+  in.original = ctx.model;
+  in.analysis = ctx.analysis;
+  in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
+  in.rules = ctx.rules;
+  in.hw = ctx.hw;
+  in.threads = r.threads;
+  LayerBuild lb = build_layers(m.kernels, in);
+  double sum = 0;
+  for (const auto& l : lb.layers) sum += l.time_ms;
+  // Kernel times and the run they belong to, on the runtime's one clock (timing around the runtime's call adds
+  // the binding's overhead, which no kernel can cover).
+  double run_median = m.profiled_runs_ms.empty() ? r.profiled_latency_ms.median : median_of(m.profiled_runs_ms);
+  if (run_median > 0) r.coverage = sum / run_median;
+  r.layers = std::move(lb.layers);
+  r.unowned = std::move(lb.unowned);
+  r.unmapped_kernels = lb.unmapped_kernels;
+  for (auto& w : lb.warnings) r.warnings.push_back(std::move(w));
+  if (r.coverage < 0.9 || r.coverage > 1.05)
+    r.warnings.push_back("layer times cover " + percent_text(r.coverage) + " of the profiled latency (expected 90-105%)");
+}
+
+}  // namespace
+
+ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyContext& ctx) {
+  ProfileRun r;
+  static_cast<RunKey&>(r) = key;
+  r.latencies_ms = m.latencies_ms;
+  r.repetitions = {static_cast<int64_t>(m.latencies_ms.size())};
+  r.wall_s = m.wall_s;
+  r.stop_reason = m.stop_reason;
+  r.load_ms = m.load_ms;
+  r.peak_rss_bytes = m.peak_rss_bytes;
+  if (ctx.analysis) {
+    r.flops = ctx.analysis->totals.flops;
+    r.macs = ctx.analysis->totals.macs;
+  } else {
+    for (const auto& k : m.kernels) {
+      r.flops += k.flops.value_or(0);
+      r.macs += k.macs.value_or(0);
+    }
+  }
+  if (!m.profile_error.empty()) {
+    r.layers_error = m.profile_error;
+    r.warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + m.profile_error);
+  }
+  if (!m.profiled_latencies_ms.empty() || !m.kernels.empty()) add_layers(r, m, ctx);
+  for (const auto& w : m.warnings) r.warnings.push_back(w);
+  refresh_timing(r, {});
+  return r;
+}
+
+void add_repetition(ProfileRun& r, const Measurement& m) {
+  const std::vector<std::string> before = timing_warnings(r);
+  r.latencies_ms.insert(r.latencies_ms.end(), m.latencies_ms.begin(), m.latencies_ms.end());
+  r.repetitions.push_back(static_cast<int64_t>(m.latencies_ms.size()));
+  r.wall_s += m.wall_s;
+  r.peak_rss_bytes = std::max(r.peak_rss_bytes, m.peak_rss_bytes);
+  // The distinct stop reasons in order of first appearance ("min_reached" when every run stopped alike).
+  if (!listed(r.stop_reason, m.stop_reason)) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + m.stop_reason;
+  refresh_timing(r, before);
+}
+
+}  // namespace rooflens

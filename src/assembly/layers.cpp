@@ -1,0 +1,296 @@
+#include "assembly/layers.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/roofline.h"
+#include "core/saturating.h"
+#include "core/stats.h"
+#include "mapping/layer_map.h"
+#include "model/tensor.h"
+
+namespace rooflens {
+namespace {
+
+uint64_t tensor_bytes(const std::vector<int64_t>& shape, const std::string& dtype) {
+  int bits = dtype_bits(dtype_from_name(dtype));
+  if (bits <= 0) return 0;
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return 0;
+    n = sat_mul(n, static_cast<uint64_t>(d));
+  }
+  return sat_mul(n, static_cast<uint64_t>(bits)) / 8;
+}
+
+// The top-level node a subgraph path "main/<node>:<attr>/..." belongs to.
+std::string top_level_parent(const std::string& graph) {
+  if (graph.rfind("main/", 0) != 0) return "";
+  std::string rest = graph.substr(5);
+  return rest.substr(0, rest.find(':'));
+}
+
+// Which user nodes each layer computes. Layers are the kernels, in order, then the executed nodes that own user
+// nodes but recorded no time (their nodes' FLOPs must not vanish).
+struct Ownership {
+  std::vector<std::vector<int>> owned;  // per layer: original node indices, ascending
+  std::vector<int> alias_of;            // per layer: the node whose tensor an alias carries, else -1
+  std::vector<std::string> untimed;     // per extra layer: its executed-graph node (name, op)
+  std::vector<std::string> untimed_op;
+  std::vector<int> layer_of;            // per original node: its layer, or -1
+  std::vector<std::string> fate;        // per original node: folded | eliminated when no layer owns it
+  std::vector<std::string> warnings;
+};
+
+class NodeAssigner {
+ public:
+  NodeAssigner(const std::vector<KernelRecord>& kernels, const LayerSources& in)
+      : kernels_(kernels), in_(in), rules_(in.rules ? *in.rules : plain_mapping_rules()),
+        map_(map_layers(*in.original, in.executed ? *in.executed : GraphView{}, rules_)) {
+    for (size_t i = 0; i < in.original->nodes.size(); ++i) by_name_.emplace(in.original->nodes[i].name, static_cast<int>(i));
+    if (in.executed)
+      for (size_t i = 0; i < in.executed->nodes.size(); ++i) executed_by_name_.emplace(in.executed->nodes[i].name, i);
+    o_.owned.resize(kernels.size());
+    o_.alias_of.assign(kernels.size(), -1);
+    o_.layer_of.assign(in.original->nodes.size(), -1);
+  }
+
+  Ownership run() {
+    std::set<size_t> timed_executed;
+    for (size_t k = 0; k < kernels_.size(); ++k) {
+      if (!kernels_[k].onnx_nodes.empty()) {
+        claim_listed(k);
+        continue;
+      }
+      auto p = executed_by_name_.find(kernels_[k].name);
+      if (p != executed_by_name_.end()) {
+        timed_executed.insert(p->second);
+        for (int o : map_.layers[p->second].owned) claim(k, o);
+        if (o_.owned[k].empty()) o_.alias_of[k] = map_.layers[p->second].alias_of;
+      } else {
+        claim_by_name(k);
+      }
+    }
+    add_untimed(timed_executed);
+    for (size_t o = 0; o < o_.layer_of.size(); ++o)
+      if (o_.layer_of[o] < 0) o_.fate.push_back(map_.fate[o].empty() ? "eliminated" : map_.fate[o]);
+      else o_.fate.emplace_back();
+    for (auto& owned : o_.owned) std::sort(owned.begin(), owned.end());
+    return std::move(o_);
+  }
+
+ private:
+  bool claim(size_t layer, int o) {
+    if (o < 0 || o_.layer_of[static_cast<size_t>(o)] >= 0) return false;
+    o_.layer_of[static_cast<size_t>(o)] = static_cast<int>(layer);
+    o_.owned[layer].push_back(o);
+    return true;
+  }
+
+  // The source said which nodes the kernel computes: the first kernel to name a node owns it.
+  void claim_listed(size_t k) {
+    for (const auto& name : kernels_[k].onnx_nodes) {
+      auto it = by_name_.find(name);
+      if (it == by_name_.end()) {
+        o_.warnings.push_back("kernel '" + kernels_[k].name + "' names ONNX node '" + name + "', which the model lacks");
+        continue;
+      }
+      if (!claim(k, it->second) && o_.owned[k].empty()) o_.alias_of[k] = it->second;
+    }
+    if (!o_.owned[k].empty()) o_.alias_of[k] = -1;
+  }
+
+  // No executed graph (or a kernel outside it): the kernel's own name may be the user's node.
+  void claim_by_name(size_t k) {
+    for (const auto& cand : rules_.name_candidates(kernels_[k].name)) {
+      auto o = by_name_.find(cand);
+      if (o == by_name_.end()) continue;
+      if (in_.executed || !claim(k, o->second)) o_.alias_of[k] = o->second;
+      return;
+    }
+  }
+
+  void add_untimed(const std::set<size_t>& timed) {
+    for (size_t i = 0; i < map_.layers.size(); ++i) {
+      if (timed.count(i) || map_.layers[i].owned.empty()) continue;
+      size_t layer = o_.owned.size();
+      o_.owned.emplace_back();
+      o_.alias_of.push_back(-1);
+      for (int o : map_.layers[i].owned) claim(layer, o);
+      o_.untimed.push_back(in_.executed->nodes[i].name);
+      o_.untimed_op.push_back(in_.executed->nodes[i].op);
+    }
+  }
+
+  const std::vector<KernelRecord>& kernels_;
+  const LayerSources& in_;
+  const MappingRules& rules_;
+  LayerMapping map_;
+  std::unordered_map<std::string, int> by_name_;
+  std::unordered_map<std::string, size_t> executed_by_name_;
+  Ownership o_;
+};
+
+// Boundary bytes of a group of nodes: tensors read from outside (weights included) + tensors written that
+// someone outside the group (or the graph output) uses. Intermediate tensors stay in the fused kernel.
+uint64_t boundary_bytes(const std::vector<const NodeAnalysis*>& group,
+                        const std::unordered_map<std::string, std::vector<int>>& consumers,
+                        const std::set<std::string>& graph_outputs, const std::vector<int>& layer_of, int self) {
+  std::set<std::string> produced, counted;
+  for (const auto* n : group)
+    for (const auto& t : n->outputs) produced.insert(t);
+  uint64_t bytes = 0;
+  for (const auto* n : group) {
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const auto& t = n->inputs[i];
+      if (t.empty() || produced.count(t) || !counted.insert(t).second) continue;
+      if (i < n->input_shapes.size() && i < n->input_dtypes.size())
+        bytes = sat_add(bytes, tensor_bytes(n->input_shapes[i], n->input_dtypes[i]));
+    }
+    for (size_t i = 0; i < n->outputs.size(); ++i) {
+      const auto& t = n->outputs[i];
+      bool used_outside = graph_outputs.count(t) > 0;
+      auto c = consumers.find(t);
+      if (c != consumers.end())
+        for (int k : c->second)
+          if (layer_of[static_cast<size_t>(k)] != self) used_outside = true;
+      if (used_outside && i < n->output_shapes.size() && i < n->output_dtypes.size())
+        bytes = sat_add(bytes, tensor_bytes(n->output_shapes[i], n->output_dtypes[i]));
+    }
+  }
+  return bytes;
+}
+
+// Costs of the layers from the analysis of the nodes they own.
+class CostFiller {
+ public:
+  CostFiller(const LayerSources& in, const Ownership& own) : in_(in), own_(own) {
+    for (const auto& n : in.analysis->nodes) {
+      if (n.graph == "main") main_nodes_.push_back(&n);
+      else sub_nodes_[top_level_parent(n.graph)].push_back(&n);
+    }
+    for (size_t i = 0; i < in.original->nodes.size(); ++i)
+      for (const auto& t : in.original->nodes[i].inputs) consumers_[t].push_back(static_cast<int>(i));
+    outputs_.insert(in.original->graph_outputs.begin(), in.original->graph_outputs.end());
+  }
+
+  bool consistent() const { return main_nodes_.size() == in_.original->nodes.size(); }
+
+  void fill(Layer& l, size_t layer) const {
+    std::vector<const NodeAnalysis*> group;
+    for (int o : own_.owned[layer]) {
+      group.push_back(main_nodes_[static_cast<size_t>(o)]);
+      l.onnx_nodes.push_back(in_.original->nodes[static_cast<size_t>(o)].name);
+      auto s = sub_nodes_.find(in_.original->nodes[static_cast<size_t>(o)].name);
+      if (s != sub_nodes_.end()) group.insert(group.end(), s->second.begin(), s->second.end());
+    }
+    int alias_of = own_.alias_of[layer];
+    if (group.empty() && alias_of >= 0) {
+      l.alias = true;
+      l.onnx_nodes.push_back(in_.original->nodes[static_cast<size_t>(alias_of)].name);
+      const NodeAnalysis* a = main_nodes_[static_cast<size_t>(alias_of)];
+      uint64_t t = a->outputs.empty() || a->output_shapes.empty() || a->output_dtypes.empty()
+                       ? 0
+                       : tensor_bytes(a->output_shapes[0], a->output_dtypes[0]);
+      l.bytes = sat_mul(t, 2);  // a reorder or copy reads and writes the tensor once
+      return;
+    }
+    for (const auto* n : group) {
+      l.flops = sat_add(l.flops, n->flops);
+      l.macs = sat_add(l.macs, n->macs);
+      l.cost_known = l.cost_known && n->cost_known;
+    }
+    if (!group.empty()) l.bytes = boundary_bytes(group, consumers_, outputs_, own_.layer_of, static_cast<int>(layer));
+  }
+
+ private:
+  const LayerSources& in_;
+  const Ownership& own_;
+  std::vector<const NodeAnalysis*> main_nodes_;
+  std::unordered_map<std::string, std::vector<const NodeAnalysis*>> sub_nodes_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
+  std::set<std::string> outputs_;
+};
+
+Layer timed_layer(const KernelRecord& k) {
+  Layer l;
+  l.name = k.name;
+  l.op = k.op;
+  l.provider = k.device;
+  l.time_ms = median_of(k.per_iteration_ms);
+  l.start_ms = k.start_ms;
+  l.input_shapes = k.input_shapes;
+  l.output_shapes = k.output_shapes;
+  return l;
+}
+
+// A layer with no user node behind it keeps the cost the source gave (an imported profile without the model).
+void source_cost(Layer& l, const KernelRecord& k) {
+  l.flops = k.flops.value_or(0);
+  l.macs = k.macs.value_or(0);
+  l.bytes = k.bytes.value_or(0);
+  l.cost_known = k.flops.has_value();
+}
+
+void place(std::vector<Layer>& layers, const LayerSources& in) {
+  double total_ms = 0;
+  for (const auto& l : layers) total_ms += l.time_ms;
+  for (auto& l : layers) {
+    l.share = total_ms > 0 ? l.time_ms / total_ms : 0;
+    double s = l.time_ms / 1000.0;
+    if (l.bytes > 0) l.intensity = static_cast<double>(l.flops) / static_cast<double>(l.bytes);
+    if (s > 0) {
+      l.gflops = static_cast<double>(l.flops) / s / 1e9;
+      l.gbps = static_cast<double>(l.bytes) / s / 1e9;
+    }
+    if (in.hw) {
+      RoofPlacement r = place_on_roofline(*in.hw, in.threads, l.flops, l.bytes, s);
+      l.bound = r.bound;
+      l.roof = r.roof;
+      l.efficiency = r.efficiency;
+    }
+  }
+}
+
+}  // namespace
+
+LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSources& in) {
+  LayerBuild out;
+  for (const auto& k : kernels) out.layers.push_back(timed_layer(k));
+  if (!in.original || !in.analysis) {
+    for (size_t i = 0; i < kernels.size(); ++i) source_cost(out.layers[i], kernels[i]);
+    place(out.layers, in);
+    return out;
+  }
+  Ownership own = NodeAssigner(kernels, in).run();
+  out.warnings = own.warnings;
+  CostFiller costs(in, own);
+  if (!costs.consistent()) {
+    out.warnings.push_back("internal: analysis and graph disagree on the node count; layers not mapped");
+    place(out.layers, in);
+    return out;
+  }
+  for (size_t i = 0; i < own.untimed.size(); ++i) {
+    Layer l;
+    l.name = own.untimed[i];
+    l.op = own.untimed_op[i];
+    out.warnings.push_back("layer '" + l.name + "' owns user nodes but recorded no kernel time");
+    out.layers.push_back(std::move(l));
+  }
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    costs.fill(out.layers[i], i);
+    if (out.layers[i].onnx_nodes.empty()) {
+      ++out.unmapped_kernels;
+      if (i < kernels.size()) source_cost(out.layers[i], kernels[i]);
+    }
+  }
+  for (size_t o = 0; o < own.layer_of.size(); ++o)
+    if (own.layer_of[o] < 0) out.unowned.push_back({in.original->nodes[o].name, own.fate[o]});
+  place(out.layers, in);
+  if (out.unmapped_kernels > 0)
+    out.warnings.push_back(std::to_string(out.unmapped_kernels) + " kernel(s) could not be mapped to any ONNX node");
+  return out;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,34 @@
+#pragma once
+// From a source's kernels to the report's layers: map kernels to the user's nodes (mapping/, with the source's
+// rules), sum the owned nodes' costs (from the analysis), place each layer on the roofline.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph_view.h"
+#include "core/measurement.h"
+#include "core/report.h"
+#include "mapping/rules.h"
+
+namespace rooflens {
+
+struct LayerBuild {
+  std::vector<Layer> layers;       // execution order
+  std::vector<NodeFate> unowned;
+  int64_t unmapped_kernels = 0;
+  std::vector<std::string> warnings;
+};
+
+struct LayerSources {
+  const GraphView* original = nullptr;  // the user's main graph; null: no model (layers keep the source's costs)
+  const Analysis* analysis = nullptr;   // its analysis at this run's dims (required with `original`)
+  const GraphView* executed = nullptr;  // the graph the kernels are nodes of; null: kernels matched by name only
+  const MappingRules* rules = nullptr;  // the source's; null: plain_mapping_rules()
+  const HardwareInfo* hw = nullptr;     // null: no roofline
+  int64_t threads = 0;                  // picks the roofs measured at (nearly) this thread count
+};
+
+LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSources& in);
+
+}  // namespace rooflens

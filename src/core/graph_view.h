@@ -1,0 +1,23 @@
+#pragma once
+// A graph as a runtime executed it, in neutral form: node names, ops and the tensors they connect. The user's
+// ONNX graph and a runtime's optimized graph are both read into this; the mapper (mapping/) walks it. No runtime
+// conventions here: what a runtime's names and attributes mean lives in its mapping rules.
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace rooflens {
+
+struct GraphView {
+  struct Node {
+    std::string name, op, domain;
+    std::vector<std::string> inputs, outputs;    // "" = omitted optional input
+    std::map<std::string, std::string> attributes;  // string attributes a runtime's mapping rules read
+  };
+  std::vector<Node> nodes;                       // topological order
+  std::unordered_set<std::string> graph_inputs;  // runtime inputs (not initializers)
+  std::vector<std::string> graph_outputs;
+};
+
+}  // namespace rooflens

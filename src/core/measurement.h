@@ -1,0 +1,46 @@
+#pragma once
+// The neutral measurement record: what one run of any source yields — a live backend running a configuration
+// here, or an importer reading a profile another tool wrote. assemble_run (assembly/) turns it into a ProfileRun
+// (layers mapped to the user's nodes, costs, roofline, coverage); nothing downstream sees a runtime's own format.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph_view.h"
+
+namespace rooflens {
+
+// One kernel (a node of the executed graph) as the source timed it.
+struct KernelRecord {
+  std::string name;                      // the runtime's name for it (an executed-graph node name when there is one)
+  std::string op;                        // the runtime's op or layer type ("FusedConv", "Convolution", ...)
+  std::string device;                    // where it ran: execution provider or device ("CPUExecutionProvider", "cpu")
+  std::vector<double> per_iteration_ms;  // its time in each measured profiled iteration (summed over its events)
+  double start_ms = 0;                   // offset in the first measured iteration (timeline)
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the runtime reported them
+  // The user's ONNX nodes this kernel computes, when the source says so (an explicit list wins over the tensor
+  // walk of the mapper). Empty: the mapper works it out from the executed graph and the name.
+  std::vector<std::string> onnx_nodes;
+  // Cost the source measured or derived itself, used when the user's model is not at hand to count it.
+  std::optional<uint64_t> flops, macs, bytes;
+};
+
+struct Measurement {
+  double load_ms = 0;                         // session creation / model import
+  std::vector<double> latencies_ms;           // end-to-end, profiling off, measured iterations
+  double wall_s = 0;                          // the measured loop, first start to last end
+  std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
+  uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
+  int64_t threads = 0;                        // intra-op threads the runtime used (0: not known)
+  std::vector<double> profiled_latencies_ms;  // profiled iterations, timed like latencies_ms (for the overhead)
+  std::vector<double> profiled_runs_ms;       // the same iterations as the runtime's own profile times them: the
+                                              // span its kernel times live in (coverage's denominator)
+  std::vector<KernelRecord> kernels;          // in execution order
+  std::optional<GraphView> executed_graph;    // the graph the kernels are nodes of, when the runtime shows it
+  std::string profile_error;                  // the profiled run failed although the timed run stood: why, in one
+                                              // line (kernels are then empty)
+  std::vector<std::string> warnings;          // what the source noticed about this measurement (the run shows them)
+};
+
+}  // namespace rooflens

@@ -1,0 +1,37 @@
+#pragma once
+// What the mapper must know about one source of kernels — how it names kernels it rewrote, which kernels only move
+// tensors, what a renamed kernel fused after its anchor. Each backend or importer supplies its own rules in its
+// own folder (e.g. backends/onnxruntime/ort_mapping_rules.cpp); the mapper itself knows no runtime.
+#include <string>
+#include <vector>
+
+#include "core/graph_view.h"
+
+namespace rooflens {
+
+class MappingRules {
+ public:
+  virtual ~MappingRules() = default;
+
+  // Names a kernel name may derive from, the name itself first: the runtime's renamings undone ("x_nchwc" ->
+  // "x"). A candidate can name a user node or a user tensor (whose producer is then meant).
+  virtual std::vector<std::string> name_candidates(const std::string& kernel_name) const { return {kernel_name}; }
+
+  // Kernels that only change a tensor's layout or location (reorders, device copies): they compute none of the
+  // user's nodes and become aliases of the node whose tensor they carry.
+  virtual bool is_layout_kernel(const GraphView::Node&) const { return false; }
+
+  // What a kernel found through its name (its outputs renamed) evidently fused after the node it is named
+  // after, in the user's graph: an Add of its result and another of its inputs (a residual sum), and then an
+  // activation of this op type ("" for none).
+  struct ForwardFusion {
+    bool residual_add = false;
+    std::string activation;
+  };
+  virtual ForwardFusion forward_fusion(const GraphView::Node&) const { return {}; }
+};
+
+// Rules for a source that renames nothing: a kernel is named after the user's node it computes.
+const MappingRules& plain_mapping_rules();
+
+}  // namespace rooflens
