@@ -102,6 +102,40 @@ TEST(HistoryJson, RoundTripsAndRejectsWhatItCannotTrust) {
   EXPECT_THROW(history_session_from_json("{}"), UserError);
 }
 
+TEST(HistoryJson, AReportOfSeveralBackendsNamesEachRunsBackendAndAFailureReplacesItsRun) {
+  Report r;
+  r.model.name = "m";
+  r.model.path = "/nonexistent/m.onnx";  // no file: the hash is empty, the run is still kept
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"graphOptimizationLevel", "basic"}}, "ort rt", "onnxruntime"},
+                BackendInfo{"opencv", "4.6", {}, "cv rt", "opencv"}};
+  for (const char* b : {"onnxruntime", "opencv"}) {
+    ProfileRun run;
+    run.backend = b;
+    run.batch = 1;
+    run.threads = 2;
+    run.latencies_ms = {1, 2, 3};
+    run.repetitions = {3};
+    r.runs.push_back(run);
+  }
+  Failure f;
+  static_cast<RunKey&>(f) = r.runs[1];
+  f.stage = "run";
+  f.kind = "died";
+  f.message = "run 2 of 3: died";
+  r.failures.push_back(f);
+  HistorySession s = new_session("profile", MachineFingerprint{"id"});
+  add_report(s, r);
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].backend, "onnxruntime");
+  EXPECT_EQ(s.runs[0].options, "graphOptimizationLevel=basic");
+  EXPECT_EQ(s.runs[0].config, r.runs[0].label());
+  EXPECT_EQ(s.runs[0].model_hash, "");
+  EXPECT_EQ(s.runs[1].backend, "opencv");
+  EXPECT_EQ(s.runs[1].status, "crash");  // the later repetition's failure is what the configuration is
+  EXPECT_EQ(s.runs[1].config, r.runs[1].label());
+  EXPECT_EQ(s.runtime, "ort rt");
+}
+
 TEST(HistoryRows, ParsersAreStrict) {
   EXPECT_EQ(db::parse_int(std::string("42"), "c"), 42);
   EXPECT_THROW(db::parse_int(std::string("42x"), "c"), db::DbError);
