@@ -61,15 +61,17 @@ fuzz: build-san
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
-# models), browser (real Chromium) — plus 60 s of fuzzing the model loader and 20 s the history importer. The same code as the Release build, with checks on
-# every memory access and undefined operation; building it once keeps the suite well under 20 minutes on 2 cores.
+# models), browser (real Chromium) — plus 60 s of fuzzing the model loader and 20 s the history importer. The same
+# code as the Release build, with checks on every memory access and undefined operation; building it once keeps the
+# suite well under 20 minutes on 2 cores.
 # Tests last, so the closing lines are ctest's summary.
 test: fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
 # `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
 # Chromium with 5,000 layers; part 6 measures how often the CI gate (compare, history --check) flags a real +10%
-# work change and identical code (~10 minutes: 40 profile sessions; `make bench-sensitivity` runs it alone).
+# work change and identical models (~20 minutes: 40 profile sessions, 30 interleaved compares; `make
+# bench-sensitivity` runs it alone).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
@@ -79,8 +81,9 @@ bench: deps $(BUILD)/CMakeCache.txt
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
 
-# Part 6 alone, on a quiet machine: ROOFLENS_SENS_ARGS='...' tries other profile settings, ROOFLENS_BENCH_KEEP=1
-# keeps every session's figures (sessions.csv).
+# Part 6 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
+# other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's
+# figures (sessions.csv).
 bench-sensitivity: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
 	$(BUILD)/rooflens_perf_sensitivity
