@@ -47,16 +47,18 @@ struct RunRequest {
 };
 
 // A failure in one configuration. stage: load | run | profile; kind: error | timeout | died.
-// code says what kind of error for kind == error: "ort" (the runtime refused or failed — named after the first
-// runtime, kept for compatibility of bench error classes), "input" (an input could not be built or fed), or the
-// backend's own class; the timeout/died kinds repeat themselves here. detail is the runtime's own one-line text,
-// without the model path what() starts with.
+// code says what kind of error for kind == error: the runtime's name when the runtime refused or failed ("ort",
+// "opencv"), "input" (an input could not be built or fed), or another class of the backend's; the timeout/died
+// kinds repeat themselves here. detail is the runtime's own one-line text, without the model path what() starts
+// with. error_class is a short stable class the backend read from the runtime's message ("ort:no-kernel"), for
+// grouping failures; "" when it has none.
 struct BackendError : UserError {
   BackendError(std::string stage, std::string kind, const std::string& message, std::string stderr_tail,
-               std::string code = "", std::string detail = "")
+               std::string code = "", std::string detail = "", std::string error_class = "")
       : UserError(message), stage(std::move(stage)), kind(std::move(kind)), stderr_tail(std::move(stderr_tail)),
-        code(std::move(code)), detail(detail.empty() ? message : std::move(detail)) {}
-  std::string stage, kind, stderr_tail, code, detail;
+        code(std::move(code)), detail(detail.empty() ? message : std::move(detail)),
+        error_class(std::move(error_class)) {}
+  std::string stage, kind, stderr_tail, code, detail, error_class;
 };
 
 // ---- serving many models from one process (`rooflens bench`): an optional capability ----

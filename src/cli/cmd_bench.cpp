@@ -225,8 +225,8 @@ void setup_bench(CLI::App& root, Action& action) {
                                          ".json model lists")
       ->required();
   cmd->add_option("-B,--backend", a->backends,
-                  "A configuration: onnxruntime[:key=value,...] (repeatable; the text is its label). "
-                  "Default: onnxruntime with ORT's defaults");
+                  "A configuration: onnxruntime[:key=value,...] or opencv[:fusion=false] (repeatable; the text is its "
+                  "label). Default: onnxruntime with ORT's defaults");
   cmd->add_option("--mode", a->mode, "benchmark (latency, metrics), validate (outputs vs test data) or both")
       ->check(CLI::IsMember({"benchmark", "validate", "both"}));
   cmd->add_option("--rtol", a->rtol, "Relative tolerance (default 1e-3)")->check(CLI::Range(0.0, 1e9));

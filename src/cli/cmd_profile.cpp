@@ -14,6 +14,7 @@
 #include "cli/progress.h"
 #include "cli/shape_flags.h"
 #include "cli/timing_flags.h"
+#include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hw/cpu_features.h"
@@ -119,7 +120,7 @@ int run_profile_command(const ProfileCommand& a) {
   // The page is written once, at the end (failures and an interruption included): unlike the JSON it is not
   // rewritten after every configuration.
   if (!a.html.empty()) {
-    write_file_atomically(a.html, html_report(rep));
+    write_file_atomically(a.html, html_report(rep, compare_backends(rep)));
     if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
   }
   bool layers_lost = std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.layers_error.empty(); });

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "reporters/html_report.h"
@@ -39,7 +40,7 @@ std::string default_output(const std::string& report) {
 
 int run_report(const ReportArgs& a) {
   Report report = read_report(a.report);
-  std::string page = html_report(report);
+  std::string page = html_report(report, compare_backends(report));
   if (a.output == "-") {
     std::cout << page;
     return 0;

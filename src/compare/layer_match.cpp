@@ -115,6 +115,7 @@ LayerComparison compare_layers(const std::vector<Layer>& base, const std::vector
     }
     base_used[it->second] = true;
     LayerDelta d = one_side(next[i], false);
+    d.base_name = base[it->second].name;
     d.base_ms = base[it->second].time_ms;
     d.base_share = base[it->second].share;
     c.matched.push_back(std::move(d));

@@ -75,6 +75,7 @@ struct LatencyComparison {
 
 struct LayerDelta {
   std::string name, op;                      // NEW's layer (BASE's when only in BASE)
+  std::string base_name;                     // matched: BASE's layer (another runtime names it its own way)
   std::vector<std::string> onnx_nodes;
   bool alias = false;
   double base_ms = 0, new_ms = 0;            // 0 on the side the layer is missing from

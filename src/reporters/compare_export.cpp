@@ -50,11 +50,13 @@ json latency_json(const LatencyComparison& l) {
 }
 
 json layer_json(const LayerDelta& d) {
-  return json{{"name", d.name},         {"op", d.op},
+  json j{{"name", d.name},         {"op", d.op},
               {"onnx_nodes", d.onnx_nodes}, {"alias", d.alias},
               {"base_ms", d.base_ms},   {"new_ms", d.new_ms},
               {"delta_ms", d.delta_ms()}, {"base_share", d.base_share},
               {"new_share", d.new_share}, {"delta_share", d.delta_share()}};
+  if (!d.base_name.empty()) j["base_name"] = d.base_name;
+  return j;
 }
 
 json layers_json(const std::vector<LayerDelta>& v) {

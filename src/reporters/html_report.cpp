@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "reporters/compare_report.h"
+
 namespace rooflens {
 
 std::string json_for_script(std::string_view json) {
@@ -23,11 +25,24 @@ std::string json_for_script(std::string_view json) {
   return out;
 }
 
-std::string html_report(const Report& r) {
+std::string html_report(const Report& r, const std::vector<Comparison>& runtimes) {
   std::string_view page = report_template();
   size_t at = page.find(kReportDataMarker);
   if (at == std::string_view::npos) throw std::logic_error("the HTML report template has no data marker");
-  std::string data = json_for_script(report_to_json(r, -1));
+  std::string json = report_to_json(r, -1);
+  if (!runtimes.empty()) {
+    // The report object with one more member: its closing brace replaced by the comparisons.
+    while (!json.empty() && json.back() != '}') json.pop_back();
+    json.pop_back();
+    json += ",\"runtime_comparisons\":[";
+    for (size_t i = 0; i < runtimes.size(); ++i) {
+      std::string c = compare_json(runtimes[i], {});
+      while (!c.empty() && c.back() == '\n') c.pop_back();
+      json += (i ? "," : "") + c;
+    }
+    json += "]}";
+  }
+  std::string data = json_for_script(json);
   std::string out;
   out.reserve(page.size() + data.size());
   out.append(page.substr(0, at)).append(data).append(page.substr(at + kReportDataMarker.size()));

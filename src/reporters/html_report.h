@@ -4,11 +4,17 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "core/comparison.h"
 #include "core/report.h"
 
 namespace rooflens {
 
-std::string html_report(const Report& r);
+// `runtimes`: for a report of several backends, each further backend compared with the first
+// (compare/runtimes.h); the page embeds them (as rooflens.compare/1 objects under "runtime_comparisons") and shows
+// the runtimes side by side.
+std::string html_report(const Report& r, const std::vector<Comparison>& runtimes = {});
 
 // JSON text made safe inside <script type="application/json">: '<', '>', '&', U+2028 and U+2029 become \uXXXX
 // escapes, so no string in the report (a node named "</script>...") can end the element or be read as markup.

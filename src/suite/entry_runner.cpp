@@ -5,7 +5,6 @@
 #include <map>
 
 #include "analysis/input_bounds.h"
-#include "suite/error_class.h"
 #include "core/errors.h"
 #include "core/stats.h"
 #include "model/loader.h"
@@ -181,7 +180,7 @@ Verdict verdict_of(const BackendError& x) {
   const std::string msg = one_line(x.detail);
   if (x.kind == "timeout") return {"timeout", stage, "timeout", msg};
   if (x.kind == "died" || x.kind == "not_running") return {"crash", stage, "crash", msg};
-  if (x.code == "ort") return {"fail", stage, classify_ort_message(x.detail), msg};
+  if (!x.error_class.empty()) return {"fail", stage, x.error_class, msg};
   if (x.code == "input" && stage == "run") return {"skip", stage, "input", msg};  // the runner cannot feed it
   return {"fail", stage, x.code.empty() ? "error" : x.code, msg};
 }

@@ -6,6 +6,7 @@
 //   hostile_run.{onnx,json,html}       node/tensor/producer names carrying HTML, on ops ORT runs
 //   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
 //   hostile_static.{json,html}         `rooflens analyze` of hostile_ops: unknown-op rows
+//   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -61,6 +62,16 @@ export function buildFixtures() {
   run(['report', file('hostile_ops.json'), '-o', file('hostile_ops.html')]);
   run(['analyze', file('hostile_ops.onnx'), '--format', 'json', '-o', file('hostile_static.json')]);
   run(['report', file('hostile_static.json'), '-o', file('hostile_static.html')]);
+  twoRuntimes();
+}
+
+// A build without ROOFLENS_BACKEND_OPENCV refuses -B opencv as a usage error (exit 2): no fixture then.
+function twoRuntimes() {
+  run(['zoo', 'make', 'squeezenet1_0', '--image', '64', '-o', file('two_runtimes.onnx')]);
+  const r = spawnSync(rooflens, ['profile', file('two_runtimes.onnx'), ...QUICK, '--no-roofs', '-B', 'onnxruntime',
+    '-B', 'opencv', '-f', file('two_runtimes.json'), '--html', file('two_runtimes.html')], {encoding: 'utf8'});
+  console.log('rooflens profile two_runtimes.onnx -B onnxruntime -B opencv -> exit ' + r.status);
+  if (r.status !== 0 && !(r.status === 2 && r.stderr.includes('unknown backend'))) throw new Error(r.stderr + r.stdout);
 }
 
 if (import.meta.url === 'file://' + process.argv[1]) buildFixtures();

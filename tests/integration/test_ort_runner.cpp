@@ -16,6 +16,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "backends/common/feeds.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "support/onnx_builder.h"
 #include "zoo/registry.h"
@@ -450,6 +451,35 @@ TEST_F(OrtRunnerTest, OutputsFromTestDataMatchReference) {
   Inputs from_npy;
   from_npy.inputs[info.inputs[0].name].file = npy;
   check(r.outputs(from_npy));
+}
+
+// rooflens' own generator (backends/common/feeds.h, for runtimes in its own child process) makes the very values
+// the ORT runner generates: Identity models hand the runner's inputs back, byte for byte.
+TEST_F(OrtRunnerTest, GeneratedInputsEqualTheCppGenerator) {
+  onnx::ModelProto m = rooflens::testing::empty_model(17);
+  auto* g = m.mutable_graph();
+  rooflens::testing::add_value(g->mutable_input(), "pixels", {2, 3, 5});
+  rooflens::testing::add_value(g->mutable_input(), "ids", {64}, {}, onnx::TensorProto::INT64);
+  rooflens::testing::add_value(g->mutable_input(), "mask", {33}, {}, onnx::TensorProto::BOOL);
+  rooflens::testing::add_value(g->mutable_output(), "p", {2, 3, 5});
+  rooflens::testing::add_value(g->mutable_output(), "i", {64}, {}, onnx::TensorProto::INT64);
+  rooflens::testing::add_value(g->mutable_output(), "k", {33}, {}, onnx::TensorProto::BOOL);
+  rooflens::testing::add_node(g, "Identity", {"pixels"}, {"p"}, "id_p");
+  rooflens::testing::add_node(g, "Identity", {"ids"}, {"i"}, "id_i");
+  rooflens::testing::add_node(g, "Identity", {"mask"}, {"k"}, "id_k");
+  fs::path path = *dir_ / "identity3.onnx";
+  rooflens::testing::save(m, path.string());
+
+  OrtRunner r;
+  r.load(path, {});
+  Inputs in;
+  in.seed = 12345678901ULL;
+  in.inputs["ids"].max = 30522;
+  std::vector<TensorData> outs = r.outputs(in);
+  ASSERT_EQ(outs.size(), 3u);
+  EXPECT_EQ(outs[0].bytes, generate_tensor("pixels", 1, {2, 3, 5}, in.seed, std::nullopt).bytes);
+  EXPECT_EQ(outs[1].bytes, generate_tensor("ids", 7, {64}, in.seed, 30522).bytes);
+  EXPECT_EQ(outs[2].bytes, generate_tensor("mask", 9, {33}, in.seed, std::nullopt).bytes);
 }
 
 // int64 token ids bounded by a per-input max: a Gather over a 10-row table accepts ids < 10 only.

@@ -1,7 +1,7 @@
 // The closing console table of `rooflens bench` and the error classes it groups by.
 #include <gtest/gtest.h>
 
-#include "suite/error_class.h"
+#include "backends/onnxruntime/ort_error_class.h"
 #include "reporters/bench_summary.h"
 
 using namespace rooflens;
@@ -68,7 +68,7 @@ TEST(BenchSummary, InterruptedRunsSayTheyArePartial) {
 }
 
 TEST(BenchErrorClass, OnnxRuntimeMessagesFallIntoStableClasses) {
-  using rooflens::suite::classify_ort_message;
+  using rooflens::ort::classify_ort_message;
   EXPECT_EQ(classify_ort_message("Could not find an implementation for BitShift(11) node with name ''"), "ort:no-kernel");
   EXPECT_EQ(classify_ort_message("Load model from m.onnx failed:Fatal error: ai.onnx.preview.training:Adam(-1) is not "
                                  "a registered function/op"),

@@ -7,8 +7,9 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['roofline', 'Roofline'], ['layers', null], ['breakdown', 'Breakdown'],
-  ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['findings', 'Findings']];
+const SECTIONS = [['summary', 'Summary'], ['runtimes', 'Runtimes'], ['roofline', 'Roofline'], ['layers', null],
+  ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'],
+  ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
@@ -80,6 +81,7 @@ function footer() {
 themeToggle();
 const select = header();
 main.append(renderSummary(view));
+if ((view.report.runtime_comparisons || []).length) main.append(renderRuntimes(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);
 drawRunSections(runHolder);

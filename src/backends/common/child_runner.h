@@ -1,6 +1,6 @@
 #pragma once
-// ChildRunner: a runtime in a child process (any command: `node runners/ort/run.mjs`, `rooflens __runner
-// opencv`) and the JSON-lines conversation with it — one request per line on its stdin, one response per line on
+// ChildRunner: a runtime in a child process (any command: `node runners/ort/run.mjs`,
+// `rooflens-opencv-runner`) and the JSON-lines conversation with it — one request per line on its stdin, one response per line on
 // its stdout, stderr for logs. The child is where a runtime may crash or hang without taking rooflens along.
 //
 // One request in flight at a time (request() blocks until the answer, a timeout or the child's death).

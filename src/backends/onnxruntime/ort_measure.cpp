@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "backends/onnxruntime/ort_error_class.h"
+
 namespace rooflens::ort {
 
 std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
@@ -71,7 +73,8 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
 }
 
 BackendError backend_error(const std::string& stage, const RunnerError& e) {
-  return BackendError(stage, to_string(e.kind), e.what(), e.stderr_tail, e.code, e.detail);
+  return BackendError(stage, to_string(e.kind), e.what(), e.stderr_tail, e.code, e.detail,
+                      e.code == "ort" ? classify_ort_message(e.detail) : "");
 }
 
 OrtSessionOptions session_options(const BackendSpec& spec) {

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "core/base64.h"
+
 namespace rooflens::ort {
 
 namespace fs = std::filesystem;
@@ -67,34 +69,6 @@ std::vector<double> doubles(const json& j, const char* key) {
   if (j.contains(key) && j[key].is_array()) {
     out.reserve(j[key].size());
     for (const auto& v : j[key]) out.push_back(v.get<double>());
-  }
-  return out;
-}
-
-// Standard base64 (RFC 4648) with padding, as Node's Buffer writes it.
-std::string base64_decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    int v = val(c);
-    if (v < 0) continue;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
   }
   return out;
 }

@@ -1,13 +1,19 @@
-// name -> factory (and in-binary runner) for every backend built in.
+// name -> factory for every backend built in.
 #include "backends/registry/registry.h"
 
 #include "backends/onnxruntime/ort_backend.h"
+#if ROOFLENS_BACKEND_OPENCV
+#include "backends/opencv/opencv_backend.h"
+#endif
 
 namespace rooflens {
 
 const std::vector<BackendEntry>& backend_entries() {
   static const std::vector<BackendEntry> entries{
-      {"onnxruntime", &ort::make_ort_backend, nullptr},
+      {"onnxruntime", &ort::make_ort_backend},
+#if ROOFLENS_BACKEND_OPENCV
+      {"opencv", &opencv::make_backend},
+#endif
   };
   return entries;
 }
@@ -31,11 +37,5 @@ const BackendEntry& find_entry(const std::string& name) {
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec) { return find_entry(spec.name).make(spec); }
-
-int run_backend_runner(const std::string& name) {
-  const BackendEntry& e = find_entry(name);
-  if (!e.runner_main) throw UsageError("backend '" + name + "' has no runner inside the rooflens binary");
-  return e.runner_main();
-}
 
 }  // namespace rooflens

@@ -1,9 +1,9 @@
-#include "suite/error_class.h"
+#include "backends/onnxruntime/ort_error_class.h"
 
 #include <utility>
 #include <vector>
 
-namespace rooflens::suite {
+namespace rooflens::ort {
 namespace {
 
 // Substring of ONNX Runtime's message -> class. First match wins: specific patterns before general ones.
@@ -35,4 +35,4 @@ std::string classify_ort_message(const std::string& message) {
   return "ort";
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::ort

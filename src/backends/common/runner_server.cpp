@@ -1,0 +1,79 @@
+#include "backends/common/runner_server.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace rooflens {
+namespace {
+
+using json = nlohmann::json;
+
+// The protocol's own stdout: a duplicate of fd 1, which then points at stderr.
+FILE* take_stdout() {
+  std::fflush(stdout);
+  int fd = ::dup(STDOUT_FILENO);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  return fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+}
+
+void answer(FILE* out, json response) {
+  std::string line = response.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fflush(out);
+}
+
+json error_response(const json& id, const std::string& code, const std::string& message) {
+  return {{"id", id}, {"ok", false}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+}  // namespace
+
+void runner_log(const std::string& log_name, const std::string& text) {
+  std::cerr << log_name << "[" << ::getpid() << "]: " << text << std::endl;
+}
+
+int serve_runner(const std::string& log_name, const std::map<std::string, RequestHandler>& handlers) {
+  FILE* out = take_stdout();
+  if (!out) {
+    runner_log(log_name, "cannot duplicate stdout");
+    return 70;
+  }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json req = json::parse(line, nullptr, false);
+    json id = req.is_object() && req.contains("id") ? req["id"] : json();
+    if (!req.is_object() || !req.contains("op") || !req["op"].is_string()) {
+      answer(out, error_response(id, "bad_request", "a request is a JSON object with a string 'op'"));
+      continue;
+    }
+    const std::string op = req["op"].get<std::string>();
+    if (op == "quit") {
+      answer(out, {{"id", id}, {"ok", true}});
+      return 0;
+    }
+    auto h = handlers.find(op);
+    if (h == handlers.end()) {
+      answer(out, error_response(id, "bad_request", "unknown op '" + op + "'"));
+      continue;
+    }
+    try {
+      json body = h->second(req);
+      if (!body.is_object()) body = json::object();
+      body["id"] = id;
+      body["ok"] = true;
+      answer(out, std::move(body));
+    } catch (const RequestError& e) {
+      answer(out, error_response(id, e.code, e.what()));
+    } catch (const json::exception& e) {
+      answer(out, error_response(id, "bad_request", std::string("malformed '") + op + "' request: " + e.what()));
+    } catch (const std::exception& e) {
+      runner_log(log_name, std::string("fatal: ") + e.what());
+      return 70;
+    }
+  }
+  return 0;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,31 @@
+#pragma once
+// The measured loop of a runtime that lives in this process (a C++ runner program, e.g. rooflens-opencv-runner), with the
+// same rules as the ONNX Runtime runner's (runners/ort/run.mjs): warm-up ≥ warmup_iterations runs and ≥ warmup_ms;
+// measured ≥ iterations and ≥ duration_s, or, adaptive, until the median's distribution-free confidence interval
+// is within ±adaptive_rel_ci; always capped by max_iterations / max_duration_s. Only `once` is inside the timer.
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/timing.h"
+
+namespace rooflens {
+
+struct TimedLoopResult {
+  std::vector<double> latencies_ms;  // one per measured run, in order
+  double wall_s = 0;                 // first measured start to last measured end
+  int warmup_iterations = 0;
+  double warmup_ms = 0;
+  std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
+  std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs
+};
+
+TimedLoopResult run_timed_loop(const TimingOptions& timing, const std::function<void()>& once);
+
+// The distribution-free confidence interval of the median from order statistics (ranks ⌊(n − z√n)/2⌋ and
+// ⌈1 + (n + z√n)/2⌉, 1-based); nullopt when n is too small for it.
+std::optional<std::pair<double, double>> median_ci(std::vector<double> samples, double confidence);
+
+}  // namespace rooflens

@@ -1,0 +1,163 @@
+// OpenCvBackend: one child per configuration (fresh peak memory, crash isolation); serve(): one child for many
+// models (`rooflens bench -B opencv`).
+#include "backends/opencv/opencv_backend.h"
+
+#include <atomic>
+#include <csignal>
+
+#include "backends/common/runner_wire.h"
+#include "backends/opencv/opencv_child.h"
+
+namespace rooflens::opencv {
+namespace {
+
+SessionOptions session_options(const BackendSpec& spec) {
+  SessionOptions o;
+  if (spec.opt_level) o.fusion = *spec.opt_level != "disabled";
+  for (const auto& [k, v] : spec.options) {
+    if (k != "fusion") throw UsageError("-B opencv: unknown option '" + k + "' (known: fusion=true|false)");
+    if (v == "true" || v == "1") o.fusion = true;
+    else if (v == "false" || v == "0") o.fusion = false;
+    else throw UsageError("-B opencv:fusion=" + v + ": give true or false");
+  }
+  return o;
+}
+
+BackendError start_failure(const std::string& stage, const std::exception& e) {
+  return BackendError(stage, "died", std::string("the OpenCV runner did not start: ") + e.what(), "", "start");
+}
+
+class OpenCvServer : public ModelServer {
+ public:
+  explicit OpenCvServer(SessionOptions o) : options_(o) {}
+
+  void start(bool fresh_process) override {
+    if (fresh_process) child_.reset();
+    child("load");
+  }
+
+  ServedModel load(const ModelLoad& m) override {
+    if (!m.options.empty()) throw UsageError("-B opencv: per-model options are not supported");
+    return child("load").load(m.model, m.dims, options_, m.timeout);
+  }
+
+  std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
+    nlohmann::json r = child("run").call({{"op", "outputs"}, {"feed", feed_to_json(feed)}}, timeout, "run");
+    std::vector<TensorValue> out;
+    for (const auto& t : r.at("outputs")) out.push_back(tensor_from_json(t));
+    return out;
+  }
+
+  Measurement measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path&,
+                      std::chrono::milliseconds timeout) override {
+    Measurement m = child("run").measure(feed, timing, timeout);
+    m.threads = options_.threads > 0 ? options_.threads : child("run").default_threads();
+    return m;
+  }
+
+  void unload() override {
+    if (!child_ || !child_->running()) return;
+    try {
+      child_->call({{"op", "unload"}}, std::chrono::minutes(1), "run");
+    } catch (const BackendError&) {
+      child_.reset();  // a child that cannot unload is of no further use
+    }
+  }
+
+  void abort() override {
+    aborted_ = true;
+    pid_t pid = pid_.load();
+    if (pid > 0) ::kill(pid, SIGKILL);
+  }
+
+  pid_t process_id() const override { return child_ && child_->running() ? child_->pid() : -1; }
+
+ private:
+  // The live child; a fresh one after a crash or a timeout ended the last.
+  Child& child(const std::string& stage) {
+    if (child_ && child_->running()) return *child_;
+    pid_ = 0;
+    if (aborted_) throw BackendError(stage, "died", "stopped (interrupted)", "", "interrupted");
+    child_.reset();
+    try {
+      child_ = std::make_unique<Child>();
+    } catch (const UserError& e) {
+      throw start_failure(stage, e);
+    }
+    pid_ = child_->pid();
+    if (aborted_) ::kill(pid_.load(), SIGKILL);
+    return *child_;
+  }
+
+  SessionOptions options_;
+  std::unique_ptr<Child> child_;
+  std::atomic<pid_t> pid_{0};
+  std::atomic<bool> aborted_{false};
+};
+
+class OpenCvBackend : public Backend {
+ public:
+  explicit OpenCvBackend(SessionOptions o) : options_(o) {
+    Child probe;  // fails early (one line) when the runner cannot start
+    default_threads_ = probe.default_threads();
+    version_ = probe.opencv_version();
+  }
+
+  BackendInfo info() const override {
+    BackendInfo b;
+    b.name = b.label = "opencv";
+    b.version = version_;
+    b.runtime = "OpenCV " + version_ + " DNN (DNN_BACKEND_OPENCV, DNN_TARGET_CPU) in rooflens-opencv-runner";
+    b.options["fusion"] = options_.fusion ? "true" : "false";
+    return b;
+  }
+
+  int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : default_threads_; }
+
+  const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }  // kernels name their nodes
+
+  void abort() override {
+    pid_t pid = pid_.load();
+    if (pid > 0) ::kill(pid, SIGKILL);
+  }
+
+  Measurement run(const RunRequest& r) override {
+    SessionOptions o = options_;
+    o.threads = static_cast<int>(r.key.threads);
+    std::unique_ptr<Child> child;
+    try {
+      child = std::make_unique<Child>();
+    } catch (const UserError& e) {
+      throw start_failure("load", e);
+    }
+    pid_ = child->pid();
+    Measurement m;
+    try {
+      ServedModel s = child->load(r.model, r.feed.dims, o, r.timeout);
+      m = child->measure(r.feed, r.timing, r.timeout);
+      m.load_ms = s.load_ms;
+    } catch (...) {
+      pid_ = 0;
+      throw;
+    }
+    pid_ = 0;
+    m.threads = threads_for(r.key.threads);
+    return m;
+  }
+
+  std::unique_ptr<ModelServer> serve() override { return std::make_unique<OpenCvServer>(options_); }
+
+ private:
+  SessionOptions options_;
+  int64_t default_threads_ = 0;
+  std::string version_;
+  std::atomic<pid_t> pid_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
+  return std::make_unique<OpenCvBackend>(session_options(spec));
+}
+
+}  // namespace rooflens::opencv

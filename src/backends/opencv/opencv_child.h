@@ -1,0 +1,40 @@
+#pragma once
+// The parent's side of the OpenCV runner child: typed calls over the runner protocol, failures as BackendErrors
+// that carry OpenCV's own message, and the measurement both the one-shot backend and the model server make.
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.h"
+#include "backends/common/child_runner.h"
+
+namespace rooflens::opencv {
+
+struct SessionOptions {
+  bool fusion = true;   // Net::enableFusion
+  int threads = 0;      // cv::setNumThreads; 0: OpenCV's default
+};
+
+class Child {
+ public:
+  Child();                                    // starts rooflens-opencv-runner (throws UserError if it cannot)
+  pid_t pid() const { return runner_.pid(); }
+  bool running() const { return runner_.running(); }
+  int default_threads() const;                // OpenCV's own thread count, from hello
+  std::string opencv_version() const;         // "4.6.0", from hello
+
+  // Sends `request` (its "op" set); throws BackendError(stage, ...) naming `subject` unless the answer is ok.
+  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout, const std::string& stage);
+  ServedModel load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims, const SessionOptions& o,
+                   std::chrono::milliseconds timeout);
+  // Timed run, then (timing.layers) the profiled iterations with OpenCV's per-layer times, as kernels mapped to
+  // the user's nodes. Sets `stage` like the ORT runner's measurement does.
+  Measurement measure(const FeedSpec& feed, const TimingOptions& timing, std::chrono::milliseconds timeout);
+
+ private:
+  ChildRunner runner_;
+  std::filesystem::path model_;
+};
+
+}  // namespace rooflens::opencv

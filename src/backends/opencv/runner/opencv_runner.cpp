@@ -1,0 +1,241 @@
+// The child side of the OpenCV backend: rooflens-opencv-runner serves the runner protocol over one cv::dnn::Net.
+// Requests: hello, load {model, options{fusion, threads}}, run_timed {feed, timing}, run_profiled {feed, timing},
+// outputs {feed}, unload, quit — see docs/opencv-backend.md.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include <opencv2/core.hpp>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/core/utils/logger.hpp>
+#include <opencv2/dnn.hpp>
+
+#include "backends/common/feeds.h"
+#include "backends/common/runner_server.h"
+#include "backends/common/runner_wire.h"
+#include "backends/common/timed_loop.h"
+#include "backends/opencv/runner/cv_messages.h"
+#include "backends/opencv/runner/opencv_runner.h"
+#include "core/errors.h"
+
+namespace rooflens::opencv {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kLog = "rooflens-opencv-runner";
+
+uint64_t peak_rss_bytes() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // ru_maxrss is in KiB
+}
+
+int cv_depth(int32_t onnx_type) {
+  switch (onnx_type) {
+    case 1: return CV_32F;
+    case 11: return CV_64F;
+    case 2: return CV_8U;
+    case 3: return CV_8S;
+    case 4: return CV_16U;
+    case 5: return CV_16S;
+    case 6: return CV_32S;
+    default: return -1;
+  }
+}
+
+int32_t onnx_type(int depth) {
+  switch (depth) {
+    case CV_32F: return 1;
+    case CV_64F: return 11;
+    case CV_8U: return 2;
+    case CV_8S: return 3;
+    case CV_16U: return 4;
+    case CV_16S: return 5;
+    case CV_32S: return 6;
+    default: return 0;
+  }
+}
+
+cv::Mat to_mat(const TensorValue& t) {
+  int depth = cv_depth(t.data_type);
+  if (depth < 0)
+    throw RequestError("input", "input '" + t.name + "' is " + onnx_type_name(t.data_type) +
+                                    ", which OpenCV's DNN module cannot take as a network input");
+  std::vector<int> dims(t.dims.begin(), t.dims.end());
+  if (dims.empty()) dims = {1};
+  cv::Mat m(static_cast<int>(dims.size()), dims.data(), depth);
+  std::memcpy(m.data, t.bytes.data(), std::min(t.bytes.size(), m.total() * m.elemSize()));
+  return m;
+}
+
+TensorValue to_tensor(const std::string& name, const cv::Mat& m) {
+  TensorValue t;
+  t.name = name;
+  t.data_type = onnx_type(m.depth());
+  for (int i = 0; i < m.dims; ++i) t.dims.push_back(m.size[i]);
+  cv::Mat c = m.isContinuous() ? m : m.clone();
+  t.bytes.assign(reinterpret_cast<const char*>(c.data), c.total() * c.elemSize());
+  return t;
+}
+
+class Session {
+ public:
+  json load(const json& req) {
+    net_.reset();
+    model_ = req.at("model").get<std::string>();
+    const json& o = req.at("options");
+    if (o.contains("threads") && o["threads"].get<int>() > 0) cv::setNumThreads(o["threads"].get<int>());
+    try {
+      ModelIo io = model_io(model_, req.value("dims", std::map<std::string, int64_t>{}));
+      inputs_ = std::move(io.inputs);
+      outputs_.assign(io.outputs.begin(), io.outputs.end());
+    } catch (const UserError& e) {
+      throw RequestError("input", e.what());
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      net_ = cv::dnn::readNetFromONNX(model_);
+      net_->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+      net_->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+      net_->enableFusion(o.value("fusion", true));
+    } catch (const cv::Exception& e) {
+      net_.reset();
+      throw RequestError("opencv", "OpenCV could not import the model: " + one_line(e));
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    runner_log(kLog, "loaded " + model_);
+    json inputs = json::array();
+    for (const auto& in : inputs_) inputs.push_back({{"name", in.name}, {"data_type", in.data_type}});
+    return {{"load_ms", ms}, {"threads", cv::getNumThreads()}, {"peak_rss_bytes", peak_rss_bytes()},
+            {"inputs", inputs}, {"outputs", outputs_}};
+  }
+
+  json run_timed(const json& req) {
+    feed(req);
+    TimingOptions t = timing_of(req);
+    TimedLoopResult r = run_timed_loop(t, [this] { forward(); });
+    json out{{"latencies_ms", r.latencies_ms}, {"wall_s", r.wall_s}, {"stop_reason", r.stop_reason},
+             {"warmup_iterations", r.warmup_iterations}, {"peak_rss_bytes", peak_rss_bytes()}};
+    return out;
+  }
+
+  // Warm-up, then per measured iteration: the forward pass timed as run_timed times it, and OpenCV's own time of
+  // every layer in it (zero for layers fused into another).
+  json run_profiled(const json& req) {
+    feed(req);
+    TimingOptions t = timing_of(req);
+    for (int i = 0; i < t.warmup_iterations; ++i) forward();
+    const std::vector<cv::String> names = net().getLayerNames();
+    std::vector<std::vector<double>> times(names.size());
+    std::vector<double> runs;
+    const double tick_ms = 1000.0 / cv::getTickFrequency();
+    for (int i = 0; i < t.profile_iterations; ++i) {
+      const auto r0 = std::chrono::steady_clock::now();
+      forward();
+      runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r0).count());
+      std::vector<double> ticks;
+      net().getPerfProfile(ticks);
+      for (size_t k = 0; k < names.size() && k < ticks.size(); ++k) times[k].push_back(ticks[k] * tick_ms);
+    }
+    json layers = json::array();
+    for (size_t k = 0; k < names.size(); ++k) {
+      int id = net().getLayerId(names[k]);
+      json inputs = json::array();
+      for (const auto& in : net().getLayerInputs(id)) inputs.push_back(in->name);
+      layers.push_back({{"name", names[k]}, {"type", net().getLayer(id)->type}, {"inputs", inputs},
+                        {"times_ms", times[k]}});
+    }
+    return {{"run_latencies_ms", runs}, {"layers", layers}, {"peak_rss_bytes", peak_rss_bytes()}};
+  }
+
+  json outputs(const json& req) {
+    feed(req);
+    std::vector<cv::Mat> mats;
+    try {
+      net().forward(mats, outputs_);
+    } catch (const cv::Exception& e) {
+      throw RequestError("opencv", "OpenCV failed to run the model: " + one_line(e));
+    }
+    json out = json::array();
+    for (size_t i = 0; i < mats.size() && i < outputs_.size(); ++i) out.push_back(tensor_to_json(to_tensor(outputs_[i], mats[i])));
+    return {{"outputs", out}};
+  }
+
+  json unload() {
+    net_.reset();
+    return json::object();
+  }
+
+ private:
+  cv::dnn::Net& net() {
+    if (!net_) throw RequestError("no_session", "no model is loaded: send 'load' first");
+    return *net_;
+  }
+
+  static TimingOptions timing_of(const json& req) {
+    const json& j = req.at("timing");
+    TimingOptions t;
+    j.at("warmup_iterations").get_to(t.warmup_iterations);
+    j.at("warmup_ms").get_to(t.warmup_ms);
+    j.at("iterations").get_to(t.iterations);
+    j.at("duration_s").get_to(t.duration_s);
+    j.at("max_iterations").get_to(t.max_iterations);
+    j.at("max_duration_s").get_to(t.max_duration_s);
+    j.at("adaptive").get_to(t.adaptive);
+    j.at("adaptive_rel_ci").get_to(t.adaptive_rel_ci);
+    j.at("adaptive_confidence").get_to(t.adaptive_confidence);
+    j.at("profile_iterations").get_to(t.profile_iterations);
+    return t;
+  }
+
+  void feed(const json& req) {
+    cv::dnn::Net& n = net();
+    std::vector<TensorValue> tensors;
+    try {
+      tensors = build_feeds(inputs_, feed_from_json(req.at("feed")));
+    } catch (const UserError& e) {
+      throw RequestError("input", e.what());
+    }
+    try {
+      for (const auto& t : tensors) n.setInput(to_mat(t), t.name);
+    } catch (const cv::Exception& e) {
+      throw RequestError("input", "OpenCV refused an input: " + one_line(e));
+    }
+  }
+
+  void forward() {
+    try {
+      net().forward();
+    } catch (const cv::Exception& e) {
+      throw RequestError("opencv", "OpenCV failed to run the model: " + one_line(e));
+    }
+  }
+
+  std::optional<cv::dnn::Net> net_;
+  std::string model_;
+  std::vector<InputDesc> inputs_;
+  std::vector<cv::String> outputs_;
+};
+
+}  // namespace
+
+int serve() {
+  cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_WARNING);
+  Session s;
+  std::map<std::string, RequestHandler> handlers{
+      {"hello",
+       [](const json&) {
+         return json{{"protocol", 1}, {"runner", kLog}, {"opencv", CV_VERSION}, {"threads", cv::getNumThreads()}};
+       }},
+      {"load", [&s](const json& r) { return s.load(r); }},
+      {"run_timed", [&s](const json& r) { return s.run_timed(r); }},
+      {"run_profiled", [&s](const json& r) { return s.run_profiled(r); }},
+      {"outputs", [&s](const json& r) { return s.outputs(r); }},
+      {"unload", [&s](const json&) { return s.unload(); }},
+  };
+  return serve_runner(kLog, handlers);
+}
+
+}  // namespace rooflens::opencv
