@@ -50,6 +50,7 @@ int run_compare(const CompareArgs& a) {
   o.threshold = parse_threshold(a.threshold);
   o.alpha = a.alpha;
   const bool models = is_model(a.base) && is_model(a.head);
+  o.paired = models;  // measure_pair runs BASE and NEW in adjacent pairs
   if (is_model(a.base) != is_model(a.head))
     throw UsageError("compare takes two models (.onnx: measured here, interleaved), two profile reports or two bench "
                      "results; got " + a.base + " and " + a.head);

@@ -146,11 +146,24 @@ std::string options_text(const std::map<std::string, std::string>& options) {
   return s;
 }
 
+namespace {
+// A session of several backends (profile -B onnxruntime -B opencv) names every runtime, "; "-separated, once each.
+void add_runtime(HistorySession& s, const std::string& runtime) {
+  if (runtime.empty()) return;
+  for (size_t at = 0; at <= s.runtime.size();) {
+    size_t end = std::min(s.runtime.find("; ", at), s.runtime.size());
+    if (s.runtime.compare(at, end - at, runtime) == 0) return;
+    at = end + 2;
+  }
+  s.runtime += (s.runtime.empty() ? "" : "; ") + runtime;
+}
+}  // namespace
+
 void add_report(HistorySession& s, const Report& r) {
   ModelHashes hashes;
   const std::string model = r.model.name.empty() ? r.model.path : r.model.name;
   const std::string hash = hashes.of(r.model.path);
-  if (!r.backends.empty() && s.runtime.empty()) s.runtime = r.backends.front().runtime;
+  for (const auto& b : r.backends) add_runtime(s, b.runtime);
   // The backend a run names (RunKey::backend: its label in a report of several; "" when there is one).
   auto base = [&](const std::string& label) {
     HistoryRun h;
@@ -191,7 +204,7 @@ void add_bench_results(HistorySession& s, const BenchResults& r) {
   ModelHashes hashes;
   std::map<std::string, const BenchConfig*> configs;
   for (const auto& c : r.configs) configs[c.label] = &c;
-  if (s.runtime.empty() && !r.configs.empty()) s.runtime = r.configs.front().backend.runtime;
+  for (const auto& c : r.configs) add_runtime(s, c.backend.runtime);
   for (const auto& e : r.entries) {
     HistoryRun h;
     h.model = e.model;

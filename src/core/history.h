@@ -58,7 +58,7 @@ struct HistorySession {           // one rooflens invocation
   std::string created_at;         // ISO 8601 UTC with microseconds ("2026-11-22T11:21:11.123456Z"): sorts as text
   std::string command;            // profile | bench | import | generate ...
   std::string rooflens_version;
-  std::string runtime;            // the backend's runtime description ("onnxruntime-node 1.30.0 on node 20.20.2")
+  std::string runtime;            // the backends' runtimes, "; "-separated ("onnxruntime-node 1.30.0 on node 20.20.2")
   std::string settings;           // the timing options that shaped the samples, compact JSON ({"repeat":5,...})
   MachineFingerprint machine;
   std::map<std::string, std::string> tags;  // --tag key=value; --commit SHA is the tag "commit"

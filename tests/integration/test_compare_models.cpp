@@ -68,6 +68,9 @@ TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
   CliResult again = run_cli("compare " + path("kept/base.json") + " " + path("kept/new.json") + " --json", dir_.string());
   ASSERT_EQ(again.rc, 0) << again.err;
   EXPECT_EQ(json::parse(again.out)["items"][0]["verdict"], "regression");
+  // Measured here, the runs are tested pair by pair; two report files are not known to be pairs.
+  EXPECT_EQ(json::parse(again.out)["items"][0]["latency"]["unit"], "runs");
+  EXPECT_EQ(json::parse(again.out)["options"]["paired"], false);
 }
 
 TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
@@ -78,6 +81,8 @@ TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
   std::string v = json::parse(r.out)["items"][0]["verdict"];
   EXPECT_NE(v, "regression");
   EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["base_runs"], 3);
+  EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["unit"], "pairs");
+  EXPECT_EQ(json::parse(r.out)["options"]["paired"], true);
 }
 
 TEST_F(CompareModels, MeasuringFlagsNeedModelsOnBothSides) {
