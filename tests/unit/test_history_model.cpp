@@ -123,7 +123,9 @@ TEST(HistoryJson, AReportOfSeveralBackendsNamesEachRunsBackendAndAFailureReplace
   f.kind = "died";
   f.message = "run 2 of 3: died";
   r.failures.push_back(f);
-  HistorySession s = new_session("profile", MachineFingerprint{"id"});
+  MachineFingerprint machine;
+  machine.id = "id";
+  HistorySession s = new_session("profile", machine);
   add_report(s, r);
   ASSERT_EQ(s.runs.size(), 2u);
   EXPECT_EQ(s.runs[0].backend, "onnxruntime");
@@ -175,7 +177,12 @@ TEST(HistoryUrl, KindsRedactionAndDefaults) {
 
 TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
   std::vector<suite::BenchModel> models;
-  for (int i = 0; i < 500; ++i) models.push_back({"test_model_" + std::to_string(i)});
+  auto named = [](const std::string& name) {
+    suite::BenchModel m;
+    m.name = name;
+    return m;
+  };
+  for (int i = 0; i < 500; ++i) models.push_back(named("test_model_" + std::to_string(i)));
   for (int64_t n : {1, 2, 3, 7}) {
     std::multiset<std::string> seen;
     for (int64_t i = 1; i <= n; ++i) {
@@ -188,7 +195,7 @@ TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
   }
   // A model's part depends on its name only: adding models moves none of the others.
   int64_t before = suite::shard_of("test_model_17", 4);
-  models.insert(models.begin(), {"aaa_new_model"});
+  models.insert(models.begin(), named("aaa_new_model"));
   auto part = suite::take_shard(models, {before, 4});
   EXPECT_TRUE(std::any_of(part.begin(), part.end(), [](const auto& m) { return m.name == "test_model_17"; }));
   for (const char* bad : {"0/4", "5/4", "1/0", "x", "1/", "/2", "-1/2", "1/2/3"})
