@@ -28,7 +28,8 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_history
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers \
+	  fuzz_history
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -55,6 +56,10 @@ fuzz: build-san
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+	@mkdir -p $(SAN_BUILD)/fuzz-corpus-reports
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
+	  -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus-reports \
+	  tests/fuzz/seeds/report_readers
 	@mkdir -p $(SAN_BUILD)/fuzz-history-corpus
 	cp tests/fuzz/history-seeds/* $(SAN_BUILD)/fuzz-history-corpus/
 	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
@@ -68,20 +73,21 @@ fuzz: build-san
 test: fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times
-# `rooflens bench` over every ONNX node test (validate mode); part 5 times the HTML report's load in headless
-# Chromium with 5,000 layers; part 6 measures how often the CI gate (compare, history --check) flags a real +10%
-# work change and identical models (~20 minutes: 40 profile sessions, 30 interleaved compares; `make
-# bench-sensitivity` runs it alone).
+# `rooflens bench` over every ONNX node test (validate mode); part 5 checks whatif's projections against measured
+# runs (threads 1 -> 2, batch 1 -> 8 on resnet50, mobilenet_v2, bert_base); part 6 times the HTML report's load in
+# headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 measures how often
+# the CI gate (compare, history --check) flags a real +10% work change and identical models (~20 minutes: 40
+# profile sessions, 30 interleaved compares; `make bench-sensitivity` runs it alone).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_sensitivity
-	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo; do \
+	  rooflens_perf_whatif rooflens_perf_sensitivity
+	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
 
-# Part 6 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
+# Part 7 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
 # other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's
 # figures (sessions.csv).
 bench-sensitivity: deps $(BUILD)/CMakeCache.txt

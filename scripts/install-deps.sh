@@ -16,6 +16,7 @@ PKGS=(
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
+  python3-torch python3-torchvision   # test data only: real PyTorch exports (tests/data_gen/); rooflens never needs them
 )
 # Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
 # a fresh Debian machine gets Debian's.

@@ -1,6 +1,9 @@
-// `make bench`, part 4: how long the HTML report takes to load in headless Chromium with 5,000 layers.
-// Load time = navigation start → every chart drawn (the page sets html[data-ready]). Five loads, each in a
-// fresh tab of one browser; the first (cold: ECharts compiled for the first time) is shown apart.
+// `make bench`, part 6: how long the HTML report takes to load in headless Chromium with 5,000 layers (~8,000
+// ONNX nodes in the graph view). Load time = navigation start → every chart drawn and the graph view's first
+// screen laid out and painted (the page sets html[data-ready]); the graph's remaining segments are laid out in
+// the background afterwards, and "graph all ms" is when the last one is done (navigation start → that).
+// Five loads, each in a fresh tab of one browser; the first (cold: ECharts compiled for the first time) is shown
+// apart.
 //   node perf/report/load_time.mjs path/to/rooflens
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +20,9 @@ if (!rooflens) {
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rooflens-bench-report-'));
 const json = path.join(dir, 'synthetic.json'), html = path.join(dir, 'synthetic.html');
-fs.writeFileSync(json, JSON.stringify(syntheticReport(LAYERS)));
+const report = syntheticReport(LAYERS);
+const NODES = report.model.analysis.nodes.length;
+fs.writeFileSync(json, JSON.stringify(report));
 const t0 = Date.now();
 const made = spawnSync(rooflens, ['report', json, '-o', html, '-q'], {encoding: 'utf8'});
 if (made.status !== 0) throw new Error('rooflens report failed: ' + made.stderr);
@@ -25,12 +30,14 @@ const writeMs = Date.now() - t0;
 const pageMb = fs.statSync(html).size / 1e6;
 
 const browser = await launch();
-const times = [];
+const times = [], graphAll = [];
 try {
   for (let i = 0; i < LOADS; i++) {
     const {page, seen, readyMs} = await openReport(browser, html);
     if (seen.consoleErrors.length || seen.pageErrors.length) throw new Error('page errors: ' + seen.consoleErrors.concat(seen.pageErrors));
     times.push(readyMs);
+    await page.waitForFunction(() => document.getElementById('graph-port').dataset.laidOut === 'all', null, {timeout: 120000});
+    graphAll.push(Math.round(await page.evaluate(() => performance.getEntriesByName('rooflens:graph-laid-out')[0].startTime)));
     await page.close();
   }
 } finally {
@@ -39,7 +46,11 @@ try {
 }
 const warm = times.slice(1).sort((a, b) => a - b);
 const median = warm[Math.floor(warm.length / 2)];
-console.log('HTML report load (headless Chromium, synthetic report, ' + LAYERS.toLocaleString('en-US') + ' layers x 2 runs)   target: ≤ ' + TARGET_MS + ' ms');
-console.log(['layers', 'page MB', 'write ms', 'cold ms', 'median ms', 'max ms', 'verdict'].map((s, i) => (i ? s.padStart(10) : s.padEnd(8))).join(' '));
-console.log([String(LAYERS).padEnd(8), pageMb.toFixed(1).padStart(10), String(writeMs).padStart(10), String(times[0]).padStart(10),
-  String(median).padStart(10), String(Math.max(...warm)).padStart(10), (median <= TARGET_MS ? 'ok' : 'MISSED').padStart(10)].join(' '));
+const graphMedian = graphAll.slice(1).sort((a, b) => a - b)[Math.floor((graphAll.length - 1) / 2)];
+console.log('HTML report load (headless Chromium, synthetic report, ' + LAYERS.toLocaleString('en-US') + ' layers x 2 runs, ' +
+  NODES.toLocaleString('en-US') + ' graph nodes)   target: ≤ ' + TARGET_MS + ' ms (median, to the first screen)');
+console.log(['layers', 'page MB', 'write ms', 'cold ms', 'median ms', 'max ms', 'graph all ms', 'verdict'].map((s, i) => (i ? s.padStart(12) : s.padEnd(8))).join(' '));
+console.log([String(LAYERS).padEnd(8), pageMb.toFixed(1).padStart(12), String(writeMs).padStart(12), String(times[0]).padStart(12),
+  String(median).padStart(12), String(Math.max(...warm)).padStart(12), String(graphMedian).padStart(12),
+  (median <= TARGET_MS ? 'ok' : 'MISSED').padStart(12)].join(' '));
+console.log('(load average ' + fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') + ')');

@@ -1,4 +1,4 @@
-// `make bench`, part 6: can the CI gate see a real +10% work change on this machine, and does it stay quiet
+// `make bench`, part 7: can the CI gate see a real +10% work change on this machine, and does it stay quiet
 // when nothing changed? (issue 18's acceptance). Two zoo models of the same architecture, resnet18 at 112 px
 // (BASE) and at 118 px (NEW: +11% FLOPs, the same layers), saved under the same name (the model changed, the
 // trend did not), judged the two ways a CI gate can:

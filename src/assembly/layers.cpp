@@ -222,6 +222,10 @@ Layer timed_layer(const KernelRecord& k) {
   l.start_ms = k.start_ms;
   l.input_shapes = k.input_shapes;
   l.output_shapes = k.output_shapes;
+  l.kind = k.kind;
+  l.device = k.device_class;
+  l.input_dtypes = k.input_dtypes;
+  l.output_dtypes = k.output_dtypes;
   return l;
 }
 

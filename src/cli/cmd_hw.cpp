@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/report.h"
 #include "hw/cpu_features.h"
+#include "hw/datasheets.h"
 #include "hw/hw_table.h"
 #include "hw/machine.h"
 #include "hw/measure.h"
@@ -18,7 +19,7 @@ namespace {
 
 struct HwArgs {
   bool quick = false, refresh = false, verbose = false;
-  std::string json, roofs, without_isa;
+  std::string json, roofs, without_isa, device;
   std::vector<int> threads;
 };
 
@@ -39,7 +40,11 @@ void write_report(const std::string& path, const HardwareInfo& hw) {
 int run_hw(const HwArgs& a) {
   HardwareInfo hw;
   std::string provenance;
-  if (!a.roofs.empty()) {
+  if (!a.device.empty()) {
+    const hw::DatasheetDevice& d = hw::find_datasheet_device(a.device);
+    hw = hw::datasheet_hardware(d);
+    provenance = "datasheet ceilings of " + d.name + " (" + d.source_title + ") — NOT measured by rooflens";
+  } else if (!a.roofs.empty()) {
     hw = hw::load_roofs_file(a.roofs);
     provenance = hw.source == "datasheet" ? "datasheet ceilings from " + a.roofs + " — NOT measured on this machine"
                                           : "measured elsewhere/earlier, read from " + a.roofs;
@@ -97,7 +102,15 @@ void setup_hw(CLI::App& root, Action& action) {
                       ->check(CLI::PositiveNumber);
   auto* without = cmd->add_option("--without-isa", args->without_isa,
                                   "Measure as if these ISA features were absent, e.g. avx512f (comma-separated)");
+  auto* device = cmd->add_option("--device", args->device, "Show a datasheet device's ceilings (rooflens whatif "
+                                                          "--list-devices) instead of measuring; with --json, a "
+                                                          "roofs file for profile --roofs")
+                     ->excludes(quick)
+                     ->excludes(refresh)
+                     ->excludes(threads)
+                     ->excludes(without);
   cmd->add_option("--roofs", args->roofs, "Show user-supplied ceilings from FILE (same JSON; \"source\": \"datasheet\") instead of measuring")
+      ->excludes(device)
       ->excludes(quick)
       ->excludes(refresh)
       ->excludes(threads)
@@ -108,7 +121,8 @@ void setup_hw(CLI::App& root, Action& action) {
       "Examples:\n"
       "  rooflens hw --quick\n"
       "  rooflens hw --refresh --threads 1,2 --verbose --json roofs.json\n"
-      "  rooflens hw --roofs datasheet.json");
+      "  rooflens hw --roofs datasheet.json\n"
+      "  rooflens hw --device a100 --json a100.json");
   cmd->callback([args, &action] { action = [args] { return run_hw(*args); }; });
 }
 

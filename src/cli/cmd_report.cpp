@@ -10,6 +10,7 @@
 #include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "lint/lint.h"
 #include "reporters/html_report.h"
 
 namespace rooflens::cli {
@@ -40,6 +41,7 @@ std::string default_output(const std::string& report) {
 
 int run_report(const ReportArgs& a) {
   Report report = read_report(a.report);
+  if (!report.findings) report.findings = lint_report(report);  // written before lint existed: lint it for the page
   std::string page = html_report(report, compare_backends(report));
   if (a.output == "-") {
     std::cout << page;

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/errors.h"
+#include "zoo/quantize.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
@@ -26,6 +27,7 @@ struct MakeArgs {
   int opset = 17;
   std::uint64_t seed = 0;
   bool external_data = false;
+  std::string quantize;  // "" | "qdq"
 };
 
 // "dynamic" keeps the named symbolic dim; a positive integer makes it static.
@@ -75,13 +77,23 @@ int run_make(const MakeArgs& a) {
   o.opset = a.opset;
   o.seed = a.seed;
   zoo::BuiltModel m = zoo::make_model(spec, o);
+  std::string quantized;
+  if (a.quantize == "qdq") {
+    zoo::QdqStats q = zoo::quantize_qdq(m.model);
+    auto* prop = m.model.add_metadata_props();
+    prop->set_key("rooflens.zoo.quantize");
+    prop->set_value("qdq");
+    quantized = fmt::format("\n  quantized (QDQ): {} Conv/MatMul/Gemm nodes, {} QuantizeLinear + {} DequantizeLinear "
+                            "added; int8 weights, uint8 activations (fixed scale, not calibrated)",
+                            q.quantized_nodes, q.quantize_nodes, q.dequantize_nodes);
+  }
   const std::string inputs = zoo::describe_inputs(m.model);
   const zoo::SavedFiles saved = zoo::save_model(m.model, a.output, a.external_data);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("wrote {} ({} params, opset {}, {}", a.output, group_digits(m.params), a.opset,
              human_bytes(saved.model_bytes));
   if (a.external_data) fmt::print(" + {} {}", saved.data_path.filename().string(), human_bytes(saved.data_bytes));
-  fmt::print(") in {:.2f} s\n  inputs: {}\n", seconds, inputs);
+  fmt::print(") in {:.2f} s\n  inputs: {}{}\n", seconds, inputs, quantized);
   return 0;
 }
 
@@ -115,6 +127,9 @@ void setup_zoo(CLI::App& root, Action& action) {
       ->capture_default_str();
   make->add_option("--seed", args->seed, "Seed for the random weights (same seed, same bytes)")
       ->capture_default_str();
+  make->add_option("--quantize", args->quantize, "Write a quantized variant: qdq (QuantizeLinear/DequantizeLinear "
+                                                 "around Conv, MatMul, Gemm)")
+      ->check(CLI::IsMember({"qdq"}));
   make->add_flag("--external-data", args->external_data,
                  "Write weights to FILE.data next to the model (ONNX external data, 4096-byte aligned)");
   make->footer(
@@ -122,7 +137,12 @@ void setup_zoo(CLI::App& root, Action& action) {
       "  rooflens zoo make resnet50 -o resnet50.onnx                 # dynamic batch, 1x3x224x224 per item\n"
       "  rooflens zoo make vit_b_16 -o vit.onnx --batch 1 --image 384\n"
       "  rooflens zoo make gpt2 -o gpt2.onnx --seq 1024 --seed 42\n"
-      "  rooflens zoo make vgg16 -o vgg16.onnx --external-data       # writes vgg16.onnx + vgg16.onnx.data\n");
+      "  rooflens zoo make vgg16 -o vgg16.onnx --external-data       # writes vgg16.onnx + vgg16.onnx.data\n"
+      "  rooflens zoo make resnet18 -o r18q.onnx --quantize qdq      # Q/DQ around every Conv/MatMul/Gemm\n"
+      "--quantize qdq writes what a static int8 quantizer writes in QDQ format for op_types_to_quantize =\n"
+      "Conv, MatMul, Gemm: int8 weights (symmetric, per tensor), int32 biases, uint8 activations with one fixed\n"
+      "scale (no calibration, so outputs differ from the float model); other ops stay float between a\n"
+      "DequantizeLinear and a QuantizeLinear.\n");
   make->callback([&action, args] { action = [args] { return run_make(*args); }; });
 }
 

@@ -22,10 +22,13 @@ void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
 void setup_history(CLI::App& root, Action& action);  // cmd_history.cpp
 void setup_db(CLI::App& root, Action& action);       // cmd_db.cpp
+void setup_lint(CLI::App& root, Action& action);     // cmd_lint.cpp
+void setup_whatif(CLI::App& root, Action& action);   // cmd_whatif.cpp
 
 inline std::vector<CommandSetup> all_commands() {
   return {&setup_analyze, &setup_profile, &setup_bench,  &setup_compare, &setup_history, &setup_top,
-          &setup_export,  &setup_report,  &setup_zoo,    &setup_hw,      &setup_db};
+          &setup_lint,    &setup_whatif,  &setup_export, &setup_report,  &setup_zoo,     &setup_hw,
+          &setup_db};
 }
 
 }  // namespace rooflens::cli

@@ -29,5 +29,13 @@ void to_json(json& j, const BackendInfo& v);
 void from_json(const json& j, BackendInfo& v);
 void to_json(json& j, const MachineDesc& v);
 void from_json(const json& j, MachineDesc& v);
+void to_json(json& j, const Finding& v);
+void from_json(const json& j, Finding& v);
+void to_json(json& j, const Evidence& v);
+void from_json(const json& j, Evidence& v);
+void to_json(json& j, const HardwareInfo& v);
+void to_json(json& j, const Projection& v);
+void from_json(const json& j, Projection& v);
+void from_json(const json& j, HardwareInfo& v);
 
 }  // namespace rooflens

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph_view.h"
+#include "core/layer_kind.h"
 
 namespace rooflens {
 
@@ -16,6 +17,11 @@ struct KernelRecord {
   std::string name;                      // the runtime's name for it (an executed-graph node name when there is one)
   std::string op;                        // the runtime's op or layer type ("FusedConv", "Convolution", ...)
   std::string device;                    // where it ran: execution provider or device ("CPUExecutionProvider", "cpu")
+  // The source's classification in neutral terms (layer kind, device class) and its tensors' element types as
+  // ONNX names ("float", "float16", "uint8"): what lint rules and views read instead of the runtime's names.
+  LayerKind kind = LayerKind::compute;
+  Device device_class = Device::unknown;
+  std::vector<std::string> input_dtypes, output_dtypes;
   std::vector<double> per_iteration_ms;  // its time in each measured profiled iteration (summed over its events)
   double start_ms = 0;                   // offset in the first measured iteration (timeline)
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the runtime reported them

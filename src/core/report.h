@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/findings.h"
+#include "core/layer_kind.h"
 #include "core/run_key.h"
 
 namespace rooflens {
@@ -155,6 +157,10 @@ struct Layer {                    // one kernel of the optimized graph the backe
   std::string roof;               // the ceiling used: "fp32_fma_avx512 x2" or "L2 read x2"
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the backend reported them
   double start_ms = 0;            // offset of the kernel in the first measured profiled iteration (timeline)
+  // Added with lint (written only when known, so older reports round-trip unchanged):
+  LayerKind kind = LayerKind::compute;
+  Device device = Device::unknown;
+  std::vector<std::string> input_dtypes, output_dtypes;  // ONNX dtype names ("float", "float16", "uint8", ...)
 };
 
 struct NodeFate {                 // user nodes that no layer owns
@@ -172,7 +178,12 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   double load_ms = 0;
   LatencyStats profiled_latency_ms;      // profiled iterations (profiling on)
   double profiling_overhead = 0;         // profiled mean / plain mean
-  double coverage = 0;                   // sum of layer medians / median profiled run (as the runtime timed it)
+  double coverage = 0;                   // median over profiled iterations of Σ kernel times / that iteration's run
+                                         // (as the runtime timed it); reports before it: Σ layer medians / median run
+  std::optional<double> between_kernels_ms;  // median over profiled iterations of run - Σ kernel times: the runtime's
+                                         // own time between kernels (the layer tables' last row); absent in older reports
+  std::optional<double> profiled_run_ms; // median profiled run as the runtime's own profile timed it (the clock the
+                                         // kernels are on); absent in older reports
   uint64_t peak_rss_bytes = 0;
   uint64_t flops = 0, macs = 0;          // analysis totals for these dims
   double gflops = 0;                     // effective: flops / median latency
@@ -199,6 +210,36 @@ struct BackendInfo {
                                          // when a report has two configurations of one backend
 };
 
+// ---- whatif: a projection of measured runs onto other ceilings, a dtype, a batch, sparsity (src/whatif/) ----
+
+struct LayerProjection {          // one layer of a run, projected
+  std::string name;               // runs[].layers[].name
+  double time_ms = 0;             // projected median time
+  double flops = 0, bytes = 0;    // the work assumed on the target (changes with --batch / --quantize)
+  double intensity = 0, gflops = 0;  // where the projected layer sits on the target's roofline
+  std::string bound, roof;        // on the target ("" when the layer kept its measured time)
+  double attainable = 0;          // GFLOP/s (GB/s for FLOP-free layers) the target allows at this intensity
+  bool bound_changed = false;     // bound differs from the measured layer's
+  std::string note;               // why the layer was not projected, or which perf ratio applied
+};
+
+struct RunProjection {
+  std::string run;                // the measured run's label
+  double measured_ms = 0;         // e2e median, profiling off
+  double projected_ms = 0;        // measured_ms x (projected layers + gap) / (measured layers + gap)
+  double layers_measured_ms = 0, layers_projected_ms = 0;
+  double gap_ms = 0;              // profiled run median - sum of layer medians, kept as is (not projected)
+  std::vector<LayerProjection> layers;  // same order as the run's layers
+};
+
+struct Projection {
+  std::vector<std::string> modes; // "roofs" | "device" | "threads" | "quantize" | "batch" | "sparse", as applied
+  std::string target;             // one line: "NVIDIA A100 SXM4 80GB (datasheet), int8"
+  std::vector<std::string> assumptions;  // every assumption the numbers rest on, in words
+  std::optional<HardwareInfo> hardware;  // the target's ceilings when they are not the report's own
+  std::vector<RunProjection> runs;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   ToolInfo tool;
@@ -211,6 +252,9 @@ struct Report {
   std::vector<Failure> failures;
   std::vector<std::string> warnings;     // report-wide (cost-unknown ops, unstable timings, ...)
   bool partial = false;                  // interrupted: some configurations were not run
+  // What rooflens lint concluded (src/lint/); absent = not linted (reports written before lint existed).
+  std::optional<std::vector<Finding>> findings;
+  std::optional<Projection> whatif;      // rooflens whatif's projection of these runs, when one was made
 };
 
 std::string report_to_json(const Report& r, int indent = 2);

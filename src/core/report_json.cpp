@@ -5,6 +5,36 @@
 #include "core/repetitions.h"
 
 namespace rooflens {
+namespace {
+
+// A closed-set field read strictly: nlohmann's enum mapping would turn an unknown string into the first value.
+template <class E>
+E checked_enum(const json& v, const char* field, std::initializer_list<const char*> allowed) {
+  std::string s = v.get<std::string>();
+  for (const char* a : allowed)
+    if (s == a) return v.get<E>();
+  std::string list;
+  for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + "\"" + a + "\"";
+  throw UserError(std::string(field) + " must be one of " + list + ", not \"" + s + "\"");
+}
+
+}  // namespace
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "?";
+}
+
+Severity parse_severity(const std::string& text, const std::string& flag) {
+  if (text == "info") return Severity::info;
+  if (text == "warning") return Severity::warning;
+  if (text == "error") return Severity::error;
+  throw UsageError(flag + ": '" + text + "' is not a severity (info, warning or error)");
+}
 
 ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
 
@@ -99,8 +129,45 @@ void from_json(const json& j, HardwareInfo& h) {
 
 // ---- profile ----
 ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std, cv)
-ROOFLENS_JSON_FIELDS(Layer, name, op, provider, onnx_nodes, alias, time_ms, share, flops, macs, bytes, cost_known,
-                    intensity, gflops, gbps, bound, efficiency, roof, input_shapes, output_shapes, start_ms)
+void to_json(json& j, const Layer& l) {
+  j = json{{"name", l.name}, {"op", l.op}, {"provider", l.provider}, {"onnx_nodes", l.onnx_nodes}, {"alias", l.alias},
+           {"time_ms", l.time_ms}, {"share", l.share}, {"flops", l.flops}, {"macs", l.macs}, {"bytes", l.bytes},
+           {"cost_known", l.cost_known}, {"intensity", l.intensity}, {"gflops", l.gflops}, {"gbps", l.gbps},
+           {"bound", l.bound}, {"efficiency", l.efficiency}, {"roof", l.roof}, {"input_shapes", l.input_shapes},
+           {"output_shapes", l.output_shapes}, {"start_ms", l.start_ms}};
+  // Added with lint: written only when known, so reports of older versions round-trip byte for byte.
+  if (l.kind != LayerKind::compute) j["kind"] = l.kind;
+  if (l.device != Device::unknown) j["device"] = l.device;
+  if (!l.input_dtypes.empty()) j["input_dtypes"] = l.input_dtypes;
+  if (!l.output_dtypes.empty()) j["output_dtypes"] = l.output_dtypes;
+}
+
+void from_json(const json& j, Layer& l) {
+  j.at("name").get_to(l.name);
+  j.at("op").get_to(l.op);
+  j.at("provider").get_to(l.provider);
+  j.at("onnx_nodes").get_to(l.onnx_nodes);
+  j.at("alias").get_to(l.alias);
+  j.at("time_ms").get_to(l.time_ms);
+  j.at("share").get_to(l.share);
+  j.at("flops").get_to(l.flops);
+  j.at("macs").get_to(l.macs);
+  j.at("bytes").get_to(l.bytes);
+  j.at("cost_known").get_to(l.cost_known);
+  j.at("intensity").get_to(l.intensity);
+  j.at("gflops").get_to(l.gflops);
+  j.at("gbps").get_to(l.gbps);
+  j.at("bound").get_to(l.bound);
+  j.at("efficiency").get_to(l.efficiency);
+  j.at("roof").get_to(l.roof);
+  j.at("input_shapes").get_to(l.input_shapes);
+  j.at("output_shapes").get_to(l.output_shapes);
+  j.at("start_ms").get_to(l.start_ms);
+  if (j.contains("kind")) l.kind = checked_enum<LayerKind>(j.at("kind"), "kind", {"compute", "layout", "copy"});
+  if (j.contains("device")) l.device = checked_enum<Device>(j.at("device"), "device", {"", "cpu", "gpu", "npu"});
+  if (j.contains("input_dtypes")) j.at("input_dtypes").get_to(l.input_dtypes);
+  if (j.contains("output_dtypes")) j.at("output_dtypes").get_to(l.output_dtypes);
+}
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 
 // The run key: label (derived, written for readers such as the HTML page; never read back), the backend (only in
@@ -144,6 +211,8 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
+  if (r.between_kernels_ms) j["between_kernels_ms"] = *r.between_kernels_ms;
+  if (r.profiled_run_ms) j["profiled_run_ms"] = *r.profiled_run_ms;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -166,6 +235,8 @@ void from_json(const json& j, ProfileRun& r) {
   j.at("warnings").get_to(r.warnings);
   j.at("latencies_ms").get_to(r.latencies_ms);
   r.layers_error = j.value("layers_error", std::string());
+  if (j.contains("between_kernels_ms")) r.between_kernels_ms = j.at("between_kernels_ms").get<double>();
+  if (j.contains("profiled_run_ms")) r.profiled_run_ms = j.at("profiled_run_ms").get<double>();
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.
@@ -173,6 +244,45 @@ void from_json(const json& j, ProfileRun& r) {
     if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
   }
 }
+ROOFLENS_JSON_FIELDS(Evidence, name, value, unit)
+
+void to_json(json& j, const Finding& f) {
+  j = json{{"rule", f.rule}, {"severity", f.severity}, {"run", f.run}, {"title", f.title}, {"layers", f.layers},
+           {"onnx_nodes", f.onnx_nodes}, {"evidence", f.evidence}, {"mitigation", f.mitigation},
+           {"read_more", f.read_more}};
+}
+void from_json(const json& j, Finding& f) {
+  j.at("rule").get_to(f.rule);
+  f.severity = checked_enum<Severity>(j.at("severity"), "severity", {"info", "warning", "error"});
+  j.at("run").get_to(f.run);
+  j.at("title").get_to(f.title);
+  j.at("layers").get_to(f.layers);
+  j.at("onnx_nodes").get_to(f.onnx_nodes);
+  j.at("evidence").get_to(f.evidence);
+  j.at("mitigation").get_to(f.mitigation);
+  j.at("read_more").get_to(f.read_more);
+}
+
+// ---- whatif ----
+ROOFLENS_JSON_FIELDS(LayerProjection, name, time_ms, flops, bytes, intensity, gflops, bound, roof, attainable,
+                    bound_changed, note)
+ROOFLENS_JSON_FIELDS(RunProjection, run, measured_ms, projected_ms, layers_measured_ms, layers_projected_ms, gap_ms,
+                    layers)
+
+void to_json(json& j, const Projection& p) {
+  j = json{{"modes", p.modes}, {"target", p.target}, {"assumptions", p.assumptions}};
+  if (p.hardware) j["hardware"] = *p.hardware;
+  j["runs"] = p.runs;
+}
+void from_json(const json& j, Projection& p) {
+  j.at("modes").get_to(p.modes);
+  j.at("target").get_to(p.target);
+  j.at("assumptions").get_to(p.assumptions);
+  if (j.contains("hardware")) p.hardware = j.at("hardware").get<HardwareInfo>();
+  j.at("runs").get_to(p.runs);
+}
+
+
 void to_json(json& j, const Failure& f) {
   j = json::object();
   key_to_json(j, f);
@@ -209,6 +319,8 @@ std::string report_to_json(const Report& r, int indent) {
     j["failures"] = r.failures;
     j["warnings"] = r.warnings;
   }
+  if (r.findings) j["findings"] = *r.findings;
+  if (r.whatif) j["whatif"] = *r.whatif;
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -233,6 +345,8 @@ Report report_from_json(const std::string& text) {
       j.at("failures").get_to(r.failures);
       j.at("warnings").get_to(r.warnings);
     }
+    if (j.contains("findings")) r.findings = j.at("findings").get<std::vector<Finding>>();
+    if (j.contains("whatif")) r.whatif = j.at("whatif").get<Projection>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

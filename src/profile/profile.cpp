@@ -10,6 +10,7 @@
 #include "assembly/assemble.h"
 #include "core/atomic_file.h"
 #include "core/temp_dir.h"
+#include "lint/lint.h"
 #include "model/graph_view.h"
 #include "model/loader.h"
 
@@ -119,7 +120,9 @@ class GridRun {
   }
 
  private:
+  // The findings follow the runs: every write carries those of the runs so far.
   void save() {
+    rep_.findings = lint_report(rep_);
     if (!o_.report_path.empty()) write_file_atomically(o_.report_path, report_to_json(rep_));
   }
 
@@ -314,6 +317,7 @@ Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backend
                    const ProfileHooks& hooks) {
   Report rep = start_report(o, backends, hw);
   GridRun(o, backends, hw, hooks, rep).run();
+  rep.findings = lint_report(rep);
   return rep;
 }
 

@@ -1,11 +1,13 @@
 #include "reporters/profile_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "core/repetitions.h"
 #include "core/text_table.h"
 #include "core/units.h"
+#include "reporters/findings_report.h"
 #include "reporters/report_text.h"
 
 namespace rooflens {
@@ -67,6 +69,23 @@ std::string layer_table(const ProfileRun& run, size_t top) {
   return t.render();
 }
 
+// The layer table's last row: what the kernels do not cover. Σ layer medians + the time between kernels against
+// the profiled run; what is left is noise inside kernels (a preemption lands in a different kernel each iteration).
+std::string run_balance(const ProfileRun& run) {
+  if (!run.between_kernels_ms || !run.profiled_run_ms) return "";
+  double layers = 0;
+  for (const auto& l : run.layers) layers += l.time_ms;
+  double between = *run.between_kernels_ms, run_ms = *run.profiled_run_ms;
+  std::string out = "    + between kernels  " + fixed(between, 3) + " ms  (the runtime between its kernels, median per "
+                    "iteration; kernels cover " + pct(run.coverage) + " of each run)\n";
+  out += "    = layers " + fixed(layers, 3) + " + between " + fixed(between, 3) + " = " + fixed(layers + between, 3) +
+         " ms; profiled run " + fixed(run_ms, 3) + " ms";
+  double rest = run_ms - layers - between;
+  if (run_ms > 0 && std::abs(rest) > 0.05 * run_ms)
+    out += " (" + fixed(rest, 3) + " ms of noise inside kernels: the sum of per-kernel medians drops it)";
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string profile_summary(const Report& r, size_t top_layers) {
@@ -93,7 +112,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\ntop " << std::min(top_layers, run.layers.size()) << " of " << run.layers.size() << " layers, "
         << run.label() << " (median of profiled iterations; "
         << run.unowned.size() << " ONNX nodes folded/eliminated):\n"
-        << layer_table(run, top_layers);
+        << layer_table(run, top_layers) << run_balance(run);
     if (r.runs.size() > 2) {
       out << "(layers of the other configurations are in the JSON report)\n";
       break;
@@ -106,6 +125,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\nwarnings:\n";
     for (const auto& w : warnings) out << "  - " << w << "\n";
   }
+  out << findings_section(r);
   if (!r.failures.empty()) {
     out << "\nfailures:\n";
     for (const auto& f : r.failures)

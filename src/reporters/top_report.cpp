@@ -1,6 +1,7 @@
 #include "reporters/top_report.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "core/errors.h"
 #include "core/units.h"
 #include "reporters/columns.h"
+#include "reporters/findings_report.h"
 #include "reporters/report_text.h"
 
 namespace rooflens {
@@ -182,6 +184,24 @@ SummaryItem layers_item(const LayerSelection& s) {
   return {"layers", text, v};
 }
 
+// What rooflens lint found in this run (reports written before lint carry none: no item).
+std::optional<SummaryItem> findings_item(const TopResult& t) {
+  if (!t.report->findings) return std::nullopt;
+  std::string label = t.run().label();
+  std::vector<Finding> mine;
+  for (const auto& f : *t.report->findings)
+    if (f.run == label || f.run.empty()) mine.push_back(f);
+  int64_t n[3] = {0, 0, 0};
+  std::string rules;
+  for (const auto& f : mine) {
+    ++n[static_cast<int>(f.severity)];
+    rules += (rules.empty() ? "" : ", ") + f.rule;
+  }
+  json v = {{"count", mine.size()}, {"errors", n[2]}, {"warnings", n[1]}, {"info", n[0]}, {"rules", rules}};
+  std::string text = mine.empty() ? "none" : severity_counts(mine) + ": " + rules + " (rooflens lint REPORT.json)";
+  return SummaryItem{"findings", text, v};
+}
+
 std::vector<SummaryItem> summary_items(const TopResult& t) {
   const Report& r = *t.report;
   std::string backend = runtimes_text(r);
@@ -195,6 +215,7 @@ std::vector<SummaryItem> summary_items(const TopResult& t) {
       {"query", query_text(t.view.query), query_json(t.view.query), true},
   };
   if (t.view.source.empty()) items.erase(items.begin() + 1);
+  if (auto f = findings_item(t)) items.push_back(*f);
   return items;
 }
 

@@ -2,6 +2,8 @@
 //   resnet50.{onnx,json,html}          a REAL profile (zoo model, real ONNX Runtime, quick timings, batch 1 and 2)
 //   resnet50.analysis.{json,html}      `rooflens analyze --format json` of it: a static report
 //   resnet50.trace.json                `rooflens export --to trace` of the profile
+//   resnet50.whatif.{json,html}        `rooflens whatif --device a100 --quantize fp16` of it (projection dots)
+//   ceilings.{json,html}               crowded ceilings (fp64 AVX-512 172 vs fp32 AVX2 200 GFLOP/s) for the labels
 //   synthetic.{json,html}              5,000 layers (make_synthetic_report.mjs), datasheet ceilings
 //   hostile_run.{onnx,json,html}       node/tensor/producer names carrying HTML, on ops ORT runs
 //   hostile_ops.{onnx,json,html}       HTML in op names too (custom domain): ORT refuses it, a failure record
@@ -44,6 +46,25 @@ function hostileModels() {
   }));
 }
 
+// Ceilings close together, as a real AVX-512 machine measures them (fp64 AVX-512 172 vs fp32 AVX2 200 GFLOP/s
+// collided before labels were placed): a small synthetic report whose datasheet holds them.
+function crowdedCeilings() {
+  const r = syntheticReport(200);
+  r.hardware.compute = [
+    {name: 'fp32_fma_avx512', isa: 'avx512f', dtype: 'fp32', threads: 2, gflops: 374},
+    {name: 'fp32_fma_avx2', isa: 'avx2', dtype: 'fp32', threads: 2, gflops: 200},
+    {name: 'fp64_fma_avx512', isa: 'avx512f', dtype: 'fp64', threads: 2, gflops: 172},
+    {name: 'fp64_fma_avx2', isa: 'avx2', dtype: 'fp64', threads: 2, gflops: 100},
+  ];
+  r.hardware.memory = [
+    {level: 'L1', kernel: 'read', threads: 2, gbps: 635, working_set_bytes: 0},
+    {level: 'L2', kernel: 'read', threads: 2, gbps: 279, working_set_bytes: 0},
+    {level: 'L3', kernel: 'read', threads: 2, gbps: 120, working_set_bytes: 0},
+    {level: 'DRAM', kernel: 'read', threads: 2, gbps: 33, working_set_bytes: 0},
+  ];
+  return r;
+}
+
 export function buildFixtures() {
   if (!work || !rooflens) throw new Error('set ROOFLENS_BINARY and ROOFLENS_BROWSER_WORK');
   fs.rmSync(work, {recursive: true, force: true});
@@ -51,10 +72,14 @@ export function buildFixtures() {
   run(['zoo', 'make', 'resnet50', '-o', file('resnet50.onnx')]);
   run(['profile', file('resnet50.onnx'), ...QUICK, '-b', '1,2', '-f', file('resnet50.json'), '--html', file('resnet50.html')]);
   run(['export', file('resnet50.json'), '--to', 'trace', '-o', file('resnet50.trace.json')]);
+  run(['whatif', file('resnet50.json'), '--device', 'a100', '--quantize', 'fp16', '-f', file('resnet50.whatif.json'),
+    '--html', file('resnet50.whatif.html')]);
   run(['analyze', file('resnet50.onnx'), '--format', 'json', '-o', file('resnet50.analysis.json')]);
   run(['report', file('resnet50.analysis.json'), '-o', file('resnet50.analysis.html')]);
   fs.writeFileSync(file('synthetic.json'), JSON.stringify(syntheticReport(5000)));
   run(['report', file('synthetic.json'), '-o', file('synthetic.html')]);
+  fs.writeFileSync(file('ceilings.json'), JSON.stringify(crowdedCeilings()));
+  run(['report', file('ceilings.json'), '-o', file('ceilings.html')]);
   hostileModels();
   run(['profile', file('hostile_run.onnx'), ...QUICK, '--no-roofs', '-f', file('hostile_run.json')]);
   run(['report', file('hostile_run.json'), '-o', file('hostile_run.html')]);

@@ -54,7 +54,9 @@ export function syntheticReport(layerCount = 5000, seed = 42) {
   const rand = rng(seed);
   const pick = () => { let x = rand(); for (const o of OPS) { if ((x -= o[1]) <= 0) return o; } return OPS[0]; };
   const nodes = [], layerDefs = [];
+  const firstNode = [];  // layer -> index of its first node
   for (let i = 0; i < layerCount; i++) {
+    firstNode.push(nodes.length);
     const [op, , [lo, hi], fused] = pick();
     const block = 'block' + Math.floor(i / 12) + '.' + op.toLowerCase() + i;
     const owned = fused.map((nop, k) => {
@@ -66,6 +68,18 @@ export function syntheticReport(layerCount = 5000, seed = 42) {
       nodes.push(node);
       return node;
     });
+    // The graph is not a plain chain: every 6th layer also reads the output of the layer 6 before (a skip
+    // connection), and every 400th layer's first node carries a 3-node subgraph (If/Loop bodies), for the graph view.
+    if (i % 6 === 5 && i >= 6) owned[0].inputs.push('t' + (firstNode[i - 6] + 1));
+    if (i % 400 === 200) {
+      const parent = owned[0].name;
+      for (let k = 0; k < 3; k++) {
+        nodes.push({index: nodes.length, name: parent + '/body/n' + k, op: ['Add', 'Mul', 'Identity'][k], domain: '',
+          graph: 'main/' + parent + ':body', inputs: [k ? parent + '/b' + (k - 1) : 'x_body'], outputs: [parent + '/b' + k],
+          input_shapes: [[1, 64]], output_shapes: [[1, 64]], input_dtypes: ['float'], output_dtypes: ['float'], flops: 64,
+          macs: 0, params: 0, bytes_read: 256, bytes_written: 256, intensity: 0.125, cost_known: true, shapes_resolved: true, note: ''});
+      }
+    }
     const bytes = Math.round(1e3 + rand() * 1e5);
     const intensity = lo + (hi - lo) * rand();
     const flops = Math.round(bytes * intensity);

@@ -110,6 +110,18 @@ function opCell(view, op) {
 }
 function boundTag(bound) { return bound ? h('span', {class: 'tag ' + bound}, bound) : '—'; }
 
+// The table's last row: what the kernels do not cover (between_kernels_ms, measured per profiled iteration), so
+// the layers add up to the run; the rest is noise inside kernels, which the per-kernel medians drop.
+function runBalance(run) {
+  if (!run || run.between_kernels_ms === undefined || run.profiled_run_ms === undefined) return null;
+  const layers = run.layers.reduce((s, l) => s + l.time_ms, 0), between = run.between_kernels_ms, total = run.profiled_run_ms;
+  const rest = total - layers - between;
+  return h('div', {class: 'balance muted', id: 'layer-balance'}, '+ between kernels ' + ms(between) + ' ms (the runtime ' +
+    'between its kernels, median per profiled iteration; kernels cover ' + pct(run.coverage) + ' of each run) = layers ' +
+    ms(layers) + ' + ' + ms(between) + ' = ' + ms(layers + between) + ' ms; profiled run ' + ms(total) + ' ms' +
+    (Math.abs(rest) > 0.05 * total ? ' (' + ms(rest) + ' ms of noise inside kernels: the per-kernel medians drop it)' : '') + '.');
+}
+
 // rows: layers of a run, or the analysis nodes (static). Returns {el, reveal(seq)} so the roofline can point here.
 function renderLayerTable(view, run) {
   const isStatic = !run;
@@ -142,7 +154,7 @@ function renderLayerTable(view, run) {
     count.textContent = kept.length + ' of ' + rows.length + ' ' + noun;
   }
   for (const input of [opSelect, regex, search]) input.addEventListener('input', apply);
-  card.append(h('div', {class: 'table-tools'}, opSelect, regex, search, count), table.el, details);
+  card.append(h('div', {class: 'table-tools'}, opSelect, regex, search, count), table.el, runBalance(run), details);
   apply();
   // Open on the heaviest row (by time, or FLOPs for nodes), so the details panel shows what a fused layer is.
   const heaviest = rows.reduce((best, r) => (best === null || weightOf(r) > weightOf(best) ? r : best), null);

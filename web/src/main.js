@@ -8,12 +8,24 @@ const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
 const SECTIONS = [['summary', 'Summary'], ['runtimes', 'Runtimes'], ['roofline', 'Roofline'], ['layers', null],
-  ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'],
-  ['findings', 'Findings']];
+  ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'], ['sweep', 'Sweep'], ['timeline', 'Timeline'],
+  ['whatif', 'What if'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
   document.getElementById('layers').scrollIntoView({behavior: 'auto', block: 'start'});
+}
+
+// A finding's layer: switch to its run when another one is shown, then open the layer in the table.
+function openLayer(runLabel, name) {
+  const index = view.runs.findIndex((r) => r.label === runLabel);
+  if (index >= 0 && index !== state.run) {
+    select.value = String(index);
+    state.run = index;
+    drawRunSections(runHolder);
+  }
+  const seq = (view.runs[state.run] || {layers: []}).layers.findIndex((l) => l.name === name);
+  if (seq >= 0) pickLayer(seq);
 }
 
 // The sections that show one run; replaced in place when the run changes.
@@ -22,14 +34,14 @@ function runSections() {
   if (!run) {
     const table = renderLayerTable(view, null);
     state.table = table;
-    return [table.el, renderBreakdown(view, null, pickLayer)];
+    return [table.el, renderGraph(view, null, pickLayer), renderBreakdown(view, null, pickLayer)];
   }
   // A run without layer times (--no-layers) still has the model's nodes: show them as a static report does.
   const layered = run.layers.length > 0 ? run : null;
   const table = renderLayerTable(view, layered);
   state.table = table;
-  return [renderRoofline(view, run, pickLayer), table.el, renderBreakdown(view, layered, pickLayer),
-    renderLatency(view, run), renderTimeline(view, run, pickLayer)];
+  return [renderRoofline(view, run, pickLayer), table.el, renderGraph(view, layered, pickLayer),
+    renderBreakdown(view, layered, pickLayer), renderLatency(view, run), renderTimeline(view, run, pickLayer)];
 }
 
 function drawRunSections(holder) {
@@ -86,10 +98,11 @@ const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);
 drawRunSections(runHolder);
 if (view.runs.length) main.append(renderSweep(view));  // all runs at once, after the picked run's sections
-main.append(renderFindings(view));
+if (view.report.whatif) main.append(renderWhatIf(view));
+main.append(renderFindings(view, openLayer));
 // Another run redraws the run's own sections in place (runHolder); summary, sweep and findings stay.
 select.addEventListener('change', () => { state.run = Number(select.value); drawRunSections(runHolder); });
 Charts.flush();
 nav();
 footer();
-Charts.rendered().then(() => { document.documentElement.dataset.ready = String(Math.round(performance.now())); });
+Promise.all([Charts.rendered(), GraphViews.ready()]).then(() => { document.documentElement.dataset.ready = String(Math.round(performance.now())); });

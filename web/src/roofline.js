@@ -51,7 +51,7 @@ function renderRoofline(view, run, onPick) {
   const el = h('div', {class: 'chart tall', id: 'roofline-chart'});
   card.append(el);
   Charts.show(el, (theme) => rooflineOption(view, run, placed, roofs, theme, el), (chart) => {
-    chart.on('click', (p) => { if (String(p.seriesId).startsWith('layers:')) onPick(p.data[2]); });
+    chart.on('click', (p) => { if (String(p.seriesId).startsWith('layers:') || p.seriesId === 'projected') onPick(p.data[2]); });
   });
   return card;
 }
@@ -59,6 +59,8 @@ function renderRoofline(view, run, onPick) {
 function rooflineCaption(view, run, placed, skipped, roofs) {
   let text = (placed + skipped) + ' layers as dots (area ~ time share, colour = op type; click one for its details).';
   if (skipped) text += ' ' + skipped + ' without FLOPs (layout/copy kernels) have no place on a log-log roofline: hollow diamonds pinned to the bottom-left corner.';
+  const proj = projectionOf(view, run);
+  if (proj) text += ' Red hollow circles: rooflens whatif\'s PROJECTION onto ' + proj.projection.target + ' (' + ms(proj.run.projected_ms) + ' ms vs ' + ms(proj.run.measured_ms) + ' ms measured; assumptions in the whatif section), with the target\'s ceilings dashed in red.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
   else if (view.datasheet) text += ' Ceilings come from a DATASHEET (--roofs), not measured on this machine.';
   else if (roofs.compute.length) text += ' Ceilings measured by rooflens hw with ' + roofs.compute[0].threads + ' thread(s), nearest the run\'s.';
@@ -72,40 +74,66 @@ function logRange(values) {
 }
 
 const ROOF_GRID = {left: 70, right: 30, top: 48, bottom: 56};
+const LABEL_FONT_SIZE = 11;
 
-function rooflineOption(view, run, placed, roofs, theme, el) {
+function rooflineOption(view, run, placed, ownRoofs, theme, el) {
+  // A whatif projection of this run adds its dots and, when it brought them, the target's ceilings (whatif.js).
+  const proj = projectionOf(view, run);
+  const pdots = proj ? projectedDots(proj) : [];
+  const target = proj ? targetCeilings(proj, run.threads) : {compute: [], memory: []};
+  const roofs = {compute: [...ownRoofs.compute, ...target.compute], memory: [...ownRoofs.memory, ...target.memory]};
   const peaks = roofs.compute.map((c) => c.gflops);
   const bws = roofs.memory.map((m) => m.gbps);
   const top = peaks.length ? Math.max(...peaks) : 0;
   const ridges = bws.map((bw) => (top || 1) / bw);
-  const [x0, x1] = logRange([...placed.map((l) => l.intensity), ...ridges.map((r) => r * 4), ...ridges.map((r) => r / 8)]);
-  const [y0, y1] = logRange([...placed.map((l) => l.gflops), ...peaks.map((p) => p * 1.5)]);
+  const [x0, x1] = logRange([...placed.map((l) => l.intensity), ...pdots.map((d) => d[0]), ...ridges.map((r) => r * 4), ...ridges.map((r) => r / 8)]);
+  const [y0, y1] = logRange([...placed.map((l) => l.gflops), ...pdots.map((d) => d[1]), ...peaks.map((p) => p * 1.5)]);
   // Memory ceilings are 45 degrees in decades; on screen their angle depends on the plot's aspect.
   const decadePx = (px, lo, hi) => px / Math.max(1e-9, Math.log10(hi) - Math.log10(lo));
   const slope = decadePx(el.clientHeight - ROOF_GRID.top - ROOF_GRID.bottom, y0, y1) /
     decadePx(el.clientWidth - ROOF_GRID.left - ROOF_GRID.right, x0, x1);
   const angle = Math.atan(slope) * 180 / Math.PI;
   const series = [];
-  const labels = [];  // [x, y, text, position]: drawn by one label-only series (lines without symbols show no labels)
-  const lineStyle = {color: theme.muted, width: 1.4, type: view.datasheet ? 'dashed' : 'solid'};
+  const specs = [];  // ceiling labels in pixels, placed by placeCeilingLabels so that none overlaps another
+  const plot = {left: ROOF_GRID.left, right: el.clientWidth - ROOF_GRID.right, top: ROOF_GRID.top, bottom: el.clientHeight - ROOF_GRID.bottom};
+  const lx0 = Math.log10(x0), lx1 = Math.log10(x1), ly0 = Math.log10(y0), ly1 = Math.log10(y1);
+  const toPx = (x, y) => [plot.left + (Math.log10(x) - lx0) / (lx1 - lx0) * (plot.right - plot.left),
+    plot.bottom - (Math.log10(y) - ly0) / (ly1 - ly0) * (plot.bottom - plot.top)];
+  const toData = ([px, py]) => [Math.pow(10, lx0 + (px - plot.left) / (plot.right - plot.left) * (lx1 - lx0)),
+    Math.pow(10, ly0 + (plot.bottom - py) / (plot.bottom - plot.top) * (ly1 - ly0))];
+  const ownStyle = {color: theme.muted, width: 1.4, type: view.datasheet ? 'dashed' : 'solid'};
+  const targetStyle = {color: theme.bad, width: 1.2, type: 'dashed'};
+  const styleOf = (r) => (r.prefix ? targetStyle : ownStyle);
+  const labelOf = (r, text) => (r.prefix ? r.prefix + text : ceilingLabel(view, text));
   roofs.compute.forEach((c) => {
-    const start = bws.length ? c.gflops / Math.max(...bws) : x0;
-    const text = ceilingLabel(view, c.name + ' x' + c.threads + ' · ' + fixed(c.gflops, 1) + ' GFLOP/s');
-    series.push({id: 'ceiling:' + c.name, name: text, type: 'line', symbol: 'none', lineStyle, z: 1,
-      data: [[Math.max(start, x0), c.gflops], [x1, c.gflops]]});
-    labels.push([x1, c.gflops, text, 'top', 'right', 0]);
+    const start = Math.max(bws.length ? c.gflops / Math.max(...bws) : x0, x0);
+    const text = labelOf(c, c.name + ' x' + c.threads + ' · ' + fixed(c.gflops, 1) + ' GFLOP/s');
+    series.push({id: (c.prefix ? 'target:' : 'ceiling:') + c.name + ':' + c.dtype, name: text, type: 'line', symbol: 'none', lineStyle: styleOf(c), z: 1,
+      data: [[start, c.gflops], [x1, c.gflops]]});
+    const [px0, py] = toPx(start, c.gflops), [px1] = toPx(x1, c.gflops);
+    specs.push({kind: 'compute', y: py, x0: px0, x1: px1, text});
   });
-  roofs.memory.forEach((m, i) => {
+  roofs.memory.forEach((m) => {
     const xs = Math.max(x0, y0 / m.gbps), xe = top ? top / m.gbps : x1;
-    const xl = Math.pow(10, Math.log10(xs) + (Math.log10(xe) - Math.log10(xs)) * (0.1 + 0.2 * i));
-    const text = ceilingLabel(view, m.level + ' ' + m.kernel + ' x' + m.threads + ' · ' + fixed(m.gbps, 1) + ' GB/s');
-    series.push({id: 'ceiling:' + m.level, name: text, type: 'line', symbol: 'none', lineStyle, z: 1,
+    const text = labelOf(m, m.level + ' ' + m.kernel + ' x' + m.threads + ' · ' + fixed(m.gbps, 1) + ' GB/s');
+    series.push({id: (m.prefix ? 'target:' : 'ceiling:') + m.level, name: text, type: 'line', symbol: 'none', lineStyle: styleOf(m), z: 1,
       data: [[xs, xs * m.gbps], [xe, xe * m.gbps]]});
-    labels.push([xl, xl * m.gbps, text, 'top', 'left', angle]);
+    const [pxs, pys] = toPx(xs, xs * m.gbps), [pxe, pye] = toPx(xe, xe * m.gbps);
+    specs.push({kind: 'memory', xs: pxs, ys: pys, xe: pxe, ye: pye, angle, text});
   });
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = LABEL_FONT_SIZE + 'px ' + (cssVar('--sans') || 'sans-serif');
+  const spots = placeCeilingLabels(specs, plot, (t) => ctx.measureText(t).width);
+  // Each label is drawn with its bottom corner (left, or right for compute ceilings) at the anchor the placement
+  // chose, rotated about it: the box placeCeilingLabels reasoned about.
   series.push({id: 'ceiling-labels', type: 'scatter', silent: true, symbolSize: 1, z: 2, itemStyle: {color: 'transparent'},
-    data: labels.map(([x, y, text, position, align, rotate]) => ({value: [x, y],
-      label: {show: true, formatter: () => text, position, align, rotate, color: theme.muted, fontSize: 11, distance: 3}}))});
+    data: specs.map((spec, i) => {
+      const spot = spots[i];
+      const anchor = spot.alignRight ? spot.box[1] : spot.box[0];
+      return {value: toData(anchor), label: {show: true, formatter: () => spec.text, position: 'inside',
+        align: spot.alignRight ? 'right' : 'left', verticalAlign: 'bottom', rotate: spot.angle, color: theme.muted,
+        fontSize: LABEL_FONT_SIZE, lineHeight: LABEL_HEIGHT, padding: 0}};
+    })});
   const byOp = new Map();
   for (const l of placed) {
     if (!byOp.has(l.op)) byOp.set(l.op, []);
@@ -116,6 +144,7 @@ function rooflineOption(view, run, placed, roofs, theme, el) {
       progressive: 3000, symbolSize: (v) => Math.min(40, 5 + 42 * Math.sqrt(v[3] || 0)),
       itemStyle: {color: view.opColor(op), opacity: 0.82, borderColor: theme.panel, borderWidth: 0.6}});
   }
+  if (pdots.length) series.push(projectionSeries(proj, pdots, theme));
   const pinned = run.layers.filter((l) => !isPlaceable(l)).map((l) => [x0, y0, l.seq, l.share]);
   if (pinned.length) {
     series.push({id: PINNED, name: 'no FLOPs (pinned)', type: 'scatter', data: pinned, z: 3, symbol: 'diamond',
@@ -124,8 +153,9 @@ function rooflineOption(view, run, placed, roofs, theme, el) {
   }
   return {
     grid: ROOF_GRID,
-    legend: {type: 'scroll', top: 4, data: [...byOp.keys(), ...(pinned.length ? ['no FLOPs (pinned)'] : [])], textStyle: {color: theme.muted}, pageTextStyle: {color: theme.muted}},
-    tooltip: {trigger: 'item', formatter: (p) => rooflineTip(run, p)},
+    legend: {type: 'scroll', top: 4, data: [...byOp.keys(), ...(pinned.length ? ['no FLOPs (pinned)'] : []), ...(pdots.length ? ['projected: ' + proj.projection.target] : [])],
+      textStyle: {color: theme.muted}, pageTextStyle: {color: theme.muted}},
+    tooltip: {trigger: 'item', formatter: (p) => (p.seriesId === 'projected' ? projectedTip(view, run, proj, p) : rooflineTip(run, p))},
     xAxis: Charts.axis(theme, {type: 'log', min: x0, max: x1, name: 'arithmetic intensity (FLOP/byte)', nameGap: 30}),
     yAxis: Charts.axis(theme, {type: 'log', min: y0, max: y1, name: 'GFLOP/s', nameGap: 48}),
     series,

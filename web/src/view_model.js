@@ -8,8 +8,8 @@ function buildView(report) {
     (run.layers || []).forEach((layer, i) => { layer.seq = i; });
     return Object.assign(run, {index, spread: runSpread(run)});
   });
-  const nodeByName = new Map();
-  for (const node of nodes) if (!nodeByName.has(node.name)) nodeByName.set(node.name, node);
+  const nodeByName = new Map(), nodeIndex = new Map();
+  nodes.forEach((node, i) => { if (!nodeByName.has(node.name)) { nodeByName.set(node.name, node); nodeIndex.set(node.name, i); } });
 
   // Op types by weight: time share over all runs, then FLOPs in the analysis (so a model's main op keeps its
   // colour whether or not a run has layer times), then name.
@@ -21,7 +21,7 @@ function buildView(report) {
     (time.get(b) || 0) - (time.get(a) || 0) || (flops.get(b) || 0) - (flops.get(a) || 0) || (a < b ? -1 : 1));
 
   return {
-    report, model, analysis, nodes, runs, nodeByName,
+    report, model, analysis, nodes, runs, nodeByName, nodeIndex,
     mode: runs.length ? 'profile' : 'static',
     hardware: report.hardware || null,
     datasheet: !!report.hardware && report.hardware.source === 'datasheet',

@@ -113,9 +113,11 @@ TensorValue generate_tensor(const std::string& name, int32_t t, const std::vecto
   return v;
 }
 
-ModelIo model_io(const std::string& path, const std::map<std::string, int64_t>& dims) {
+ModelIo model_io(const std::string& path, const std::map<std::string, int64_t>& dims,
+                 const std::map<std::string, std::vector<int64_t>>& shapes) {
   ShapeOverrides o;
   o.dims = dims;
+  o.shapes = shapes;
   Model m = load_model(path, o);
   ModelIo io;
   io.outputs = m.graphs.at(0).outputs;

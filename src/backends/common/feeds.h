@@ -28,7 +28,9 @@ struct ModelIo {
   std::vector<std::string> outputs;
 };
 // `dims` fixes symbolic dims (the run's), so a model whose shapes need them still loads.
-ModelIo model_io(const std::string& model_path, const std::map<std::string, int64_t>& dims = {});  // throws UserError
+// Fixes the dims as load_model does for --dim and --shape; throws UserError.
+ModelIo model_io(const std::string& model_path, const std::map<std::string, int64_t>& dims = {},
+                 const std::map<std::string, std::vector<int64_t>>& shapes = {});
 
 // Throws BackendError (stage "run", code "input") naming the input when a tensor cannot be built.
 std::vector<TensorValue> build_feeds(const std::vector<InputDesc>& inputs, const FeedSpec& feed);

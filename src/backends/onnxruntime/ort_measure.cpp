@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "backends/onnxruntime/ort_error_class.h"
+#include "backends/onnxruntime/ort_kernel_kind.h"
 
 namespace rooflens::ort {
 
@@ -22,8 +23,16 @@ std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
       k.device = e->provider;
       k.per_iteration_ms.assign(static_cast<size_t>(runs), 0.0);
       k.start_ms = static_cast<double>(e->ts_us - p.profile.runs[static_cast<size_t>(first)].ts_us) / 1000.0;
-      for (const auto& s : e->input_type_shape) k.input_shapes.push_back(s.dims);
-      for (const auto& s : e->output_type_shape) k.output_shapes.push_back(s.dims);
+      for (const auto& s : e->input_type_shape) {
+        k.input_shapes.push_back(s.dims);
+        k.input_dtypes.push_back(onnx_dtype(s.dtype));
+      }
+      for (const auto& s : e->output_type_shape) {
+        k.output_shapes.push_back(s.dims);
+        k.output_dtypes.push_back(onnx_dtype(s.dtype));
+      }
+      k.kind = kernel_kind(e->op_name);
+      k.device_class = provider_device(e->provider);
       out.push_back(std::move(k));
     }
     int r = e->run_index - first;

@@ -38,7 +38,7 @@ class OpenCvServer : public ModelServer {
 
   ServedModel load(const ModelLoad& m) override {
     if (!m.options.empty()) throw UsageError("-B opencv: per-model options are not supported");
-    return child("load").load(m.model, m.dims, options_, m.timeout);
+    return child("load").load(m.model, m.dims, {}, options_, m.timeout);
   }
 
   std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
@@ -133,7 +133,7 @@ class OpenCvBackend : public Backend {
     pid_ = child->pid();
     Measurement m;
     try {
-      ServedModel s = child->load(r.model, r.feed.dims, o, r.timeout);
+      ServedModel s = child->load(r.model, r.feed.dims, r.feed.shapes, o, r.timeout);
       m = child->measure(r.feed, r.timing, r.timeout);
       m.load_ms = s.load_ms;
     } catch (...) {

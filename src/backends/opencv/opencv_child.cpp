@@ -26,11 +26,11 @@ json Child::call(json request, std::chrono::milliseconds timeout, const std::str
 }
 
 ServedModel Child::load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims,
-                        const SessionOptions& o, std::chrono::milliseconds timeout) {
+                        const std::map<std::string, std::vector<int64_t>>& shapes, const SessionOptions& o, std::chrono::milliseconds timeout) {
   model_ = model;
   json options{{"fusion", o.fusion}, {"threads", o.threads}};
   json r = call({{"op", "load"}, {"model", std::filesystem::absolute(model).string()}, {"dims", dims},
-                 {"options", options}},
+                 {"shapes", shapes}, {"options", options}},
                 timeout, "load");
   ServedModel s;
   s.load_ms = r.value("load_ms", 0.0);

@@ -26,7 +26,8 @@ class Child {
 
   // Sends `request` (its "op" set); throws BackendError(stage, ...) naming `subject` unless the answer is ok.
   nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout, const std::string& stage);
-  ServedModel load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims, const SessionOptions& o,
+  ServedModel load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims,
+                   const std::map<std::string, std::vector<int64_t>>& shapes, const SessionOptions& o,
                    std::chrono::milliseconds timeout);
   // Timed run, then (timing.layers) the profiled iterations with OpenCV's per-layer times, as kernels mapped to
   // the user's nodes. Sets `stage` like the ORT runner's measurement does.

@@ -81,6 +81,9 @@ std::vector<KernelRecord> kernels_from_layers(const json& layers, const GraphVie
       k.name = l.name;
       k.op = l.type;
       k.device = "cpu";
+      k.device_class = Device::cpu;  // this backend runs OpenCV's CPU implementation only
+      // OpenCV's Permute layer is the ONNX Transpose (a layout change for lint); its other layers compute.
+      k.kind = l.type == "Permute" ? LayerKind::layout : LayerKind::compute;
       k.per_iteration_ms = l.times_ms;
       owner = kernels.size();
       kernels.push_back(std::move(k));

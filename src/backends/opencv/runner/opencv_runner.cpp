@@ -19,6 +19,7 @@
 #include "backends/opencv/runner/cv_messages.h"
 #include "backends/opencv/runner/opencv_runner.h"
 #include "core/errors.h"
+#include "model/fixed_inputs.h"
 
 namespace rooflens::opencv {
 namespace {
@@ -87,16 +88,23 @@ class Session {
     model_ = req.at("model").get<std::string>();
     const json& o = req.at("options");
     if (o.contains("threads") && o["threads"].get<int>() > 0) cv::setNumThreads(o["threads"].get<int>());
+    ShapeOverrides fixed;
+    fixed.dims = req.value("dims", std::map<std::string, int64_t>{});
+    fixed.shapes = req.value("shapes", std::map<std::string, std::vector<int64_t>>{});
+    std::string bytes;
     try {
-      ModelIo io = model_io(model_, req.value("dims", std::map<std::string, int64_t>{}));
+      ModelIo io = model_io(model_, fixed.dims, fixed.shapes);
       inputs_ = std::move(io.inputs);
       outputs_.assign(io.outputs.begin(), io.outputs.end());
+      // OpenCV's importer cannot be told input shapes and refuses Shape nodes on dynamic dims: it reads the
+      // model with its inputs fixed, as rooflens analysed it.
+      bytes = model_bytes_with_fixed_inputs(model_, fixed);
     } catch (const UserError& e) {
       throw RequestError("input", e.what());
     }
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      net_ = cv::dnn::readNetFromONNX(model_);
+      net_ = cv::dnn::readNetFromONNX(bytes.data(), bytes.size());
       net_->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
       net_->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
       net_->enableFusion(o.value("fusion", true));

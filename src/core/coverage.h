@@ -1,0 +1,22 @@
+#pragma once
+// Coverage per iteration: how much of each profiled run its kernels account for. Σ of per-kernel medians over the
+// median run reads noise as missing time (a preemption lands in a different kernel each iteration, and every
+// kernel's median drops it); per iteration, Σ kernel times of iteration i / that iteration's run, then the median
+// over iterations, does not. What the kernels do not cover is the runtime's own time between them (scheduling,
+// thread-pool wake-ups, allocations, the executor's loop): the report's "between kernels" row.
+#include <cstddef>
+#include <vector>
+
+namespace rooflens {
+
+struct IterationCoverage {
+  double coverage = 0;            // median over iterations of Σ kernel ms / run ms (0 without iterations)
+  double between_kernels_ms = 0;  // median over iterations of run ms - Σ kernel ms, never negative
+  size_t iterations = 0;          // iterations that had both a run time and kernel times
+};
+
+// kernel_ms[k][i]: kernel k's time in iteration i (0 when it did not run); run_ms[i]: iteration i's run as the
+// runtime's own profile timed it (the clock the kernels are on). Iterations beyond either list are ignored.
+IterationCoverage iteration_coverage(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms);
+
+}  // namespace rooflens

@@ -1,0 +1,80 @@
+// Timing: where the measured time could shrink — the layers furthest below their roof, weighted by their time,
+// and the part of a run no kernel accounts for (the framework between kernels).
+#include <algorithm>
+
+#include "lint/rule.h"
+
+namespace rooflens {
+namespace {
+
+constexpr size_t kHeadroomLayers = 5;       // report this many layers
+constexpr double kHeadroomShare = 0.10;     // ... when together they could save at least this share
+constexpr double kMinCoverage = 0.90;       // layers covering less of the run than this: time between kernels
+
+void headroom(const RunFacts& f, FindingSink& out) {
+  const auto& layers = f.run.layers;
+  std::vector<std::pair<double, size_t>> room;  // (ms above the roof, layer)
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (!layers[i].bound.empty() && layers[i].efficiency > 0)
+      room.push_back({layers[i].time_ms * (1 - std::min(layers[i].efficiency, 1.0)), i});
+  std::stable_sort(room.begin(), room.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (room.size() > kHeadroomLayers) room.resize(kHeadroomLayers);
+  double total = 0;
+  for (const auto& r : room) total += r.first;
+  if (room.empty() || f.share_of(total) < kHeadroomShare) return;
+  const Layer& top = layers[room[0].second];
+  Finding& x = out.add(Severity::info,
+                       std::to_string(room.size()) + " layers could save up to " + ms_text(total) + " (" +
+                           pct(f.share_of(total)) + " of layer time) at their roof; most: " + top.name + " (" +
+                           ms_text(room[0].first) + " at " + pct(top.efficiency) + " of " + top.roof + ")");
+  std::vector<size_t> idx;
+  for (const auto& r : room) idx.push_back(r.second);
+  for (size_t i : idx) {  // in headroom order (name_layers would sort by time)
+    x.layers.push_back(layers[i].name);
+    for (const auto& n : layers[i].onnx_nodes) x.onnx_nodes.push_back(n);
+  }
+  x.evidence.push_back({"headroom of these layers", total, "ms"});
+  x.evidence.push_back({"share of layer time", f.share_of(total), "ratio"});
+  for (const auto& r : room)
+    x.evidence.push_back({layers[r.second].name + " (" + layers[r.second].bound + ", " +
+                              pct(layers[r.second].efficiency) + " efficient)",
+                          r.first, "ms"});
+  x.mitigation =
+      "Headroom = time x (1 - efficiency): what a layer would save at its roof. Compute-bound layers below their "
+      "roof want a better kernel (an ISA or dtype the runtime has fast kernels for, blocking that fits the caches, "
+      "more threads); memory-bound ones want fewer bytes (fusion, a lower precision, layouts that stay in cache).";
+}
+
+void between_kernels(const RunFacts& f, FindingSink& out) {
+  double cov = f.run.coverage;
+  if (f.run.layers.empty() || cov <= 0 || cov >= kMinCoverage) return;
+  // Measured per iteration when the report has it (core/coverage.h); older reports: from Σ layer medians.
+  double run_ms = f.run.profiled_run_ms.value_or(f.layer_ms / cov);
+  double gap = f.run.between_kernels_ms.value_or(run_ms - f.layer_ms);
+  Finding& x = out.add(Severity::warning,
+                       pct(1 - cov) + " of the profiled run is spent between kernels (" + ms_text(gap) +
+                           " per run): framework overhead no layer accounts for");
+  x.evidence = {{"coverage", cov, "ratio"},
+                {"between kernels", gap, "ms"},
+                {"profiled run", run_ms, "ms"},
+                {"kernels", static_cast<double>(f.run.layers.size()), "count"},
+                {"gap per kernel", f.run.layers.empty() ? 0 : gap * 1000 / static_cast<double>(f.run.layers.size()),
+                 "us"}};
+  x.mitigation =
+      "Time between kernels is the runtime's own work: scheduling each kernel, waking the thread pool, allocating "
+      "outputs. It grows with the number of kernels, so fewer, larger kernels help (graph optimizations, larger "
+      "batches); ONNX Runtime keeps pool threads spinning between kernels with session.intra_op.allow_spinning=1 "
+      "(the default), and a memory arena avoids allocations (enableCpuMemArena).";
+}
+
+}  // namespace
+
+void add_timing_rules(RuleList& rules) {
+  rules.push_back({"headroom", "timing", "the layers with the most headroom: time x (1 - efficiency) against the roofline",
+                   "https://doi.org/10.1145/1498765.1498785", &headroom});
+  rules.push_back({"between-kernels", "timing",
+                   "the part of the profiled run no kernel covers (framework overhead between kernels)",
+                   "https://onnxruntime.ai/docs/performance/tune-performance/threading.html", &between_kernels});
+}
+
+}  // namespace rooflens

@@ -1,0 +1,38 @@
+// libFuzzer target over what lint and whatif read from users: a report JSON (then every lint rule and a whatif
+// projection over it), a perf-ratio table, a --sparse spec. Any input must end in a result or a
+// UserError/UsageError — never a crash, a hang or a sanitizer report. Seeds: tests/fuzz/seeds/report_readers/.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/errors.h"
+#include "core/report.h"
+#include "lint/lint.h"
+#include "whatif/perf_table.h"
+#include "whatif/whatif.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    rooflens::PerfTable t = rooflens::parse_perf_table(text, "fuzz.csv");
+    (void)rooflens::lookup_perf_ratio(t, "64x64", "4x1", 0.9);
+  } catch (const rooflens::UserError&) {
+  }
+  try {
+    (void)rooflens::parse_sparse(text.substr(0, 64));
+  } catch (const rooflens::UsageError&) {
+  }
+  try {
+    rooflens::Report r = rooflens::report_from_json(text);
+    (void)rooflens::lint_report(r);
+    rooflens::WhatIfOptions o;
+    o.batch = 8;
+    o.quantize = "int8";
+    o.sparse = rooflens::SparseSpec{0.5, "2:4"};
+    (void)rooflens::project(r, o);
+  } catch (const rooflens::UserError&) {
+  } catch (const rooflens::UsageError&) {
+  } catch (const std::runtime_error&) {  // report_from_json's documented error type for foreign JSON
+  }
+  return 0;
+}

@@ -1,0 +1,356 @@
+// Every lint rule on a hand-built report that triggers it and on one that does not (the nearest miss).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "lint/lint.h"
+#include "support/report_builder.h"
+
+using namespace rooflens;
+using rooflens::testing::ReportBuilder;
+
+namespace {
+
+std::vector<Finding> of_rule(const Report& r, const std::string& rule) {
+  std::vector<Finding> out;
+  for (auto& f : lint_report(r))
+    if (f.rule == rule) out.push_back(f);
+  return out;
+}
+
+double evidence(const Finding& f, const std::string& name) {
+  for (const auto& e : f.evidence)
+    if (e.name == name) return e.value;
+  ADD_FAILURE() << "no evidence '" << name << "' in " << f.rule;
+  return -1;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// conv (gpu) -> relu (cpu, the provider refused it) -> out; copies around the relu.
+ReportBuilder gpu_run(bool relu_on_cpu) {
+  ReportBuilder b;
+  b.node("conv", "Conv", {"x", "w"}, {"c"});
+  b.node("relu", "Relu", {"c"}, {"y"});
+  b.layer("conv", "Conv", {"conv"}, 6.0, 1000000, 10000).device = Device::gpu;
+  if (relu_on_cpu) {
+    Layer& to = b.layer("Memcpy", "MemcpyToHost", {}, 1.0);
+    to.kind = LayerKind::copy;
+    to.device = Device::gpu;
+    b.layer("relu", "Relu", {"relu"}, 2.0).device = Device::cpu;
+    Layer& from = b.layer("Memcpy_1", "MemcpyFromHost", {}, 1.0);
+    from.kind = LayerKind::copy;
+    from.device = Device::gpu;
+  } else {
+    b.layer("relu", "Relu", {"relu"}, 1.0).device = Device::gpu;
+  }
+  b.finish();
+  return b;
+}
+
+}  // namespace
+
+TEST(LintRules, RegistryHasEveryRuleOnceWithALink) {
+  std::vector<std::string> ids;
+  for (const auto& r : lint_rules()) {
+    EXPECT_FALSE(has(ids, r.id)) << r.id;
+    ids.push_back(r.id);
+    EXPECT_EQ(std::string(r.read_more).rfind("https://", 0), 0u) << r.id;
+  }
+  for (const char* id : {"cpu-fallback", "layout-reorders", "unfused-qdq", "fp32-island", "unfused-chain",
+                         "shape-compute", "headroom", "between-kernels", "threads-above-cores", "unstable-timings"})
+    EXPECT_TRUE(has(ids, id)) << id;
+}
+
+TEST(LintRules, CpuFallbackInAGpuRun) {
+  auto b = gpu_run(true);
+  auto found = of_rule(b.report(), "cpu-fallback");
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  EXPECT_EQ(f.severity, Severity::error);  // (2 + 1 + 1) of 10 ms = 40% >= 20%
+  EXPECT_DOUBLE_EQ(evidence(f, "CPU layers"), 1);
+  EXPECT_DOUBLE_EQ(evidence(f, "copy layers"), 2);
+  EXPECT_DOUBLE_EQ(evidence(f, "CPU time share"), 0.2);
+  EXPECT_DOUBLE_EQ(evidence(f, "copy time"), 2.0);
+  EXPECT_EQ(f.layers.front(), "relu");  // most time first
+  EXPECT_TRUE(has(f.onnx_nodes, "relu"));
+  EXPECT_EQ(f.run, "batch=1 threads=1");
+  EXPECT_FALSE(f.mitigation.empty());
+  // Everything on the GPU: nothing to say; a CPU-only run is not a fallback either.
+  EXPECT_TRUE(of_rule(gpu_run(false).report(), "cpu-fallback").empty());
+  ReportBuilder cpu;
+  cpu.node("relu", "Relu", {"x"}, {"y"});
+  cpu.layer("relu", "Relu", {"relu"}, 1.0).device = Device::cpu;
+  EXPECT_TRUE(of_rule(cpu.finish(), "cpu-fallback").empty());
+}
+
+TEST(LintRules, InsertedLayoutConversionsWithTheirShare) {
+  auto make = [](double reorder_ms) {
+    ReportBuilder b;
+    b.node("conv", "Conv", {"x", "w"}, {"y"});
+    Layer& in = b.layer("ReorderInput", "ReorderInput", {"conv"}, reorder_ms);
+    in.alias = true;
+    in.kind = LayerKind::layout;
+    b.layer("conv_nchwc", "Conv", {"conv"}, 10.0, 1000000, 10000);
+    // The user's own Transpose is a layout kernel too, but not an inserted one.
+    b.node("t", "Transpose", {"y"}, {"z"});
+    b.layer("t", "Transpose", {"t"}, 1.0).kind = LayerKind::layout;
+    return b;
+  };
+  auto hit = make(1.0);
+  auto found = of_rule(hit.finish(), "layout-reorders");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::warning);  // 1 of 12 ms = 8.3% >= 5%
+  EXPECT_DOUBLE_EQ(evidence(found[0], "layout layers"), 1);
+  EXPECT_NEAR(evidence(found[0], "time share"), 1.0 / 12, 1e-12);
+  EXPECT_EQ(found[0].layers, std::vector<std::string>{"ReorderInput"});
+  auto small = make(0.05);  // 0.4%: below 1%, not worth a line
+  EXPECT_TRUE(of_rule(small.finish(), "layout-reorders").empty());
+}
+
+namespace {
+// x -> Q -> DQ -> conv(QLinearConv when fused) ... -> DQ -> add (float) -> Q -> DQ -> y
+ReportBuilder quantized(bool fused) {
+  ReportBuilder b;
+  b.report().model.inputs.push_back({"x", "float", {1, 8}, {}});
+  b.report().model.outputs.push_back({"y", "float", {1, 8}, {}});
+  b.node("q_in", "QuantizeLinear", {"x", "s", "z"}, {"xq"}, "uint8").input_dtypes[0] = "float";
+  b.node("dq_in", "DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "float").input_dtypes[0] = "uint8";
+  b.node("conv", "Conv", {"xd", "w"}, {"c"}).flops = 1000000;
+  b.node("q_c", "QuantizeLinear", {"c", "s", "z"}, {"cq"}, "uint8");
+  b.node("dq_c", "DequantizeLinear", {"cq", "s", "z"}, {"cd"});
+  b.node("add", "Add", {"cd", "xd"}, {"a"}).flops = 8;
+  b.node("q_a", "QuantizeLinear", {"a", "s", "z"}, {"aq"}, "uint8");
+  b.node("dq_out", "DequantizeLinear", {"aq", "s", "z"}, {"y"});
+  b.layer("q_in", "QuantizeLinear", {"q_in"}, 0.2).input_dtypes = {"float"};
+  if (fused) {
+    // The runtime folded every interior pair into integer kernels.
+    b.layer("conv_quant", "QLinearConv", {"dq_in", "conv", "q_c"}, 5.0, 1000000, 10000).input_dtypes = {"uint8"};
+    b.layer("add_quant", "QLinearAdd", {"dq_c", "add", "q_a"}, 0.3, 8, 1000).input_dtypes = {"uint8"};
+  } else {
+    b.layer("dq_in", "DequantizeLinear", {"dq_in"}, 0.2).input_dtypes = {"uint8"};
+    b.layer("conv", "Conv", {"conv"}, 8.0, 1000000, 10000).input_dtypes = {"float"};
+    b.layer("q_c", "QuantizeLinear", {"q_c"}, 0.2).input_dtypes = {"float"};
+    b.layer("dq_c", "DequantizeLinear", {"dq_c"}, 0.2).input_dtypes = {"uint8"};
+    b.layer("add", "Add", {"add"}, 0.5, 8, 1000).input_dtypes = {"float"};
+    b.layer("q_a", "QuantizeLinear", {"q_a"}, 0.2).input_dtypes = {"float"};
+  }
+  b.layer("dq_out", "DequantizeLinear", {"dq_out"}, 0.2).input_dtypes = {"uint8"};
+  b.finish();
+  return b;
+}
+}  // namespace
+
+TEST(LintRules, UnfusedQdqPairsInAQuantizedModel) {
+  auto b = quantized(false);
+  auto found = of_rule(b.report(), "unfused-qdq");
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  // q_in and dq_out are the model's own edges; dq_in, q_c, dq_c, q_a are pairs left inside.
+  EXPECT_DOUBLE_EQ(evidence(f, "QuantizeLinear layers"), 2);
+  EXPECT_DOUBLE_EQ(evidence(f, "DequantizeLinear layers"), 2);
+  EXPECT_DOUBLE_EQ(evidence(f, "float layers between DQ and Q"), 2);  // conv and add ran in float
+  EXPECT_DOUBLE_EQ(evidence(f, "Q->DQ round trips"), 2);               // q_c -> dq_c and q_a -> dq_out
+  EXPECT_TRUE(has(f.layers, "conv") && has(f.layers, "add") && !has(f.layers, "q_in"));
+  EXPECT_NEAR(evidence(f, "Q/DQ time"), 0.8, 1e-12);
+  // Fused: only the edges remain. And an fp32 model has no Q/DQ to speak of.
+  EXPECT_TRUE(of_rule(quantized(true).report(), "unfused-qdq").empty());
+  ReportBuilder fp32;
+  fp32.node("add", "Add", {"x", "x"}, {"y"});
+  fp32.layer("add", "Add", {"add"}, 1.0, 8, 100);
+  EXPECT_TRUE(of_rule(fp32.finish(), "unfused-qdq").empty());
+}
+
+TEST(LintRules, Fp32IslandsInAnInt8Model) {
+  auto b = quantized(false);
+  auto found = of_rule(b.report(), "fp32-island");
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  // conv and add are connected through dq_c/q_c only (conversions), so they are two islands.
+  EXPECT_DOUBLE_EQ(evidence(f, "islands"), 2);
+  EXPECT_DOUBLE_EQ(evidence(f, "float layers"), 2);
+  EXPECT_DOUBLE_EQ(evidence(f, "conversion layers"), 4);  // dq_in, q_c, dq_c, q_a
+  EXPECT_NEAR(evidence(f, "float FLOP share"), 1.0, 1e-12);
+  EXPECT_NE(f.title.find("int8 model"), std::string::npos);
+  EXPECT_TRUE(of_rule(quantized(true).report(), "fp32-island").empty());
+}
+
+TEST(LintRules, Fp32IslandInAnFp16ModelBetweenCasts) {
+  auto make = [](const std::string& island_dtype) {
+    ReportBuilder b;
+    b.node("mm", "MatMul", {"x", "w"}, {"m"}, "float16").macs = 1000;
+    b.node("up", "Cast", {"m"}, {"mf"}, "float").input_dtypes[0] = "float16";
+    b.node("sm", "Softmax", {"mf"}, {"s"}, island_dtype).flops = 100;
+    b.node("down", "Cast", {"s"}, {"y"}, "float16").input_dtypes[0] = island_dtype;
+    b.layer("mm", "MatMul", {"mm"}, 4.0, 2000, 100).input_dtypes = {"float16"};
+    b.layer("up", "Cast", {"up"}, 0.5).input_dtypes = {"float16"};
+    b.layer("sm", "Softmax", {"sm"}, 1.0, 100, 400).input_dtypes = {island_dtype};
+    b.layer("down", "Cast", {"down"}, 0.5).input_dtypes = {island_dtype};
+    b.finish();
+    return b;
+  };
+  auto hit = make("float");
+  auto found = of_rule(hit.report(), "fp32-island");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("fp16 model"), std::string::npos);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "conversion layers"), 2);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "conversion time share"), 1.0 / 6);
+  EXPECT_TRUE(of_rule(make("float16").report(), "fp32-island").empty());
+}
+
+namespace {
+// conv -> bn -> relu -> conv2: with fusion off, bn and relu are two memory-bound kernels in a row.
+ReportBuilder conv_bn_relu(bool fused) {
+  ReportBuilder b;
+  b.node("conv", "Conv", {"x", "w"}, {"c"}).flops = 1000000;
+  b.node("bn", "BatchNormalization", {"c", "g", "b", "m", "v"}, {"n"}).flops = 4000;
+  b.node("relu", "Relu", {"n"}, {"r"}).flops = 1000;
+  b.node("conv2", "Conv", {"r", "w2"}, {"y"}).flops = 1000000;
+  if (fused) {
+    b.layer("conv_fused", "FusedConv", {"conv", "bn", "relu"}, 5.0, 1005000, 20000).bound = "compute";
+  } else {
+    b.layer("conv", "Conv", {"conv"}, 5.0, 1000000, 20000).bound = "compute";
+    b.layer("bn", "BatchNormalization", {"bn"}, 1.5, 4000, 8000).bound = "memory";
+    b.layer("relu", "Relu", {"relu"}, 1.0, 1000, 8000).bound = "memory";
+  }
+  b.layer("conv2", "Conv", {"conv2"}, 5.0, 1000000, 20000).bound = "compute";
+  b.finish();
+  return b;
+}
+}  // namespace
+
+TEST(LintRules, UnfusedChainsOfMemoryBoundLayers) {
+  auto b = conv_bn_relu(false);
+  auto found = of_rule(b.report(), "unfused-chain");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::warning);  // 2.5 of 12.5 ms = 20%
+  EXPECT_DOUBLE_EQ(evidence(found[0], "chains"), 1);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "layers in chains"), 2);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "bytes moved"), 16000);
+  EXPECT_EQ(found[0].layers, (std::vector<std::string>{"bn", "relu"}));
+  EXPECT_TRUE(of_rule(conv_bn_relu(true).report(), "unfused-chain").empty());
+  // Without roofs, intensity decides: the same chain at 0.5 and 0.125 FLOP/B still counts.
+  auto noroofs = conv_bn_relu(false);
+  for (auto& l : noroofs.run().layers) l.bound.clear();
+  EXPECT_EQ(of_rule(noroofs.report(), "unfused-chain").size(), 1u);
+}
+
+TEST(LintRules, ShapeComputationAtRunTime) {
+  auto make = [](bool folded) {
+    ReportBuilder b;
+    b.node("shape", "Shape", {"x"}, {"s"}, "int64").input_dtypes[0] = "float";
+    b.node("gather", "Gather", {"s", "i"}, {"g"}, "int64");
+    b.node("concat", "Concat", {"g", "k"}, {"shp"}, "int64");
+    b.node("reshape", "Reshape", {"x", "shp"}, {"y"});
+    b.node("mm", "MatMul", {"y", "w"}, {"z"}).macs = 100;
+    if (!folded) {
+      b.layer("shape", "Shape", {"shape"}, 0.1);
+      b.layer("gather", "Gather", {"gather"}, 0.1);
+      b.layer("concat", "Concat", {"concat"}, 0.1);
+    }
+    b.layer("reshape", "Reshape", {"reshape"}, 0.1);
+    b.layer("mm", "MatMul", {"mm"}, 5.0, 200, 100);
+    b.finish();
+    return b;
+  };
+  auto hit = make(false);
+  auto found = of_rule(hit.report(), "shape-compute");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "shape layers"), 3);  // the Reshape moves data: not counted
+  EXPECT_DOUBLE_EQ(evidence(found[0], "Shape kernels"), 1);
+  EXPECT_EQ(found[0].severity, Severity::warning);  // 0.3 of 5.4 ms = 5.6%
+  EXPECT_TRUE(of_rule(make(true).report(), "shape-compute").empty());
+}
+
+TEST(LintRules, HeadroomIsTimeTimesMissingEfficiency) {
+  ReportBuilder b;
+  b.node("a", "Conv", {"x"}, {"y"});
+  b.node("c", "Relu", {"y"}, {"z"});
+  Layer& a = b.layer("a", "Conv", {"a"}, 10.0, 1000, 10);
+  a.bound = "compute";
+  a.efficiency = 0.25;
+  a.roof = "fp32_fma_avx512 x1";
+  Layer& c = b.layer("c", "Relu", {"c"}, 4.0, 10, 100);
+  c.bound = "memory";
+  c.efficiency = 0.5;
+  c.roof = "L2 read x1";
+  b.finish();
+  auto found = of_rule(b.report(), "headroom");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "headroom of these layers"), 7.5 + 2.0);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "share of layer time"), 9.5 / 14);
+  EXPECT_EQ(found[0].layers, (std::vector<std::string>{"a", "c"}));
+  // At 95% of the roof there is little to win; without roofs nothing can be said.
+  for (auto& l : b.run().layers) l.efficiency = 0.95;
+  EXPECT_TRUE(of_rule(b.report(), "headroom").empty());
+  for (auto& l : b.run().layers) l.bound.clear(), l.efficiency = 0;
+  EXPECT_TRUE(of_rule(b.report(), "headroom").empty());
+}
+
+TEST(LintRules, TimeBetweenKernels) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.layer("a", "Relu", {"a"}, 6.0);
+  b.run().coverage = 0.75;  // the layers cover 6 of 8 ms
+  b.finish();
+  auto found = of_rule(b.report(), "between-kernels");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "between kernels"), 2.0);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "profiled run"), 8.0);
+  b.run().coverage = 0.95;
+  EXPECT_TRUE(of_rule(b.report(), "between-kernels").empty());
+}
+
+TEST(LintRules, ThreadsAbovePhysicalCores) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.layer("a", "Relu", {"a"}, 1.0);
+  b.finish();
+  HardwareInfo hw;
+  hw.machine.cores = 2;
+  hw.machine.threads = 4;
+  b.report().hardware = hw;
+  b.run().threads = 4;
+  auto found = of_rule(b.report(), "threads-above-cores");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::warning);
+  b.run().threads = 8;
+  EXPECT_EQ(of_rule(b.report(), "threads-above-cores")[0].severity, Severity::error);  // above logical CPUs too
+  b.run().threads = 2;
+  EXPECT_TRUE(of_rule(b.report(), "threads-above-cores").empty());
+  b.report().hardware.reset();  // no machine description: nothing to compare with
+  b.run().threads = 8;
+  EXPECT_TRUE(of_rule(b.report(), "threads-above-cores").empty());
+}
+
+TEST(LintRules, UnstableTimings) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.layer("a", "Relu", {"a"}, 1.0);
+  b.finish();
+  b.run().latency_ms.cv = 0.08;
+  b.run().latency_ms.median = 10;
+  b.run().latency_ms.p99 = 15;
+  auto found = of_rule(b.report(), "unstable-timings");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::warning);
+  EXPECT_NE(found[0].title.find("1.5x"), std::string::npos) << found[0].title;
+  b.run().latency_ms.cv = 0.3;
+  EXPECT_EQ(of_rule(b.report(), "unstable-timings")[0].severity, Severity::error);
+  b.run().latency_ms.cv = 0.02;
+  EXPECT_TRUE(of_rule(b.report(), "unstable-timings").empty());
+  // Steady samples inside each run, but two runs far apart: run to run is unstable.
+  b.run().latencies_ms = {10, 10.1, 9.9, 10, 10.05, 20, 20.1, 19.9, 20, 20.05};
+  b.run().repetitions = {5, 5};
+  found = of_rule(b.report(), "unstable-timings");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("run medians spread"), std::string::npos);
+}
+
+TEST(LintRules, FindingsAreSortedBySeverityWithinARun) {
+  auto b = gpu_run(true);  // cpu-fallback: error
+  b.run().latency_ms.cv = 0.08;  // unstable-timings: warning
+  auto all = lint_report(b.report());
+  ASSERT_GE(all.size(), 2u);
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_GE(all[i - 1].severity, all[i].severity);
+}
