@@ -8,10 +8,11 @@ VALUES_FUZZ_SECONDS ?= 20
 # runs each for a minute.
 IMPORT_FUZZ_SECONDS ?= 12
 IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino
+HISTORY_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-all build-san run test check san-test fuzz corpus bench screenshots clean
+.PHONY: deps build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity screenshots clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -33,7 +34,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
-	  $(addprefix fuzz_import_,$(IMPORT_FORMATS))
+	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -87,11 +88,16 @@ fuzz: build-san
 	  ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_import_$$f -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	    -timeout=10 -max_len=131072 -print_final_stats=1 $$corpus $$seeds || exit 1; \
 	done
+	@mkdir -p $(SAN_BUILD)/fuzz-history-corpus
+	cp tests/fuzz/history-seeds/* $(SAN_BUILD)/fuzz-history-corpus/
+	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
-# models, the third-party corpus), browser (real Chromium) — plus 80 s of fuzzing (60 s of the whole static path, 20 s
-# of the shape-value evaluator). The same code as the Release build, with checks on
-# every memory access and undefined operation; building it once keeps the suite well under 20 minutes on 2 cores.
+# models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus fuzzing (60 s of the
+# whole static path, 15 s of the report readers, 20 s of the shape-value evaluator, 12 s per importer, 20 s of the
+# history importer). The same code as the Release build, with checks on every memory access and undefined
+# operation; building it once keeps the suite well under 25 minutes on 2 cores.
 # Tests last, so the closing lines are ctest's summary.
 test: corpus fuzz san-test
 
@@ -99,15 +105,25 @@ test: corpus fuzz san-test
 # `rooflens bench` over every ONNX node test (validate mode); part 5 checks whatif's projections against measured
 # runs (threads 1 -> 2, batch 1 -> 8 on resnet50, mobilenet_v2, bert_base); part 6 times the HTML report's load in
 # headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 alternates
-# `rooflens generate` with a bare onnxruntime-node generation loop.
+# `rooflens generate` with a bare onnxruntime-node generation loop; part 8 measures how often the CI gate (compare,
+# history --check) flags a real +10% work change and identical models (~20 minutes: 40 profile sessions, 30
+# interleaved compares; `make bench-sensitivity` runs it alone).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps corpus $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif rooflens_perf_generate
+	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_sensitivity
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
-	$(BUILD)/rooflens_perf_generate || rc=1; exit $$rc
+	$(BUILD)/rooflens_perf_generate || rc=1; \
+	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
+
+# Part 8 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
+# other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's
+# figures (sessions.csv).
+bench-sensitivity: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
+	$(BUILD)/rooflens_perf_sensitivity
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run

@@ -12,6 +12,8 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
   libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
+  libsqlite3-dev sqlite3              # the embedded results database (rooflens history); sqlite3: tests read it
+  libpq-dev postgresql                # the shared results database; tests start a throwaway PostgreSQL cluster
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`

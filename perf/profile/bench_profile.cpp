@@ -144,7 +144,7 @@ int main() {
     rooflens::zoo::save_model(built.model, model, false);
 
     const std::string ours = quote(rooflens.string()) + " profile " + quote(model.string()) +
-                             " --threads 2 --no-layers --no-roofs -q --warmup-ms 200 --duration " + dur + " --json";
+                             " --threads 2 --no-layers --no-roofs --no-db -q --warmup-ms 200 --duration " + dur + " --json";
     const std::string theirs = "node " + quote(bare.string()) + " --ort-package " + quote(ort_package.string()) +
                                " --model " + quote(model.string()) +
                                " --threads 2 --dim batch=1 --warmup-ms 200 --duration " + dur;

@@ -8,9 +8,11 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/timing_flags.h"
@@ -21,6 +23,7 @@
 #include "suite/model_source.h"
 #include "suite/results_csv.h"
 #include "suite/results_dir.h"
+#include "suite/shard.h"
 #include "suite/suite_driver.h"
 
 namespace rooflens::cli {
@@ -31,12 +34,22 @@ using namespace rooflens::suite;
 
 struct BenchArgs {
   std::vector<std::string> sources, backends;
-  std::string mode = "benchmark", output = "bench-results", filter;
+  std::string mode = "benchmark", output = "bench-results", filter, shard;
   double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
   int jobs = 0, top = 10, repeat = 1;
   TimingOptions timing = TimingOptions::suite();  // the flags bind to it directly
-  bool resume = false, overwrite = false, quiet = false, json = false;
+  bool resume = false, overwrite = false, quiet = false, json = false, list = false;
+  DbFlags db;
 };
+
+// The options that shaped the samples, stored with the session.
+std::string settings_json(const BenchArgs& a) {
+  nlohmann::ordered_json j = timing_to_json(a.timing);
+  j["mode"] = a.mode;
+  j["repeat"] = a.repeat;
+  j["shard"] = a.shard;
+  return j.dump();
+}
 
 SuitePlan plan_of(const BenchArgs& a) {
   SuitePlan p;
@@ -68,6 +81,7 @@ BenchOptionsUsed options_used(const BenchArgs& a, const SuitePlan& p) {
     o.max_iterations = a.timing.max_iterations;
   }
   o.repeat = a.repeat;
+  o.shard = a.shard.empty() || parse_shard(a.shard).all() ? "" : parse_shard(a.shard).text();
   return o;
 }
 
@@ -103,10 +117,26 @@ int run_bench_command(const BenchArgs& a) {
     throw UsageError("--repeat " + std::to_string(a.repeat) + " repeats timed runs; --mode validate times nothing "
                      "(use --mode benchmark or both)");
   SuitePlan plan = plan_of(a);
+  const Shard shard = a.shard.empty() ? Shard{} : parse_shard(a.shard);
+  if (!a.list) a.db.validate();
   DiscoveryOptions d;
   d.filter = a.filter;
   d.test_hooks = test_hooks_enabled_by_env();
   Discovery found = discover_models(a.sources, d);
+  const size_t discovered = found.models.size();
+  found.models = take_shard(found.models, shard);
+  if (a.list) {  // the models this run (this shard) would take, one per line: nothing runs, nothing is written
+    for (const auto& m : found.models) std::cout << m.name << "\n";
+    return 0;
+  }
+  if (found.models.empty() && discovered > 0) {  // a CI matrix wider than a small zoo: not a failure
+    if (!a.quiet)
+      std::cerr << "rooflens bench: shard " << shard.text() << " holds none of the " << discovered
+                << " models found; nothing to do\n";
+    return 0;
+  }
+  if (!a.quiet && !shard.all())
+    std::cerr << fmt::format("rooflens bench: shard {}: {} of {} models\n", shard.text(), found.models.size(), discovered);
   for (const auto& m : found.models)
     if (!m.test_hook.empty()) plan.test_faults[m.name] = m.test_hook;
   if (!a.quiet)
@@ -168,7 +198,9 @@ int run_bench_command(const BenchArgs& a) {
   if (!a.quiet) std::cerr << "rooflens bench: results in " << a.output << "/ (results.json, status.csv, failures.csv, ...)\n";
   bool failures = false;
   for (const auto& e : r.entries) failures |= is_failure(e.status);
-  return partial || failures ? 1 : 0;
+  if (partial) return 1;  // an interrupted run is not history (--resume finishes it, then it is stored)
+  // The results folder first, the database last: a database that is down never costs the results.
+  return worst_exit(failures ? 1 : 0, store_bench(a.db, r, "bench", a.quiet, settings_json(a)));
 }
 
 }  // namespace
@@ -186,7 +218,9 @@ void setup_bench(CLI::App& root, Action& action) {
       "Each model ends pass, fail (stage load|run|validate), timeout, crash or skip, with a reason; a crash or hang\n"
       "costs one runner restart, never the run. Results (status.csv, failures.csv, latency.csv, metrics.csv,\n"
       "system.csv, results.json) are written as models finish; Ctrl-C or a kill keeps them, --resume continues.\n"
-      "Exit code 1 when any model failed, timed out or crashed, or the run was interrupted.");
+      "  rooflens bench zoo/ --shard 2/4 --db postgresql://ci@db/perf   (machine 2 of 4; rooflens history reads all)\n"
+      "Exit code 1 when any model failed, timed out or crashed, or the run was interrupted; 3 when the results\n"
+      "folder was written but the results database (--db) could not take the results.");
   cmd->add_option("sources", a->sources, "Folders in the ONNX test layout (searched recursively), .onnx files, "
                                          ".json model lists")
       ->required();
@@ -222,7 +256,12 @@ void setup_bench(CLI::App& root, Action& action) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--top", a->top, "Slowest models shown (default 10)")->check(CLI::Range(0, 100000));
   cmd->add_flag("--json", a->json, "Print results.json (rooflens.bench/1) on stdout instead of the table");
+  cmd->add_option("--shard", a->shard,
+                  "Run part I of N (1/4 .. 4/4): a model's part depends on its name only, so N machines given the "
+                  "same SOURCEs run every model exactly once");
+  cmd->add_flag("--list", a->list, "Print the models this run (this --shard) would take, one per line, and exit");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_bench_command(*a); }; });
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/compare_models.h"
 #include "compare/compare.h"
 #include "compare/sources.h"
 #include "core/errors.h"
@@ -20,7 +21,17 @@ struct CompareArgs {
   double alpha = 0.05;
   bool fail_on_regression = false, json = false;
   CompareView view;
+  MeasureFlags measure;  // BASE and NEW are .onnx models: compare measures them (compare_models.h)
+  std::vector<const CLI::Option*> measure_options;  // given with reports: a usage error
 };
+
+bool is_model(const std::string& path) {
+  auto dot = path.rfind('.');
+  if (dot == std::string::npos) return false;
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".onnx";
+}
 
 // One stderr line saying why the run fails the check (the report itself went to stdout or -o).
 std::string check_failure_line(const VerdictCounts& n, double threshold) {
@@ -38,8 +49,24 @@ int run_compare(const CompareArgs& a) {
   CompareOptions o;
   o.threshold = parse_threshold(a.threshold);
   o.alpha = a.alpha;
-  CompareSource base = load_compare_source(a.base);
-  CompareSource head = load_compare_source(a.head);
+  const bool models = is_model(a.base) && is_model(a.head);
+  o.paired = models;  // measure_pair runs BASE and NEW in adjacent pairs
+  if (is_model(a.base) != is_model(a.head))
+    throw UsageError("compare takes two models (.onnx: measured here, interleaved), two profile reports or two bench "
+                     "results; got " + a.base + " and " + a.head);
+  if (!models)
+    for (const CLI::Option* opt : a.measure_options)
+      if (opt->count() > 0)
+        throw UsageError(opt->get_name() + " measures models: it needs BASE and NEW to be .onnx files");
+  CompareSource base, head;
+  if (models) {
+    MeasuredPair pair = measure_pair(a.base, a.head, a.measure);
+    base = source_from_report(pair.base, a.base);
+    head = source_from_report(pair.head, a.head);
+  } else {
+    base = load_compare_source(a.base);
+    head = load_compare_source(a.head);
+  }
   Comparison c = compare_sources(base, head, o);
   std::string text = compare_formats().at(a.json ? "json" : a.format)(c, a.view);
   if (a.output == "-") std::cout << text << std::flush;
@@ -60,7 +87,8 @@ void setup_compare(CLI::App& root, Action& action) {
                                                  "latency changes tested for significance, per-layer deltas, new and "
                                                  "fixed failures");
   cmd->add_option("base", a->base, "BASE: a profile report (rooflens profile -f), a generation report (rooflens "
-                                   "generate -f) or a bench results directory (or its results.json)")
+                                   "generate -f), a bench results directory (or its results.json), or a model "
+                                   "(.onnx) to measure against NEW")
       ->required();
   cmd->add_option("new", a->head, "NEW: the same kind as BASE")->required();
   cmd->add_option("--threshold", a->threshold, "Smallest median change that counts as a regression or improvement: "
@@ -78,6 +106,25 @@ void setup_compare(CLI::App& root, Action& action) {
   cmd->add_option("--top-layers", a->view.top_layers, "table/md: layer deltas shown per configuration, largest "
                                                       "first (default 10; 0 = none)");
   cmd->add_option("-o,--output", a->output, "Write to FILE (default: stdout)");
+  // Measuring two models (BASE.onnx NEW.onnx): profile's timing flags, with a gate's defaults.
+  MeasureFlags& m = a->measure;
+  auto& mo = a->measure_options;
+  mo.push_back(cmd->add_option("-B,--backend", m.backend, "Models: backend and its options, as for profile"));
+  mo.push_back(cmd->add_option("-b,--batch", m.batches, "Models: batch sizes, as for profile"));
+  mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: ORT's)")->check(CLI::Range(1, 4096)));
+  mo.push_back(cmd->add_option("--repeat", m.repeat, "Models: runs per side, interleaved ABBA, each a fresh runner "
+                                                     "(default 10)")->check(CLI::Range(2, 1000)));
+  mo.push_back(cmd->add_option("--duration", m.duration_s, "Models: measured seconds per run (default 0.5)")
+                   ->check(CLI::Range(0.0, 86400.0)));
+  mo.push_back(cmd->add_option("--warmup-ms", m.warmup_ms, "Models: warm-up per run in ms (default 300)")
+                   ->check(CLI::Range(0.0, 3.6e6)));
+  mo.push_back(cmd->add_option("--iterations", m.iterations, "Models: measured iterations per run, at least (default 10)")
+                   ->check(CLI::Range(1, 10000000)));
+  mo.push_back(cmd->add_flag("--realtime", m.realtime, "Models: runners at real-time priority, threads pinned "
+                                                       "(as profile --realtime)"));
+  mo.push_back(cmd->add_flag("--no-layers", m.no_layers, "Models: no profiled run (no layer deltas)"));
+  mo.push_back(cmd->add_option("--reports", m.reports, "Models: keep both profile reports in DIR (base.json, new.json)"));
+  mo.push_back(cmd->add_flag("-q,--quiet", m.quiet, "Models: no progress on stderr"));
   cmd->footer(
       "Items are matched by model x configuration. Where both sides passed and were timed in 2+ runs each\n"
       "(profile/bench --repeat N), the runs are compared: Welch's t-test on the logs of the run medians gives p\n"
@@ -97,7 +144,11 @@ void setup_compare(CLI::App& root, Action& action) {
       "of the prefill step) and '<config> · TPOT' (one sample per decode step; layers of the decode step).\n"
       "Exit codes: 0 ok; 1 unreadable input, or --fail-on-regression with a regression or a new failure;\n"
       "2 usage (bad flags, BASE and NEW of different kinds).\n"
+      "BASE and NEW may be two models (.onnx): compare then measures them itself, interleaved run by run (BASE,\n"
+      "NEW, NEW, BASE, ...; each run a fresh runner; --repeat runs per side, default 10 x 0.5 s), so a busy machine\n"
+      "slows both sides alike instead of deciding the verdict; --realtime pins them at real-time priority.\n"
       "Examples:\n"
+      "  rooflens compare model-main.onnx model-pr.onnx --fail-on-regression   (measures both, interleaved)\n"
       "  rooflens profile model.onnx --repeat 5 -f base.json   (later, after the change: -f new.json)\n"
       "  rooflens compare base.json new.json\n"
       "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -f gen-base.json)\n"

@@ -5,8 +5,11 @@
 #include <iostream>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/roofs.h"
@@ -31,7 +34,18 @@ struct ProfileCommand {
   ShapeFlags shape;
   double timeout_s = 900;
   bool quiet = false, json = false, no_roofs = false;
+  DbFlags db;
 };
+
+// The options that shaped the samples, stored with the session (history shows what a trend was measured with).
+std::string settings_json(const ProfileOptions& o) {
+  nlohmann::ordered_json j = timing_to_json(o.timing);
+  j["layers"] = o.timing.layers;
+  j["realtime"] = o.timing.realtime;
+  j["repeat"] = o.repeat;
+  j["threads"] = o.threads;
+  return j.dump();
+}
 
 ProfileOptions to_options(const ProfileCommand& a) {
   ProfileOptions o = a.o;
@@ -57,6 +71,7 @@ ProfileOptions to_options(const ProfileCommand& a) {
 
 int run_profile_command(const ProfileCommand& a) {
   ProfileOptions o = to_options(a);
+  a.db.validate();
   std::vector<std::unique_ptr<Backend>> owned;
   std::vector<Backend*> backends;
   for (const auto& spec : o.backends) {
@@ -87,7 +102,10 @@ int run_profile_command(const ProfileCommand& a) {
     if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
   }
   bool layers_lost = std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.layers_error.empty(); });
-  return rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  int rc = rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  // Files first, the database last: a database that is down never costs the report.
+  if (rep.partial) return rc;  // an interrupted run is not history
+  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(o)));
 }
 
 }  // namespace
@@ -104,9 +122,12 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
       "  rooflens profile model.onnx --repeat 5 --duration 1 -f base.json   (for rooflens compare)\n"
       "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -f both.json   (two runtimes, one report)\n"
+      "  rooflens profile model.onnx --repeat 10 --duration 0.5 --realtime --commit $SHA --db postgresql://ci@db/perf\n"
       "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
       "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
-      "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.");
+      "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.\n"
+      "Results are also stored in the results database (--db; default $XDG_DATA_HOME/rooflens/results.db) for\n"
+      "`rooflens history`; exit code 3 when the report was written but the database could not take it.");
   cmd->add_option("model", a->o.model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-B,--backend", a->backends,
                   "Backend and its options in the backend's spelling, repeatable (several: one report, runs "
@@ -135,7 +156,11 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
+  cmd->add_flag("--realtime", a->o.timing.realtime,
+                "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
+                "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_profile_command(*a); }; });
 }
 

@@ -20,6 +20,8 @@ void setup_export(CLI::App& root, Action& action);   // cmd_export.cpp
 void setup_report(CLI::App& root, Action& action);   // cmd_report.cpp
 void setup_bench(CLI::App& root, Action& action);    // cmd_bench.cpp
 void setup_compare(CLI::App& root, Action& action);  // cmd_compare.cpp
+void setup_history(CLI::App& root, Action& action);  // cmd_history.cpp
+void setup_db(CLI::App& root, Action& action);       // cmd_db.cpp
 void setup_lint(CLI::App& root, Action& action);     // cmd_lint.cpp
 void setup_whatif(CLI::App& root, Action& action);   // cmd_whatif.cpp
 void setup_generate(CLI::App& root, Action& action); // cmd_generate.cpp
@@ -27,8 +29,8 @@ void setup_import(CLI::App& root, Action& action);   // cmd_import.cpp
 
 inline std::vector<CommandSetup> all_commands() {
   return {&setup_analyze, &setup_profile, &setup_generate, &setup_bench,  &setup_compare, &setup_import,
-          &setup_top,     &setup_lint,    &setup_whatif,   &setup_export, &setup_report,  &setup_zoo,
-          &setup_hw};
+          &setup_history, &setup_top,     &setup_lint,     &setup_whatif, &setup_export,  &setup_report,
+          &setup_zoo,     &setup_hw,      &setup_db};
 }
 
 }  // namespace rooflens::cli

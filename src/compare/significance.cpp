@@ -255,6 +255,54 @@ WelchLogRatio welch_log_ratio(const std::vector<double>& base, const std::vector
   return w;
 }
 
+WelchLogRatio prediction_log_ratio(const std::vector<double>& base, double next, double confidence) {
+  WelchLogRatio w;
+  if (!usable(base) || !(next > 0) || !std::isfinite(next)) return w;
+  const double n = static_cast<double>(base.size());
+  LogMoments b = log_moments(base);
+  const double d = std::log(next) - b.mean;
+  w.ratio = std::exp(d);
+  w.base_center = std::exp(b.mean);
+  w.new_center = next;
+  w.df = n - 1;
+  w.se = std::sqrt(b.variance * (1 + 1 / n));
+  if (!(w.se > 0)) {
+    w.p_value = d == 0 ? 1 : 0;
+    w.ci = {w.ratio, w.ratio};
+    return w;
+  }
+  w.t = d / w.se;
+  w.p_value = student_t_two_sided_p(w.t, w.df);
+  double q = student_t_quantile(1 - (1 - confidence) / 2, w.df);
+  w.ci = {std::exp(d - q * w.se), std::exp(d + q * w.se)};
+  return w;
+}
+
+WelchLogRatio paired_log_ratio(const std::vector<double>& base, const std::vector<double>& next, double confidence) {
+  WelchLogRatio w;
+  if (!usable(base) || !usable(next) || base.size() != next.size()) return w;
+  const double n = static_cast<double>(base.size());
+  std::vector<double> ratios;
+  for (size_t k = 0; k < base.size(); ++k) ratios.push_back(next[k] / base[k]);
+  LogMoments r = log_moments(ratios);
+  const double d = r.mean;
+  w.ratio = std::exp(d);
+  w.base_center = std::exp(log_moments(base).mean);
+  w.new_center = std::exp(log_moments(next).mean);
+  w.df = n - 1;
+  w.se = std::sqrt(r.variance / n);
+  if (!(w.se > 0)) {
+    w.p_value = d == 0 ? 1 : 0;
+    w.ci = {w.ratio, w.ratio};
+    return w;
+  }
+  w.t = d / w.se;
+  w.p_value = student_t_two_sided_p(w.t, w.df);
+  double q = student_t_quantile(1 - (1 - confidence) / 2, w.df);
+  w.ci = {std::exp(d - q * w.se), std::exp(d + q * w.se)};
+  return w;
+}
+
 size_t time_block_count(size_t samples) {
   size_t blocks = std::min(kMaxTimeBlocks, samples / kMinBlockSamples);
   return blocks >= kMinTimeBlocks ? blocks : 0;

@@ -70,6 +70,21 @@ struct WelchLogRatio {
 // at all, se = 0: p = 1 and ci = [1, 1] if the centres are equal, else p = 0 and ci = [ratio, ratio].
 WelchLogRatio welch_log_ratio(const std::vector<double>& base, const std::vector<double>& next, double confidence);
 
+// One new value against the distribution of earlier ones (`rooflens history --check`: the latest run's centre
+// against the centres of the runs before it on the same machine). On logarithms, like Welch above: d = log(new)
+// - mean(log base), s = the sample standard deviation of log(base), se = s * sqrt(1 + 1/n) (the spread of one more
+// value from the same distribution: the prediction interval), t = d / se with n - 1 degrees of freedom (Student),
+// two-sided p; the interval of the ratio is exp(d -+ q * se). Uses every earlier run, never one of them alone.
+// Needs at least 2 base values, all > 0 (returns the defaults otherwise); no spread at all: as welch_log_ratio.
+WelchLogRatio prediction_log_ratio(const std::vector<double>& base, double next, double confidence);
+
+// Runs measured in adjacent pairs (base[k] next to next[k] in time): the paired t-test on the logs of the per-pair
+// ratios, d_k = log(next[k]) - log(base[k]); d = mean(d_k), se = sd(d_k) / sqrt(n), n - 1 degrees of freedom, the
+// interval of the ratio exp(d -+ q * se). Whatever slows both runs of a pair alike (the host, other processes
+// over minutes) is in neither d_k. ratio = exp(d) is the ratio of the geometric means, as in Welch above. Needs
+// the same number (>= 2) of values on both sides, all > 0 (returns the defaults otherwise); no spread: as Welch.
+WelchLogRatio paired_log_ratio(const std::vector<double>& base, const std::vector<double>& next, double confidence);
+
 // Timing samples taken one after another are not independent: the machine's state drifts (frequency, caches,
 // other processes) over tens to hundreds of milliseconds, so thousands of samples of one run overstate what is
 // known about it. Tests therefore run on blocks of consecutive samples when a side has enough of them: at

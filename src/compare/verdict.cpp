@@ -64,17 +64,20 @@ void test_single_runs(const std::vector<double>& base, const std::vector<double>
 
 // Several runs on both sides: each run's median is one observation of "how fast is it", and their spread is
 // the run-to-run variation the verdict has to beat. The medians shown are the geometric means the test compares.
+// Runs measured in pairs (o.paired, as many on each side, at least 3) are tested pair by pair.
 bool test_repetitions(const LatencySide& base, const LatencySide& next, const CompareOptions& o,
                       LatencyComparison& l) {
-  WelchLogRatio w = welch_log_ratio(repetition_medians(base.samples, base.repetitions),
-                                    repetition_medians(next.samples, next.repetitions), 1 - o.alpha);
+  const std::vector<double> bm = repetition_medians(base.samples, base.repetitions),
+                            nm = repetition_medians(next.samples, next.repetitions);
+  const bool paired = o.paired && bm.size() == nm.size() && bm.size() >= 3;
+  WelchLogRatio w = paired ? paired_log_ratio(bm, nm, 1 - o.alpha) : welch_log_ratio(bm, nm, 1 - o.alpha);
   if (!(w.base_center > 0)) return false;  // a run median <= 0: not timings; fall back to the samples
   l.base_median_ms = w.base_center;
   l.new_median_ms = w.new_center;
   set_change(l);
   if (!enough_samples(l, o)) return true;
   l.tested = true;
-  l.unit = test_unit::kRuns;
+  l.unit = paired ? test_unit::kPairs : test_unit::kRuns;
   l.p_value = w.p_value;
   l.df = w.df;
   l.ci_low = w.ci.low;

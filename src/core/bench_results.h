@@ -98,6 +98,7 @@ struct BenchOptionsUsed {          // what the run was asked to do (so a resumed
   int64_t profile_iterations = 0;
   int64_t max_iterations = 0;     // cap on measured runs (keeps raw samples of sub-millisecond models bounded)
   int64_t repeat = 1;             // rounds over the zoo: timed runs per model × configuration, each a fresh runner
+  std::string shard;              // "I/N" (--shard): which part of the models this run took; "" = all
 };
 
 struct BenchResults {

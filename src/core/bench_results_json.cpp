@@ -65,6 +65,7 @@ void to_json(json& j, const BenchOptionsUsed& o) {
            {"profile_iterations", o.profile_iterations},
            {"max_iterations", o.max_iterations},
            {"repeat", o.repeat}};
+  if (!o.shard.empty()) j["shard"] = o.shard;  // written only when set: results of unsharded runs stay as they were
 }
 
 void from_json(const json& j, BenchOptionsUsed& o) {
@@ -82,6 +83,7 @@ void from_json(const json& j, BenchOptionsUsed& o) {
   get_optional(j, "profile_iterations", o.profile_iterations);
   get_optional(j, "max_iterations", o.max_iterations);
   get_optional(j, "repeat", o.repeat);
+  get_optional(j, "shard", o.shard);
 }
 
 ROOFLENS_JSON_FIELDS(Validation, reference, data_sets, outputs, first_mismatches)

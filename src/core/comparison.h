@@ -42,6 +42,10 @@ struct CompareOptions {
   double alpha = 0.05;       // significance level; the bootstrap interval is the (1 - alpha) one
   int resamples = 2000;      // bootstrap resamples
   size_t min_samples = 3;    // fewer raw samples on a side: insufficient samples
+  // BASE's and NEW's runs were measured in adjacent pairs (compare BASE.onnx NEW.onnx, ABBA): run k of one side
+  // and run k of the other saw the same moment of the machine, so the test is on the per-pair ratios and a
+  // machine that drifts between pairs cancels out (test_unit::kPairs).
+  bool paired = false;
 };
 
 // What the latency test compared: whole runs (repetitions: the run-to-run variation is measured), or the
@@ -50,6 +54,7 @@ namespace test_unit {
 inline constexpr const char* kRuns = "runs";        // Welch's t on log(repetition medians), >= 2 runs per side
 inline constexpr const char* kBlocks = "blocks";    // one run on a side: Mann-Whitney + bootstrap on time blocks
 inline constexpr const char* kSamples = "samples";  // one run on a side: Mann-Whitney + bootstrap on samples
+inline constexpr const char* kPairs = "pairs";      // runs measured in pairs (CompareOptions::paired): paired t
 }  // namespace test_unit
 
 struct LatencyComparison {
@@ -70,7 +75,7 @@ struct LatencyComparison {
   bool exact = false;                        // samples, blocks: p from the exact distribution
   bool significant = false;                  // p < alpha and the interval excludes 1
   // Tested on the samples of a single run on at least one side: run-to-run variation was not measured.
-  bool single_run() const { return tested && unit != test_unit::kRuns; }
+  bool single_run() const { return tested && unit != test_unit::kRuns && unit != test_unit::kPairs; }
 };
 
 struct LayerDelta {

@@ -18,6 +18,11 @@ struct TimingOptions {
   double adaptive_confidence = 0.95;
   int profile_iterations = 10;   // measured profiled runs for layer times (after warmup_iterations of warm-up)
   bool layers = true;            // run the profiled session at all
+  // --realtime: the runner process at real-time priority (SCHED_FIFO), its main thread and the runtime's intra-op
+  // workers each on a CPU of their own, so the other processes of a busy machine cannot take its CPUs (normal
+  // scheduling, with a warning in the run, where the system does not allow it). How the process is started, so
+  // not part of the runner protocol's timing object.
+  bool realtime = false;
 
   // `rooflens bench`'s benchmark mode: many small models, so shorter (≥ 1 run and ≥ 100 ms of warm-up, then
   // ≥ 10 runs and ≥ 1 s, at most 2000) with 5 profiled runs for metrics.csv.

@@ -99,24 +99,40 @@ class GridRun {
   }
 
   void run() {
+    while (step()) {
+    }
+  }
+
+  // Runs the next configuration due (round-robin: every slot's round 1, then every slot's round 2, ...); false once
+  // every round is done or the run was interrupted (then the unfinished runs are noted and the report saved).
+  bool step() {
     const size_t steps = slots_.size() * static_cast<size_t>(rounds_);
-    for (int round = 1; round <= rounds_ && !rep_.partial; ++round)
-      for (size_t i = 0; i < slots_.size() && !rep_.partial; ++i) {
+    for (; round_ <= rounds_ && !rep_.partial; next_ = 0, ++round_) {
+      for (; next_ < slots_.size() && !rep_.partial; ++next_) {
         if (hooks_.interrupted && hooks_.interrupted->load()) {
           rep_.partial = true;
           break;
         }
+        const size_t i = next_;
         if (slots_[i].done) continue;
         if (hooks_.progress)
-          hooks_.progress(slots_[i].key.label() + (rounds_ > 1 ? " · run " + std::to_string(round) + "/" +
-                                                                     std::to_string(rounds_)
-                                                               : ""),
-                          (static_cast<size_t>(round) - 1) * slots_.size() + i, steps);
-        step(slots_[i], round);
+          hooks_.progress(slots_[i].key.label() + (rounds_ > 1 ? " · run " + std::to_string(round_) + "/" +
+                                                                      std::to_string(rounds_)
+                                                                : ""),
+                          (static_cast<size_t>(round_) - 1) * slots_.size() + i, steps);
+        step(slots_[i], round_);
         save();
+        ++next_;
+        return true;
       }
-    if (rep_.partial) note_unfinished();
-    if (hooks_.progress) hooks_.progress("done", steps, steps);
+      if (rep_.partial) break;
+    }
+    if (!finished_) {
+      finished_ = true;
+      if (rep_.partial) note_unfinished();
+      if (hooks_.progress) hooks_.progress("done", steps, steps);
+    }
+    return false;
   }
 
  private:
@@ -236,6 +252,9 @@ class GridRun {
   TempDir work_;
   const int rounds_;
   std::vector<Slot> slots_;
+  int round_ = 1;      // the round step() is in
+  size_t next_ = 0;    // the next slot of that round
+  bool finished_ = false;
 };
 
 }  // namespace
@@ -288,12 +307,14 @@ std::vector<RunKey> expand_grid(const ProfileOptions& o) {
   return grid;
 }
 
-Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
-                   const ProfileHooks& hooks) {
+namespace {
+
+// The report before any run: the model as given (errors here concern every configuration, so they end the
+// command), its analysis, the backends and the roofs.
+Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw) {
   if (backends.empty() || backends.size() != o.backends.size())
     throw UsageError("profile: give one backend per -B (got " + std::to_string(backends.size()) + " for " +
                      std::to_string(o.backends.size()) + ")");
-  // The model as given: errors here concern every configuration, so they end the command.
   Model base = load_model(o.model, o.shapes);
   if (!o.batches.empty() && base.batch_dims == 0 && !base.graphs[0].inputs.empty() &&
       !(o.batches.size() == 1 && o.batches[0] == fixed_batch(base)))
@@ -318,9 +339,35 @@ Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backend
     for (const auto& u : rep.model.analysis.unknown_ops) ops += (ops.empty() ? "" : ", ") + u;
     rep.warnings.push_back("cost unknown for " + ops + ": layers containing them count their FLOPs as 0");
   }
+  return rep;
+}
+
+}  // namespace
+
+Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+                   const ProfileHooks& hooks) {
+  Report rep = start_report(o, backends, hw);
   GridRun(o, backends, hw, hooks, rep).run();
   rep.findings = lint_report(rep);
   return rep;
 }
+
+struct ProfileSession::Impl {
+  Impl(const ProfileOptions& o, const std::vector<Backend*>& b, const HardwareInfo* hw, const ProfileHooks& h)
+      : options(o), backends(b), hooks(h), report(start_report(options, backends, hw)),
+        grid(options, backends, hw, hooks, report) {}
+  ProfileOptions options;
+  std::vector<Backend*> backends;
+  ProfileHooks hooks;
+  Report report;
+  GridRun grid;
+};
+
+ProfileSession::ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends,
+                               const HardwareInfo* hw, const ProfileHooks& hooks)
+    : impl_(std::make_unique<Impl>(o, backends, hw, hooks)) {}
+ProfileSession::~ProfileSession() = default;
+bool ProfileSession::step() { return impl_->grid.step(); }
+Report& ProfileSession::report() { return impl_->report; }
 
 }  // namespace rooflens

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,23 @@ struct ProfileHooks {
 // (unreadable file, bad flags) throw.
 Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
                    const ProfileHooks& hooks);
+
+// The same, one run (one configuration, one round) per step(), for drivers that interleave two models run by run
+// (`rooflens compare A.onnx B.onnx`): run_profile() is a ProfileSession stepped until it returns false. The
+// constructor loads and analyses the model (throws as run_profile does); report() is complete after the last step.
+class ProfileSession {
+ public:
+  ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+                 const ProfileHooks& hooks);
+  ~ProfileSession();
+  ProfileSession(const ProfileSession&) = delete;
+  ProfileSession& operator=(const ProfileSession&) = delete;
+  bool step();     // false once every configuration has had every round, or after an interruption
+  Report& report();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rooflens

@@ -24,7 +24,7 @@ const std::vector<const char*>& latency_columns() {
 
 std::vector<std::string> latency_cells(const std::optional<LatencyComparison>& l) {
   if (!l) return std::vector<std::string>(latency_columns().size());
-  bool r = l->base_median_ms > 0 && l->new_median_ms > 0, runs = l->unit == test_unit::kRuns;
+  bool r = l->base_median_ms > 0 && l->new_median_ms > 0, runs = l->unit == test_unit::kRuns || l->unit == test_unit::kPairs;
   auto tested = [&](double v) { return l->tested ? exact(v) : std::string(); };
   return {std::to_string(l->base_n), std::to_string(l->new_n), std::to_string(l->base_runs),
           std::to_string(l->new_runs), std::to_string(l->base_blocks), std::to_string(l->new_blocks), l->unit,
@@ -129,7 +129,7 @@ std::string compare_json(const Comparison& c, const CompareView&) {
          {"base", source_json(c.base)},
          {"new", source_json(c.head)},
          {"options", {{"threshold", o.threshold}, {"alpha", o.alpha}, {"confidence", 1 - o.alpha},
-                      {"resamples", o.resamples}, {"min_samples", o.min_samples}}},
+                      {"resamples", o.resamples}, {"min_samples", o.min_samples}, {"paired", o.paired}}},
          {"summary", summary_json(c)},
          {"items", std::move(items)},
          {"notes", c.notes}};

@@ -110,6 +110,7 @@ std::string single_run_warning(const std::vector<const ItemComparison*>& items, 
 
 std::string unit_text(const LatencyComparison& l) {
   if (l.unit == test_unit::kRuns) return "runs";
+  if (l.unit == test_unit::kPairs) return "pairs";
   if (l.unit == test_unit::kBlocks)
     return "blocks " + std::to_string(l.base_blocks) + "/" + std::to_string(l.new_blocks);
   if (l.unit == test_unit::kSamples) return "samples";
@@ -139,7 +140,7 @@ std::string latency_section(const Comparison& c, const Style& s) {
   }
   bool runs = false, blocks = false;
   for (const auto* i : items) {
-    runs |= i->latency->unit == test_unit::kRuns;
+    runs |= i->latency->unit == test_unit::kRuns || i->latency->unit == test_unit::kPairs;
     blocks |= i->latency->unit == test_unit::kBlocks;
   }
   std::string what = "latency (change = NEW/BASE - 1 of the medians of the raw end-to-end samples";

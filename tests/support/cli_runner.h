@@ -38,9 +38,10 @@ inline std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-inline CliResult run_cli(const std::string& args, const std::string& tmpdir) {
+// `env` is put in front of the binary: shell assignments ("VAR=value ") or an env(1) call ("env -u VAR ").
+inline CliResult run_cli_env(const std::string& env, const std::string& args, const std::string& tmpdir) {
   std::string out = tmpdir + "/cli.out", err = tmpdir + "/cli.err";
-  std::string cmd = std::string(ROOFLENS_BINARY) + " " + args + " >" + shell_quote(out) + " 2>" + shell_quote(err);
+  std::string cmd = env + std::string(ROOFLENS_BINARY) + " " + args + " >" + shell_quote(out) + " 2>" + shell_quote(err);
   int status = std::system(cmd.c_str());
   CliResult r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -48,6 +49,8 @@ inline CliResult run_cli(const std::string& args, const std::string& tmpdir) {
   r.err = slurp(err);
   return r;
 }
+
+inline CliResult run_cli(const std::string& args, const std::string& tmpdir) { return run_cli_env("", args, tmpdir); }
 
 // Starts the real binary in the background (stdout/stderr to files), for tests that signal it mid-run.
 inline pid_t spawn_rooflens(const std::vector<std::string>& args, const std::string& out, const std::string& err,

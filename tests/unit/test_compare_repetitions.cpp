@@ -125,6 +125,64 @@ TEST(CompareWelch, DegenerateInputs) {
   EXPECT_EQ(welch_log_ratio({5, 0}, {6, 7}, 0.95).base_center, 0); // not timings
 }
 
+// ---- the paired test: runs measured next to each other ----
+
+TEST(ComparePaired, MatchesTheIndependentCalculation) {
+  // Five pairs on a machine whose level moves between pairs (10 -> 14 ms), NEW about 10% slower in each pair.
+  // Python: d_k = log(n_k / b_k), t = mean / (sd / sqrt 5), p by numerical integration of the t(4) density.
+  WelchLogRatio w = paired_log_ratio({10.0, 12.5, 9.6, 14.1, 11.0}, {11.2, 13.6, 10.8, 15.4, 12.0}, 0.95);
+  EXPECT_NEAR(w.ratio, 1.1031077147677915, 1e-13);
+  EXPECT_NEAR(w.t, 13.675950919571774, 1e-10);
+  EXPECT_EQ(w.df, 4);
+  EXPECT_NEAR(w.p_value, 1.6557597457627753e-4, 1e-9);
+  EXPECT_NEAR(w.ci.low, 1.0813487340775834, 1e-10);
+  EXPECT_NEAR(w.ci.high, 1.1253045313066545, 1e-10);
+  // Welch on the same values sees the machine's moves as spread: the same 10% is not significant.
+  EXPECT_GT(welch_log_ratio({10.0, 12.5, 9.6, 14.1, 11.0}, {11.2, 13.6, 10.8, 15.4, 12.0}, 0.95).p_value, 0.2);
+  EXPECT_EQ(paired_log_ratio({5, 6}, {6, 7, 8}, 0.95).base_center, 0);  // not pairs: no test
+  EXPECT_EQ(paired_log_ratio({5, 0}, {6, 7}, 0.95).base_center, 0);     // not timings
+}
+
+// A machine whose level drifts between pairs by far more than +10% (sd of log level 15%), both runs of a pair
+// seeing the same level: the paired test finds +10% nearly always and calls identical models changed about as
+// often as alpha says; Welch on the same data misses most of the +10%. Unequal run counts fall back to Welch.
+TEST(ComparePaired, ADriftingMachineCancelsOutOfPairs) {
+  auto pair_sides = [](uint64_t seed, size_t runs, double ratio) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> machine(0, 0.15), noise(0, 0.02);
+    std::pair<LatencySide, LatencySide> s;
+    for (size_t r = 0; r < runs; ++r) {
+      double level = 10.0 * std::exp(machine(rng));
+      for (int i = 0; i < 20; ++i) s.first.samples.push_back(level * std::exp(noise(rng)));
+      for (int i = 0; i < 20; ++i) s.second.samples.push_back(ratio * level * std::exp(noise(rng)));
+      s.first.repetitions.push_back(20);
+      s.second.repetitions.push_back(20);
+    }
+    return s;
+  };
+  CompareOptions paired, welch;
+  paired.paired = true;
+  int paired_found = 0, welch_found = 0, paired_false = 0;
+  for (int t = 0; t < 50; ++t) {
+    auto [b, n] = pair_sides(100 + t, 10, 1.10);
+    LatencyComparison l = compare_latency(b, n, paired);
+    EXPECT_EQ(l.unit, test_unit::kPairs);
+    EXPECT_EQ(l.df, 9);
+    EXPECT_FALSE(l.single_run());
+    paired_found += latency_verdict(l, paired) == verdict::kRegression;
+    welch_found += latency_verdict(compare_latency(b, n, welch), welch) == verdict::kRegression;
+    auto [b2, n2] = pair_sides(500 + t, 10, 1.0);
+    paired_false += latency_verdict(compare_latency(b2, n2, paired), paired) != verdict::kWithinNoise;
+  }
+  EXPECT_GE(paired_found, 48);
+  EXPECT_LE(welch_found, 30);
+  EXPECT_LE(paired_false, 6);  // alpha 5% of 50 is 2.5
+  auto [b, n] = pair_sides(7, 10, 1.10);
+  n.samples.resize(180);
+  n.repetitions.pop_back();
+  EXPECT_EQ(compare_latency(b, n, paired).unit, test_unit::kRuns);
+}
+
 // ---- verdicts on repeated runs ----
 
 // The lead's observation in small: the same code run again lands somewhere else. With one run per side the

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -27,6 +28,29 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr std::size_t kMaxLineChars = 2000;  // stderr lines kept for the tail are cut here
+
+// A child inherits the CPU mask of the thread that spawns it, before it runs a single instruction (so every
+// thread it starts has it too): the spawning thread takes the child's mask for the moment of the spawn.
+class SpawnOnCpus {
+ public:
+  explicit SpawnOnCpus(const std::vector<int>& cpus) {
+    if (cpus.empty() || ::sched_getaffinity(0, sizeof old_, &old_) != 0) return;
+    cpu_set_t want;
+    CPU_ZERO(&want);
+    for (int c : cpus)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
+    active_ = ::sched_setaffinity(0, sizeof want, &want) == 0;
+  }
+  ~SpawnOnCpus() {
+    if (active_) ::sched_setaffinity(0, sizeof old_, &old_);
+  }
+  SpawnOnCpus(const SpawnOnCpus&) = delete;
+  SpawnOnCpus& operator=(const SpawnOnCpus&) = delete;
+
+ private:
+  cpu_set_t old_{};
+  bool active_ = false;
+};
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -159,6 +183,13 @@ void ChildRunner::spawn() {
   sigemptyset(&defaults);
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigdefault(&attr, &defaults);
+  if (config_.realtime_priority > 0) {
+    sched_param param{};
+    param.sched_priority = config_.realtime_priority;
+    posix_spawnattr_setschedpolicy(&attr, SCHED_FIFO);
+    posix_spawnattr_setschedparam(&attr, &param);
+    posix_spawnattr_setflags(&attr, static_cast<short>(flags | POSIX_SPAWN_SETSCHEDULER));
+  }
 
   std::vector<char*> argv;
   for (const auto& part : config_.command) argv.push_back(const_cast<char*>(part.c_str()));
@@ -166,8 +197,17 @@ void ChildRunner::spawn() {
   const std::string& program = config_.command.front();
   pid_t pid = -1;
   bool search = program.find('/') == std::string::npos;
-  int rc = search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), environ)
+  auto spawn_now = [&] {
+    SpawnOnCpus placed(config_.cpus);
+    return search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), environ)
                   : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+  };
+  int rc = spawn_now();
+  if (rc == EPERM && config_.realtime_priority > 0) {  // not allowed to: run at normal priority, and say so
+    realtime_refused_ = true;
+    posix_spawnattr_setflags(&attr, flags);
+    rc = spawn_now();
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

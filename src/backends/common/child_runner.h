@@ -32,6 +32,13 @@ struct RunnerConfig {
   // The runner gets its own process group, so a terminal's Ctrl-C reaches rooflens only; rooflens then
   // decides what to do with the runner (the destructor always ends it).
   bool own_process_group = true;
+  // Timed runs on a busy machine (--realtime): the child starts at SCHED_FIFO priority `realtime_priority`
+  // (1-99; 0 = normal scheduling), so no ordinary process can take its CPU, with its threads on `cpus` only
+  // (empty: wherever rooflens may run; a runtime's own worker threads may pin themselves elsewhere). When the
+  // system refuses real-time scheduling (no root, no CAP_SYS_NICE) the child starts normally and
+  // realtime_refused() says so.
+  int realtime_priority = 0;
+  std::vector<int> cpus;
 };
 
 enum class ReplyStatus {
@@ -78,6 +85,8 @@ class ChildRunner {
   const RunnerConfig& config() const { return config_; }
   // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
   const nlohmann::json& hello() const { return hello_; }
+  // True when real-time scheduling was asked for and refused by the system (the child runs normally).
+  bool realtime_refused() const { return realtime_refused_; }
 
   // Sends `req` (an object; "id" is set here) and waits up to `timeout` for the matching response.
   RunnerReply request(nlohmann::json req, std::chrono::milliseconds timeout);
@@ -96,6 +105,7 @@ class ChildRunner {
   RunnerReply failure(ReplyStatus status, std::string message);
 
   RunnerConfig config_;
+  bool realtime_refused_ = false;
   pid_t pid_ = -1;
   int in_fd_ = -1;   // our end of the runner's stdin (a socket, so writes never raise SIGPIPE)
   int out_fd_ = -1;  // runner's stdout

@@ -2,8 +2,11 @@
 // in a fresh runner per configuration; serve() hands out model servers (ort_server.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <csignal>
+#include <vector>
 
 #include "backends/onnxruntime/ort_generate.h"
 #include "backends/onnxruntime/ort_mapping_rules.h"
@@ -25,6 +28,35 @@ std::string flat(const nlohmann::ordered_json& v) {
 int64_t physical_cores() {
   static const int64_t cores = hw::describe_machine(hw::detect_features()).cores;
   return cores;
+}
+
+// The CPUs rooflens may use (its affinity mask), in order.
+std::vector<int> allowed_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
+}
+
+// --realtime placement: the runner's main thread (which calls session.run and does its share of every parallel
+// section) on the first allowed CPU, each intra-op worker on one of the next ones. With ORT's default thread
+// count ORT pins its workers to cores 1..N-1 itself and leaves the main thread free: it goes to the first CPU.
+// A thread count above the CPUs leaves the workers where ORT puts them.
+RunnerConfig placed(int64_t threads, OrtSessionOptions& opts) {
+  RunnerConfig rc = runner_config();
+  rc.realtime_priority = 10;  // any real-time priority outranks every ordinary process; leave room above
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.empty()) return rc;
+  rc.cpus = {cpus[0]};
+  if (threads > 1 && static_cast<size_t>(threads) <= cpus.size()) {
+    std::string affinities;  // ORT's format: one entry per worker, ';'-separated, 1-based processor ids
+    for (int64_t t = 1; t < threads; ++t)
+      affinities += (t > 1 ? ";" : "") + std::to_string(cpus[static_cast<size_t>(t)] + 1);
+    opts.extra["session.intra_op_thread_affinities"] = affinities;
+  }
+  return rc;
 }
 
 class OrtBackend : public Backend {
@@ -65,7 +97,7 @@ class OrtBackend : public Backend {
     if (r.timing.layers) opts.optimizedModelFilePath = r.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
 
     Measurement out;
-    OrtRunner runner;
+    OrtRunner runner(r.timing.realtime ? placed(r.key.threads, opts) : runner_config());
     pid_ = runner.process().pid();
     std::string stage = "load";
     try {
@@ -83,6 +115,9 @@ class OrtBackend : public Backend {
     }
     pid_ = 0;
     out.threads = threads_for(r.key.threads);
+    if (runner.process().realtime_refused())
+      out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
+                             "runner ran at normal priority, pinned");
     return out;
   }
 

@@ -1,0 +1,94 @@
+#include "db/schema.h"
+
+#include <string>
+#include <vector>
+
+#include "core/history.h"
+#include "db/rows.h"
+
+namespace rooflens::db {
+namespace {
+
+struct Migration {
+  int version;
+  const char* description;
+  std::string (*sql)(std::string_view id_column);  // the dialect's primary-key spelling goes in
+};
+
+// Version 1. Times are ISO 8601 UTC text (they sort as text on both databases); samples and counts are JSON
+// arrays in TEXT columns (one row per run, readable with any SQL client); everything a trend needs without the
+// samples (latency statistics, each repetition's median, their geometric mean) has its own column.
+std::string v1(std::string_view id) {
+  std::string id_col(id);
+  return "CREATE TABLE machines ("
+         " id TEXT PRIMARY KEY, cpu TEXT NOT NULL, cores BIGINT NOT NULL, threads BIGINT NOT NULL,"
+         " memory_bytes BIGINT NOT NULL, os TEXT NOT NULL, first_seen TEXT NOT NULL);"
+         "CREATE TABLE sessions ("
+         " id " + id_col + ", uuid TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, command TEXT NOT NULL,"
+         " machine TEXT NOT NULL REFERENCES machines(id), kernel TEXT NOT NULL, roofs_hash TEXT NOT NULL,"
+         " rooflens_version TEXT NOT NULL, runtime TEXT NOT NULL, settings TEXT NOT NULL);"
+         "CREATE INDEX sessions_machine_time ON sessions (machine, created_at);"
+         "CREATE INDEX sessions_time ON sessions (created_at);"
+         "CREATE TABLE tags ("
+         " session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, key TEXT NOT NULL,"
+         " value TEXT NOT NULL, PRIMARY KEY (session_id, key));"
+         "CREATE INDEX tags_key_value ON tags (key, value);"
+         "CREATE TABLE runs ("
+         " id " + id_col + ", session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+         " seq INTEGER NOT NULL, model TEXT NOT NULL, model_hash TEXT NOT NULL, backend TEXT NOT NULL,"
+         " options TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL, error TEXT NOT NULL,"
+         " n BIGINT NOT NULL, min_ms DOUBLE PRECISION NOT NULL, max_ms DOUBLE PRECISION NOT NULL,"
+         " mean_ms DOUBLE PRECISION NOT NULL, median_ms DOUBLE PRECISION NOT NULL, p90_ms DOUBLE PRECISION NOT NULL,"
+         " p95_ms DOUBLE PRECISION NOT NULL, p99_ms DOUBLE PRECISION NOT NULL, std_ms DOUBLE PRECISION NOT NULL,"
+         " cv DOUBLE PRECISION NOT NULL, center_ms DOUBLE PRECISION NOT NULL, repetition_medians TEXT NOT NULL,"
+         " repetitions TEXT NOT NULL, samples TEXT NOT NULL);"
+         "CREATE INDEX runs_session ON runs (session_id);"
+         "CREATE INDEX runs_series ON runs (model, config);"
+         "CREATE TABLE layers ("
+         " run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, name TEXT NOT NULL,"
+         " op TEXT NOT NULL, time_ms DOUBLE PRECISION NOT NULL, onnx_nodes TEXT NOT NULL, PRIMARY KEY (run_id, seq))";
+}
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1}};
+  return m;
+}
+
+[[noreturn]] void too_new(const Connection& c, int version) {
+  throw DbTooNew("database " + c.shown() + " was written by a newer rooflens (schema version " +
+                 std::to_string(version) + "; this rooflens knows up to " + std::to_string(kSchemaVersion) +
+                 "): upgrade rooflens, or give another --db; nothing was changed");
+}
+
+}  // namespace
+
+int schema_version(Connection& c) {
+  if (!c.table_exists("rooflens_schema")) return 0;
+  auto rows = c.query("SELECT max(version) FROM rooflens_schema");
+  if (rows.empty() || rows[0].empty() || !rows[0][0]) return 0;
+  return static_cast<int>(parse_int(rows[0][0], "rooflens_schema.version"));
+}
+
+void ensure_schema(Connection& c) {
+  int version = schema_version(c);
+  if (version > kSchemaVersion) too_new(c, version);
+  if (version < kSchemaVersion) {
+    Transaction t(c);
+    c.lock_schema();
+    version = schema_version(c);  // another process may have migrated meanwhile
+    if (version > kSchemaVersion) too_new(c, version);
+    if (version == 0)
+      c.exec_script("CREATE TABLE IF NOT EXISTS rooflens_schema (version INTEGER NOT NULL, applied_at TEXT NOT NULL,"
+                    " description TEXT NOT NULL)");
+    for (const Migration& m : migrations()) {
+      if (m.version <= version) continue;
+      c.exec_script(m.sql(c.id_column()));
+      c.query("INSERT INTO rooflens_schema (version, applied_at, description) VALUES (?, ?, ?)",
+              {int64_t{m.version}, now_iso8601_utc(), std::string(m.description)});
+    }
+    t.commit();
+  }
+  c.ready_for_writes();
+}
+
+}  // namespace rooflens::db

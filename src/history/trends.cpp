@@ -1,0 +1,207 @@
+#include "history/trends.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "compare/significance.h"
+#include "compare/verdict.h"
+#include "core/errors.h"
+
+namespace rooflens {
+namespace {
+
+std::regex compile(const std::string& pattern, const char* flag) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw UsageError(std::string(flag) + " '" + pattern + "': not a valid regular expression (" + e.what() + ")");
+  }
+}
+
+TrendPoint point_of(const HistoryPoint& h) {
+  TrendPoint p;
+  p.session = h.session;
+  p.created_at = h.created_at;
+  p.tags = h.tags;
+  p.model_hash = h.model_hash;
+  p.status = h.status;
+  p.error = h.error;
+  p.rooflens_version = h.rooflens_version;
+  p.runtime = h.runtime;
+  p.center_ms = h.status == "pass" ? h.center_ms : 0;
+  p.median_ms = h.latency_ms.median;
+  p.samples = h.latency_ms.n;
+  p.run_medians = h.run_medians;
+  return p;
+}
+
+bool timed(const TrendPoint& p) { return p.status == "pass" && p.center_ms > 0; }
+
+// Indices of the timed points, and their centres.
+struct Timed {
+  std::vector<size_t> at;
+  std::vector<double> centres;
+};
+
+void segment(const std::vector<double>& v, size_t lo, size_t hi, double alpha, double threshold,
+             std::vector<std::pair<size_t, WelchLogRatio>>& found) {
+  constexpr size_t kMinSide = 3;
+  if (hi - lo < 2 * kMinSide) return;
+  size_t best = 0;
+  WelchLogRatio best_w;
+  double best_t = -1;
+  for (size_t k = lo + kMinSide; k + kMinSide <= hi; ++k) {
+    WelchLogRatio w = welch_log_ratio({v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(k)},
+                                      {v.begin() + static_cast<std::ptrdiff_t>(k), v.begin() + static_cast<std::ptrdiff_t>(hi)},
+                                      1 - alpha);
+    // No spread on either side (identical values) makes t infinite: rank those by the size of the shift.
+    double t = w.se > 0 ? std::fabs(w.t) : (w.ratio != 1 ? 1e300 * std::fabs(std::log(w.ratio)) : 0);
+    if (t > best_t) best_t = t, best = k, best_w = w;
+  }
+  const double candidates = static_cast<double>(hi - lo - 2 * kMinSide + 1);
+  if (!(best_w.p_value < alpha / candidates) || std::fabs(best_w.ratio - 1) <= threshold) return;
+  found.emplace_back(best, best_w);
+  segment(v, lo, best, alpha, threshold, found);
+  segment(v, best, hi, alpha, threshold, found);
+}
+
+const TrendPoint* latest_of_session(const TrendSeries& s, const std::string& session) {
+  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it)
+    if (it->session == session) return &*it;
+  return nullptr;
+}
+
+TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOptions& o) {
+  TrendCheck c;
+  c.model = s.model;
+  c.config = s.config;
+  c.options = s.options;
+  c.machine = s.machine;
+  c.session = latest.session;
+  c.created_at = latest.created_at;
+  c.error = latest.error;
+  std::vector<double> base;
+  const TrendPoint* last_base = nullptr;
+  bool earlier_passed = false;
+  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
+    if (&*it == &latest || it->created_at > latest.created_at) continue;
+    if (it->status == "pass") earlier_passed = true;
+    if (!timed(*it) || static_cast<int>(base.size()) >= o.last) continue;
+    if (!last_base) last_base = &*it;
+    base.push_back(it->center_ms);
+  }
+  c.baseline_runs = static_cast<int64_t>(base.size());
+  c.model_changed = last_base && last_base->model_hash != latest.model_hash;
+  if (latest.status != "pass") {
+    c.verdict = earlier_passed ? verdict::kNewFailure : verdict::kStillFailing;
+    return c;
+  }
+  c.latest_ms = latest.center_ms;
+  if (!timed(latest)) {
+    c.verdict = verdict::kNotTimed;
+    return c;
+  }
+  if (static_cast<int>(base.size()) < std::max(2, o.min_runs)) {
+    c.verdict = kInsufficientHistory;
+    return c;
+  }
+  WelchLogRatio w = prediction_log_ratio(base, latest.center_ms, 1 - o.alpha);
+  c.baseline_ms = w.base_center;
+  // The verdict words and rules are compare's, on the same LatencyComparison.
+  LatencyComparison l;
+  l.tested = true;
+  l.unit = test_unit::kRuns;
+  l.base_median_ms = w.base_center;
+  l.new_median_ms = latest.center_ms;
+  l.ratio = w.ratio;
+  l.change = w.ratio - 1;
+  l.p_value = w.p_value;
+  l.df = w.df;
+  l.ci_low = w.ci.low;
+  l.ci_high = w.ci.high;
+  l.significant = w.p_value < o.alpha && (w.ci.low > 1 || w.ci.high < 1);
+  CompareOptions co;
+  co.alpha = o.alpha;
+  co.threshold = o.threshold;
+  c.verdict = latency_verdict(l, co);
+  c.change = l.change;
+  c.ci_low = w.ci.low;
+  c.ci_high = w.ci.high;
+  c.p_value = w.p_value;
+  return c;
+}
+
+}  // namespace
+
+void mark_change_points(std::vector<TrendPoint>& points, double alpha, double threshold) {
+  Timed t;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (timed(points[i])) {
+      t.at.push_back(i);
+      t.centres.push_back(points[i].center_ms);
+    }
+  std::vector<std::pair<size_t, WelchLogRatio>> found;
+  segment(t.centres, 0, t.centres.size(), alpha, threshold, found);
+  for (const auto& [k, w] : found) {
+    TrendPoint& p = points[t.at[k]];
+    p.change_point = true;
+    p.change = w.ratio - 1;
+    p.change_p = w.p_value;
+  }
+}
+
+Trends build_trends(const std::vector<HistoryPoint>& points, const TrendFilter& filter, double alpha,
+                    double threshold) {
+  std::regex model_re = compile(filter.model, "--model"), config_re = compile(filter.config, "--config");
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  std::map<Key, TrendSeries> by_key;
+  for (const HistoryPoint& h : points) {
+    if (!filter.model.empty() && !std::regex_search(h.model, model_re)) continue;
+    if (!filter.config.empty() && !std::regex_search(config_label(h.config, h.options), config_re)) continue;
+    TrendSeries& s = by_key[{h.model, config_label(h.config, h.options), h.backend, h.machine, h.options}];
+    if (s.points.empty()) {
+      s.model = h.model;
+      s.backend = h.backend;
+      s.options = h.options;
+      s.config = h.config;
+      s.machine = h.machine;
+    }
+    TrendPoint p = point_of(h);
+    p.model_changed = !s.points.empty() && s.points.back().model_hash != p.model_hash;
+    s.points.push_back(std::move(p));
+  }
+  Trends t;
+  for (auto& [key, s] : by_key) {
+    mark_change_points(s.points, alpha, threshold);
+    t.series.push_back(std::move(s));
+  }
+  return t;
+}
+
+void check_latest(Trends& t, const std::string& machine, const CheckOptions& o) {
+  t.check_options = o;
+  // The latest session (on `machine`, or overall) among the runs left after filtering.
+  std::string latest_at, latest_session;
+  for (const auto& s : t.series) {
+    if (!machine.empty() && s.machine != machine) continue;
+    for (const auto& p : s.points)
+      if (p.created_at > latest_at || (p.created_at == latest_at && p.session > latest_session))
+        latest_at = p.created_at, latest_session = p.session;
+  }
+  if (latest_session.empty()) return;
+  for (const auto& s : t.series) {
+    if (!machine.empty() && s.machine != machine) continue;
+    if (const TrendPoint* p = latest_of_session(s, latest_session)) t.checks.push_back(judge(s, *p, o));
+  }
+}
+
+bool check_fails(const Trends& t) {
+  return std::any_of(t.checks.begin(), t.checks.end(), [](const TrendCheck& c) {
+    return c.verdict == verdict::kRegression || c.verdict == verdict::kNewFailure;
+  });
+}
+
+}  // namespace rooflens

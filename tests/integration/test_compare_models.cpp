@@ -1,0 +1,143 @@
+// `rooflens compare BASE.onnx NEW.onnx` (the two models measured interleaved by compare itself) and
+// `profile --realtime` (the runner at SCHED_FIFO, pinned), through the real binary and the real runner.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/onnx_builder.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens::testing;
+
+namespace {
+
+// y = x · W repeated `layers` times, x 64x256, W 256x256: about 4M multiply-adds per layer.
+void matmul_model(const fs::path& path, int layers) {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {64, 256});
+  add_value(g->mutable_output(), "y" + std::to_string(layers), {64, 256});
+  add_float_initializer(g, "w", {256, 256}, 0.01f);
+  for (int i = 1; i <= layers; ++i)
+    add_node(g, "MatMul", {i == 1 ? "x" : "y" + std::to_string(i - 1), "w"}, {"y" + std::to_string(i)},
+             "mm" + std::to_string(i));
+  save(m, path.string());
+}
+
+class CompareModels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "runners/ort not installed (make deps)";
+    dir_ = fresh_test_dir("rooflens-cmpmodels");
+    matmul_model(dir_ / "light.onnx", 1);
+    matmul_model(dir_ / "heavy.onnx", 12);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string path(const char* f) const { return (dir_ / f).string(); }
+  fs::path dir_;
+};
+
+const std::string kQuick = " --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
+
+TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuick +
+                            "--fail-on-regression --reports " + path("kept"),
+                        dir_.string());
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("regression"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("significant regression"), std::string::npos) << r.err;
+  // Both reports are kept, each with its three runs, and read back as ordinary reports.
+  for (const char* f : {"kept/base.json", "kept/new.json"}) {
+    json j = json::parse(slurp(path(f)));
+    ASSERT_EQ(j["runs"].size(), 1u) << f;
+    EXPECT_EQ(j["runs"][0]["repetitions"].size(), 3u) << f;
+  }
+  CliResult again = run_cli("compare " + path("kept/base.json") + " " + path("kept/new.json") + " --json", dir_.string());
+  ASSERT_EQ(again.rc, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["items"][0]["verdict"], "regression");
+  // Measured here, the runs are tested pair by pair; two report files are not known to be pairs.
+  EXPECT_EQ(json::parse(again.out)["items"][0]["latency"]["unit"], "runs");
+  EXPECT_EQ(json::parse(again.out)["options"]["paired"], false);
+}
+
+TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
+  fs::copy_file(path("light.onnx"), path("light-copy.onnx"));
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuick + "--json",
+                        dir_.string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string v = json::parse(r.out)["items"][0]["verdict"];
+  EXPECT_NE(v, "regression");
+  EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["base_runs"], 3);
+  EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["unit"], "pairs");
+  EXPECT_EQ(json::parse(r.out)["options"]["paired"], true);
+}
+
+TEST_F(CompareModels, MeasuringFlagsNeedModelsOnBothSides) {
+  CliResult mixed = run_cli("compare " + path("light.onnx") + " " + path("x.json"), dir_.string());
+  EXPECT_EQ(mixed.rc, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("two models"), std::string::npos) << mixed.err;
+  std::ofstream(path("a.json")) << "{}";
+  CliResult flags = run_cli("compare " + path("a.json") + " " + path("a.json") + " --repeat 3", dir_.string());
+  EXPECT_EQ(flags.rc, 2) << flags.err;
+  EXPECT_NE(flags.err.find("--repeat measures models"), std::string::npos) << flags.err;
+}
+
+// The scheduling policy (field 41 of /proc/PID/stat; 1 = SCHED_FIFO) and allowed CPUs of a child `node`.
+struct ChildSched {
+  int policy = -1;
+  std::string cpus;
+};
+
+std::optional<ChildSched> fifo_child_of(pid_t parent) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string pid = e.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = slurp("/proc/" + pid + "/stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::vector<std::string> f;
+    for (std::string x; rest >> x;) f.push_back(x);  // f[0] = state (field 3), so field N is f[N - 3]
+    if (f.size() < 39 || std::stoi(f[1]) != parent || std::stoi(f[38]) != 1) continue;
+    ChildSched c;
+    c.policy = 1;
+    std::istringstream status(slurp("/proc/" + pid + "/status"));
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) c.cpus = line.substr(line.find_first_not_of(" \t", 18));
+    return c;
+  }
+  return std::nullopt;
+}
+
+TEST_F(CompareModels, RealtimeRunsTheRunnerAtFifoPriorityOnOneCpu) {
+  pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
+                              "--duration", "4", "--threads", "1", "-q", "-f", path("rt.json")},
+                             path("rt.out"), path("rt.err"));
+  std::optional<ChildSched> child;
+  bool seen = wait_for([&] { return (child = fifo_child_of(pid)).has_value(); }, std::chrono::seconds(30));
+  int rc = wait_exit(pid);
+  ASSERT_EQ(rc, 0) << slurp(path("rt.err"));
+  std::string warnings = json::parse(slurp(path("rt.json")))["runs"][0]["warnings"].dump();
+  if (::geteuid() == 0) {
+    ASSERT_TRUE(seen) << "no SCHED_FIFO runner appeared";
+    EXPECT_EQ(child->cpus.find_first_of(",-"), std::string::npos) << "pinned to one CPU, got " << child->cpus;
+    EXPECT_EQ(warnings.find("real-time scheduling was not allowed"), std::string::npos) << warnings;
+  } else {
+    EXPECT_NE(warnings.find("real-time scheduling was not allowed"), std::string::npos) << warnings;
+  }
+}
+
+}  // namespace
