@@ -36,7 +36,7 @@ void phases(const ProfileRun& run, std::string& out) {
 }
 
 void providers(const ProfileRun& run, std::string& out) {
-  std::vector<ProviderShare> shares = provider_shares(run);
+  std::vector<LayerDeviceShare> shares = layer_device_shares(run);
   if (shares.size() < 2 && std::none_of(run.layers.begin(), run.layers.end(), [](const Layer& l) { return l.fallback; }))
     return;
   TextTable t;
@@ -78,8 +78,8 @@ void inserted_and_precisions(const ProfileRun& run, std::string& out) {
 
 }  // namespace
 
-std::vector<ProviderShare> provider_shares(const ProfileRun& run) {
-  std::map<std::string, ProviderShare> by;
+std::vector<LayerDeviceShare> layer_device_shares(const ProfileRun& run) {
+  std::map<std::string, LayerDeviceShare> by;
   double total = 0;
   for (const auto& l : run.layers) {
     auto& s = by[l.provider];
@@ -88,13 +88,13 @@ std::vector<ProviderShare> provider_shares(const ProfileRun& run) {
     s.time_ms += l.time_ms;
     total += l.time_ms;
   }
-  std::vector<ProviderShare> out;
+  std::vector<LayerDeviceShare> out;
   for (auto& [k, s] : by) {
     s.layer_share = run.layers.empty() ? 0 : static_cast<double>(s.layers) / static_cast<double>(run.layers.size());
     s.time_share = total > 0 ? s.time_ms / total : 0;
     out.push_back(s);
   }
-  std::sort(out.begin(), out.end(), [](const ProviderShare& a, const ProviderShare& b) { return a.time_ms > b.time_ms; });
+  std::sort(out.begin(), out.end(), [](const LayerDeviceShare& a, const LayerDeviceShare& b) { return a.time_ms > b.time_ms; });
   return out;
 }
 

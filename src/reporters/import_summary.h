@@ -9,14 +9,14 @@
 
 namespace rooflens {
 
-struct ProviderShare {
+struct LayerDeviceShare {
   std::string provider;
   int64_t layers = 0;
   double layer_share = 0, time_ms = 0, time_share = 0;
 };
 
 // Per provider (device name as the run recorded it), in descending time order.
-std::vector<ProviderShare> provider_shares(const ProfileRun& run);
+std::vector<LayerDeviceShare> layer_device_shares(const ProfileRun& run);
 
 std::string import_summary(const Report& r);
 

@@ -49,7 +49,7 @@ TEST(ImportOrt, CudaProfileSharesFallbackAndCopies) {
   EXPECT_TRUE(layer(r.run, "nms").fallback);
   EXPECT_TRUE(layer(r.run, "shape_of").fallback);
   EXPECT_FALSE(layer(r.run, "fc").fallback);
-  auto shares = provider_shares(r.run);
+  auto shares = layer_device_shares(r.run);
   ASSERT_EQ(shares.size(), 2u);
   EXPECT_EQ(shares[0].provider, "CUDAExecutionProvider");
   EXPECT_EQ(shares[0].layers, 5);
