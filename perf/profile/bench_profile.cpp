@@ -35,70 +35,18 @@
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
+#include "../common/bench_util.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
+using namespace bench_util;
+
 constexpr double kTarget = 1.02;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs `cmd`, returns its stdout; stderr goes to `err` (shown when the command fails).
-std::string capture(const std::string& cmd, const fs::path& err, int& rc) {
-  FILE* p = popen((cmd + " 2>" + quote(err.string())).c_str(), "r");
-  std::string out;
-  if (!p) {
-    rc = -1;
-    return out;
-  }
-  char buf[1 << 14];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-double env_number(const char* name, double def) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtod(v, nullptr) : def;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct Sample { double mean = 0, median = 0; long n = 0; double others_cpus = 0; };
-
-// Busy CPU seconds of the whole machine (user+nice+system+irq+softirq), from /proc/stat's first line.
-double machine_busy_s() {
-  std::ifstream f("/proc/stat");
-  std::string cpu;
-  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
-  f >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq;
-  return static_cast<double>(user + nice + system + irq + softirq) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-double children_cpu_s() {
-  rusage r{};
-  ::getrusage(RUSAGE_CHILDREN, &r);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return s(r.ru_utime) + s(r.ru_stime);
-}
 
 // Runs `cmd` and returns its stdout, plus how many CPUs other processes kept busy while it ran.
 std::string measured(const std::string& cmd, const fs::path& err, int& rc, double& others_cpus) {

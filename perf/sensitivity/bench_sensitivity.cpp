@@ -47,29 +47,20 @@
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
+#include "../common/bench_util.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
+
+using namespace bench_util;
 
 // The settings of a CI gate (docs/history.md, "A CI gate"): many short repetitions, each in a fresh runner, at
 // real-time priority with the runner's threads pinned (root or CAP_SYS_NICE; without, a warning and normal
 // priority).
 constexpr const char* kGateProfileArgs = "--repeat 10 --duration 0.5 --warmup-ms 300 --no-layers --realtime";
 constexpr const char* kGateCompareArgs = "--realtime";  // compare's own defaults for models: 10 x 0.5 s, ABBA
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string env_text(const char* name, const std::string& def) {
   const char* v = std::getenv(name);
@@ -81,21 +72,6 @@ double loadavg() {
   double l = 0;
   std::ifstream("/proc/loadavg") >> l;
   return l;
-}
-
-// Busy CPU seconds of the whole machine, and of our children: what others used meanwhile (as perf/profile does).
-double machine_busy_s() {
-  std::ifstream f("/proc/stat");
-  std::string cpu;
-  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
-  f >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq;
-  return static_cast<double>(user + nice + system + irq + softirq) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-double children_cpu_s() {
-  rusage r{};
-  ::getrusage(RUSAGE_CHILDREN, &r);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return s(r.ru_utime) + s(r.ru_stime);
 }
 
 struct Shell {

@@ -30,25 +30,16 @@
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
+#include "../common/bench_util.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
+using namespace bench_util;
+
 constexpr double kTarget = 0.15;
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // Runs `cmd`; returns stdout. Throws with stderr's text when it fails.
 std::string run(const std::string& cmd, const fs::path& dir) {
@@ -70,11 +61,6 @@ std::string loadavg() {
   std::string a, b, c;
   f >> a >> b >> c;
   return a + " " + b + " " + c;
-}
-
-double env_number(const char* name, double def) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtod(v, nullptr) : def;
 }
 
 struct Model {
