@@ -10,8 +10,9 @@
 
 namespace rooflens {
 
-// The precision a model computes in, from its own nodes: int8 when it holds quantization ops (QuantizeLinear,
-// DequantizeLinear, QLinear*, *Integer), fp16 when most matmul-class FLOPs read float16/bfloat16, else fp32.
+// The precision a run computes in: int8 when the model holds quantization ops (QuantizeLinear, DequantizeLinear,
+// QLinear*, *Integer) or a computing layer read an integer type; fp16 when most matmul-class FLOPs (of the model's
+// nodes, or of the run's layers) read float16/bfloat16; else fp32.
 enum class ModelPrecision { fp32, fp16, int8 };
 const char* to_string(ModelPrecision p);
 
@@ -58,6 +59,10 @@ std::string pct(double ratio);                    // 0.1234 -> "12.3%"
 std::string ms_text(double ms);                   // "1.234 ms"
 bool is_float_dtype(const std::string& dtype);    // "float", "double" (32/64-bit floats)
 bool is_low_precision_dtype(const std::string& dtype);  // float16, bfloat16, int8, uint8, int4, uint4, float8*
+// A QuantizeLinear / DequantizeLinear layer: by its ONNX op, or by what it does (a layer computing nothing that
+// turns float into an integer type, or back), for runtimes that run the user's Q/DQ under their own op name.
+bool is_quantize(const Layer& l);
+bool is_dequantize(const Layer& l);
 
 // One registry line per family (each defined in its rules_<family>.cpp).
 using RuleList = std::vector<LintRule>;

@@ -17,6 +17,8 @@ bool is_quantization_op(const std::string& op) {
 
 bool is_matmul_class(const NodeAnalysis& n) { return n.macs > 0; }
 
+bool is_integer_dtype(const std::string& d) { return d == "int8" || d == "uint8" || d == "int4" || d == "uint4"; }
+
 ModelPrecision classify(const Analysis& a) {
   uint64_t low = 0, all = 0;
   for (const auto& n : a.nodes) {
@@ -27,6 +29,37 @@ ModelPrecision classify(const Analysis& a) {
   }
   return all > 0 && low * 2 > all ? ModelPrecision::fp16 : ModelPrecision::fp32;
 }
+
+// What the run itself computed in: an engine built for int8 or fp16 from an fp32 file (TensorRT's --int8/--fp16,
+// OpenVINO's inference precision) computes in a precision its model does not show, and an imported run may have
+// no model at all. int8 when any layer that computes reads an integer type, fp16 when most of the FLOPs read a
+// 16-bit float.
+ModelPrecision classify(const ProfileRun& run) {
+  uint64_t low = 0, all = 0;
+  for (const auto& l : run.layers) {
+    if (l.flops == 0 || l.kind != LayerKind::compute) continue;
+    const std::string& d = !l.precision.empty() ? l.precision : l.input_dtypes.empty() ? "" : l.input_dtypes[0];
+    if (is_integer_dtype(d)) return ModelPrecision::int8;
+    all += l.flops;
+    if (d == "float16" || d == "bfloat16") low += l.flops;
+  }
+  return all > 0 && low * 2 > all ? ModelPrecision::fp16 : ModelPrecision::fp32;
+}
+
+ModelPrecision lower_of(ModelPrecision a, ModelPrecision b) {
+  auto rank = [](ModelPrecision p) { return p == ModelPrecision::int8 ? 2 : p == ModelPrecision::fp16 ? 1 : 0; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// A layer that only changes element type, as the runtime reported its tensors: float in, integer out
+// (quantize) or the reverse (dequantize). Runtimes that run the user's QuantizeLinear as a conversion kernel
+// (TensorRT's reformats of Q/DQ origin) name it their own way; its types say what it is.
+bool converts(const Layer& l, bool (*from)(const std::string&), bool (*to)(const std::string&)) {
+  return l.kind == LayerKind::compute && l.flops == 0 && !l.input_dtypes.empty() && !l.output_dtypes.empty() &&
+         from(l.input_dtypes[0]) && to(l.output_dtypes[0]);
+}
+
+bool is_any_float(const std::string& d) { return is_float_dtype(d) || d == "float16" || d == "bfloat16"; }
 
 void add_unique(std::vector<size_t>& v, size_t x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
@@ -46,7 +79,7 @@ const char* to_string(ModelPrecision p) {
 RunFacts::RunFacts(const Report& r, const ProfileRun& run_) : report(r), run(run_), label(run_.label()) {
   for (const auto& l : run.layers) layer_ms += l.time_ms;
   const auto& nodes = r.model.analysis.nodes;
-  precision = classify(r.model.analysis);
+  precision = lower_of(classify(r.model.analysis), classify(run));
   for (size_t i = 0; i < nodes.size(); ++i) node_index.emplace(nodes[i].name, i);
   node_layer.assign(nodes.size(), -1);
   for (size_t li = 0; li < run.layers.size(); ++li) {
@@ -136,6 +169,14 @@ std::string ms_text(double ms) {
 }
 
 bool is_float_dtype(const std::string& d) { return d == "float" || d == "double"; }
+
+bool is_quantize(const Layer& l) {
+  return l.op == "QuantizeLinear" || converts(l, &is_any_float, &is_integer_dtype);
+}
+
+bool is_dequantize(const Layer& l) {
+  return l.op == "DequantizeLinear" || converts(l, &is_integer_dtype, &is_any_float);
+}
 
 bool is_low_precision_dtype(const std::string& d) {
   return d == "float16" || d == "bfloat16" || d == "int8" || d == "uint8" || d == "int4" || d == "uint4" ||

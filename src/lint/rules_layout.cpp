@@ -10,8 +10,12 @@ constexpr double kWarningShare = 0.05;  // at or above: a warning
 
 void layout_reorders(const RunFacts& f, FindingSink& out) {
   std::vector<size_t> hits;
-  for (size_t i = 0; i < f.run.layers.size(); ++i)
-    if (f.run.layers[i].kind == LayerKind::layout && f.run.layers[i].alias) hits.push_back(i);
+  // Inserted: an alias of the node it serves (live runs, imports with the model) or, in an import without the
+  // model, a layer the source itself says the runtime added. The user's own Transpose is neither.
+  for (size_t i = 0; i < f.run.layers.size(); ++i) {
+    const Layer& l = f.run.layers[i];
+    if (l.kind == LayerKind::layout && (l.alias || !l.inserted_for.empty())) hits.push_back(i);
+  }
   double ms = sum_ms(f.run, hits);
   double share = f.share_of(ms);
   if (hits.empty() || share < kInfoShare) return;

@@ -8,9 +8,7 @@
 namespace rooflens {
 namespace {
 
-bool is_q(const Layer& l) { return l.op == "QuantizeLinear"; }
-bool is_dq(const Layer& l) { return l.op == "DequantizeLinear"; }
-bool is_convert(const Layer& l) { return is_q(l) || is_dq(l) || l.op == "Cast"; }
+bool is_convert(const Layer& l) { return is_quantize(l) || is_dequantize(l) || l.op == "Cast"; }
 
 std::set<std::string> names_of(const std::vector<TensorSummary>& ts) {
   std::set<std::string> s;
@@ -25,8 +23,8 @@ bool at_model_edge(const RunFacts& f, const Layer& l, const std::set<std::string
   for (const auto& name : l.onnx_nodes) {
     const NodeAnalysis* n = f.node(name);
     if (!n) continue;
-    if (is_q(l) && !n->inputs.empty() && in.count(n->inputs[0])) return true;
-    if (is_dq(l) && !n->outputs.empty() && outs.count(n->outputs[0])) return true;
+    if (is_quantize(l) && !n->inputs.empty() && in.count(n->inputs[0])) return true;
+    if (is_dequantize(l) && !n->outputs.empty() && outs.count(n->outputs[0])) return true;
   }
   return false;
 }
@@ -39,9 +37,9 @@ void unfused_qdq(const RunFacts& f, FindingSink& out) {
   size_t nq = 0, ndq = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
-    if (l.alias || !(is_q(l) || is_dq(l)) || at_model_edge(f, l, in, outs)) continue;
+    if (l.alias || !(is_quantize(l) || is_dequantize(l)) || at_model_edge(f, l, in, outs)) continue;
     qdq.push_back(i);
-    (is_q(l) ? nq : ndq)++;
+    (is_quantize(l) ? nq : ndq)++;
   }
   if (qdq.empty()) return;
   // DQ -> X ... -> Q: layers between a DequantizeLinear and a QuantizeLinear computed in float although the model
@@ -62,14 +60,14 @@ void unfused_qdq(const RunFacts& f, FindingSink& out) {
     }
     return seen;
   };
-  std::vector<char> after_dq = reach(&is_dq, f.graph.succ), before_q = reach(&is_q, f.graph.pred);
+  std::vector<char> after_dq = reach(&is_dequantize, f.graph.succ), before_q = reach(&is_quantize, f.graph.pred);
   std::set<size_t> floated;
   for (size_t i = 0; i < layers.size(); ++i)
     if (after_dq[i] && before_q[i]) floated.insert(i);
   size_t round_trips = 0;
   for (size_t q : qdq)
-    if (is_q(layers[q]))
-      for (size_t d : f.graph.succ[q]) round_trips += is_dq(layers[d]) ? 1 : 0;
+    if (is_quantize(layers[q]))
+      for (size_t d : f.graph.succ[q]) round_trips += is_dequantize(layers[d]) ? 1 : 0;
   double ms = sum_ms(f.run, qdq);
   double float_ms = sum_ms(f.run, std::vector<size_t>(floated.begin(), floated.end()));
   Finding& x = out.add(Severity::warning,
@@ -90,7 +88,9 @@ void unfused_qdq(const RunFacts& f, FindingSink& out) {
       "A runtime turns DequantizeLinear -> op -> QuantizeLinear into one integer kernel only for ops it has "
       "integer kernels for (ONNX Runtime's CPU provider: Conv, MatMul, Gemm, Add, Mul, pooling and a few more, at "
       "graph optimization level extended or all). Quantize only those ops, drop the Q/DQ around ops that stay in "
-      "float, and use the scales/zero points the fused kernels accept (e.g. symmetric int8 weights).";
+      "float, and use the scales/zero points the fused kernels accept (e.g. symmetric int8 weights). TensorRT "
+      "folds a QuantizeLinear into the layer before it only when that layer may write int8 for every reader: "
+      "quantize both inputs of a residual Add so it fuses into the convolution instead of leaving a conversion.";
 }
 
 void fp32_islands(const RunFacts& f, FindingSink& out) {
