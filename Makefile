@@ -4,8 +4,8 @@ BUILD       ?= build
 SAN_BUILD   ?= build-san
 FUZZ_SECONDS ?= 60
 VALUES_FUZZ_SECONDS ?= 20
-# Seconds per importer's fuzz target (5 importers): `make test` keeps it short; `make fuzz IMPORT_FUZZ_SECONDS=60`
-# runs each for a minute.
+# Seconds per fuzz target for `make fuzz` (5 importers); `make test` sets shorter ones below, and
+# `make fuzz IMPORT_FUZZ_SECONDS=60` runs each importer for a minute.
 IMPORT_FUZZ_SECONDS ?= 12
 IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino
 HISTORY_FUZZ_SECONDS ?= 20
@@ -94,11 +94,15 @@ fuzz: build-san
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
-# models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus fuzzing (60 s of the
-# whole static path, 15 s of the report readers, 20 s of the shape-value evaluator, 12 s per importer, 20 s of the
-# history importer). The same code as the Release build, with checks on every memory access and undefined
-# operation; building it once keeps the suite well under 25 minutes on 2 cores.
-# Tests last, so the closing lines are ctest's summary.
+# models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus a fuzzing pass over
+# every parser (30 s of the whole static path, 7 s of the report readers, 10 s of the shape-value evaluator, 6 s
+# per importer, 10 s of the history importer; `make fuzz` alone runs each longer). The same code as the Release
+# build, with checks on every memory access and undefined operation; building it once keeps the suite under 25
+# minutes on 2 cores. Tests last, so the closing lines are ctest's summary.
+test: FUZZ_SECONDS = 30
+test: VALUES_FUZZ_SECONDS = 10
+test: IMPORT_FUZZ_SECONDS = 6
+test: HISTORY_FUZZ_SECONDS = 10
 test: corpus fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times

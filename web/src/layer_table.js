@@ -10,6 +10,10 @@ function makeVirtualTable({columns, rowHeight = 28, onSelect}) {
   const space = h('div', {class: 'vt-space'}, rowsEl);
   root.append(head, space);
   let rows = [], sort = {col: null, dir: 1}, selected = null, queued = false;
+  // The elements of the rows in view, kept across repaints: a repaint (a scroll settling, a click that first
+  // scrolls its row into view) between a row's mousedown and mouseup must not replace the element under the
+  // pointer, or the browser drops the click.
+  let painted = new Map();  // row -> its element
 
   const buttons = columns.map((col) => h('button', {type: 'button', role: 'columnheader', class: col.num ? 'num' : null,
     dataset: {col: col.key}, 'aria-sort': 'none', title: col.title || null, onclick: () => toggleSort(col)}, col.label));
@@ -53,8 +57,15 @@ function makeVirtualTable({columns, rowHeight = 28, onSelect}) {
     // Before the table is in the page its height reads 0: assume the CSS max-height (460px) then.
     const count = Math.ceil((root.clientHeight || 460) / rowHeight) + 16;
     rowsEl.style.transform = 'translateY(' + first * rowHeight + 'px)';
-    clear(rowsEl);
-    for (let i = first; i < Math.min(rows.length, first + count); i++) rowsEl.append(rowEl(rows[i]));
+    const next = new Map();
+    for (let i = first; i < Math.min(rows.length, first + count); i++) {
+      const row = rows[i];
+      const el = painted.get(row) || rowEl(row);
+      el.classList.toggle('selected', row === selected);
+      next.set(row, el);
+    }
+    painted = next;
+    rowsEl.replaceChildren(...next.values());
   }
 
   function select(row) {
