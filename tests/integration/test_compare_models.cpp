@@ -1,11 +1,15 @@
 // `rooflens compare BASE.onnx NEW.onnx` (the two models measured interleaved by compare itself) and
 // `profile --realtime` (the runner at SCHED_FIFO, pinned), through the real binary and the real runner.
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -99,6 +103,7 @@ TEST_F(CompareModels, MeasuringFlagsNeedModelsOnBothSides) {
 struct ChildSched {
   int policy = -1;
   std::string cpus;
+  std::string pid;
 };
 
 std::optional<ChildSched> fifo_child_of(pid_t parent) {
@@ -114,6 +119,7 @@ std::optional<ChildSched> fifo_child_of(pid_t parent) {
     if (f.size() < 39 || std::stoi(f[1]) != parent || std::stoi(f[38]) != 1) continue;
     ChildSched c;
     c.policy = 1;
+    c.pid = pid;
     std::istringstream status(slurp("/proc/" + pid + "/status"));
     for (std::string line; std::getline(status, line);)
       if (line.rfind("Cpus_allowed_list:", 0) == 0) c.cpus = line.substr(line.find_first_not_of(" \t", 18));
@@ -137,6 +143,46 @@ TEST_F(CompareModels, RealtimeRunsTheRunnerAtFifoPriorityOnOneCpu) {
     EXPECT_EQ(warnings.find("real-time scheduling was not allowed"), std::string::npos) << warnings;
   } else {
     EXPECT_NE(warnings.find("real-time scheduling was not allowed"), std::string::npos) << warnings;
+  }
+}
+
+// Each thread's allowed CPUs in a process (Cpus_allowed_list of /proc/PID/task/TID/status).
+std::set<std::string> thread_cpus(const std::string& pid) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& t : fs::directory_iterator("/proc/" + pid + "/task", ec)) {
+    std::istringstream status(slurp(t.path() / "status"));
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) out.insert(line.substr(line.find_first_not_of(" \t", 18)));
+  }
+  return out;
+}
+
+// At 2 threads, every runner of a --repeat session computes on two CPUs: the main thread on one, ORT's worker
+// pinned to the other. Real-time priority used to be given at spawn, and the worker, born SCHED_FIFO on the main
+// thread's CPU, could not run to pin itself elsewhere: most runners ran both threads on one CPU (a 2-thread run as
+// slow as a 1-thread one).
+TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
+  if (::geteuid() != 0) GTEST_SKIP() << "real-time scheduling needs root";
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
+                              "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-f", path("rt2.json")},
+                             path("rt2.out"), path("rt2.err"));
+  std::map<std::string, std::set<std::string>> runners;  // runner pid -> its threads' CPU lists, once real-time
+  wait_for([&] {
+    if (auto c = fifo_child_of(pid)) {
+      auto cpus = thread_cpus(c->pid);
+      runners[c->pid].insert(cpus.begin(), cpus.end());
+    }
+    return runners.size() >= 3;
+  }, std::chrono::seconds(60));
+  ASSERT_EQ(wait_exit(pid), 0) << slurp(path("rt2.err"));
+  ASSERT_GE(runners.size(), 2u) << "the real-time runners of the repetitions";
+  for (const auto& [runner, cpus] : runners) {
+    std::string all;
+    for (const auto& c : cpus) all += "[" + c + "]";
+    EXPECT_GE(cpus.size(), 2u) << "runner " << runner << ": every thread on " << all;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -183,13 +184,6 @@ void ChildRunner::spawn() {
   sigemptyset(&defaults);
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  if (config_.realtime_priority > 0) {
-    sched_param param{};
-    param.sched_priority = config_.realtime_priority;
-    posix_spawnattr_setschedpolicy(&attr, SCHED_FIFO);
-    posix_spawnattr_setschedparam(&attr, &param);
-    posix_spawnattr_setflags(&attr, static_cast<short>(flags | POSIX_SPAWN_SETSCHEDULER));
-  }
 
   std::vector<char*> argv;
   for (const auto& part : config_.command) argv.push_back(const_cast<char*>(part.c_str()));
@@ -203,11 +197,6 @@ void ChildRunner::spawn() {
                   : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
   };
   int rc = spawn_now();
-  if (rc == EPERM && config_.realtime_priority > 0) {  // not allowed to: run at normal priority, and say so
-    realtime_refused_ = true;
-    posix_spawnattr_setflags(&attr, flags);
-    rc = spawn_now();
-  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -309,6 +298,22 @@ void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
   }
   pid_ = -1;
   close_fds();
+}
+
+bool ChildRunner::enter_realtime() {
+  if (config_.realtime_priority <= 0 || pid_ <= 0) return false;
+  sched_param param{};
+  param.sched_priority = config_.realtime_priority;
+  bool moved = false;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+    const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
+    if (tid <= 0) continue;
+    if (::sched_setscheduler(tid, SCHED_FIFO, &param) == 0) moved = true;
+    else if (errno == EPERM) break;  // not allowed (no root, no CAP_SYS_NICE); ESRCH: the thread just ended
+  }
+  realtime_refused_ = !moved;
+  return moved;
 }
 
 void ChildRunner::stop() {

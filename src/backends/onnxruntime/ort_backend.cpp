@@ -43,7 +43,8 @@ std::vector<int> allowed_cpus() {
 // --realtime placement: the runner's main thread (which calls session.run and does its share of every parallel
 // section) on the first allowed CPU, each intra-op worker on one of the next ones. With ORT's default thread
 // count ORT pins its workers to cores 1..N-1 itself and leaves the main thread free: it goes to the first CPU.
-// A thread count above the CPUs leaves the workers where ORT puts them.
+// A thread count above the CPUs leaves the workers where ORT puts them. Real-time priority comes after the load
+// (ChildRunner::enter_realtime), once the workers have moved to their CPUs.
 RunnerConfig placed(int64_t threads, OrtSessionOptions& opts) {
   RunnerConfig rc = runner_config();
   rc.realtime_priority = 10;  // any real-time priority outranks every ordinary process; leave room above
@@ -102,6 +103,7 @@ class OrtBackend : public Backend {
     std::string stage = "load";
     try {
       LoadResult l = runner.load(r.model, opts, r.timeout);
+      if (r.timing.realtime) runner.process().enter_realtime();  // its intra-op workers have pinned themselves
       stage = "run";
       out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage);
       out.load_ms = l.load_ms;
