@@ -19,15 +19,22 @@ bool is_matmul_class(const NodeAnalysis& n) { return n.macs > 0; }
 
 bool is_integer_dtype(const std::string& d) { return d == "int8" || d == "uint8" || d == "int4" || d == "uint4"; }
 
+bool is_half_float(const std::string& d) { return d == "float16" || d == "bfloat16"; }
+
+// fp16 when most of the matmul-class work reads a 16-bit float.
+ModelPrecision by_half_share(uint64_t half, uint64_t all) {
+  return all > 0 && half * 2 > all ? ModelPrecision::fp16 : ModelPrecision::fp32;
+}
+
 ModelPrecision classify(const Analysis& a) {
   uint64_t low = 0, all = 0;
   for (const auto& n : a.nodes) {
     if (is_quantization_op(n.op)) return ModelPrecision::int8;
     if (!is_matmul_class(n) || n.input_dtypes.empty()) continue;
     all += n.macs;
-    if (n.input_dtypes[0] == "float16" || n.input_dtypes[0] == "bfloat16") low += n.macs;
+    if (is_half_float(n.input_dtypes[0])) low += n.macs;
   }
-  return all > 0 && low * 2 > all ? ModelPrecision::fp16 : ModelPrecision::fp32;
+  return by_half_share(low, all);
 }
 
 // What the run itself computed in: an engine built for int8 or fp16 from an fp32 file (TensorRT's --int8/--fp16,
@@ -41,9 +48,9 @@ ModelPrecision classify(const ProfileRun& run) {
     const std::string& d = !l.precision.empty() ? l.precision : l.input_dtypes.empty() ? "" : l.input_dtypes[0];
     if (is_integer_dtype(d)) return ModelPrecision::int8;
     all += l.flops;
-    if (d == "float16" || d == "bfloat16") low += l.flops;
+    if (is_half_float(d)) low += l.flops;
   }
-  return all > 0 && low * 2 > all ? ModelPrecision::fp16 : ModelPrecision::fp32;
+  return by_half_share(low, all);
 }
 
 ModelPrecision lower_of(ModelPrecision a, ModelPrecision b) {
@@ -59,7 +66,7 @@ bool converts(const Layer& l, bool (*from)(const std::string&), bool (*to)(const
          from(l.input_dtypes[0]) && to(l.output_dtypes[0]);
 }
 
-bool is_any_float(const std::string& d) { return is_float_dtype(d) || d == "float16" || d == "bfloat16"; }
+bool is_any_float(const std::string& d) { return is_float_dtype(d) || is_half_float(d); }
 
 void add_unique(std::vector<size_t>& v, size_t x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
@@ -179,8 +186,7 @@ bool is_dequantize(const Layer& l) {
 }
 
 bool is_low_precision_dtype(const std::string& d) {
-  return d == "float16" || d == "bfloat16" || d == "int8" || d == "uint8" || d == "int4" || d == "uint4" ||
-         d.rfind("float8", 0) == 0;
+  return is_half_float(d) || is_integer_dtype(d) || d.rfind("float8", 0) == 0;
 }
 
 }  // namespace rooflens
