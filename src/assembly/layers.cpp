@@ -36,6 +36,9 @@ std::string top_level_parent(const std::string& graph) {
 struct Ownership {
   std::vector<std::vector<int>> owned;  // per layer: original node indices, ascending
   std::vector<int> alias_of;            // per layer: the node whose tensor an alias carries, else -1
+  std::vector<int> sub_node;            // per layer: the subgraph node (index into the analysis) a kernel that ran
+                                        // inside a control-flow kernel computes, else -1
+  std::set<int> sub_claimed;            // those subgraph nodes: their enclosing top-level layer no longer counts them
   std::vector<std::string> untimed;     // per extra layer: its executed-graph node (name, op)
   std::vector<std::string> untimed_op;
   std::vector<int> layer_of;            // per original node: its layer, or -1
@@ -60,12 +63,22 @@ class NodeAssigner {
       for (size_t i = 0; i < in.executed->nodes.size(); ++i) executed_by_name_.emplace(in.executed->nodes[i].name, i);
     o_.owned.resize(kernels.size());
     o_.alias_of.assign(kernels.size(), -1);
+    o_.sub_node.assign(kernels.size(), -1);
     o_.layer_of.assign(in.original->nodes.size(), -1);
+    for (size_t i = 0; i < in.analysis->nodes.size(); ++i) {
+      const NodeAnalysis& n = in.analysis->nodes[i];
+      if (n.graph != "main" && n.execution != NodeExecution::NotTaken)
+        sub_by_name_[n.name].push_back(static_cast<int>(i));
+    }
   }
 
   Ownership run() {
     std::set<size_t> timed_executed;
     for (size_t k = 0; k < kernels_.size(); ++k) {
+      if (!kernels_[k].enclosing.empty()) {
+        claim_in_subgraph(k);
+        continue;
+      }
       if (!kernels_[k].onnx_nodes.empty()) {
         claim_listed(k);
         continue;
@@ -93,6 +106,20 @@ class NodeAssigner {
     o_.layer_of[static_cast<size_t>(o)] = static_cast<int>(layer);
     o_.owned[layer].push_back(o);
     return true;
+  }
+
+  // A kernel that ran inside a control-flow kernel computes a node of one of its subgraphs, found by name (the
+  // first executed one not yet taken: If branches and Loop bodies may reuse names).
+  void claim_in_subgraph(size_t k) {
+    for (const auto& cand : rules_.name_candidates(kernels_[k].name)) {
+      auto it = sub_by_name_.find(cand);
+      if (it == sub_by_name_.end()) continue;
+      for (int a : it->second)
+        if (o_.sub_claimed.insert(a).second) {
+          o_.sub_node[k] = a;
+          return;
+        }
+    }
   }
 
   // The source said which nodes the kernel computes: the first kernel to name a node owns it.
@@ -192,6 +219,7 @@ class NodeAssigner {
       size_t layer = o_.owned.size();
       o_.owned.emplace_back();
       o_.alias_of.push_back(-1);
+      o_.sub_node.push_back(-1);
       for (int o : map_.layers[i].owned) claim(layer, o);
       o_.untimed.push_back(in_.executed->nodes[i].name);
       o_.untimed_op.push_back(in_.executed->nodes[i].op);
@@ -205,6 +233,7 @@ class NodeAssigner {
   std::unordered_map<std::string, int> by_name_, producer_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
   std::unordered_map<std::string, size_t> executed_by_name_;
+  std::unordered_map<std::string, std::vector<int>> sub_by_name_;  // executed subgraph nodes by name
   Ownership o_;
 };
 
@@ -254,12 +283,16 @@ class CostFiller {
   bool consistent() const { return main_nodes_.size() == in_.original->nodes.size(); }
 
   void fill(Layer& l, size_t layer) const {
+    if (own_.sub_node[layer] >= 0) return fill_subgraph_node(l, in_.analysis->nodes[static_cast<size_t>(own_.sub_node[layer])]);
     std::vector<const NodeAnalysis*> group;
     for (int o : own_.owned[layer]) {
       group.push_back(main_nodes_[static_cast<size_t>(o)]);
       l.onnx_nodes.push_back(in_.original->nodes[static_cast<size_t>(o)].name);
+      // A control-flow node's layer counts the nodes of its subgraphs that no kernel of their own computed.
       auto s = sub_nodes_.find(in_.original->nodes[static_cast<size_t>(o)].name);
-      if (s != sub_nodes_.end()) group.insert(group.end(), s->second.begin(), s->second.end());
+      if (s == sub_nodes_.end()) continue;
+      for (const NodeAnalysis* n : s->second)
+        if (!own_.sub_claimed.count(static_cast<int>(n - in_.analysis->nodes.data()))) group.push_back(n);
     }
     int alias_of = own_.alias_of[layer];
     if (group.empty() && alias_of >= 0) {
@@ -278,6 +311,16 @@ class CostFiller {
       l.cost_known = l.cost_known && n->cost_known;
     }
     if (!group.empty()) l.bytes = boundary_bytes(group, consumers_, outputs_, own_.layer_of, static_cast<int>(layer));
+  }
+
+  // One node of a subgraph, computed by a kernel of its own: its cost as the analysis counted it (every Loop
+  // trip included, as the kernel's time sums them).
+  static void fill_subgraph_node(Layer& l, const NodeAnalysis& n) {
+    l.onnx_nodes.push_back(n.name);
+    l.flops = n.flops;
+    l.macs = n.macs;
+    l.bytes = sat_add(n.bytes_read, n.bytes_written);
+    l.cost_known = n.cost_known;
   }
 
  private:

@@ -30,6 +30,9 @@ struct KernelRecord {
   // The user's ONNX nodes this kernel computes, when the source says so (an explicit list wins over the tensor
   // walk of the mapper). Empty: the mapper works it out from the executed graph and the name.
   std::vector<std::string> onnx_nodes;
+  // The control-flow kernel (If, Loop, Scan) whose subgraph this kernel ran in; empty at the top level. The
+  // source times each kernel on its own: an enclosing kernel's time excludes the kernels inside it.
+  std::string enclosing;
   // Cost the source measured or derived itself, used when the user's model is not at hand to count it.
   std::optional<uint64_t> flops, macs, bytes;
   // What sources that read another tool's profile know about a kernel (imports; live backends leave them empty):

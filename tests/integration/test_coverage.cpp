@@ -55,7 +55,8 @@ TEST(CoverageIntegration, PyTorchResNet50AtTwoThreadsAddsUpToTheRun) {
   if (quiet && std::abs(rest) > 0.05 * total)
     ADD_FAILURE() << "quiet run (CV " << run["latency_ms"]["cv"] << ") but layers " << layers << " + between " << between
                   << " ms vs run " << total << " ms";
-  if (std::abs(rest) > 0.05 * total) EXPECT_NE(r.out.find("noise inside kernels"), std::string::npos) << r.out;
+  if (rest > 0.05 * total) EXPECT_NE(r.out.find("noise inside kernels"), std::string::npos) << r.out;
+  EXPECT_LE(layers + between, 1.10 * total);  // noise only lowers the sum of medians: more is time counted twice
   if (!getenv("KEEP")) fs::remove_all(dir);
 }
 

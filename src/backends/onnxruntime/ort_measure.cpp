@@ -1,6 +1,7 @@
 #include "backends/onnxruntime/ort_measure.h"
 
 #include <algorithm>
+#include <numeric>
 #include <unordered_map>
 
 #include "backends/onnxruntime/ort_error_class.h"
@@ -13,11 +14,55 @@ std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p) {
   return kernel_records(p.profile, p.warmup_iterations, static_cast<int>(p.profile.runs.size()) - p.warmup_iterations);
 }
 
+namespace {
+
+// ORT times a control-flow node (If, Loop, Scan) from its start to the end of the subgraph it runs: the events of
+// the subgraph's kernels lie inside its own, on its thread. Each event keeps only its own time (beyond the events
+// directly inside it) and names the event it ran inside, so the kernels add up to the run once.
+struct Nesting {
+  std::vector<int64_t> self_us;
+  std::vector<int> parent;  // index of the enclosing event, -1 at the top
+};
+
+Nesting nesting(const std::vector<const OrtProfileEvent*>& ev) {
+  // ORT writes whole microseconds: a child's end can pass its parent's by the rounding of both.
+  constexpr int64_t kRoundingUs = 2;
+  Nesting n{std::vector<int64_t>(ev.size()), std::vector<int>(ev.size(), -1)};
+  for (size_t i = 0; i < ev.size(); ++i) n.self_us[i] = ev[i]->dur_us;
+  std::vector<size_t> order(ev.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (ev[a]->tid != ev[b]->tid) return ev[a]->tid < ev[b]->tid;
+    if (ev[a]->ts_us != ev[b]->ts_us) return ev[a]->ts_us < ev[b]->ts_us;
+    return ev[a]->dur_us > ev[b]->dur_us;  // the enclosing one first
+  });
+  auto end = [&](size_t i) { return ev[i]->ts_us + ev[i]->dur_us; };
+  std::vector<size_t> open;  // events on this thread that may still enclose the next one, outermost first
+  for (size_t i : order) {
+    if (!open.empty() && ev[open.back()]->tid != ev[i]->tid) open.clear();
+    while (!open.empty() && end(open.back()) <= ev[i]->ts_us) open.pop_back();
+    if (!open.empty() && end(i) <= end(open.back()) + kRoundingUs) {
+      n.parent[i] = static_cast<int>(open.back());
+      n.self_us[open.back()] -= ev[i]->dur_us;
+    } else {
+      open.clear();  // overlaps without nesting: not a subgraph of anything open
+    }
+    open.push_back(i);
+  }
+  for (auto& s : n.self_us) s = std::max<int64_t>(s, 0);
+  return n;
+}
+
+}  // namespace
+
 std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, int runs) {
   std::vector<KernelRecord> out;
   if (runs <= 0 || first < 0 || static_cast<size_t>(first) >= profile.runs.size()) return out;
   std::unordered_map<std::string, size_t> index;
-  for (const OrtProfileEvent* e : profile.kernel_events(first)) {
+  const std::vector<const OrtProfileEvent*> events = profile.kernel_events(first);
+  const Nesting nested = nesting(events);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const OrtProfileEvent* e = events[i];
     const int r = e->run_index - first;
     if (r < 0 || r >= runs) continue;
     auto [it, fresh] = index.emplace(e->node_name, out.size());
@@ -38,9 +83,10 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, i
       }
       k.kind = kernel_kind(e->op_name);
       k.device_class = provider_device(e->provider);
+      if (nested.parent[i] >= 0) k.enclosing = events[static_cast<size_t>(nested.parent[i])]->node_name;
       out.push_back(std::move(k));
     }
-    out[it->second].per_iteration_ms[static_cast<size_t>(r)] += e->dur_us / 1000.0;
+    out[it->second].per_iteration_ms[static_cast<size_t>(r)] += static_cast<double>(nested.self_us[i]) / 1000.0;
   }
   return out;
 }
