@@ -11,8 +11,8 @@
 // those 11 sessions (rooflens db import of lines from rooflens db export): every trial sees as much history.
 //
 // compare: `rooflens compare BASE.onnx NEW.onnx` with the gate's settings (kGateCompareArgs: compare measures both
-// models itself, interleaved run by run), 10 trials; and BASE.onnx against a copy of itself, 20 pairs. For
-// information, the table also judges pairs of the separate profile sessions above (compare B_k N_k, B_(j-1) B_j):
+// models itself, interleaved: one fresh run per side, then turns of 10 iterations on two live runners), 10 trials;
+// and BASE.onnx against a copy of itself, 20 pairs. For information, the table also judges pairs of the separate profile sessions above (compare B_k N_k, B_(j-1) B_j):
 // what comparing two reports made at different times can resolve on this machine.
 //
 // Targets: real change flagged (a regression) in >= 9 of 10, identical flagged (anything but within noise or
@@ -60,7 +60,9 @@ using namespace bench_util;
 // real-time priority with the runner's threads pinned (root or CAP_SYS_NICE; without, a warning and normal
 // priority).
 constexpr const char* kGateProfileArgs = "--repeat 10 --duration 0.5 --warmup-ms 300 --no-layers --realtime";
-constexpr const char* kGateCompareArgs = "--realtime";  // compare's own defaults for models: 10 x 0.5 s, ABBA
+// compare's own defaults for models: one fresh 0.5 s run per side, then 100 ABBA turns of 10 iterations on two
+// live runners (--interleave chunks)
+constexpr const char* kGateCompareArgs = "";
 
 std::string env_text(const char* name, const std::string& def) {
   const char* v = std::getenv(name);

@@ -83,6 +83,10 @@ struct ModelLoad {
   std::vector<std::pair<std::string, std::string>> options;  // over the backend's own, in the -B spelling
   std::map<std::string, int64_t> dims;                       // fixed at session creation
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  int64_t threads = 0;                                       // intra-op threads; 0: the backend's own setting
+  // Another runtime process takes turns with this one (compare's chunks): between its runs the runtime must leave
+  // the CPUs alone (ORT: no spinning intra-op workers), or an idle side slows the side being timed.
+  bool idle_between_runs = false;
 };
 
 // One runtime process serving many models, one at a time: load, feed, read outputs or time, unload. Models of a

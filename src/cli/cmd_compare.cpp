@@ -58,6 +58,12 @@ int run_compare(const CompareArgs& a) {
     for (const CLI::Option* opt : a.measure_options)
       if (opt->count() > 0)
         throw UsageError(opt->get_name() + " measures models: it needs BASE and NEW to be .onnx files");
+  // Chunks take turns on live runners at normal priority; --repeat counts fresh runners: both belong to runs.
+  if (a.measure.interleave == "chunks")
+    for (const CLI::Option* opt : a.measure_options)
+      if (opt->count() > 0 && (opt->get_name() == "--repeat" || opt->get_name() == "--realtime"))
+        throw UsageError(opt->get_name() + " times fresh runners: add --interleave runs (the default, chunks, "
+                         "alternates two live runners; --chunks sets how many turns)");
   CompareSource base, head;
   if (models) {
     MeasuredPair pair = measure_pair(a.base, a.head, a.measure);
@@ -112,16 +118,25 @@ void setup_compare(CLI::App& root, Action& action) {
   mo.push_back(cmd->add_option("-B,--backend", m.backend, "Models: backend and its options, as for profile"));
   mo.push_back(cmd->add_option("-b,--batch", m.batches, "Models: batch sizes, as for profile"));
   mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: ORT's)")->check(CLI::Range(1, 4096)));
-  mo.push_back(cmd->add_option("--repeat", m.repeat, "Models: runs per side, interleaved ABBA, each a fresh runner "
-                                                     "(default 10)")->check(CLI::Range(2, 1000)));
+  mo.push_back(cmd->add_option("--interleave", m.interleave, "Models: chunks (default: one fresh run per side, then "
+                                                           "--chunks turns on two live runners) | runs (--repeat "
+                                                           "fresh runners per side)")
+                   ->check(CLI::IsMember({"chunks", "runs"})));
+  mo.push_back(cmd->add_option("--chunks", m.chunks, "Models, chunks: turns per side after the first run (default 100)")
+                   ->check(CLI::Range(2, 100000)));
+  mo.push_back(cmd->add_option("--chunk-iterations", m.chunk_iterations, "Models, chunks: measured iterations per "
+                                                                         "turn (default 10)")
+                   ->check(CLI::Range(1, 1000000)));
+  mo.push_back(cmd->add_option("--repeat", m.repeat, "Models, runs: runs per side, interleaved ABBA, each a fresh "
+                                                     "runner (default 10)")->check(CLI::Range(2, 1000)));
   mo.push_back(cmd->add_option("--duration", m.duration_s, "Models: measured seconds per run (default 0.5)")
                    ->check(CLI::Range(0.0, 86400.0)));
   mo.push_back(cmd->add_option("--warmup-ms", m.warmup_ms, "Models: warm-up per run in ms (default 300)")
                    ->check(CLI::Range(0.0, 3.6e6)));
   mo.push_back(cmd->add_option("--iterations", m.iterations, "Models: measured iterations per run, at least (default 10)")
                    ->check(CLI::Range(1, 10000000)));
-  mo.push_back(cmd->add_flag("--realtime", m.realtime, "Models: runners at real-time priority, threads pinned "
-                                                       "(as profile --realtime)"));
+  mo.push_back(cmd->add_flag("--realtime", m.realtime, "Models, runs: runners at real-time priority, threads "
+                                                       "pinned (as profile --realtime)"));
   mo.push_back(cmd->add_flag("--no-layers", m.no_layers, "Models: no profiled run (no layer deltas)"));
   mo.push_back(cmd->add_option("--reports", m.reports, "Models: keep both profile reports in DIR (base.json, new.json)"));
   mo.push_back(cmd->add_flag("-q,--quiet", m.quiet, "Models: no progress on stderr"));
@@ -144,11 +159,15 @@ void setup_compare(CLI::App& root, Action& action) {
       "of the prefill step) and '<config> · TPOT' (one sample per decode step; layers of the decode step).\n"
       "Exit codes: 0 ok; 1 unreadable input, or --fail-on-regression with a regression or a new failure;\n"
       "2 usage (bad flags, BASE and NEW of different kinds).\n"
-      "BASE and NEW may be two models (.onnx): compare then measures them itself, interleaved run by run (BASE,\n"
-      "NEW, NEW, BASE, ...; each run a fresh runner; --repeat runs per side, default 10 x 0.5 s), so a busy machine\n"
-      "slows both sides alike instead of deciding the verdict; --realtime pins them at real-time priority.\n"
+      "BASE and NEW may be two models (.onnx): compare then measures them itself, interleaved (BASE, NEW, NEW,\n"
+      "BASE, ...) and tests them pair by pair, so a busy machine slows both sides alike instead of deciding the\n"
+      "verdict. Default (--interleave chunks): one 0.5 s run per side in a fresh runner (layers from it), then\n"
+      "both models stay loaded in a live runner each (ORT: intra-op spinning off, so the idle side leaves the CPUs\n"
+      "alone) and take 100 turns of 10 iterations. --interleave runs: --repeat fresh runners per side (default\n"
+      "10 x 0.5 s); --realtime pins them at real-time priority.\n"
       "Examples:\n"
       "  rooflens compare model-main.onnx model-pr.onnx --fail-on-regression   (measures both, interleaved)\n"
+      "  rooflens compare a.onnx b.onnx --interleave runs --repeat 20 --realtime\n"
       "  rooflens profile model.onnx --repeat 5 -f base.json   (later, after the change: -f new.json)\n"
       "  rooflens compare base.json new.json\n"
       "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -f gen-base.json)\n"

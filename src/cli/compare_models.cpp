@@ -28,6 +28,16 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   o.timing.layers = !f.no_layers;
   o.timing.realtime = f.realtime;
   o.repeat = f.repeat;
+  if (f.interleave == "chunks") {
+    o.repeat = 1 + f.chunks;
+    TimingOptions chunk;
+    chunk.warmup_iterations = 1;
+    chunk.warmup_ms = 0;
+    chunk.iterations = f.chunk_iterations;
+    chunk.duration_s = 0;
+    chunk.layers = false;
+    o.live_timing = chunk;
+  }
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   return o;
 }

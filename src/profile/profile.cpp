@@ -75,6 +75,7 @@ struct Slot {
   std::optional<RunRequest> request;        // set once the model loaded at these dims (round 1)
   std::optional<size_t> run;                // its run in Report::runs, after the first repetition
   bool done = false;                        // failed: no further repetitions
+  std::unique_ptr<ModelServer> server;      // ProfileOptions::live_timing: the live process of later rounds
 };
 
 // The grid run by run into `rep`. Round-robin: every slot's first run, then every slot's second run, ... so slow
@@ -213,16 +214,39 @@ class GridRun {
       rep_.model.analysis = std::move(*taken);
   }
 
+  // A later round on the configuration's live server (started and loaded on first use); null when the backend
+  // cannot serve, and the round then runs in a fresh runner like the first.
+  std::optional<Measurement> run_live(Slot& slot, const RunRequest& r) {
+    if (!slot.server) {
+      slot.server = backends_[slot.backend]->serve();
+      if (!slot.server) return std::nullopt;
+      slot.server->start(true);
+      ModelLoad load;
+      load.model = r.model;
+      load.name = o_.model;
+      load.dims = r.feed.dims;
+      load.timeout = r.timeout;
+      load.threads = r.key.threads;
+      load.idle_between_runs = true;
+      slot.server->load(load);
+    }
+    return slot.server->measure(r.feed, *o_.live_timing, r.work_dir, r.timeout);
+  }
+
   void step(Slot& slot, int round) {
     std::optional<Model> m;
     if (!slot.request && !(m = load(slot))) return;
     RunRequest r = *slot.request;
     r.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
     try {
-      Measurement measured = backends_[slot.backend]->run(r);
+      std::optional<Measurement> live;
+      if (slot.run && o_.live_timing) live = run_live(slot, r);
+      Measurement measured = live ? std::move(*live) : backends_[slot.backend]->run(r);
       if (slot.run) add_repetition(rep_.runs[*slot.run], measured);
       else first_run(slot, *m, measured);
+      if (round == rounds_) slot.server.reset();  // its last round: the process ends
     } catch (const BackendError& e) {
+      slot.server.reset();
       bool stopped = hooks_.interrupted && hooks_.interrupted->load();
       if (stopped) rep_.partial = true;
       // Ctrl-C during a later run: the finished runs stand (the report says it is partial).

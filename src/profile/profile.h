@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ struct ProfileOptions {
   // Timed runs per configuration (--repeat), each in a fresh runner; the grid is run round-robin (every
   // configuration of every backend once, then again, ...). The profiled run for layers happens once, in the first.
   int repeat = 1;
+  // Rounds after the first on one live runtime process per configuration (the backend's model server, loaded
+  // once and left idle between rounds), each timed as `live_timing` says — short chunks that `compare` alternates
+  // between two models far faster than fresh runners can start. Unset: every round in a fresh runner.
+  std::optional<TimingOptions> live_timing;
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage of one configuration
   std::map<std::string, std::string> input_files;  // --input NAME=FILE
   std::string report_path;         // -f; "" = not written while running

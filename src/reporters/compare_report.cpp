@@ -68,7 +68,9 @@ UnitsUsed units_used(const Comparison& c) {
 }
 
 std::string runs_rule(const CompareOptions& o) {
-  return "Welch's t-test on the logs of the run medians p < " + exact(o.alpha) + " (two-sided; its " +
+  const std::string test = o.paired ? "paired t-test on the logs of NEW/BASE per pair of runs measured together"
+                                    : "Welch's t-test on the logs of the run medians";
+  return test + " p < " + exact(o.alpha) + " (two-sided; its " +
          percent(1 - o.alpha, 0) + " interval of the ratio excludes 1), with a change of the runs' geometric-mean "
          "median beyond ±" + percent(o.threshold, 1);
 }

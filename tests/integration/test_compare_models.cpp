@@ -54,7 +54,8 @@ class CompareModels : public ::testing::Test {
   fs::path dir_;
 };
 
-const std::string kQuick = " --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
+const std::string kQuick = " --interleave runs --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
+const std::string kQuickChunks = " --chunks 12 --chunk-iterations 3 --duration 0.1 --warmup-ms 20 --threads 1 -q ";
 
 TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
   CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuick +
@@ -87,6 +88,36 @@ TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
   EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["base_runs"], 3);
   EXPECT_EQ(json::parse(r.out)["items"][0]["latency"]["unit"], "pairs");
   EXPECT_EQ(json::parse(r.out)["options"]["paired"], true);
+}
+
+// The default: one fresh run per side (with the profiled run: layers), then 12 turns of 3 iterations each on two
+// live runners, tested pair by pair.
+TEST_F(CompareModels, ChunksTakeTurnsOnLiveRunnersAfterOneFreshRun) {
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuickChunks + "--reports " +
+                            path("kept") + " --json",
+                        dir_.string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json item = json::parse(r.out)["items"][0];
+  EXPECT_EQ(item["verdict"], "regression") << item.dump();
+  EXPECT_EQ(item["latency"]["unit"], "pairs");
+  EXPECT_EQ(item["latency"]["base_runs"], 13);
+  EXPECT_EQ(item["latency"]["new_runs"], 13);
+  for (const char* f : {"kept/base.json", "kept/new.json"}) {
+    json run = json::parse(slurp(path(f)))["runs"][0];
+    ASSERT_EQ(run["repetitions"].size(), 13u) << f;
+    EXPECT_GE(run["repetitions"][0].get<int>(), 10) << f;  // the fresh run: --iterations (10) at least
+    for (size_t i = 1; i < 13; ++i) EXPECT_EQ(run["repetitions"][i], 3) << f << " turn " << i;
+    EXPECT_FALSE(run["layers"].empty()) << f;  // from the first, fresh run
+  }
+  fs::copy_file(path("light.onnx"), path("light-copy.onnx"));
+  CliResult same = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuickChunks + "--json",
+                           dir_.string());
+  ASSERT_EQ(same.rc, 0) << same.err;
+  EXPECT_NE(json::parse(same.out)["items"][0]["verdict"], "regression") << same.out;
+  // Flags of fresh runners need --interleave runs.
+  CliResult repeat = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + " --repeat 3", dir_.string());
+  EXPECT_EQ(repeat.rc, 2) << repeat.err;
+  EXPECT_NE(repeat.err.find("--interleave runs"), std::string::npos) << repeat.err;
 }
 
 TEST_F(CompareModels, MeasuringFlagsNeedModelsOnBothSides) {

@@ -30,9 +30,12 @@ class OrtModelServer : public ModelServer {
     OrtSessionOptions opts = base_;
     for (const auto& [k, v] : m.options) apply_ort_option(opts, k, v);
     for (const auto& [k, v] : m.dims) opts.freeDimensionOverrides[k] = v;
+    if (m.threads > 0) opts.intraOpNumThreads = static_cast<int>(m.threads);
+    if (m.idle_between_runs) opts.extra["session.intra_op.allow_spinning"] = "0";
     OrtRunner& r = runner("load");
     try {
       LoadResult l = r.load(m.model, opts, m.timeout);
+      threads_ = opts.intraOpNumThreads.value_or(0);
       return {l.load_ms, io_descs(l.inputs), io_descs(l.outputs)};
     } catch (const RunnerError& e) {
       throw backend_error("load", e);
@@ -72,7 +75,9 @@ class OrtModelServer : public ModelServer {
                       std::chrono::milliseconds timeout) override {
     std::string stage = "run";
     try {
-      return measure_loaded(runner(stage), inputs_of(feed), timing, work_dir, timeout, stage);
+      Measurement out = measure_loaded(runner(stage), inputs_of(feed), timing, work_dir, timeout, stage);
+      out.threads = threads_;
+      return out;
     } catch (const RunnerError& e) {
       throw backend_error(stage, e);
     }
@@ -118,6 +123,7 @@ class OrtModelServer : public ModelServer {
 
   OrtSessionOptions base_;
   std::unique_ptr<OrtRunner> runner_;
+  int64_t threads_ = 0;  // the loaded session's intra-op threads, when set (0: ORT's default)
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
 };

@@ -38,7 +38,9 @@ class OpenCvServer : public ModelServer {
 
   ServedModel load(const ModelLoad& m) override {
     if (!m.options.empty()) throw UsageError("-B opencv: per-model options are not supported");
-    return child("load").load(m.model, m.dims, {}, options_, m.timeout);
+    loaded_ = options_;
+    if (m.threads > 0) loaded_.threads = static_cast<int>(m.threads);
+    return child("load").load(m.model, m.dims, {}, loaded_, m.timeout);
   }
 
   std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) override {
@@ -51,7 +53,7 @@ class OpenCvServer : public ModelServer {
   Measurement measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path&,
                       std::chrono::milliseconds timeout) override {
     Measurement m = child("run").measure(feed, timing, timeout);
-    m.threads = options_.threads > 0 ? options_.threads : child("run").default_threads();
+    m.threads = loaded_.threads > 0 ? loaded_.threads : child("run").default_threads();
     return m;
   }
 
@@ -90,6 +92,7 @@ class OpenCvServer : public ModelServer {
   }
 
   SessionOptions options_;
+  SessionOptions loaded_;  // the loaded model's: options_ with the load's thread count
   std::unique_ptr<Child> child_;
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
