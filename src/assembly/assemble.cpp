@@ -40,9 +40,11 @@ void refresh_timing(ProfileRun& r, const std::vector<std::string>& before) {
                                   }),
                    r.warnings.end());
   if (!r.latencies_ms.empty() || r.latency_ms.n == 0) r.latency_ms = summarize(r.latencies_ms);  // else: the source's
-  r.throughput_per_s = r.wall_s > 0 ? static_cast<double>(std::max<int64_t>(r.batch, 1)) *
-                                          static_cast<double>(r.latencies_ms.size()) / r.wall_s
-                                    : 0;
+  // A source that gives no wall time (an import of a profile's iterations) ran them back to back: one stream.
+  const double items = static_cast<double>(std::max<int64_t>(r.batch, 1));
+  r.throughput_per_s = r.wall_s > 0                ? items * static_cast<double>(r.latencies_ms.size()) / r.wall_s
+                       : r.latency_ms.mean > 0 ? items * 1000.0 / r.latency_ms.mean
+                                               : 0;
   r.gflops = r.latency_ms.median > 0 ? static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9 : 0;
   if (r.profiled_latency_ms.n > 0 && r.latency_ms.mean > 0)
     r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
@@ -144,6 +146,7 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   r.weights_bytes = m.weights_bytes;
   r.activations_bytes = m.activations_bytes;
   refresh_timing(r, {});
+  if (m.throughput_per_s && r.wall_s <= 0) r.throughput_per_s = *m.throughput_per_s;  // several streams, say
   return r;
 }
 

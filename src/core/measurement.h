@@ -69,6 +69,7 @@ struct Measurement {
 
   // Imports: what another tool's files say beyond the above (live backends leave them empty).
   std::optional<LatencyStats> latency_summary;  // e2e statistics when the source gives them but no samples
+  std::optional<double> throughput_per_s;       // items/s as the source measured it, when it gives no wall time
   std::vector<PhaseSamples> phases;           // e2e iterations split into parts (transfers, compute, enqueue)
   std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ layer input+output tensors
   std::string device_name;                    // the device it ran on, as the source names it ("NVIDIA A100-SXM4-80GB")

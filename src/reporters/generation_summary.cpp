@@ -5,6 +5,7 @@
 
 #include "core/text_table.h"
 #include "core/units.h"
+#include "reporters/report_text.h"
 
 namespace rooflens {
 namespace {
@@ -29,8 +30,7 @@ std::string header(const Report& r) {
       << (io.attention_mask.empty() ? ", no attention_mask" : "")
       << (io.position_ids.empty() ? ", no position_ids" : "");
   if (r.hardware)
-    out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
-        << r.hardware->measured_at << " on " << r.hardware->machine.model;
+    out << "\n  roofs: " << roofs_text(*r.hardware);
   return out.str() + "\n";
 }
 

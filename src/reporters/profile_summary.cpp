@@ -104,8 +104,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     if (r.is_profile() && !r.backends[0].options.empty()) out << "\n  options: " << options_text(r.backends[0]);
   }
   if (r.hardware)
-    out << "\n  roofs: " << r.hardware->source << (r.hardware->quick ? " (quick)" : "") << " "
-        << r.hardware->measured_at << " on " << r.hardware->machine.model;
+    out << "\n  roofs: " << roofs_text(*r.hardware);
   out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
   if (!r.runs.empty()) out << e2e_table(r);

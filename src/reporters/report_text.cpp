@@ -106,4 +106,11 @@ std::string md_code(const std::string& s) {
   return fence + sp + text + sp + fence;
 }
 
+std::string roofs_text(const HardwareInfo& h) {
+  std::string out = h.source + (h.quick ? " (quick)" : "");
+  if (!h.measured_at.empty()) out += " " + h.measured_at;
+  if (!h.machine.model.empty()) out += " on " + h.machine.model;
+  return out;
+}
+
 }  // namespace rooflens

@@ -16,6 +16,9 @@ Report load_profile_report(const std::string& path);
 
 // "onnxruntime-node 1.30.0 on node 20.20.2", or every backend's runtime joined by " + " ("" without backends).
 std::string runtimes_text(const Report& r);
+// "measured (quick) 2026-11-23T23:24:39Z on Intel(R) Xeon(R) ...": where the roofs came from; parts the source did
+// not record (a datasheet has no measurement time) are left out.
+std::string roofs_text(const HardwareInfo& h);
 // A backend's options as applied, "key=value key=value" ("" for the runtime's defaults).
 std::string options_text(const BackendInfo& b);
 

@@ -85,6 +85,7 @@ TEST(ImportMegEngine, DeviceAndHostClocksEndAndKern) {
   EXPECT_EQ(d.run.layers[4].kind, LayerKind::copy);
   EXPECT_EQ(d.run.layers[1].device, Device::gpu);
   EXPECT_NEAR(d.run.latency_ms.median, 0.200, 1e-9);  // the iteration's span: 100 µs to 300 µs
+  EXPECT_NEAR(d.run.throughput_per_s, 5000.0, 1e-6);   // no wall time: one stream of 0.2 ms iterations
   Read k = import({"megengine/load_and_run.profile.json"}, {{"end", "kern"}});
   EXPECT_NEAR(k.run.layers[1].time_ms, 0.040, 1e-9);  // kern - start
   Read h = import({"megengine/load_and_run.profile.json"}, {{"clock", "host"}});

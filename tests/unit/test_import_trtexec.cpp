@@ -99,6 +99,7 @@ TEST(ImportTrtexec, TensorRT82Layout) {
   EXPECT_DOUBLE_EQ(run.latency_ms.median, 0.98);
   EXPECT_DOUBLE_EQ(run.latency_ms.p99, 1.3);
   EXPECT_DOUBLE_EQ(run.latency_ms.p90, 0);
+  EXPECT_DOUBLE_EQ(run.throughput_per_s, 1900.0);  // trtexec's own (two streams), not 1000 / mean latency
   EXPECT_EQ(in.measurement.device_name, "Tesla T4");
 }
 

@@ -687,3 +687,22 @@ TEST(ReportText, CodeSpansAndNumbers) {
 }
 
 }  // namespace
+
+namespace {
+
+// The summary's "roofs:" line names what the roofs' source recorded and leaves the rest out: a datasheet has no
+// measurement time (it read "datasheet  on ..." with a blank).
+TEST(RoofsText, LeavesOutWhatTheSourceDidNotRecord) {
+  rooflens::HardwareInfo h;
+  h.source = "datasheet";
+  h.machine.model = "Intel Xeon Platinum 8480+";
+  EXPECT_EQ(rooflens::roofs_text(h), "datasheet on Intel Xeon Platinum 8480+");
+  h.source = "measured";
+  h.quick = true;
+  h.measured_at = "2026-11-23T23:24:39Z";
+  EXPECT_EQ(rooflens::roofs_text(h), "measured (quick) 2026-11-23T23:24:39Z on Intel Xeon Platinum 8480+");
+  h.machine.model.clear();
+  EXPECT_EQ(rooflens::roofs_text(h), "measured (quick) 2026-11-23T23:24:39Z");
+}
+
+}  // namespace

@@ -240,6 +240,9 @@ void add_timing(const Files& f, Measurement& m) {
     if (v.size() == 7) s.p90 = v[4], s.p95 = v[5];
     s.n = 1;  // statistics without samples: the count is unknown
     m.latency_summary = s;
+    // trtexec's Throughput counts queries (of `Batch` items each) over all its streams.
+    if (f.meta.throughput)
+      m.throughput_per_s = *f.meta.throughput * static_cast<double>(std::max<int64_t>(f.meta.batch, 1));
     m.warnings.push_back("e2e latency from TREx's summary statistics (no --exportTimes samples): compare cannot test it");
   }
 }
