@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/db_flags.h"
 #include "cli/shape_flags.h"
 #include "compare/runtimes.h"
 #include "core/atomic_file.h"
@@ -23,6 +24,7 @@ struct ImportCommand {
   ShapeFlags shape;
   std::string output, html;
   bool quiet = false, json = false;
+  DbFlags db;
 };
 
 int run_import_command(ImportCommand& a) {
@@ -33,6 +35,7 @@ int run_import_command(ImportCommand& a) {
   if (r.format != "auto") importers::find_importer(r.format);  // a bad FORMAT is a usage error, before any file
   if (!r.device.empty() && !r.roofs.empty()) throw UsageError("import: give --device or --roofs, not both");
   r.shapes = a.shape.overrides();
+  a.db.validate();
   for (const auto& o : a.options) {
     auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--option expects KEY=VALUE, got '" + o + "'");
@@ -53,7 +56,8 @@ int run_import_command(ImportCommand& a) {
     write_file_atomically(a.html, html_report(res.report, compare_backends(res.report)));
     if (!a.quiet) std::cerr << "rooflens import: HTML report written to " << a.html << "\n";
   }
-  return 0;
+  // Stored under the device the files name, never this machine: another machine's figures are not its baseline.
+  return store_report(a.db, res.report, "import", a.quiet, "", imported_machine(res.device, res.format));
 }
 
 }  // namespace
@@ -74,7 +78,9 @@ void setup_import(CLI::App& root, Action& action) {
       "  rooflens import openvino benchmark_average_counters_report.csv exec_graph.xml --model model.onnx -o ov.json\n"
       "With --model, layers map to your ONNX nodes and take rooflens' own FLOPs and bytes; without it they keep what\n"
       "the files allow (TensorRT: MACs of convolutions and fully connected layers from their weight counts).\n"
-      "Ceilings: --device NAME (datasheet; also chosen by the device the files name), or --roofs FILE.");
+      "Ceilings: --device NAME (datasheet; also chosen by the device the files name), or --roofs FILE.\n"
+      "The run is stored in the results database (--db, as profile; --no-db for none) under the device the files\n"
+      "name, as a machine of its own: `rooflens history --machine ID` shows it, never mixed with this machine's.");
   cmd->add_option("args", a->positional, "FORMAT then the files of one run")->required()->expected(2, -1);
   cmd->add_option("--model", a->request.model, "The ONNX model the run ran: map layers to its nodes, count FLOPs")
       ->check(CLI::ExistingFile);
@@ -90,6 +96,7 @@ void setup_import(CLI::App& root, Action& action) {
   cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
   cmd->add_flag("-q,--quiet", a->quiet, "Nothing on stderr but errors");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_import_command(*a); }; });
 }
 

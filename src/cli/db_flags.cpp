@@ -90,11 +90,18 @@ int store_session(const DbFlags& flags, HistorySession s, const std::string& com
   }
 }
 
+MachineFingerprint imported_machine(const std::string& device, const std::string& format) {
+  MachineDesc d;
+  d.model = device.empty() ? "unnamed device" : device;
+  d.os = "imported (" + format + ")";
+  return fingerprint_of(d, nullptr);
+}
+
 int store_report(const DbFlags& db, const Report& report, const std::string& command, bool quiet,
-                 const std::string& settings) {
+                 const std::string& settings, const std::optional<MachineFingerprint>& machine) {
   if (db.off) return 0;
   const HardwareInfo* roofs = report.hardware ? &*report.hardware : nullptr;
-  HistorySession s = new_session(command, this_machine(roofs));
+  HistorySession s = new_session(command, machine ? *machine : this_machine(roofs));
   s.settings = settings;
   add_report(s, report);
   return store_session(db, std::move(s), command, quiet);

@@ -123,6 +123,7 @@ ImportResult run_import(const ImportRequest& r) {
   ImportResult out;
   out.format = importer.name();
   out.read = imported.read;
+  out.device = m.device_name;
   Report& rep = out.report;
   rep.tool.version = ROOFLENS_VERSION;
   rep.tool.command = "import";

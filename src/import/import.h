@@ -32,6 +32,7 @@ struct ImportResult {
   std::string format;                // the importer that read the files
   std::vector<std::string> read;     // what it read from each file
   std::string roofs;                 // where the roofs came from ("" = none)
+  std::string device;                // the device the files name ("" = none)
 };
 
 // Throws UserError (one line naming the file and field) or UsageError (bad flags).

@@ -246,6 +246,33 @@ TEST_F(ImportTest, EveryFormatThroughTheBinary) {
   }
 }
 
+// The results database: an import is stored under the device its files name, as a machine of its own (never this
+// machine's baseline); a database that cannot be reached costs no result: the report is written, exit 3.
+TEST_F(ImportTest, StoredUnderTheDeviceTheFilesName) {
+  std::string files;
+  for (const char* f : {"graph.json", "profile.json", "profile.metadata.json"})
+    files += " " + shell_quote(fixture(std::string("trtexec/trt82/small.engine.") + f));
+  const std::string db = path("imports.db");
+  CliResult r = cli("import auto" + files + " -q --db " + shell_quote(db) + " --tag run=nightly");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  CliResult h = cli("history --db " + shell_quote(db) + " --json");
+  ASSERT_EQ(h.rc, 0) << h.err;
+  json trends = json::parse(h.out);
+  ASSERT_EQ(trends["machines"].size(), 1u) << h.out;
+  EXPECT_EQ(trends["machines"][0]["cpu"], "Tesla T4");
+  EXPECT_EQ(trends["machines"][0]["os"], "imported (trtexec)");
+  ASSERT_EQ(trends["series"].size(), 1u) << h.out;
+  EXPECT_EQ(trends["series"][0]["machine"], trends["machines"][0]["id"]);
+
+  CliResult off = cli("import auto" + files + " -q --no-db");
+  EXPECT_EQ(off.rc, 0) << off.err;
+  CliResult down = cli("import auto" + files + " -q --db postgresql://rooflens@127.0.0.1:1/none -o " +
+                       shell_quote(path("kept.json")));
+  EXPECT_EQ(down.rc, 3) << down.err;
+  EXPECT_TRUE(fs::exists(path("kept.json")));
+  EXPECT_NE(down.err.find("results not stored"), std::string::npos) << down.err;
+}
+
 TEST_F(ImportTest, MalformedFilesAreOneLineAndExitOne) {
   for (const auto& [format, file] : std::vector<std::pair<std::string, std::string>>{
            {"trtexec", "malformed/trtexec/huge_count.profile.json"},
