@@ -6,6 +6,7 @@
 
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/roofs.h"
@@ -27,6 +28,7 @@ struct GenerateCommand {
   std::string html, roofs, opt_level;
   double timeout_s = 900;
   bool quiet = false, json = false, no_roofs = false;
+  DbFlags db;
 };
 
 GenerateOptions to_options(const GenerateCommand& a) {
@@ -44,6 +46,7 @@ GenerateOptions to_options(const GenerateCommand& a) {
 
 int run_generate_command(const GenerateCommand& a) {
   const GenerateOptions o = to_options(a);
+  a.db.validate();
   std::unique_ptr<Backend> backend = make_backend(o.backend);
   const std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "generate"});
   ProgressBar bar("generate", !a.quiet);
@@ -67,7 +70,9 @@ int run_generate_command(const GenerateCommand& a) {
   }
   bool layers_lost = false;
   for (const auto& run : rep.generation->runs) layers_lost = layers_lost || !run.layers_error.empty();
-  return rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  const int rc = rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  // Each configuration as two stored items, "<label> · TTFT" and "<label> · TPOT", as compare matches them.
+  return worst_exit(rc, store_report(a.db, rep, "generate", a.quiet));
 }
 
 }  // namespace
@@ -130,6 +135,7 @@ void setup_generate(CLI::App& root, Action& action) {
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofline and no DRAM roof (no hw measurement)");
   cmd->add_flag("--json", a->json, "Print the JSON report on stdout instead of the summary");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_generate_command(*a); }; });
 }
 

@@ -8,9 +8,6 @@
 
 namespace rooflens {
 
-inline constexpr const char* kTtftItem = " · TTFT";
-inline constexpr const char* kTpotItem = " · TPOT";
-
 // Adds the items of report.generation and of its failures (dims "prompt" and "gen"; both items fail).
 void add_generation_items(CompareSource& src, const Report& report, const std::string& model);
 

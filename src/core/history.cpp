@@ -61,6 +61,18 @@ const char* failure_status(const std::string& kind) {
   return "fail";
 }
 
+// A failed configuration (its `part`, for a generation run's two items). A later repetition of a configuration
+// that ran failed: the configuration is failing (as compare sees it), so the run it replaces goes.
+void add_failure(HistorySession& s, HistoryRun h, const Failure& f, const std::string& part) {
+  h.config = failure_label(f) + part;
+  h.status = failure_status(f.kind);
+  h.error = one_line(f.stage.empty() ? f.message : f.stage + ": " + f.message);
+  std::erase_if(s.runs, [&](const HistoryRun& x) {
+    return x.status == "pass" && x.model == h.model && x.config == h.config && x.options == h.options;
+  });
+  s.runs.push_back(std::move(h));
+}
+
 }  // namespace
 
 double run_center(const std::vector<double>& run_medians) {
@@ -177,6 +189,24 @@ void add_report(HistorySession& s, const Report& r) {
       }
     return h;
   };
+  if (r.generation)
+    for (const auto& run : r.generation->runs) {
+      // As compare items: TTFT one sample per request, TPOT one per decode step (a repetition's requests x gen).
+      HistoryRun ttft = base("");
+      ttft.config = run.key().label() + kTtftItem;
+      ttft.status = "pass";
+      ttft.latency_ms = run.ttft_ms;
+      ttft.samples_ms = run.ttft_samples_ms;
+      ttft.repetitions = run.repetitions;
+      HistoryRun tpot = ttft;
+      tpot.config = run.key().label() + kTpotItem;
+      tpot.latency_ms = run.tpot_ms;
+      tpot.samples_ms = run.tpot_samples_ms;
+      tpot.repetitions.clear();
+      for (int64_t n : run.repetitions) tpot.repetitions.push_back(n * run.gen);
+      s.runs.push_back(std::move(ttft));
+      s.runs.push_back(std::move(tpot));
+    }
   for (const auto& run : r.runs) {
     HistoryRun h = base(run.backend);
     h.config = run.label();
@@ -187,17 +217,11 @@ void add_report(HistorySession& s, const Report& r) {
     for (const auto& l : run.layers) h.layers.push_back({l.name, l.op, l.time_ms, l.onnx_nodes});
     s.runs.push_back(std::move(h));
   }
-  for (const auto& f : r.failures) {
-    HistoryRun h = base(f.backend);
-    h.config = failure_label(f);
-    h.status = failure_status(f.kind);
-    h.error = one_line(f.stage.empty() ? f.message : f.stage + ": " + f.message);
-    // A later repetition of a configuration that ran failed: the configuration is failing (as compare sees it).
-    std::erase_if(s.runs, [&](const HistoryRun& x) {
-      return x.status == "pass" && x.model == h.model && x.config == h.config && x.options == h.options;
-    });
-    s.runs.push_back(std::move(h));
-  }
+  // A failed generation configuration fails both its items.
+  const std::vector<std::string> parts = r.generation ? std::vector<std::string>{kTtftItem, kTpotItem}
+                                                      : std::vector<std::string>{""};
+  for (const auto& f : r.failures)
+    for (const auto& part : parts) add_failure(s, base(f.backend), f, part);
 }
 
 void add_bench_results(HistorySession& s, const BenchResults& r) {

@@ -374,6 +374,11 @@ struct GenerationRun {
   std::string layers_error;         // the profiled run failed after the timed one succeeded ("" otherwise)
 };
 
+// A generation run measures two things, named after the run's label wherever they are items of their own
+// (compare, the results database): "<label> · TTFT" (a sample per request) and "<label> · TPOT" (per decode step).
+inline constexpr const char* kTtftItem = " · TTFT";
+inline constexpr const char* kTpotItem = " · TPOT";
+
 struct Generation {
   DecoderIo io;
   std::vector<GenerationRun> runs;  // one per prompt x gen x batch configuration that ran, in grid order

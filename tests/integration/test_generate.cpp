@@ -12,6 +12,7 @@
 #include <fstream>
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -286,8 +287,9 @@ TEST_F(GenerateTest, ModelWithoutACacheGetsOneLine) {
 // test on 2 runs has too few degrees of freedom for a shared machine).
 TEST_F(GenerateTest, CompareTestsTtftAndTpot) {
   const std::string base = path("cmp-base.json"), head = path("cmp-new.json");
+  const std::string db = path("generations.db");
   const std::string flags = " --prompt 128 --gen 16 --threads 2 --requests 3 --repeat 3 --next-token fixed "
-                            "--no-layers -q --no-roofs -f ";
+                            "--no-layers -q --no-roofs --db " + shell_quote(db) + " -f ";
   auto a = run_cli("generate " + decoder("llama", {1, 256, 4, 2, 512, 512}, true) + flags + base, *dir_);
   ASSERT_EQ(a.rc, 0) << a.err;
   auto b = run_cli("generate " + decoder("llama", {8, 256, 4, 2, 512, 512}, true) + flags + head, *dir_);
@@ -302,6 +304,29 @@ TEST_F(GenerateTest, CompareTestsTtftAndTpot) {
   }
   EXPECT_EQ(verdicts["batch=1 gen=16 prompt=128 threads=2 · TTFT"], "regression") << c.out;
   EXPECT_EQ(verdicts["batch=1 gen=16 prompt=128 threads=2 · TPOT"], "regression") << c.out;
+  // Both sessions are in the results database as the same two items per configuration, with every sample: a
+  // TTFT per request, a TPOT per decode step (3 runs x 3 requests x 16 steps).
+  auto h = run_cli("history --db " + shell_quote(db) + " --json", *dir_);
+  ASSERT_EQ(h.rc, 0) << h.err;
+  std::map<std::string, int> sessions;
+  const json trends = json::parse(h.out);
+  for (const auto& series : trends["series"])
+    sessions[series["config"].get<std::string>()] += static_cast<int>(series["points"].size());
+  EXPECT_EQ(sessions["batch=1 gen=16 prompt=128 threads=2 · TTFT"], 2) << h.out;
+  EXPECT_EQ(sessions["batch=1 gen=16 prompt=128 threads=2 · TPOT"], 2) << h.out;
+  auto rows = run_cli("db export --db " + shell_quote(db), *dir_);
+  ASSERT_EQ(rows.rc, 0) << rows.err;
+  std::istringstream lines(rows.out);
+  int checked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const json session = json::parse(line);
+    for (const auto& run : session["runs"]) {
+      const size_t n = run["samples_ms"].size();
+      EXPECT_EQ(n, run["config"].get<std::string>().ends_with("TPOT") ? 144u : 9u) << run["config"];
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 // A sweep over batch sizes: one run per batch, the cache and its bytes scale with the sequences.
