@@ -65,7 +65,15 @@ function makeVirtualTable({columns, rowHeight = 28, onSelect}) {
       next.set(row, el);
     }
     painted = next;
-    rowsEl.replaceChildren(...next.values());
+    // Move only what changed: a kept row is never taken out of the page (even for an instant), because removing
+    // the element under the pointer between mousedown and mouseup makes the browser drop the click.
+    const keep = new Set(next.values());
+    for (const el of [...rowsEl.children]) if (!keep.has(el)) el.remove();
+    let at = rowsEl.firstChild;
+    for (const el of next.values()) {
+      if (el === at) at = at.nextSibling;
+      else rowsEl.insertBefore(el, at);
+    }
   }
 
   function select(row) {
