@@ -43,17 +43,12 @@ void put(CompareSource& src, CompareItem i) {
 }  // namespace
 
 void add_generation_items(CompareSource& src, const Report& r, const std::string& model) {
-  for (const auto& run : r.generation->runs) {
-    const std::string label = run.key().label();
-    CompareItem ttft = item(model, label + kTtftItem, run.ttft_samples_ms, run.repetitions, run.ttft_ms);
-    ttft.layers = phase_layers(run, Phase::prefill);
-    put(src, std::move(ttft));
-    std::vector<int64_t> steps;  // a repetition's TPOT samples: its requests x gen
-    for (int64_t n : run.repetitions) steps.push_back(n * run.gen);
-    CompareItem tpot = item(model, label + kTpotItem, run.tpot_samples_ms, steps, run.tpot_ms);
-    tpot.layers = phase_layers(run, Phase::decode);
-    put(src, std::move(tpot));
-  }
+  for (const auto& run : r.generation->runs)
+    for (auto& g : generation_items(run)) {
+      CompareItem i = item(model, g.config, *g.samples_ms, std::move(g.repetitions), *g.stats);
+      i.layers = phase_layers(run, g.phase);
+      put(src, std::move(i));
+    }
   for (const auto& f : r.failures) {  // a failure's key has the runs' dims ("gen", "prompt"): the same label
     for (const char* suffix : {kTtftItem, kTpotItem}) {
       CompareItem i;

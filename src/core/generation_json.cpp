@@ -54,6 +54,14 @@ void from_json(const json& j, Generation& g) {
 std::string to_string(NextToken t) { return t == NextToken::greedy ? "greedy" : "fixed"; }
 std::string to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
 
+std::vector<GenerationItem> generation_items(const GenerationRun& run) {
+  std::vector<int64_t> steps;
+  for (int64_t n : run.repetitions) steps.push_back(n * run.gen);
+  const std::string label = run.key().label();
+  return {{label + kTtftItem, Phase::prefill, &run.ttft_samples_ms, run.repetitions, &run.ttft_ms},
+          {label + kTpotItem, Phase::decode, &run.tpot_samples_ms, std::move(steps), &run.tpot_ms}};
+}
+
 RunKey GenerationRun::key() const {
   RunKey k;
   k.batch = batch;

@@ -190,23 +190,16 @@ void add_report(HistorySession& s, const Report& r) {
     return h;
   };
   if (r.generation)
-    for (const auto& run : r.generation->runs) {
-      // As compare items: TTFT one sample per request, TPOT one per decode step (a repetition's requests x gen).
-      HistoryRun ttft = base("");
-      ttft.config = run.key().label() + kTtftItem;
-      ttft.status = "pass";
-      ttft.latency_ms = run.ttft_ms;
-      ttft.samples_ms = run.ttft_samples_ms;
-      ttft.repetitions = run.repetitions;
-      HistoryRun tpot = ttft;
-      tpot.config = run.key().label() + kTpotItem;
-      tpot.latency_ms = run.tpot_ms;
-      tpot.samples_ms = run.tpot_samples_ms;
-      tpot.repetitions.clear();
-      for (int64_t n : run.repetitions) tpot.repetitions.push_back(n * run.gen);
-      s.runs.push_back(std::move(ttft));
-      s.runs.push_back(std::move(tpot));
-    }
+    for (const auto& run : r.generation->runs)
+      for (auto& g : generation_items(run)) {  // the items compare matches: TTFT and TPOT
+        HistoryRun h = base("");
+        h.config = g.config;
+        h.status = "pass";
+        h.latency_ms = *g.stats;
+        h.samples_ms = *g.samples_ms;
+        h.repetitions = std::move(g.repetitions);
+        s.runs.push_back(std::move(h));
+      }
   for (const auto& run : r.runs) {
     HistoryRun h = base(run.backend);
     h.config = run.label();

@@ -379,6 +379,17 @@ struct GenerationRun {
 inline constexpr const char* kTtftItem = " · TTFT";
 inline constexpr const char* kTpotItem = " · TPOT";
 
+// One of those two items: its name, samples, samples per repetition (TTFT: the requests; TPOT: requests x gen) and
+// the run's statistics of them.
+struct GenerationItem {
+  std::string config;
+  Phase phase;
+  const std::vector<double>* samples_ms;
+  std::vector<int64_t> repetitions;
+  const LatencyStats* stats;
+};
+std::vector<GenerationItem> generation_items(const GenerationRun& run);
+
 struct Generation {
   DecoderIo io;
   std::vector<GenerationRun> runs;  // one per prompt x gen x batch configuration that ran, in grid order
