@@ -3,7 +3,9 @@
 // (BASE) and at 118 px (NEW: +11% FLOPs, the same layers), saved under the same name (the model changed, the
 // trend did not), judged the two ways a CI gate can:
 //
-// history --check: sessions of `rooflens profile --db` with the gate's settings (kGateProfileArgs), in this order
+// history --check: sessions of `rooflens profile --db` with the gate's settings (kGateProfileArgs: each session
+//   times the model in turns with a fixed reference model, a frozen copy of BASE, and the check judges the ratio
+//   of the two — docs/history.md, "A CI gate"), in this order
 //   B1 .. B10                                      history to start with
 //   then 20 times: B, and (the first 10 times) N   one new base session each step, a NEW session after it
 // real change, 10 trials: history --check with N_k as the latest run over the 10 base sessions before it;
@@ -56,10 +58,12 @@ namespace {
 
 using namespace bench_util;
 
-// The settings of a CI gate (docs/history.md, "A CI gate"): many short repetitions, each in a fresh runner, at
-// real-time priority with the runner's threads pinned (root or CAP_SYS_NICE; without, a warning and normal
-// priority).
-constexpr const char* kGateProfileArgs = "--repeat 10 --duration 0.5 --warmup-ms 300 --no-layers --realtime";
+// The settings of a CI gate (docs/history.md, "A CI gate"): the model timed in turns with a fixed reference model
+// (--reference, added by the bench: one fresh run each, then 100 turns of 10 iterations on two live runners), so
+// `history --check` judges the ratio, which the host's level of the day does not move.
+// ROOFLENS_SENS_REFERENCE=off measures without (the previous gate: "--repeat 10 --duration 0.5 --warmup-ms 300
+// --no-layers --realtime", fresh runners judged in ms).
+constexpr const char* kGateProfileArgs = "--no-layers";
 // compare's own defaults for models: one fresh 0.5 s run per side, then 100 ABBA turns of 10 iterations on two
 // live runners (--interleave chunks)
 constexpr const char* kGateCompareArgs = "";
@@ -92,6 +96,7 @@ struct Session {
   fs::path report;
   std::vector<double> run_medians;
   double centre = 0, others_cpus = 0, load = 0;
+  double ratio = 0;          // to the reference: median of the pairs' ratios (0 without a reference)
 };
 
 std::vector<double> run_medians_of(const json& run) {
@@ -109,10 +114,30 @@ std::vector<double> run_medians_of(const json& run) {
   return out;
 }
 
+// The median over pairs of the run's repetition medians over the reference's (what history --check judges).
+double reference_ratio_of(const json& run) {
+  if (!run.contains("reference")) return 0;
+  std::vector<double> a = run_medians_of(run), b = run_medians_of(run["reference"]), r;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) r.push_back(a[i] / b[i]);
+  std::sort(r.begin(), r.end());
+  size_t k = r.size();
+  return k == 0 ? 0 : k % 2 ? r[k / 2] : std::sqrt(r[k / 2 - 1] * r[k / 2]);
+}
+
 double geomean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += std::log(x);
   return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
+}
+
+// The sample standard deviation of the logs: the session-to-session spread as a fraction.
+double log_sd(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double m = 0, q = 0;
+  for (double c : v) m += std::log(c);
+  m /= static_cast<double>(v.size());
+  for (double c : v) q += (std::log(c) - m) * (std::log(c) - m);
+  return std::sqrt(q / static_cast<double>(v.size() - 1));
 }
 
 struct Counts {
@@ -141,13 +166,14 @@ int main() {
   const int trials = std::max(1, env_int("ROOFLENS_SENS_TRIALS", 10)), pairs = std::max(1, env_int("ROOFLENS_SENS_PAIRS", 20));
   const int base_px = env_int("ROOFLENS_SENS_BASE", 112), new_px = env_int("ROOFLENS_SENS_NEW", 118);
   const std::string zoo_model = env_text("ROOFLENS_SENS_MODEL", "resnet18");
+  const bool with_reference = env_text("ROOFLENS_SENS_REFERENCE", "on") != "off";
   const fs::path rooflens = fs::read_symlink("/proc/self/exe").parent_path() / "rooflens";
   const std::string bin = quote(rooflens.string());
   char tmpl[] = "/tmp/rooflens-sens-XXXXXX";
   if (!::mkdtemp(tmpl)) return 1;
   const Shell sh{tmpl};
   const fs::path db = sh.work / "all.db";
-  for (const char* d : {"base", "new", "copy", "checks"}) fs::create_directories(sh.work / d);
+  for (const char* d : {"base", "new", "copy", "checks", "reference"}) fs::create_directories(sh.work / d);
   const std::string name = zoo_model;
   for (auto [dir, px] : {std::pair{"base", base_px}, std::pair{"new", new_px}}) {
     rooflens::zoo::ZooOptions o;
@@ -156,13 +182,19 @@ int main() {
     rooflens::zoo::save_model(built.model, sh.work / dir / (name + ".onnx"), false);
   }
   fs::copy_file(sh.work / "base" / (name + ".onnx"), sh.work / "copy" / (name + ".onnx"));
+  // The gate's reference: a frozen copy of BASE under a name of its own (what a CI repository would commit).
+  const fs::path reference = sh.work / "reference" / (name + "-reference.onnx");
+  fs::copy_file(sh.work / "base" / (name + ".onnx"), reference);
+  const std::string gate_args =
+      profile_args + (with_reference ? " --reference " + quote(reference.string()) : std::string());
   const std::string base_model = quote((sh.work / "base" / (name + ".onnx")).string());
   const double load_start = loadavg();
   std::printf("Sensitivity of the CI gate: %s at %d px (BASE) vs %d px (NEW); %d trials, %d identical pairs; load "
               "average at start %.2f on %ld CPUs\n  history --check after `rooflens profile %s`\n  compare: `rooflens "
               "compare BASE.onnx NEW.onnx %s`\n",
               zoo_model.c_str(), base_px, new_px, trials, pairs, load_start, ::sysconf(_SC_NPROCESSORS_ONLN),
-              profile_args.c_str(), compare_args.c_str());
+              (profile_args + (with_reference ? " --reference REF.onnx (a frozen copy of BASE)" : "")).c_str(),
+              compare_args.c_str());
   std::fflush(stdout);
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -202,7 +234,7 @@ int main() {
       double busy0 = machine_busy_s(), ours0 = children_cpu_s();
       auto w0 = std::chrono::steady_clock::now();
       std::string out;
-      int rc = sh.run(bin + " profile " + quote(model.string()) + " " + profile_args + " --no-roofs -q -f " +
+      int rc = sh.run(bin + " profile " + quote(model.string()) + " " + gate_args + " --no-roofs -q -f " +
                           quote(s.report.string()) + " --db " + quote(db.string()),
                       &out);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
@@ -216,9 +248,11 @@ int main() {
       json r = json::parse(slurp(s.report));
       s.run_medians = run_medians_of(r["runs"][0]);
       s.centre = geomean(s.run_medians);
-      std::fprintf(stderr, "bench_sensitivity: session %zu/%zu %s%d: %.3f ms (%zu runs), others' CPUs %.2f, load %.2f, %.0f s\n",
-                   i + 1, sessions.size(), s.is_new ? "N" : "B", s.index, s.centre, s.run_medians.size(), s.others_cpus,
-                   s.load, elapsed());
+      s.ratio = reference_ratio_of(r["runs"][0]);
+      std::fprintf(stderr, "bench_sensitivity: session %zu/%zu %s%d: %.3f ms (%zu runs), ÷ reference %.3f, others' CPUs "
+                   "%.2f, load %.2f, %.0f s\n",
+                   i + 1, sessions.size(), s.is_new ? "N" : "B", s.index, s.centre, s.run_medians.size(), s.ratio,
+                   s.others_cpus, s.load, elapsed());
     }
     // Every session as a line of history, in the same order (export sorts by time).
     if (sh.run(bin + " db export -q --db " + quote(db.string()) + " -o " + quote((sh.work / "all.jsonl").string())) != 0)
@@ -263,20 +297,25 @@ int main() {
     }
     row("rooflens history --check", chk, true);
     row("compare of two separate profile sessions", sep, false);
-    double m = 0, v = 0;
-    for (double c : base_centres) m += std::log(c);
-    m /= static_cast<double>(base_centres.size());
-    for (double c : base_centres) v += (std::log(c) - m) * (std::log(c) - m);
+    std::vector<double> base_ratios, new_ratios;
+    for (const auto& s : sessions)
+      if (s.ratio > 0) (s.is_new ? new_ratios : base_ratios).push_back(s.ratio);
     history_summary = fmt::format(
         "profile sessions: BASE {:.3f} ms, NEW {:.3f} ms ({:+.1f}%); BASE session-to-session spread {:.1f}% (sd of "
         "log centres)\n",
         geomean(base_centres), geomean(new_centres), (geomean(new_centres) / geomean(base_centres) - 1) * 100,
-        std::sqrt(v / static_cast<double>(base_centres.size() - 1)) * 100);
+        log_sd(base_centres) * 100);
+    if (!base_ratios.empty() && !new_ratios.empty())
+      history_summary += fmt::format(
+          "÷ reference (what the check judged): BASE {:.3f}, NEW {:.3f} ({:+.1f}%); BASE session-to-session spread "
+          "{:.1f}%\n",
+          geomean(base_ratios), geomean(new_ratios), (geomean(new_ratios) / geomean(base_ratios) - 1) * 100,
+          log_sd(base_ratios) * 100);
     std::ofstream csv(sh.work / "sessions.csv");
-    csv << "session,image_px,centre_ms,others_cpus,load,run_medians_ms\n";
+    csv << "session,image_px,centre_ms,reference_ratio,others_cpus,load,run_medians_ms\n";
     for (const auto& s : sessions) {
-      csv << (s.is_new ? "N" : "B") << s.index << "," << (s.is_new ? new_px : base_px) << "," << s.centre << ","
-          << s.others_cpus << "," << s.load << ",";
+      csv << (s.is_new ? "N" : "B") << s.index << "," << (s.is_new ? new_px : base_px) << "," << s.centre << "," << s.ratio
+          << "," << s.others_cpus << "," << s.load << ",";
       for (double r : s.run_medians) csv << r << " ";
       csv << "\n";
     }

@@ -2,6 +2,7 @@
 // nodes, place them on this machine's roofline, write one JSON report and print a summary.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -19,6 +20,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "profile/profile.h"
+#include "profile/reference.h"
 #include "reporters/html_report.h"
 #include "reporters/profile_summary.h"
 
@@ -35,16 +37,35 @@ struct ProfileCommand {
   double timeout_s = 900;
   bool quiet = false, json = false, no_roofs = false;
   DbFlags db;
+  ReferenceOptions reference;
 };
 
 // The options that shaped the samples, stored with the session (history shows what a trend was measured with).
-std::string settings_json(const ProfileOptions& o) {
+std::string settings_json(const ProfileOptions& o, const ReferenceOptions& ref) {
   nlohmann::ordered_json j = timing_to_json(o.timing);
   j["layers"] = o.timing.layers;
   j["realtime"] = o.timing.realtime;
   j["repeat"] = o.repeat;
   j["threads"] = o.threads;
+  if (!ref.model.empty()) {
+    j["reference"] = std::filesystem::path(ref.model).filename().string();
+    j["chunks"] = ref.chunks;
+    j["chunk_iterations"] = ref.chunk_iterations;
+  }
   return j.dump();
+}
+
+// --reference takes turns on live runners: flags that only mean something for fresh runners are refused.
+void check_reference_flags(const CLI::App& cmd, const ReferenceOptions& ref) {
+  if (ref.model.empty()) {
+    for (const char* name : {"--chunks", "--chunk-iterations"})
+      if (cmd.count(name) > 0) throw UsageError(std::string(name) + " sets the turns of --reference: give --reference REF.onnx");
+    return;
+  }
+  for (const char* name : {"--repeat", "--realtime", "--sweep"})
+    if (cmd.count(name) > 0)
+      throw UsageError(std::string(name) + " does not go with --reference (one configuration, one fresh run, then "
+                       "--chunks turns beside the reference on live runners at normal priority)");
 }
 
 ProfileOptions to_options(const ProfileCommand& a) {
@@ -89,7 +110,8 @@ int run_profile_command(const ProfileCommand& a) {
     ProfileHooks hooks;
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
     hooks.interrupted = &watcher.flag();
-    rep = run_profile(o, backends, roofs ? &*roofs : nullptr, hooks);
+    rep = a.reference.model.empty() ? run_profile(o, backends, roofs ? &*roofs : nullptr, hooks)
+                                    : run_profile_with_reference(o, a.reference, backends, roofs ? &*roofs : nullptr, hooks);
   }
   if (a.json) std::cout << report_to_json(rep);
   else std::cout << profile_summary(rep);
@@ -102,10 +124,12 @@ int run_profile_command(const ProfileCommand& a) {
     if (!a.quiet) std::cerr << "rooflens profile: HTML report written to " << a.html << "\n";
   }
   bool layers_lost = std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.layers_error.empty(); });
-  int rc = rep.failures.empty() && !rep.partial && !layers_lost ? 0 : 1;
+  bool reference_lost = !a.reference.model.empty() &&
+                        std::any_of(rep.runs.begin(), rep.runs.end(), [](const ProfileRun& r) { return !r.reference; });
+  int rc = rep.failures.empty() && !rep.partial && !layers_lost && !reference_lost ? 0 : 1;
   // Files first, the database last: a database that is down never costs the report.
   if (rep.partial) return rc;  // an interrupted run is not history
-  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(o)));
+  return worst_exit(rc, store_report(a.db, rep, "profile", a.quiet, settings_json(o, a.reference)));
 }
 
 }  // namespace
@@ -159,9 +183,26 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_flag("--realtime", a->o.timing.realtime,
                 "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
                 "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
+  cmd->add_option("--reference", a->reference.model,
+                  "Time a fixed reference model in turns with this one (after one fresh run each, --chunks turns on "
+                  "two live runners) and store the ratio: history --check then judges the ratio, which the "
+                  "machine's speed of the day does not move (docs/history.md, \"A CI gate\")")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--chunks", a->reference.chunks, "With --reference: turns per side after the first run")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->add_option("--chunk-iterations", a->reference.chunk_iterations,
+                  "With --reference: measured iterations per turn")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   a->db.add_to(*cmd);
-  cmd->callback([a, &action] { action = [a] { return run_profile_command(*a); }; });
+  cmd->callback([a, cmd, &action] {
+    action = [a, cmd] {
+      check_reference_flags(*cmd, a->reference);
+      return run_profile_command(*a);
+    };
+  });
 }
 
 }  // namespace rooflens::cli

@@ -8,6 +8,7 @@
 #include "cli/progress.h"
 #include "core/atomic_file.h"
 #include "profile/profile.h"
+#include "profile/turns.h"
 
 namespace rooflens::cli {
 
@@ -28,16 +29,7 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   o.timing.layers = !f.no_layers;
   o.timing.realtime = f.realtime;
   o.repeat = f.repeat;
-  if (f.interleave == "chunks") {
-    o.repeat = 1 + f.chunks;
-    TimingOptions chunk;
-    chunk.warmup_iterations = 1;
-    chunk.warmup_ms = 0;
-    chunk.iterations = f.chunk_iterations;
-    chunk.duration_s = 0;
-    chunk.layers = false;
-    o.live_timing = chunk;
-  }
+  if (f.interleave == "chunks") use_chunks(o, f.chunks, f.chunk_iterations);
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   return o;
 }
@@ -51,28 +43,11 @@ MeasuredPair measure_pair(const std::string& base_model, const std::string& new_
   ProgressBar bar("compare", !f.quiet);
   Backend& b = *backend;
   InterruptWatcher watcher("rooflens compare: interrupted — stopping", [&b] { b.abort(); });
-  size_t done = 0, total = 0;
-  auto hooks_for = [&](const char* side) {
-    ProfileHooks h;
-    h.interrupted = &watcher.flag();
-    h.progress = [&bar, &done, &total, side](const std::string& what, size_t, size_t all) {
-      total = std::max(total, 2 * all);
-      if (what != "done") bar.update(std::string(side) + " " + what, done++, total);
-    };
-    return h;
-  };
-  const ProfileHooks hb = hooks_for("BASE"), hn = hooks_for("NEW");
+  TurnProgress progress([&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); });
+  const ProfileHooks hb = progress.hooks("BASE", &watcher.flag()), hn = progress.hooks("NEW", &watcher.flag());
   ProfileSession base(ob, backends, nullptr, hb), head(on, backends, nullptr, hn);
-  // ABBA: pair k runs BASE first when k is even, NEW first when odd, so neither side is always the one that
-  // follows the other (a warm cache, a hot CPU).
-  for (size_t k = 0;; ++k) {
-    ProfileSession& first = k % 2 == 0 ? base : head;
-    ProfileSession& second = k % 2 == 0 ? head : base;
-    bool ran_first = first.step();
-    bool ran_second = second.step();
-    if (!ran_first && !ran_second) break;
-  }
-  bar.update("done", total, total);
+  take_turns(base, head);
+  progress.finish();
   MeasuredPair out{std::move(base.report()), std::move(head.report())};
   if (!f.reports.empty()) {
     std::filesystem::create_directories(f.reports);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/repetitions.h"
 #include "core/sha256.h"
 
 namespace rooflens {
@@ -208,6 +209,9 @@ void add_report(HistorySession& s, const Report& r) {
     h.samples_ms = run.latencies_ms;
     h.repetitions = run.repetitions;
     for (const auto& l : run.layers) h.layers.push_back({l.name, l.op, l.time_ms, l.onnx_nodes});
+    if (const auto& ref = run.reference)
+      h.reference = {ref->name.empty() ? ref->model : ref->name, hashes.of(ref->model),
+                     repetition_medians(ref->latencies_ms, ref->repetitions)};
     s.runs.push_back(std::move(h));
   }
   // A failed generation configuration fails both its items.

@@ -39,6 +39,14 @@ struct HistoryLayer {             // one layer's median of a profiled run (Profi
   std::vector<std::string> onnx_nodes;
 };
 
+// The reference a run was timed beside (profile --reference, core/reference.h): its repetition medians, the i-th
+// measured right beside the run's i-th repetition. What `history --check` judges when the run has one.
+struct HistoryReference {
+  std::string model;              // its model name ("" = the run had no reference)
+  std::string model_hash;         // SHA-256 of its file ("" when not readable)
+  std::vector<double> run_medians;  // ms, one per repetition
+};
+
 struct HistoryRun {               // one model × configuration measured in a session
   std::string model;              // display name (report's model name, bench entry's model)
   std::string model_hash;         // SHA-256 of the .onnx file (64 hex digits), "" when the file was not readable
@@ -51,6 +59,7 @@ struct HistoryRun {               // one model × configuration measured in a se
   std::vector<double> samples_ms; // raw end-to-end samples, repetition after repetition
   std::vector<int64_t> repetitions;  // samples per repetition (fresh runner); partitions samples_ms
   std::vector<HistoryLayer> layers;
+  HistoryReference reference;     // profile --reference (empty model: none)
 };
 
 struct HistorySession {           // one rooflens invocation
@@ -76,6 +85,7 @@ struct HistoryPoint {
   std::vector<double> run_medians;  // each repetition's median (ms), in order; empty when not timed
   double center_ms = 0;             // median of run_medians (0 when not timed): what trends plot and
                                     // `history --check` tests
+  HistoryReference reference;       // profile --reference: then `history --check` tests the ratio to it
 };
 
 // A run's centre: the median of its repetition medians (for an even count, the geometric mean of the middle two);

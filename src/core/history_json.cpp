@@ -91,6 +91,28 @@ std::vector<std::string> strings(const json& j, const std::string& where) {
   return out;
 }
 
+// Milliseconds: an array of non-negative finite numbers.
+std::vector<double> times(const json& j, const std::string& where) {
+  if (!j.is_array()) throw UserError(where + ": expected an array of numbers");
+  std::vector<double> out;
+  for (const auto& v : j) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      throw UserError(where + ": expected non-negative finite numbers");
+    out.push_back(v.get<double>());
+  }
+  return out;
+}
+
+HistoryReference reference_from(const json& j, const std::string& where) {
+  if (!j.is_object()) throw UserError(where + ": expected an object");
+  HistoryReference r;
+  r.model = text(j, "model", where);
+  if (r.model.empty()) throw UserError(where + ".model: empty (a run without a reference has no 'reference')");
+  r.model_hash = text(j, "model_hash", where, false);
+  r.run_medians = times(field(j, "run_medians", where), where + ".run_medians");
+  return r;
+}
+
 HistoryRun run_from(const json& j, const std::string& where) {
   if (!j.is_object()) throw UserError(where + ": expected an object");
   static const std::set<std::string> statuses{"pass", "fail", "timeout", "crash", "skip"};
@@ -104,15 +126,7 @@ HistoryRun run_from(const json& j, const std::string& where) {
   if (!statuses.count(r.status)) throw UserError(where + ".status: '" + r.status + "' is not pass|fail|timeout|crash|skip");
   r.error = text(j, "error", where, false);
   if (j.contains("latency_ms")) r.latency_ms = latency_from(j.at("latency_ms"), where + ".latency_ms");
-  if (j.contains("samples_ms")) {
-    const json& s = j.at("samples_ms");
-    if (!s.is_array()) throw UserError(where + ".samples_ms: expected an array of numbers");
-    for (const auto& v : s) {
-      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-        throw UserError(where + ".samples_ms: expected non-negative finite numbers");
-      r.samples_ms.push_back(v.get<double>());
-    }
-  }
+  if (j.contains("samples_ms")) r.samples_ms = times(j.at("samples_ms"), where + ".samples_ms");
   if (j.contains("repetitions")) {
     const json& s = j.at("repetitions");
     if (!s.is_array()) throw UserError(where + ".repetitions: expected an array of counts");
@@ -137,6 +151,7 @@ HistoryRun run_from(const json& j, const std::string& where) {
       r.layers.push_back(std::move(l));
     }
   }
+  if (j.contains("reference")) r.reference = reference_from(j.at("reference"), where + ".reference");
   return r;
 }
 
@@ -177,6 +192,10 @@ std::string history_session_to_json_line(const HistorySession& s) {
                         {"samples_ms", r.samples_ms},
                         {"repetitions", r.repetitions},
                         {"layers", layers}});
+    if (!r.reference.model.empty())  // written only when there is one: lines of runs without stay as they were
+      runs.back()["reference"] = json{{"model", r.reference.model},
+                                      {"model_hash", r.reference.model_hash},
+                                      {"run_medians", r.reference.run_medians}};
   }
   json j{{"schema", kHistorySchema}, {"id", s.id},           {"created_at", s.created_at},
          {"command", s.command},     {"rooflens_version", s.rooflens_version},

@@ -211,6 +211,17 @@ struct PhaseStats {                      // one part of every e2e iteration (imp
   LatencyStats ms;
 };
 
+// `profile --reference REF.onnx`: a fixed model timed in turns with the run, in the same session on the same
+// machine (REF, MODEL, MODEL, REF, ...), each repetition of one right beside the same repetition of the other. The
+// host's level of the moment touches both alike, so the run's medians over the reference's (core/reference.h) stay
+// put when the machine steps 20% faster or slower between sessions, and `history --check` judges that ratio.
+struct ReferenceTiming {
+  std::string model;                     // the reference's file, as given
+  std::string name;                      // its model name, as reports name models
+  std::vector<double> latencies_ms;      // its samples, repetition after repetition
+  std::vector<int64_t> repetitions;      // samples per repetition: repetition i ran beside the run's repetition i
+};
+
 struct ProfileRun : RunKey {              // the key: backend, batch, dims, threads (core/run_key.h)
   std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare), repetition after repetition
   std::vector<int64_t> repetitions;      // samples per repetition (--repeat: each a fresh runner), in order; they
@@ -240,6 +251,7 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   // Added with import (written only when known):
   std::vector<PhaseStats> phases;        // e2e iterations split into parts, as the source timed them
   std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ of its layers' tensors
+  std::optional<ReferenceTiming> reference;  // profile --reference
 };
 
 struct Failure : RunKey {                // the configuration that failed

@@ -243,6 +243,7 @@ void from_json(const json& j, Layer& l) {
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)
+ROOFLENS_JSON_FIELDS(ReferenceTiming, model, name, latencies_ms, repetitions)
 
 // The run key: label (derived, written for readers such as the HTML page; never read back), the backend (only in
 // reports of several), batch, dims, threads.
@@ -290,6 +291,7 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.phases.empty()) j["phases"] = r.phases;
   if (r.weights_bytes) j["weights_bytes"] = *r.weights_bytes;
   if (r.activations_bytes) j["activations_bytes"] = *r.activations_bytes;
+  if (r.reference) j["reference"] = *r.reference;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -322,6 +324,12 @@ void from_json(const json& j, ProfileRun& r) {
     // Present means known: an empty list would not write back as it was read.
     std::string why = r.repetitions.empty() ? "an empty list" : partition_error(r.repetitions, r.latencies_ms.size());
     if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
+  }
+  if (j.contains("reference")) {
+    r.reference = j.at("reference").get<ReferenceTiming>();
+    const ReferenceTiming& ref = *r.reference;
+    std::string why = ref.repetitions.empty() ? "an empty list" : partition_error(ref.repetitions, ref.latencies_ms.size());
+    if (!why.empty()) throw UserError("run " + r.label() + ": reference.repetitions do not partition its latencies_ms: " + why);
   }
 }
 ROOFLENS_JSON_FIELDS(Evidence, name, value, unit)

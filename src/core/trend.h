@@ -24,6 +24,10 @@ struct TrendPoint {
   double median_ms = 0;                 // median of all samples
   int64_t samples = 0;
   std::vector<double> run_medians;      // one per repetition (ms)
+  // profile --reference: the reference's name and file hash, and the run's repetition medians over the
+  // reference's, pair by pair (core/reference.h; 0: no reference, or not timed)
+  std::string reference, reference_hash;
+  double reference_ratio = 0;
   bool model_changed = false;           // its model hash differs from the previous point's
   // A change point: the level shifts at this point. change = geometric mean of the segment from here /
   // that of the segment before - 1 (+0.10: 10% slower from here on); p of Welch's test between the segments.
@@ -49,6 +53,10 @@ struct TrendCheck {
   double change = 0, ci_low = 0, ci_high = 0, p_value = 1;
   bool model_changed = false;           // the latest run's model hash is not the baseline's last one
   std::string error;                    // the latest run's failure
+  // Judged on the ratio to this reference (the latest run had one; the baseline: earlier runs beside the same
+  // reference file) instead of on milliseconds: change, CI and p are then the ratio's. "" = judged on ms.
+  std::string reference;
+  double baseline_ratio = 0, latest_ratio = 0;  // geometric mean of the baseline's ratios; the latest ratio
 };
 inline constexpr const char* kInsufficientHistory = "insufficient history";
 

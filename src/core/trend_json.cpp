@@ -25,7 +25,9 @@ json point_json(const TrendPoint& p) {
               {"center_ms", p.center_ms},     {"median_ms", p.median_ms},
               {"samples", p.samples},         {"run_medians", p.run_medians},
               {"model_changed", p.model_changed}, {"change_point", p.change_point},
-              {"change", p.change},           {"change_p", p.change_p}};
+              {"change", p.change},           {"change_p", p.change_p},
+              {"reference", p.reference},     {"reference_hash", p.reference_hash},
+              {"reference_ratio", p.reference_ratio}};
 }
 
 json check_json(const TrendCheck& c) {
@@ -34,7 +36,8 @@ json check_json(const TrendCheck& c) {
               {"verdict", c.verdict},       {"baseline_runs", c.baseline_runs}, {"baseline_ms", c.baseline_ms},
               {"latest_ms", c.latest_ms},   {"change", c.change},         {"ci_low", c.ci_low},
               {"ci_high", c.ci_high},       {"p_value", c.p_value},       {"model_changed", c.model_changed},
-              {"error", c.error}};
+              {"error", c.error},           {"reference", c.reference},   {"baseline_ratio", c.baseline_ratio},
+              {"latest_ratio", c.latest_ratio}};
 }
 
 }  // namespace

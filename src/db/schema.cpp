@@ -49,8 +49,17 @@ std::string v1(std::string_view id) {
          " op TEXT NOT NULL, time_ms DOUBLE PRECISION NOT NULL, onnx_nodes TEXT NOT NULL, PRIMARY KEY (run_id, seq))";
 }
 
+// Version 2: the reference a run was timed beside (profile --reference): its name, file hash and repetition
+// medians (a JSON array beside repetition_medians, pair by pair). Runs stored before have none.
+std::string v2(std::string_view) {
+  return "ALTER TABLE runs ADD COLUMN reference_model TEXT NOT NULL DEFAULT '';"
+         "ALTER TABLE runs ADD COLUMN reference_hash TEXT NOT NULL DEFAULT '';"
+         "ALTER TABLE runs ADD COLUMN reference_medians TEXT NOT NULL DEFAULT '[]'";
+}
+
 const std::vector<Migration>& migrations() {
-  static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1}};
+  static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1},
+                                        {2, "runs.reference_model, reference_hash, reference_medians", &v2}};
   return m;
 }
 
@@ -69,10 +78,10 @@ int schema_version(Connection& c) {
   return static_cast<int>(parse_int(rows[0][0], "rooflens_schema.version"));
 }
 
-void ensure_schema(Connection& c) {
+void ensure_schema(Connection& c, int target) {
   int version = schema_version(c);
   if (version > kSchemaVersion) too_new(c, version);
-  if (version < kSchemaVersion) {
+  if (version < target) {
     Transaction t(c);
     c.lock_schema();
     version = schema_version(c);  // another process may have migrated meanwhile
@@ -81,7 +90,7 @@ void ensure_schema(Connection& c) {
       c.exec_script("CREATE TABLE IF NOT EXISTS rooflens_schema (version INTEGER NOT NULL, applied_at TEXT NOT NULL,"
                     " description TEXT NOT NULL)");
     for (const Migration& m : migrations()) {
-      if (m.version <= version) continue;
+      if (m.version <= version || m.version > target) continue;
       c.exec_script(m.sql(c.id_column()));
       c.query("INSERT INTO rooflens_schema (version, applied_at, description) VALUES (?, ?, ?)",
               {int64_t{m.version}, now_iso8601_utc(), std::string(m.description)});

@@ -7,13 +7,14 @@
 
 namespace rooflens::db {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // 0 for a database rooflens never wrote to.
 int schema_version(Connection& c);
 
-// Migrates to kSchemaVersion. Throws DbTooNew (nothing changed) when the database is of a newer version,
-// DbError otherwise.
-void ensure_schema(Connection& c);
+// Migrates to `target` (this build's version; tests pass an older one to make the database an older rooflens
+// left). Throws DbTooNew (nothing changed) when the database is of a newer version than this build's, DbError
+// otherwise.
+void ensure_schema(Connection& c, int target = kSchemaVersion);
 
 }  // namespace rooflens::db

@@ -42,10 +42,12 @@ void insert_run(Connection& c, int64_t session, int64_t seq, const HistoryRun& r
   auto rows = c.query(
       "INSERT INTO runs (session_id, seq, model, model_hash, backend, options, config, status, error, n, min_ms,"
       " max_ms, mean_ms, median_ms, p90_ms, p95_ms, p99_ms, std_ms, cv, center_ms, repetition_medians, repetitions,"
-      " samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      " samples, reference_model, reference_hash, reference_medians) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+      " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
       {session, seq, r.model, r.model_hash, r.backend, r.options, r.config, r.status, r.error, l.n, l.min, l.max,
        l.mean, l.median, l.p90, l.p95, l.p99, l.std, l.cv, run_center(medians), doubles_json(medians),
-       counts_json(r.repetitions), doubles_json(r.samples_ms)});
+       counts_json(r.repetitions), doubles_json(r.samples_ms), r.reference.model, r.reference.model_hash,
+       doubles_json(r.reference.run_medians)});
   int64_t run = returned_id(rows, "run");
   int64_t i = 0;
   for (const auto& layer : r.layers)
@@ -70,6 +72,16 @@ LatencyStats latency_of(const Row& row, size_t at) {
 
 constexpr const char* kLatencyColumns = "r.n, r.min_ms, r.max_ms, r.mean_ms, r.median_ms, r.p90_ms, r.p95_ms, r.p99_ms,"
                                         " r.std_ms, r.cv";
+
+// The three columns of the reference, from `at` (reference_model, reference_hash, reference_medians).
+constexpr const char* kReferenceColumns = "r.reference_model, r.reference_hash, r.reference_medians";
+HistoryReference reference_of(const Row& row, size_t at) {
+  HistoryReference r;
+  r.model = parse_text(row[at], "runs.reference_model");
+  r.model_hash = parse_text(row[at + 1], "runs.reference_hash");
+  r.run_medians = parse_doubles(row[at + 2], "runs.reference_medians");
+  return r;
+}
 
 // The WHERE clause of a query over sessions `s`: constant text with placeholders; the values go in `params`.
 std::string session_filter(const HistoryQuery& q, std::vector<SqlValue>& params) {
@@ -134,7 +146,8 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
   auto rows = c_->query(std::string("SELECT s.id, s.uuid, s.created_at, s.command, s.rooflens_version, s.runtime,"
                                     " s.machine, r.model, r.model_hash, r.backend, r.options, r.config, r.status,"
                                     " r.error, r.center_ms, r.repetition_medians, ") +
-                            kLatencyColumns + " FROM runs r JOIN sessions s ON s.id = r.session_id" + where +
+                            kLatencyColumns + ", " + kReferenceColumns +
+                            " FROM runs r JOIN sessions s ON s.id = r.session_id" + where +
                             " ORDER BY s.created_at, s.id, r.seq",
                         params);
   for (const auto& row : rows) {
@@ -156,6 +169,7 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
     p.center_ms = parse_double(row[14], "runs.center_ms");
     p.run_medians = parse_doubles(row[15], "runs.repetition_medians");
     p.latency_ms = latency_of(row, 16);
+    p.reference = reference_of(row, 26);
     if (auto it = tags.find(session); it != tags.end()) p.tags = it->second;
     out.push_back(std::move(p));
   }
@@ -213,7 +227,8 @@ HistorySession ResultStore::load_session(const std::string& id) {
   std::map<int64_t, size_t> by_id;
   for (const auto& r : c_->query(std::string("SELECT r.id, r.model, r.model_hash, r.backend, r.options, r.config,"
                                              " r.status, r.error, r.repetitions, r.samples, ") +
-                                     kLatencyColumns + " FROM runs r WHERE r.session_id = ? ORDER BY r.seq",
+                                     kLatencyColumns + ", " + kReferenceColumns +
+                                     " FROM runs r WHERE r.session_id = ? ORDER BY r.seq",
                                  {key})) {
     HistoryRun run;
     by_id[parse_int(r[0], "runs.id")] = s.runs.size();
@@ -229,6 +244,7 @@ HistorySession ResultStore::load_session(const std::string& id) {
     if (std::string bad = partition_error(run.repetitions, run.samples_ms.size()); !bad.empty())
       throw DbError("database " + c_->shown() + ": column runs.repetitions: " + bad);
     run.latency_ms = latency_of(r, 10);
+    run.reference = reference_of(r, 20);
     s.runs.push_back(std::move(run));
   }
   for (const auto& l : c_->query("SELECT l.run_id, l.name, l.op, l.time_ms, l.onnx_nodes FROM layers l JOIN runs r ON"

@@ -9,6 +9,7 @@
 #include "compare/significance.h"
 #include "compare/verdict.h"
 #include "core/errors.h"
+#include "core/reference.h"
 
 namespace rooflens {
 namespace {
@@ -35,10 +36,19 @@ TrendPoint point_of(const HistoryPoint& h) {
   p.median_ms = h.latency_ms.median;
   p.samples = h.latency_ms.n;
   p.run_medians = h.run_medians;
+  p.reference = h.reference.model;
+  p.reference_hash = h.reference.model_hash;
+  if (h.status == "pass") p.reference_ratio = reference_ratio(h.run_medians, h.reference.run_medians);
   return p;
 }
 
 bool timed(const TrendPoint& p) { return p.status == "pass" && p.center_ms > 0; }
+
+double geometric_mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
+}
 
 // Indices of the timed points, and their centres.
 struct Timed {
@@ -74,6 +84,20 @@ const TrendPoint* latest_of_session(const TrendSeries& s, const std::string& ses
   return nullptr;
 }
 
+// What a check compares: the run centre (ms), or — when the latest run was timed beside a reference — the ratio
+// to it, with a baseline of earlier runs timed beside the same reference file (a run beside another reference, or
+// none, measured something else).
+struct Judged {
+  double (*value)(const TrendPoint&);
+  const TrendPoint& latest;
+  bool usable(const TrendPoint& p) const {
+    return value(p) > 0 && (latest.reference.empty() || (p.reference == latest.reference &&
+                                                        p.reference_hash == latest.reference_hash));
+  }
+};
+double centre_of(const TrendPoint& p) { return timed(p) ? p.center_ms : 0; }
+double ratio_of(const TrendPoint& p) { return timed(p) ? p.reference_ratio : 0; }
+
 TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOptions& o) {
   TrendCheck c;
   c.model = s.model;
@@ -83,15 +107,18 @@ TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOpti
   c.session = latest.session;
   c.created_at = latest.created_at;
   c.error = latest.error;
-  std::vector<double> base;
+  const Judged j{latest.reference.empty() ? &centre_of : &ratio_of, latest};
+  c.reference = latest.reference;
+  std::vector<double> base, base_ms;
   const TrendPoint* last_base = nullptr;
   bool earlier_passed = false;
   for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
     if (&*it == &latest || it->created_at > latest.created_at) continue;
     if (it->status == "pass") earlier_passed = true;
-    if (!timed(*it) || static_cast<int>(base.size()) >= o.last) continue;
+    if (!j.usable(*it) || static_cast<int>(base.size()) >= o.last) continue;
     if (!last_base) last_base = &*it;
-    base.push_back(it->center_ms);
+    base.push_back(j.value(*it));
+    base_ms.push_back(it->center_ms);
   }
   c.baseline_runs = static_cast<int64_t>(base.size());
   c.model_changed = last_base && last_base->model_hash != latest.model_hash;
@@ -100,7 +127,7 @@ TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOpti
     return c;
   }
   c.latest_ms = latest.center_ms;
-  if (!timed(latest)) {
+  if (!j.usable(latest)) {
     c.verdict = verdict::kNotTimed;
     return c;
   }
@@ -108,14 +135,20 @@ TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOpti
     c.verdict = kInsufficientHistory;
     return c;
   }
-  WelchLogRatio w = prediction_log_ratio(base, latest.center_ms, 1 - o.alpha);
-  c.baseline_ms = w.base_center;
+  WelchLogRatio w = prediction_log_ratio(base, j.value(latest), 1 - o.alpha);
+  if (c.reference.empty()) {
+    c.baseline_ms = w.base_center;
+  } else {
+    c.baseline_ratio = w.base_center;
+    c.latest_ratio = latest.reference_ratio;
+    c.baseline_ms = geometric_mean(base_ms);  // shown beside, not judged
+  }
   // The verdict words and rules are compare's, on the same LatencyComparison.
   LatencyComparison l;
   l.tested = true;
   l.unit = test_unit::kRuns;
   l.base_median_ms = w.base_center;
-  l.new_median_ms = latest.center_ms;
+  l.new_median_ms = j.value(latest);
   l.ratio = w.ratio;
   l.change = w.ratio - 1;
   l.p_value = w.p_value;

@@ -103,6 +103,9 @@ std::string points_table(const TrendSeries& s, size_t limit) {
                    {"run medians ms", false, 48}, {"status"}, {"note", false, 60}},
                   {}};
   size_t start = s.points.size() > limit ? s.points.size() - limit : 0;
+  const bool any_reference =
+      std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.reference_ratio > 0; });
+  if (any_reference) table.columns.insert(table.columns.begin() + 5, {"÷ reference", false, 40});
   const TrendPoint* prev = nullptr;
   for (size_t i = 0; i < s.points.size(); ++i) {
     const TrendPoint& p = s.points[i];
@@ -114,11 +117,14 @@ std::string points_table(const TrendSeries& s, size_t limit) {
       if (p.model_changed) note += std::string(note.empty() ? "" : "; ") + "model changed";
       if (p.status != "pass") note += std::string(note.empty() ? "" : "; ") + p.error;
       auto commit = p.tags.find("commit");
-      table.rows.push_back({std::to_string(i + 1), minute(p.created_at),
-                            commit == p.tags.end() ? "" : commit->second.substr(0, 10),
-                            p.center_ms > 0 ? fixed(p.center_ms, 3) : "-",
-                            p.center_ms > 0 && prev ? signed_percent(p.center_ms / prev->center_ms - 1) : "",
-                            std::to_string(p.run_medians.size()), medians, p.status, note});
+      std::vector<std::string> row{std::to_string(i + 1), minute(p.created_at),
+                                   commit == p.tags.end() ? "" : commit->second.substr(0, 10),
+                                   p.center_ms > 0 ? fixed(p.center_ms, 3) : "-",
+                                   p.center_ms > 0 && prev ? signed_percent(p.center_ms / prev->center_ms - 1) : "",
+                                   std::to_string(p.run_medians.size()), medians, p.status, note};
+      if (any_reference)
+        row.insert(row.begin() + 5, p.reference_ratio > 0 ? fixed(p.reference_ratio, 3) + " " + p.reference : "");
+      table.rows.push_back(std::move(row));
     }
     if (p.center_ms > 0) prev = &p;
   }
@@ -136,19 +142,32 @@ std::string checks_text(const Trends& t) {
                     exact(o.alpha) + " and a change beyond ±" + percent(o.threshold, 1) + "; at least " +
                     std::to_string(o.min_runs) + " earlier runs):\n";
   if (t.checks.empty()) return out + "  (no runs to check)\n";
+  bool any_reference = std::any_of(t.checks.begin(), t.checks.end(), [](const TrendCheck& c) { return !c.reference.empty(); });
   TextTable table{{{"model", false, 28}, {"config", false, 40}, {"machine"}, {"latest (UTC)"}, {"baseline ms", true},
                    {"latest ms", true}, {"change", true}, {"95% CI", true}, {"p", true}, {"runs", true}, {"verdict"}},
                   {}};
+  if (any_reference) table.columns.insert(table.columns.begin() + 6, {"÷ reference", false, 48});
   for (const auto& c : t.checks) {
-    bool tested = c.baseline_ms > 0 && c.latest_ms > 0;
-    table.rows.push_back({c.model, config_label(c.config, c.options), short_id(c.machine), minute(c.created_at),
-                          c.baseline_ms > 0 ? fixed(c.baseline_ms, 3) : "-",
-                          c.latest_ms > 0 ? fixed(c.latest_ms, 3) : "-", tested ? signed_percent(c.change) : "-",
-                          tested ? "[" + signed_percent(c.ci_low - 1) + ", " + signed_percent(c.ci_high - 1) + "]" : "-",
-                          tested ? p_text(c.p_value) : "-", std::to_string(c.baseline_runs),
-                          c.verdict + (c.model_changed ? " (model changed)" : "")});
+    bool by_reference = !c.reference.empty();
+    bool tested = by_reference ? c.baseline_ratio > 0 && c.latest_ratio > 0 : c.baseline_ms > 0 && c.latest_ms > 0;
+    std::vector<std::string> row{c.model, config_label(c.config, c.options), short_id(c.machine), minute(c.created_at),
+                                 c.baseline_ms > 0 ? fixed(c.baseline_ms, 3) : "-",
+                                 c.latest_ms > 0 ? fixed(c.latest_ms, 3) : "-", tested ? signed_percent(c.change) : "-",
+                                 tested ? "[" + signed_percent(c.ci_low - 1) + ", " + signed_percent(c.ci_high - 1) + "]" : "-",
+                                 tested ? p_text(c.p_value) : "-", std::to_string(c.baseline_runs),
+                                 c.verdict + (c.model_changed ? " (model changed)" : "")};
+    if (any_reference)
+      row.insert(row.begin() + 6, !by_reference ? "-"
+                                  : tested      ? fixed(c.baseline_ratio, 3) + " → " + fixed(c.latest_ratio, 3) + " " + c.reference
+                                                : c.reference);
+    table.rows.push_back(std::move(row));
   }
-  return out + table.render();
+  out += table.render();
+  if (any_reference)
+    out += "  ÷ reference: the run's repetition medians over those of the reference timed in turns with it "
+           "(profile --reference); change, CI and p of those rows are the ratio's, so a machine that got faster or "
+           "slower between sessions does not move them\n";
+  return out;
 }
 
 std::string trends_text(const Trends& t, const TrendTextOptions& o) {

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/reference.h"
 #include "core/repetitions.h"
+#include "core/stats.h"
 #include "core/text_table.h"
 #include "core/units.h"
 #include "reporters/findings_report.h"
@@ -89,6 +91,25 @@ std::string run_balance(const ProfileRun& run) {
   return out + "\n";
 }
 
+// profile --reference: how the run compares with the reference timed in turns with it, pair by pair.
+std::string reference_lines(const Report& r) {
+  std::string out;
+  for (const auto& run : r.runs) {
+    if (!run.reference) continue;
+    const ReferenceTiming& ref = *run.reference;
+    std::vector<double> ratios = paired_ratios(repetition_medians(run.latencies_ms, run.repetitions),
+                                               repetition_medians(ref.latencies_ms, ref.repetitions));
+    if (ratios.empty()) continue;
+    std::sort(ratios.begin(), ratios.end());
+    const size_t n = ratios.size();
+    out += "\n" + run.label() + " ÷ reference " + ref.name + " (timed in turns, " + std::to_string(n) +
+           " pairs): " + fixed(reference_ratio(run), 3) + " (median pair; middle half " + fixed(ratios[n / 4], 3) +
+           "–" + fixed(ratios[(3 * n) / 4], 3) + "); reference p50 " +
+           fixed(median_of(ref.latencies_ms), 3) + " ms\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string profile_summary(const Report& r, size_t top_layers) {
@@ -107,7 +128,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\n  roofs: " << roofs_text(*r.hardware);
   out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
-  if (!r.runs.empty()) out << e2e_table(r);
+  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r);
   else out << "  (no configuration finished)\n";
   for (const auto& run : r.runs) {
     if (run.layers.empty()) continue;

@@ -26,26 +26,13 @@ using namespace rooflens::testing;
 
 namespace {
 
-// y = x · W repeated `layers` times, x 64x256, W 256x256: about 4M multiply-adds per layer.
-void matmul_model(const fs::path& path, int layers) {
-  onnx::ModelProto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_value(g->mutable_input(), "x", {64, 256});
-  add_value(g->mutable_output(), "y" + std::to_string(layers), {64, 256});
-  add_float_initializer(g, "w", {256, 256}, 0.01f);
-  for (int i = 1; i <= layers; ++i)
-    add_node(g, "MatMul", {i == 1 ? "x" : "y" + std::to_string(i - 1), "w"}, {"y" + std::to_string(i)},
-             "mm" + std::to_string(i));
-  save(m, path.string());
-}
-
 class CompareModels : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!ort_runner_available()) GTEST_SKIP() << "runners/ort not installed (make deps)";
     dir_ = fresh_test_dir("rooflens-cmpmodels");
-    matmul_model(dir_ / "light.onnx", 1);
-    matmul_model(dir_ / "heavy.onnx", 12);
+    matmul_chain_model((dir_ / "light.onnx").string(), 1);
+    matmul_chain_model((dir_ / "heavy.onnx").string(), 12);
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);

@@ -218,6 +218,72 @@ class HistoryCliOnce : public ::testing::Test {
   fs::path dir_, model_;
 };
 
+// profile --reference through the real runner: the model and the reference take turns on two live runners, the
+// report and the database keep the reference's timing pair by pair, and `history --check` judges the ratio — a
+// model of four times the work of the same name is a regression on the ratio.
+TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) {
+  fs::create_directories(dir_ / "base");
+  fs::create_directories(dir_ / "new");
+  matmul_chain_model((dir_ / "ref.onnx").string(), 8);             // about 1 ms at one thread
+  matmul_chain_model((dir_ / "base" / "net.onnx").string(), 8);    // the reference's work: a ratio of about 1
+  matmul_chain_model((dir_ / "new" / "net.onnx").string(), 32);    // four times the work, the same name
+  const std::string db = " --db " + shell_quote((dir_ / "results.db").string());
+  const std::string turns = " --reference " + shell_quote((dir_ / "ref.onnx").string()) +
+                            " --chunks 10 --chunk-iterations 5 --duration 0.05 --warmup-ms 10 --threads 1 --no-roofs ";
+  auto session = [&](const char* which, const char* report) {
+    return run_cli("profile " + shell_quote((dir_ / which / "net.onnx").string()) + turns + "-f " +
+                       shell_quote((dir_ / report).string()) + db,
+                   dir_.string());
+  };
+  for (int i = 0; i < 4; ++i) {
+    CliResult r = session("base", "base.json");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    if (i == 0) EXPECT_NE(r.out.find("÷ reference ref (timed in turns, 11 pairs)"), std::string::npos) << r.out;
+  }
+  // The report: the run and the reference each hold one fresh run and 10 turns of exactly 5 iterations, and the
+  // layers come from the model's first run.
+  json j = json::parse(slurp((dir_ / "base.json").string()));
+  const json& run = j["runs"][0];
+  ASSERT_TRUE(run.contains("reference")) << run.dump();
+  EXPECT_EQ(run["reference"]["name"], "ref");
+  for (const json* reps : {&run["repetitions"], &run["reference"]["repetitions"]}) {
+    ASSERT_EQ(reps->size(), 11u);
+    for (size_t k = 1; k < 11; ++k) EXPECT_EQ((*reps)[k], 5);
+  }
+  EXPECT_FALSE(run["layers"].empty());
+  CliResult gate = run_cli("history --check" + db, dir_.string());
+  EXPECT_EQ(gate.rc, 0) << gate.out << gate.err;
+
+  CliResult heavy = session("new", "new.json");
+  ASSERT_EQ(heavy.rc, 0) << heavy.out << heavy.err;
+  json n = json::parse(slurp((dir_ / "new.json").string()));
+  EXPECT_EQ(n["runs"][0]["reference"]["repetitions"].size(), 11u);
+  gate = run_cli("history --check" + db, dir_.string());
+  EXPECT_EQ(gate.rc, 1) << gate.out << gate.err;
+  EXPECT_NE(gate.err.find("regression: net"), std::string::npos) << gate.err;
+  EXPECT_NE(gate.out.find("÷ reference"), std::string::npos) << gate.out;
+  CliResult trends = run_cli("history --check --json" + db, dir_.string());
+  ASSERT_EQ(trends.rc, 1) << trends.err;
+  json t = json::parse(trends.out);
+  const json& points = t["series"][0]["points"];
+  ASSERT_EQ(points.size(), 5u);
+  for (size_t i = 0; i < 4; ++i) {  // the same work as the reference (one session's runners may sit worse placed)
+    EXPECT_GT(points[i]["reference_ratio"].get<double>(), 0.6) << i;
+    EXPECT_LT(points[i]["reference_ratio"].get<double>(), 1.6) << i;
+  }
+  EXPECT_GT(points[4]["reference_ratio"].get<double>(), 2.4);  // four times the MatMuls
+  EXPECT_EQ(t["check"]["results"][0]["reference"], "ref");
+  EXPECT_EQ(t["check"]["results"][0]["verdict"], "regression");
+
+  // Flags that time fresh runners, a grid, or turns without a reference are usage errors.
+  const std::string net = shell_quote((dir_ / "base" / "net.onnx").string());
+  for (const std::string& bad : {turns + "--repeat 3", turns + "-b 1,2", std::string(" --chunks 5 --no-db")}) {
+    CliResult r = run_cli("profile " + net + bad + " --no-db -q", dir_.string());
+    EXPECT_EQ(r.rc, 2) << bad << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST_F(HistoryCliOnce, TheDefaultDatabaseIsCreatedOnFirstUseAndTheEnvironmentPicksAnother) {
   fs::path xdg = dir_ / "xdg";
   std::string env = "env -u ROOFLENS_DB XDG_DATA_HOME=" + shell_quote(xdg.string()) + " ";

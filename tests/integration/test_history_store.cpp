@@ -61,6 +61,8 @@ HistorySession session(const std::string& model, const std::string& when, std::v
   r.latency_ms.max = 1e300;  // an extreme value survives too
   r.latency_ms.cv = 1.0 / 3;
   r.layers = {{"conv " + kHostile, "Conv", 1.25, {"n1", kHostile}}, {"relu", "Relu", 0.125, {}}};
+  r.reference = {"ref " + kHostile, sha256_hex("ref"), {}};
+  for (double m : medians) r.reference.run_medians.push_back(m / 1.25);
   s.runs.push_back(r);
   HistoryRun failed = r;
   failed.config = "batch=8 threads=2";
@@ -70,6 +72,7 @@ HistorySession session(const std::string& model, const std::string& when, std::v
   failed.repetitions.clear();
   failed.layers.clear();
   failed.latency_ms = {};
+  failed.reference = {};
   s.runs.push_back(failed);
   return s;
 }
@@ -104,6 +107,11 @@ TEST_P(HistoryStore, HostileTextRoundTripsIntactThroughParameterisedStatements) 
   EXPECT_EQ(points[0].tags.at(kHostile), "v");
   EXPECT_EQ(points[0].run_medians, (std::vector<double>{10.0, 10.5, 9.75}));
   EXPECT_EQ(points[0].center_ms, 10.0);  // the median of the repetition medians
+  EXPECT_EQ(points[0].reference.model, "ref " + kHostile);
+  EXPECT_EQ(points[0].reference.model_hash, sha256_hex("ref"));
+  EXPECT_EQ(points[0].reference.run_medians, (std::vector<double>{8.0, 8.4, 7.8}));
+  EXPECT_EQ(points[1].reference.model, "");
+  EXPECT_TRUE(points[1].reference.run_medians.empty());
   EXPECT_EQ(points[1].status, "crash");
   EXPECT_EQ(points[1].center_ms, 0);
 }
@@ -174,6 +182,45 @@ TEST_P(HistoryStore, ADatabaseOfANewerSchemaIsRefusedAndLeftUntouched) {
   auto c = raw.kind == db::DbKind::sqlite ? db::open_sqlite(raw) : db::open_postgres(raw);
   EXPECT_EQ(db::schema_version(*c), 99);
   EXPECT_EQ(c->query("SELECT count(*) FROM sessions", {})[0][0], std::optional<std::string>("1"));
+}
+
+// A database an older rooflens left (schema version 1: runs without a reference) is migrated when opened: its runs
+// are still there, with no reference, and new runs keep theirs.
+TEST_P(HistoryStore, AVersionOneDatabaseIsMigratedAndKeepsItsRuns) {
+  {
+    auto raw = db::parse_db_url(url_);
+    auto c = raw.kind == db::DbKind::sqlite ? db::open_sqlite(raw) : db::open_postgres(raw);
+    db::ensure_schema(*c, 1);
+    ASSERT_EQ(db::schema_version(*c), 1);
+    c->query("INSERT INTO machines (id, cpu, cores, threads, memory_bytes, os, first_seen) VALUES"
+             " ('00dd00dd00dd00dd', 'old cpu', 2, 4, 1, 'Debian', '2025-01-01T00:00:00.000000Z')");
+    c->query("INSERT INTO sessions (uuid, created_at, command, machine, kernel, roofs_hash, rooflens_version, runtime,"
+             " settings) VALUES ('old-session', '2025-01-01T00:00:00.000000Z', 'profile', '00dd00dd00dd00dd', 'k',"
+             " '', '0.0.9', 'ort', '{}')");
+    c->query("INSERT INTO runs (session_id, seq, model, model_hash, backend, options, config, status, error, n, min_ms,"
+             " max_ms, mean_ms, median_ms, p90_ms, p95_ms, p99_ms, std_ms, cv, center_ms, repetition_medians,"
+             " repetitions, samples) SELECT id, 0, 'old model', '', 'onnxruntime', '', 'batch=1', 'pass', '', 2, 4,"
+             " 6, 5, 5, 6, 6, 6, 1, 0.2, 5, '[4.0,6.0]', '[1,1]', '[4.0,6.0]' FROM sessions WHERE uuid = 'old-session'");
+    EXPECT_THROW(c->query("SELECT reference_model FROM runs"), db::DbError);  // version 1 has no such column
+  }
+  auto store = db::ResultStore::open(url_);
+  EXPECT_EQ(db::schema_version(store->connection()), 2);
+  EXPECT_EQ(store->connection().query("SELECT count(*) FROM rooflens_schema")[0][0], std::optional<std::string>("2"));
+  HistorySession s = session("new model", "2026-01-02T03:04:05.000000Z", {10.0});
+  ASSERT_TRUE(store->store(s));
+  auto points = store->points({});
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].model, "old model");
+  EXPECT_EQ(points[0].center_ms, 5);
+  EXPECT_EQ(points[0].run_medians, (std::vector<double>{4.0, 6.0}));
+  EXPECT_EQ(points[0].reference.model, "");
+  EXPECT_TRUE(points[0].reference.run_medians.empty());
+  EXPECT_EQ(points[1].reference.run_medians, (std::vector<double>{8.0}));
+  HistorySession old = store->load_session("old-session");
+  ASSERT_EQ(old.runs.size(), 1u);
+  EXPECT_EQ(old.runs[0].samples_ms, (std::vector<double>{4.0, 6.0}));
+  EXPECT_EQ(old.runs[0].reference.model, "");
+  EXPECT_EQ(history_session_to_json_line(store->load_session(s.id)), history_session_to_json_line(s));
 }
 
 TEST_P(HistoryStore, FourWritersAtOnceLoseNothing) {

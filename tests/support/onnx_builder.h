@@ -67,4 +67,18 @@ inline void save(const onnx::ModelProto& m, const std::string& path) {
   m.SerializeToOstream(&f);
 }
 
+// y = x · W repeated `layers` times, x 64x256, W 256x256: about 4M multiply-adds per layer, so the work (and the
+// time) grows with `layers` while everything else stays the same.
+inline void matmul_chain_model(const std::string& path, int layers) {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {64, 256});
+  add_value(g->mutable_output(), "y" + std::to_string(layers), {64, 256});
+  add_float_initializer(g, "w", {256, 256}, 0.01f);
+  for (int i = 1; i <= layers; ++i)
+    add_node(g, "MatMul", {i == 1 ? "x" : "y" + std::to_string(i - 1), "w"}, {"y" + std::to_string(i)},
+             "mm" + std::to_string(i));
+  save(m, path);
+}
+
 }  // namespace rooflens::testing
