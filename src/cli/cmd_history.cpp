@@ -108,7 +108,8 @@ int run_history_command(const HistoryArgs& a) {
         std::cerr << "rooflens: history --check: " << c.verdict << ": " << c.model << " "
                   << config_label(c.config, c.options) << " on machine " << c.machine.substr(0, 8)
                   << (c.verdict == verdict::kRegression
-                          ? fmt::format(" ({:+.1f}% against the last {} runs)", c.change * 100, c.baseline_runs)
+                          ? fmt::format(" ({:+.1f}%{} against the last {} runs)", c.change * 100,
+                                        c.reference.empty() ? "" : " in the ratio to " + c.reference, c.baseline_runs)
                           : ": " + c.error)
                   << "\n";
     return 1;

@@ -252,6 +252,11 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   std::vector<PhaseStats> phases;        // e2e iterations split into parts, as the source timed them
   std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ of its layers' tensors
   std::optional<ReferenceTiming> reference;  // profile --reference
+  // The first repetition timed on a live runner (ProfileOptions::live_timing: turns of `compare` or `--reference`,
+  // chunks of one loaded session) instead of a fresh one; absent when every repetition had a fresh runner. Their
+  // medians follow the host's spells from chunk to chunk: what pairs them with the other side cancels, not noise
+  // between runs.
+  std::optional<int64_t> live_from;
 };
 
 struct Failure : RunKey {                // the configuration that failed

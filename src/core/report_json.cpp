@@ -292,6 +292,7 @@ void to_json(json& j, const ProfileRun& r) {
   if (r.weights_bytes) j["weights_bytes"] = *r.weights_bytes;
   if (r.activations_bytes) j["activations_bytes"] = *r.activations_bytes;
   if (r.reference) j["reference"] = *r.reference;
+  if (r.live_from) j["live_from"] = *r.live_from;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -324,6 +325,12 @@ void from_json(const json& j, ProfileRun& r) {
     // Present means known: an empty list would not write back as it was read.
     std::string why = r.repetitions.empty() ? "an empty list" : partition_error(r.repetitions, r.latencies_ms.size());
     if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
+  }
+  if (j.contains("live_from")) {
+    r.live_from = j.at("live_from").get<int64_t>();
+    if (*r.live_from < 1 || *r.live_from >= static_cast<int64_t>(r.repetitions.size()))
+      throw UserError("run " + r.label() + ": live_from " + std::to_string(*r.live_from) +
+                      " is not a repetition after the first (it has " + std::to_string(r.repetitions.size()) + ")");
   }
   if (j.contains("reference")) {
     r.reference = j.at("reference").get<ReferenceTiming>();

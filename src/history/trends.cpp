@@ -143,7 +143,8 @@ TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOpti
     c.latest_ratio = latest.reference_ratio;
     c.baseline_ms = geometric_mean(base_ms);  // shown beside, not judged
   }
-  // The verdict words and rules are compare's, on the same LatencyComparison.
+  // The verdict words and rules are compare's, on the same LatencyComparison (its "medians" are the judged values:
+  // ratios when judged by the reference; the rules read only the ratio of the two, p and the interval).
   LatencyComparison l;
   l.tested = true;
   l.unit = test_unit::kRuns;

@@ -242,7 +242,11 @@ class GridRun {
       std::optional<Measurement> live;
       if (slot.run && o_.live_timing) live = run_live(slot, r);
       Measurement measured = live ? std::move(*live) : backends_[slot.backend]->run(r);
-      if (slot.run) add_repetition(rep_.runs[*slot.run], measured);
+      if (slot.run) {
+        ProfileRun& run = rep_.runs[*slot.run];
+        if (live && !run.live_from) run.live_from = static_cast<int64_t>(run.repetitions.size());
+        add_repetition(run, measured);
+      }
       else first_run(slot, *m, measured);
       if (round == rounds_) slot.server.reset();  // its last round: the process ends
     } catch (const BackendError& e) {

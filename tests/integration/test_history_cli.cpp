@@ -251,6 +251,8 @@ TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) 
     for (size_t k = 1; k < 11; ++k) EXPECT_EQ((*reps)[k], 5);
   }
   EXPECT_FALSE(run["layers"].empty());
+  EXPECT_EQ(run["live_from"], 1);  // every repetition after the fresh one is a turn on a live runner
+  for (const auto& w : run["warnings"]) EXPECT_EQ(w.get<std::string>().find("run-to-run"), std::string::npos) << w;
   CliResult gate = run_cli("history --check" + db, dir_.string());
   EXPECT_EQ(gate.rc, 0) << gate.out << gate.err;
 

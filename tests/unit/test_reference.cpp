@@ -62,6 +62,11 @@ TEST(Reference, TheReportCarriesItAndRefusesAPartitionThatDoesNotAddUp) {
   EXPECT_EQ(back.runs[0].reference->name, "ref");
   EXPECT_EQ(back.runs[0].reference->repetitions, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(report_to_json(back), text);
+  back.runs[0].live_from = 1;
+  EXPECT_EQ(report_from_json(report_to_json(back)).runs[0].live_from, 1);
+  back.runs[0].live_from = 2;  // only two repetitions: 2 is none of them
+  EXPECT_THROW(report_from_json(report_to_json(back)), UserError);
+  back.runs[0].live_from.reset();
   std::string summary = profile_summary(back);
   EXPECT_NE(summary.find("÷ reference ref (timed in turns, 2 pairs): 1.100"), std::string::npos) << summary;
 
