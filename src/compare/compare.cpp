@@ -1,5 +1,6 @@
 #include "compare/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -138,6 +139,19 @@ void add_notes(const CompareSource& base, const CompareSource& head, bool config
     if (s->partial)
       c.notes.push_back(std::string(s == &base ? "BASE" : "NEW") +
                         " was interrupted before every item ran: missing items show as only on the other side");
+  // Chunks of a live runner share one session's level of the machine: measured here they were paired with the
+  // other side's chunk by chunk; from two files made at different times nothing pairs them.
+  auto chunked = [](const CompareSource& s) {
+    return std::any_of(s.items.begin(), s.items.end(), [](const CompareItem& i) { return i.live_chunks; });
+  };
+  const bool base_chunked = chunked(base), head_chunked = chunked(head);
+  if (!c.options.paired && (base_chunked || head_chunked))
+    c.notes.push_back(std::string(base_chunked && head_chunked ? "BASE's and NEW's" : base_chunked ? "BASE's" : "NEW's") +
+                      " runs after the first are turns of one live runner (compare's or profile --reference's "
+                      "chunks), not fresh runs: they share one session's level of the machine, which the test "
+                      "between two files made at different times takes for a change. Compare the models "
+                      "themselves (rooflens compare A.onnx B.onnx), judge history beside the reference "
+                      "(history --check), or compare reports of --repeat fresh runners");
   if (!base.runtime.empty() && !head.runtime.empty() && base.runtime != head.runtime)
     c.notes.push_back("runtimes differ: BASE " + base.runtime + ", NEW " + head.runtime);
   if (base.backend_options != head.backend_options) {

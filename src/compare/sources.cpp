@@ -56,6 +56,7 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   item.status = status::kPass;
   item.samples_ms = run.latencies_ms;
   item.repetitions = run.repetitions;
+  item.live_chunks = run.live_from.has_value();
   item.stats = run.latency_ms;
   item.layers = run.layers;
   item.profile_config = run.key();

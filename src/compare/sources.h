@@ -18,6 +18,8 @@ struct CompareItem {
   std::string error;                     // "stage: message" when failing or skipped ("" otherwise)
   std::vector<double> samples_ms;        // raw end-to-end latencies (profiling off)
   std::vector<int64_t> repetitions;      // samples per repetition (run) of samples_ms; empty = one run
+  bool live_chunks = false;              // repetitions after the first are turns of one live runner (ProfileRun::
+                                         // live_from: compare's or profile --reference's chunks), not fresh runs
   LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
   std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)
   // Profile reports only: the run's key. A failure that happened before the model loaded records the configuration

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "compare/compare.h"
@@ -303,6 +305,20 @@ TEST(CompareRepetitions, ReportsAndBenchResultsCarryTheirRunsIntoCompare) {
   EXPECT_EQ(c.items[0].latency->unit, test_unit::kRuns);
   EXPECT_EQ(c.items[0].latency->base_runs, 3);
   for (const auto& note : c.notes) EXPECT_EQ(note.find("run-to-run variation is not measured"), std::string::npos);
+
+  // Runs whose repetitions after the first were turns of a live runner (compare's or --reference's chunks): two
+  // such files made at different times are not pairs, and the comparison says so; measured as pairs, it does not.
+  Report chunked = next;
+  chunked.runs[0].live_from = 1;
+  auto live_note = [](const Comparison& k) {
+    return std::count_if(k.notes.begin(), k.notes.end(),
+                         [](const std::string& x) { return x.find("NEW's runs after the first are turns of one live runner") == 0; });
+  };
+  EXPECT_EQ(live_note(compare_sources(source_from_report(base, "b"), source_from_report(chunked, "n"), {})), 1);
+  CompareOptions paired;
+  paired.paired = true;
+  EXPECT_EQ(live_note(compare_sources(source_from_report(base, "b"), source_from_report(chunked, "n"), paired)), 0);
+  EXPECT_EQ(live_note(c), 0);
 
   // A later run of that configuration failed in NEW (a failure of exactly the run's configuration): the item
   // is a new failure, not a pass with fewer runs.
