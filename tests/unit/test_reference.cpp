@@ -50,12 +50,23 @@ TEST(Reference, RatiosArePairByPairAndTheirCentreIgnoresOneDisturbedPair) {
   EXPECT_EQ(reference_ratio(run), 0);
 }
 
-TEST(Reference, TheReportCarriesItAndRefusesAPartitionThatDoesNotAddUp) {
+namespace {
+
+// A profile report of model "m" (its file not there) whose one run had a reference: pair ratios 1.1 and 1.1.
+Report report_beside_reference() {
   Report r;
   r.tool.command = "profile";
   r.model.name = "m";
+  r.model.path = "/nonexistent/m.onnx";
   r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"}};
   r.runs.push_back(run_beside_reference({5.5, 4.4}, {5.0, 4.0}));
+  return r;
+}
+
+}  // namespace
+
+TEST(Reference, TheReportCarriesItAndRefusesAPartitionThatDoesNotAddUp) {
+  Report r = report_beside_reference();
   std::string text = report_to_json(r);
   Report back = report_from_json(text);
   ASSERT_TRUE(back.runs[0].reference);
@@ -82,11 +93,7 @@ TEST(Reference, TheReportCarriesItAndRefusesAPartitionThatDoesNotAddUp) {
 }
 
 TEST(Reference, HistoryKeepsTheReferencesNameHashAndMediansAndRejectsBadOnes) {
-  Report r;
-  r.model.name = "m";
-  r.model.path = "/nonexistent/m.onnx";
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"}};
-  r.runs.push_back(run_beside_reference({5.5, 4.4}, {5.0, 4.0}));
+  Report r = report_beside_reference();
   HistorySession s;
   s.id = random_uuid();
   s.created_at = "2026-03-04T05:06:07.000123Z";
