@@ -11,10 +11,11 @@ constexpr double kWarningShare = 0.05;  // at or above: a warning
 void layout_reorders(const RunFacts& f, FindingSink& out) {
   std::vector<size_t> hits;
   // Inserted: an alias of the node it serves (live runs, imports with the model) or, in an import without the
-  // model, a layer the source itself says the runtime added. The user's own Transpose is neither.
+  // model, a layer the source itself says the runtime added. The user's own Transpose is neither. One at 0 ms (a
+  // reformat TensorRT elided when it built the engine) costs nothing and is not named.
   for (size_t i = 0; i < f.run.layers.size(); ++i) {
     const Layer& l = f.run.layers[i];
-    if (l.kind == LayerKind::layout && (l.alias || !l.inserted_for.empty())) hits.push_back(i);
+    if (l.kind == LayerKind::layout && (l.alias || !l.inserted_for.empty()) && l.time_ms > 0) hits.push_back(i);
   }
   double ms = sum_ms(f.run, hits);
   double share = f.share_of(ms);

@@ -11,15 +11,20 @@ namespace {
 
 std::string percent(double share) { return fixed(share * 100, 1) + "%"; }
 
+// A layer the source timed at 0 ms (one the runtime elided, or one its profile has no row for) is still a layer
+// of the run: counted, and said to be at 0 ms.
 void layer_totals(const ProfileRun& run, std::string& out) {
   double median = 0, mean = 0;
   bool means = false;
+  int64_t zero = 0;
   for (const auto& l : run.layers) {
     median += l.time_ms;
     if (l.mean_ms) mean += *l.mean_ms, means = true;
+    if (l.time_ms == 0) ++zero;
   }
   out += "layers   " + std::to_string(run.layers.size()) + ", total " + fixed(median, 3) + " ms (Σ layer time)";
   if (means) out += ", Σ mean " + fixed(mean, 3) + " ms";
+  if (zero > 0) out += "; " + std::to_string(zero) + " at 0 ms";
   out += "\n";
   if (run.weights_bytes || run.activations_bytes)
     out += "memory   weights " + si_bytes(static_cast<double>(run.weights_bytes.value_or(0))) + ", activations " +
@@ -57,18 +62,26 @@ void providers(const ProfileRun& run, std::string& out) {
            "accelerator:\n" + fallbacks + (n > 10 ? "  … (" + std::to_string(n - 10) + " more)\n" : "");
 }
 
+struct InsertedLayers {
+  int64_t n = 0, at_zero = 0;
+  double ms = 0;
+};
+
 void inserted_and_precisions(const ProfileRun& run, std::string& out) {
-  std::map<std::string, std::pair<int64_t, double>> inserted, precision;
+  std::map<std::string, InsertedLayers> inserted;
+  std::map<std::string, std::pair<int64_t, double>> precision;
   for (const auto& l : run.layers) {
     if (!l.inserted_for.empty()) {
-      auto& [n, ms] = inserted[l.inserted_for];
-      ++n, ms += l.time_ms;
+      InsertedLayers& x = inserted[l.inserted_for];
+      ++x.n, x.ms += l.time_ms;
+      if (l.time_ms == 0) ++x.at_zero;
     }
     auto& [n, ms] = precision[l.precision.empty() ? "?" : l.precision];
     ++n, ms += l.time_ms;
   }
-  for (const auto& [why, v] : inserted)
-    out += "inserted " + std::to_string(v.first) + " " + why + " layer(s) by the runtime, " + fixed(v.second, 3) + " ms\n";
+  for (const auto& [why, x] : inserted)
+    out += "inserted " + std::to_string(x.n) + " " + why + " layer(s) by the runtime, " + fixed(x.ms, 3) + " ms" +
+           (x.at_zero > 0 ? " (" + std::to_string(x.at_zero) + " of them at 0 ms)" : "") + "\n";
   if (precision.size() > 1 || !precision.count("?")) {
     out += "precision";
     for (const auto& [p, v] : precision) out += "  " + p + ": " + std::to_string(v.first) + " layers " + fixed(v.second, 3) + " ms";

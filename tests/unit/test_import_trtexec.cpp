@@ -1,7 +1,9 @@
 // trtexec / TREx importer on the project's own fixtures (tests/fixtures/import/trtexec/, written by
 // make_fixtures.py in TensorRT 8.2, 8.6 and 10 layouts). The MobileNet QAT figures are those TREx's report card
 // computes for the same files (its formulas, run by make_fixtures.py): 78 layers, Σ averageMs 0.3421197 ms,
-// weights 3,469,760 B, activations 17,610,912 B, e2e median 0.452 ms, 5 reformats and 19 Q/DQ layers.
+// weights 3,469,760 B, activations 17,610,912 B, e2e median 0.452 ms, 5 reformats and 19 Q/DQ layers. The import
+// keeps the 2 layers TREx leaves out (a Constant and a NoOp, at 0 ms): 80. Parity on TREx's sample plans:
+// test_import_trtexec_parity.cpp.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -35,12 +37,20 @@ TEST(ImportTrtexec, MobileNetQatHasTheReportCardFigures) {
   ASSERT_EQ(importer.name(), "trtexec");
   importers::Imported in = importer.read(files, {});
   ProfileRun run = assemble(in);
-  EXPECT_EQ(run.layers.size(), 78u);  // Constant and NoOp layers left out, as TREx does
+  EXPECT_EQ(run.layers.size(), 80u);  // every layer of the plan, the Constant and the NoOp too
+  ASSERT_FALSE(in.read.empty());
+  EXPECT_NE(in.read[0].find("80 layers (2 NoOp or Constant: no kernel runs for them; TREx's report card counts 78)"),
+            std::string::npos) << in.read[0];
   double sum_mean = 0;
   int reformats = 0, qdq = 0, int8 = 0;
   for (const auto& l : run.layers) {
     ASSERT_TRUE(l.mean_ms.has_value()) << l.name;
     sum_mean += *l.mean_ms;
+    if (l.op == "Constant" || l.op == "NoOp") {
+      EXPECT_EQ(l.time_ms, 0) << l.name;
+      EXPECT_EQ(l.bytes, 0u) << l.name;  // no kernel: nothing moved, nothing in the memory figures
+      continue;
+    }
     if (l.inserted_for == "reformat") {
       ++reformats;
       EXPECT_EQ(l.kind, LayerKind::layout) << l.name;

@@ -1,6 +1,8 @@
-// trtexec files -> Measurement. Layer rows come from the profile (execution order, times); the layer info adds
-// types, tensors, precision, tactic, weights and the ONNX nodes TensorRT >= 8.6 records. Constant and NoOp layers
-// are left out, as TREx leaves them out of its layer count, time total and memory figures.
+// trtexec files -> Measurement. Every layer of the engine is a kernel: the profile's rows (execution order, times)
+// joined to the layer info (types, tensors, precision, tactic, weights and the ONNX nodes TensorRT >= 8.6 records),
+// and the layer info's layers the profile has no row for, at 0 ms. Constant and NoOp layers are kept too, at their
+// profiled time (0 ms): TensorRT keeps them in the plan but runs no kernel for them. TREx leaves them out of its
+// layer count and memory figures; the memory figures here follow it, and the read line gives its layer count.
 #include "importers/trtexec/trtexec.h"
 
 #include <map>
@@ -17,7 +19,12 @@ namespace {
 
 using trt::FileKind;
 
-bool ignored(const trt::LayerInfo& l) { return l.layer_type == "Constant" || l.layer_type == "NoOp"; }
+// A layer the plan keeps but no kernel runs for: a NoOp's output is its input (an elided reformat or reshape), a
+// Constant's data lives in the engine. Both take 0 ms in trtexec's profiles.
+bool runs_nothing(const trt::LayerInfo& l) { return l.layer_type == "Constant" || l.layer_type == "NoOp"; }
+
+// TREx's report card counts the layers of the first shape profile but these and the shape_call layers it drops.
+bool trex_counts(const trt::LayerInfo& l) { return !runs_nothing(l) && l.layer_type != "shape_call"; }
 
 uint64_t elements(const std::vector<int64_t>& dims) {
   uint64_t n = 1;
@@ -74,13 +81,21 @@ void describe(KernelRecord& k, const trt::LayerInfo& l) {
   }
   if (!l.inputs.empty()) k.precision = l.inputs[0].dtype;  // TREx's layer precision: its first input's
   std::string origin = lower(l.origin);
-  if (origin == "reformat" || (l.layer_type == "Reformat" && origin.empty() && !trt::inserted_for(l.name).empty())) {
+  // A reformatter TensorRT inserted: its Origin says so (8.6+), else its name; a NoOp one was elided at build time.
+  bool named_reformatter = origin.empty() && !trt::inserted_for(l.name).empty() &&
+                           (l.layer_type == "Reformat" || l.layer_type == "NoOp");
+  if (origin == "reformat" || named_reformatter) {
     k.kind = LayerKind::layout;
     k.inserted_for = "reformat";
   } else if (origin == "qdq") {
     k.inserted_for = "";  // the user's own Q/DQ node, run as a reformat
   }
   k.onnx_nodes = trt::onnx_layers_of(l.metadata);
+  if (runs_nothing(l)) {  // computes and moves nothing: off the roofline, no bytes in any total
+    k.flops = 0;
+    k.bytes = 0;
+    return;
+  }
   uint64_t weights = stored_bytes(l.weights_count, l.weights_type);
   if (l.weights_count) k.weight_bytes = weights;
   uint64_t io = 0;
@@ -109,6 +124,20 @@ void describe_by_name(KernelRecord& k) {
   }
 }
 
+// "36 layers (11 NoOp or Constant: no kernel runs for them; TREx's report card counts 25)": what is kept here beside
+// the count TREx shows for the same file.
+std::string layer_count_text(const trt::LayerInfoFile& info) {
+  size_t idle = 0, counted = 0;
+  for (const auto& l : info.layers) {
+    idle += runs_nothing(l) ? 1 : 0;
+    counted += trex_counts(l) ? 1 : 0;
+  }
+  std::string out = std::to_string(info.layers.size()) + " layers";
+  if (counted == info.layers.size()) return out;
+  std::string idle_text = std::to_string(idle) + " NoOp or Constant: no kernel runs for them; ";
+  return out + " (" + (idle > 0 ? idle_text : "") + "TREx's report card counts " + std::to_string(counted) + ")";
+}
+
 struct Files {
   std::optional<trt::LayerInfoFile> layers;
   std::optional<trt::ProfileFile> profile;
@@ -127,7 +156,7 @@ Files read_files(const std::vector<InputFile>& files, std::vector<std::string>& 
       case FileKind::layer_info:
         once(f.layers.has_value(), "layer info");
         f.layers = trt::parse_layer_info(file);
-        read.push_back(file.path + ": layer info, " + std::to_string(f.layers->layers.size()) + " layers");
+        read.push_back(file.path + ": layer info, " + layer_count_text(*f.layers));
         break;
       case FileKind::profile:
         once(f.profile.has_value(), "profile");
@@ -157,47 +186,77 @@ Files read_files(const std::vector<InputFile>& files, std::vector<std::string>& 
   return f;
 }
 
-// One kernel per profiled layer (with its layer info when there is some), else per layer of the layer info.
-std::vector<KernelRecord> kernels_of(const Files& f, Measurement& m) {
-  std::multimap<std::string, const trt::LayerInfo*> info;
-  std::map<std::string, int> ignored_names;
-  if (f.layers)
-    for (const auto& l : f.layers->layers) {
-      if (ignored(l)) ++ignored_names[l.name];
-      else info.emplace(l.name, &l);
+KernelRecord layer_kernel(const trt::LayerInfo& l) {
+  KernelRecord k;
+  k.name = l.name;
+  describe(k, l);
+  return k;
+}
+
+// The layer info's layer each profile row times (-1: none), by name; a repeated name pairs in order of appearance.
+std::vector<int64_t> layers_of_rows(const trt::ProfileFile& profile, const trt::LayerInfoFile& info) {
+  std::multimap<std::string, int64_t> by_name;  // equal names keep their insertion order
+  for (size_t i = 0; i < info.layers.size(); ++i) by_name.emplace(info.layers[i].name, static_cast<int64_t>(i));
+  std::vector<int64_t> out;
+  for (const auto& r : profile.rows) {
+    auto it = by_name.lower_bound(r.name);
+    if (it == by_name.end() || it->first != r.name) {
+      out.push_back(-1);
+      continue;
     }
-  std::vector<KernelRecord> out;
-  if (f.profile) {
-    int64_t unmatched = 0;
-    for (const auto& r : f.profile->rows) {
-      if (ignored_names.count(r.name)) continue;
-      KernelRecord k;
-      k.name = r.name;
-      k.mean_ms = r.average_ms;
-      k.median_ms = r.median_ms;
-      auto it = info.find(r.name);  // repeated names: in order of appearance
-      if (it != info.end()) {
-        describe(k, *it->second);
-        info.erase(it);
-      } else {
-        if (f.layers) ++unmatched;
-        describe_by_name(k);
-      }
-      out.push_back(std::move(k));
-    }
-    if (unmatched > 0)
-      m.warnings.push_back(std::to_string(unmatched) + " profiled layer(s) are not in the layer info (another engine, "
-                           "or another shape profile?)");
-  } else if (f.layers) {
-    for (const auto& l : f.layers->layers) {
-      if (ignored(l)) continue;
-      KernelRecord k;
-      k.name = l.name;
-      describe(k, l);
-      out.push_back(std::move(k));
-    }
-    m.warnings.push_back("no profile (--exportProfile): the layers have no times");
+    out.push_back(it->second);
+    by_name.erase(it);
   }
+  return out;
+}
+
+// Profile rows in their order, each with its layer info; a layer the profile has no row for goes in before the
+// first row of a later layer, at 0 ms (TREx's join gives it 0 too). Rows the layer info lacks are kept by name.
+std::vector<KernelRecord> joined_kernels(const trt::ProfileFile& profile, const trt::LayerInfoFile* info,
+                                         Measurement& m) {
+  std::vector<int64_t> layer_of = info ? layers_of_rows(profile, *info) : std::vector<int64_t>(profile.rows.size(), -1);
+  std::vector<bool> timed(info ? info->layers.size() : 0, false);
+  for (int64_t i : layer_of)
+    if (i >= 0) timed[static_cast<size_t>(i)] = true;
+  std::vector<KernelRecord> out;
+  size_t next = 0;
+  int64_t untimed = 0, unmatched = 0;
+  auto untimed_before = [&](size_t end) {
+    for (; next < end; ++next)
+      if (!timed[next]) out.push_back(layer_kernel(info->layers[next])), ++untimed;
+  };
+  for (size_t r = 0; r < profile.rows.size(); ++r) {
+    const trt::ProfileRow& row = profile.rows[r];
+    KernelRecord k;
+    if (layer_of[r] >= 0) {
+      untimed_before(static_cast<size_t>(layer_of[r]));
+      k = layer_kernel(info->layers[static_cast<size_t>(layer_of[r])]);
+    } else {
+      k.name = row.name;
+      describe_by_name(k);
+      if (info) ++unmatched;
+    }
+    k.mean_ms = row.average_ms;
+    k.median_ms = row.median_ms;
+    out.push_back(std::move(k));
+  }
+  untimed_before(timed.size());
+  if (unmatched > 0)
+    m.warnings.push_back(std::to_string(unmatched) + " profiled layer(s) are not in the layer info (another engine, "
+                         "or another shape profile?)");
+  if (untimed > 0)
+    m.warnings.push_back(std::to_string(untimed) + " layer(s) of the layer info have no row in the profile: kept at "
+                         "0 ms (a profile of another engine, or another shape profile?)");
+  return out;
+}
+
+// Every layer of the engine, each once.
+std::vector<KernelRecord> kernels_of(const Files& f, Measurement& m) {
+  if (f.profile) return joined_kernels(*f.profile, f.layers ? &*f.layers : nullptr, m);
+  std::vector<KernelRecord> out;
+  if (!f.layers) return out;
+  for (const auto& l : f.layers->layers) out.push_back(layer_kernel(l));
+  m.warnings.push_back("no profile (--exportProfile): the layers have no times");
   return out;
 }
 
@@ -205,7 +264,7 @@ void add_memory(const Files& f, Measurement& m) {
   if (!f.layers) return;
   uint64_t weights = 0, activations = 0;
   for (const auto& l : f.layers->layers) {
-    if (ignored(l)) continue;
+    if (!trex_counts(l)) continue;  // TREx's memory figures, as its report card gives them
     weights = sat_add(weights, stored_bytes(l.weights_count, l.weights_type));
     for (const auto* ts : {&l.inputs, &l.outputs})
       for (const auto& t : *ts) activations = sat_add(activations, tensor_bytes(t));
