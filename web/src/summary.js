@@ -60,6 +60,18 @@ function hostFacts(view) {
   ]);
 }
 
+// "intra_op_threads 2 (rooflens; profile: pool 2, 2 working) · spinning on (runtime default) · ...": every option
+// that shapes performance, its effective value and where it came from (report-schema.md, runs[].settings).
+const SETTING_SOURCES = {user: 'user', rooflens: 'rooflens', runtime_default: 'runtime default', observed: 'observed'};
+function settingsText(run) {
+  return (run.settings || []).map((s) => {
+    let why = SETTING_SOURCES[s.source] || s.source;
+    const t = run.threads_observed;
+    if (s.name === 'intra_op_threads' && t) why += '; profile: pool ' + t.pool + (t.working !== undefined ? ', ' + t.working + ' working' : '');
+    return s.name + ' ' + s.value + ' (' + why + ')';
+  }).join(' · ');
+}
+
 function backendFacts(view) {
   const r = view.report;
   const backends = r.backends || [];
@@ -70,6 +82,14 @@ function backendFacts(view) {
     pairs.push([prefix + 'backend', b.name + ' ' + b.version], [prefix + 'runtime', b.runtime]);
     const opts = Object.entries(b.options || {}).map(([k, v]) => k + '=' + v).join(', ');
     pairs.push([prefix + 'options', opts || 'runtime defaults']);
+  }
+  // Each run's performance options with their source (runs with the same settings as the one before: once).
+  let last = null;
+  for (const run of view.runs) {
+    const text = settingsText(run);
+    if (!text || text === last) continue;
+    pairs.push([(view.runs.length > 1 ? run.label + ': ' : '') + 'run settings', text]);
+    last = text;
   }
   pairs.push(['rooflens', (tool.version || '') + ' (' + (tool.command || '') + ')'], ['schema', r.schema]);
   if (r.partial) pairs.push(['status', 'partial: interrupted before every configuration ran']);
