@@ -194,12 +194,12 @@ int main() {
              all_ok;
   }
   std::printf("%s\n", table.render().c_str());
-  std::printf("\"threads\": what rooflens was given; \"none (label N)\": no --threads, and the bare loop was given the N\n"
-              "rooflens labelled its run with. Each figure is the median over rounds; \"ratio\" is the median of each\n"
-              "round's rooflens / bare ratio (the\n"
-              "two runs of a round share the host's slow spells). \"median ms\" and \"ratio of medians\" use each run's\n"
-              "median latency instead of its mean (less sensitive to bursts of load); \"others' CPUs\" is\n"
-              "how many of this machine's %ld CPUs other processes kept busy during the runs (median over runs).\n",
+  std::printf("\"threads\": what rooflens was given; \"none (label N)\": no --threads, and the bare loop was given the\n"
+              "N rooflens labelled its run with. Each figure is the median over rounds; \"ratio\" is the median of each\n"
+              "round's rooflens / bare ratio (the two runs of a round share the host's slow spells). \"median ms\" and\n"
+              "\"ratio of medians\" use each run's median latency instead of its mean (less sensitive to bursts of load);\n"
+              "\"others' CPUs\" is how many of this machine's %ld CPUs other processes kept busy during the runs (median\n"
+              "over runs).\n",
               ::sysconf(_SC_NPROCESSORS_ONLN));
   std::fflush(stdout);
   if (!std::getenv("ROOFLENS_BENCH_KEEP")) fs::remove_all(tmp);

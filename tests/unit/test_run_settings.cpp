@@ -96,8 +96,9 @@ TEST(OrtSettings, EveryOptionHasItsSource) {
 
 namespace {
 
-// Two runs (the first a warm-up) of a session with a pool of 3: two kernels per run, the second parallel.
-// Worker A runs tasks in the measured run, worker B only in the warm-up.
+// Two runs (the first a warm-up) of a session with a pool of 3: two kernels per run, the second parallel, and a
+// subgraph's executor inside the measured run's. Worker 11 runs tasks in the measured run, worker 12 only in the
+// warm-up.
 const char* kPooled = R"([
 {"cat":"Node","pid":7,"tid":7,"dur":100,"ts":1010,"ph":"X","name":"a_kernel_time","args":{"op_name":"Conv",
  "thread_scheduling_stats":{"main_thread":{"thread_id":"1","block_size":[],"Distribution":0,"DistributionEnqueue":0,
@@ -112,6 +113,7 @@ const char* kPooled = R"([
  "DistributionEnqueue":10,"Run":100,"Wait":40,"WaitRevoke":5},"sub_threads":{"11":{"num_run":9,"core":1},
  "12":{"num_run":3,"core":2}}}}},
 {"cat":"Node","pid":7,"tid":7,"dur":30,"ts":2360,"ph":"X","name":"b_fence_after","args":{}},
+{"cat":"Session","pid":7,"tid":7,"dur":150,"ts":2020,"ph":"X","name":"SequentialExecutor::Execute","args":{}},
 {"cat":"Session","pid":7,"tid":7,"dur":400,"ts":2005,"ph":"X","name":"SequentialExecutor::Execute","args":{}},
 {"cat":"Session","pid":7,"tid":7,"dur":450,"ts":2000,"ph":"X","name":"model_run","args":{}}
 ])";

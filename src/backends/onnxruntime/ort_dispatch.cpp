@@ -50,7 +50,8 @@ DispatchSamples dispatch_samples(const OrtProfile& p, int first, int runs) {
     const int r = (e.is_kernel() ? e.run_index : run_of(p, e.ts_us)) - first;
     if (r < 0 || static_cast<size_t>(r) >= n) continue;
     if (e.cat == "Session" && e.name == "SequentialExecutor::Execute") {
-      executor[static_cast<size_t>(r)] += e.dur_us;
+      // A subgraph (If, Loop, Scan) runs an executor of its own inside the run's: the outermost spans them all.
+      executor[static_cast<size_t>(r)] = std::max(executor[static_cast<size_t>(r)], e.dur_us);
       any_executor = true;
     } else if (is_fence(e)) {
       fences[static_cast<size_t>(r)] += e.dur_us;
