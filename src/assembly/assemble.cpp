@@ -169,7 +169,23 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   return r;
 }
 
+// A later repetition that ran with other settings than the run records (the turns of compare and --reference run on
+// a live runner with spinning off): each difference once, from the repetition it first appeared in.
+void note_setting_changes(ProfileRun& r, const Measurement& m) {
+  for (const auto& s : m.settings) {
+    const RunSetting* first = find_setting(r.settings, s.name);
+    if (!first || first->value == s.value) continue;
+    const std::string w = "repetitions from " + std::to_string(r.repetitions.size() + 1) + " on ran with " + s.name +
+                          " " + s.value + " [" + to_string(s.source) + "], the first with " + first->value;
+    const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& x) {
+      return x.rfind("repetitions from ", 0) == 0 && x.find(" ran with " + s.name + " " + s.value + " [") != std::string::npos;
+    });
+    if (!said) r.warnings.push_back(w);
+  }
+}
+
 void add_repetition(ProfileRun& r, const Measurement& m) {
+  note_setting_changes(r, m);
   const std::vector<std::string> before = timing_warnings(r);
   r.latencies_ms.insert(r.latencies_ms.end(), m.latencies_ms.begin(), m.latencies_ms.end());
   r.repetitions.push_back(static_cast<int64_t>(m.latencies_ms.size()));

@@ -261,3 +261,22 @@ TEST(RunSettingsAssembly, ALabelThePoolDoesNotMatchIsAWarningNamingBoth) {
   m.threads_observed = ThreadsObserved{2, 1};  // the pool is the label; one worker idle is no mismatch
   for (const auto& w : assemble_run(key, m, {}).warnings) EXPECT_EQ(w.find("labelled threads"), std::string::npos) << w;
 }
+
+TEST(RunSettingsAssembly, ALaterRepetitionWithOtherSettingsIsSaidOnce) {
+  Measurement m;
+  m.latencies_ms = {1.0};
+  m.settings = {{"spinning", "on", SettingSource::runtime_default, "session.intra_op.allow_spinning", ""}};
+  RunKey key;
+  key.threads = 2;
+  ProfileRun run = assemble_run(key, m, {});
+  Measurement live = m;  // the turns of compare: a live runner with spinning off
+  live.settings[0] = {"spinning", "off", SettingSource::rooflens, "session.intra_op.allow_spinning", "turns"};
+  add_repetition(run, live);
+  add_repetition(run, live);
+  add_repetition(run, m);  // the same as the first: nothing to say
+  int said = 0;
+  for (const auto& w : run.warnings)
+    if (w == "repetitions from 2 on ran with spinning off [rooflens], the first with on") ++said;
+  EXPECT_EQ(said, 1);
+  EXPECT_EQ(run.warnings.size(), 1u);
+}
