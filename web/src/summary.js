@@ -60,16 +60,23 @@ function hostFacts(view) {
   ]);
 }
 
-// "intra_op_threads 2 (rooflens; profile: pool 2, 2 working) · spinning on (runtime default) · ...": every option
-// that shapes performance, its effective value and where it came from (report-schema.md, runs[].settings).
-const SETTING_SOURCES = {user: 'user', rooflens: 'rooflens', runtime_default: 'runtime default', observed: 'observed'};
+// "intra_op_threads 2 (rooflens; profile: pool 2, 2 working); runtime defaults: spinning on, ...": every option that
+// shapes performance, its effective value and where it came from (report-schema.md, runs[].settings); the options
+// nobody passed, at the runtime's documented defaults, in one group.
+const SETTING_SOURCES = {user: 'user', rooflens: 'rooflens', observed: 'observed'};
 function settingsText(run) {
-  return (run.settings || []).map((s) => {
+  const chosen = [], defaults = [];
+  for (const s of run.settings || []) {
+    if (s.source === 'runtime_default') {
+      defaults.push(s.name + ' ' + s.value);
+      continue;
+    }
     let why = SETTING_SOURCES[s.source] || s.source;
     const t = run.threads_observed;
     if (s.name === 'intra_op_threads' && t) why += '; profile: pool ' + t.pool + (t.working !== undefined ? ', ' + t.working + ' working' : '');
-    return s.name + ' ' + s.value + ' (' + why + ')';
-  }).join(' · ');
+    chosen.push(s.name + ' ' + s.value + ' (' + why + ')');
+  }
+  return [chosen.join(' · '), defaults.length ? 'runtime defaults: ' + defaults.join(', ') : ''].filter(Boolean).join('; ');
 }
 
 function backendFacts(view) {
