@@ -595,8 +595,19 @@ function medianCi(samples, confidence) {
 // ---------------------------------------------------------------------------------------------------------
 // Requests.
 
+// The runner's own peak resident set: VmHWM of /proc/self/status, which starts afresh with the address space that
+// exec created. Not process.resourceUsage().maxRSS: Linux carries that high-water mark across fork and exec, so a
+// runner started by a rooflens that had just measured roofs with GB-sized buffers would report rooflens' peak.
+// 0 (not known) where /proc is not there.
 function peakRss() {
-  return process.resourceUsage().maxRSS * 1024;  // maxRSS is in KiB
+  let status;
+  try {
+    status = fs.readFileSync('/proc/self/status', 'utf8');
+  } catch (e) {
+    return 0;
+  }
+  const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
 }
 
 async function opHello() {

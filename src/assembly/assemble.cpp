@@ -50,6 +50,8 @@ void refresh_timing(ProfileRun& r, const std::vector<std::string>& before) {
   r.gflops = r.latency_ms.median > 0 ? static_cast<double>(r.flops) / (r.latency_ms.median / 1000.0) / 1e9 : 0;
   if (r.profiled_latency_ms.n > 0 && r.latency_ms.mean > 0)
     r.profiling_overhead = r.profiled_latency_ms.mean / r.latency_ms.mean;
+  if (r.dispatch && r.profiled_latency_ms.n > 0 && r.latency_ms.n > 0)  // both timed around the runtime's call
+    r.dispatch->profiler_ms = std::max(0.0, r.profiled_latency_ms.median - r.latency_ms.median);
   std::vector<std::string> now = timing_warnings(r);
   r.warnings.insert(r.warnings.begin(), now.begin(), now.end());
 }
@@ -62,6 +64,15 @@ bool listed(const std::string& comma_list, const std::string& item) {
     if (comma == std::string::npos) return false;
     pos = comma + 1;
   }
+}
+
+// The run is labelled with the thread count the backend passed; the runtime's own profile says how large a pool it
+// ran. A difference means the figures are not those of the label: say so, naming both.
+std::string threads_label_check(const ProfileRun& r) {
+  if (!r.threads_observed || r.threads <= 0 || r.threads_observed->pool == r.threads) return "";
+  return "the run is labelled threads=" + std::to_string(r.threads) + ", but the runtime's profile shows an intra-op "
+         "pool of " + std::to_string(r.threads_observed->pool) + " thread(s): its figures are those of " +
+         std::to_string(r.threads_observed->pool);
 }
 
 // Layers, coverage and their warnings from the profiled part of the measurement.
@@ -106,6 +117,9 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
     r.coverage = ic.coverage;
     r.between_kernels_ms = ic.between_kernels_ms;
     r.profiled_run_ms = run_median;
+    const DispatchSamples& ds = m.dispatch;
+    if (!ds.executor_ms.empty() || !ds.fences_ms.empty() || !ds.pool_wait_ms.empty())
+      r.dispatch = dispatch_breakdown(per_kernel, m.profiled_runs_ms, ds, static_cast<int64_t>(m.kernels.size()));
   }
   r.layers = std::move(lb.layers);
   r.unowned = std::move(lb.unowned);
@@ -142,6 +156,9 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
     r.warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + m.profile_error);
   }
   if (!m.profiled_latencies_ms.empty() || !m.kernels.empty()) add_layers(r, m, ctx);
+  r.settings = m.settings;
+  r.threads_observed = m.threads_observed;
+  if (std::string w = threads_label_check(r); !w.empty()) r.warnings.push_back(std::move(w));
   for (const auto& w : m.warnings) r.warnings.push_back(w);
   if (m.latency_summary && m.latencies_ms.empty()) r.latency_ms = *m.latency_summary;
   for (const auto& p : m.phases) r.phases.push_back({p.name, summarize(p.samples_ms)});
@@ -152,7 +169,23 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   return r;
 }
 
+// A later repetition that ran with other settings than the run records (the turns of compare and --reference run on
+// a live runner with spinning off): each difference once, from the repetition it first appeared in.
+void note_setting_changes(ProfileRun& r, const Measurement& m) {
+  for (const auto& s : m.settings) {
+    const RunSetting* first = find_setting(r.settings, s.name);
+    if (!first || first->value == s.value) continue;
+    const std::string w = "repetitions from " + std::to_string(r.repetitions.size() + 1) + " on ran with " + s.name +
+                          " " + s.value + " [" + to_string(s.source) + "], the first with " + first->value;
+    const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& x) {
+      return x.rfind("repetitions from ", 0) == 0 && x.find(" ran with " + s.name + " " + s.value + " [") != std::string::npos;
+    });
+    if (!said) r.warnings.push_back(w);
+  }
+}
+
 void add_repetition(ProfileRun& r, const Measurement& m) {
+  note_setting_changes(r, m);
   const std::vector<std::string> before = timing_warnings(r);
   r.latencies_ms.insert(r.latencies_ms.end(), m.latencies_ms.begin(), m.latencies_ms.end());
   r.repetitions.push_back(static_cast<int64_t>(m.latencies_ms.size()));

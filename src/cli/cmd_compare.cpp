@@ -117,7 +117,7 @@ void setup_compare(CLI::App& root, Action& action) {
   auto& mo = a->measure_options;
   mo.push_back(cmd->add_option("-B,--backend", m.backend, "Models: backend and its options, as for profile"));
   mo.push_back(cmd->add_option("-b,--batch", m.batches, "Models: batch sizes, as for profile"));
-  mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: ORT's)")->check(CLI::Range(1, 4096)));
+  mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: one per physical core rooflens may use, passed explicitly)")->check(CLI::Range(1, 4096)));
   mo.push_back(cmd->add_option("--interleave", m.interleave, "Models: chunks (default: one fresh run per side, then "
                                                            "--chunks turns on two live runners) | runs (--repeat "
                                                            "fresh runners per side)")

@@ -101,7 +101,7 @@ void setup_generate(CLI::App& root, Action& action) {
   cmd->add_option("-n,--gen", a->gens, "Decode steps per request (tokens generated after the first)")
       ->capture_default_str();
   cmd->add_option("-b,--batch", a->batches, "Sequences per request: 1, 1,4 or 1-8")->capture_default_str();
-  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: ORT's, one per physical core)")
+  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: one per physical core rooflens may use, passed explicitly)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--opt-level", a->opt_level, "Graph optimization level")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));

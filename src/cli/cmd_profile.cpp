@@ -162,7 +162,7 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_option("-b,--batch", a->batches, "Batch sizes: 8, 1-64 (powers of two) or 1,8,32");
   a->shape.add_to(*cmd, false);
   cmd->add_option("--sweep", a->sweeps, "Sweep a dim: seq=128,256,512 or threads=1,2 (repeatable; combined as a grid)");
-  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: the backend's; ORT: one per physical core)")
+  cmd->add_option("--threads", a->o.threads, "Intra-op threads (default: -B threads=N, else one per physical core rooflens may use; always passed explicitly)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--opt-level", a->opt_level, "Graph optimization level, as each backend maps it")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));

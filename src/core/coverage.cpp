@@ -1,10 +1,54 @@
 #include "core/coverage.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/stats.h"
 
 namespace rooflens {
+
+namespace {
+
+// Σ kernel ms per iteration, and which iterations had any kernel.
+std::vector<double> kernel_sums(const std::vector<std::vector<double>>& kernel_ms, size_t iterations,
+                                std::vector<char>& seen) {
+  std::vector<double> sums(iterations, 0.0);
+  seen.assign(iterations, 0);
+  for (const auto& k : kernel_ms)
+    for (size_t i = 0; i < k.size() && i < sums.size(); ++i) {
+      sums[i] += k[i];
+      seen[i] = 1;
+    }
+  return sums;
+}
+
+// The median over the iterations that count of f(i), or nullopt when `per_iteration` has no value for them.
+template <class F>
+std::optional<double> median_over(const std::vector<double>& per_iteration, const std::vector<char>& counts, F f) {
+  std::vector<double> v;
+  for (size_t i = 0; i < counts.size() && i < per_iteration.size(); ++i)
+    if (counts[i]) v.push_back(f(i));
+  if (v.empty()) return std::nullopt;
+  return median_of(v);
+}
+
+}  // namespace
+
+DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms,
+                                     const DispatchSamples& s, int64_t kernels) {
+  std::vector<char> counts;
+  const std::vector<double> sums = kernel_sums(kernel_ms, run_ms.size(), counts);
+  for (size_t i = 0; i < run_ms.size(); ++i) counts[i] = counts[i] && run_ms[i] > 0;
+  DispatchBreakdown d;
+  d.kernels = kernels;
+  d.outside_executor_ms = median_over(s.executor_ms, counts, [&](size_t i) { return std::max(0.0, run_ms[i] - s.executor_ms[i]); });
+  d.executor_gaps_ms = median_over(s.executor_ms, counts, [&](size_t i) { return std::max(0.0, s.executor_ms[i] - sums[i]); });
+  d.fences_ms = median_over(s.fences_ms, counts, [&](size_t i) { return s.fences_ms[i]; });
+  d.pool_handoff_ms = median_over(s.pool_handoff_ms, counts, [&](size_t i) { return s.pool_handoff_ms[i]; });
+  d.pool_wait_ms = median_over(s.pool_wait_ms, counts, [&](size_t i) { return s.pool_wait_ms[i]; });
+  d.parallel_kernels = s.parallel_kernels;
+  return d;
+}
 
 IterationCoverage iteration_coverage(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms) {
   std::vector<double> sums(run_ms.size(), 0.0);

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/run_settings.h"
+
 namespace rooflens {
 
 struct IterationCoverage {
@@ -18,5 +20,11 @@ struct IterationCoverage {
 // kernel_ms[k][i]: kernel k's time in iteration i (0 when it did not run); run_ms[i]: iteration i's run as the
 // runtime's own profile timed it (the clock the kernels are on). Iterations beyond either list are ignored.
 IterationCoverage iteration_coverage(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms);
+
+// The parts of the time between kernels that the source timed per iteration (its executor's span, fences, the
+// calling thread's share of parallel kernels), as medians over the iterations that have a run time and kernel
+// times. `kernels`: kernels per iteration. profiler_ms is left to the caller (it needs the plain run's timing).
+DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms,
+                                     const DispatchSamples& samples, int64_t kernels);
 
 }  // namespace rooflens

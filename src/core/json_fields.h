@@ -41,6 +41,12 @@ void to_json(json& j, const Layer& v);
 void from_json(const json& j, Layer& v);
 void to_json(json& j, const NodeFate& v);
 void from_json(const json& j, NodeFate& v);
+void to_json(json& j, const RunSetting& v);      // run_settings.cpp
+void from_json(const json& j, RunSetting& v);
+void to_json(json& j, const ThreadsObserved& v);
+void from_json(const json& j, ThreadsObserved& v);
+void to_json(json& j, const DispatchBreakdown& v);
+void from_json(const json& j, DispatchBreakdown& v);
 void to_json(json& j, const Generation& v);    // generation_json.cpp
 void from_json(const json& j, Generation& v);
 

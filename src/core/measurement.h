@@ -66,6 +66,10 @@ struct Measurement {
   std::string profile_error;                  // the profiled run failed although the timed run stood: why, in one
                                               // line (kernels are then empty)
   std::vector<std::string> warnings;          // what the source noticed about this measurement (the run shows them)
+  // What the run ran with (core/run_settings.h): live backends fill them; an import leaves them empty.
+  std::vector<RunSetting> settings;           // every performance option, effective value and source
+  std::optional<ThreadsObserved> threads_observed;  // the thread pool as the runtime's profile showed it
+  DispatchSamples dispatch;                   // per profiled iteration: the source's own timing of its dispatch
 
   // Imports: what another tool's files say beyond the above (live backends leave them empty).
   std::optional<LatencyStats> latency_summary;  // e2e statistics when the source gives them but no samples

@@ -11,6 +11,7 @@
 #include "core/findings.h"
 #include "core/layer_kind.h"
 #include "core/run_key.h"
+#include "core/run_settings.h"
 
 namespace rooflens {
 
@@ -257,6 +258,10 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   // medians follow the host's spells from chunk to chunk: what pairs them with the other side cancels, not noise
   // between runs.
   std::optional<int64_t> live_from;
+  // What the run ran with (core/run_settings.h; written only when known, so older reports round-trip unchanged):
+  std::vector<RunSetting> settings;               // every performance option: effective value and its source
+  std::optional<ThreadsObserved> threads_observed;  // the runtime's thread pool as its profile showed it
+  std::optional<DispatchBreakdown> dispatch;      // where between_kernels_ms goes, as far as the source timed it
 };
 
 struct Failure : RunKey {                // the configuration that failed

@@ -293,6 +293,9 @@ void to_json(json& j, const ProfileRun& r) {
   if (r.activations_bytes) j["activations_bytes"] = *r.activations_bytes;
   if (r.reference) j["reference"] = *r.reference;
   if (r.live_from) j["live_from"] = *r.live_from;
+  if (!r.settings.empty()) j["settings"] = r.settings;
+  if (r.threads_observed) j["threads_observed"] = *r.threads_observed;
+  if (r.dispatch) j["dispatch"] = *r.dispatch;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -332,6 +335,12 @@ void from_json(const json& j, ProfileRun& r) {
       throw UserError("run " + r.label() + ": live_from " + std::to_string(*r.live_from) +
                       " is not a repetition after the first (it has " + std::to_string(r.repetitions.size()) + ")");
   }
+  if (j.contains("settings")) {
+    j.at("settings").get_to(r.settings);
+    if (r.settings.empty()) throw UserError("run " + r.label() + ": settings is an empty list (leave it out)");
+  }
+  if (j.contains("threads_observed")) r.threads_observed = j.at("threads_observed").get<ThreadsObserved>();
+  if (j.contains("dispatch")) r.dispatch = j.at("dispatch").get<DispatchBreakdown>();
   if (j.contains("reference")) {
     r.reference = j.at("reference").get<ReferenceTiming>();
     const ReferenceTiming& ref = *r.reference;

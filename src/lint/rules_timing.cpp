@@ -2,6 +2,7 @@
 // and the part of a run no kernel accounts for (the framework between kernels).
 #include <algorithm>
 
+#include "core/units.h"
 #include "lint/rule.h"
 
 namespace rooflens {
@@ -45,6 +46,36 @@ void headroom(const RunFacts& f, FindingSink& out) {
       "more threads); memory-bound ones want fewer bytes (fusion, a lower precision, layouts that stay in cache).";
 }
 
+// The fixes the run's own dispatch breakdown supports, each with the figure behind it (core/run_settings.h).
+std::string dispatch_fixes(const ProfileRun& run, double gap, double run_ms) {
+  const DispatchBreakdown& d = *run.dispatch;
+  std::string out;
+  auto say = [&out](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+  if (d.profiler_ms && *d.profiler_ms >= 0.5 * gap)
+    say("A profiled run takes " + ms_text(*d.profiler_ms) + " longer than a plain one (" +
+        pct(*d.profiler_ms / gap) + " of this gap): the profiler records each kernel after it ends, before the next "
+        "one starts, so much of this gap can be the profiler's own bookkeeping, absent from the plain run.");
+  if (d.executor_gaps_ms && d.kernels > 0 && *d.executor_gaps_ms >= 0.3 * gap)
+    say(ms_text(*d.executor_gaps_ms) + " falls between kernels inside the executor, " +
+        fixed(*d.executor_gaps_ms * 1000 / static_cast<double>(d.kernels), 1) + " us for each of " +
+        std::to_string(d.kernels) + " kernels: fewer, larger kernels cut it (graph optimizations on, fused "
+        "elementwise chains, a larger batch per call).");
+  if (d.outside_executor_ms && *d.outside_executor_ms >= 0.3 * gap)
+    say(ms_text(*d.outside_executor_ms) + " per run lies outside the executor (entering the session, checking and "
+        "binding inputs, fetching outputs): a cost per call, which a larger batch spreads over more items.");
+  if (d.fences_ms && *d.fences_ms >= 0.3 * gap) say(ms_text(*d.fences_ms) + " per run are fences around kernels.");
+  const double pool = d.pool_wait_ms.value_or(0) + d.pool_handoff_ms.value_or(0);
+  if (pool >= 0.1 * run_ms) {
+    const RunSetting* spin = find_setting(run.settings, "spinning");
+    std::string t = "Inside kernels, the calling thread spent " + ms_text(pool) + " per run handing work to the "
+                    "thread pool and waiting for its workers (" + pct(pool / run_ms) + " of the run): with kernels "
+                    "this small, fewer intra-op threads (--threads 1) may be faster";
+    if (spin && spin->value == "off") t += ", and spinning is off, so every hand-off wakes a sleeping worker";
+    say(t + ".");
+  }
+  return out;
+}
+
 void between_kernels(const RunFacts& f, FindingSink& out) {
   double cov = f.run.coverage;
   if (f.run.layers.empty() || cov <= 0 || cov >= kMinCoverage) return;
@@ -60,11 +91,27 @@ void between_kernels(const RunFacts& f, FindingSink& out) {
                 {"kernels", static_cast<double>(f.run.layers.size()), "count"},
                 {"gap per kernel", f.run.layers.empty() ? 0 : gap * 1000 / static_cast<double>(f.run.layers.size()),
                  "us"}};
-  x.mitigation =
+  const std::string generic =
       "Time between kernels is the runtime's own work: scheduling each kernel, waking the thread pool, allocating "
       "outputs. It grows with the number of kernels, so fewer, larger kernels help (graph optimizations, larger "
       "batches); ONNX Runtime keeps pool threads spinning between kernels with session.intra_op.allow_spinning=1 "
       "(the default), and a memory arena avoids allocations (enableCpuMemArena).";
+  if (!f.run.dispatch) {
+    x.mitigation = generic;
+    return;
+  }
+  const DispatchBreakdown& d = *f.run.dispatch;
+  auto evidence = [&x](const char* name, const std::optional<double>& v) {
+    if (v) x.evidence.push_back({name, *v, "ms"});
+  };
+  evidence("outside the executor", d.outside_executor_ms);
+  evidence("between kernels in the executor", d.executor_gaps_ms);
+  evidence("fences", d.fences_ms);
+  evidence("added by profiling", d.profiler_ms);
+  evidence("pool hand-off inside kernels", d.pool_handoff_ms);
+  evidence("waiting for pool workers inside kernels", d.pool_wait_ms);
+  const std::string fixes = dispatch_fixes(f.run, gap, run_ms);
+  x.mitigation = fixes.empty() ? generic : fixes;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "reporters/findings_report.h"
 #include "reporters/report_text.h"
+#include "reporters/run_setup_text.h"
 
 namespace rooflens {
 namespace {
@@ -128,14 +129,14 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\n  roofs: " << roofs_text(*r.hardware);
   out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
-  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r);
+  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r);
   else out << "  (no configuration finished)\n";
   for (const auto& run : r.runs) {
     if (run.layers.empty()) continue;
     out << "\ntop " << std::min(top_layers, run.layers.size()) << " of " << run.layers.size() << " layers, "
         << run.label() << " (median of profiled iterations; "
         << run.unowned.size() << " ONNX nodes folded/eliminated):\n"
-        << layer_table(run, top_layers) << run_balance(run);
+        << layer_table(run, top_layers) << run_balance(run) << dispatch_line(run);
     if (r.runs.size() > 2) {
       out << "(layers of the other configurations are in the JSON report)\n";
       break;

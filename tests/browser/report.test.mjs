@@ -74,6 +74,17 @@ describe('resnet50 profile report', () => {
     assert.ok(!roof.ceilings.some((c) => c.includes('datasheet')), 'measured roofs are not labelled datasheet');
     await checkFilterAndSort(page, run);
 
+    // What the run ran with: the thread count with its source and the pool ORT's profile showed, the runtime's
+    // defaults labelled so; under the layer table, where the time between kernels went.
+    const facts = await page.textContent('#summary .facts');
+    const threads = run.settings.find((s) => s.name === 'intra_op_threads');
+    assert.ok(facts.includes('intra_op_threads ' + threads.value + ' (' + threads.source + '; profile: pool ' +
+      run.threads_observed.pool), facts);
+    assert.ok(/runtime defaults: [^;]*spinning on/.test(facts), facts);
+    const balance = await page.textContent('#layer-balance');
+    assert.ok(balance.includes('Between kernels, as the runtime timed it: outside the executor ' +
+      run.dispatch.outside_executor_ms.toFixed(3) + ' ms'), balance);
+
     // A fused layer's details list its original ONNX nodes with their shapes and dtypes.
     const fused = run.layers.find((l) => l.onnx_nodes.length >= 3);
     await page.fill('#filter-search', fused.name);

@@ -301,6 +301,39 @@ TEST(LintRules, TimeBetweenKernels) {
   EXPECT_TRUE(of_rule(b.report(), "between-kernels").empty());
 }
 
+TEST(LintRules, TimeBetweenKernelsNamesTheFixItsBreakdownSupports) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.layer("a", "Relu", {"a"}, 6.0);
+  b.run().coverage = 0.75;
+  b.run().between_kernels_ms = 2.0;
+  b.run().profiled_run_ms = 8.0;
+  DispatchBreakdown d;
+  d.kernels = 400;
+  d.outside_executor_ms = 0.1;
+  d.executor_gaps_ms = 1.8;
+  b.run().dispatch = d;
+  b.finish();
+  auto found = of_rule(b.report(), "between-kernels");
+  ASSERT_EQ(found.size(), 1u);
+  const std::string& fix = found[0].mitigation;
+  EXPECT_NE(fix.find("4.5 us for each of 400 kernels: fewer, larger kernels"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("outside the executor"), std::string::npos) << fix;  // 0.1 of 2 ms: not worth a word
+  EXPECT_EQ(fix.find("profiler"), std::string::npos) << fix;
+  EXPECT_DOUBLE_EQ(evidence(found[0], "between kernels in the executor"), 1.8);
+  // Profiling itself costs most of the gap: the finding says the plain run spends less there.
+  b.run().dispatch->profiler_ms = 1.5;
+  std::string profiler = of_rule(b.report(), "between-kernels")[0].mitigation;
+  EXPECT_NE(profiler.find("A profiled run takes 1.500 ms longer than a plain one (75.0% of this gap)"),
+            std::string::npos) << profiler;
+  // The calling thread waiting for pool workers inside kernels, with spinning off: fewer threads, spinning.
+  b.run().dispatch->pool_wait_ms = 1.0;
+  b.run().settings = {{"spinning", "off", SettingSource::rooflens, "session.intra_op.allow_spinning", ""}};
+  std::string pool = of_rule(b.report(), "between-kernels")[0].mitigation;
+  EXPECT_NE(pool.find("fewer intra-op threads (--threads 1)"), std::string::npos) << pool;
+  EXPECT_NE(pool.find("spinning is off"), std::string::npos) << pool;
+}
+
 TEST(LintRules, ThreadsAbovePhysicalCores) {
   ReportBuilder b;
   b.node("a", "Relu", {"x"}, {"y"});

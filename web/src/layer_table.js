@@ -138,7 +138,23 @@ function runBalance(run) {
   return h('div', {class: 'balance muted', id: 'layer-balance'}, '+ between kernels ' + ms(between) + ' ms (the runtime ' +
     'between its kernels, median per profiled iteration; kernels cover ' + pct(run.coverage) + ' of each run) = layers ' +
     ms(layers) + ' + ' + ms(between) + ' = ' + ms(layers + between) + ' ms; profiled run ' + ms(total) + ' ms' +
-    (Math.abs(rest) > 0.05 * total ? ' (' + ms(rest) + ' ms of noise inside kernels: the per-kernel medians drop it)' : '') + '.');
+    (Math.abs(rest) > 0.05 * total ? ' (' + ms(rest) + ' ms of noise inside kernels: the per-kernel medians drop it)' : '') + '.',
+    dispatchText(run));
+}
+
+// Where "between kernels" goes, as far as the runtime timed it (runs[].dispatch); '' without a breakdown.
+function dispatchText(run) {
+  const d = run.dispatch;
+  if (!d) return '';
+  const parts = [['outside the executor', d.outside_executor_ms], ['in the executor between kernels', d.executor_gaps_ms],
+    ['fences', d.fences_ms]].filter(([, v]) => v !== undefined).map(([k, v]) => k + ' ' + ms(v) + ' ms');
+  let text = ' Between kernels, as the runtime timed it: ' + (parts.length ? parts.join(' + ') : '—');
+  if (d.executor_gaps_ms !== undefined && d.kernels > 0) text += ' (' + fixed(d.executor_gaps_ms * 1000 / d.kernels, 1) + ' µs per kernel, ' + d.kernels + ' kernels)';
+  if (d.profiler_ms !== undefined) text += '; profiling itself adds ' + ms(d.profiler_ms) + ' ms per run';
+  if (d.pool_wait_ms !== undefined || d.pool_handoff_ms !== undefined)
+    text += '; inside kernels the calling thread handed work to the pool ' + ms(d.pool_handoff_ms || 0) + ' ms and waited for its workers ' +
+      ms(d.pool_wait_ms || 0) + ' ms' + (d.parallel_kernels !== undefined ? ' (' + d.parallel_kernels + ' parallel kernels)' : '');
+  return text + '.';
 }
 
 // rows: layers of a run, or the analysis nodes (static). Returns {el, reveal(seq)} so the roofline can point here.

@@ -60,6 +60,25 @@ function hostFacts(view) {
   ]);
 }
 
+// "intra_op_threads 2 (rooflens; profile: pool 2, 2 working); runtime defaults: spinning on, ...": every option that
+// shapes performance, its effective value and where it came from (report-schema.md, runs[].settings); the options
+// nobody passed, at the runtime's documented defaults, in one group.
+const SETTING_SOURCES = {user: 'user', rooflens: 'rooflens', observed: 'observed'};
+function settingsText(run) {
+  const chosen = [], defaults = [];
+  for (const s of run.settings || []) {
+    if (s.source === 'runtime_default') {
+      defaults.push(s.name + ' ' + s.value);
+      continue;
+    }
+    let why = SETTING_SOURCES[s.source] || s.source;
+    const t = run.threads_observed;
+    if (s.name === 'intra_op_threads' && t) why += '; profile: pool ' + t.pool + (t.working !== undefined ? ', ' + t.working + ' working' : '');
+    chosen.push(s.name + ' ' + s.value + ' (' + why + ')');
+  }
+  return [chosen.join(' · '), defaults.length ? 'runtime defaults: ' + defaults.join(', ') : ''].filter(Boolean).join('; ');
+}
+
 function backendFacts(view) {
   const r = view.report;
   const backends = r.backends || [];
@@ -70,6 +89,14 @@ function backendFacts(view) {
     pairs.push([prefix + 'backend', b.name + ' ' + b.version], [prefix + 'runtime', b.runtime]);
     const opts = Object.entries(b.options || {}).map(([k, v]) => k + '=' + v).join(', ');
     pairs.push([prefix + 'options', opts || 'runtime defaults']);
+  }
+  // Each run's performance options with their source (runs with the same settings as the one before: once).
+  let last = null;
+  for (const run of view.runs) {
+    const text = settingsText(run);
+    if (!text || text === last) continue;
+    pairs.push([(view.runs.length > 1 ? run.label + ': ' : '') + 'run settings', text]);
+    last = text;
   }
   pairs.push(['rooflens', (tool.version || '') + ' (' + (tool.command || '') + ')'], ['schema', r.schema]);
   if (r.partial) pairs.push(['status', 'partial: interrupted before every configuration ran']);

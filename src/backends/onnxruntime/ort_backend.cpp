@@ -13,8 +13,7 @@
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
-#include "hw/cpu_features.h"
-#include "hw/machine.h"
+#include "backends/onnxruntime/ort_settings.h"
 
 namespace rooflens::ort {
 namespace {
@@ -22,12 +21,6 @@ namespace {
 std::string flat(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
-}
-
-// ORT's default intra-op thread count: one per physical core.
-int64_t physical_cores() {
-  static const int64_t cores = hw::describe_machine(hw::detect_features()).cores;
-  return cores;
 }
 
 // The CPUs rooflens may use (its affinity mask), in order.
@@ -41,11 +34,10 @@ std::vector<int> allowed_cpus() {
 }
 
 // --realtime placement: the runner's main thread (which calls session.run and does its share of every parallel
-// section) on the first allowed CPU, each intra-op worker on one of the next ones. With ORT's default thread
-// count ORT pins its workers to cores 1..N-1 itself and leaves the main thread free: it goes to the first CPU.
-// A thread count above the CPUs leaves the workers where ORT puts them. Real-time priority comes after the load
-// (ChildRunner::enter_realtime), once the workers have moved to their CPUs.
-RunnerConfig placed(int64_t threads, OrtSessionOptions& opts) {
+// section) on the first allowed CPU, each intra-op worker on one of the next ones. A thread count above the CPUs
+// leaves the workers where the OS puts them. Real-time priority comes after the load (ChildRunner::
+// enter_realtime), once the workers have moved to their CPUs.
+RunnerConfig placed(int64_t threads, OrtSessionOptions& opts, RooflensChoices& choices) {
   RunnerConfig rc = runner_config();
   rc.realtime_priority = 10;  // any real-time priority outranks every ordinary process; leave room above
   std::vector<int> cpus = allowed_cpus();
@@ -56,13 +48,15 @@ RunnerConfig placed(int64_t threads, OrtSessionOptions& opts) {
     for (int64_t t = 1; t < threads; ++t)
       affinities += (t > 1 ? ";" : "") + std::to_string(cpus[static_cast<size_t>(t)] + 1);
     opts.extra["session.intra_op_thread_affinities"] = affinities;
+    choices["session.intra_op_thread_affinities"] = "--realtime: one worker per allowed CPU after the runner's own";
   }
   return rc;
 }
 
 class OrtBackend : public Backend {
  public:
-  explicit OrtBackend(OrtSessionOptions base) : base_(std::move(base)), generation_(make_ort_generation(base_, pid_)) {
+  explicit OrtBackend(OrtSessionOptions base)
+      : base_(std::move(base)), generation_(make_ort_generation(base_, budget_, pid_)) {
     OrtRunner probe;  // fails early (one line) when node or onnxruntime-node is missing
     ort_version_ = probe.onnxruntime_version();
     node_version_ = probe.node_version();
@@ -79,9 +73,7 @@ class OrtBackend : public Backend {
   }
 
   int64_t threads_for(int64_t requested) const override {
-    if (requested > 0) return requested;
-    if (base_.intraOpNumThreads && *base_.intraOpNumThreads > 0) return *base_.intraOpNumThreads;
-    return physical_cores();
+    return std::stoll(ort_threads(requested, base_, budget_).value);
   }
 
   const MappingRules& mapping_rules() const override { return ort::mapping_rules(); }
@@ -93,12 +85,15 @@ class OrtBackend : public Backend {
 
   Measurement run(const RunRequest& r) override {
     OrtSessionOptions opts = base_;
-    if (r.key.threads > 0) opts.intraOpNumThreads = static_cast<int>(r.key.threads);
+    const RunSetting threads = ort_threads(r.key.threads, base_, budget_);
+    const int64_t n = std::stoll(threads.value);
+    opts.intraOpNumThreads = static_cast<int>(n);  // always explicit: the run is labelled with what ORT was given
     for (const auto& [k, v] : r.feed.dims) opts.freeDimensionOverrides[k] = v;
     if (r.timing.layers) opts.optimizedModelFilePath = r.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
 
     Measurement out;
-    OrtRunner runner(r.timing.realtime ? placed(r.key.threads, opts) : runner_config());
+    RooflensChoices choices;
+    OrtRunner runner(r.timing.realtime ? placed(n, opts, choices) : runner_config());
     pid_ = runner.process().pid();
     std::string stage = "load";
     try {
@@ -116,18 +111,21 @@ class OrtBackend : public Backend {
       throw backend_error(stage, e);
     }
     pid_ = 0;
-    out.threads = threads_for(r.key.threads);
+    out.threads = n;
+    out.settings = effective_settings(opts, base_, threads, choices);
+    if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (runner.process().realtime_refused())
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
                              "runner ran at normal priority, pinned");
     return out;
   }
 
-  std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_); }
+  std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_, budget_); }
   DecoderGeneration* generation() override { return generation_.get(); }
 
  private:
   OrtSessionOptions base_;
+  CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
   std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too

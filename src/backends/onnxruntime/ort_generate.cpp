@@ -4,7 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_measure.h"
+#include "backends/onnxruntime/ort_settings.h"
 
 namespace rooflens::ort {
 namespace {
@@ -27,6 +29,8 @@ PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p
   for (int i = first; i < first + p.iterations && i < static_cast<int>(profile.runs.size()); ++i)
     m.step.profiled_runs_ms.push_back(static_cast<double>(profile.runs[static_cast<size_t>(i)].dur_us) / 1000.0);
   m.step.kernels = kernel_records(profile, first, p.iterations);
+  m.step.dispatch = dispatch_samples(profile, first, p.iterations);
+  m.step.threads_observed = threads_observed(profile, first, p.iterations);
   m.step.executed_graph = executed;
   m.step.threads = threads;
   return m;
@@ -34,11 +38,13 @@ PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p
 
 class OrtGeneration : public DecoderGeneration {
  public:
-  OrtGeneration(OrtSessionOptions base, std::atomic<pid_t>& pid) : base_(std::move(base)), pid_(pid) {}
+  OrtGeneration(OrtSessionOptions base, CpuBudget budget, std::atomic<pid_t>& pid)
+      : base_(std::move(base)), budget_(std::move(budget)), pid_(pid) {}
 
   GenerationMeasurement generate(const GenerationConfig& c) override {
     OrtSessionOptions opts = base_;
-    if (c.threads > 0) opts.intraOpNumThreads = static_cast<int>(c.threads);
+    const int64_t threads = std::stoll(ort_threads(c.threads, base_, budget_).value);
+    opts.intraOpNumThreads = static_cast<int>(threads);  // always explicit, as the run says
     if (c.timing.layers)
       opts.optimizedModelFilePath = c.work_dir / ("optimized-generate-" + std::to_string(++serial_) + ".onnx");
     const DecoderBinding io = decoder_binding(c.io);
@@ -63,7 +69,7 @@ class OrtGeneration : public DecoderGeneration {
       timed(runner, io, shape, c, m);
       if (c.timing.layers) {
         stage = "profile";
-        profiled(runner, io, shape, c, executed, m);
+        profiled(runner, io, shape, c, threads, executed, m);
       }
       pid_ = 0;
       return m;
@@ -89,7 +95,8 @@ class OrtGeneration : public DecoderGeneration {
 
   // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
   static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
-                       const GenerationConfig& c, const std::optional<GraphView>& executed, GenerationMeasurement& m) {
+                       const GenerationConfig& c, int64_t threads, const std::optional<GraphView>& executed,
+                       GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
       p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir);
@@ -98,11 +105,12 @@ class OrtGeneration : public DecoderGeneration {
       m.profile_error = e.what();
       return;
     }
-    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, c.threads);
-    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, c.threads);
+    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads);
+    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads);
   }
 
   OrtSessionOptions base_;
+  CpuBudget budget_;
   std::atomic<pid_t>& pid_;
   int serial_ = 0;
 };
@@ -129,8 +137,9 @@ DecoderBinding decoder_binding(const DecoderIo& io) {
   return b;
 }
 
-std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base, std::atomic<pid_t>& runner_pid) {
-  return std::make_unique<OrtGeneration>(base, runner_pid);
+std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base, const CpuBudget& budget,
+                                                       std::atomic<pid_t>& runner_pid) {
+  return std::make_unique<OrtGeneration>(base, budget, runner_pid);
 }
 
 }  // namespace rooflens::ort

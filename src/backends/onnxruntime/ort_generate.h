@@ -6,13 +6,15 @@
 #include <atomic>
 #include <memory>
 
+#include "backends/common/cpu_budget.h"
 #include "backends/generation.h"
 #include "backends/onnxruntime/ort_runner.h"
 
 namespace rooflens::ort {
 
-// `runner_pid` is the backend's: it holds the pid of the runner in flight, so Backend::abort() can end it.
-std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base,
+// `runner_pid` is the backend's: it holds the pid of the runner in flight, so Backend::abort() can end it. Sessions
+// get an explicit intra-op thread count (ort_settings.h), rooflens' choice from `budget` when none is asked for.
+std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base, const CpuBudget& budget,
                                                        std::atomic<pid_t>& runner_pid);
 
 // The detected decoder I/O as the runner feeds it (ONNX dtype names become ORT's JavaScript ones).

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_error_class.h"
 #include "backends/onnxruntime/ort_kernel_kind.h"
 #include "model/graph_view.h"
@@ -59,7 +60,8 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, i
   std::vector<KernelRecord> out;
   if (runs <= 0 || first < 0 || static_cast<size_t>(first) >= profile.runs.size()) return out;
   std::unordered_map<std::string, size_t> index;
-  const std::vector<const OrtProfileEvent*> events = profile.kernel_events(first);
+  std::vector<const OrtProfileEvent*> events = profile.kernel_events(first);
+  std::erase_if(events, [](const OrtProfileEvent* e) { return is_fence(*e); });  // waits around a kernel, not one
   const Nesting nested = nesting(events);
   for (size_t i = 0; i < events.size(); ++i) {
     const OrtProfileEvent* e = events[i];
@@ -142,6 +144,9 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   for (int64_t us : prof.profile.run_durations_us(prof.warmup_iterations))
     out.profiled_runs_ms.push_back(static_cast<double>(us) / 1000.0);
   out.kernels = kernel_records(prof);
+  const int measured = static_cast<int>(prof.profile.runs.size()) - prof.warmup_iterations;
+  out.dispatch = dispatch_samples(prof.profile, prof.warmup_iterations, measured);
+  out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
   return out;
 }
 

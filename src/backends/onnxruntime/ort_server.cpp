@@ -4,6 +4,7 @@
 #include <csignal>
 
 #include "backends/onnxruntime/ort_measure.h"
+#include "backends/onnxruntime/ort_settings.h"
 
 namespace rooflens::ort {
 namespace {
@@ -16,7 +17,7 @@ std::vector<IoDesc> io_descs(const std::vector<ValueInfo>& values) {
 
 class OrtModelServer : public ModelServer {
  public:
-  explicit OrtModelServer(OrtSessionOptions base) : base_(std::move(base)) {}
+  OrtModelServer(OrtSessionOptions base, CpuBudget budget) : base_(std::move(base)), budget_(std::move(budget)) {}
 
   void start(bool fresh_process) override {
     if (fresh_process) {
@@ -27,15 +28,23 @@ class OrtModelServer : public ModelServer {
   }
 
   ServedModel load(const ModelLoad& m) override {
-    OrtSessionOptions opts = base_;
-    for (const auto& [k, v] : m.options) apply_ort_option(opts, k, v);
+    OrtSessionOptions user = base_;
+    for (const auto& [k, v] : m.options) apply_ort_option(user, k, v);
+    OrtSessionOptions opts = user;
     for (const auto& [k, v] : m.dims) opts.freeDimensionOverrides[k] = v;
-    if (m.threads > 0) opts.intraOpNumThreads = static_cast<int>(m.threads);
-    if (m.idle_between_runs) opts.extra["session.intra_op.allow_spinning"] = "0";
+    const RunSetting threads = ort_threads(m.threads, user, budget_);
+    opts.intraOpNumThreads = static_cast<int>(std::stoll(threads.value));  // always explicit, as the run says
+    RooflensChoices choices;
+    if (m.idle_between_runs) {
+      opts.extra["session.intra_op.allow_spinning"] = "0";
+      choices["session.intra_op.allow_spinning"] = "off: another runner takes turns with this one, and idle "
+                                                    "spinning workers would slow the side being timed";
+    }
     OrtRunner& r = runner("load");
     try {
       LoadResult l = r.load(m.model, opts, m.timeout);
-      threads_ = opts.intraOpNumThreads.value_or(0);
+      threads_ = *opts.intraOpNumThreads;
+      settings_ = effective_settings(opts, user, threads, choices);
       return {l.load_ms, io_descs(l.inputs), io_descs(l.outputs)};
     } catch (const RunnerError& e) {
       throw backend_error("load", e);
@@ -77,6 +86,8 @@ class OrtModelServer : public ModelServer {
     try {
       Measurement out = measure_loaded(runner(stage), inputs_of(feed), timing, work_dir, timeout, stage);
       out.threads = threads_;
+      out.settings = settings_;
+      if (std::string w = oversubscription_warning(threads_, budget_); !w.empty()) out.warnings.push_back(std::move(w));
       return out;
     } catch (const RunnerError& e) {
       throw backend_error(stage, e);
@@ -122,16 +133,18 @@ class OrtModelServer : public ModelServer {
   }
 
   OrtSessionOptions base_;
+  CpuBudget budget_;
   std::unique_ptr<OrtRunner> runner_;
-  int64_t threads_ = 0;  // the loaded session's intra-op threads, when set (0: ORT's default)
+  int64_t threads_ = 0;               // the loaded session's intra-op threads, as passed to ORT
+  std::vector<RunSetting> settings_;  // and all its performance options
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
 };
 
 }  // namespace
 
-std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base) {
-  return std::make_unique<OrtModelServer>(base);
+std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base, const CpuBudget& budget) {
+  return std::make_unique<OrtModelServer>(base, budget);
 }
 
 }  // namespace rooflens::ort

@@ -4,10 +4,13 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "backends/common/cpu_budget.h"
 #include "backends/onnxruntime/ort_runner.h"
 
 namespace rooflens::ort {
 
-std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base);
+// Every session gets an explicit intra-op thread count: the load's, else the model's or -B's intraOpNumThreads,
+// else one per physical core of `budget` (ort_settings.h).
+std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base, const CpuBudget& budget);
 
 }  // namespace rooflens::ort

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 
+#include "backends/common/cpu_budget.h"
 #include "backends/common/runner_wire.h"
 #include "backends/opencv/opencv_child.h"
 
@@ -14,13 +15,35 @@ namespace {
 SessionOptions session_options(const BackendSpec& spec) {
   SessionOptions o;
   if (spec.opt_level) o.fusion = *spec.opt_level != "disabled";
+  o.fusion_given = spec.opt_level.has_value();
   for (const auto& [k, v] : spec.options) {
     if (k != "fusion") throw UsageError("-B opencv: unknown option '" + k + "' (known: fusion=true|false)");
     if (v == "true" || v == "1") o.fusion = true;
     else if (v == "false" || v == "0") o.fusion = false;
     else throw UsageError("-B opencv:fusion=" + v + ": give true or false");
+    o.fusion_given = true;
   }
   return o;
+}
+
+// The session's options with the thread count resolved: the requested one, else one per core rooflens may use.
+// OpenCV's own default counts every logical CPU of the mask (SMT siblings too); the count is always passed.
+SessionOptions resolved(SessionOptions o, int64_t requested, const CpuBudget& budget, RunSetting& threads) {
+  threads = intra_op_setting(requested, budget, "cv::setNumThreads");
+  o.threads = static_cast<int>(std::stoll(threads.value));
+  return o;
+}
+
+// What the run ran with, and the thread count OpenCV reports after the load (its own read-back).
+void describe(Measurement& m, const SessionOptions& o, const RunSetting& threads, int read_back, const CpuBudget& budget) {
+  m.threads = o.threads;
+  RunSetting fusion{"fusion", o.fusion ? "on" : "off", o.fusion_given ? SettingSource::user : SettingSource::rooflens,
+                    "Net::enableFusion", o.fusion_given ? "" : "always set; on is OpenCV's default too"};
+  RunSetting device{"device", "opencv cpu", SettingSource::rooflens, "setPreferableBackend/Target",
+                    "DNN_BACKEND_OPENCV on DNN_TARGET_CPU"};
+  m.settings = {threads, fusion, device};
+  if (read_back > 0) m.threads_observed = ThreadsObserved{read_back, std::nullopt};
+  if (std::string w = oversubscription_warning(o.threads, budget); !w.empty()) m.warnings.push_back(std::move(w));
 }
 
 BackendError start_failure(const std::string& stage, const std::exception& e) {
@@ -29,7 +52,7 @@ BackendError start_failure(const std::string& stage, const std::exception& e) {
 
 class OpenCvServer : public ModelServer {
  public:
-  explicit OpenCvServer(SessionOptions o) : options_(o) {}
+  OpenCvServer(SessionOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
 
   void start(bool fresh_process) override {
     if (fresh_process) child_.reset();
@@ -38,8 +61,7 @@ class OpenCvServer : public ModelServer {
 
   ServedModel load(const ModelLoad& m) override {
     if (!m.options.empty()) throw UsageError("-B opencv: per-model options are not supported");
-    loaded_ = options_;
-    if (m.threads > 0) loaded_.threads = static_cast<int>(m.threads);
+    loaded_ = resolved(options_, m.threads, budget_, threads_);
     return child("load").load(m.model, m.dims, {}, loaded_, m.timeout);
   }
 
@@ -53,7 +75,7 @@ class OpenCvServer : public ModelServer {
   Measurement measure(const FeedSpec& feed, const TimingOptions& timing, const std::filesystem::path&,
                       std::chrono::milliseconds timeout) override {
     Measurement m = child("run").measure(feed, timing, timeout);
-    m.threads = loaded_.threads > 0 ? loaded_.threads : child("run").default_threads();
+    describe(m, loaded_, threads_, child("run").loaded_threads(), budget_);
     return m;
   }
 
@@ -92,7 +114,9 @@ class OpenCvServer : public ModelServer {
   }
 
   SessionOptions options_;
+  CpuBudget budget_;
   SessionOptions loaded_;  // the loaded model's: options_ with the load's thread count
+  RunSetting threads_;     // and where that count came from
   std::unique_ptr<Child> child_;
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
@@ -102,7 +126,6 @@ class OpenCvBackend : public Backend {
  public:
   explicit OpenCvBackend(SessionOptions o) : options_(o) {
     Child probe;  // fails early (one line) when the runner cannot start
-    default_threads_ = probe.default_threads();
     version_ = probe.opencv_version();
   }
 
@@ -115,7 +138,7 @@ class OpenCvBackend : public Backend {
     return b;
   }
 
-  int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : default_threads_; }
+  int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : budget_.cores; }
 
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }  // kernels name their nodes
 
@@ -125,8 +148,8 @@ class OpenCvBackend : public Backend {
   }
 
   Measurement run(const RunRequest& r) override {
-    SessionOptions o = options_;
-    o.threads = static_cast<int>(r.key.threads);
+    RunSetting threads;
+    const SessionOptions o = resolved(options_, r.key.threads, budget_, threads);
     std::unique_ptr<Child> child;
     try {
       child = std::make_unique<Child>();
@@ -139,20 +162,20 @@ class OpenCvBackend : public Backend {
       ServedModel s = child->load(r.model, r.feed.dims, r.feed.shapes, o, r.timeout);
       m = child->measure(r.feed, r.timing, r.timeout);
       m.load_ms = s.load_ms;
+      describe(m, o, threads, child->loaded_threads(), budget_);
     } catch (...) {
       pid_ = 0;
       throw;
     }
     pid_ = 0;
-    m.threads = threads_for(r.key.threads);
     return m;
   }
 
-  std::unique_ptr<ModelServer> serve() override { return std::make_unique<OpenCvServer>(options_); }
+  std::unique_ptr<ModelServer> serve() override { return std::make_unique<OpenCvServer>(options_, budget_); }
 
  private:
   SessionOptions options_;
-  int64_t default_threads_ = 0;
+  CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
   std::string version_;
   std::atomic<pid_t> pid_{0};
 };

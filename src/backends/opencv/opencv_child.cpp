@@ -11,8 +11,6 @@ using json = nlohmann::json;
 
 Child::Child() : runner_(sibling_runner("rooflens-opencv-runner", "OpenCV runner")) { runner_.start(); }
 
-int Child::default_threads() const { return runner_.hello().value("threads", 0); }
-
 std::string Child::opencv_version() const { return runner_.hello().value("opencv", std::string()); }
 
 json Child::call(json request, std::chrono::milliseconds timeout, const std::string& stage) {
@@ -32,6 +30,7 @@ ServedModel Child::load(const std::filesystem::path& model, const std::map<std::
   json r = call({{"op", "load"}, {"model", std::filesystem::absolute(model).string()}, {"dims", dims},
                  {"shapes", shapes}, {"options", options}},
                 timeout, "load");
+  loaded_threads_ = r.value("threads", 0);
   ServedModel s;
   s.load_ms = r.value("load_ms", 0.0);
   for (const auto& in : r.value("inputs", json::array()))

@@ -12,8 +12,9 @@
 namespace rooflens::opencv {
 
 struct SessionOptions {
-  bool fusion = true;   // Net::enableFusion
-  int threads = 0;      // cv::setNumThreads; 0: OpenCV's default
+  bool fusion = true;   // Net::enableFusion (OpenCV's default too); always sent
+  bool fusion_given = false;  // the user set it (-B opencv:fusion=..., --opt-level)
+  int threads = 0;      // cv::setNumThreads; the backend always passes a count (0 would leave OpenCV's own)
 };
 
 class Child {
@@ -21,7 +22,7 @@ class Child {
   Child();                                    // starts rooflens-opencv-runner (throws UserError if it cannot)
   pid_t pid() const { return runner_.pid(); }
   bool running() const { return runner_.running(); }
-  int default_threads() const;                // OpenCV's own thread count, from hello
+  int loaded_threads() const { return loaded_threads_; }  // cv::getNumThreads() after the last load (0: none)
   std::string opencv_version() const;         // "4.6.0", from hello
 
   // Sends `request` (its "op" set); throws BackendError(stage, ...) naming `subject` unless the answer is ok.
@@ -36,6 +37,7 @@ class Child {
  private:
   ChildRunner runner_;
   std::filesystem::path model_;
+  int loaded_threads_ = 0;
 };
 
 }  // namespace rooflens::opencv

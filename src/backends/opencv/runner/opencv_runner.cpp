@@ -1,8 +1,6 @@
 // The child side of the OpenCV backend: rooflens-opencv-runner serves the runner protocol over one cv::dnn::Net.
 // Requests: hello, load {model, options{fusion, threads}}, run_timed {feed, timing}, run_profiled {feed, timing},
 // outputs {feed}, unload, quit — see docs/opencv-backend.md.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -13,6 +11,7 @@
 #include <opencv2/dnn.hpp>
 
 #include "backends/common/feeds.h"
+#include "backends/common/own_memory.h"
 #include "backends/common/runner_server.h"
 #include "backends/common/runner_wire.h"
 #include "backends/common/timed_loop.h"
@@ -26,12 +25,6 @@ namespace {
 
 using json = nlohmann::json;
 constexpr const char* kLog = "rooflens-opencv-runner";
-
-uint64_t peak_rss_bytes() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // ru_maxrss is in KiB
-}
 
 int cv_depth(int32_t onnx_type) {
   switch (onnx_type) {
@@ -116,7 +109,7 @@ class Session {
     runner_log(kLog, "loaded " + model_);
     json inputs = json::array();
     for (const auto& in : inputs_) inputs.push_back({{"name", in.name}, {"data_type", in.data_type}});
-    return {{"load_ms", ms}, {"threads", cv::getNumThreads()}, {"peak_rss_bytes", peak_rss_bytes()},
+    return {{"load_ms", ms}, {"threads", cv::getNumThreads()}, {"peak_rss_bytes", own_peak_rss_bytes()},
             {"inputs", inputs}, {"outputs", outputs_}};
   }
 
@@ -125,7 +118,7 @@ class Session {
     TimingOptions t = timing_of(req);
     TimedLoopResult r = run_timed_loop(t, [this] { forward(); });
     json out{{"latencies_ms", r.latencies_ms}, {"wall_s", r.wall_s}, {"stop_reason", r.stop_reason},
-             {"warmup_iterations", r.warmup_iterations}, {"peak_rss_bytes", peak_rss_bytes()}};
+             {"warmup_iterations", r.warmup_iterations}, {"peak_rss_bytes", own_peak_rss_bytes()}};
     return out;
   }
 
@@ -155,7 +148,7 @@ class Session {
       layers.push_back({{"name", names[k]}, {"type", net().getLayer(id)->type}, {"inputs", inputs},
                         {"times_ms", times[k]}});
     }
-    return {{"run_latencies_ms", runs}, {"layers", layers}, {"peak_rss_bytes", peak_rss_bytes()}};
+    return {{"run_latencies_ms", runs}, {"layers", layers}, {"peak_rss_bytes", own_peak_rss_bytes()}};
   }
 
   json outputs(const json& req) {

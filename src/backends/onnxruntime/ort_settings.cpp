@@ -1,0 +1,95 @@
+#include "backends/onnxruntime/ort_settings.h"
+
+#include <optional>
+
+namespace rooflens::ort {
+namespace {
+
+constexpr const char* kSpinning = "session.intra_op.allow_spinning";
+constexpr const char* kAffinities = "session.intra_op_thread_affinities";
+constexpr const char* kDocumented = "ORT's documented default";
+
+std::string on_off(bool v) { return v ? "on" : "off"; }
+
+std::optional<std::string> extra(const OrtSessionOptions& o, const char* key) {
+  auto it = o.extra.find(key);
+  if (it == o.extra.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string providers(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& p : list) out += (out.empty() ? "" : ";") + p;
+  return out;
+}
+
+// One option: `sent` is its value in the session (nullopt: not passed), `given` the user's.
+RunSetting one(const char* name, const char* option, const std::optional<std::string>& sent,
+               const std::optional<std::string>& given, const RooflensChoices& choices, std::string default_value,
+               std::string default_note) {
+  RunSetting s;
+  s.name = name;
+  s.option = option;
+  if (!sent) {
+    s.value = std::move(default_value);
+    s.source = SettingSource::runtime_default;
+    s.note = std::move(default_note);
+    return s;
+  }
+  s.value = *sent;
+  auto why = choices.find(option);
+  if (given && *given == *sent) {
+    s.source = SettingSource::user;
+  } else {
+    s.source = SettingSource::rooflens;
+    if (why != choices.end()) s.note = why->second;
+  }
+  return s;
+}
+
+template <class T, class F>
+std::optional<std::string> text(const std::optional<T>& v, F f) {
+  if (!v) return std::nullopt;
+  return f(*v);
+}
+
+}  // namespace
+
+RunSetting ort_threads(int64_t requested, const OrtSessionOptions& user, const CpuBudget& budget) {
+  if (requested <= 0 && user.intraOpNumThreads && *user.intraOpNumThreads > 0) requested = *user.intraOpNumThreads;
+  return intra_op_setting(requested, budget, "intraOpNumThreads");
+}
+
+std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
+                                           const RunSetting& threads, const RooflensChoices& choices) {
+  auto num = [](int v) { return std::to_string(v); };
+  auto flag = [](bool v) { return on_off(v); };
+  auto spin = [](const std::string& v) { return v == "0" ? std::string("off") : v == "1" ? std::string("on") : v; };
+  const bool parallel = sent.executionMode && *sent.executionMode == "parallel";
+  std::vector<RunSetting> out{threads};
+  out.push_back(one("inter_op_threads", "interOpNumThreads", text(sent.interOpNumThreads, num),
+                    text(user.interOpNumThreads, num), choices, parallel ? "0" : "unused",
+                    parallel ? std::string(kDocumented) + ": 0, ORT sizes the inter-op pool itself"
+                             : "sequential execution runs no inter-op pool"));
+  out.push_back(one("execution_mode", "executionMode", sent.executionMode, user.executionMode, choices, "sequential",
+                    kDocumented));
+  out.push_back(one("spinning", kSpinning, text(extra(sent, kSpinning), spin), text(extra(user, kSpinning), spin),
+                    choices, "on", std::string(kDocumented) + " (allow_spinning=1): idle pool threads spin before "
+                    "they sleep"));
+  out.push_back(one("affinity", kAffinities, extra(sent, kAffinities), extra(user, kAffinities), choices, "unpinned",
+                    "ORT pins its workers only when it sizes the pool itself; given a thread count, it leaves them "
+                    "to the OS"));
+  out.push_back(one("opt_level", "graphOptimizationLevel", sent.graphOptimizationLevel, user.graphOptimizationLevel,
+                    choices, "all", kDocumented));
+  out.push_back(one("device", "executionProviders",
+                    sent.executionProviders.empty() ? std::nullopt : std::optional(providers(sent.executionProviders)),
+                    user.executionProviders.empty() ? std::nullopt : std::optional(providers(user.executionProviders)),
+                    choices, "cpu", kDocumented));
+  out.push_back(one("memory_arena", "enableCpuMemArena", text(sent.enableCpuMemArena, flag),
+                    text(user.enableCpuMemArena, flag), choices, "on", kDocumented));
+  out.push_back(one("memory_pattern", "enableMemPattern", text(sent.enableMemPattern, flag),
+                    text(user.enableMemPattern, flag), choices, "on", kDocumented));
+  return out;
+}
+
+}  // namespace rooflens::ort

@@ -1,0 +1,101 @@
+// Text and JSON of a run's settings, observed threads and dispatch breakdown. Read strictly: a field of a present
+// object is required unless the schema marks it optional, and a source outside the closed set is refused.
+#include "core/run_settings.h"
+
+#include "core/errors.h"
+#include "core/json_fields.h"
+
+namespace rooflens {
+
+const char* to_string(SettingSource s) {
+  switch (s) {
+    case SettingSource::user: return "user";
+    case SettingSource::rooflens: return "rooflens";
+    case SettingSource::runtime_default: return "runtime default";
+    case SettingSource::observed: return "observed";
+  }
+  return "?";
+}
+
+std::string settings_text(const std::vector<RunSetting>& settings) {
+  std::string out;
+  for (const auto& s : settings)
+    out += (out.empty() ? "" : " · ") + s.name + " " + s.value + " (" + to_string(s.source) + ")";
+  return out;
+}
+
+const RunSetting* find_setting(const std::vector<RunSetting>& settings, const std::string& name) {
+  for (const auto& s : settings)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+namespace {
+
+SettingSource source_of(const json& v) {
+  const std::string s = v.get<std::string>();
+  for (SettingSource x : {SettingSource::user, SettingSource::rooflens, SettingSource::runtime_default,
+                          SettingSource::observed}) {
+    json probe = x;
+    if (probe.get<std::string>() == s) return x;
+  }
+  throw UserError("settings[].source must be one of \"user\", \"rooflens\", \"runtime_default\", \"observed\", not \"" +
+                  s + "\"");
+}
+
+template <class T>
+void put(json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+template <class T>
+void take(const json& j, const char* key, std::optional<T>& v) {
+  if (j.contains(key)) v = j.at(key).get<T>();
+}
+
+}  // namespace
+
+void to_json(json& j, const RunSetting& s) {
+  j = json{{"name", s.name}, {"value", s.value}, {"source", s.source}, {"option", s.option}, {"note", s.note}};
+}
+void from_json(const json& j, RunSetting& s) {
+  j.at("name").get_to(s.name);
+  j.at("value").get_to(s.value);
+  s.source = source_of(j.at("source"));
+  j.at("option").get_to(s.option);
+  j.at("note").get_to(s.note);
+}
+
+void to_json(json& j, const ThreadsObserved& t) {
+  j = json{{"pool", t.pool}};
+  put(j, "working", t.working);
+}
+void from_json(const json& j, ThreadsObserved& t) {
+  j.at("pool").get_to(t.pool);
+  take(j, "working", t.working);
+  if (t.pool < 1 || (t.working && (*t.working < 0 || *t.working > t.pool)))
+    throw UserError("threads_observed: pool " + std::to_string(t.pool) + " / working " +
+                    (t.working ? std::to_string(*t.working) : "-") + " is not a pool and a part of it");
+}
+
+void to_json(json& j, const DispatchBreakdown& d) {
+  j = json{{"kernels", d.kernels}};
+  put(j, "outside_executor_ms", d.outside_executor_ms);
+  put(j, "executor_gaps_ms", d.executor_gaps_ms);
+  put(j, "fences_ms", d.fences_ms);
+  put(j, "profiler_ms", d.profiler_ms);
+  put(j, "parallel_kernels", d.parallel_kernels);
+  put(j, "pool_handoff_ms", d.pool_handoff_ms);
+  put(j, "pool_wait_ms", d.pool_wait_ms);
+}
+void from_json(const json& j, DispatchBreakdown& d) {
+  j.at("kernels").get_to(d.kernels);
+  take(j, "outside_executor_ms", d.outside_executor_ms);
+  take(j, "executor_gaps_ms", d.executor_gaps_ms);
+  take(j, "fences_ms", d.fences_ms);
+  take(j, "profiler_ms", d.profiler_ms);
+  take(j, "parallel_kernels", d.parallel_kernels);
+  take(j, "pool_handoff_ms", d.pool_handoff_ms);
+  take(j, "pool_wait_ms", d.pool_wait_ms);
+}
+
+}  // namespace rooflens
