@@ -295,9 +295,10 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
   hw.notes.push_back("each figure is the best of many short timed repetitions (at least " + std::to_string(o.reps) +
                      " in each of " + std::to_string(std::max(1, o.rounds)) + " interleaved rounds); a repetition "
                      "runs from a common barrier to the last thread's end; threads pinned one per core");
-  hw.notes.push_back("memory levels are where the sweep (all kernels together) plateaus and falls; reported cache "
-                     "sizes only name the falls they agree with; DRAM is a plateau the sweep ends on, 4x or more "
-                     "beyond the last cache found");
+  if (o.bandwidth)
+    hw.notes.push_back("memory levels are where the sweep (all kernels together) plateaus and falls; reported cache "
+                       "sizes only name the falls they agree with; DRAM is a plateau the sweep ends on, 4x or more "
+                       "beyond the last cache found");
   std::vector<int> counts = thread_counts(o, hw.machine);
   Sweep sw{&bw, o.quick, o.quick ? 2.0 : std::sqrt(2.0), 0};
   sw.limit = o.max_working_set ? o.max_working_set : memory_limit(static_cast<int>(counts.size()));
