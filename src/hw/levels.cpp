@@ -63,6 +63,10 @@ struct Fall {
 // inside a level (measured: read's 500 -> 370 GB/s inside a 48 KiB L1) or a wobble of DRAM is shallower than
 // the fall from one cache level to the next (1.4x and more, measured).
 constexpr double kSteepFall = 1.3;
+// A fall this steep is a level boundary whatever the reported sizes say: from this VM's L3 into DRAM (2.2x and
+// more) it must not give way to a shallow wobble of DRAM that a bogus reported size (508 MiB) happens to agree
+// with. Cache-to-cache falls can be shallower (1.25-1.55x measured here), so below this the agreements decide.
+constexpr double kUnmistakableFall = 1.6;
 
 // A reported size agrees with a fall when it lies within a factor of 2 of where the bandwidth began to fall (the
 // last working set of the upper plateau): a cache starts losing a cyclic sweep a little before its capacity. Not
@@ -75,19 +79,20 @@ bool agrees(const Fall& f, uint64_t size) {
 
 struct Naming {
   std::vector<int> slot;  // per fall: level index, or -1
-  int kept = 0, agreements = 0;
+  int kept = 0, unmistakable = 0, agreements = 0;
   double steepness = 0;   // sum of log strengths of the kept falls
   bool better_than(const Naming& o) const {
     if (kept != o.kept) return kept > o.kept;
+    if (unmistakable != o.unmistakable) return unmistakable > o.unmistakable;
     if (agreements != o.agreements) return agreements > o.agreements;
     return steepness > o.steepness;
   }
 };
 
 // Which falls are level boundaries, and which level each one ends: as many levels as the sweep shows (up to the
-// level names available), then as many agreements with the reported sizes as possible, then the steepest falls.
-// (Steepness cannot come first: on a 2-kernel quick sweep this VM's step inside L1 measured 1.32x, its fall from
-// L1 to L2 1.25x.)
+// level names available), then as many unmistakable falls, then as many agreements with the reported sizes as
+// possible, then the steepest falls. (Steepness alone cannot decide: on a 2-kernel quick sweep this VM's step
+// inside L1 measured 1.32x, its fall from L1 to L2 1.25x.)
 // Level names go in order, so a level the sweep cannot see (its reported size agrees with no fall) is skipped
 // only when a later reported size agrees with the next fall. Exhaustive: a sweep has a handful of falls.
 void name_falls(std::vector<Fall>& falls, const std::vector<uint64_t>& reported, int slots) {
@@ -107,9 +112,12 @@ void name_falls(std::vector<Fall>& falls, const std::vector<uint64_t>& reported,
     if (!eligible(falls[k])) return;
     for (int s = next; s < slots; ++s) {
       bool agree = static_cast<size_t>(s) < reported.size() && agrees(falls[k], reported[static_cast<size_t>(s)]);
-      cur.slot[k] = s, cur.kept += 1, cur.agreements += agree, cur.steepness += std::log(falls[k].strength);
+      bool sure = falls[k].strength >= kUnmistakableFall;
+      cur.slot[k] = s, cur.kept += 1, cur.unmistakable += sure, cur.agreements += agree;
+      cur.steepness += std::log(falls[k].strength);
       self(self, k + 1, s + 1);
-      cur.slot[k] = -1, cur.kept -= 1, cur.agreements -= agree, cur.steepness -= std::log(falls[k].strength);
+      cur.slot[k] = -1, cur.kept -= 1, cur.unmistakable -= sure, cur.agreements -= agree;
+      cur.steepness -= std::log(falls[k].strength);
     }
   };
   search(search, 0, 0);

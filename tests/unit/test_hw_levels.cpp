@@ -116,6 +116,30 @@ TEST(HwLevels, AStepOnlyOneKernelShowsInsideL1IsNotALevel) {
   }
 }
 
+TEST(HwLevels, AShallowStepInsideL1GivesWayToTheFallAReportedSizeAgreesWith) {
+  // Two kernels with the same shape (a quick sweep): a 1.32x step inside L1 at 12 KiB, a 1.27x fall from L1 to L2.
+  std::vector<uint64_t> steps{12 * KiB, 48 * KiB, 1 * MiB, 32 * MiB};
+  std::vector<KernelSweep> sweeps = {{"read", staircase(steps, {500, 380, 300, 125, 50})},
+                                     {"triad", staircase(steps, {350, 266, 210, 88, 35})}};
+  SweepLevels lv = find_levels(sweeps, kTrue);
+  ASSERT_EQ(names(lv), kAll);
+  EXPECT_GE(level(lv, "L1").last_bytes, 32 * KiB);
+  EXPECT_EQ(level(lv, "L1").reported_bytes, 48 * KiB);
+}
+
+TEST(HwLevels, ASteepFallIsNotPushedOutByAWobbleABogusSizeAgreesWith) {
+  // Measured here at 1 thread: DRAM declines from ~55 GB/s at 128 MiB to ~42 from 512 MiB on, a 1.2x wobble at
+  // 256-512 MiB that the VM's bogus 508 MiB "L3" agrees with; the real L3 falls 2.2x at 16-32 MiB.
+  std::vector<uint64_t> steps{48 * KiB, 1 * MiB, 32 * MiB, 300 * MiB};
+  std::vector<KernelSweep> sweeps = {{"read", staircase(steps, {500, 270, 125, 55, 45})},
+                                     {"triad", staircase(steps, {350, 190, 88, 50, 41})}};
+  SweepLevels lv = find_levels(sweeps, {48 * KiB, 1 * MiB, 508 * MiB});
+  ASSERT_EQ(names(lv), kAll);
+  EXPECT_LE(level(lv, "L3").last_bytes, 32 * MiB);
+  EXPECT_EQ(level(lv, "L3").reported_bytes, 0u);
+  EXPECT_DOUBLE_EQ(figure(lv, "L3", "read"), 125);
+}
+
 TEST(HwLevels, AReportedLevelTheSweepCannotSeeIsNotInvented) {
   // The L3 runs at DRAM speed (disabled, or too busy to show): three steps, not four.
   SweepLevels lv = find_levels(two_kernels(kTrue, {500, 270, 50, 50}), kTrue);
