@@ -3,8 +3,9 @@
 //      both with --refresh into a private cache directory so nothing is reused;
 //   2. rooflens' kernels against likwid-bench kernels doing the same work at the same working set:
 //        fp32_fma_avx512 ↔ peakflops_sp_avx512_fma   fp32_fma_avx2 ↔ peakflops_sp_avx_fma
-//        read  @ L1/L2/L3/DRAM ↔ load_avx512          triad @ DRAM ↔ stream_avx512
-//      for 1 thread and all threads; ratio = rooflens / likwid (target ≥ 0.97).
+//        read  @ every level ↔ load_avx512           triad @ every level ↔ stream_avx512
+//      at every thread count the full run measured, at every level its sweep found (DRAM included; a thread count
+//      without a DRAM level is reported as such); ratio = rooflens / likwid (target ≥ 0.97).
 // Point by point and interleaved: for each row, ROOFLENS_BENCH_ROUNDS rounds (default 5) alternate one
 // likwid-bench run and one round of the same rooflens kernel in this process (hw::Probe, the code `rooflens hw`
 // measures with), who goes first alternating; each side's figure is its best round. On a shared VM throughput
@@ -52,7 +53,6 @@
 #include "hw/bandwidth_kernels.h"
 #include "hw/compute_kernels.h"
 #include "hw/cpu_features.h"
-#include "hw/machine.h"
 #include "hw/measure.h"
 #include "hw/team.h"
 
@@ -200,10 +200,15 @@ int main() {
   std::printf("rooflens hw (full):  %.2f s (target <= 60 s) %s\n\n", full.seconds, full.seconds <= 60 ? "ok" : "MISSED");
   HardwareInfo report = rooflens::hardware_from_json(slurp((tmp / "full.json").string()));
 
+  for (const std::string& w : report.warnings) std::printf("hw report warning: %s\n", w.c_str());
   bool have_likwid = shell("command -v likwid-bench").rc == 0;
   if (!have_likwid) std::printf("likwid-bench not found (make deps installs Debian's likwid): ours only\n");
-  int all = 1;
-  for (const auto& c : report.compute) all = std::max<int>(all, static_cast<int>(c.threads));
+  std::vector<int> thread_counts;  // every thread count the full run measured
+  for (const auto& c : report.compute) thread_counts.push_back(static_cast<int>(c.threads));
+  for (const auto& l : report.levels) thread_counts.push_back(static_cast<int>(l.threads));
+  std::sort(thread_counts.begin(), thread_counts.end());
+  thread_counts.erase(std::unique(thread_counts.begin(), thread_counts.end()), thread_counts.end());
+  std::vector<std::string> missing_dram;
 
   hw::FeatureMask mask = hw::detect_features();
   const hw::BwKernelSet& bw = hw::select_bandwidth(mask);
@@ -233,7 +238,7 @@ int main() {
   }
 
   std::vector<Row> rows;
-  for (int t : all > 1 ? std::vector<int>{1, all} : std::vector<int>{1}) {
+  for (int t : thread_counts) {
     std::unique_ptr<hw::Team> team;
     try {
       team = std::make_unique<hw::Team>(t);
@@ -283,11 +288,18 @@ int main() {
       }
       rows.push_back(row);
     }
-    // Bandwidth rows at the working sets where the full run found each level's figure.
+    // Bandwidth rows at every level the full run's sweep found at this thread count, at the working sets where
+    // it found each level's figure.
     struct BwRow { std::string level, kernel, theirs; };
-    std::vector<BwRow> plan = {{"L1", "read", "load_avx512"}, {"L2", "read", "load_avx512"},
-                               {"L3", "read", "load_avx512"}, {"DRAM", "read", "load_avx512"},
-                               {"DRAM", "triad", "stream_avx512"}};
+    std::vector<BwRow> plan;
+    bool dram = false;
+    for (const auto& l : report.levels)
+      if (l.threads == t) {
+        plan.push_back({l.level, "read", "load_avx512"});
+        plan.push_back({l.level, "triad", "stream_avx512"});
+        dram |= l.level == "DRAM";
+      }
+    if (!dram) missing_dram.push_back("x" + std::to_string(t));
     uint64_t biggest = 0;
     for (const auto& m : report.memory)
       if (m.threads == t) biggest = std::max<uint64_t>(biggest, m.working_set_bytes);
@@ -307,8 +319,7 @@ int main() {
         row.report = m->gbps;
         size_t n = hw::bandwidth_elements(m->working_set_bytes, t, k->arrays);
         row.ws_ours = static_cast<double>(t) * k->arrays * static_cast<double>(n) * 8;
-        std::vector<uint64_t> caps = hw::cache_capacities(report.machine, t);
-        hw::Probe probe = hw::Probe::bandwidth(*team, *k, n, caps.empty() ? 0 : 2 * caps.back());  // as `hw` does
+        hw::Probe probe = hw::Probe::bandwidth(*team, *k, n, hw::bandwidth_settle_bytes(report.machine, t));  // as `hw` does
         uint64_t kb = std::max<uint64_t>(1, (m->working_set_bytes + 500) / 1000);
         // One likwid iteration moves each thread's share of the working set once.
         double per_iter = static_cast<double>(kb) * 1000.0 / t;
@@ -345,5 +356,15 @@ int main() {
               "while the row was measured.\n",
               rounds, rounds, kLikwidWindow * 1000);
   std::printf("%d of %d compared figure(s) below 97%% of likwid-bench\n", below, compared);
+  std::string levels;
+  for (int t : thread_counts) {
+    levels += (levels.empty() ? "" : "; ") + std::string("x") + std::to_string(t) + ":";
+    for (const auto& l : report.levels)
+      if (l.threads == t) levels += " " + l.level;
+  }
+  std::printf("levels the full run found: %s\n", levels.c_str());
+  std::string missing;
+  for (const auto& m : missing_dram) missing += " " + m;
+  std::printf("DRAM level at every thread count: %s\n", missing.empty() ? "yes" : ("MISSING at" + missing).c_str());
   return 0;
 }

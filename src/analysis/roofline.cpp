@@ -31,11 +31,11 @@ const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads, const s
 }
 
 const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, int64_t threads) {
-  static const char* order[] = {"L1", "L2", "L3", "DRAM"};
-  // Fall outward when the level was not measured (e.g. --quick has no L3 point).
+  static const char* order[] = {"L1", "L2", "L3", "L4", "DRAM"};
+  // Fall outward when the level was not measured (roofs measured without it, a hand-written file).
   size_t start = 0;
-  while (start < 4 && level != order[start]) ++start;
-  for (size_t i = start; i < 4; ++i) {
+  while (start < 5 && level != order[start]) ++start;
+  for (size_t i = start; i < 5; ++i) {
     std::vector<MemoryRoof> at;
     for (const auto& m : hw.memory)
       if (m.level == order[i] && m.gbps > 0) at.push_back(m);
@@ -52,6 +52,20 @@ const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, in
 std::string label(const std::string& name, int64_t threads) { return name + " x" + std::to_string(threads); }
 
 }  // namespace
+
+std::string memory_level_for(const HardwareInfo& hw, uint64_t bytes, int64_t threads) {
+  if (hw.levels.empty()) return memory_level_for(hw.machine, bytes, threads);
+  int64_t t = nearest_threads(hw.levels, threads);
+  std::vector<const MemoryLevel*> at;
+  for (const MemoryLevel& l : hw.levels)
+    if (l.threads == t) at.push_back(&l);
+  std::stable_sort(at.begin(), at.end(), [](const MemoryLevel* a, const MemoryLevel* b) { return a->first_bytes < b->first_bytes; });
+  for (size_t i = 0; i + 1 < at.size(); ++i)
+    if (bytes < at[i + 1]->first_bytes) return at[i]->level;
+  // Past the last level found: DRAM (a sweep that found no DRAM plateau leaves its last cache's end as the limit).
+  const MemoryLevel& last = *at.back();
+  return last.level == "DRAM" || bytes > last.last_bytes ? "DRAM" : last.level;
+}
 
 std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threads) {
   for (const auto& c : m.caches) {
@@ -76,7 +90,7 @@ RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_
                                 double seconds, const std::string& dtype) {
   RoofPlacement p;
   if (seconds <= 0) return p;
-  const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw.machine, bytes, threads), threads);
+  const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw, bytes, threads), threads);
   const ComputeRoof* peak = compute_peak(hw, threads, dtype.empty() ? "fp32" : dtype);
   if (flops == 0) {
     if (!mem || bytes == 0) return p;

@@ -14,13 +14,23 @@ struct RoofPlacement {
   double efficiency = 0;    // achieved / attainable
 };
 
-// The memory level a working set of `bytes` fits in, given `threads` threads: "L1", "L2", "L3" or "DRAM".
+// The memory level whose ceiling a working set of `bytes` run on `threads` threads is held against. With levels
+// the sweep found (hw.levels, at the thread count nearest `threads`): the nearest level whose successor's plateau
+// has not begun at `bytes` — a working set on the slope between two levels goes with the faster one, whose
+// roof it cannot exceed. Without them (datasheets, roofs measured before levels were kept), from the reported
+// cache sizes as below.
+std::string memory_level_for(const HardwareInfo& hw, uint64_t bytes, int64_t threads);
+// From reported cache sizes: the first level whose capacity usable by `threads` holds `bytes`: "L1", "L2", "L3"
+// or "DRAM".
 std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threads);
 
 // flops may be 0 (layout kernels): then the layer is memory bound and efficiency is achieved GB/s over the
 // level's bandwidth. Uses the compute ceilings of `dtype` (a roof dtype: "fp32", "fp16", "int8", ...; a layer
 // whose source names no precision, and any dtype the roofs lack, uses fp32: the dtype of the zoo and most models)
-// and the memory ceiling of the level the layer's bytes fit in, both at the thread count nearest `threads`.
+// and the memory ceiling of the level the layer's bytes fit in (memory_level_for), both at the thread count nearest
+// `threads`. A level's memory ceiling is the best any bandwidth kernel reached there, whatever its mix of reads
+// and writes: a layer's bytes are counted as the kernels' are (each tensor once, no write-allocate), so no layer
+// that moves what it is said to move can beat the best of them (docs/roofs.md).
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
                                 double seconds, const std::string& dtype = "fp32");
 

@@ -72,7 +72,7 @@ int run_hw(const HwArgs& a) {
                    hw::cache_file(dir, key) + " (--refresh measures again)";
     } else {
       hw = hw::measure_hardware(opts, ROOFLENS_VERSION);
-      provenance = "measured now" + std::string(a.quick ? " (--quick: fp32 peak, L1/L2/DRAM points)" : "");
+      provenance = "measured now" + std::string(a.quick ? " (--quick: fp32 peak, a coarse read/triad sweep)" : "");
       if (cacheable) {
         try {
           hw::store_cached(dir, hw);
@@ -93,7 +93,7 @@ int run_hw(const HwArgs& a) {
 void setup_hw(CLI::App& root, Action& action) {
   auto args = std::make_shared<HwArgs>();
   auto* cmd = root.add_subcommand("hw", "Measure this machine's roofs: compute peaks per ISA/dtype, bandwidth per memory level");
-  auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: best fp32 FMA peak and L1/L2/DRAM points (a few seconds)");
+  auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: best fp32 FMA peak and a coarse read/triad sweep (a few seconds)");
   auto* refresh = cmd->add_flag("--refresh", args->refresh, "Measure again even when cached roofs exist");
   cmd->add_flag("-v,--verbose", args->verbose, "Also print the whole bandwidth sweep");
   cmd->add_option("--json", args->json, "Write the report (with its hardware section) to FILE ('-' = stdout)");
@@ -116,6 +116,7 @@ void setup_hw(CLI::App& root, Action& action) {
       ->excludes(threads)
       ->excludes(without);
   cmd->footer(
+      "Memory levels come from the measured sweep; reported cache sizes are hints (docs/roofs.md).\n"
       "Results are cached per machine under $XDG_CACHE_HOME/rooflens (or ~/.cache/rooflens), keyed by CPU\n"
       "model, core count and rooflens version, and reused unless --refresh.\n"
       "Examples:\n"

@@ -142,6 +142,13 @@ struct MemoryRoof {
   uint64_t working_set_bytes = 0;
 };
 
+struct MemoryLevel {             // a memory level the bandwidth sweep found (hw/levels.h), per thread count
+  std::string level;             // "L1" | "L2" | "L3" | "L4" | "DRAM"
+  int64_t threads = 0;
+  uint64_t first_bytes = 0, last_bytes = 0;  // working sets (total over arrays and threads) its plateau spans
+  uint64_t reported_bytes = 0;   // the reported cache capacity that agreed with its fall; 0: named from the sweep
+};
+
 struct SweepPoint {
   std::string kernel;
   int64_t threads = 0;
@@ -162,8 +169,10 @@ struct HardwareInfo {
   MachineDesc machine;
   std::vector<ComputeRoof> compute;
   std::vector<MemoryRoof> memory;
+  std::vector<MemoryLevel> levels;  // where each level's plateau lies on the sweep; empty for datasheets
   std::vector<SweepPoint> sweep;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // implausible roofs (hw/plausibility.h); every report shows them
   std::vector<HwError> errors;
 };
 

@@ -164,13 +164,14 @@ void from_json(const json& j, MemoryRoof& m) {
 }
 
 ROOFLENS_JSON_FIELDS(SweepPoint, kernel, threads, working_set_bytes, gbps)
+ROOFLENS_JSON_FIELDS(MemoryLevel, level, threads, first_bytes, last_bytes, reported_bytes)
 
 ROOFLENS_JSON_FIELDS(HwError, benchmark, message)
 
 void to_json(json& j, const HardwareInfo& h) {
   j = json{{"source", h.source}, {"cache_key", h.cache_key}, {"measured_at", h.measured_at}, {"quick", h.quick},
-            {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"sweep", h.sweep},
-            {"notes", h.notes}, {"errors", h.errors}};
+            {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"levels", h.levels},
+            {"sweep", h.sweep}, {"notes", h.notes}, {"warnings", h.warnings}, {"errors", h.errors}};
 }
 void from_json(const json& j, HardwareInfo& h) {
   j.at("source").get_to(h.source);
@@ -182,8 +183,10 @@ void from_json(const json& j, HardwareInfo& h) {
   if (j.contains("machine")) j.at("machine").get_to(h.machine);
   j.at("compute").get_to(h.compute);
   j.at("memory").get_to(h.memory);
+  if (j.contains("levels")) j.at("levels").get_to(h.levels);
   if (j.contains("sweep")) j.at("sweep").get_to(h.sweep);
   if (j.contains("notes")) j.at("notes").get_to(h.notes);
+  if (j.contains("warnings")) j.at("warnings").get_to(h.warnings);
   if (j.contains("errors")) j.at("errors").get_to(h.errors);
 }
 

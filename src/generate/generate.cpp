@@ -20,9 +20,14 @@ namespace rooflens {
 namespace fs = std::filesystem;
 namespace {
 
+// The largest working set a cache holds: where the sweep's last cache plateau ends (measured), else the largest
+// reported cache (roofs without levels: datasheets, hand-written files). A reported size can be wrong by 10x.
 uint64_t last_level_cache(const HardwareInfo* hw) {
   uint64_t best = 0;
   if (!hw) return 0;
+  for (const auto& l : hw->levels)
+    if (l.level != "DRAM") best = std::max(best, l.last_bytes);
+  if (best > 0) return best;
   for (const auto& c : hw->machine.caches)
     best = std::max(best, c.size_bytes * static_cast<uint64_t>(std::max<int64_t>(1, c.instances)));
   return best;

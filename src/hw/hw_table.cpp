@@ -16,6 +16,19 @@ std::string binary_bytes(uint64_t bytes) {
   return s + " " + units[u];
 }
 
+namespace {
+
+// Where each level lies on the sweep, and the reported size that agreed with it.
+std::string levels_table(const std::vector<MemoryLevel>& levels) {
+  TextTable t{{{"level (sweep)"}, {"threads", true}, {"plateau from", true}, {"to", true}, {"reported", true}}, {}};
+  for (const MemoryLevel& l : levels)
+    t.rows.push_back({l.level, std::to_string(l.threads), binary_bytes(l.first_bytes), binary_bytes(l.last_bytes),
+                      l.reported_bytes ? binary_bytes(l.reported_bytes) : "-"});
+  return t.render();
+}
+
+}  // namespace
+
 std::string render_hardware(const HardwareInfo& hw, bool verbose, const std::string& provenance) {
   std::ostringstream out;
   const MachineDesc& m = hw.machine;
@@ -58,7 +71,9 @@ std::string render_hardware(const HardwareInfo& hw, bool verbose, const std::str
     memory.rows.push_back({r.level, r.kernel, std::to_string(r.threads), fixed(r.gbps, 1),
                            r.working_set_bytes ? binary_bytes(r.working_set_bytes) : "-"});
   if (!memory.rows.empty()) out << memory.render();
+  if (!hw.levels.empty()) out << "\n" << levels_table(hw.levels);
   for (const std::string& n : hw.notes) out << "note: " << n << "\n";
+  for (const std::string& w : hw.warnings) out << "warning: " << w << "\n";
 
   if (verbose && !hw.sweep.empty()) {
     TextTable sweep{{{"kernel"}, {"threads", true}, {"working set", true}, {"GB/s", true}}, {}};

@@ -1,6 +1,6 @@
 #pragma once
-// Terminal rendering of a HardwareInfo: machine lines, compute and memory ceilings, errors; the whole
-// sweep when verbose.
+// Terminal rendering of a HardwareInfo: machine lines, compute and memory ceilings, the levels found on the sweep,
+// notes, plausibility warnings, errors; the whole sweep when verbose.
 #include <string>
 
 #include "core/report.h"

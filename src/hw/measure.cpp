@@ -1,16 +1,16 @@
 #include "hw/measure.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
-#include <map>
 #include <memory>
 #include <new>
 #include <utility>
 
+#include "hw/hw_table.h"
+#include "hw/levels.h"
 #include "hw/machine.h"
-#include "hw/plateau.h"
+#include "hw/plausibility.h"
 #include "hw/roof_cache.h"
 #include "hw/team.h"
 
@@ -18,7 +18,6 @@ namespace rooflens::hw {
 namespace {
 
 constexpr uint64_t kKiB = 1024, kGiB = kKiB * kKiB * kKiB;
-constexpr size_t kStagger = 192;  // bytes between arrays, so a[i] and b[i] never share a 4 KiB page offset
 
 std::string iso_now() {
   std::time_t t = std::time(nullptr);
@@ -49,75 +48,31 @@ void guarded(HardwareInfo& hw, const std::string& what, F&& f) {
   }
 }
 
-// Best-of-K timing of work whose size (iterations, blocks) is scaled so one repetition lasts about `target`.
-// The size is found by growing it until a best-of-3 lasts ≥ 0.2 ms and extrapolating; because a thread
-// descheduled during that probe makes the work look slower than it is (it happened: 5 ms for 1 iteration, so
-// the "20 ms" repetition became 4 iterations and the figure 0.005 GFLOP/s), the final best is checked against
-// the target and the size extrapolated again from it when it fell short. Repetitions: at least `min_reps`,
-// more until `budget` seconds have passed (Team::timed). Repetitions are short on purpose: on a shared 2-vCPU
-// VM a 0.5 ms window with every thread on its core comes often, a 20 ms one rarely (measured here under
-// load, 2 threads: best of 0.5 ms repetitions 287 GFLOP/s, of 10 ms ones 155).
-struct Timing { uint64_t units = 1; double seconds = 0; };
+constexpr uint64_t kMiB = kKiB * kKiB;
 
-constexpr uint64_t kMaxUnits = uint64_t{1} << 40;
-
-Timing time_best(double target, int min_reps, double budget, const Probe::Timed& timed) {
-  Timing r;
-  double t = timed(r.units, 3, 0, false);
-  auto grow = [&] {  // to a best-of-3 long enough (0.2 ms) to extrapolate from
-    while (t < 2e-4 && r.units < kMaxUnits) {
-      r.units = std::min(r.units * 16, kMaxUnits);
-      t = timed(r.units, 3, 0, false);
-    }
-  };
-  grow();
-  for (int round = 0; round < 3; ++round) {
-    r.units = std::clamp<uint64_t>(static_cast<uint64_t>(static_cast<double>(r.units) * target / t), 1, kMaxUnits);
-    t = timed(r.units, min_reps, budget, true);
-    if (t >= 0.5 * target || r.units == kMaxUnits) break;
-    grow();  // the sizing was fooled: probe again from the size that ran fast
-  }
-  r.seconds = t;
-  return r;
-}
-
-// Each thread's arrays inside its private buffer, staggered so a[i], b[i], c[i] never share a page offset;
-// `first` elements into each array, `count` elements.
-BwArgs bw_args(Team& team, const BwKernel& k, int tid, size_t n, size_t first, size_t count, uint64_t passes) {
-  char* base = reinterpret_cast<char*>(team.buffer(tid).data);
-  size_t stride = n * sizeof(double) + kStagger;
-  BwArgs a;
-  a.a = reinterpret_cast<double*>(base) + first;
-  a.b = reinterpret_cast<const double*>(base + (k.arrays >= 2 ? stride : 0)) + first;
-  a.c = reinterpret_cast<const double*>(base + (k.arrays >= 3 ? 2 * stride : 0)) + first;
-  a.n = count;
-  a.passes = passes;
-  return a;
-}
-
-// `teams`: thread counts measured side by side, each holding a buffer this big.
-uint64_t default_max_working_set(const MachineDesc& m, int teams) {
+// The largest reported cache, all instances: a hint for how far the sweep must go.
+uint64_t reported_llc(const MachineDesc& m) {
   uint64_t llc = 0;
-  for (const CacheInfo& c : m.caches) llc = std::max(llc, c.size_bytes * static_cast<uint64_t>(c.instances));
-  uint64_t want = std::max<uint64_t>(8 * llc, kGiB);
-  uint64_t avail = available_memory_bytes();
-  // Leave room for the rest of the machine: use at most a quarter of what is free, never below 8 x LLC.
-  uint64_t share = avail / 4 / static_cast<uint64_t>(std::max(teams, 1));
-  if (avail && want > share) want = std::max<uint64_t>(8 * llc, share);
-  return want;
+  for (const CacheInfo& c : m.caches) llc = std::max(llc, c.size_bytes * static_cast<uint64_t>(std::max<int64_t>(1, c.instances)));
+  return llc;
 }
 
-struct LevelPoint { std::string level; uint64_t working_set; };
+// The most one team's buffer may hold (`teams` thread counts are measured side by side): a quarter of the
+// memory free now, shared, so the rest of the machine keeps room; 4 GiB each when unknown.
+uint64_t memory_limit(int teams) {
+  uint64_t avail = available_memory_bytes();
+  if (avail == 0) return 4 * kGiB;
+  return std::max<uint64_t>(avail / 4 / static_cast<uint64_t>(std::max(teams, 1)), 256 * kMiB);
+}
 
-// --quick measures three points instead of a sweep: half of L1 and of L2 (safely inside) and 8 x LLC.
-std::vector<LevelPoint> quick_points(const MachineDesc& m, int threads) {
-  std::vector<uint64_t> caps = cache_capacities(m, threads);
-  std::vector<LevelPoint> pts;
-  if (caps.size() >= 1) pts.push_back({"L1", caps[0] / 2});
-  if (caps.size() >= 2) pts.push_back({"L2", caps[1] / 2});
-  uint64_t llc = caps.empty() ? 32 * kKiB * kKiB : caps.back();
-  pts.push_back({"DRAM", 8 * llc});
-  return pts;
+// Where the sweep starts ending: full, max(8 x reported LLC, 1 GiB) (STREAM wants 4x the caches; a reported size
+// may be wrong either way, and the sweep goes further when it has not settled on DRAM by then, see
+// extend_sweeps); quick, max(8 x LLC, 512 MiB) but at most 1 GiB on the hint's word alone (this VM's DRAM plateau
+// begins at 256 MiB with 2 threads; starting at 256 MiB and extending cost --quick 1-4 s more than this).
+uint64_t initial_max_working_set(const MachineDesc& m, bool quick, uint64_t limit) {
+  uint64_t llc = reported_llc(m);
+  uint64_t want = quick ? std::max(std::min(8 * llc, kGiB), 512 * kMiB) : std::max(8 * llc, kGiB);
+  return std::min(want, limit);
 }
 
 // Every figure (compute peak or bandwidth point) of every thread count, measured in rounds: each round
@@ -130,7 +85,6 @@ struct Item {
   std::string group;        // error entries name this; a failure drops the whole group ("compute X x2")
   const ComputeKernel* compute = nullptr;
   const BwKernel* bw = nullptr;
-  std::string level;        // bandwidth: quick mode's level name
   uint64_t working_set = 0; // bandwidth: actual bytes over all threads and arrays
   Probe probe;
 };
@@ -138,71 +92,165 @@ struct Item {
 struct TeamPlan {
   std::unique_ptr<Team> team;
   std::vector<Item> items;
+  uint64_t swept_to = 0;    // the largest working set planned so far
 };
 
-void plan_team(TeamPlan& tp, const std::vector<ComputeKernel>& kernels, const BwKernelSet& set, const HwOptions& o,
-               uint64_t max_ws, HardwareInfo& hw) {
+struct Sweep {
+  const BwKernelSet* set = nullptr;
+  bool quick = false;
+  double step = 0;          // factor between working sets: sqrt(2), x2 in quick mode
+  uint64_t limit = 0;       // memory_limit
+};
+
+bool failed_group(const std::vector<std::string>& failed, const Item& it) {
+  return std::find(failed.begin(), failed.end(), it.group) != failed.end();
+}
+
+// Bandwidth points of every kernel at the working sets in (from, to]; the team's buffers grow to hold them.
+// Returns false when they cannot be allocated (an error entry says so).
+bool plan_bandwidth(TeamPlan& tp, const Sweep& sw, uint64_t from, uint64_t to, HardwareInfo& hw) {
   Team& team = *tp.team;
   int t = team.size();
   std::string tn = "x" + std::to_string(t);
-  if (o.compute)
-    for (const ComputeKernel& k : kernels)
-      tp.items.push_back({"compute " + k.name + " " + tn, &k, nullptr, "", 0, Probe::compute(team, k)});
-  if (!o.bandwidth) return;
-  std::vector<LevelPoint> plan;
-  if (o.quick) {
-    plan = quick_points(hw.machine, t);
-  } else {
-    for (uint64_t ws : sweep_sizes(max_ws)) plan.push_back({"", ws});
-  }
-  uint64_t biggest = 0;
-  for (const auto& p : plan) biggest = std::max(biggest, p.working_set);
-  // Twice the caches these threads use: enough of a kernel's sweep to leave them in its steady state.
-  std::vector<uint64_t> caps = cache_capacities(hw.machine, t);
-  uint64_t settle = caps.empty() ? 0 : 2 * caps.back();
+  std::vector<uint64_t> sizes;
+  for (uint64_t ws : sweep_sizes(to, sw.step))
+    if (ws > from) sizes.push_back(ws);
+  if (sizes.empty()) return false;
   bool ok = false;
-  guarded(hw, "bandwidth " + tn, [&] {
-    team.reserve(bandwidth_buffer_bytes(biggest, t));
+  guarded(hw, "bandwidth " + tn + " up to " + binary_bytes(sizes.back()), [&] {
+    team.reserve(bandwidth_buffer_bytes(sizes.back(), t));
     ok = true;
   });
-  if (!ok) return;
-  for (const BwKernel& k : set.kernels) {
-    if (o.quick && !k.quick) continue;
-    for (const auto& p : plan) {
-      size_t n = bandwidth_elements(p.working_set, t, k.arrays);
+  if (!ok) return false;
+  uint64_t settle = bandwidth_settle_bytes(hw.machine, t);
+  for (const BwKernel& k : sw.set->kernels) {
+    if (sw.quick && !k.quick) continue;
+    for (uint64_t size : sizes) {
+      size_t n = bandwidth_elements(size, t, k.arrays);
       if (n == 0) continue;
       uint64_t ws = static_cast<uint64_t>(t) * static_cast<uint64_t>(k.arrays) * n * 8;
-      tp.items.push_back(
-          {"bandwidth " + tn + " " + k.name, nullptr, &k, p.level, ws, Probe::bandwidth(team, k, n, settle)});
+      tp.items.push_back({"bandwidth " + tn + " " + k.name, nullptr, &k, ws, Probe::bandwidth(team, k, n, settle)});
+    }
+  }
+  tp.swept_to = sizes.back();
+  return true;
+}
+
+void plan_team(TeamPlan& tp, const std::vector<ComputeKernel>& kernels, const Sweep& sw, const HwOptions& o,
+               uint64_t max_ws, HardwareInfo& hw) {
+  std::string tn = "x" + std::to_string(tp.team->size());
+  if (o.compute)
+    for (const ComputeKernel& k : kernels)
+      tp.items.push_back({"compute " + k.name + " " + tn, &k, nullptr, 0, Probe::compute(*tp.team, k)});
+  if (o.bandwidth) plan_bandwidth(tp, sw, 0, max_ws, hw);
+}
+
+// The levels one team's sweep shows so far: each kernel's points, in working-set order.
+SweepLevels team_levels(const TeamPlan& tp, const Sweep& sw, const std::vector<std::string>& failed,
+                        const MachineDesc& m) {
+  std::vector<KernelSweep> sweeps;
+  for (const BwKernel& k : sw.set->kernels) {
+    KernelSweep ks{k.name, {}};
+    for (const Item& it : tp.items)
+      if (it.bw == &k && !failed_group(failed, it)) ks.points.push_back({it.working_set, it.probe.best()});
+    std::stable_sort(ks.points.begin(), ks.points.end(),
+                     [](const BwSample& a, const BwSample& b) { return a.working_set_bytes < b.working_set_bytes; });
+    if (!ks.points.empty()) sweeps.push_back(std::move(ks));
+  }
+  return find_levels(sweeps, cache_capacities(m, tp.team->size()));
+}
+
+// Rounds over `items` (see Item): a figure's repetitions spread over all rounds; a failure drops its group.
+void run_rounds(const std::vector<Item*>& items, const HwOptions& o, const std::string& what,
+                std::vector<std::string>& failed, HardwareInfo& hw) {
+  int rounds = std::max(1, o.rounds);
+  // Short repetitions, many of them (see time_best): best-of-K only needs one undisturbed.
+  double csecs = o.compute_seconds > 0 ? o.compute_seconds : 0.0005;
+  double bsecs = o.bandwidth_seconds > 0 ? o.bandwidth_seconds : 0.0005;
+  // Wall time per figure over all rounds. Compute figures get more: there are few of them, and with several
+  // threads a repetition needs every thread on its core at once, which a busy machine grants least often.
+  // Quick mode's coarse sweep has about half the full sweep's points for two kernels, at 0.025 s each.
+  double bw_seconds = o.figure_seconds > 0 ? o.figure_seconds : (o.quick ? 0.025 : 0.04);
+  double compute_seconds = o.figure_seconds > 0 ? o.figure_seconds : 0.2;
+  for (int r = 0; r < rounds; ++r) {
+    if (o.progress) o.progress(what + ", round " + std::to_string(r + 1) + "/" + std::to_string(rounds));
+    for (Item* it : items) {
+      if (failed_group(failed, *it)) continue;
+      try {
+        double per_round = (it->compute ? compute_seconds : bw_seconds) / rounds;
+        it->probe.round(it->compute ? csecs : bsecs, o.reps, per_round);
+      } catch (...) {
+        hw.errors.push_back({it->group, what_of(std::current_exception())});
+        failed.push_back(it->group);
+      }
     }
   }
 }
 
-void collect_team(const TeamPlan& tp, const BwKernelSet& set, const HwOptions& o,
-                  const std::vector<std::string>& failed, HardwareInfo& hw) {
-  int t = tp.team->size();
-  auto ok = [&](const Item& it) { return std::find(failed.begin(), failed.end(), it.group) == failed.end(); };
-  for (const Item& it : tp.items)
-    if (it.compute && ok(it))
-      hw.compute.push_back({it.compute->name, it.compute->isa, it.compute->dtype, t, it.probe.best()});
-  for (const BwKernel& k : set.kernels) {
-    std::vector<BwSample> samples;
-    std::vector<std::string> levels;
-    for (const Item& it : tp.items)
-      if (it.bw == &k && ok(it)) {
-        samples.push_back({it.working_set, it.probe.best()});
-        levels.push_back(it.level);
-        hw.sweep.push_back({k.name, t, it.working_set, it.probe.best()});
-      }
-    if (o.quick) {
-      for (size_t i = 0; i < samples.size(); ++i)
-        hw.memory.push_back({levels[i], k.name, t, samples[i].gbps, samples[i].working_set_bytes});
-      continue;
+// How far a team's sweep should go from what it shows so far: 4x further (--quick: 2x) while it has not settled
+// on DRAM (no flat plateau at its end 4x beyond the last cache it found); 4x a reported cache size it has not
+// confirmed (its "DRAM" may be inside that cache). 0: far enough. --quick leaves an unconfirmed size unchecked (a
+// warning says so): on a VM that reports a 508 MiB L3 per core, checking it means sweeping 4 GiB.
+uint64_t wanted_reach(const SweepLevels& lv, uint64_t swept_to, bool quick) {
+  if (!lv.dram) return (quick ? 2 : 4) * swept_to;
+  if (!quick && lv.unconfirmed_bytes && 4 * lv.unconfirmed_bytes > swept_to) return 4 * lv.unconfirmed_bytes;
+  return 0;
+}
+
+// Teams whose sweeps have not gone far enough measure further, twice at most, within the memory limit: DRAM
+// must exist at every thread count, and a reported cache size cannot be trusted to say how far is far enough.
+void extend_sweeps(std::vector<TeamPlan>& teams, const Sweep& sw, const HwOptions& o, std::vector<std::string>& failed,
+                   HardwareInfo& hw) {
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<Item*> added;
+    std::string what;
+    for (TeamPlan& tp : teams) {
+      uint64_t to = std::min(sw.limit, wanted_reach(team_levels(tp, sw, failed, hw.machine), tp.swept_to, sw.quick));
+      if (to <= tp.swept_to) continue;
+      size_t before = tp.items.size();
+      if (!plan_bandwidth(tp, sw, tp.swept_to, to, hw)) continue;
+      for (size_t i = before; i < tp.items.size(); ++i) added.push_back(&tp.items[i]);
+      what += (what.empty() ? "" : ", ") + std::string("x") + std::to_string(tp.team->size()) + " up to " +
+              binary_bytes(tp.swept_to);
     }
-    if (!samples.empty())
-      for (const Plateau& p : find_plateaus(samples, cache_capacities(hw.machine, t)))
-        hw.memory.push_back({p.level, k.name, t, p.gbps, p.working_set_bytes});
+    if (added.empty()) return;
+    run_rounds(added, o, "bandwidth further out (" + what + ")", failed, hw);
   }
+}
+
+void collect_team(const TeamPlan& tp, const Sweep& sw, const std::vector<std::string>& failed, HardwareInfo& hw) {
+  int t = tp.team->size();
+  for (const Item& it : tp.items)
+    if (it.compute && !failed_group(failed, it))
+      hw.compute.push_back({it.compute->name, it.compute->isa, it.compute->dtype, t, it.probe.best()});
+  bool any_bw = false;
+  for (const BwKernel& k : sw.set->kernels)
+    for (const Item& it : tp.items)
+      if (it.bw == &k && !failed_group(failed, it)) {
+        hw.sweep.push_back({k.name, t, it.working_set, it.probe.best()});
+        any_bw = true;
+      }
+  if (!any_bw) return;
+  SweepLevels lv = team_levels(tp, sw, failed, hw.machine);
+  for (const BwKernel& k : sw.set->kernels)  // kernel by kernel, levels in order, as `hw` prints them
+    for (const LevelFigure& f : lv.figures)
+      if (f.kernel == k.name) hw.memory.push_back({f.level, f.kernel, t, f.gbps, f.working_set_bytes});
+  for (const FoundLevel& l : lv.levels) hw.levels.push_back({l.level, t, l.first_bytes, l.last_bytes, l.reported_bytes});
+  if (!lv.disagreements.empty()) {
+    std::string list;
+    for (const std::string& d : lv.disagreements) list += (list.empty() ? "" : ", ") + d;
+    hw.notes.push_back("x" + std::to_string(t) + ": the sweep shows no fall near the reported " + list +
+                       "; levels follow the sweep");
+  }
+  if (!lv.dram && tp.swept_to >= sw.limit)
+    hw.notes.push_back("x" + std::to_string(t) + ": the sweep stopped at " + binary_bytes(tp.swept_to) +
+                       ", the memory this run may use, before settling on DRAM");
+  if (lv.dram && lv.unconfirmed_bytes)
+    hw.warnings.push_back("at " + std::to_string(t) + " thread(s) the reported cache of " +
+                          binary_bytes(lv.unconfirmed_bytes) + " was not checked: the sweep reached " +
+                          binary_bytes(tp.swept_to) + ", less than 4x it (" +
+                          (sw.quick ? "--quick" : "the memory this run may use") + "), and found no fall near it; if "
+                          "that cache is real, the DRAM figures at this thread count are its");
 }
 
 std::vector<int> thread_counts(const HwOptions& o, const MachineDesc& m) {
@@ -214,105 +262,27 @@ std::vector<int> thread_counts(const HwOptions& o, const MachineDesc& m) {
 
 }  // namespace
 
-Probe::Probe(Timed timed, Amount amount) : timed_(std::move(timed)), amount_(std::move(amount)) {}
-
-double Probe::round(double seconds, int min_reps, double budget) {
-  double rate;
-  if (units_ == 0) {
-    Timing first = time_best(seconds, min_reps, budget, timed_);
-    units_ = first.units;
-    rate = amount_(units_) / first.seconds;
-  } else {
-    rate = amount_(units_) / timed_(units_, min_reps, budget, true);
-  }
-  best_ = std::max(best_, rate);
-  return rate;
-}
-
-Probe Probe::compute(Team& team, const ComputeKernel& k) {
-  auto sink = std::make_shared<std::vector<double>>(static_cast<size_t>(team.size()));
-  Timed timed = [&team, &k, sink](uint64_t iters, int reps, double budget, bool) {
-    return team.timed(reps, [&](int tid) { (*sink)[static_cast<size_t>(tid)] = k.run(iters); }, budget);
-  };
-  double per_unit = static_cast<double>(team.size()) * k.ops_per_iter / 1e9;
-  return Probe(std::move(timed), [per_unit](uint64_t iters) { return per_unit * static_cast<double>(iters); });
-}
-
-size_t bandwidth_elements(uint64_t working_set, int threads, int arrays) {
-  uint64_t per_array = working_set / static_cast<uint64_t>(threads) / static_cast<uint64_t>(arrays) / 8;
-  return per_array / kBwElementBlock * kBwElementBlock;
-}
-
-uint64_t bandwidth_buffer_bytes(uint64_t working_set, int threads) {
-  return working_set / static_cast<uint64_t>(threads) + 4 * kStagger + 4096;
-}
-
-Probe Probe::bandwidth(Team& team, const BwKernel& k, size_t n, uint64_t settle_bytes) {
-  // Work is counted in blocks of kBwElementBlock elements. At least a whole array's worth: whole passes
-  // (rounded). Less (a DRAM-sized array takes 15-30 ms per pass here): a window of that many blocks that
-  // moves on through the array from one repetition to the next, wrapping around — the access stream over
-  // time is the same cyclic sweep as whole passes (so an array larger than the caches still comes from
-  // memory), only timed in short windows.
-  const uint64_t blocks = std::max<uint64_t>(1, n / kBwElementBlock);
-  n = blocks * kBwElementBlock;
-  auto done_blocks = [blocks](uint64_t units) {
-    return units < blocks ? units : std::max<uint64_t>(1, (units + blocks / 2) / blocks) * blocks;
-  };
-  struct State {
-    std::vector<double> sink;
-    std::vector<uint64_t> next;  // per thread: block where its next window starts
-  };
-  auto st = std::make_shared<State>();
-  st->sink.resize(static_cast<size_t>(team.size()));
-  st->next.resize(static_cast<size_t>(team.size()));
-  // One thread's window of `units` blocks (at most a whole array) from where its last one ended, wrapping.
-  auto window = [&team, &k, n, blocks, st](int tid, uint64_t units) {
-    auto i = static_cast<size_t>(tid);
-    uint64_t& at = st->next[i];
-    uint64_t head = std::min(units, blocks - at);
-    st->sink[i] = k.fn(bw_args(team, k, tid, n, at * kBwElementBlock, head * kBwElementBlock, 1));
-    if (units > head) st->sink[i] += k.fn(bw_args(team, k, tid, n, 0, (units - head) * kBwElementBlock, 1));
-    at = (at + units) % blocks;
-  };
-  // settle_bytes counts all threads and arrays; one block per thread moves this many of them.
-  uint64_t block_bytes = static_cast<uint64_t>(team.size()) * static_cast<uint64_t>(k.arrays) * kBwElementBlock * 8;
-  uint64_t settle_blocks = settle_bytes ? std::min(blocks, (settle_bytes + block_bytes - 1) / block_bytes) : blocks;
-  Timed timed = [&team, &k, n, blocks, settle_blocks, done_blocks, st, window](uint64_t units, int reps,
-                                                                                double budget, bool settle) {
-    if (units >= blocks)
-      return team.timed(reps, [&](int tid) {
-        st->sink[static_cast<size_t>(tid)] = k.fn(bw_args(team, k, tid, n, 0, n, done_blocks(units) / blocks));
-      }, budget);
-    // Windows: caches must hold what the cyclic sweep leaves in them — for triad/copy/write, lines this
-    // kernel dirtied, whose write-back each window pays for — not what the previous figure left (clean
-    // lines cost nothing to evict and would flatter the first windows). An untimed stretch of the sweep
-    // (a whole pass, or settle_bytes when that is less), ending where the next window starts, brings them there.
-    if (settle) team.run([&](int tid) { window(tid, settle_blocks); });
-    return team.timed(reps, [&](int tid) { window(tid, units); }, budget);
-  };
-  double per_block = static_cast<double>(team.size()) * k.words * 8.0 * kBwElementBlock / 1e9;
-  return Probe(std::move(timed), [per_block, done_blocks](uint64_t units) {
-    return per_block * static_cast<double>(done_blocks(units));
-  });
-}
-
-std::vector<uint64_t> sweep_sizes(uint64_t max_bytes) {
+std::vector<uint64_t> sweep_sizes(uint64_t max_bytes, double step) {
   std::vector<uint64_t> out;
-  for (double s = 4.0 * kKiB; s <= static_cast<double>(max_bytes) * 1.0001; s *= std::sqrt(2.0))
+  for (double s = 4.0 * kKiB; s <= static_cast<double>(max_bytes) * 1.0001; s *= step)
     out.push_back(static_cast<uint64_t>(s) / 512 * 512);
   return out;
 }
 
+uint64_t bandwidth_settle_bytes(const MachineDesc& m, int threads) {
+  std::vector<uint64_t> caps = cache_capacities(m, threads);
+  uint64_t twice = caps.empty() ? 0 : 2 * caps.back();
+  return std::clamp<uint64_t>(twice, 64 * kMiB, 512 * kMiB);
+}
+
 HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
-  auto say = [&](const std::string& s) {
-    if (o.progress) o.progress(s);
-  };
   FeatureMask mask = detect_features() & o.force_mask;
   HardwareInfo hw;
   hw.source = "measured";
   hw.quick = o.quick;
   hw.measured_at = iso_now();
   hw.machine = describe_machine(mask);
+  if (o.reported_caches) hw.machine.caches = *o.reported_caches;
   hw.cache_key = cache_key(hw.machine.model, hw.machine.cores, version);
   const BwKernelSet& bw = o.bandwidth_set ? *o.bandwidth_set : select_bandwidth(mask);
   std::vector<ComputeKernel> kernels = select_compute(o.compute_registry ? *o.compute_registry : compute_kernels(), mask);
@@ -320,48 +290,37 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
     auto first = std::find_if(kernels.begin(), kernels.end(), [](const auto& k) { return k.dtype == "fp32"; });
     kernels = first == kernels.end() ? std::vector<ComputeKernel>{} : std::vector<ComputeKernel>{*first};
   }
-  // Short repetitions, many of them (see time_best): best-of-K only needs one undisturbed.
-  double csecs = o.compute_seconds > 0 ? o.compute_seconds : 0.0005;
-  double bsecs = o.bandwidth_seconds > 0 ? o.bandwidth_seconds : 0.0005;
   hw.notes.push_back("bandwidth bytes counted as STREAM does: read 1, write 1, copy 2, triad 3 words per element "
                      "(write-allocate traffic not counted); " + bw.isa + " kernels, ordinary stores");
   hw.notes.push_back("each figure is the best of many short timed repetitions (at least " + std::to_string(o.reps) +
                      " in each of " + std::to_string(std::max(1, o.rounds)) + " interleaved rounds); a repetition "
                      "runs from a common barrier to the last thread's end; threads pinned one per core");
+  if (o.bandwidth)
+    hw.notes.push_back("memory levels are where the sweep (all kernels together) plateaus and falls; reported cache "
+                       "sizes only name the falls they agree with; DRAM is a plateau the sweep ends on, 4x or more "
+                       "beyond the last cache found");
   std::vector<int> counts = thread_counts(o, hw.machine);
-  uint64_t max_ws = o.max_working_set ? o.max_working_set
-                                      : default_max_working_set(hw.machine, static_cast<int>(counts.size()));
+  Sweep sw{&bw, o.quick, o.quick ? 2.0 : std::sqrt(2.0), 0};
+  sw.limit = o.max_working_set ? o.max_working_set : memory_limit(static_cast<int>(counts.size()));
+  uint64_t max_ws = o.max_working_set ? o.max_working_set : initial_max_working_set(hw.machine, o.quick, sw.limit);
   std::vector<TeamPlan> teams;
   for (int t : counts) {
     TeamPlan tp;
     guarded(hw, "threads x" + std::to_string(t), [&] { tp.team = std::make_unique<Team>(t); });
     if (!tp.team) continue;
-    plan_team(tp, kernels, bw, o, max_ws, hw);
+    plan_team(tp, kernels, sw, o, max_ws, hw);
     teams.push_back(std::move(tp));
   }
-  int rounds = std::max(1, o.rounds);
-  // Wall time per figure over all rounds. Compute figures get more: there are few of them, and with several
-  // threads a repetition needs every thread on its core at once, which a busy machine grants least often.
-  double bw_seconds = o.figure_seconds > 0 ? o.figure_seconds : (o.quick ? 0.15 : 0.04);
-  double compute_seconds = o.figure_seconds > 0 ? o.figure_seconds : 0.2;
+  std::vector<Item*> all;
+  for (TeamPlan& tp : teams)
+    for (Item& it : tp.items) all.push_back(&it);
+  std::string what = std::string(o.compute ? "compute peaks" : "") + (o.compute && o.bandwidth ? " and " : "") +
+                     (o.bandwidth ? (o.quick ? "a coarse bandwidth sweep" : "bandwidth sweep") : "");
   std::vector<std::string> failed;
-  for (int r = 0; r < rounds; ++r) {
-    say(std::string(o.compute ? "compute peaks" : "") + (o.compute && o.bandwidth ? " and " : "") +
-        (o.bandwidth ? (o.quick ? "bandwidth points" : "bandwidth sweep") : "") + ", round " +
-        std::to_string(r + 1) + "/" + std::to_string(rounds));
-    for (TeamPlan& tp : teams)
-      for (Item& it : tp.items) {
-        if (std::find(failed.begin(), failed.end(), it.group) != failed.end()) continue;
-        try {
-          double per_round = (it.compute ? compute_seconds : bw_seconds) / rounds;
-          it.probe.round(it.compute ? csecs : bsecs, o.reps, per_round);
-        } catch (...) {
-          hw.errors.push_back({it.group, what_of(std::current_exception())});
-          failed.push_back(it.group);
-        }
-      }
-  }
-  for (const TeamPlan& tp : teams) collect_team(tp, bw, o, failed, hw);
+  run_rounds(all, o, what, failed, hw);
+  if (o.bandwidth) extend_sweeps(teams, sw, o, failed, hw);
+  for (const TeamPlan& tp : teams) collect_team(tp, sw, failed, hw);
+  for (std::string& w : plausibility_warnings(hw)) hw.warnings.push_back(std::move(w));
   return hw;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
-// Plateau detection on a bandwidth-vs-working-set sweep: the curve is a staircase (L1, L2, L3, DRAM) with
-// sloped transitions between steps. A plateau is a run of points whose bandwidth stays within a tolerance of
-// the run's median; short runs are transitions and are dropped; neighbouring plateaus at the same height
-// (a noisy dip split one) are merged. Runs are found on the sweep's upper envelope (see plateau.cpp). Plateaus are then named from the cache capacities when known.
+// The shape of a bandwidth-vs-working-set curve: its upper envelope and the flat runs (plateaus) on it. A
+// plateau is a run of points whose value stays within a tolerance of the run's median and that spans enough
+// working set to be a level rather than a step of the slope between two levels; neighbouring plateaus at the
+// same height (a noisy dip split one) are merged. hw/levels.h names the plateaus.
+#include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace rooflens::hw {
@@ -14,23 +14,25 @@ struct BwSample {
   double gbps = 0;
 };
 
-struct Plateau {
-  std::string level;          // "L1", "L2", "L3", ... or "DRAM"
-  size_t first = 0, last = 0; // indices into the sweep (inclusive)
-  double gbps = 0;            // best sustained point inside the plateau (edges excluded when it is long)
-  uint64_t working_set_bytes = 0;  // where that point was measured
-};
-
 struct PlateauOptions {
-  double tolerance = 0.15;    // relative distance from the run's median that still counts as flat
-  size_t min_points = 2;      // shorter runs are transitions
+  double tolerance = 0.15;  // relative distance from the run's median that still counts as flat
+  double min_span = 1.9;    // a plateau's last working set / its first, at least: a factor of ~2 (3 points of
+                            // the full sweep's sqrt(2) steps, 2 of the quick sweep's x2 steps); shorter runs are
+                            // the slope between two levels
 };
 
-// `sweep` sorted by working set. `capacities`: total cache bytes usable by the measuring threads per level,
-// ascending (L1, L2, L3); empty when unknown, in which case plateaus are named L1, L2, ... and the last
-// one DRAM. With capacities, a plateau whose (geometric) middle working set fits in level k is "Lk", one that
-// fits in none is "DRAM" — so a level the sweep could not resolve is missing rather than invented.
-std::vector<Plateau> find_plateaus(const std::vector<BwSample>& sweep, const std::vector<uint64_t>& capacities,
+// Indices first..last (inclusive) into the curve, and the run's median value.
+struct Plateau {
+  size_t first = 0, last = 0;
+  double height = 0;
+};
+
+// Interference (other processes, interrupts) only ever slows a kernel down, and a larger working set is never
+// faster than a smaller one: each point takes the best bandwidth measured at its working set or any larger one.
+std::vector<BwSample> upper_envelope(std::vector<BwSample> s);
+
+// Plateaus of `values` sampled at ascending working sets `ws` (same length), in order.
+std::vector<Plateau> find_plateaus(const std::vector<uint64_t>& ws, const std::vector<double>& values,
                                    const PlateauOptions& opts = {});
 
 }  // namespace rooflens::hw

@@ -21,7 +21,8 @@ std::optional<std::string> slurp(const std::string& path) {
 }  // namespace
 
 std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version) {
-  return cpu_model + "|" + std::to_string(cores) + " cores|rooflens " + version;
+  return cpu_model + "|" + std::to_string(cores) + " cores|rooflens " + version + "|roofs " +
+         std::to_string(kRoofsRevision);
 }
 
 std::string cache_dir(const char* xdg, const char* home) {

@@ -1,7 +1,7 @@
 #pragma once
 // The per-machine cache of measured roofs, so other commands (and a second `rooflens hw`) reuse them.
-// Key = CPU model + core count + rooflens version: a new CPU (VM migrated, image moved) or a new rooflens
-// (kernels may have changed) measures again. The key is also stored inside the file and checked on load.
+// Key = CPU model + core count + rooflens version + roofs revision: a new CPU (VM migrated, image moved), a new
+// rooflens (kernels may have changed) or a new way of measuring measures again. The key is also stored inside the file and checked on load.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +9,11 @@
 #include "core/report.h"
 
 namespace rooflens::hw {
+
+// How roofs are measured, as a number: raised whenever a change makes earlier measurements wrong, so cached roofs
+// of the same rooflens version are measured again. 2: levels from the sweep, not named by reported cache sizes
+// (roofs of revision 1 could call a cache-sized working set DRAM, or a DRAM-sized one L3).
+inline constexpr int kRoofsRevision = 2;
 
 std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version);
 

@@ -98,6 +98,7 @@ std::string layer_sections(const Report& r, size_t top) {
 
 std::string notes(const Report& r) {
   std::vector<std::string> warnings;
+  for (const auto& w : roof_warnings(r)) warnings.push_back(md_code(w));
   for (const auto& w : r.warnings) warnings.push_back(md_code(w));
   for (const auto& run : r.runs)
     for (const auto& w : run.warnings) warnings.push_back(md_code(run.label() + ": " + w));

@@ -165,7 +165,8 @@ std::string generation_summary(const Report& r, size_t top_layers) {
       if (r.generation->runs.size() > 1) out << "(the other configurations' layers are in the JSON report)\n";
     }
   }
-  std::vector<std::string> warnings = r.warnings;
+  std::vector<std::string> warnings = roof_warnings(r);
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   for (const auto& run : r.generation->runs)
     for (const auto& w : run.warnings) warnings.push_back(run.key().label() + ": " + w);
   if (!warnings.empty()) {

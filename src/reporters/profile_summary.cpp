@@ -142,7 +142,8 @@ std::string profile_summary(const Report& r, size_t top_layers) {
       break;
     }
   }
-  std::vector<std::string> warnings = r.warnings;
+  std::vector<std::string> warnings = roof_warnings(r);
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   for (const auto& run : r.runs)
     for (const auto& w : run.warnings) warnings.push_back(run.label() + ": " + w);
   if (!warnings.empty()) {

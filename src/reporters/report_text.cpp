@@ -106,6 +106,13 @@ std::string md_code(const std::string& s) {
   return fence + sp + text + sp + fence;
 }
 
+std::vector<std::string> roof_warnings(const Report& r) {
+  std::vector<std::string> out;
+  if (r.hardware)
+    for (const auto& w : r.hardware->warnings) out.push_back("roofs: " + w);
+  return out;
+}
+
 std::string roofs_text(const HardwareInfo& h) {
   std::string out = h.source + (h.quick ? " (quick)" : "");
   if (!h.measured_at.empty()) out += " " + h.measured_at;

@@ -19,6 +19,9 @@ std::string runtimes_text(const Report& r);
 // "measured (quick) 2026-11-23T23:24:39Z on Intel(R) Xeon(R) ...": where the roofs came from; parts the source did
 // not record (a datasheet has no measurement time) are left out.
 std::string roofs_text(const HardwareInfo& h);
+// The roofs' own warnings (implausible ceilings, see docs/roofs.md), each prefixed "roofs: ": every view that
+// lists a report's warnings lists these first.
+std::vector<std::string> roof_warnings(const Report& r);
 // A backend's options as applied, "key=value key=value" ("" for the runtime's defaults).
 std::string options_text(const BackendInfo& b);
 

@@ -29,8 +29,10 @@ HardwareInfo sample_hw(const std::string& key) {
   h.machine.caches = {{"L1d", 32768, 2, 1}, {"L3", 37486592, 1, 2}};
   h.compute = {{"fp32_fma_avx512", "avx512", "fp32", 1, 1.0 / 3.0 * 300}, {"int8_dot_avx512_vnni", "avx512_vnni", "int8", 2, 612.25}};
   h.memory = {{"L1", "read", 1, 151.2, 16384}, {"DRAM", "triad", 2, 11.75, 1073741824}};
+  h.levels = {{"L1", 1, 4096, 45056, 49152}, {"DRAM", 2, 268435456, 1073741824, 0}};
   h.sweep = {{"read", 1, 4096, 150.125}};
   h.notes = {"bytes counted as STREAM does"};
+  h.warnings = {"no DRAM level at 1 thread(s)"};
   h.errors = {{"compute x", "boom"}};
   return h;
 }
@@ -102,6 +104,16 @@ TEST(HwCache, HitOnSameKeyMissOnVersionOrCpuChange) {
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 2, "0.2.0"), true));  // new rooflens
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon B", 2, "0.1.0"), true));  // other CPU model
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 4, "0.1.0"), true));  // other core count
+}
+
+TEST(HwCache, RoofsMeasuredTheOldWayAreMeasuredAgain) {
+  // Revision 1 named levels by the reported cache sizes (issue 26); its key had no revision.
+  TempDir d;
+  std::string old_key = "Xeon A|2 cores|rooflens 0.1.0";
+  store_cached(d.path.string(), sample_hw(old_key));
+  EXPECT_TRUE(load_cached(d.path.string(), old_key, false));
+  EXPECT_NE(cache_key("Xeon A", 2, "0.1.0"), old_key);
+  EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 2, "0.1.0"), false));
 }
 
 TEST(HwCache, StoredKeyIsCheckedNotJustTheFileName) {

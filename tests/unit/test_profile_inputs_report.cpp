@@ -320,6 +320,15 @@ TEST(ProfileSummary, ShowsEndToEndRowLayersByTimeWarningsAndFailures) {
   // Warnings: report-wide as they are, per-run prefixed with the configuration.
   EXPECT_NE(s.find("  - cost unknown for com.example:Frobnicate"), std::string::npos) << s;
   EXPECT_NE(s.find("  - batch=1 threads=2: unstable timings: CV 7% > 5%"), std::string::npos) << s;
+  EXPECT_EQ(s.find("roofs: "), std::string::npos) << s;
+  // The roofs' own warnings come first: a layer's bound and efficiency depend on them.
+  r.hardware = HardwareInfo{};
+  r.hardware->warnings = {"no DRAM level at 2 thread(s): the sweep up to 1 GiB did not end on a plateau"};
+  std::string with_roofs = profile_summary(r, 3);
+  size_t roofs = with_roofs.find("  - roofs: no DRAM level at 2 thread(s)");
+  EXPECT_NE(roofs, std::string::npos) << with_roofs;
+  EXPECT_LT(roofs, with_roofs.find("  - cost unknown for com.example:Frobnicate"));
+  r.hardware.reset();
   // Failures: configuration, stage and kind, message.
   EXPECT_NE(s.find("  - batch=8 seq=128 threads=2 [run, timeout] timed out after 900 s"), std::string::npos) << s;
   EXPECT_EQ(s.find("interrupted"), std::string::npos) << s;

@@ -149,3 +149,40 @@ TEST(ProfileRoofline, ThreadTieChoosesFewerThreads) {
 }
 
 }  // namespace
+
+// Levels the sweep found override the reported sizes: the machine above "reports" a 36 MiB L3, but the sweep
+// (issue 26's VM: an L3 of 508 MiB reported, a real one far smaller) says where each level's plateau lies.
+HardwareInfo swept() {
+  HardwareInfo hw = hardware();
+  hw.machine.caches[3].size_bytes = 508 * MiB;
+  hw.memory.push_back({"L3", "read", 1, 100, 4 * MiB});
+  hw.memory.push_back({"L3", "triad", 1, 110, 8 * MiB});  // the best kernel at the level is the ceiling
+  hw.levels = {{"L1", 1, 4 * KiB, 45 * KiB, 48 * KiB},     {"L2", 1, 64 * KiB, 724 * KiB, 1 * MiB},
+               {"L3", 1, 1448 * KiB, 16 * MiB, 0},          {"DRAM", 1, 128 * MiB, 1024 * MiB, 0},
+               {"L1", 2, 4 * KiB, 90 * KiB, 96 * KiB},      {"L2", 2, 128 * KiB, 1448 * KiB, 2 * MiB}};
+  return hw;
+}
+
+TEST(ProfileRoofline, TheSweepsLevelsDecideWhichCeilingAWorkingSetMeets) {
+  HardwareInfo hw = swept();
+  EXPECT_EQ(memory_level_for(hw, 40 * KiB, 1), "L1");
+  EXPECT_EQ(memory_level_for(hw, 50 * KiB, 1), "L1");    // on the slope into L2: the faster level's roof
+  EXPECT_EQ(memory_level_for(hw, 64 * KiB, 1), "L2");    // L2's plateau has begun
+  EXPECT_EQ(memory_level_for(hw, 1 * MiB, 1), "L2");
+  EXPECT_EQ(memory_level_for(hw, 20 * MiB, 1), "L3");
+  EXPECT_EQ(memory_level_for(hw, 100 * MiB, 1), "L3");   // 36 MiB "L3" reported, but DRAM begins at 128 MiB
+  EXPECT_EQ(memory_level_for(hw, 128 * MiB, 1), "DRAM");
+  EXPECT_EQ(memory_level_for(hw, 300 * MiB, 1), "DRAM");
+  // Reported sizes alone would have said DRAM from 36 MiB on and, with 508 MiB, never.
+  EXPECT_EQ(memory_level_for(hw.machine, 100 * MiB, 1), "L3");
+  EXPECT_EQ(memory_level_for(hw.machine, 600 * MiB, 1), "DRAM");
+  // Two threads: the sweep found no L3 or DRAM there (a warning says so); past its last level is DRAM.
+  EXPECT_EQ(memory_level_for(hw, 1 * MiB, 2), "L2");
+  EXPECT_EQ(memory_level_for(hw, 1448 * KiB, 2), "L2");
+  EXPECT_EQ(memory_level_for(hw, 2 * MiB, 2), "DRAM");
+  // The ceiling is the best kernel at that level: triad's 110, not read's 100.
+  RoofPlacement p = place_on_roofline(hw, 1, 0, 20 * MiB, 20.0 * MiB / 55e9);
+  EXPECT_EQ(p.roof, "L3 triad x1");
+  EXPECT_DOUBLE_EQ(p.attainable, 110);
+  EXPECT_NEAR(p.efficiency, 0.5, 1e-12);
+}

@@ -610,6 +610,11 @@ TEST(ExportMarkdown, PullRequestCommentShape) {
   EXPECT_NE(md.find("8 of 8 layers; 100.0% of layer time."), std::string::npos) << md;
   EXPECT_NE(md.find("### Failures"), std::string::npos) << md;
   EXPECT_NE(md.find("`unstable timings`"), std::string::npos) << md;
+  Report with_roofs = report();
+  with_roofs.hardware = HardwareInfo{};
+  with_roofs.hardware->warnings = {"L3 read at 2 threads (86.0 GB/s) is below 1 thread(s) (104.5 GB/s)"};
+  EXPECT_NE(export_markdown(with_roofs, ExportOptions{}).find("- `roofs: L3 read at 2 threads (86.0 GB/s)"),
+            std::string::npos);
   ExportOptions o;
   o.top_layers = 3;
   md = export_markdown(report(), o);

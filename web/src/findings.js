@@ -60,6 +60,7 @@ function renderFindings(view, openLayer) {
     const tail = f.stderr_tail ? h('details', null, h('summary', {class: 'muted'}, 'runtime stderr'), h('pre', {class: 'tail'}, f.stderr_tail)) : null;
     add('bad', 'failed ' + f.label, f.stage + ' ' + f.kind + ': ' + f.message, tail);
   }
+  for (const w of (view.hardware && view.hardware.warnings) || []) add('warn', 'roofs', w);
   for (const w of r.warnings || []) add('warn', 'report', w);
   for (const run of view.runs) for (const w of run.warnings || []) add('warn', run.label, w);
   for (const note of view.analysis.notes || []) add('info', 'analysis', note);

@@ -1,0 +1,50 @@
+#pragma once
+// Memory levels found on the measured bandwidth sweep of one thread count. The curves of all bandwidth kernels
+// are combined into one (the mean of their log upper envelopes: a cache boundary is where every kernel falls, a
+// step only one kernel shows is diluted); its plateaus are the levels and the falls between them the boundaries.
+// Reported cache sizes are hints only: a reported size within a factor of 2 of where a fall begins names it (so a step inside
+// L1 is not taken for L2), a fall no reported size agrees with still makes a level (named in order: a VM that
+// reports a 508 MiB L3 still gets the L3 its sweep shows), and a reported size with no fall near it makes none.
+// The last plateau is DRAM only when the sweep ends on it and reaches 4x the last cache found (STREAM's rule);
+// otherwise there is no DRAM level and the caller measures further out — as it does, memory allowing, to 4x a
+// reported size the sweep has not confirmed.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/plateau.h"
+
+namespace rooflens::hw {
+
+struct KernelSweep {
+  std::string kernel;
+  std::vector<BwSample> points;  // ascending working sets (total over arrays and threads)
+};
+
+struct FoundLevel {
+  std::string level;                         // "L1".."L4" | "DRAM"
+  uint64_t first_bytes = 0, last_bytes = 0;  // the working sets its plateau spans on the combined curve
+  uint64_t reported_bytes = 0;               // the reported capacity that named its fall; 0: named from the sweep
+};
+
+struct LevelFigure {
+  std::string level, kernel;
+  double gbps = 0;                 // the best point of this kernel inside the level's plateau
+  uint64_t working_set_bytes = 0;  // where it was measured
+};
+
+struct SweepLevels {
+  std::vector<FoundLevel> levels;          // ascending; DRAM last when `dram`
+  std::vector<LevelFigure> figures;        // per level, per kernel
+  bool dram = false;                       // the sweep settled on a DRAM plateau
+  std::vector<std::string> disagreements;  // reported sizes the sweep shows no fall near ("L3 508 MiB")
+  uint64_t unconfirmed_bytes = 0;          // the largest of those beyond the last cache found that the sweep has
+                                           // not passed 4x: DRAM's plateau may still be inside such a cache
+};
+
+// `reported`: cache capacities usable by the measuring threads per level, ascending (L1, L2, L3[, L4]); may be
+// empty or wrong.
+SweepLevels find_levels(const std::vector<KernelSweep>& sweeps, const std::vector<uint64_t>& reported,
+                        const PlateauOptions& opts = {});
+
+}  // namespace rooflens::hw

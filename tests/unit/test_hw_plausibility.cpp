@@ -1,0 +1,64 @@
+// Plausibility of measured roofs: the issue-26 VM's roofs (no DRAM row at 2 threads, an "L3" that got slower
+// with more threads) warn; a DRAM figure that is not the slowest warns; sound roofs do not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hw/plausibility.h"
+
+using namespace rooflens;
+using namespace rooflens::hw;
+
+namespace {
+constexpr uint64_t MiB = 1024 * 1024;
+
+bool has(const std::vector<std::string>& ws, const std::string& part) {
+  return std::any_of(ws.begin(), ws.end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+// Sound roofs: each level slower than the one before, every level faster with two threads, DRAM at both.
+HardwareInfo sound() {
+  HardwareInfo hw;
+  for (int64_t t : {1, 2}) {
+    double s = static_cast<double>(t);
+    hw.memory.push_back({"L1", "read", t, 500 * s, 16 * 1024});
+    hw.memory.push_back({"L2", "read", t, 270 * s, 512 * 1024});
+    hw.memory.push_back({"L3", "read", t, 125 * s, 8 * MiB});
+    hw.memory.push_back({"DRAM", "read", t, 50 * s * 0.8, 256 * MiB});
+    hw.sweep.push_back({"read", t, 1024 * MiB, 40});
+  }
+  return hw;
+}
+}  // namespace
+
+TEST(HwPlausibility, SoundRoofsGiveNoWarning) { EXPECT_TRUE(plausibility_warnings(sound()).empty()); }
+
+TEST(HwPlausibility, TheIssue26RoofsWarn) {
+  // `rooflens hw` on the VM that reports a 508 MiB L3: at 2 threads no DRAM row, and its "L3" (86 GB/s at
+  // 256 MiB, a DRAM-sized working set) below the 1-thread L3 (104.5 GB/s at 11 MiB).
+  HardwareInfo hw;
+  hw.memory = {{"L1", "read", 1, 400, 16 * 1024}, {"L3", "read", 1, 104.5, 11 * MiB}, {"DRAM", "read", 1, 30, 1024 * MiB},
+               {"L1", "read", 2, 800, 32 * 1024}, {"L3", "read", 2, 86, 256 * MiB}};
+  hw.sweep = {{"read", 1, 1024 * MiB, 30}, {"read", 2, 1024 * MiB, 48}};
+  std::vector<std::string> w = plausibility_warnings(hw);
+  EXPECT_TRUE(has(w, "no DRAM level at 2 thread(s)"));
+  EXPECT_FALSE(has(w, "no DRAM level at 1 thread(s)"));
+  EXPECT_TRUE(has(w, "L3 read at 2 threads (86.0 GB/s) is below 1 thread(s) (104.5 GB/s)"));
+  EXPECT_EQ(w.size(), 2u);
+}
+
+TEST(HwPlausibility, DramThatIsNotTheSlowestLevelWarns) {
+  // This machine's old `hw` at 2 threads: "DRAM read 204.0 GB/s at 45.3 MiB", above its L3.
+  HardwareInfo hw = sound();
+  for (MemoryRoof& m : hw.memory)
+    if (m.level == "DRAM" && m.threads == 2) m.gbps = 260, m.working_set_bytes = 45 * MiB;
+  std::vector<std::string> w = plausibility_warnings(hw);
+  EXPECT_TRUE(has(w, "DRAM read at 2 thread(s) (260.0 GB/s) is not below L3 (250.0 GB/s)"));
+}
+
+TEST(HwPlausibility, ASmallDipWithMoreThreadsIsTolerated) {
+  HardwareInfo hw = sound();
+  for (MemoryRoof& m : hw.memory)
+    if (m.level == "DRAM") m.gbps = m.threads == 1 ? 50 : 46;  // 8% lower: DRAM saturated by one core
+  EXPECT_TRUE(plausibility_warnings(hw).empty());
+}
