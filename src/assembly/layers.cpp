@@ -1,6 +1,8 @@
 #include "assembly/layers.h"
 
 #include <algorithm>
+#include <deque>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -60,7 +62,11 @@ class NodeAssigner {
         if (!t.empty()) consumers_[t].push_back(static_cast<int>(i));
     }
     if (in.executed)
-      for (size_t i = 0; i < in.executed->nodes.size(); ++i) executed_by_name_.emplace(in.executed->nodes[i].name, i);
+      for (size_t i = 0; i < in.executed->nodes.size(); ++i) {
+        const auto& n = in.executed->nodes[i];
+        if (n.unnamed) unnamed_by_op_[n.op].push_back(i);
+        else executed_by_name_.emplace(n.name, i);
+      }
     o_.owned.resize(kernels.size());
     o_.alias_of.assign(kernels.size(), -1);
     o_.sub_node.assign(kernels.size(), -1);
@@ -83,11 +89,10 @@ class NodeAssigner {
         claim_listed(k);
         continue;
       }
-      auto p = executed_by_name_.find(kernels_[k].name);
-      if (p != executed_by_name_.end()) {
-        timed_executed.insert(p->second);
-        for (int o : map_.layers[p->second].owned) claim(k, o);
-        if (o_.owned[k].empty()) o_.alias_of[k] = map_.layers[p->second].alias_of;
+      if (std::optional<size_t> p = executed_node(k)) {
+        timed_executed.insert(*p);
+        for (int o : map_.layers[*p].owned) claim(k, o);
+        if (o_.owned[k].empty()) o_.alias_of[k] = map_.layers[*p].alias_of;
       } else {
         claim_by_name(k);
       }
@@ -101,6 +106,19 @@ class NodeAssigner {
   }
 
  private:
+  // The executed-graph node a kernel ran: by name, else (a node the graph file left unnamed, which the runtime's
+  // profile names its own way) the next unnamed node of the same op, in order: kernels come in the order they ran,
+  // and the executed graph lists its nodes in the order they run.
+  std::optional<size_t> executed_node(size_t k) {
+    auto p = executed_by_name_.find(kernels_[k].name);
+    if (p != executed_by_name_.end()) return p->second;
+    auto u = unnamed_by_op_.find(kernels_[k].op);
+    if (u == unnamed_by_op_.end() || u->second.empty()) return std::nullopt;
+    size_t next = u->second.front();
+    u->second.pop_front();
+    return next;
+  }
+
   bool claim(size_t layer, int o) {
     if (o < 0 || o_.layer_of[static_cast<size_t>(o)] >= 0) return false;
     o_.layer_of[static_cast<size_t>(o)] = static_cast<int>(layer);
@@ -233,6 +251,7 @@ class NodeAssigner {
   std::unordered_map<std::string, int> by_name_, producer_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
   std::unordered_map<std::string, size_t> executed_by_name_;
+  std::unordered_map<std::string, std::deque<size_t>> unnamed_by_op_;  // executed nodes without a name, in order
   std::unordered_map<std::string, std::vector<int>> sub_by_name_;  // executed subgraph nodes by name
   Ownership o_;
 };

@@ -39,8 +39,6 @@ class OrtGeneration : public DecoderGeneration {
   GenerationMeasurement generate(const GenerationConfig& c) override {
     OrtSessionOptions opts = base_;
     if (c.threads > 0) opts.intraOpNumThreads = static_cast<int>(c.threads);
-    if (c.timing.layers)
-      opts.optimizedModelFilePath = c.work_dir / ("optimized-generate-" + std::to_string(++serial_) + ".onnx");
     const DecoderBinding io = decoder_binding(c.io);
     GenerateShape shape;
     shape.batch = c.batch;
@@ -55,15 +53,11 @@ class OrtGeneration : public DecoderGeneration {
       GenerationMeasurement m;
       const LoadResult loaded = runner.load(c.model, opts, c.timeout);
       m.load_ms = loaded.load_ms;
-      std::string problem;
-      const std::optional<GraphView> executed = executed_graph(loaded.optimized_model, problem);
-      if (!problem.empty())
-        m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
       stage = "run";
       timed(runner, io, shape, c, m);
       if (c.timing.layers) {
         stage = "profile";
-        profiled(runner, io, shape, c, executed, m);
+        profiled(runner, io, shape, c, m);
       }
       pid_ = 0;
       return m;
@@ -89,22 +83,28 @@ class OrtGeneration : public DecoderGeneration {
 
   // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
   static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
-                       const GenerationConfig& c, const std::optional<GraphView>& executed, GenerationMeasurement& m) {
+                       const GenerationConfig& c, GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
-      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir);
+      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir, /*keep_profile=*/false,
+                                   /*dump_graph=*/true);
     } catch (const RunnerError& e) {
       if (e.kind != ReplyStatus::error) throw;
       m.profile_error = e.what();
       return;
     }
+    // The profiled session's own graph: the names in its profile are the ones it generated.
+    std::string problem;
+    const std::optional<GraphView> executed = executed_graph(
+        p.optimized_model.empty() ? std::nullopt : std::optional<std::filesystem::path>(p.optimized_model), problem);
+    if (!problem.empty())
+      m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, c.threads);
     if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, c.threads);
   }
 
   OrtSessionOptions base_;
   std::atomic<pid_t>& pid_;
-  int serial_ = 0;
 };
 
 }  // namespace
