@@ -3,6 +3,8 @@
 // For Conv that tensor is the output and W is [Cout, Cin/group, k...], so W/Cout = Cin/group * prod(k).
 // For ConvTranspose it is the input and W is [Cin, Cout/group, k...]. Padded NCHWc channels are work the
 // kernel really does, so counting them is intended.
+#include <algorithm>
+
 #include "analysis/ops_util.h"
 
 namespace rooflens {
@@ -10,6 +12,7 @@ namespace {
 using namespace ops;
 
 struct ConvSlots {
+  size_t x = 0;           // data input
   size_t w = 1;           // weight input
   int bias = 2;           // bias input or -1
   int sum = -1;           // fused residual input (FusedConv Z, NCHWc Sum) or -1
@@ -17,6 +20,51 @@ struct ConvSlots {
   uint64_t per_out = 0;   // extra FLOPs per output element (requantisation)
   bool fused_activation = false;  // read the `activation` attribute
 };
+
+// Along one spatial axis: how many of the k taps reach the input (extent `in`) at some output position. A tap j
+// reads input index o*stride - pad_begin + j*dilation for outputs o in [0, out); it is dead when that index falls
+// outside [0, in) for every o: a dilation larger than the map puts whole taps in the padding.
+int64_t live_taps(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin) {
+  int64_t live = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t first = -pad_begin + j * dilation;             // input index at o = 0
+    const int64_t last = first + (out - 1) * stride;             // at o = out - 1
+    if (last >= 0 && first < in) {
+      // Some o in [0, out) lands inside [0, in): the first o at or past index 0 must also be below in.
+      const int64_t o = first >= 0 ? 0 : (-first + stride - 1) / stride;
+      if (o < out && first + o * stride < in) ++live;
+    }
+  }
+  return live;
+}
+
+// MACs of taps in the padding at every output position (OpWork::padding_macs): 0 unless some axis has dead taps.
+uint64_t padding_macs(const CostInput& c, const ConvSlots& s, uint64_t macs) {
+  if (s.transpose || !c.node || c.in_rank(s.x) < 3 || c.in_rank(s.x) != c.in_rank(s.w)) return 0;
+  const size_t spatial = c.in_rank(s.x) - 2;
+  const std::vector<int64_t> strides = c.node->attr_ints("strides"), dilations = c.node->attr_ints("dilations"),
+                             pads = c.node->attr_ints("pads");
+  const std::string auto_pad = c.node->attr_s("auto_pad", "NOTSET");
+  uint64_t all = 1, live = 1;
+  for (size_t d = 0; d < spatial; ++d) {
+    const int axis = static_cast<int>(d + 2);
+    const int64_t in = c.in_dim(s.x, axis), out = c.out_dim(0, axis), k = c.in_dim(s.w, axis);
+    const int64_t stride = d < strides.size() ? strides[d] : 1, dilation = d < dilations.size() ? dilations[d] : 1;
+    if (in <= 0 || out <= 0 || k <= 0 || k > 4096 || stride <= 0 || dilation <= 0) return 0;
+    int64_t pad_begin = d < pads.size() ? pads[d] : 0;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t total = std::max<int64_t>(0, (out - 1) * stride + (k - 1) * dilation + 1 - in);
+      pad_begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else if (auto_pad == "VALID") {
+      pad_begin = 0;
+    }
+    all = sat_mul(all, u(k));
+    live = sat_mul(live, u(live_taps(in, out, k, stride, dilation, pad_begin)));
+  }
+  if (live >= all || all == 0) return 0;
+  return macs - static_cast<uint64_t>(static_cast<long double>(macs) * static_cast<long double>(live) /
+                                      static_cast<long double>(all));
+}
 
 OpWork conv_like(const CostInput& c, const ConvSlots& s) {
   if (auto bad = need_in(c, {s.w})) return *bad;
@@ -43,6 +91,7 @@ OpWork conv_like(const CostInput& c, const ConvSlots& s) {
   }
   OpWork w = mac_work(sat_mul(positions, per_position), sat_mul(out, per_out));
   w.note = note;
+  w.padding_macs = padding_macs(c, s, w.macs);
   return w;
 }
 
@@ -57,7 +106,7 @@ void register_conv_ops(CostRegistry& r) {
   r.add(kOnnx, "ConvTranspose", conv_fn({.transpose = true}));
   // Integer convs: the int8 weight is the parameter (scales and zero points are not).
   r.add(kOnnx, "ConvInteger", with_params(conv_fn({.bias = -1}), {1}));
-  const ConvSlots qlinear{.w = 3, .bias = 8, .per_out = kQuantize};
+  const ConvSlots qlinear{.x = 0, .w = 3, .bias = 8, .per_out = kQuantize};
   r.add(kOnnx, "QLinearConv", with_params(conv_fn(qlinear), {3, 8}));
   r.add(kMs, "QLinearConv", with_params(conv_fn(qlinear), {3, 8}));
 

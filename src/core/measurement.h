@@ -66,6 +66,8 @@ struct Measurement {
   std::string profile_error;                  // the profiled run failed although the timed run stood: why, in one
                                               // line (kernels are then empty)
   std::vector<std::string> warnings;          // what the source noticed about this measurement (the run shows them)
+  double kernel_time_step_ms = 0;             // the step of the source's kernel times (ORT writes whole µs: 0.001):
+                                              // a kernel may have run up to this much longer than it says
 
   // Imports: what another tool's files say beyond the above (live backends leave them empty).
   std::optional<LatencyStats> latency_summary;  // e2e statistics when the source gives them but no samples

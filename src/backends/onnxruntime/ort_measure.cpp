@@ -146,6 +146,7 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   for (int64_t us : prof.profile.run_durations_us(prof.warmup_iterations))
     out.profiled_runs_ms.push_back(static_cast<double>(us) / 1000.0);
   out.kernels = kernel_records(prof);
+  out.kernel_time_step_ms = 0.001;  // ORT's profile gives whole microseconds
   std::string problem;
   out.executed_graph = executed_graph(prof.optimized_model.empty() ? std::nullopt
                                                                    : std::optional<std::filesystem::path>(prof.optimized_model),
