@@ -48,9 +48,10 @@ struct OpWork {
   std::vector<int> param_inputs;
   bool params_explicit = false;
   std::string note;     // why unknown, or a caveat
-  // MACs of kernel taps that reach no input element at any output position (all in the zero padding: a dilated
-  // convolution over a map smaller than its dilation). Counted in `macs` like every tap, as the op defines it;
-  // no kernel needs to execute them, so the roofline places the layer by the work without them.
+  // MACs whose kernel tap falls on the zero padding at that output position (a 3x3 convolution over a 7x7 map:
+  // 18%; a dilation of 24 over a 14x14 map: 8 taps in 9). Counted in `macs` like every tap, as the op defines it
+  // and as every published count has it; a kernel that skips them (ORT's NCHWc convolution does) does less work,
+  // so the roofline places a layer by the work without them.
   uint64_t padding_macs = 0;
   // (input slot, elements read) for an op that reads only part of an input by definition (Gather reads the rows it
   // gathers, Slice its slice); bytes_read counts those elements instead of the whole tensor.

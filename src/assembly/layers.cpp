@@ -479,9 +479,6 @@ void source_cost(Layer& l, const KernelRecord& k) {
   else if (std::optional<uint64_t> moved = runtime_bytes(l)) l.bytes = *moved, l.bytes_source = BytesSource::runtime;
 }
 
-// The work the roofline places a layer by: its FLOPs without the taps in the zero padding.
-uint64_t executed_flops(const Layer& l) { return l.flops - std::min(l.flops, sat_mul(l.padding_macs, 2)); }
-
 const char* bytes_origin(BytesSource s) {
   switch (s) {
     case BytesSource::analysis: return "its nodes' tensors, as analysed";
@@ -503,11 +500,15 @@ std::string attribution_error(const Layer& l, double step_ms) {
   const std::string times = fixed(ratio, 2) + "x its " + l.roof + " roof";
   if (l.bound == "compute")
     return "computes " + fixed(l.gflops, 1) + " GFLOP/s, " + times + ": the kernel did less work than its " +
-           si(static_cast<double>(executed_flops(l))) + " FLOPs, or no ceiling fits its precision (" +
+           si(static_cast<double>(l.placed_flops())) + " FLOPs, or no ceiling fits its precision (" +
            (l.precision.empty() ? "fp32 assumed" : l.precision) + ")";
   return "moves " + fixed(l.gbps, 1) + " GB/s, " + times + ": the kernel moved fewer than its " +
          si_bytes(static_cast<double>(l.bytes)) + " (" + bytes_origin(l.bytes_source) +
          "), or the data stayed in a nearer cache than its size says";
+}
+
+bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
+  return std::any_of(hw.compute.begin(), hw.compute.end(), [&](const ComputeRoof& c) { return c.dtype == dtype; });
 }
 
 void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::string>& warnings) {
@@ -515,10 +516,11 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
   for (const auto& l : layers) total_ms += l.time_ms;
   const Layer* worst = nullptr;
   int64_t errors = 0;
+  std::set<std::string> unroofed;  // dtypes computed in that the roofs have no ceiling for (held against fp32)
   for (auto& l : layers) {
     l.share = total_ms > 0 ? l.time_ms / total_ms : 0;
     double s = l.time_ms / 1000.0;
-    const uint64_t work = executed_flops(l);
+    const uint64_t work = l.placed_flops();
     if (l.bytes > 0) l.intensity = static_cast<double>(work) / static_cast<double>(l.bytes);
     if (s > 0) {
       l.gflops = static_cast<double>(work) / s / 1e9;
@@ -529,10 +531,19 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
       l.bound = r.bound;
       l.roof = r.roof;
       l.efficiency = r.efficiency;
+      const std::string dtype = roof_dtype(l.precision);
+      // Above the fp32 ceiling is no error for an int8 kernel when no int8 ceiling was measured (hw --quick).
+      if (r.bound == "compute" && !dtype.empty() && dtype != "fp32" && !has_compute_roof(*in.hw, dtype)) {
+        unroofed.insert(dtype);
+        continue;
+      }
       l.attribution_error = attribution_error(l, in.kernel_time_step_ms);
       if (!l.attribution_error.empty() && (++errors, !worst || l.efficiency > worst->efficiency)) worst = &l;
     }
   }
+  for (const auto& dtype : unroofed)
+    warnings.push_back("the roofs have no " + dtype + " compute ceiling (measure them with `rooflens hw`): " + dtype +
+                       " layers are held against the fp32 one, and their efficiency can exceed 100%");
   if (worst)
     warnings.push_back(std::to_string(errors) + " layer(s) above their roof by more than " +
                        fixed(kRoofTolerance * 100, 0) + "% (attribution errors, not drawn on the roofline): worst '" +

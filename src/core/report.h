@@ -58,7 +58,7 @@ struct NodeAnalysis {
   // Added with the mapping-truth work (written only when not the default):
   std::vector<uint64_t> input_read_bytes;  // per input, bytes it reads, when some input is read only in part (Gather
                                            // reads the rows it gathers); empty: every input whole (input_shapes)
-  uint64_t padding_macs = 0;               // of macs: taps in the zero padding at every output position (cost.h)
+  uint64_t padding_macs = 0;               // of macs: those whose tap falls on the zero padding (cost.h)
 };
 
 // One subgraph body (If branch, Loop/Scan body) with the totals of its nodes and of the bodies nested in it.
@@ -210,6 +210,10 @@ struct Layer {                    // one kernel of the optimized graph the backe
                                   // places the layer by flops - 2 x padding_macs (gflops is that work's rate)
   std::string attribution_error;  // the layer's rate exceeds its roof beyond the tolerance: physically impossible,
                                   // so its flops, bytes or ceiling are wrong; why (it is then not drawn on the roof)
+
+  // The work the roofline places it by: its FLOPs without the MACs on zero padding (gflops and efficiency are of
+  // this work; views that project a layer's time scale it).
+  uint64_t placed_flops() const { return padding_macs > flops / 2 ? 0 : flops - 2 * padding_macs; }
 };
 
 struct NodeFate {                 // user nodes that no layer owns

@@ -89,8 +89,7 @@ def keep_io_float32(graph):
     graph.node.extend(nodes)
 
 
-def main():
-    src, dst = sys.argv[1], sys.argv[2]
+def convert(src, dst):
     model = onnx.load(src)
     convert_graph(model.graph, keep_float32_names(model.graph))
     keep_io_float32(model.graph)  # after: its casts back to float32 must stay so
@@ -101,4 +100,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    convert(sys.argv[1], sys.argv[2])
