@@ -251,7 +251,10 @@ export function makeGenerateOps(ctx) {
       throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
     }
     const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
-    delete options.optimizedModelFilePath;
+    // This session's own graph when asked (run.mjs, run_profiled: generated node names differ between sessions).
+    const graphFile = optBool(req, 'dump_graph', false) ? path.join(dir, 'optimized.onnx') : null;
+    if (graphFile) options.optimizedModelFilePath = graphFile;
+    else delete options.optimizedModelFilePath;
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
     let session = null, runs = 0;
@@ -300,7 +303,7 @@ export function makeGenerateOps(ctx) {
       const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
       return { profile_dir: dir, profile_file: file, session_create_ms: sessionMs, runs, phases,
-        peak_rss_bytes: peakRss() };
+        peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null };
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;

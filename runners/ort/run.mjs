@@ -732,7 +732,12 @@ async function opRunProfiled(req) {
     throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
   }
   const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
-  delete options.optimizedModelFilePath;  // dumped once, by load
+  // The graph this very session executed, when asked: the names ORT generates while it rewrites a graph
+  // (ReorderOutput_token_N, InsertedPrecisionFreeCast_...) differ from one session to the next, so only this
+  // session's own graph matches the names in its profile.
+  const graphFile = optBool(req, 'dump_graph', false) ? path.join(dir, 'optimized.onnx') : null;
+  if (graphFile) options.optimizedModelFilePath = graphFile;
+  else delete options.optimizedModelFilePath;
   let session = null;
   try {
     const t0 = nowNs();
@@ -769,6 +774,7 @@ async function opRunProfiled(req) {
       measured_from_ts_us: runs.length > warmIters ? runs[warmIters].ts_us : null,
       event_count: events.length,
       peak_rss_bytes: peakRss(),
+      optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
     };
     if (returnEvents) res.events = events;
     return res;

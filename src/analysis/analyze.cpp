@@ -16,6 +16,22 @@ namespace {
 std::string display_domain(const std::string& d) { return d.empty() ? "ai.onnx" : d; }
 
 // Counts one node: arithmetic from the op's registry entry, bytes and params by the shared rules.
+// An op that reads only part of an input (OpWork::partial_reads): that input's bytes are the elements it reads.
+void apply_partial_reads(const OpWork& w, const CostInput& in, NodeAnalysis& a) {
+  if (w.partial_reads.empty()) return;
+  a.input_read_bytes.assign(in.in.size(), 0);
+  for (size_t i = 0; i < in.in.size(); ++i)
+    if (in.in[i]) a.input_read_bytes[i] = in.in[i]->bytes();
+  for (const auto& [slot, elements] : w.partial_reads) {
+    if (slot >= in.in.size() || !in.in[slot]) continue;
+    const int bits = dtype_bits(in.in[slot]->dtype);
+    if (bits <= 0) continue;
+    a.input_read_bytes[slot] = std::min(a.input_read_bytes[slot], sat_mul(elements, static_cast<uint64_t>(bits)) / 8);
+  }
+  a.bytes_read = 0;
+  for (uint64_t b : a.input_read_bytes) a.bytes_read = sat_add(a.bytes_read, b);
+}
+
 class NodeCounter {
  public:
   NodeCounter(const Model& m, const CostRegistry& r) : model_(m), registry_(r) {}
@@ -60,6 +76,8 @@ class NodeCounter {
     }
     a.flops = w.flops;
     a.macs = w.macs;
+    a.padding_macs = std::min(w.padding_macs, w.macs);
+    apply_partial_reads(w, in, a);
     a.cost_known = w.known;
     a.note = w.note;
     if (!a.shapes_resolved && a.note.empty()) a.note = "some shapes unresolved; bytes are a lower bound";

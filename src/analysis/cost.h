@@ -4,7 +4,8 @@
 //   * 1 MAC = 2 FLOPs. `macs` is filled only by matmul-class ops (Conv, Gemm, MatMul, attention, RNNs ...).
 //   * `flops` is ALL floating-point work of the node, including 2 x macs, so GFLOP/s and intensity use one
 //     number. Non-matmul work (bias adds, activations, softmax ...) is counted with the per-op table.
-//   * bytes_read = every present input once at its dtype size; bytes_written = every output once.
+//   * bytes_read = every present input once at its dtype size (only the part an op reads by definition, for the
+//     ops that say so: Gather, Slice, ...); bytes_written = every output once.
 //     The registry computes bytes generically; op functions only count arithmetic and say which inputs are
 //     parameters.
 //   * Unknown ops (or known ops whose shapes are unresolved) set known=false: never a silent zero.
@@ -47,6 +48,14 @@ struct OpWork {
   std::vector<int> param_inputs;
   bool params_explicit = false;
   std::string note;     // why unknown, or a caveat
+  // MACs whose kernel tap falls on the zero padding at that output position (a 3x3 convolution over a 7x7 map:
+  // 18%; a dilation of 24 over a 14x14 map: 8 taps in 9). Counted in `macs` like every tap, as the op defines it
+  // and as every published count has it; a kernel that skips them (ORT's NCHWc convolution does) does less work,
+  // so the roofline places a layer by the work without them.
+  uint64_t padding_macs = 0;
+  // (input slot, elements read) for an op that reads only part of an input by definition (Gather reads the rows it
+  // gathers, Slice its slice); bytes_read counts those elements instead of the whole tensor.
+  std::vector<std::pair<size_t, uint64_t>> partial_reads;
 };
 
 using CostFn = std::function<OpWork(const CostInput&)>;

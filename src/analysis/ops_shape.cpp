@@ -82,11 +82,29 @@ OpWork scatter(const CostInput& c) {
   return w;
 }
 
+// Gather, GatherElements, GatherND and Slice read of their data input only the elements they output: an embedding
+// lookup reads the rows of its tokens, not the whole table. Unresolved output: the whole input (an upper bound).
+OpWork reads_what_it_outputs(const CostInput& c) {
+  OpWork w;
+  if (c.out_elems(0) >= 0) w.partial_reads.push_back({0, u(c.out_elems(0))});
+  return w;
+}
+
+// Shape and Size read a tensor's dims, never its data.
+OpWork reads_no_data(const CostInput&) {
+  OpWork w;
+  w.partial_reads.push_back({0, 0});
+  return w;
+}
+
 }  // namespace
 
 void register_shape_ops(CostRegistry& r) {
   for (const char* op : kMovement) r.add(kOnnx, op, zero_cost());
-  for (const char* op : {"Trilu", "Unique", "GatherND"}) r.add(kMs, op, zero_cost());
+  for (const char* op : {"Trilu", "Unique"}) r.add(kMs, op, zero_cost());
+  for (const char* op : {"Gather", "GatherElements", "GatherND", "Slice"}) r.add(kOnnx, op, reads_what_it_outputs);
+  r.add(kMs, "GatherND", reads_what_it_outputs);
+  for (const char* op : {"Shape", "Size"}) r.add(kOnnx, op, reads_no_data);
   r.add(kNchwc, "ReorderInput", zero_cost("layout change"));
   r.add(kNchwc, "ReorderOutput", zero_cost("layout change"));
 

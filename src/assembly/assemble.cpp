@@ -102,6 +102,7 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
   in.rules = ctx.rules;
   in.hw = ctx.hw;
   in.threads = r.threads;
+  in.kernel_time_step_ms = m.kernel_time_step_ms;
   LayerBuild lb = build_layers(m.kernels, in);
   double sum = 0;
   for (const auto& l : lb.layers) sum += l.time_ms;

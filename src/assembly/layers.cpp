@@ -1,12 +1,16 @@
 #include "assembly/layers.h"
 
 #include <algorithm>
+#include <deque>
+#include <optional>
+#include <map>
 #include <set>
 #include <unordered_map>
 
 #include "analysis/roofline.h"
 #include "core/saturating.h"
 #include "core/stats.h"
+#include "core/units.h"
 #include "mapping/layer_map.h"
 #include "model/tensor.h"
 
@@ -60,7 +64,11 @@ class NodeAssigner {
         if (!t.empty()) consumers_[t].push_back(static_cast<int>(i));
     }
     if (in.executed)
-      for (size_t i = 0; i < in.executed->nodes.size(); ++i) executed_by_name_.emplace(in.executed->nodes[i].name, i);
+      for (size_t i = 0; i < in.executed->nodes.size(); ++i) {
+        const auto& n = in.executed->nodes[i];
+        if (n.unnamed) unnamed_by_op_[n.op].push_back(i);
+        else executed_by_name_.emplace(n.name, i);
+      }
     o_.owned.resize(kernels.size());
     o_.alias_of.assign(kernels.size(), -1);
     o_.sub_node.assign(kernels.size(), -1);
@@ -83,11 +91,10 @@ class NodeAssigner {
         claim_listed(k);
         continue;
       }
-      auto p = executed_by_name_.find(kernels_[k].name);
-      if (p != executed_by_name_.end()) {
-        timed_executed.insert(p->second);
-        for (int o : map_.layers[p->second].owned) claim(k, o);
-        if (o_.owned[k].empty()) o_.alias_of[k] = map_.layers[p->second].alias_of;
+      if (std::optional<size_t> p = executed_node(k)) {
+        timed_executed.insert(*p);
+        for (int o : map_.layers[*p].owned) claim(k, o);
+        if (o_.owned[k].empty()) o_.alias_of[k] = map_.layers[*p].alias_of;
       } else {
         claim_by_name(k);
       }
@@ -101,6 +108,19 @@ class NodeAssigner {
   }
 
  private:
+  // The executed-graph node a kernel ran: by name, else (a node the graph file left unnamed, which the runtime's
+  // profile names its own way) the next unnamed node of the same op, in order: kernels come in the order they ran,
+  // and the executed graph lists its nodes in the order they run.
+  std::optional<size_t> executed_node(size_t k) {
+    auto p = executed_by_name_.find(kernels_[k].name);
+    if (p != executed_by_name_.end()) return p->second;
+    auto u = unnamed_by_op_.find(kernels_[k].op);
+    if (u == unnamed_by_op_.end() || u->second.empty()) return std::nullopt;
+    size_t next = u->second.front();
+    u->second.pop_front();
+    return next;
+  }
+
   bool claim(size_t layer, int o) {
     if (o < 0 || o_.layer_of[static_cast<size_t>(o)] >= 0) return false;
     o_.layer_of[static_cast<size_t>(o)] = static_cast<int>(layer);
@@ -233,36 +253,103 @@ class NodeAssigner {
   std::unordered_map<std::string, int> by_name_, producer_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
   std::unordered_map<std::string, size_t> executed_by_name_;
+  std::unordered_map<std::string, std::deque<size_t>> unnamed_by_op_;  // executed nodes without a name, in order
   std::unordered_map<std::string, std::vector<int>> sub_by_name_;  // executed subgraph nodes by name
   Ownership o_;
 };
 
+// Ops that only reinterpret a tensor's shape: a runtime hands the buffer through (ORT's Reshape aliases its
+// input whenever the planner can), so a layer of nothing but these moves no data and has no place on the roofline.
+bool is_view_op(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" ||
+         op == "Dropout";
+}
+
+// Bytes of the tensors a kernel read and wrote, as the runtime reported them; nullopt without a complete list.
+std::optional<uint64_t> runtime_bytes(const Layer& l) {
+  if (l.input_shapes.size() != l.input_dtypes.size() || l.output_shapes.size() != l.output_dtypes.size() ||
+      l.input_shapes.empty() || l.output_shapes.empty())
+    return std::nullopt;
+  uint64_t bytes = 0;
+  for (const auto* side : {&l.input_shapes, &l.output_shapes}) {
+    const auto& dtypes = side == &l.input_shapes ? l.input_dtypes : l.output_dtypes;
+    for (size_t i = 0; i < side->size(); ++i) {
+      const auto& shape = (*side)[i];
+      if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) return std::nullopt;
+      if (dtype_bits(dtype_from_name(dtypes[i])) <= 0) return std::nullopt;
+      bytes = sat_add(bytes, tensor_bytes(shape, dtypes[i]));
+    }
+  }
+  return bytes;
+}
+
+// Bytes node n reads of its input i: the part it reads by definition (a Gather's rows), else the whole tensor.
+uint64_t input_bytes(const NodeAnalysis& n, size_t i) {
+  if (i < n.input_read_bytes.size()) return n.input_read_bytes[i];
+  if (i < n.input_shapes.size() && i < n.input_dtypes.size()) return tensor_bytes(n.input_shapes[i], n.input_dtypes[i]);
+  return 0;
+}
+
 // Boundary bytes of a group of nodes: tensors read from outside (weights included) + tensors written that
-// someone outside the group (or the graph output) uses. Intermediate tensors stay in the fused kernel.
-uint64_t boundary_bytes(const std::vector<const NodeAnalysis*>& group,
+// someone outside the group (or the graph output) uses. Intermediate tensors stay in the fused kernel. A node reads
+// its inputs only when its result is needed: a Transpose whose output only a Shape in the same kernel looks at
+// (ORT reads the dims and drops the Transpose) moves no data.
+struct Boundary {
+  uint64_t reads = 0, writes = 0;
+};
+Boundary boundary_bytes(const std::vector<const NodeAnalysis*>& group,
                         const std::unordered_map<std::string, std::vector<int>>& consumers,
                         const std::set<std::string>& graph_outputs, const std::vector<int>& layer_of, int self) {
-  std::set<std::string> produced, counted;
+  auto used_outside = [&](const std::string& t) {
+    if (graph_outputs.count(t)) return true;
+    auto c = consumers.find(t);
+    if (c != consumers.end())
+      for (int k : c->second)
+        if (layer_of[static_cast<size_t>(k)] != self) return true;
+    return false;
+  };
+  std::unordered_map<std::string, std::vector<std::pair<size_t, size_t>>> readers;  // tensor -> (group node, input)
+  for (size_t j = 0; j < group.size(); ++j)
+    for (size_t k = 0; k < group[j]->inputs.size(); ++k) readers[group[j]->inputs[k]].push_back({j, k});
+  // Nodes come in topological order: whether a node is needed depends only on the nodes after it.
+  std::vector<bool> needed(group.size(), false);
+  for (size_t i = group.size(); i-- > 0;) {
+    for (const auto& t : group[i]->outputs) {
+      auto r = readers.find(t);
+      bool needs = used_outside(t) || r == readers.end();  // read outside, or by no one here (a body's result)
+      if (r != readers.end())
+        for (const auto& [j, k] : r->second)
+          if (needed[j] && input_bytes(*group[j], k) > 0) needs = true;
+      if (needs) needed[i] = true;
+    }
+  }
+  std::set<std::string> produced;
+  std::map<std::string, uint64_t> read;  // tensor -> most bytes any needing node reads of it
   for (const auto* n : group)
     for (const auto& t : n->outputs) produced.insert(t);
+  Boundary b;
+  for (size_t g = 0; g < group.size(); ++g) {
+    const NodeAnalysis* n = group[g];
+    if (!needed[g]) continue;
+    for (size_t i = 0; i < n->inputs.size(); ++i)
+      if (const auto& t = n->inputs[i]; !t.empty() && !produced.count(t)) read[t] = std::max(read[t], input_bytes(*n, i));
+    for (size_t i = 0; i < n->outputs.size(); ++i)
+      if (used_outside(n->outputs[i]) && i < n->output_shapes.size() && i < n->output_dtypes.size())
+        b.writes = sat_add(b.writes, tensor_bytes(n->output_shapes[i], n->output_dtypes[i]));
+  }
+  for (const auto& [t, bytes] : read) b.reads = sat_add(b.reads, bytes);
+  return b;
+}
+
+// Bytes of the tensors a kernel wrote, as the runtime reported them; nullopt without a complete list.
+std::optional<uint64_t> runtime_writes(const Layer& l) {
+  if (l.output_shapes.empty() || l.output_shapes.size() != l.output_dtypes.size()) return std::nullopt;
   uint64_t bytes = 0;
-  for (const auto* n : group) {
-    for (size_t i = 0; i < n->inputs.size(); ++i) {
-      const auto& t = n->inputs[i];
-      if (t.empty() || produced.count(t) || !counted.insert(t).second) continue;
-      if (i < n->input_shapes.size() && i < n->input_dtypes.size())
-        bytes = sat_add(bytes, tensor_bytes(n->input_shapes[i], n->input_dtypes[i]));
-    }
-    for (size_t i = 0; i < n->outputs.size(); ++i) {
-      const auto& t = n->outputs[i];
-      bool used_outside = graph_outputs.count(t) > 0;
-      auto c = consumers.find(t);
-      if (c != consumers.end())
-        for (int k : c->second)
-          if (layer_of[static_cast<size_t>(k)] != self) used_outside = true;
-      if (used_outside && i < n->output_shapes.size() && i < n->output_dtypes.size())
-        bytes = sat_add(bytes, tensor_bytes(n->output_shapes[i], n->output_dtypes[i]));
-    }
+  for (size_t i = 0; i < l.output_shapes.size(); ++i) {
+    const auto& shape = l.output_shapes[i];
+    if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) return std::nullopt;
+    if (dtype_bits(dtype_from_name(l.output_dtypes[i])) <= 0) return std::nullopt;
+    bytes = sat_add(bytes, tensor_bytes(shape, l.output_dtypes[i]));
   }
   return bytes;
 }
@@ -295,22 +382,46 @@ class CostFiller {
         if (!own_.sub_claimed.count(static_cast<int>(n - in_.analysis->nodes.data()))) group.push_back(n);
     }
     int alias_of = own_.alias_of[layer];
-    if (group.empty() && alias_of >= 0) {
-      l.alias = true;
-      l.onnx_nodes.push_back(in_.original->nodes[static_cast<size_t>(alias_of)].name);
-      const NodeAnalysis* a = main_nodes_[static_cast<size_t>(alias_of)];
-      uint64_t t = a->outputs.empty() || a->output_shapes.empty() || a->output_dtypes.empty()
-                       ? 0
-                       : tensor_bytes(a->output_shapes[0], a->output_dtypes[0]);
-      l.bytes = sat_mul(t, 2);  // a reorder or copy reads and writes the tensor once
-      return;
-    }
+    if (group.empty() && alias_of >= 0) return fill_alias(l, *main_nodes_[static_cast<size_t>(alias_of)]);
     for (const auto* n : group) {
       l.flops = sat_add(l.flops, n->flops);
       l.macs = sat_add(l.macs, n->macs);
+      l.padding_macs = sat_add(l.padding_macs, n->padding_macs);
       l.cost_known = l.cost_known && n->cost_known;
     }
-    if (!group.empty()) l.bytes = boundary_bytes(group, consumers_, outputs_, own_.layer_of, static_cast<int>(layer));
+    if (group.empty()) return;
+    if (std::all_of(group.begin(), group.end(), [](const NodeAnalysis* n) { return is_view_op(n->op); })) {
+      l.bytes = 0;
+      l.bytes_source = BytesSource::view;
+      return;
+    }
+    const Boundary b = boundary_bytes(group, consumers_, outputs_, own_.layer_of, static_cast<int>(layer));
+    // What the kernel wrote is what the runtime says it output (in the precision it computed: an fp16 model's
+    // convolution run in float32 writes float32), not every tensor of its nodes that others read: the runtime may
+    // have moved a node's consumers onto another tensor.
+    if (std::optional<uint64_t> written = runtime_writes(l)) {
+      l.bytes = sat_add(b.reads, *written);
+      l.bytes_source = BytesSource::runtime_writes;
+    } else {
+      l.bytes = sat_add(b.reads, b.writes);
+    }
+  }
+
+  // A kernel that only carries a tensor of the user's (a reorder, a copy, a cast the runtime inserted) moves what
+  // it read and wrote: the runtime's own shapes say so (a cast reads float16 and writes float32); without them,
+  // the tensor it carries, read once and written once.
+  void fill_alias(Layer& l, const NodeAnalysis& a) const {
+    l.alias = true;
+    l.onnx_nodes.push_back(a.name);
+    if (std::optional<uint64_t> moved = runtime_bytes(l)) {
+      l.bytes = *moved;
+      l.bytes_source = BytesSource::runtime;
+      return;
+    }
+    uint64_t t = a.outputs.empty() || a.output_shapes.empty() || a.output_dtypes.empty()
+                     ? 0
+                     : tensor_bytes(a.output_shapes[0], a.output_dtypes[0]);
+    l.bytes = sat_mul(t, 2);
   }
 
   // One node of a subgraph, computed by a kernel of its own: its cost as the analysis counted it (every Loop
@@ -357,32 +468,86 @@ Layer timed_layer(const KernelRecord& k) {
   return l;
 }
 
-// A layer with no user node behind it keeps the cost the source gave (an imported profile without the model).
+// A layer with no user node behind it keeps the cost the source gave (an imported profile without the model); a
+// live kernel the source gave no cost for moved at least the tensors the runtime says it read and wrote.
 void source_cost(Layer& l, const KernelRecord& k) {
   l.flops = k.flops.value_or(0);
   l.macs = k.macs.value_or(0);
   l.bytes = k.bytes.value_or(0);
   l.cost_known = k.flops.has_value();
+  if (k.bytes) l.bytes_source = BytesSource::source;
+  else if (std::optional<uint64_t> moved = runtime_bytes(l)) l.bytes = *moved, l.bytes_source = BytesSource::runtime;
 }
 
-void place(std::vector<Layer>& layers, const LayerSources& in) {
+const char* bytes_origin(BytesSource s) {
+  switch (s) {
+    case BytesSource::analysis: return "its nodes' tensors, as analysed";
+    case BytesSource::runtime_writes: return "reads as analysed, writes as the runtime reported";
+    case BytesSource::runtime: return "the tensors the runtime reported";
+    case BytesSource::view: return "a view";
+    case BytesSource::source: return "the imported profile's figure";
+  }
+  return "";
+}
+
+// The physics check: a layer's rate, at the longest time its source's timer step allows, may not exceed its roof by
+// more than kRoofTolerance. A layer that does had fewer FLOPs or bytes than it is charged (or a missing ceiling):
+// an attribution error, said with its figures, never a point above the roof.
+std::string attribution_error(const Layer& l, double step_ms) {
+  if (l.bound.empty() || l.time_ms <= 0 || l.efficiency <= 1 + kRoofTolerance) return "";
+  const double ratio = l.efficiency * l.time_ms / (l.time_ms + step_ms);
+  if (ratio <= 1 + kRoofTolerance) return "";
+  const std::string times = fixed(ratio, 2) + "x its " + l.roof + " roof";
+  if (l.bound == "compute")
+    return "computes " + fixed(l.gflops, 1) + " GFLOP/s, " + times + ": the kernel did less work than its " +
+           si(static_cast<double>(l.placed_flops())) + " FLOPs, or no ceiling fits its precision (" +
+           (l.precision.empty() ? "fp32 assumed" : l.precision) + ")";
+  return "moves " + fixed(l.gbps, 1) + " GB/s, " + times + ": the kernel moved fewer than its " +
+         si_bytes(static_cast<double>(l.bytes)) + " (" + bytes_origin(l.bytes_source) +
+         "), or the data stayed in a nearer cache than its size says";
+}
+
+bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
+  return std::any_of(hw.compute.begin(), hw.compute.end(), [&](const ComputeRoof& c) { return c.dtype == dtype; });
+}
+
+void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::string>& warnings) {
   double total_ms = 0;
   for (const auto& l : layers) total_ms += l.time_ms;
+  const Layer* worst = nullptr;
+  int64_t errors = 0;
+  std::set<std::string> unroofed;  // dtypes computed in that the roofs have no ceiling for (held against fp32)
   for (auto& l : layers) {
     l.share = total_ms > 0 ? l.time_ms / total_ms : 0;
     double s = l.time_ms / 1000.0;
-    if (l.bytes > 0) l.intensity = static_cast<double>(l.flops) / static_cast<double>(l.bytes);
+    const uint64_t work = l.placed_flops();
+    if (l.bytes > 0) l.intensity = static_cast<double>(work) / static_cast<double>(l.bytes);
     if (s > 0) {
-      l.gflops = static_cast<double>(l.flops) / s / 1e9;
+      l.gflops = static_cast<double>(work) / s / 1e9;
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
     if (in.hw) {
-      RoofPlacement r = place_on_roofline(*in.hw, in.threads, l.flops, l.bytes, s, roof_dtype(l.precision));
+      RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision));
       l.bound = r.bound;
       l.roof = r.roof;
       l.efficiency = r.efficiency;
+      const std::string dtype = roof_dtype(l.precision);
+      // Above the fp32 ceiling is no error for an int8 kernel when no int8 ceiling was measured (hw --quick).
+      if (r.bound == "compute" && !dtype.empty() && dtype != "fp32" && !has_compute_roof(*in.hw, dtype)) {
+        unroofed.insert(dtype);
+        continue;
+      }
+      l.attribution_error = attribution_error(l, in.kernel_time_step_ms);
+      if (!l.attribution_error.empty() && (++errors, !worst || l.efficiency > worst->efficiency)) worst = &l;
     }
   }
+  for (const auto& dtype : unroofed)
+    warnings.push_back("the roofs have no " + dtype + " compute ceiling (measure them with `rooflens hw`): " + dtype +
+                       " layers are held against the fp32 one, and their efficiency can exceed 100%");
+  if (worst)
+    warnings.push_back(std::to_string(errors) + " layer(s) above their roof by more than " +
+                       fixed(kRoofTolerance * 100, 0) + "% (attribution errors, not drawn on the roofline): worst '" +
+                       worst->name + "' " + worst->attribution_error);
 }
 
 }  // namespace
@@ -392,7 +557,7 @@ LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSou
   for (const auto& k : kernels) out.layers.push_back(timed_layer(k));
   if (!in.original || !in.analysis) {
     for (size_t i = 0; i < kernels.size(); ++i) source_cost(out.layers[i], kernels[i]);
-    place(out.layers, in);
+    place(out.layers, in, out.warnings);
     return out;
   }
   Ownership own = NodeAssigner(kernels, in).run();
@@ -400,7 +565,7 @@ LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSou
   CostFiller costs(in, own);
   if (!costs.consistent()) {
     out.warnings.push_back("internal: analysis and graph disagree on the node count; layers not mapped");
-    place(out.layers, in);
+    place(out.layers, in, out.warnings);
     return out;
   }
   for (size_t i = 0; i < own.untimed.size(); ++i) {
@@ -419,7 +584,7 @@ LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSou
   }
   for (size_t o = 0; o < own.layer_of.size(); ++o)
     if (own.layer_of[o] < 0) out.unowned.push_back({in.original->nodes[o].name, own.fate[o]});
-  place(out.layers, in);
+  place(out.layers, in, out.warnings);
   if (out.unmapped_kernels > 0)
     out.warnings.push_back(std::to_string(out.unmapped_kernels) + " kernel(s) could not be mapped to any ONNX node");
   return out;

@@ -27,7 +27,13 @@ struct LayerSources {
   const MappingRules* rules = nullptr;  // the source's; null: plain_mapping_rules()
   const HardwareInfo* hw = nullptr;     // null: no roofline
   int64_t threads = 0;                  // picks the roofs measured at (nearly) this thread count
+  double kernel_time_step_ms = 0;       // Measurement::kernel_time_step_ms (the roof check allows for it)
 };
+
+// A layer may reach at most this much above its roof before it is an attribution error: the roofs are each the best
+// of many short repetitions, and a layer's median is measured in other conditions (warm caches from the layer
+// before, another thread's prefetch); 10% covers what we saw among correctly attributed layers (docs/mapping.md).
+inline constexpr double kRoofTolerance = 0.10;
 
 LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSources& in);
 

@@ -14,6 +14,8 @@ struct GraphView {
     std::string name, op, domain;
     std::vector<std::string> inputs, outputs;    // "" = omitted optional input
     std::map<std::string, std::string> attributes;  // string attributes a runtime's mapping rules read
+    bool unnamed = false;  // the file named it not: `name` is made up ("<op>_<position>"); a runtime's profile names
+                           // such a node its own way, so its kernels are paired with it by op and order instead
   };
   std::vector<Node> nodes;                       // topological order
   std::unordered_set<std::string> graph_inputs;  // runtime inputs (not initializers)

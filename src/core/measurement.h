@@ -70,6 +70,8 @@ struct Measurement {
   std::vector<RunSetting> settings;           // every performance option, effective value and source
   std::optional<ThreadsObserved> threads_observed;  // the thread pool as the runtime's profile showed it
   DispatchSamples dispatch;                   // per profiled iteration: the source's own timing of its dispatch
+  double kernel_time_step_ms = 0;             // the step of the source's kernel times (ORT writes whole µs: 0.001):
+                                              // a kernel may have run up to this much longer than it says
 
   // Imports: what another tool's files say beyond the above (live backends leave them empty).
   std::optional<LatencyStats> latency_summary;  // e2e statistics when the source gives them but no samples

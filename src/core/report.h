@@ -56,6 +56,10 @@ struct NodeAnalysis {
   int64_t iterations = 1;   // runs per inference (Loop/Scan trips of the enclosing bodies, multiplied; -1 unknown);
                             // flops, macs and bytes above already include them
   ShapeSource shape_source = ShapeSource::Static;
+  // Added with the mapping-truth work (written only when not the default):
+  std::vector<uint64_t> input_read_bytes;  // per input, bytes it reads, when some input is read only in part (Gather
+                                           // reads the rows it gathers); empty: every input whole (input_shapes)
+  uint64_t padding_macs = 0;               // of macs: those whose tap falls on the zero padding (cost.h)
 };
 
 // One subgraph body (If branch, Loop/Scan body) with the totals of its nodes and of the bodies nested in it.
@@ -210,6 +214,16 @@ struct Layer {                    // one kernel of the optimized graph the backe
   std::string inserted_for;       // the runtime added it itself: why ("reformat", "quantize", ...)
   bool fallback = false;          // ran on the CPU although the session ran on an accelerator
   uint64_t weight_bytes = 0;      // its weights and biases as the runtime stores them (0: not known)
+  // Added with the mapping-truth work (written only when not the default):
+  BytesSource bytes_source = BytesSource::analysis;  // where `bytes` comes from
+  uint64_t padding_macs = 0;      // of macs: taps in the zero padding, which no kernel need execute; the roofline
+                                  // places the layer by flops - 2 x padding_macs (gflops is that work's rate)
+  std::string attribution_error;  // the layer's rate exceeds its roof beyond the tolerance: physically impossible,
+                                  // so its flops, bytes or ceiling are wrong; why (it is then not drawn on the roof)
+
+  // The work the roofline places it by: its FLOPs without the MACs on zero padding (gflops and efficiency are of
+  // this work; views that project a layer's time scale it).
+  uint64_t placed_flops() const { return padding_macs > flops / 2 ? 0 : flops - 2 * padding_macs; }
 };
 
 struct NodeFate {                 // user nodes that no layer owns

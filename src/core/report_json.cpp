@@ -69,12 +69,21 @@ void to_json(json& j, const NodeAnalysis& n) {
   put_unless(j, "execution", n.execution, NodeExecution::Run);
   put_unless(j, "iterations", n.iterations, int64_t{1});
   put_unless(j, "shape_source", n.shape_source, ShapeSource::Static);
+  put_unless(j, "input_read_bytes", n.input_read_bytes, std::vector<uint64_t>{});
+  put_unless(j, "padding_macs", n.padding_macs, uint64_t{0});
 }
 void from_json(const json& j, NodeAnalysis& n) {
   from_json(j, static_cast<NodeCore&>(n));
   get_or(j, "execution", n.execution);
   get_or(j, "iterations", n.iterations);
   get_or(j, "shape_source", n.shape_source);
+  get_or(j, "input_read_bytes", n.input_read_bytes);
+  get_or(j, "padding_macs", n.padding_macs);
+  if (!n.input_read_bytes.empty() && n.input_read_bytes.size() != n.inputs.size())
+    throw UserError("node '" + n.name + "': input_read_bytes has " + std::to_string(n.input_read_bytes.size()) +
+                    " entries for " + std::to_string(n.inputs.size()) + " inputs");
+  if (n.padding_macs > n.macs)
+    throw UserError("node '" + n.name + "': padding_macs exceeds macs");
 }
 
 ROOFLENS_JSON_FIELDS(SubgraphSummary, graph, node, attribute, execution, iterations, nodes, flops, macs, bytes_read,
@@ -210,6 +219,10 @@ void to_json(json& j, const Layer& l) {
   if (!l.inserted_for.empty()) j["inserted_for"] = l.inserted_for;
   if (l.fallback) j["fallback"] = true;
   if (l.weight_bytes) j["weight_bytes"] = l.weight_bytes;
+  // Added with the mapping-truth work, likewise.
+  if (l.bytes_source != BytesSource::analysis) j["bytes_source"] = l.bytes_source;
+  if (l.padding_macs) j["padding_macs"] = l.padding_macs;
+  if (!l.attribution_error.empty()) j["attribution_error"] = l.attribution_error;
 }
 
 void from_json(const json& j, Layer& l) {
@@ -243,6 +256,12 @@ void from_json(const json& j, Layer& l) {
   l.inserted_for = j.value("inserted_for", std::string());
   l.fallback = j.value("fallback", false);
   l.weight_bytes = j.value("weight_bytes", uint64_t{0});
+  if (j.contains("bytes_source"))
+    l.bytes_source = checked_enum<BytesSource>(j.at("bytes_source"), "bytes_source",
+                                                {"analysis", "runtime_writes", "runtime", "view", "source"});
+  l.padding_macs = j.value("padding_macs", uint64_t{0});
+  if (l.padding_macs > l.macs) throw UserError("layer '" + l.name + "': padding_macs exceeds macs");
+  l.attribution_error = j.value("attribution_error", std::string());
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)

@@ -30,6 +30,7 @@ class Mapper {
   }
 
   LayerMapping run() {
+    learn_from_layout_kernels();
     for (size_t i = 0; i < P_.nodes.size(); ++i) map_one(static_cast<int>(i));
     for (size_t o = 0; o < O_.nodes.size(); ++o)
       if (out_.owner[o] < 0) out_.fate[o] = constant_[o] ? "folded" : "eliminated";
@@ -71,7 +72,26 @@ class Mapper {
   std::string equivalent(const std::string& t) const {
     auto e = eq_.find(t);
     if (e != eq_.end()) return e->second;
-    return is_original_tensor(t) ? t : std::string();
+    if (is_original_tensor(t)) return t;
+    for (const auto& cand : rules_.tensor_candidates(t))
+      if (is_original_tensor(cand)) return cand;
+    return "";
+  }
+
+  // A layout kernel that writes an original tensor from a renamed one says what the renamed tensor holds (the same
+  // values in another layout). Learnt before any kernel is mapped: the kernel that produced the renamed tensor
+  // comes first and is anchored by it (a fused kernel named after none of its nodes, e.g. "<Mul>/QuickGeluFusion/").
+  void learn_from_layout_kernels() {
+    for (const auto& n : P_.nodes) {
+      if (!rules_.is_layout_kernel(n)) continue;
+      std::vector<const std::string*> data_inputs;
+      for (const auto& t : n.inputs)
+        if (!t.empty() && !(is_original_tensor(t) && is_constant_tensor(t))) data_inputs.push_back(&t);
+      if (data_inputs.size() != 1 || n.outputs.size() != 1) continue;
+      const std::string& in = *data_inputs.front();
+      const std::string& out = n.outputs.front();
+      if (!is_original_tensor(in) && is_original_tensor(out)) eq_.emplace(in, out);
+    }
   }
 
   // The original node producing `t`, else the first node consuming it (for runtime inputs), else -1.
@@ -86,18 +106,24 @@ class Mapper {
     const auto& n = P_.nodes[pi];
     auto& entry = out_.layers[pi];
     std::unordered_set<std::string> stop;  // original tensors this kernel reads
-    std::string first_in;
+    std::string first_in, first_constant;
     for (const auto& t : n.inputs) {
       std::string e = t.empty() ? "" : equivalent(t);
-      if (e.empty()) continue;
+      if (e.empty()) {
+        if (first_constant.empty() && consumers_.count(t)) first_constant = t;  // an initializer of the user's
+        continue;
+      }
       stop.insert(e);
       if (first_in.empty() && !is_constant_tensor(e)) first_in = e;
+      if (first_constant.empty() && is_constant_tensor(e)) first_constant = e;
     }
-    if (rules_.is_layout_kernel(n)) return alias(pi, first_in);
+    // A layout kernel over a weight (a runtime converting it on every run) carries it for the node that reads it.
+    if (rules_.is_layout_kernel(n)) return alias(pi, first_in.empty() ? first_constant : first_in);
 
     std::vector<int> anchors;
     for (const auto& t : n.outputs) {
-      auto p = is_original_tensor(t) ? producer_.find(t) : producer_.end();
+      const std::string e = t.empty() ? "" : equivalent(t);
+      auto p = e.empty() ? producer_.end() : producer_.find(e);
       if (p != producer_.end()) anchors.push_back(p->second);
     }
     bool named = false;

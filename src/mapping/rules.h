@@ -18,6 +18,10 @@ class MappingRules {
   // "x"). A candidate can name a user node or a user tensor (whose producer is then meant).
   virtual std::vector<std::string> name_candidates(const std::string& kernel_name) const { return {kernel_name}; }
 
+  // Names an executed-graph tensor the runtime created may derive from: the original tensor whose values it holds in
+  // another precision or layout ("InsertedPrecisionFreeCast_x" holds x in float32). Empty: none.
+  virtual std::vector<std::string> tensor_candidates(const std::string& /*tensor*/) const { return {}; }
+
   // Kernels that only change a tensor's layout or location (reorders, device copies): they compute none of the
   // user's nodes and become aliases of the node whose tensor they carry.
   virtual bool is_layout_kernel(const GraphView::Node&) const { return false; }

@@ -54,6 +54,7 @@ GraphView read_graph_view(const std::string& path) {
     const onnx::NodeProto& n = g.node(order[pos]);
     GraphView::Node node;
     node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(pos) : n.name();
+    node.unnamed = n.name().empty();
     node.op = n.op_type();
     node.domain = n.domain() == "ai.onnx" ? "" : n.domain();
     node.inputs.assign(n.input().begin(), n.input().end());

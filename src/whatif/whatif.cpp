@@ -189,12 +189,13 @@ class Projector {
     x.name = l.name;
     double f = o_.batch && run.batch > 0 ? static_cast<double>(*o_.batch) / static_cast<double>(run.batch) : 1;
     double weights = static_cast<double>(weight_bytes(nodes_, l));
-    x.flops = static_cast<double>(l.flops) * f;
+    const double flops = static_cast<double>(l.placed_flops());  // the work its efficiency was measured on
+    x.flops = flops * f;
     x.bytes = (weights + (static_cast<double>(l.bytes) - weights) * f) * dtype_bytes(o_.quantize) / 4;
-    bool placed = l.efficiency > 0 && !l.bound.empty() && l.time_ms > 0 && (l.flops > 0 || l.bytes > 0);
+    bool placed = l.efficiency > 0 && !l.bound.empty() && l.time_ms > 0 && (flops > 0 || l.bytes > 0);
     if (!placed) {
       ++kept_;
-      double work = l.flops > 0 ? x.flops / static_cast<double>(l.flops)
+      double work = flops > 0 ? x.flops / flops
                                 : l.bytes > 0 ? x.bytes / static_cast<double>(l.bytes) : 1;
       x.time_ms = l.time_ms * (o_.batch ? work : 1);
       x.note = "no roofline position: kept as measured";

@@ -5,7 +5,9 @@ The definition rooflens documents (docs/cost-model.md, "Parameters"): a paramete
 stored in the file — an initializer, or the value of a Constant node holding more than one element (a single one
 is an operand such as Clip's 6), at any depth of subgraphs — that some node reads directly at a parameter slot; each tensor counts once however many nodes read it. Slots: every
 floating-point input by default; BatchNormalization only scale and bias (running mean and variance are
-buffers); LSTM W, R, B and peephole P; GRU and RNN W, R, B (whatever their type).
+buffers); LSTM W, R, B and peephole P; GRU and RNN W, R, B (whatever their type); the quantized ops their integer
+weights (ConvInteger, MatMulInteger 1; QLinearConv 3 and 8; QLinearMatMul 3; DequantizeLinear 0) and nothing of
+QuantizeLinear and DynamicQuantizeLinear.
 
 Usage: count_onnx.py MODEL.onnx...   prints one JSON object {file: params}
 """
@@ -16,8 +18,12 @@ import onnx
 from onnx import TensorProto
 
 FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BFLOAT16}
-EXPLICIT_SLOTS = {"BatchNormalization": {1, 2}, "LSTM": {1, 2, 3, 7}, "GRU": {1, 2, 3}, "RNN": {1, 2, 3}}
-UNSUPPORTED = {"QLinearConv", "QLinearMatMul", "MatMulInteger", "ConvInteger", "DequantizeLinear", "QuantizeLinear"}
+# Quantized ops name their integer weights (and QLinearConv its int32 bias); scales and zero points are not
+# parameters; in QDQ models the int8 weight is DequantizeLinear's input.
+EXPLICIT_SLOTS = {"BatchNormalization": {1, 2}, "LSTM": {1, 2, 3, 7}, "GRU": {1, 2, 3}, "RNN": {1, 2, 3},
+                  "ConvInteger": {1}, "MatMulInteger": {1}, "QLinearConv": {3, 8}, "QLinearMatMul": {3},
+                  "DequantizeLinear": {0}, "QuantizeLinear": set(), "DynamicQuantizeLinear": set()}
+UNSUPPORTED = set()
 
 
 def count_params(path):

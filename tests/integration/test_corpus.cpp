@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -250,6 +251,111 @@ TEST_F(CorpusTest, ProfileOfTheVitExportCountsWhatAnalyzeOfTheZooVitCounts) {
   ASSERT_FALSE(run["layers"].empty());
   for (const auto& l : run["layers"]) EXPECT_TRUE(l["cost_known"].get<bool>()) << l["name"];
   expect_runtime_shapes_agree(run);
+}
+
+
+// Kernels that compute (an alias only carries a tensor of the user's: its op never computes).
+bool computes(const std::string& op) {
+  for (const char* c : {"Conv", "Gemm", "MatMul", "Attention", "LSTM", "GRU", "QuickGelu", "Gelu", "LayerNorm"})
+    if (op.find(c) != std::string::npos) return true;
+  return false;
+}
+
+struct TruthTally {
+  size_t layers = 0, worst_layer = 0;
+  double worst = 0;           // the highest achieved / roof ratio at the longest time the timer step allows
+  uint64_t conv_flops = 0, conv_flops_on_conv_kernels = 0;
+};
+
+// One profile against this machine's roofs: what the report says about its layers is physically possible and
+// every FLOP of the user's graph sits on the kernel that ran it.
+TruthTally check_layer_truth(const std::string& model, const json& report) {
+  TruthTally t;
+  const json& run = report["runs"].at(0);
+  std::map<std::string, const json*> node;
+  for (const auto& n : report["model"]["analysis"]["nodes"]) node[n["name"].get<std::string>()] = &n;
+  uint64_t on_layers = 0, folded = 0;
+  for (const auto& l : run["layers"]) {
+    const std::string name = l["name"], op = l["op"];
+    const double ms = l["time_ms"], eff = l["efficiency"];
+    const double ratio = ms > 0 ? eff * ms / (ms + 0.001) : 0;  // ORT times kernels in whole microseconds
+    if (ratio > t.worst) t.worst = ratio, t.worst_layer = t.layers;
+    ++t.layers;
+    EXPECT_LE(ratio, 1.10) << model << ": layer '" << name << "' (" << op << ") at " << ratio << "x its roof "
+                           << l["roof"] << ": " << l.value("attribution_error", "");
+    EXPECT_FALSE(l.contains("attribution_error")) << model << ": layer '" << name << "': " << l["attribution_error"];
+    if (l["alias"].get<bool>()) {
+      EXPECT_FALSE(computes(op)) << model << ": kernel '" << name << "' (" << op << ") computes, yet is an alias";
+      continue;
+    }
+    on_layers += l["flops"].get<uint64_t>();
+    for (const auto& n : l["onnx_nodes"]) {
+      auto it = node.find(n.get<std::string>());
+      if (it == node.end() || (*it->second)["op"] != "Conv") continue;
+      const uint64_t f = (*it->second)["flops"];
+      t.conv_flops += f;
+      if (op.find("Conv") != std::string::npos) t.conv_flops_on_conv_kernels += f;
+    }
+  }
+  for (const auto& u : run["unowned"]) folded += (*node.at(u["name"].get<std::string>()))["flops"].get<uint64_t>();
+  EXPECT_EQ(on_layers + folded, run["flops"].get<uint64_t>()) << model << ": FLOPs on layers " << on_layers
+                                                              << " + folded away " << folded;
+  for (const auto& w : run["warnings"])
+    EXPECT_EQ(w.get<std::string>().find("the runtime ran"), std::string::npos) << model << ": " << w;
+  return t;
+}
+
+// Every corpus model, its float16 conversions and the zoo's QDQ int8 models, profiled on ONNX Runtime against roofs
+// measured on this machine (at the thread count the profiles use). ORT rewrites these graphs heavily: NCHWc
+// reorders, fused activations named after a node of theirs, casts around the kernels that lack a float16 version,
+// function ops expanded into unnamed nodes. Whatever it did, no layer sits above its roof beyond the tolerance, no
+// computing kernel is a mere alias, no runtime shape is said to differ (analyze --check-runtime finds every shape
+// equal: EveryStaticShapeEqualsOnnxRuntimes), every FLOP is on a layer or on a node folded away, and a model's
+// convolutions are computed by convolution kernels.
+TEST_F(CorpusTest, EveryModelsLayersStayUnderTheirRoofsAndKeepTheirWork) {
+  if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  const std::string cache = (*dir_ / "roofs-cache").string();
+  const std::string env = "XDG_CACHE_HOME=" + shell_quote(cache) + " ";
+  CliResult hw = run_cli_env(env, "hw", dir_->string());  // every ceiling, at 1 thread and at all cores
+  ASSERT_EQ(hw.rc, 0) << hw.err;
+
+  struct Case {
+    std::string name, file, flags;
+    bool large = false;
+  };
+  std::vector<Case> cases;
+  for (const auto& m : *models_)
+    cases.push_back({m.name, path(m), flags_text(m.flags), m.expected.value("large", false)});
+  for (const auto& [zoo, flags] : std::vector<std::pair<std::string, std::string>>{
+           {"resnet50", ""}, {"mobilenet_v2", ""}, {"bert_base", " --dim seq=64"}}) {
+    const std::string file = (*dir_ / (zoo + ".qdq.onnx")).string();
+    CliResult z = run_cli("zoo make " + zoo + " --quantize qdq -o " + shell_quote(file), dir_->string());
+    ASSERT_EQ(z.rc, 0) << z.err;
+    cases.push_back({zoo + ".qdq", shell_quote(file), flags, false});
+  }
+  size_t checked = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string report = (*dir_ / (c.name + ".truth.json")).string();
+    const std::string timing = c.large ? " --warmup-ms 0 --iterations 2 --duration 0 --profile-iterations 2"
+                                       : " --warmup-ms 50 --duration 0.2 --profile-iterations 3";
+    CliResult r = run_cli_env(env, "profile " + c.file + c.flags + " --threads 2" + timing + " -q --no-db -f " +
+                                       shell_quote(report), dir_->string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const json j = json::parse(slurp(report));
+    ASSERT_EQ(j["hardware"]["source"], "measured");
+    const TruthTally t = check_layer_truth(c.name, j);
+    const double conv_share = t.conv_flops ? static_cast<double>(t.conv_flops_on_conv_kernels) / t.conv_flops : 1;
+    if (c.name.find("fp16") != std::string::npos || c.name.find("qdq") != std::string::npos ||
+        c.name.find("quint8") != std::string::npos)
+      EXPECT_GE(conv_share, 0.99) << c.name << ": of the convolutions' FLOPs, only " << conv_share
+                                  << " are on convolution kernels";
+    std::printf("[ measured ] %-34s %4zu layers, highest %.2fx its roof (%s), conv FLOPs on conv kernels %.4f\n",
+                c.name.c_str(), t.layers, t.worst,
+                t.layers ? j["runs"][0]["layers"][t.worst_layer]["name"].get<std::string>().c_str() : "-", conv_share);
+    ++checked;
+  }
+  EXPECT_GE(checked, 34u);
 }
 
 }  // namespace

@@ -89,7 +89,6 @@ class OrtBackend : public Backend {
     const int64_t n = std::stoll(threads.value);
     opts.intraOpNumThreads = static_cast<int>(n);  // always explicit: the run is labelled with what ORT was given
     for (const auto& [k, v] : r.feed.dims) opts.freeDimensionOverrides[k] = v;
-    if (r.timing.layers) opts.optimizedModelFilePath = r.work_dir / ("optimized-" + std::to_string(++serial_) + ".onnx");
 
     Measurement out;
     RooflensChoices choices;
@@ -102,10 +101,6 @@ class OrtBackend : public Backend {
       stage = "run";
       out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage);
       out.load_ms = l.load_ms;
-      std::string problem;
-      out.executed_graph = executed_graph(l.optimized_model, problem);
-      if (!problem.empty())
-        out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);
@@ -129,7 +124,6 @@ class OrtBackend : public Backend {
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
   std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too
-  int serial_ = 0;
 };
 
 }  // namespace

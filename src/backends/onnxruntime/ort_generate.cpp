@@ -45,8 +45,6 @@ class OrtGeneration : public DecoderGeneration {
     OrtSessionOptions opts = base_;
     const int64_t threads = std::stoll(ort_threads(c.threads, base_, budget_).value);
     opts.intraOpNumThreads = static_cast<int>(threads);  // always explicit, as the run says
-    if (c.timing.layers)
-      opts.optimizedModelFilePath = c.work_dir / ("optimized-generate-" + std::to_string(++serial_) + ".onnx");
     const DecoderBinding io = decoder_binding(c.io);
     GenerateShape shape;
     shape.batch = c.batch;
@@ -61,15 +59,11 @@ class OrtGeneration : public DecoderGeneration {
       GenerationMeasurement m;
       const LoadResult loaded = runner.load(c.model, opts, c.timeout);
       m.load_ms = loaded.load_ms;
-      std::string problem;
-      const std::optional<GraphView> executed = executed_graph(loaded.optimized_model, problem);
-      if (!problem.empty())
-        m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
       stage = "run";
       timed(runner, io, shape, c, m);
       if (c.timing.layers) {
         stage = "profile";
-        profiled(runner, io, shape, c, threads, executed, m);
+        profiled(runner, io, shape, c, threads, m);
       }
       pid_ = 0;
       return m;
@@ -95,16 +89,22 @@ class OrtGeneration : public DecoderGeneration {
 
   // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
   static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
-                       const GenerationConfig& c, int64_t threads, const std::optional<GraphView>& executed,
-                       GenerationMeasurement& m) {
+                       const GenerationConfig& c, int64_t threads, GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
-      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir);
+      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir, /*keep_profile=*/false,
+                                   /*dump_graph=*/true);
     } catch (const RunnerError& e) {
       if (e.kind != ReplyStatus::error) throw;
       m.profile_error = e.what();
       return;
     }
+    // The profiled session's own graph: the names in its profile are the ones it generated.
+    std::string problem;
+    const std::optional<GraphView> executed = executed_graph(
+        p.optimized_model.empty() ? std::nullopt : std::optional<std::filesystem::path>(p.optimized_model), problem);
+    if (!problem.empty())
+      m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads);
     if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads);
   }
@@ -112,7 +112,6 @@ class OrtGeneration : public DecoderGeneration {
   OrtSessionOptions base_;
   CpuBudget budget_;
   std::atomic<pid_t>& pid_;
-  int serial_ = 0;
 };
 
 }  // namespace

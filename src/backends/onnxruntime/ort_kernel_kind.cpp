@@ -5,10 +5,28 @@
 
 namespace rooflens::ort {
 
-LayerKind kernel_kind(const std::string& op) {
-  if (op == "ReorderInput" || op == "ReorderOutput" || op == "Transpose") return LayerKind::layout;
+namespace {
+constexpr std::string_view kCastPrefix = "InsertedPrecisionFreeCast_";
+}
+
+std::string without_cast_prefix(const std::string& name) {
+  if (name.size() <= kCastPrefix.size() || name.compare(0, kCastPrefix.size(), kCastPrefix) != 0) return "";
+  return name.substr(kCastPrefix.size());
+}
+
+bool is_inserted_cast(const std::string& op, const std::string& name) {
+  return op == "Cast" && !without_cast_prefix(name).empty();
+}
+
+LayerKind kernel_kind(const std::string& op, const std::string& name) {
+  if (op == "ReorderInput" || op == "ReorderOutput" || op == "Transpose" || is_inserted_cast(op, name))
+    return LayerKind::layout;
   if (op == "MemcpyToHost" || op == "MemcpyFromHost") return LayerKind::copy;
   return LayerKind::compute;
+}
+
+std::string inserted_for(const std::string& op, const std::string& name) {
+  return is_inserted_cast(op, name) ? "precision" : "";
 }
 
 Device provider_device(const std::string& provider) {

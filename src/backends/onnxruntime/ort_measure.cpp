@@ -83,7 +83,11 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, i
         k.output_shapes.push_back(s.dims);
         k.output_dtypes.push_back(onnx_dtype(s.dtype));
       }
-      k.kind = kernel_kind(e->op_name);
+      // The element type it computed in, as the ORT profile importer reads it: its first input's (a QLinearConv
+      // reads uint8/int8 and is held against the int8 roof, a Cast from fp16 against nothing but memory).
+      if (!k.input_dtypes.empty()) k.precision = k.input_dtypes.front();
+      k.kind = kernel_kind(e->op_name, e->node_name);
+      k.inserted_for = inserted_for(e->op_name, e->node_name);
       k.device_class = provider_device(e->provider);
       if (nested.parent[i] >= 0) k.enclosing = events[static_cast<size_t>(nested.parent[i])]->node_name;
       out.push_back(std::move(k));
@@ -132,7 +136,7 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   stage = "profile";
   ProfiledRunResult prof;
   try {
-    prof = runner.run_profiled(in, timing, timeout, work_dir);
+    prof = runner.run_profiled(in, timing, timeout, work_dir, /*keep_profile=*/false, /*dump_graph=*/true);
   } catch (const RunnerError& e) {
     // The runtime refused the profiled run but the runner lives on: the timed run above is a result of its
     // own, so keep it and say why the layers are missing. A dead or hung runner still ends the measurement.
@@ -147,6 +151,13 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   const int measured = static_cast<int>(prof.profile.runs.size()) - prof.warmup_iterations;
   out.dispatch = dispatch_samples(prof.profile, prof.warmup_iterations, measured);
   out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
+  out.kernel_time_step_ms = 0.001;  // ORT's profile gives whole microseconds
+  std::string problem;
+  out.executed_graph = executed_graph(prof.optimized_model.empty() ? std::nullopt
+                                                                   : std::optional<std::filesystem::path>(prof.optimized_model),
+                                      problem);
+  if (!problem.empty())
+    out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
   return out;
 }
 

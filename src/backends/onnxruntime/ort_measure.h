@@ -14,7 +14,8 @@
 
 namespace rooflens::ort {
 
-// Fills everything of the Measurement but load_ms, threads and the executed graph. Sets `stage` to "run" or
+// Fills everything of the Measurement but load_ms and threads; the executed graph is the profiled session's own
+// (read from the graph it dumped: node names ORT generates differ between sessions). Sets `stage` to "run" or
 // "profile" before each step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
 Measurement measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
                            const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,

@@ -284,13 +284,26 @@ TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& t
   return out;
 }
 
+fs::path OrtRunner::take_graph(const json& r) {
+  const json* graph = r.contains("optimized_model") ? &r["optimized_model"] : nullptr;
+  const json* dir = r.contains("profile_dir") ? &r["profile_dir"] : nullptr;
+  if (!graph || !graph->is_string() || !dir || !dir->is_string()) return {};
+  const fs::path from = graph->get<std::string>();
+  fs::path to = fs::path(dir->get<std::string>());
+  to += "-graph.onnx";  // the profile dir's name is unique (mkdtemp): so is this one beside it
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  return ec ? fs::path() : to;
+}
+
 ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOptions& timing,
                                           std::chrono::milliseconds timeout, const fs::path& tmp_dir,
-                                          bool keep_profile) {
+                                          bool keep_profile, bool dump_graph) {
   ojson req = inputs.to_json();
   req["op"] = "run_profiled";
   req["timing"] = timing_to_json(timing);
   req["keep_profile"] = true;  // we read the file here, then delete it unless asked to keep it
+  if (dump_graph) req["dump_graph"] = true;
   if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
   json r = call(json::parse(req.dump()), timeout);
 
@@ -304,6 +317,7 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
     out.measured_from_ts_us = r["measured_from_ts_us"].get<int64_t>();
   }
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  out.optimized_model = take_graph(r);
   fs::path file = field<std::string>(r, "profile_file", "");
   fs::path dir = field<std::string>(r, "profile_dir", "");
   auto cleanup = [&] {

@@ -120,6 +120,9 @@ struct ProfiledRunResult {
   std::optional<int64_t> measured_from_ts_us;  // ts of the first measured model_run
   std::filesystem::path profile_file;      // set when keep_profile
   uint64_t peak_rss_bytes = 0;
+  // dump_graph: the graph this profiled session executed (ORT's optimizedModelFilePath), moved out of the profile
+  // dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not written.
+  std::filesystem::path optimized_model;
 };
 
 struct TensorData {
@@ -179,6 +182,7 @@ struct GenerateProfiledResult {
   double session_create_ms = 0;
   uint64_t peak_rss_bytes = 0;
   std::filesystem::path profile_file;        // set when keep_profile
+  std::filesystem::path optimized_model;     // dump_graph: as ProfiledRunResult::optimized_model
 };
 
 struct RunnerError : UserError {
@@ -206,9 +210,11 @@ class OrtRunner {
   TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout);
   // A second session with profiling on, in a private temp dir under `tmp_dir` (empty: the system's):
   // timing.warmup_iterations dropped, then timing.profile_iterations measured. The profile file is read and
-  // deleted unless `keep_profile` (its path is then in the result).
+  // deleted unless `keep_profile` (its path is then in the result). `dump_graph`: the profiled session also writes
+  // the graph it executed (its generated node names are its own: another session's graph would not match them).
   ProfiledRunResult run_profiled(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
-                                 const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
+                                 const std::filesystem::path& tmp_dir = {}, bool keep_profile = false,
+                                 bool dump_graph = false);
   // Every output of one run; shapes_only leaves the data out (names, types and dims only).
   std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5),
                                   bool shapes_only = false);
@@ -221,7 +227,8 @@ class OrtRunner {
                           std::chrono::milliseconds timeout, bool return_logits = false);
   GenerateProfiledResult generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
                                            const TimingOptions& timing, std::chrono::milliseconds timeout,
-                                           const std::filesystem::path& tmp_dir = {}, bool keep_profile = false);
+                                           const std::filesystem::path& tmp_dir = {}, bool keep_profile = false,
+                                           bool dump_graph = false);
 
   // New runner process; the loaded model is gone (load() again).
   void restart();
@@ -231,6 +238,8 @@ class OrtRunner {
 
  private:
   std::string subject() const;       // the model file, or "ONNX Runtime runner" before load
+  // The executed graph a profiled request wrote into its profile dir, moved beside that dir (which is deleted).
+  static std::filesystem::path take_graph(const nlohmann::json& response);
 
   ChildRunner process_;
   std::filesystem::path model_;

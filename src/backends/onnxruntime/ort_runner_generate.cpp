@@ -95,9 +95,10 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
 
 GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
                                                     const TimingOptions& timing, std::chrono::milliseconds timeout,
-                                                    const fs::path& tmp_dir, bool keep_profile) {
+                                                    const fs::path& tmp_dir, bool keep_profile, bool dump_graph) {
   json req = request("generate_profiled", io, shape);
   req["timing"] = json::parse(timing_to_json(timing).dump());
+  if (dump_graph) req["dump_graph"] = true;
   if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
   json r = call(std::move(req), timeout);
   GenerateProfiledResult out;
@@ -105,6 +106,7 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
   out.decode = phase(r.value("phases", json::object()), "decode");
   out.session_create_ms = r.value("session_create_ms", 0.0);
   out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
+  out.optimized_model = take_graph(r);
   const fs::path file = r.value("profile_file", std::string());
   const fs::path dir = r.value("profile_dir", std::string());
   auto cleanup = [&] {
