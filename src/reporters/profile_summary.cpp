@@ -68,7 +68,9 @@ std::string layer_table(const ProfileRun& run, size_t top) {
                       l->alias ? "alias" : std::to_string(l->onnx_nodes.size()), si(static_cast<double>(l->flops)),
                       si_bytes(static_cast<double>(l->bytes)), fixed(l->intensity, 1), fixed(l->gflops, 1),
                       fixed(l->gbps, 1), l->bound.empty() ? "-" : l->bound,
-                      l->bound.empty() ? "-" : pct(l->efficiency)});
+                      // An attribution error is no efficiency: the layer cannot be where its figures put it.
+                      l->bound.empty() ? "-" : !l->attribution_error.empty() ? "!" + pct(l->efficiency)
+                                                                              : pct(l->efficiency)});
   }
   return t.render();
 }

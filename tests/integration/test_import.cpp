@@ -237,6 +237,48 @@ TEST_F(ImportTest, OrtProfileMapsAsTheLiveBackendDoes) {
   EXPECT_EQ(imported["runs"][0]["flops"], live["runs"][0]["flops"]);
 }
 
+// Every fixture set of every format, imported as a user would (roofs: the datasheet of the device the files name, or
+// this machine's): no layer is placed above its roof beyond the tolerance, and none with a source's zero time is
+// placed at all.
+TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
+  const std::vector<std::vector<std::string>> sets = {
+      {"megengine/load_and_run.profile.json"},
+      {"neural_engine/profiling_2023-03-01_10-00-00_0.csv"},
+      {"neural_engine/profiling_2023-03-01_10-00-00_0.json"},
+      {"openvino/benchmark_average_counters_report.csv"},
+      {"openvino/benchmark_detailed_counters_report.csv"},
+      {"openvino/exec_graph.xml"},
+      {"onnxruntime/cpu_2019.json"},
+      {"onnxruntime/cuda_ep_1.16.json"},
+      {"onnxruntime/trt_ep_1.30.json"},
+      {"trtexec/dla_profile_only/orin_dla.profile.json"},
+      {"trtexec/mobilenet_qat/mobilenet_qat.engine.graph.json", "trtexec/mobilenet_qat/mobilenet_qat.engine.profile.json",
+       "trtexec/mobilenet_qat/mobilenet_qat.engine.profile.metadata.json"},
+      {"trtexec/resnet18_fp16/resnet18_fp16.engine.graph.json", "trtexec/resnet18_fp16/resnet18_fp16.engine.profile.json",
+       "trtexec/resnet18_fp16/resnet18_fp16.engine.profile.metadata.json"},
+      {"trtexec/resnet18_qat/resnet18_qat.engine.graph.json", "trtexec/resnet18_qat/resnet18_qat.engine.profile.json"},
+      {"trtexec/tf_resnet50_fp32/tf_resnet50_fp32.engine.graph.json",
+       "trtexec/tf_resnet50_fp32/tf_resnet50_fp32.engine.profile.json",
+       "trtexec/tf_resnet50_fp32/tf_resnet50_fp32.engine.profile.metadata.json"},
+      {"trtexec/trt10/small.engine.graph.json", "trtexec/trt10/small.engine.profile.json"},
+      {"trtexec/trt82/small.engine.graph.json", "trtexec/trt82/small.engine.profile.json"},
+  };
+  for (const auto& set : sets) {
+    std::string files;
+    for (const auto& f : set) files += " " + shell_quote(fixture(f));
+    SCOPED_TRACE(set.front());
+    auto r = cli("import auto" + files + " -q --no-db -o " + path("roof.json"));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const json run = json::parse(slurp(path("roof.json")))["runs"].at(0);
+    ASSERT_FALSE(run["layers"].empty());
+    for (const auto& l : run["layers"]) {
+      EXPECT_FALSE(l.contains("attribution_error")) << l["name"] << ": " << l["attribution_error"];
+      EXPECT_LE(l["efficiency"].get<double>(), 1.10) << l["name"] << " on " << l["roof"];
+      if (l["time_ms"].get<double>() == 0) EXPECT_EQ(l["bound"], "") << l["name"] << " took 0 ms";
+    }
+  }
+}
+
 TEST_F(ImportTest, EveryFormatThroughTheBinary) {
   for (const auto& files : {std::string("megengine/load_and_run.profile.json"),
                             std::string("neural_engine/profiling_2023-03-01_10-00-00_0.json"),

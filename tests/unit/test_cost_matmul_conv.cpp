@@ -157,3 +157,73 @@ TEST(CostMatMul, MatMulNBits) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+// Per axis, (tap, output position) pairs whose input index o*stride - pad + j*dilation lies outside [0, in),
+// counted one by one: the independent figure for Conv's padding_macs.
+struct Axis {
+  int64_t in, k, stride, dilation, pad;
+  int64_t out() const { return (in + 2 * pad - dilation * (k - 1) - 1) / stride + 1; }
+  int64_t inside() const {
+    int64_t n = 0;
+    for (int64_t o = 0; o < out(); ++o)
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t i = o * stride - pad + j * dilation;
+        n += i >= 0 && i < in;
+      }
+    return n;
+  }
+};
+
+TEST(CostConvPadding, MacsOnZeroPaddingMatchACountOfEveryTapAtEveryPosition) {
+  const std::vector<Axis> axes = {{7, 3, 1, 1, 1},   {56, 3, 1, 1, 1},  {14, 3, 1, 24, 24}, {14, 3, 1, 12, 12},
+                                  {14, 3, 1, 36, 36}, {224, 7, 2, 1, 3}, {9, 3, 2, 1, 1},    {5, 5, 1, 1, 2},
+                                  {8, 1, 1, 1, 0},   {13, 3, 3, 2, 4}};
+  for (const Axis& h : axes)
+    for (const Axis& w : {Axis{7, 3, 1, 1, 1}, Axis{14, 3, 1, 24, 24}, Axis{11, 1, 1, 1, 0}}) {
+      SCOPED_TRACE("H " + std::to_string(h.in) + " k" + std::to_string(h.k) + " s" + std::to_string(h.stride) + " d" +
+                   std::to_string(h.dilation) + " p" + std::to_string(h.pad) + ", W " + std::to_string(w.in));
+      const int64_t cin = 8, cout = 4;
+      const OpWork work = testing::OpCase("Conv")
+                              .attr_ints("strides", {h.stride, w.stride})
+                              .attr_ints("dilations", {h.dilation, w.dilation})
+                              .attr_ints("pads", {h.pad, w.pad, h.pad, w.pad})
+                              .in({1, cin, h.in, w.in})
+                              .init({cout, cin, h.k, w.k})
+                              .out({1, cout, h.out(), w.out()})
+                              .run();
+      const uint64_t all = static_cast<uint64_t>(cout * h.out() * w.out() * cin * h.k * w.k);
+      ASSERT_EQ(work.macs, all);
+      const long double share = static_cast<long double>(h.inside()) / (h.k * h.out()) *
+                                static_cast<long double>(w.inside()) / (w.k * w.out());
+      const auto inside = static_cast<uint64_t>(static_cast<long double>(all) * share + 0.5L);
+      EXPECT_EQ(work.padding_macs, all - inside);
+    }
+}
+
+TEST(CostConvPadding, AConvolutionWithoutPaddingHasNone) {
+  EXPECT_EQ(testing::OpCase("Conv").in({1, 8, 9, 9}).init({4, 8, 3, 3}).out({1, 4, 7, 7}).run().padding_macs, 0u);
+  // SAME_UPPER on a 7x7 map: the same taps as explicit padding 1.
+  const OpWork same = testing::OpCase("Conv").attr_s("auto_pad", "SAME_UPPER").in({1, 8, 7, 7}).init({4, 8, 3, 3})
+                          .out({1, 4, 7, 7}).run();
+  const OpWork explicit_pad = testing::OpCase("Conv").attr_ints("pads", {1, 1, 1, 1}).in({1, 8, 7, 7})
+                                  .init({4, 8, 3, 3}).out({1, 4, 7, 7}).run();
+  EXPECT_GT(same.padding_macs, 0u);
+  EXPECT_EQ(same.padding_macs, explicit_pad.padding_macs);
+}
+
+TEST(CostPartialReads, GatherSliceAndShapeReadOnlyWhatTheyUse) {
+  const OpWork g = testing::OpCase("Gather").init({30000, 768}).in({4}, DType::Int64).out({4, 768}).run();
+  ASSERT_EQ(g.partial_reads.size(), 1u);
+  EXPECT_EQ(g.partial_reads[0], (std::pair<size_t, uint64_t>{0, 4 * 768}));
+  const OpWork s = testing::OpCase("Slice").in({8, 100}).in({1}, DType::Int64).in({1}, DType::Int64).out({8, 10}).run();
+  EXPECT_EQ(s.partial_reads[0], (std::pair<size_t, uint64_t>{0, 80}));
+  const OpWork shape = testing::OpCase("Shape").in({8, 100}).out({2}, DType::Int64).run();
+  EXPECT_EQ(shape.partial_reads[0], (std::pair<size_t, uint64_t>{0, 0}));
+  EXPECT_TRUE(testing::OpCase("Transpose").in({8, 100}).out({100, 8}).run().partial_reads.empty());
+}
+
+}  // namespace
+}  // namespace rooflens

@@ -6,9 +6,11 @@ function showDetails(view, box, row, isStatic) {
   box.append(h('h3', null, l.name), kv4([
     ['op', l.op], ['provider', l.provider], ['time', ms(l.time_ms) + ' ms'], ['share', pct(l.share, 2)],
     ['FLOPs', grouped(l.flops) + (l.cost_known ? '' : ' (lower bound: an op of unknown cost)')], ['MACs', grouped(l.macs)],
-    ['bytes', grouped(l.bytes) + ' (boundary tensors)'], ['intensity', fixed(l.intensity, 2) + ' FLOP/B'],
+    ['bytes', grouped(l.bytes) + ' (' + bytesOrigin(l.bytes_source) + ')'], ['intensity', fixed(l.intensity, 2) + ' FLOP/B'],
     ['GFLOP/s', fixed(l.gflops, 2)], ['GB/s', fixed(l.gbps, 2)],
-    ['roofline', l.roof ? l.bound + ' bound under ' + l.roof + ', ' + pct(l.efficiency) + ' efficient' : 'no roofs'],
+    ['roofline', l.attribution_error ? 'NOT PLACED: ' + l.attribution_error
+      : l.roof ? l.bound + ' bound under ' + l.roof + ', ' + pct(l.efficiency) + ' efficient' : 'no roofs'],
+    ...(l.padding_macs ? [['padding MACs', grouped(l.padding_macs) + ' of the MACs fall on zero padding: GFLOP/s and efficiency count the work without them']] : []),
     ['starts at', ms(l.start_ms) + ' ms into the profiled iteration'],
     ['input shapes', shapesText(l.input_shapes) || '—'], ['output shapes', shapesText(l.output_shapes) || '—'],
   ]));
@@ -17,6 +19,16 @@ function showDetails(view, box, row, isStatic) {
     ? 'A layout/copy kernel (alias): it computes no node of yours; it carries the tensor of:'
     : nodes.length + ' original ONNX node(s) computed by this kernel:'));
   if (nodes.length) box.append(nodeTable(nodes));
+}
+
+// Where a layer's bytes come from (report field bytes_source; docs/mapping.md).
+function bytesOrigin(source) {
+  return {
+    runtime_writes: 'reads of your tensors as analysed, writes as the runtime reported them',
+    runtime: 'the tensors the runtime says the kernel read and wrote',
+    view: 'a view: no data moves',
+    source: 'as the imported profile gives them',
+  }[source] || 'boundary tensors of the nodes it computes';
 }
 
 function kv4(pairs) {

@@ -107,7 +107,7 @@ const LAYER_COLUMNS = (view) => [
   {key: 'gflops', label: 'GFLOP/s', width: '76px', num: true, value: (l) => l.gflops, text: (l) => fixed(l.gflops, 1)},
   {key: 'gbps', label: 'GB/s', width: '64px', num: true, value: (l) => l.gbps, text: (l) => fixed(l.gbps, 1)},
   {key: 'bound', label: 'bound', width: '82px', value: (l) => l.bound, text: (l) => l.bound || '—', cell: (l) => boundTag(l.bound)},
-  {key: 'efficiency', label: 'eff', width: '60px', num: true, value: (l) => l.efficiency, text: (l) => (l.roof ? pct(l.efficiency) : '—')},
+  {key: 'efficiency', label: 'eff', width: '60px', num: true, value: (l) => l.efficiency, text: (l) => (l.attribution_error ? '⚠ ' + pct(l.efficiency) : l.roof ? pct(l.efficiency) : '—')},
   {key: 'nodes', label: 'nodes', width: '58px', num: true, value: (l) => (l.onnx_nodes || []).length, text: (l) => (l.alias ? 'alias' : (l.onnx_nodes || []).length)},
 ];
 

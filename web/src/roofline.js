@@ -30,19 +30,23 @@ function ceilingsFor(hw, threads) {
 
 function ceilingLabel(view, text) { return (view.datasheet ? 'datasheet ' : '') + text; }
 
-const isPlaceable = (l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0;
+// A layer whose rate exceeds its roof (an attribution error rooflens found: its FLOPs, bytes or ceiling are wrong)
+// has no true position: it is not drawn, and the caption counts it.
+const isImpossible = (l) => !!l.attribution_error;
+const isPlaceable = (l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0 && !isImpossible(l);
 const PINNED = 'layers:(no FLOPs)';
 
 function renderRoofline(view, run, onPick) {
   const placed = run.layers.filter(isPlaceable);
-  const skipped = run.layers.length - placed.length;
+  const impossible = run.layers.filter(isImpossible).length;
+  const skipped = run.layers.length - placed.length - impossible;
   const roofs = ceilingsFor(view.hardware, run.threads);
   if (!run.layers.length) {
     const card = section('roofline', 'Roofline', null);
     card.append(emptyNote('This run recorded no layer times (profiled with --no-layers): nothing to place.'));
     return card;
   }
-  const card = section('roofline', 'Roofline', rooflineCaption(view, run, placed.length, skipped, roofs));
+  const card = section('roofline', 'Roofline', rooflineCaption(view, run, placed.length, skipped, roofs, impossible));
   if (!placed.length) {
     card.append(emptyNote('No layer with FLOPs and bytes to place.'));
     return card;
@@ -56,9 +60,10 @@ function renderRoofline(view, run, onPick) {
   return card;
 }
 
-function rooflineCaption(view, run, placed, skipped, roofs) {
+function rooflineCaption(view, run, placed, skipped, roofs, impossible) {
   let text = (placed + skipped) + ' layers as dots (area ~ time share, colour = op type; click one for its details).';
   if (skipped) text += ' ' + skipped + ' without FLOPs (layout/copy kernels) have no place on a log-log roofline: hollow diamonds pinned to the bottom-left corner.';
+  if (impossible) text += ' ' + impossible + ' layer(s) NOT DRAWN: their rate exceeds their roof, which no kernel can do, so their FLOPs, bytes or ceiling are wrong (an attribution error; the layer table and each layer\'s details say which).';
   const proj = projectionOf(view, run);
   if (proj) text += ' Red hollow circles: rooflens whatif\'s PROJECTION onto ' + proj.projection.target + ' (' + ms(proj.run.projected_ms) + ' ms vs ' + ms(proj.run.measured_ms) + ' ms measured; assumptions in the whatif section), with the target\'s ceilings dashed in red.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
@@ -145,7 +150,7 @@ function rooflineOption(view, run, placed, ownRoofs, theme, el) {
       itemStyle: {color: view.opColor(op), opacity: 0.82, borderColor: theme.panel, borderWidth: 0.6}});
   }
   if (pdots.length) series.push(projectionSeries(proj, pdots, theme));
-  const pinned = run.layers.filter((l) => !isPlaceable(l)).map((l) => [x0, y0, l.seq, l.share]);
+  const pinned = run.layers.filter((l) => !isPlaceable(l) && !isImpossible(l)).map((l) => [x0, y0, l.seq, l.share]);
   if (pinned.length) {
     series.push({id: PINNED, name: 'no FLOPs (pinned)', type: 'scatter', data: pinned, z: 3, symbol: 'diamond',
       symbolSize: (v) => Math.min(28, 8 + 30 * Math.sqrt(v[3] || 0)),
