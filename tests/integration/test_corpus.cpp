@@ -169,7 +169,7 @@ TEST_F(CorpusTest, SileroVadAt16kHzAnalysesThatBranchAndProfileRunsIt) {
   if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
   const std::string report = (*dir_ / "silero.json").string();
   CliResult r = run_cli("profile " + path(find("silero_vad_v5")) + flags_text(find("silero_vad_v5").flags) + kQuickProfile +
-                            "--no-roofs -f " + shell_quote(report),
+                            "--no-roofs -o " + shell_quote(report),
                         dir_->string());
   ASSERT_EQ(r.rc, 0) << r.err;
   json p = json::parse(slurp(report));
@@ -198,7 +198,7 @@ TEST_F(CorpusTest, SmallModelsLayersAndTheTimeBetweenThemAddUpToTheRun) {
     SCOPED_TRACE(m.name);
     const std::string report = (*dir_ / (m.name + ".coverage.json")).string();
     CliResult r = run_cli("profile " + path(m) + flags_text(m.flags) +
-                              " --threads 2 --warmup-ms 100 --duration 0.3 --profile-iterations 5 -q --no-roofs -f " +
+                              " --threads 2 --warmup-ms 100 --duration 0.3 --profile-iterations 5 -q --no-roofs -o " +
                               shell_quote(report),
                           dir_->string());
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -212,8 +212,9 @@ TEST_F(CorpusTest, SmallModelsLayersAndTheTimeBetweenThemAddUpToTheRun) {
                 m.name.c_str(), coverage, layers, between, total, (layers + between) / total, 1000 * between / kernels);
     EXPECT_LE(layers + between, 1.10 * total);
     EXPECT_LE(coverage, 1.05);
-    if (total - layers - between > 0.05 * total)
+    if (total - layers - between > 0.05 * total) {
       EXPECT_NE(r.out.find("noise inside kernels"), std::string::npos) << r.out;
+    }
     (coverage >= 0.90 ? well_covered : thin).push_back({m.name, between / kernels, kernels});
   }
   ASSERT_GE(well_covered.size() + thin.size(), 8u);
@@ -241,7 +242,7 @@ TEST_F(CorpusTest, ProfileOfTheVitExportCountsWhatAnalyzeOfTheZooVitCounts) {
   ASSERT_EQ(a.rc, 0) << a.err;
   const uint64_t zoo_macs = json::parse(a.out)["model"]["analysis"]["totals"]["macs"];
   const std::string report = (*dir_ / "vit.json").string();
-  CliResult r = run_cli("profile " + path(find("vit_b_16.op17")) + " -b 1" + kQuickProfile + "--no-roofs -f " +
+  CliResult r = run_cli("profile " + path(find("vit_b_16.op17")) + " -b 1" + kQuickProfile + "--no-roofs -o " +
                             shell_quote(report),
                         dir_->string());
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -339,17 +340,19 @@ TEST_F(CorpusTest, EveryModelsLayersStayUnderTheirRoofsAndKeepTheirWork) {
     const std::string report = (*dir_ / (c.name + ".truth.json")).string();
     const std::string timing = c.large ? " --warmup-ms 0 --iterations 2 --duration 0 --profile-iterations 2"
                                        : " --warmup-ms 50 --duration 0.2 --profile-iterations 3";
-    CliResult r = run_cli_env(env, "profile " + c.file + c.flags + " --threads 2" + timing + " -q --no-db -f " +
+    CliResult r = run_cli_env(env, "profile " + c.file + c.flags + " --threads 2" + timing + " -q --no-db -o " +
                                        shell_quote(report), dir_->string());
     ASSERT_EQ(r.rc, 0) << r.err;
     const json j = json::parse(slurp(report));
     ASSERT_EQ(j["hardware"]["source"], "measured");
     const TruthTally t = check_layer_truth(c.name, j);
     const double conv_share = t.conv_flops ? static_cast<double>(t.conv_flops_on_conv_kernels) / t.conv_flops : 1;
-    if (c.name.find("fp16") != std::string::npos || c.name.find("qdq") != std::string::npos ||
-        c.name.find("quint8") != std::string::npos)
+    const bool low_precision = c.name.find("fp16") != std::string::npos || c.name.find("qdq") != std::string::npos ||
+                               c.name.find("quint8") != std::string::npos;
+    if (low_precision) {
       EXPECT_GE(conv_share, 0.99) << c.name << ": of the convolutions' FLOPs, only " << conv_share
                                   << " are on convolution kernels";
+    }
     std::printf("[ measured ] %-34s %4zu layers, highest %.2fx its roof (%s), conv FLOPs on conv kernels %.4f\n",
                 c.name.c_str(), t.layers, t.worst,
                 t.layers ? j["runs"][0]["layers"][t.worst_layer]["name"].get<std::string>().c_str() : "-", conv_share);

@@ -76,6 +76,7 @@ void add_dtypes(std::vector<KernelRecord>& kernels, const ort::OrtProfile& p) {
 class OrtImporter : public Importer {
  public:
   std::string name() const override { return "onnxruntime"; }
+  std::vector<std::string> aliases() const override { return {"ort"}; }
   std::string description() const override {
     return "ONNX Runtime profile JSON (any execution provider; 2019 to 1.30 layouts)";
   }
