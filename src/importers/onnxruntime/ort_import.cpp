@@ -111,6 +111,7 @@ class OrtImporter : public Importer {
     r.profile = p;
     m.kernels = p.runs.empty() ? single_iteration(p) : ort::kernel_records(r);
     add_dtypes(m.kernels, p);
+    m.kernel_time_step_ms = ort::kOrtKernelTimeStepMs;
     std::set<std::string> providers;
     bool accelerated = false;
     for (auto& k : m.kernels) {
