@@ -110,10 +110,18 @@ struct ModelInfo {
   std::optional<ModelMemory> memory;        // predicted need at the analysis' dims (absent in older reports)
 };
 
+struct Component {                // a library or runtime rooflens used, and its version
+  std::string name, version;
+};
+
 struct ToolInfo {
   std::string name = "rooflens";
   std::string version;
   std::string command;
+  // Written only when known (reports before them round-trip unchanged): the commit rooflens was built from and the
+  // libraries it linked (core/build_info.h).
+  std::string commit;
+  std::vector<Component> built_with;
 };
 
 // ---- hardware: the machine and its measured (or user-supplied) ceilings; see docs/report-schema.md ----

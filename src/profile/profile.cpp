@@ -17,6 +17,7 @@
 #include "model/graph_view.h"
 #include "model/loader.h"
 #include "model/runtime_shapes.h"
+#include "core/build_info.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -364,8 +365,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
                      "model with a dynamic batch");
 
   Report rep;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "profile";
+  rep.tool = tool_info("profile");
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
   predict_model_memory(rep.model);
