@@ -9,7 +9,12 @@
 //   D. decoders (zoo llama with a KV cache, small enough to sweep): baseline + weights + the KV and logits a step holds,
 //      against the measured increase over a sequence sweep; target: within 5%.
 // Memory, not time: a busy machine does not move the figures. ROOFLENS_BENCH_KEEP=1 keeps the reports.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -74,7 +79,7 @@ json profile_memory(const Model& m, const std::string& options, const fs::path& 
   std::string cmd = quote(ROOFLENS_BINARY) + " profile " + quote(m.file.string());
   for (const auto& f : m.flags) cmd += " " + quote(f);
   cmd += " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q -B onnxruntime:" + options +
-         " -f " + quote(report.string());
+         " -o " + quote(report.string());
   int rc = 0;
   capture(cmd, err, rc);
   if (rc > 1 || !fs::exists(report)) {
@@ -88,6 +93,8 @@ json profile_memory(const Model& m, const std::string& options, const fs::path& 
 }
 
 std::string mb(double b) { return fmt::format("{:.1f}", b / 1e6); }
+uint64_t u(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
+std::string signed_pct(double e) { return fmt::format("{:+.1f}%", e * 100); }
 
 // D: a Llama-shaped decoder with a KV cache (zoo llama: 2 layers, hidden 128, 4 heads sharing 2 kv heads, vocab
 // 512: 1.4 MB of weights, 1 KiB of cache per token) generated over a sweep of contexts, arena off and glibc giving
@@ -109,7 +116,7 @@ std::vector<DecoderRow> decoder_sweep(const fs::path& dir, int& failures) {
   const fs::path report = dir / "generate.json", err = dir / "stderr.txt";
   const std::string cmd = quote(ROOFLENS_BINARY) + " generate " + quote(file.string()) +
                           " -p 128,512,2048 -n 128 -b 1,8 --requests 2 --warmup 0 --duration 0 --no-layers --no-db -q" +
-                          " -B onnxruntime:enableCpuMemArena=false," + kRelease + " -f " + quote(report.string());
+                          " -B onnxruntime:enableCpuMemArena=false," + kRelease + " -o " + quote(report.string());
   int rc = 0;
   capture(cmd, err, rc);
   std::vector<DecoderRow> rows;

@@ -52,7 +52,9 @@ class Walker {
 
   std::unique_ptr<GraphResult> walk(const std::string& graph, bool main) {
     auto g = std::make_unique<GraphResult>();
-    Tensors t{main ? &inputs_ : nullptr, main ? &outputs_ : nullptr};
+    Tensors t;
+    t.inputs = main ? &inputs_ : nullptr;
+    t.outputs = main ? &outputs_ : nullptr;
     const std::vector<size_t>& nodes = by_graph_[graph];
     // A Constant node's tensor is a weight (model.weight_bytes counts it), not an activation: it is no step.
     for (size_t n : nodes)
@@ -117,8 +119,8 @@ class Walker {
  private:
   // The tensors of one graph, by name.
   struct Tensors {
-    const std::set<std::string>* inputs;   // the main graph's inputs and outputs; null in a body
-    const std::set<std::string>* outputs;
+    const std::set<std::string>* inputs = nullptr;  // the main graph's inputs and outputs; null in a body
+    const std::set<std::string>* outputs = nullptr;
     std::set<std::string> produced;
     std::vector<LiveTensor> list;
     std::unordered_map<std::string, int> index;
