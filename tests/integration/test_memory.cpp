@@ -45,7 +45,7 @@ class MemoryTest : public ::testing::Test {
   json profile(const fs::path& model, const std::string& flags, const std::string& options) {
     const fs::path report = dir_ / "report.json";
     CliResult r = run_cli("profile " + shell_quote(model.string()) + " " + flags + kQuick + " -B onnxruntime:" +
-                              options + " -f " + shell_quote(report.string()),
+                              options + " -o " + shell_quote(report.string()),
                           dir_.string());
     EXPECT_LE(r.rc, 1) << r.err;  // 1: a timing warning; the figures stand
     return json::parse(slurp(report.string()));
@@ -134,7 +134,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   rooflens::zoo::save_model(built.model, model, false);
   const fs::path report = dir_ / "generate.json";
   CliResult g = run_cli("generate " + model.string() + " -p 512,2048 -n 64 -b 8 --requests 2 --warmup 0 --duration 0 "
-                        "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false," + kRelease + " -f " +
+                        "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false," + kRelease + " -o " +
                             report.string(),
                         dir_.string());
   ASSERT_LE(g.rc, 1) << g.err;
@@ -181,7 +181,7 @@ TEST_F(MemoryTest, ARunThatCannotFitIsWarnedAboutBeforeItRuns) {
   shape->add_int64_data(1 << 20);  // 2^40 floats: 4 TiB
   add_node(g, "ReduceSum", {"big"}, {"y"}, "sum");
   save(m, (dir_ / "huge.onnx").string());
-  CliResult r = run_cli("profile " + (dir_ / "huge.onnx").string() + kQuick + " --no-roofs -f " +
+  CliResult r = run_cli("profile " + (dir_ / "huge.onnx").string() + kQuick + " --no-roofs -o " +
                             (dir_ / "huge.json").string(),
                         dir_.string());
   EXPECT_EQ(r.rc, 1) << r.err;
