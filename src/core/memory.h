@@ -113,6 +113,20 @@ struct RunMemory {
   std::vector<std::string> notes;
 };
 
+// What the C allocator kept after session creation, when it is most of the difference: the "session beyond its
+// prediction" part when it is at least 64 MiB and at least half the weights (the graph optimizer's copies of them,
+// freed below the heap's top); 0 otherwise. The allocator-retention lint and the profile's memory lines share it.
+inline uint64_t allocator_retention_bytes(const RunMemory& m) {
+  if (!m.measured) return 0;
+  for (const auto& part : m.explained) {
+    if (part.name != "session beyond its prediction") continue;
+    if (part.bytes < int64_t{64} * 1024 * 1024 || static_cast<uint64_t>(part.bytes) < m.predicted.weights_bytes / 2)
+      return 0;
+    return static_cast<uint64_t>(part.bytes);
+  }
+  return 0;
+}
+
 // A run's memory projected by `whatif` (whatif.runs[].memory): the run's prediction with weights and activations
 // scaled as the projection scales them (--batch: activations and output copies with the batch; --quantize: every
 // float tensor to the new element size). A projection, never a measurement.

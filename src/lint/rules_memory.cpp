@@ -53,22 +53,18 @@ void prepacked_weights(const RunFacts& f, FindingSink& out) {
 // The C allocator kept memory the runtime freed while it created the session (copies of the weights made while it
 // optimized the graph): the process holds it, the runtime does not.
 void allocator_retention(const RunFacts& f, FindingSink& out) {
-  if (!f.run.memory || !f.run.memory->measured) return;
-  for (const auto& part : f.run.memory->explained) {
-    if (part.name != "session beyond its prediction") continue;
-    const uint64_t weights = f.run.memory->predicted.weights_bytes;
-    if (part.bytes < static_cast<int64_t>(64 * kMiB) || static_cast<uint64_t>(part.bytes) < weights / 2) return;
-    Finding& x = out.add(Severity::info, "the session holds " + mb(static_cast<uint64_t>(part.bytes)) +
-                                             " beyond its runtime, weights and packed copies");
-    x.evidence = {{"beyond the prediction", static_cast<double>(part.bytes), "bytes"},
-                  {"weights", static_cast<double>(weights), "bytes"}};
-    x.mitigation = "Most likely memory the C allocator kept after the runtime freed it: graph optimization copies "
-                   "the weights (layout reorders, fusions) and frees the originals below the heap's top, where glibc "
-                   "does not return them. A fixed mmap threshold gives large blocks back when freed "
-                   "(-B onnxruntime:mallocMmapThreshold=131072, i.e. MALLOC_MMAP_THRESHOLD_ in a deployment), as does "
-                   "an allocator such as jemalloc.";
-    return;
-  }
+  if (!f.run.memory) return;
+  const uint64_t kept = allocator_retention_bytes(*f.run.memory);
+  if (!kept) return;
+  const uint64_t weights = f.run.memory->predicted.weights_bytes;
+  Finding& x = out.add(Severity::info, "the session holds " + mb(kept) + " beyond its runtime, weights and packed copies");
+  x.evidence = {{"beyond the prediction", static_cast<double>(kept), "bytes"},
+                {"weights", static_cast<double>(weights), "bytes"}};
+  x.mitigation = "Most likely memory the C allocator kept after the runtime freed it: graph optimization copies "
+                 "the weights (layout reorders, fusions) and frees the originals below the heap's top, where glibc "
+                 "does not return them. A fixed mmap threshold gives large blocks back when freed "
+                 "(-B onnxruntime:mallocMmapThreshold=131072, i.e. MALLOC_MMAP_THRESHOLD_ in a deployment), as does "
+                 "an allocator such as jemalloc.";
 }
 
 // The last cache level the bandwidth sweep found at (nearly) the run's thread count: where its plateau ends.

@@ -60,8 +60,14 @@ std::string run_memory_text(const Report& r) {
                           ? mb(m.measured->run_peak_bytes - m.measured->start_bytes)
                           : "-"});
     if (m.explained.empty() || !parts.empty()) continue;  // the parts of the first measured run
-    parts += "  " + run.label() + ", measured - predicted in parts:\n";
+    parts += "  " + run.label() + ", measured - predicted in parts (the runner started at " +
+             mb(m.measured->start_bytes) + "):\n";
     for (const auto& part : m.explained) parts += "    " + signed_mb(part.bytes) + "  " + part.name + ": " + part.note + "\n";
+    // Most of the error is glibc's, not the model's: say so where a reader first sees the error, and how to compare.
+    if (const uint64_t kept = allocator_retention_bytes(m))
+      parts += "  the error is mostly the " + mb(kept) + " the C allocator kept after session creation (lint: "
+               "allocator-retention); -B onnxruntime:mallocMmapThreshold=131072 gives it back and compares the "
+               "prediction with what the runtime needs\n";
   }
   if (t.rows.empty()) return "";
   return "\nmemory (runner's resident set above its start; predicted = baseline + weights + activations in the "

@@ -11,6 +11,7 @@
 #include "memory/model_memory.h"
 #include "memory/run_memory.h"
 #include "model/loader.h"
+#include "reporters/memory_text.h"
 #include "support/onnx_builder.h"
 
 using namespace rooflens;
@@ -316,4 +317,44 @@ TEST(MemoryJson, SectionsRoundTripAndMalformedOnesAreRefused) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("live_bytes"), std::string::npos) << e.what();
   }
+}
+
+// A session whose allocator kept the weights' copies: the profile's memory lines say the error is mostly that, and how
+// to compare; a session without it gets no such line.
+TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowToCompare) {
+  MemoryPrediction p;
+  p.baseline_bytes = 28'000'000;
+  p.weights_bytes = 102'000'000;
+  p.activations_bytes = 8'000'000;
+  p.total_bytes = 138'000'000;
+  MemoryMeasured m;
+  m.start_bytes = 56'000'000;
+  m.after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 192'000'000;
+  m.probe_peak_bytes = m.after_session_bytes + 3'000'000;
+  m.run_peak_bytes = m.probe_peak_bytes;
+  m.increase_bytes = measured_increase(m);
+  Report r;
+  ProfileRun run;
+  run.batch = 1;
+  RunMemory rm;
+  rm.predicted = p;
+  rm.measured = m;
+  rm.explained = explain_memory(p, m);
+  EXPECT_EQ(allocator_retention_bytes(rm), 192'000'000u);
+  run.memory = rm;
+  r.runs.push_back(run);
+  std::string text = run_memory_text(r);
+  EXPECT_NE(text.find("the runner started at 56.00MB"), std::string::npos) << text;
+  EXPECT_NE(text.find("the error is mostly the 192.00MB the C allocator kept"), std::string::npos) << text;
+  EXPECT_NE(text.find("mallocMmapThreshold=131072"), std::string::npos) << text;
+
+  // With glibc giving the blocks back, the session is what was predicted: no such line.
+  rm.measured->after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 3'000'000;
+  rm.measured->probe_peak_bytes = rm.measured->run_peak_bytes = rm.measured->after_session_bytes + 8'000'000;
+  rm.measured->increase_bytes = measured_increase(*rm.measured);
+  rm.explained = explain_memory(p, *rm.measured);
+  EXPECT_EQ(allocator_retention_bytes(rm), 0u);
+  r.runs[0].memory = rm;
+  text = run_memory_text(r);
+  EXPECT_EQ(text.find("the error is mostly"), std::string::npos) << text;
 }
