@@ -125,7 +125,9 @@ std::vector<DecoderRow> decoder_sweep(const fs::path& dir, int& failures) {
     ++failures;
     return rows;
   }
-  for (const auto& r : json::parse(slurp(report)).at("generation").at("runs")) {
+  // Held in a variable: a range-for over a member of the temporary parse() returns reads a destroyed object.
+  const json generated = json::parse(slurp(report));
+  for (const auto& r : generated.at("generation").at("runs")) {
     if (!r.contains("memory")) continue;
     const json& m = r.at("memory");
     auto v = [&m](const char* k) { return static_cast<double>(m.value(k, uint64_t{0})); };
