@@ -115,16 +115,18 @@ test: corpus fuzz san-test
 # headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 alternates
 # `rooflens generate` with a bare onnxruntime-node generation loop; part 8 measures how often the CI gate (compare,
 # history --check) flags a real +10% work change and identical models (~20 minutes: 40 profile sessions, 30
-# interleaved compares; `make bench-sensitivity` runs it alone).
+# interleaved compares; `make bench-sensitivity` runs it alone); part 9 checks the memory prediction against what
+# the runner held (corpus and zoo models, three allocator settings, decoders over a sequence sweep).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps corpus
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_sensitivity
+	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_sensitivity rooflens_perf_memory
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_generate || rc=1; \
+	$(BUILD)/rooflens_perf_memory || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
 
 # Part 8 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try

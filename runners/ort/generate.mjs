@@ -7,7 +7,7 @@
 
 export function makeGenerateOps(ctx) {
   const { ort, fs, os, path, RequestError, badRequest, optInt, optBool, timingOf, requireSession, createSession,
-    readOrtProfile, runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log } = ctx;
+    readOrtProfile, runOnce, peakRss, procStatus, resetPeak, nowNs, nsToMs, fnv1a, mulberry32, log } = ctx;
 
   // The request's `timing` (every field required, as for run_timed): a request counts as one iteration.
   function generationTiming(req) {
@@ -159,15 +159,23 @@ export function makeGenerateOps(ctx) {
   // One request: prefill, then g.gen decode steps. Times (ms): ttft = feeds ready -> first tokens picked;
   // steps[i] = previous tokens picked -> this step's tokens picked (inter-token latency: building the feeds, the
   // run, picking); runs[i] = the step's session.run alone.
+  // Each phase's own peak over the requests (memory.md): VmHWM reset before the prefill and after it, outside the
+  // timers (before t0; before the first step's clock starts), read after each phase.
+  const phasePeak = { prefill: 0, decode: 0 };
   async function oneRequest(session, io, g, prompt, fixed, keep) {
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
+    resetPeak();
     const t0 = nowNs();
     let out = await runOnce(session, feeds0);
     const r0 = nowNs();
     let rows = lastLogits(io, out, g);
     let next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab) : fixed.slice(0, g.batch);
+    const ttftEnd = nowNs();
+    phasePeak.prefill = Math.max(phasePeak.prefill, procStatus().hwm);
+    resetPeak();
     let prev = nowNs();
-    const res = { ttft_ms: nsToMs(prev - t0), prefill_run_ms: nsToMs(r0 - t0), steps_ms: [], step_runs_ms: [] };
+    const ttftMs = nsToMs(ttftEnd - t0);
+    const res = { ttft_ms: ttftMs, prefill_run_ms: nsToMs(r0 - t0), steps_ms: [], step_runs_ms: [] };
     const tokens = [next];
     const logits = keep ? [rows] : null;
     for (let s = 0; s < g.gen; ++s) {
@@ -185,6 +193,7 @@ export function makeGenerateOps(ctx) {
       tokens.push(next);
       if (keep) logits.push(rows);
     }
+    if (g.gen > 0) phasePeak.decode = Math.max(phasePeak.decode, procStatus().hwm);
     return { res, tokens, logits };
   }
 
@@ -198,6 +207,8 @@ export function makeGenerateOps(ctx) {
     const keepLogits = optBool(req, 'return_logits', false);
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
+    const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
+    phasePeak.prefill = phasePeak.decode = 0;
 
     const w0 = nowNs();
     let warm = 0;
@@ -225,6 +236,8 @@ export function makeGenerateOps(ctx) {
       // Generated ids per sequence of the first measured request: the prefill's token, then each decode step's.
       tokens: Array.from({ length: g.batch }, (_, b) => first.tokens.map((t) => t[b])),
       peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss,
+      memory: { run_peak_bytes: Math.max(phasePeak.prefill, phasePeak.decode, procStatus().hwm), peak_reset: peakReset,
+        prefill_peak_bytes: phasePeak.prefill, decode_peak_bytes: phasePeak.decode },
     };
     if (keepLogits) {
       res.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));

@@ -595,19 +595,49 @@ function medianCi(samples, confidence) {
 // ---------------------------------------------------------------------------------------------------------
 // Requests.
 
-// The runner's own peak resident set: VmHWM of /proc/self/status, which starts afresh with the address space that
-// exec created. Not process.resourceUsage().maxRSS: Linux carries that high-water mark across fork and exec, so a
-// runner started by a rooflens that had just measured roofs with GB-sized buffers would report rooflens' peak.
-// 0 (not known) where /proc is not there.
-function peakRss() {
+// The runner's own memory, from /proc/self/status (bytes; 0 where /proc is not there). VmHWM is the high-water mark
+// of the address space that exec created — not process.resourceUsage().maxRSS, which Linux carries across fork and
+// exec, so a runner started by a rooflens that had just measured roofs with GB-sized buffers would report rooflens'
+// peak. Writing "5" to /proc/self/clear_refs resets VmHWM to the current VmRSS (Linux >= 4.0), so each phase (session
+// creation, the timed runs) gets a peak of its own; peakRss() still answers the whole process's peak.
+function procStatus() {
   let status;
   try {
     status = fs.readFileSync('/proc/self/status', 'utf8');
   } catch (e) {
-    return 0;
+    return { rss: 0, hwm: 0 };
   }
-  const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
-  return m ? Number(m[1]) * 1024 : 0;
+  const kb = (key) => { const m = new RegExp(`^${key}:\\s+(\\d+)\\s+kB$`, 'm').exec(status); return m ? Number(m[1]) * 1024 : 0; };
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+let peakBeforeReset = 0;
+function resetPeak() {
+  const before = procStatus().hwm;
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+  } catch (e) {
+    return false;
+  }
+  peakBeforeReset = Math.max(peakBeforeReset, before);
+  const after = procStatus();
+  return after.hwm < before || after.hwm === after.rss;
+}
+function peakRss() {
+  return Math.max(procStatus().hwm, peakBeforeReset);
+}
+
+// The runtime's own baseline: a one-node model (Relu on one float) made into a session with the model's options, in
+// this process before the model's session, and released. What its creation added to the resident set is what any
+// session of this runtime costs here (its code pages, thread pool and allocators), whatever the model.
+const BASELINE_MODEL = Buffer.from('CAcSCHJvb2ZsZW5zOjoKDAoBeBIBeSIEUmVsdRIIYmFzZWxpbmVaDwoBeBIKCggIARIECgIIAWIPCgF5EgoKCAgBEgQKAggBQgQKABAN', 'base64');
+async function measureBaseline(options) {
+  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
+  const before = procStatus().rss;
+  const s = await ort.InferenceSession.create(BASELINE_MODEL, rest);
+  await s.run({ x: new ort.Tensor('float32', new Float32Array(1), [1]) });
+  const bytes = Math.max(0, procStatus().rss - before);
+  await s.release();
+  return bytes;
 }
 
 async function opHello() {
@@ -632,15 +662,23 @@ async function opLoad(req) {
   if (options.optimizedModelFilePath) options.optimizedModelFilePath = path.resolve(options.optimizedModelFilePath);
   if (state) await disposeState();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
+  // Memory by phase: before anything of this runtime's sessions, the baseline (when asked), the session's creation.
+  const memory = { start_bytes: procStatus().rss };
+  if (optBool(req, 'memory_baseline', false)) memory.baseline_bytes = await measureBaseline(options);
+  resetPeak();
   const t0 = nowNs();
   const session = await createSession(model, options);
   const loadMs = nsToMs(nowNs() - t0);
+  const created = procStatus();
+  memory.after_session_bytes = created.rss;
+  memory.session_peak_bytes = created.hwm;
+  memory.peak_reset = resetPeak();
   const inputs = session.inputMetadata.map(valueMeta);
   const outputs = session.outputMetadata.map(valueMeta);
   state = { model, options, session, inputs, outputs, feedsKey: null, feeds: null };
   // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
   log(`loaded ${model} (${loadMs.toFixed(1)} ms)`);
-  const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss() };
+  const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory };
   if (options.optimizedModelFilePath) {
     res.optimized_model = fs.existsSync(options.optimizedModelFilePath) ? options.optimizedModelFilePath : null;
   }
@@ -658,7 +696,15 @@ async function disposeState() {
 async function opRunTimed(req) {
   const st = requireSession(req.op);
   const timing = timingOf(req);
+  const memory = { peak_reset: resetPeak() };
   const feeds = buildFeeds(req);
+  // The memory probe, before the warm-up: the session's first run with its own peak — what a run needs, without the
+  // copies of earlier outputs that wait for the garbage collector during a loop of runs.
+  if (optBool(req, 'memory_probe', false)) {
+    await runOnce(st.session, feeds);
+    memory.probe_peak_bytes = procStatus().hwm;
+    memory.peak_reset = resetPeak() && memory.peak_reset;
+  }
   const warmIters = timing.warmupIterations, warmMs = timing.warmupMs;
   const minIters = timing.iterations, minMs = timing.durationMs;
   const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
@@ -700,6 +746,7 @@ async function opRunTimed(req) {
   }
   const wallS = Number(nowNs() - m0) / 1e9;
   if (adaptive && stop !== 'ci_reached') ci = medianCi(lat, adaptive.confidence);
+  memory.run_peak_bytes = procStatus().hwm;
   return {
     iterations: lat.length,
     latencies_ms: lat,
@@ -710,6 +757,7 @@ async function opRunTimed(req) {
     median_ci_ms: adaptive ? (ci ? [ci.low, ci.high] : null) : undefined,
     peak_rss_bytes: peakRss(),
     rss_bytes: process.memoryUsage().rss,
+    memory,
   };
 }
 
@@ -857,7 +905,7 @@ async function opSleep(req) {
 const { makeGenerateOps } = await import('./generate.mjs');
 const GENERATE_OPS = makeGenerateOps({
   ort, fs, os, path, RequestError, badRequest, optInt, optNum, optBool, timingOf, requireSession, createSession,
-  readOrtProfile, runOnce, peakRss, nowNs, nsToMs, fnv1a, mulberry32, log,
+  readOrtProfile, runOnce, peakRss, procStatus, resetPeak, nowNs, nsToMs, fnv1a, mulberry32, log,
 });
 
 const OPS = {

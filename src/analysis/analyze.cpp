@@ -8,6 +8,7 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/saturating.h"
+#include "memory/model_memory.h"
 #include "model/loader.h"
 #include "core/build_info.h"
 
@@ -180,6 +181,7 @@ Report analyze_model_file(const std::string& path, const AnalyzeOptions& options
   r.tool = tool_info("analyze");
   r.model = summarize_model(model);
   r.model.analysis = analyze_model(model, CostRegistry::builtin());
+  predict_model_memory(r.model);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include "core/repetitions.h"
 #include "core/stats.h"
 #include "core/units.h"
+#include "memory/run_memory.h"
 
 namespace rooflens {
 namespace {
@@ -75,6 +76,37 @@ std::string threads_label_check(const ProfileRun& r) {
          std::to_string(r.threads_observed->pool);
 }
 
+// The measured memory with the runtime allocator's own figures (the largest any kernel of the profiled run showed).
+std::optional<MemoryMeasured> measured_memory(const Measurement& m) {
+  if (!m.memory) return std::nullopt;
+  MemoryMeasured out = *m.memory;
+  for (const auto& k : m.kernels) {
+    if (k.allocator_held_bytes) out.allocator_held_bytes = std::max(out.allocator_held_bytes.value_or(0), *k.allocator_held_bytes);
+    if (k.allocator_in_use_bytes)
+      out.allocator_in_use_peak_bytes = std::max(out.allocator_in_use_peak_bytes.value_or(0), *k.allocator_in_use_bytes);
+  }
+  return out;
+}
+
+// The run's memory (memory/run_memory.h): predicted along the executed order, measured, explained.
+void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx, const Analysis* analysis) {
+  RunMemorySources in;
+  in.kernels = &m.kernels;
+  in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
+  in.analysis = analysis;
+  in.layers = &r.layers;
+  if (ctx.model) {
+    in.inputs.assign(ctx.model->graph_inputs.begin(), ctx.model->graph_inputs.end());
+    in.outputs = ctx.model->graph_outputs;
+  }
+  in.model_weights_bytes = ctx.weights_bytes;
+  const std::optional<MemoryMeasured> measured = measured_memory(m);
+  in.measured = &measured;
+  in.baseline_bytes = m.runtime_baseline_bytes;
+  in.output_copies = m.output_copies;
+  r.memory = run_memory(in);
+}
+
 // Layers, coverage and their warnings from the profiled part of the measurement.
 void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx) {
   r.profiled_latency_ms = summarize(m.profiled_latencies_ms);
@@ -123,6 +155,7 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
       r.dispatch = dispatch_breakdown(per_kernel, m.profiled_runs_ms, ds, static_cast<int64_t>(m.kernels.size()));
   }
   r.layers = std::move(lb.layers);
+  add_memory(r, m, ctx, analysis);
   r.unowned = std::move(lb.unowned);
   r.unmapped_kernels = lb.unmapped_kernels;
   for (auto& w : lb.warnings) r.warnings.push_back(std::move(w));
@@ -157,6 +190,7 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
     r.warnings.push_back("no layer times: the profiled run failed (the end-to-end figures stand): " + m.profile_error);
   }
   if (!m.profiled_latencies_ms.empty() || !m.kernels.empty()) add_layers(r, m, ctx);
+  else add_memory(r, m, ctx, ctx.analysis);
   r.settings = m.settings;
   r.threads_observed = m.threads_observed;
   if (std::string w = threads_label_check(r); !w.empty()) r.warnings.push_back(std::move(w));

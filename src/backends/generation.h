@@ -56,6 +56,13 @@ struct GenerationMeasurement {
   double wall_s = 0;
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
+  // The runner's memory: start, after the session, the timed requests' peak (run_peak_bytes); absent when the
+  // runner does not say. The runtime's own baseline (a trivial session before the model's) and the copies of each
+  // output its binding makes for the caller.
+  std::optional<MemoryMeasured> memory;
+  uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
+  uint64_t runtime_baseline_bytes = 0;
+  int64_t output_copies = 0;
   int64_t threads = 0;           // intra-op threads the runtime used
   std::vector<std::vector<int64_t>> tokens;      // per sequence, first measured request: every generated id
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)

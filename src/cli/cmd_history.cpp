@@ -26,6 +26,7 @@ struct HistoryArgs {
   int last = 10, min_runs = 3, points = 10;
   double alpha = 0.05;
   std::string threshold = "5%";
+  std::string memory_threshold = "10%";
 };
 
 // --since: YYYY-MM-DD, a full ISO 8601 UTC time, or a span back from now (30m, 12h, 7d, 2w).
@@ -78,6 +79,7 @@ int run_history_command(const HistoryArgs& a) {
   co.min_runs = a.min_runs;
   co.alpha = a.alpha;
   co.threshold = parse_threshold(a.threshold);
+  co.memory_threshold = parse_threshold(a.memory_threshold);
   const std::string url = db::resolve_db_url(a.db);
   auto store = db::ResultStore::open(url);
   const std::string machine = machine_of(a.machine, a.check, *store);
@@ -103,6 +105,14 @@ int run_history_command(const HistoryArgs& a) {
   if (a.json) std::cout << trends_to_json(t);
   else std::cout << trends_text(t, TrendTextOptions{static_cast<size_t>(a.points)});
   if (a.check && check_fails(t)) {
+    for (const auto& c : t.checks)
+      if (c.memory_verdict == verdict::kRegression)
+        std::cerr << "rooflens: history --check: memory regression: " << c.model << " "
+                  << config_label(c.config, c.options) << " on machine " << c.machine.substr(0, 8)
+                  << fmt::format(" (peak RSS {:+.1f}%: {:.1f} MB against a median of {:.1f} MB over the last {} runs)",
+                                 c.memory_change * 100, static_cast<double>(c.latest_peak_rss_bytes) / 1e6,
+                                 static_cast<double>(c.baseline_peak_rss_bytes) / 1e6, c.baseline_runs)
+                  << "\n";
     for (const auto& c : t.checks)
       if (c.verdict == verdict::kRegression || c.verdict == verdict::kNewFailure)
         std::cerr << "rooflens: history --check: " << c.verdict << ": " << c.model << " "
@@ -145,6 +155,9 @@ void setup_history(CLI::App& root, Action& action) {
       ->check(CLI::Range(2, 100000));
   cmd->add_option("--alpha", a->alpha, "Significance level (default 0.05)")->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--threshold", a->threshold, "Smallest change that counts: 5% or 0.05 (default 5%)");
+  cmd->add_option("--memory-threshold", a->memory_threshold,
+                  "--check: a peak memory this much above the earlier runs' median (and above each of them) is a "
+                  "memory regression (default 10%)");
   cmd->add_option("--points", a->points, "Runs listed per trend, most recent first (default 10; 0: table only)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--html", a->html, "Also write the trends as one self-contained HTML page of charts");

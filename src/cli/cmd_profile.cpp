@@ -110,6 +110,7 @@ int run_profile_command(const ProfileCommand& a) {
                              });
     ProfileHooks hooks;
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
+    hooks.warn = [](const std::string& w) { std::cerr << "\nrooflens profile: warning: " << w << "\n"; };
     hooks.interrupted = &watcher.flag();
     rep = a.reference.model.empty() ? run_profile(o, backends, roofs ? &*roofs : nullptr, hooks)
                                     : run_profile_with_reference(o, a.reference, backends, roofs ? &*roofs : nullptr, hooks);

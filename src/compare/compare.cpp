@@ -126,6 +126,10 @@ ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const Co
   }
   if (b->layers && n->layers && !(b->layers->empty() && n->layers->empty()))
     c.layers = compare_layers(*b->layers, *n->layers);
+  if (b->peak_rss_bytes && n->peak_rss_bytes) {
+    c.base_peak_rss_bytes = b->peak_rss_bytes;
+    c.new_peak_rss_bytes = n->peak_rss_bytes;
+  }
   return c;
 }
 

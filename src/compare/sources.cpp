@@ -58,6 +58,7 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   item.repetitions = run.repetitions;
   item.live_chunks = run.live_from.has_value();
   item.stats = run.latency_ms;
+  item.peak_rss_bytes = run.peak_rss_bytes;
   item.layers = run.layers;
   item.profile_config = run.key();
   return item;
@@ -182,6 +183,7 @@ CompareSource source_from_bench(const BenchResults& r, const std::string& path) 
     item.samples_ms = e.latencies_ms;
     item.repetitions = e.repetitions;
     item.stats = e.latency_ms;
+    item.peak_rss_bytes = e.peak_rss_bytes > 0 ? static_cast<uint64_t>(e.peak_rss_bytes) : 0;
     add_item(src, std::move(item));
   }
   return src;

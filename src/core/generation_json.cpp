@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
+#include "core/memory_json.h"
 #include "core/repetitions.h"
 
 namespace rooflens {
@@ -19,11 +20,23 @@ ROOFLENS_JSON_FIELDS(PhaseProfile, phase, tokens, past, dims, latency_ms, covera
                      unmapped_kernels, warnings)
 ROOFLENS_JSON_FIELDS(ContextPoint, context, n, tpot_ms, kv_bytes, bytes, gbps)
 ROOFLENS_JSON_FIELDS(ContextFit, intercept_ms, ms_per_mb, r)
-ROOFLENS_JSON_FIELDS(GenerationRun, batch, prompt, gen, threads, next_token, ttft_ms, tpot_ms, e2e_ms,
+namespace {
+struct GenerationRunCore : GenerationRun {};
+}  // namespace
+ROOFLENS_JSON_FIELDS(GenerationRunCore, batch, prompt, gen, threads, next_token, ttft_ms, tpot_ms, e2e_ms,
                      prefill_tokens_per_s, prefill_tokens_per_s_std, decode_tokens_per_s, decode_tokens_per_s_std,
                      kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
                      dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
                      layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
+// Added with memory: written only when known, so generation reports written before it round-trip unchanged.
+void to_json(json& j, const GenerationRun& r) {
+  to_json(j, static_cast<const GenerationRunCore&>(r));
+  if (r.memory) j["memory"] = *r.memory;
+}
+void from_json(const json& j, GenerationRun& r) {
+  from_json(j, static_cast<GenerationRunCore&>(r));
+  if (j.contains("memory")) r.memory = j.at("memory").get<KvMemory>();
+}
 // Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
 // page, never read back.
 void to_json(json& j, const Generation& g) {

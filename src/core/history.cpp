@@ -209,6 +209,7 @@ void add_report(HistorySession& s, const Report& r) {
     h.samples_ms = run.latencies_ms;
     h.repetitions = run.repetitions;
     for (const auto& l : run.layers) h.layers.push_back({l.name, l.op, l.time_ms, l.onnx_nodes});
+    h.peak_rss_bytes = run.peak_rss_bytes;
     if (const auto& ref = run.reference)
       h.reference = {ref->name.empty() ? ref->model : ref->name, hashes.of(ref->model),
                      repetition_medians(ref->latencies_ms, ref->repetitions)};
@@ -240,6 +241,7 @@ void add_bench_results(HistorySession& s, const BenchResults& r) {
     if (e.status != "pass") h.error = one_line(e.stage.empty() ? e.message : e.stage + ": " + e.message);
     h.latency_ms = e.latency_ms;
     h.samples_ms = e.latencies_ms;
+    h.peak_rss_bytes = e.peak_rss_bytes > 0 ? static_cast<uint64_t>(e.peak_rss_bytes) : 0;
     h.repetitions = e.repetitions;
     // A resumed run may hold an entry twice: the later one replaces the earlier (as compare reads it).
     std::erase_if(s.runs, [&](const HistoryRun& x) { return x.model == h.model && x.config == h.config; });

@@ -60,6 +60,8 @@ struct HistoryRun {               // one model × configuration measured in a se
   std::vector<int64_t> repetitions;  // samples per repetition (fresh runner); partitions samples_ms
   std::vector<HistoryLayer> layers;
   HistoryReference reference;     // profile --reference (empty model: none)
+  uint64_t peak_rss_bytes = 0;    // the runner's own peak resident set (runs[].peak_rss_bytes, a bench entry's);
+                                  // 0: not measured. `history --check` judges it against its own threshold
 };
 
 struct HistorySession {           // one rooflens invocation
@@ -86,6 +88,7 @@ struct HistoryPoint {
   double center_ms = 0;             // median of run_medians (0 when not timed): what trends plot and
                                     // `history --check` tests
   HistoryReference reference;       // profile --reference: then `history --check` tests the ratio to it
+  uint64_t peak_rss_bytes = 0;      // HistoryRun::peak_rss_bytes
 };
 
 // A run's centre: the median of its repetition medians (for an even count, the geometric mean of the middle two);

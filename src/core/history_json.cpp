@@ -152,6 +152,11 @@ HistoryRun run_from(const json& j, const std::string& where) {
     }
   }
   if (j.contains("reference")) r.reference = reference_from(j.at("reference"), where + ".reference");
+  if (j.contains("peak_rss_bytes")) {
+    const json& v = j.at("peak_rss_bytes");
+    if (!v.is_number_unsigned()) throw UserError(where + ".peak_rss_bytes: expected a count of bytes");
+    r.peak_rss_bytes = v.get<uint64_t>();
+  }
   return r;
 }
 
@@ -196,6 +201,7 @@ std::string history_session_to_json_line(const HistorySession& s) {
       runs.back()["reference"] = json{{"model", r.reference.model},
                                       {"model_hash", r.reference.model_hash},
                                       {"run_medians", r.reference.run_medians}};
+    if (r.peak_rss_bytes) runs.back()["peak_rss_bytes"] = r.peak_rss_bytes;  // likewise: only when measured
   }
   json j{{"schema", kHistorySchema}, {"id", s.id},           {"created_at", s.created_at},
          {"command", s.command},     {"rooflens_version", s.rooflens_version},

@@ -43,6 +43,12 @@ struct KernelRecord {
   std::string inserted_for;              // a kernel the runtime added itself: why ("reformat", "quantize", ...)
   bool fallback = false;                 // ran on another device than the session's accelerator (CPU fallback)
   std::optional<uint64_t> weight_bytes;  // its weights and biases as the runtime stores them
+  // Memory (live backends): how its output buffer relates to its inputs', as the runtime declares the kernel, and
+  // what the runtime's allocator said after it (the largest over the measured iterations; absent: not reported).
+  BufferReuse reuse = BufferReuse::none;
+  std::vector<int> packed_inputs;        // constant inputs (positions among the node's present inputs) the runtime
+                                         // packs into a layout of its own at session creation (a copy it keeps)
+  std::optional<uint64_t> allocator_in_use_bytes, allocator_held_bytes;
 };
 
 // One part of every end-to-end iteration, timed by the source ("h2d", "compute", "d2h", "enqueue"), in ms.
@@ -57,6 +63,12 @@ struct Measurement {
   double wall_s = 0;                          // the measured loop, first start to last end
   std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
   uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
+  // The runner's memory by phase (live backends that read their own /proc; absent otherwise), and the increase a
+  // trivial session of the same runtime caused in it before the model's (the runtime's own baseline; 0: not measured).
+  std::optional<MemoryMeasured> memory;
+  uint64_t runtime_baseline_bytes = 0;
+  int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
+                                              // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
   int64_t threads = 0;                        // intra-op threads the runtime used (0: not known)
   std::vector<double> profiled_latencies_ms;  // profiled iterations, timed like latencies_ms (for the overhead)
   std::vector<double> profiled_runs_ms;       // the same iterations as the runtime's own profile times them: the

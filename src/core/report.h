@@ -10,6 +10,7 @@
 
 #include "core/findings.h"
 #include "core/layer_kind.h"
+#include "core/memory.h"
 #include "core/run_key.h"
 #include "core/run_settings.h"
 
@@ -106,6 +107,7 @@ struct ModelInfo {
   int64_t constant_tensors = 0;             // Constant nodes' value tensors, weights like initializers (optional in JSON)
   uint64_t weight_bytes = 0;                // initializers and constant tensors
   Analysis analysis;
+  std::optional<ModelMemory> memory;        // predicted need at the analysis' dims (absent in older reports)
 };
 
 struct Component {                // a library or runtime rooflens used, and its version
@@ -293,6 +295,7 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   std::vector<RunSetting> settings;               // every performance option: effective value and its source
   std::optional<ThreadsObserved> threads_observed;  // the runtime's thread pool as its profile showed it
   std::optional<DispatchBreakdown> dispatch;      // where between_kernels_ms goes, as far as the source timed it
+  std::optional<RunMemory> memory;                // predicted in the executed order, measured, explained
 };
 
 struct Failure : RunKey {                // the configuration that failed
@@ -330,6 +333,7 @@ struct RunProjection {
   double layers_measured_ms = 0, layers_projected_ms = 0;
   double gap_ms = 0;              // profiled run median - sum of layer medians, kept as is (not projected)
   std::vector<LayerProjection> layers;  // same order as the run's layers
+  std::optional<MemoryProjection> memory;  // when the run has a memory prediction
 };
 
 struct Projection {
@@ -425,6 +429,7 @@ struct GenerationRun {
   std::vector<PhaseProfile> phases;  // prefill, then decode (when gen > 0); empty with --no-layers
   std::vector<std::string> warnings;
   std::string layers_error;         // the profiled run failed after the timed one succeeded ("" otherwise)
+  std::optional<KvMemory> memory;   // weights + KV cache per phase and step (absent in older reports)
 };
 
 // A generation run measures two things, named after the run's label wherever they are items of their own

@@ -2,6 +2,7 @@
 #include "core/json_fields.h"
 
 #include "core/errors.h"
+#include "core/memory_json.h"
 #include "core/repetitions.h"
 
 namespace rooflens {
@@ -130,10 +131,15 @@ void from_json(const json& j, Analysis& a) {
 void to_json(json& j, const ModelInfo& m) {
   to_json(j, static_cast<const ModelCore&>(m));
   put_unless(j, "constant_tensors", m.constant_tensors, int64_t{0});
+  if (m.memory) j["memory"] = *m.memory;
 }
 void from_json(const json& j, ModelInfo& m) {
   from_json(j, static_cast<ModelCore&>(m));
   get_or(j, "constant_tensors", m.constant_tensors);
+  if (j.contains("memory")) {
+    m.memory = j.at("memory").get<ModelMemory>();
+    check_model_memory(*m.memory, m.analysis.nodes.size());
+  }
 }
 
 
@@ -332,6 +338,7 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.settings.empty()) j["settings"] = r.settings;
   if (r.threads_observed) j["threads_observed"] = *r.threads_observed;
   if (r.dispatch) j["dispatch"] = *r.dispatch;
+  if (r.memory) j["memory"] = *r.memory;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -377,6 +384,10 @@ void from_json(const json& j, ProfileRun& r) {
   }
   if (j.contains("threads_observed")) r.threads_observed = j.at("threads_observed").get<ThreadsObserved>();
   if (j.contains("dispatch")) r.dispatch = j.at("dispatch").get<DispatchBreakdown>();
+  if (j.contains("memory")) {
+    r.memory = j.at("memory").get<RunMemory>();
+    check_run_memory(*r.memory, r.layers.size(), r.label());
+  }
   if (j.contains("reference")) {
     r.reference = j.at("reference").get<ReferenceTiming>();
     const ReferenceTiming& ref = *r.reference;
@@ -406,8 +417,20 @@ void from_json(const json& j, Finding& f) {
 // ---- whatif ----
 ROOFLENS_JSON_FIELDS(LayerProjection, name, time_ms, flops, bytes, intensity, gflops, bound, roof, attainable,
                     bound_changed, note)
-ROOFLENS_JSON_FIELDS(RunProjection, run, measured_ms, projected_ms, layers_measured_ms, layers_projected_ms, gap_ms,
+namespace {
+struct RunProjectionCore : RunProjection {};
+}  // namespace
+ROOFLENS_JSON_FIELDS(RunProjectionCore, run, measured_ms, projected_ms, layers_measured_ms, layers_projected_ms, gap_ms,
                     layers)
+// Added with memory: written when the run had a memory prediction, so projections written before round-trip unchanged.
+void to_json(json& j, const RunProjection& p) {
+  to_json(j, static_cast<const RunProjectionCore&>(p));
+  if (p.memory) j["memory"] = *p.memory;
+}
+void from_json(const json& j, RunProjection& p) {
+  from_json(j, static_cast<RunProjectionCore&>(p));
+  if (j.contains("memory")) p.memory = j.at("memory").get<MemoryProjection>();
+}
 
 void to_json(json& j, const Projection& p) {
   j = json{{"modes", p.modes}, {"target", p.target}, {"assumptions", p.assumptions}};

@@ -28,6 +28,7 @@ struct TrendPoint {
   // reference's, pair by pair (core/reference.h; 0: no reference, or not timed)
   std::string reference, reference_hash;
   double reference_ratio = 0;
+  uint64_t peak_rss_bytes = 0;          // the runner's peak resident set (0: not measured)
   bool model_changed = false;           // its model hash differs from the previous point's
   // A change point: the level shifts at this point. change = geometric mean of the segment from here /
   // that of the segment before - 1 (+0.10: 10% slower from here on); p of Welch's test between the segments.
@@ -57,6 +58,12 @@ struct TrendCheck {
   // reference file) instead of on milliseconds: change, CI and p are then the ratio's. "" = judged on ms.
   std::string reference;
   double baseline_ratio = 0, latest_ratio = 0;  // geometric mean of the baseline's ratios; the latest ratio
+  // Memory, judged apart from time with its own threshold: the latest run's peak resident set against the earlier
+  // passing runs' that have one. "" when the latest run has none.
+  std::string memory_verdict;           // verdict::kRegression | kImprovement | kBelowThreshold | kInsufficientHistory
+  uint64_t baseline_peak_rss_bytes = 0; // median of the earlier runs' peaks
+  uint64_t latest_peak_rss_bytes = 0;
+  double memory_change = 0;             // latest / baseline - 1
 };
 inline constexpr const char* kInsufficientHistory = "insufficient history";
 
@@ -64,6 +71,8 @@ struct CheckOptions {
   int last = 10;                        // baseline: at most this many earlier passing runs
   int min_runs = 3;                     // fewer: insufficient history
   double alpha = 0.05, threshold = 0.05;
+  double memory_threshold = 0.10;       // a peak memory this much above the baseline's median (and above every
+                                        // earlier run's) is a memory regression
 };
 
 struct Trends {

@@ -27,7 +27,7 @@ json point_json(const TrendPoint& p) {
               {"model_changed", p.model_changed}, {"change_point", p.change_point},
               {"change", p.change},           {"change_p", p.change_p},
               {"reference", p.reference},     {"reference_hash", p.reference_hash},
-              {"reference_ratio", p.reference_ratio}};
+              {"reference_ratio", p.reference_ratio}, {"peak_rss_bytes", p.peak_rss_bytes}};
 }
 
 json check_json(const TrendCheck& c) {
@@ -37,7 +37,9 @@ json check_json(const TrendCheck& c) {
               {"latest_ms", c.latest_ms},   {"change", c.change},         {"ci_low", c.ci_low},
               {"ci_high", c.ci_high},       {"p_value", c.p_value},       {"model_changed", c.model_changed},
               {"error", c.error},           {"reference", c.reference},   {"baseline_ratio", c.baseline_ratio},
-              {"latest_ratio", c.latest_ratio}};
+              {"latest_ratio", c.latest_ratio}, {"memory_verdict", c.memory_verdict},
+              {"baseline_peak_rss_bytes", c.baseline_peak_rss_bytes}, {"latest_peak_rss_bytes", c.latest_peak_rss_bytes},
+              {"memory_change", c.memory_change}};
 }
 
 }  // namespace
@@ -57,7 +59,7 @@ std::string trends_to_json(const Trends& t, int indent) {
   if (t.check_options)
     j["check"] = json{{"last", t.check_options->last},   {"min_runs", t.check_options->min_runs},
                       {"alpha", t.check_options->alpha}, {"threshold", t.check_options->threshold},
-                      {"results", checks}};
+                      {"memory_threshold", t.check_options->memory_threshold}, {"results", checks}};
   j["notes"] = t.notes;
   std::string out = j.dump(indent, ' ', false, json::error_handler_t::replace);
   return indent >= 0 ? out + "\n" : out;

@@ -57,9 +57,13 @@ std::string v2(std::string_view) {
          "ALTER TABLE runs ADD COLUMN reference_medians TEXT NOT NULL DEFAULT '[]'";
 }
 
+// Version 3: the runner's peak resident set of a run (bytes; 0 for runs stored before, which had none recorded).
+std::string v3(std::string_view) { return "ALTER TABLE runs ADD COLUMN peak_rss_bytes BIGINT NOT NULL DEFAULT 0"; }
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1},
-                                        {2, "runs.reference_model, reference_hash, reference_medians", &v2}};
+                                        {2, "runs.reference_model, reference_hash, reference_medians", &v2},
+                                        {3, "runs.peak_rss_bytes", &v3}};
   return m;
 }
 

@@ -42,12 +42,12 @@ void insert_run(Connection& c, int64_t session, int64_t seq, const HistoryRun& r
   auto rows = c.query(
       "INSERT INTO runs (session_id, seq, model, model_hash, backend, options, config, status, error, n, min_ms,"
       " max_ms, mean_ms, median_ms, p90_ms, p95_ms, p99_ms, std_ms, cv, center_ms, repetition_medians, repetitions,"
-      " samples, reference_model, reference_hash, reference_medians) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-      " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      " samples, reference_model, reference_hash, reference_medians, peak_rss_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+      " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
       {session, seq, r.model, r.model_hash, r.backend, r.options, r.config, r.status, r.error, l.n, l.min, l.max,
        l.mean, l.median, l.p90, l.p95, l.p99, l.std, l.cv, run_center(medians), doubles_json(medians),
        counts_json(r.repetitions), doubles_json(r.samples_ms), r.reference.model, r.reference.model_hash,
-       doubles_json(r.reference.run_medians)});
+       doubles_json(r.reference.run_medians), static_cast<int64_t>(std::min<uint64_t>(r.peak_rss_bytes, INT64_MAX))});
   int64_t run = returned_id(rows, "run");
   int64_t i = 0;
   for (const auto& layer : r.layers)
@@ -81,6 +81,12 @@ HistoryReference reference_of(const Row& row, size_t at) {
   r.model_hash = parse_text(row[at + 1], "runs.reference_hash");
   r.run_medians = parse_doubles(row[at + 2], "runs.reference_medians");
   return r;
+}
+
+uint64_t rss_of(const std::optional<std::string>& text) {
+  const int64_t v = parse_int(text, "runs.peak_rss_bytes");
+  if (v < 0) throw DbError("column runs.peak_rss_bytes: negative (the database was not written by this rooflens?)");
+  return static_cast<uint64_t>(v);
 }
 
 // The WHERE clause of a query over sessions `s`: constant text with placeholders; the values go in `params`.
@@ -146,7 +152,7 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
   auto rows = c_->query(std::string("SELECT s.id, s.uuid, s.created_at, s.command, s.rooflens_version, s.runtime,"
                                     " s.machine, r.model, r.model_hash, r.backend, r.options, r.config, r.status,"
                                     " r.error, r.center_ms, r.repetition_medians, ") +
-                            kLatencyColumns + ", " + kReferenceColumns +
+                            kLatencyColumns + ", " + kReferenceColumns + ", r.peak_rss_bytes" +
                             " FROM runs r JOIN sessions s ON s.id = r.session_id" + where +
                             " ORDER BY s.created_at, s.id, r.seq",
                         params);
@@ -170,6 +176,7 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
     p.run_medians = parse_doubles(row[15], "runs.repetition_medians");
     p.latency_ms = latency_of(row, 16);
     p.reference = reference_of(row, 26);
+    p.peak_rss_bytes = rss_of(row[29]);
     if (auto it = tags.find(session); it != tags.end()) p.tags = it->second;
     out.push_back(std::move(p));
   }
@@ -227,7 +234,7 @@ HistorySession ResultStore::load_session(const std::string& id) {
   std::map<int64_t, size_t> by_id;
   for (const auto& r : c_->query(std::string("SELECT r.id, r.model, r.model_hash, r.backend, r.options, r.config,"
                                              " r.status, r.error, r.repetitions, r.samples, ") +
-                                     kLatencyColumns + ", " + kReferenceColumns +
+                                     kLatencyColumns + ", " + kReferenceColumns + ", r.peak_rss_bytes" +
                                      " FROM runs r WHERE r.session_id = ? ORDER BY r.seq",
                                  {key})) {
     HistoryRun run;
@@ -245,6 +252,7 @@ HistorySession ResultStore::load_session(const std::string& id) {
       throw DbError("database " + c_->shown() + ": column runs.repetitions: " + bad);
     run.latency_ms = latency_of(r, 10);
     run.reference = reference_of(r, 20);
+    run.peak_rss_bytes = rss_of(r[23]);
     s.runs.push_back(std::move(run));
   }
   for (const auto& l : c_->query("SELECT l.run_id, l.name, l.op, l.time_ms, l.onnx_nodes FROM layers l JOIN runs r ON"

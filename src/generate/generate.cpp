@@ -13,6 +13,9 @@
 #include "generate/generation_stats.h"
 #include "generate/phase_layers.h"
 #include "generate/traffic.h"
+#include "memory/kv_cache.h"
+#include "memory/model_memory.h"
+#include "memory/run_memory.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
 #include "core/build_info.h"
@@ -147,6 +150,40 @@ class GenerateGrid {
     }
   }
 
+  // Weights + KV cache per phase (memory/kv_cache.h), against the runner's measured increase.
+  KvMemory decoder_memory(const GenerateConfig& c, const GenerationMeasurement& m, const Model& prefill,
+                          const std::optional<Model>& decode) const {
+    KvShape s;
+    s.prefill_activations = activations_at(prefill);
+    if (decode) s.decode_activations = activations_at(*decode);
+    s.weights_bytes = used_weight_bytes(rep_.model);
+    s.kv_bytes_per_token = kv_bytes_per_token(io_);
+    s.batch = c.batch;
+    s.prompt = c.prompt;
+    s.gen = c.gen;
+    s.vocab = io_.vocab;
+    s.element_bytes = io_.kv_dtype == "float16" ? 2 : 4;
+    s.output_copies = m.output_copies;
+    s.baseline_bytes = m.runtime_baseline_bytes;
+    KvMemory k = kv_memory(s);
+    if (m.memory) {
+      const uint64_t start = m.memory->start_bytes;
+      auto above = [start](uint64_t peak) { return peak > start ? peak - start : 0; };
+      k.prefill_measured_bytes = above(m.prefill_peak_bytes);
+      k.decode_measured_bytes = above(m.decode_peak_bytes);
+      k.measured_increase_bytes = m.memory->increase_bytes;
+    }
+    return k;
+  }
+
+  // The liveness peak of a step's activations at its dims (its past, present and logits included).
+  static uint64_t activations_at(const Model& step) {
+    ModelInfo info = summarize_model(step);
+    info.analysis = analyze_model(step, CostRegistry::builtin());
+    predict_model_memory(info);
+    return info.memory ? info.memory->activations.peak_bytes : 0;
+  }
+
   GenerationRun first_run(const GenerateConfig& c, const GenerationMeasurement& m, std::vector<std::string>& others) {
     GenerationRun r;
     r.batch = c.batch;
@@ -175,6 +212,7 @@ class GenerateGrid {
     r.load_ms = m.load_ms;
     r.wall_s = m.wall_s;
     r.peak_rss_bytes = m.peak_rss_bytes;
+    r.memory = decoder_memory(c, m, prefill, decode);
     if (!m.tokens.empty()) r.tokens = m.tokens.front();
     if (!m.profile_error.empty()) {
       r.layers_error = m.profile_error;
@@ -235,6 +273,7 @@ Report run_generate(const GenerateOptions& o, Backend& backend, const HardwareIn
   const Model base = load_model(o.model, s);
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
+  predict_model_memory(rep.model);
   rep.backends = {backend.info()};
   if (hw) rep.hardware = *hw;
   if (!rep.model.analysis.unknown_ops.empty()) {

@@ -39,6 +39,7 @@ TrendPoint point_of(const HistoryPoint& h) {
   p.reference = h.reference.model;
   p.reference_hash = h.reference.model_hash;
   if (h.status == "pass") p.reference_ratio = reference_ratio(h.run_medians, h.reference.run_medians);
+  p.peak_rss_bytes = h.status == "pass" ? h.peak_rss_bytes : 0;
   return p;
 }
 
@@ -215,6 +216,37 @@ Trends build_trends(const std::vector<HistoryPoint>& points, const TrendFilter& 
   return t;
 }
 
+namespace {
+
+// Memory, apart from time: a run's peak resident set barely scatters between runs of one model and configuration
+// on one machine (allocations are the same each run; the noise is the allocator's and the runtime's lazy
+// initialisation, a few percent), so a plain rule does: the latest peak against the median of up to `last` earlier
+// passing runs' peaks — a regression when it exceeds that median by more than the memory threshold and lies above
+// every earlier peak; an improvement the other way round.
+void judge_memory(const TrendSeries& s, const TrendPoint& latest, const CheckOptions& o, TrendCheck& c) {
+  if (latest.status != "pass" || latest.peak_rss_bytes == 0) return;
+  std::vector<uint64_t> base;
+  for (auto it = s.points.rbegin(); it != s.points.rend() && static_cast<int>(base.size()) < o.last; ++it)
+    if (&*it != &latest && it->created_at <= latest.created_at && it->status == "pass" && it->peak_rss_bytes > 0)
+      base.push_back(it->peak_rss_bytes);
+  c.latest_peak_rss_bytes = latest.peak_rss_bytes;
+  if (static_cast<int>(base.size()) < std::max(2, o.min_runs)) {
+    c.memory_verdict = kInsufficientHistory;
+    return;
+  }
+  std::sort(base.begin(), base.end());
+  const size_t n = base.size();
+  c.baseline_peak_rss_bytes = n % 2 ? base[n / 2] : (base[n / 2 - 1] + base[n / 2]) / 2;
+  const double latest_b = static_cast<double>(latest.peak_rss_bytes);
+  c.memory_change = latest_b / static_cast<double>(c.baseline_peak_rss_bytes) - 1;
+  if (c.memory_change > o.memory_threshold && latest.peak_rss_bytes > base.back()) c.memory_verdict = verdict::kRegression;
+  else if (c.memory_change < -o.memory_threshold && latest.peak_rss_bytes < base.front())
+    c.memory_verdict = verdict::kImprovement;
+  else c.memory_verdict = verdict::kBelowThreshold;
+}
+
+}  // namespace
+
 void check_latest(Trends& t, const std::string& machine, const CheckOptions& o) {
   t.check_options = o;
   // The latest session (on `machine`, or overall) among the runs left after filtering.
@@ -228,13 +260,17 @@ void check_latest(Trends& t, const std::string& machine, const CheckOptions& o) 
   if (latest_session.empty()) return;
   for (const auto& s : t.series) {
     if (!machine.empty() && s.machine != machine) continue;
-    if (const TrendPoint* p = latest_of_session(s, latest_session)) t.checks.push_back(judge(s, *p, o));
+    if (const TrendPoint* p = latest_of_session(s, latest_session)) {
+      t.checks.push_back(judge(s, *p, o));
+      judge_memory(s, *p, o, t.checks.back());
+    }
   }
 }
 
 bool check_fails(const Trends& t) {
   return std::any_of(t.checks.begin(), t.checks.end(), [](const TrendCheck& c) {
-    return c.verdict == verdict::kRegression || c.verdict == verdict::kNewFailure;
+    return c.verdict == verdict::kRegression || c.verdict == verdict::kNewFailure ||
+           c.memory_verdict == verdict::kRegression;
   });
 }
 

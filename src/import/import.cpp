@@ -12,6 +12,7 @@
 #include "hw/datasheets.h"
 #include "hw/roof_cache.h"
 #include "importers/registry/registry.h"
+#include "memory/model_memory.h"
 #include "model/graph_view.h"
 #include "model/loader.h"
 #include "core/build_info.h"
@@ -150,6 +151,7 @@ ImportResult run_import(const ImportRequest& r) {
     view = graph_view(*model);
     rep.model = summarize_model(*model);
     rep.model.analysis = analysis;
+    predict_model_memory(rep.model);
     ctx.model = &view;
     ctx.analysis = &analysis;
     key.dims = model->input_symbols;

@@ -13,6 +13,7 @@ const std::vector<LintRule>& lint_rules() {
     add_fusion_rules(r);        // rules_fusion.cpp: unfused memory-bound chains, run-time shape computation
     add_timing_rules(r);        // rules_timing.cpp: headroom, time between kernels
     add_setup_rules(r);         // rules_setup.cpp: threads above physical cores, unstable timings
+    add_memory_rules(r);        // rules_memory.cpp: arena growth, packed copies, allocator retention, working set
     return r;
   }();
   return rules;

@@ -72,5 +72,6 @@ void add_quantization_rules(RuleList& rules);
 void add_fusion_rules(RuleList& rules);
 void add_timing_rules(RuleList& rules);
 void add_setup_rules(RuleList& rules);
+void add_memory_rules(RuleList& rules);
 
 }  // namespace rooflens

@@ -12,6 +12,8 @@
 #include "core/atomic_file.h"
 #include "core/temp_dir.h"
 #include "lint/lint.h"
+#include "memory/model_memory.h"
+#include "profile/memory_guard.h"
 #include "model/graph_view.h"
 #include "model/loader.h"
 #include "model/runtime_shapes.h"
@@ -77,6 +79,7 @@ struct Slot {
   std::optional<size_t> run;                // its run in Report::runs, after the first repetition
   bool done = false;                        // failed: no further repetitions
   std::unique_ptr<ModelServer> server;      // ProfileOptions::live_timing: the live process of later rounds
+  uint64_t need = 0;                        // predicted memory need at these dims (round 1)
 };
 
 // The grid run by run into `rep`. Round-robin: every slot's first run, then every slot's second run, ... so slow
@@ -237,6 +240,14 @@ class GridRun {
   void step(Slot& slot, int round) {
     std::optional<Model> m;
     if (!slot.request && !(m = load(slot))) return;
+    MemoryBefore before{free_memory(), oom_kills(), slot.need};
+    if (m) {  // round 1: say before it runs when the model will not fit (memory_guard.h)
+      before.need = slot.need = predicted_need(*m);
+      if (std::string w = memory_need_warning(slot.key.label(), slot.need, before.free); !w.empty()) {
+        rep_.warnings.push_back(w);
+        if (hooks_.warn) hooks_.warn(w);
+      }
+    }
     RunRequest r = *slot.request;
     r.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
     try {
@@ -255,8 +266,9 @@ class GridRun {
       bool stopped = hooks_.interrupted && hooks_.interrupted->load();
       if (stopped) rep_.partial = true;
       // Ctrl-C during a later run: the finished runs stand (the report says it is partial).
+      const std::string message = e.kind == "died" ? died_message(e.what(), before, slot.key.label()) : e.what();
       if (!(stopped && slot.run))
-        fail(slot, round, e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : e.what(),
+        fail(slot, round, e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : message,
              e.stderr_tail);
     }
   }
@@ -356,6 +368,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
   rep.tool = tool_info("profile");
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
+  predict_model_memory(rep.model);
   const std::vector<std::string> labels = backend_labels(o);
   for (size_t b = 0; b < backends.size(); ++b) {
     rep.backends.push_back(backends[b]->info());

@@ -59,6 +59,9 @@ struct ProfileHooks {
   // Called before each stage: what is happening, configurations done, total.
   std::function<void(const std::string& what, size_t done, size_t total)> progress;
   const std::atomic<bool>* interrupted = nullptr;  // set from outside (Ctrl-C): stop after the current step
+  // Called with a warning that must be seen before a configuration runs (its predicted memory need exceeds the
+  // memory free here); it is also among the report's warnings.
+  std::function<void(const std::string& warning)> warn;
 };
 
 // Runs the whole grid on every backend (`backends` match o.backends one to one). `hw` (may be null) gives the roofs.

@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "reporters/columns.h"
+#include "reporters/memory_text.h"
 #include "reporters/report_text.h"
 
 namespace rooflens {
@@ -162,6 +163,7 @@ std::string totals_text(const Report& r) {
          "  read " + si_bytes(static_cast<double>(t.bytes_read)) + "  written " +
          si_bytes(static_cast<double>(t.bytes_written)) + "  intensity " + fixed(t.intensity, 2) + " FLOP/B\n";
   for (const auto& in : r.model.inputs) out += "input  " + in.name + " " + in.dtype + " " + shape_text(in.shape) + "\n";
+  out += model_memory_text(r.model);
   if (t.unknown_cost_nodes) {
     out += "cost unknown for " + std::to_string(t.unknown_cost_nodes) + " node(s): ";
     for (size_t i = 0; i < a.unknown_ops.size(); ++i) out += (i ? ", " : "") + a.unknown_ops[i];

@@ -79,6 +79,9 @@ json item_json(const ItemComparison& i) {
          {"base_status", i.base_status}, {"new_status", i.new_status}, {"base_error", i.base_error},
          {"new_error", i.new_error}};
   if (i.latency) j["latency"] = latency_json(*i.latency);
+  if (i.base_peak_rss_bytes)
+    j["memory"] = json{{"base_peak_rss_bytes", i.base_peak_rss_bytes}, {"new_peak_rss_bytes", i.new_peak_rss_bytes},
+                       {"change", i.memory_change()}};
   if (i.layers)
     j["layers"] = json{{"matched", layers_json(i.layers->matched)},
                        {"regrouped", groups_json(i.layers->regrouped)},

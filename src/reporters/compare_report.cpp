@@ -131,14 +131,18 @@ std::string latency_section(const Comparison& c, const Style& s) {
   TextTable t;
   t.columns = {{"model", false, 40}, {"config", false, 40}, {"base ms", true}, {"new ms", true}, {"change", true},
                {percent(1 - c.options.alpha, 0) + " CI", true}, {"p", true}, {"n", true}, {"runs", true},
-               {"tested on"}, {"verdict"}};
+               {"tested on"}, {"verdict"}, {"peak RSS base → new", true}};
   for (const auto* i : items) {
     const LatencyComparison& l = *i->latency;
     bool ratio = l.base_median_ms > 0 && l.new_median_ms > 0;
     t.rows.push_back({s.name(i->model), s.name(i->config), fixed(l.base_median_ms, 3), fixed(l.new_median_ms, 3),
                       ratio ? signed_percent(l.change) : "-", ci_text(l), l.tested ? p_text(l.p_value) : "-",
                       std::to_string(l.base_n) + "/" + std::to_string(l.new_n),
-                      std::to_string(l.base_runs) + "/" + std::to_string(l.new_runs), unit_text(l), i->verdict});
+                      std::to_string(l.base_runs) + "/" + std::to_string(l.new_runs), unit_text(l), i->verdict,
+                      i->base_peak_rss_bytes ? si_bytes(static_cast<double>(i->base_peak_rss_bytes)) + " → " +
+                                                   si_bytes(static_cast<double>(i->new_peak_rss_bytes)) + " (" +
+                                                   signed_percent(i->memory_change()) + ")"
+                                             : "-"});
   }
   bool runs = false, blocks = false;
   for (const auto* i : items) {

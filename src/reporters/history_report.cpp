@@ -133,6 +133,24 @@ std::string points_table(const TrendSeries& s, size_t limit) {
 
 }  // namespace
 
+// The memory side of the check: each latest run's peak resident set against the earlier runs' median.
+std::string memory_checks_text(const Trends& t) {
+  TextTable table{{{"model", false, 28}, {"config", false, 40}, {"baseline peak RSS", true}, {"latest peak RSS", true},
+                   {"change", true}, {"memory verdict"}},
+                  {}};
+  for (const auto& c : t.checks) {
+    if (c.memory_verdict.empty()) continue;
+    const bool judged = c.baseline_peak_rss_bytes > 0;
+    table.rows.push_back({c.model, config_label(c.config, c.options),
+                          judged ? si_bytes(static_cast<double>(c.baseline_peak_rss_bytes)) : "-",
+                          si_bytes(static_cast<double>(c.latest_peak_rss_bytes)),
+                          judged ? signed_percent(c.memory_change) : "-", c.memory_verdict});
+  }
+  if (table.rows.empty()) return "";
+  return "memory: each latest run's peak RSS against the median of the earlier runs' (a regression beyond +" +
+         percent(t.check_options->memory_threshold, 1) + " that also exceeds every earlier run):\n" + table.render();
+}
+
 std::string checks_text(const Trends& t) {
   if (!t.check_options) return "";
   const CheckOptions& o = *t.check_options;
@@ -163,6 +181,7 @@ std::string checks_text(const Trends& t) {
     table.rows.push_back(std::move(row));
   }
   out += table.render();
+  out += memory_checks_text(t);
   if (any_reference)
     out += "  ÷ reference: the run's repetition medians over those of the reference timed in turns with it "
            "(profile --reference); change, CI and p of those rows are the ratio's, so a machine that got faster or "

@@ -10,6 +10,7 @@
 #include "core/text_table.h"
 #include "core/units.h"
 #include "reporters/findings_report.h"
+#include "reporters/memory_text.h"
 #include "reporters/report_text.h"
 #include "reporters/run_setup_text.h"
 
@@ -131,7 +132,7 @@ std::string profile_summary(const Report& r, size_t top_layers) {
     out << "\n  roofs: " << roofs_text(*r.hardware);
   out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
-  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r);
+  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r) << run_memory_text(r);
   else out << "  (no configuration finished)\n";
   for (const auto& run : r.runs) {
     if (run.layers.empty()) continue;

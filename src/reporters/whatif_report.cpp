@@ -61,6 +61,16 @@ std::string changed_bounds(const ProfileRun& run, const RunProjection& p) {
   return "layers whose bound changes: " + std::to_string(n) + (n ? ":\n" + out : "\n");
 }
 
+// "memory 145 MB predicted -> 60 MB projected (weights 25 MB, activations 7 MB, baseline 28 MB)"
+std::string memory_line(const RunProjection& rp) {
+  if (!rp.memory) return "";
+  const MemoryProjection& m = *rp.memory;
+  auto mb = [](uint64_t b) { return si_bytes(static_cast<double>(b)); };
+  return "memory " + mb(m.measured_predicted_bytes) + " predicted -> " + mb(m.total_bytes) + " projected (weights " +
+         mb(m.weights_bytes) + ", activations " + mb(m.activations_bytes) + ", output copies " +
+         mb(m.output_copies_bytes) + ", runtime baseline " + mb(m.baseline_bytes) + ")\n";
+}
+
 std::string table(const WhatIfView& v) {
   const Report& r = *v.report;
   const Projection& p = *r.whatif;
@@ -73,7 +83,7 @@ std::string table(const WhatIfView& v) {
     out << "\n" << rp.run << ": e2e " << fixed(rp.measured_ms, 3) << " ms measured -> " << fixed(rp.projected_ms, 3)
         << " ms projected (" << ratio_text(rp.measured_ms, rp.projected_ms) << "); layers " << fixed(rp.layers_measured_ms, 3)
         << " -> " << fixed(rp.layers_projected_ms, 3) << " ms, between kernels " << fixed(rp.gap_ms, 3) << " ms kept\n"
-        << layer_table(*run, rp, v.top).render() << changed_bounds(*run, rp);
+        << memory_line(rp) << layer_table(*run, rp, v.top).render() << changed_bounds(*run, rp);
   }
   return out.str();
 }
@@ -88,7 +98,7 @@ std::string markdown(const WhatIfView& v) {
     const ProfileRun* run = measured_run(r, rp.run);
     if (!run) continue;
     out << "\n**" << rp.run << "**: " << fixed(rp.measured_ms, 3) << " ms measured → **" << fixed(rp.projected_ms, 3)
-        << " ms** projected (" << ratio_text(rp.measured_ms, rp.projected_ms) << ")\n\n"
+        << " ms** projected (" << ratio_text(rp.measured_ms, rp.projected_ms) << ")\n\n" << memory_line(rp) << "\n"
         << layer_table(*run, rp, v.top).markdown();
   }
   return out.str();

@@ -178,6 +178,9 @@ class Projector {
                                               : "the --perf-table (rows not listed: the ideal 1 / (1 - ratio))") +
                   "; other layers unchanged.");
     }
+    a.push_back("Memory: the run's predicted need (runtime baseline + weights + activations in the executed order + "
+                "output copies) with activations and output copies scaled by the batch and every float tensor by the "
+                "quantized element size; the baseline stays. A projection of the prediction, not of the measurement.");
     a.push_back("The time between kernels (the runtime's own, measured per profiled iteration) is kept as measured; the "
                 "end-to-end projection scales the profiling-off median by (projected layers + that gap) / (measured "
                 "layers + gap).");
@@ -244,7 +247,25 @@ class Projector {
         run.coverage > 0 ? std::max(0.0, rp.layers_measured_ms / run.coverage - rp.layers_measured_ms) : 0);
     double before = rp.layers_measured_ms + rp.gap_ms;
     rp.projected_ms = before > 0 ? rp.measured_ms * (rp.layers_projected_ms + rp.gap_ms) / before : 0;
+    if (run.memory) rp.memory = project_memory(run);
     return rp;
+  }
+
+  // The run's predicted memory as the projection changes it: activations and output copies scale with the batch,
+  // every float tensor (weights included) shrinks to the quantized element size; the runtime's baseline stays.
+  MemoryProjection project_memory(const ProfileRun& run) const {
+    const MemoryPrediction& p = run.memory->predicted;
+    const double batch = o_.batch && run.batch > 0 ? static_cast<double>(*o_.batch) / static_cast<double>(run.batch) : 1;
+    const double size = dtype_bytes(o_.quantize) / 4;
+    auto scaled = [](uint64_t b, double f) { return static_cast<uint64_t>(std::llround(static_cast<double>(b) * f)); };
+    MemoryProjection m;
+    m.measured_predicted_bytes = p.total_bytes;
+    m.weights_bytes = scaled(p.weights_bytes + p.prepacked_bytes, size);
+    m.activations_bytes = scaled(p.activations_bytes, batch * size);
+    m.output_copies_bytes = scaled(p.output_copies_bytes, batch * size);
+    m.baseline_bytes = p.baseline_bytes;
+    m.total_bytes = m.baseline_bytes + m.weights_bytes + m.activations_bytes + m.output_copies_bytes;
+    return m;
   }
 
   const Report& r_;

@@ -7,7 +7,7 @@ import {launch, openReport} from './browser.mjs';
 import {assertChartsPainted, assertNoNetworkOrErrors, rooflineSeries, scrollTable, tableRows} from './checks.mjs';
 import {file} from './fixtures.mjs';
 
-const RUN_CHARTS = ['roofline-chart', 'breakdown-chart', 'latency-chart', 'timeline-chart'];
+const RUN_CHARTS = ['roofline-chart', 'breakdown-chart', 'latency-chart', 'timeline-chart', 'memory-chart'];
 const SWEEP_CHARTS = ['sweep-latency-chart', 'sweep-throughput-chart', 'sweep-gflops-chart'];
 const readJson = (name) => JSON.parse(fs.readFileSync(file(name), 'utf8'));
 const placed = (layers) => layers.filter((l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0);
@@ -24,7 +24,9 @@ async function checkProfileReport(t, name) {
   t.diagnostic(name + '.html: ' + (size / 1e6).toFixed(2) + ' MB, ready ' + readyMs + ' ms after navigation start');
   console.log(name + '.html: load time ' + readyMs + ' ms (' + (size / 1e6).toFixed(2) + ' MB)');
   assertNoNetworkOrErrors(seen, url);
-  await assertChartsPainted(page, [...RUN_CHARTS, ...SWEEP_CHARTS]);
+  // A run without a memory section (the synthetic report's) draws no memory chart.
+  const charts = RUN_CHARTS.filter((c) => c !== 'memory-chart' || report.runs[0].memory);
+  await assertChartsPainted(page, [...charts, ...SWEEP_CHARTS]);
 
   const run = report.runs[0];
   const roof = await rooflineSeries(page);
@@ -37,6 +39,33 @@ async function checkProfileReport(t, name) {
   assert.ok(caption.startsWith(run.layers.length + ' layers as dots'), caption);
   if (expected.length < run.layers.length) assert.ok(caption.includes((run.layers.length - expected.length) + ' without FLOPs'), caption);
   return {page, report, run, roof};
+}
+
+// The memory chart: one step per layer on the timeline's time axis (weights + the activations live while it runs),
+// the peak layer named as the report names it, the measured increase drawn beside, and the parts listed.
+async function checkMemory(page, run) {
+  const m = run.memory;
+  const chart = await page.evaluate(() => {
+    const c = echarts.getInstanceByDom(document.getElementById('memory-chart'));
+    const s = c.getOption().series.find((x) => x.id === 'memory');
+    const t = echarts.getInstanceByDom(document.getElementById('timeline-chart'));
+    return {data: s.data, peak: s.markPoint && s.markPoint.data[0], line: s.markLine && s.markLine.data[0],
+      memoryGrid: c.getOption().grid[0], timelineGrid: t.getOption().grid[0]};
+  });
+  assert.equal(chart.data.length, 2 * run.layers.length, 'two points (start, end) per layer');
+  const weights = m.predicted.weights_bytes + m.predicted.prepacked_bytes;
+  run.layers.forEach((l, i) => {
+    const own = chart.data.filter((d) => d[2] === i);
+    assert.deepEqual(own.map((d) => d[0]), [l.start_ms, l.start_ms + l.time_ms], 'layer ' + i + ' on the timeline axis');
+    for (const d of own) assert.equal(d[1], weights + m.curve[i]);
+  });
+  assert.equal(chart.memoryGrid.left, chart.timelineGrid.left, 'the two charts share their left edge');
+  assert.equal(chart.memoryGrid.right, chart.timelineGrid.right);
+  assert.equal(chart.peak.name, m.predicted.peak_layer_name);
+  assert.equal(chart.peak.coord[1], weights + m.predicted.activations_bytes);
+  assert.equal(chart.line.yAxis, m.measured.increase_bytes - m.predicted.baseline_bytes, 'measured, less the baseline');
+  assert.ok((await page.textContent('#memory-peak')).startsWith('Peak layer: ' + m.predicted.peak_layer_name + ' ('));
+  assert.equal(await page.locator('#memory .memory-parts tbody tr').count(), m.explained.length);
 }
 
 async function checkFilterAndSort(page, run) {
@@ -102,6 +131,8 @@ describe('resnet50 profile report', () => {
     assert.equal(await page.locator('#details-nodes tbody tr').count(), fused.onnx_nodes.length);
     assert.ok(details.includes('float 1x'), 'dtypes and shapes of the nodes');
 
+    await checkMemory(page, run);
+
     // Another run: the roofline follows it; the light/dark switch redraws every chart without errors.
     await page.selectOption('#run-select', '1');
     const roof2 = await rooflineSeries(page);
@@ -151,7 +182,13 @@ describe('static analysis report', () => {
     const report = readJson('resnet50.analysis.json');
     const {page, seen, url} = await openReport(browser, file('resnet50.analysis.html'));
     assertNoNetworkOrErrors(seen, url);
-    await assertChartsPainted(page, ['breakdown-chart']);
+    await assertChartsPainted(page, ['breakdown-chart', 'memory-chart']);
+    // The model's own curve: one point per node, the peak at the node the analysis names.
+    const mm = report.model.memory;
+    const series = await page.evaluate(() => echarts.getInstanceByDom(document.getElementById('memory-chart')).getOption().series[0]);
+    assert.equal(series.data.length, report.model.analysis.nodes.length);
+    assert.equal(series.markPoint.data[0].name, mm.activations.peak_node_name);
+    assert.ok((await page.textContent('#memory .caption')).includes(mm.activations.peak_node_name));
     assert.equal(await page.textContent('#filter-count'), report.model.analysis.nodes.length + ' of ' + report.model.analysis.nodes.length + ' nodes');
     assert.equal(await page.locator('#roofline, #timeline, #latency').count(), 0);
     await page.selectOption('#filter-op', 'Conv');

@@ -201,6 +201,74 @@ TEST_P(HistoryCli, TheGateFlagsTenPercentSlowerAndPassesNoise) {
   EXPECT_NE(same.out.find("within noise"), std::string::npos) << same.out;
 }
 
+TEST_P(HistoryCli, TheGateFlagsAMemoryRegressionOnItsOwnThreshold) {
+  // Ten sessions at the same speed and a peak RSS of about 300 MB (1% spread), then one 20% larger: the time is
+  // within noise, the memory a regression; one 5% larger is below the 10% threshold.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> z(0, 0.01);
+  auto line = [&](int day, double peak_mb) {
+    HistorySession s;
+    s.id = random_uuid();
+    char when[40];
+    std::snprintf(when, sizeof when, "2026-03-%02dT10:00:00.000000Z", day);
+    s.created_at = when;
+    s.command = "profile";
+    s.machine.id = "c0ffee0000000002";
+    s.machine.cpu = "Test CPU";
+    HistoryRun r;
+    r.model = "resnet18";
+    r.config = "batch=1 threads=2";
+    r.backend = "onnxruntime";
+    r.status = "pass";
+    for (double f : {0.99, 1.0, 1.01}) r.samples_ms.push_back(8.0 * f);
+    r.repetitions = {3};
+    r.peak_rss_bytes = static_cast<uint64_t>(peak_mb * 1e6 * std::exp(z(rng)));
+    s.runs.push_back(r);
+    return history_session_to_json_line(s) + "\n";
+  };
+  std::string base;
+  for (int d = 1; d <= 10; ++d) base += line(d, 300);
+  std::ofstream(dir_ / "base.jsonl") << base;
+  std::ofstream(dir_ / "fat.jsonl") << line(11, 360);
+  ASSERT_EQ(run_cli("db import -q " + (dir_ / "base.jsonl").string() + " " + (dir_ / "fat.jsonl").string() + db(),
+                    dir_.string())
+                .rc,
+            0);
+  CliResult fat = run_cli("history --check --machine c0ffee" + db(), dir_.string());
+  EXPECT_EQ(fat.rc, 1) << fat.out << fat.err;
+  EXPECT_NE(fat.err.find("memory regression: resnet18 batch=1 threads=2"), std::string::npos) << fat.err;
+  EXPECT_EQ(fat.err.find("history --check: regression"), std::string::npos) << fat.err;  // the time is fine
+  EXPECT_NE(fat.out.find("memory verdict"), std::string::npos) << fat.out;
+  // What the database holds is the peak each session stored, read back through the export.
+  CliResult exported = run_cli("db export" + db(), dir_.string());
+  ASSERT_EQ(exported.rc, 0) << exported.err;
+  const json first = json::parse(exported.out.substr(0, exported.out.find('\n')));
+  const uint64_t stored = first.at("runs").at(0).value("peak_rss_bytes", uint64_t{0});
+  EXPECT_GT(stored, 280'000'000u);
+  EXPECT_LT(stored, 320'000'000u);
+
+  std::string url2 = GetParam() == "sqlite" ? (dir_ / "second.db").string() : PgCluster::instance().new_database("mem");
+  std::ofstream(dir_ / "bit.jsonl") << line(12, 315);
+  ASSERT_EQ(run_cli("db import -q " + (dir_ / "base.jsonl").string() + " " + (dir_ / "bit.jsonl").string() +
+                        " --db " + shell_quote(url2),
+                    dir_.string())
+                .rc,
+            0);
+  CliResult bit = run_cli("history --check --machine c0ffee --db " + shell_quote(url2), dir_.string());
+  EXPECT_EQ(bit.rc, 0) << bit.out << bit.err;
+  EXPECT_NE(bit.out.find("below threshold"), std::string::npos) << bit.out;
+  // A tighter threshold makes the same 5% a regression.
+  CliResult tight = run_cli("history --check --machine c0ffee --memory-threshold 2% --db " + shell_quote(url2), dir_.string());
+  EXPECT_EQ(tight.rc, 1) << tight.out << tight.err;
+
+  // A real profile stores its runner's peak.
+  ASSERT_EQ(run_cli("profile " + model_.string() + kTiny + db(), dir_.string()).rc, 0);
+  CliResult after = run_cli("db export" + db(), dir_.string());
+  const std::string last = after.out.substr(after.out.rfind("{\"schema\""));
+  const json session = json::parse(last);
+  EXPECT_GT(session.at("runs").at(0).value("peak_rss_bytes", uint64_t{0}), 20'000'000u) << last.substr(0, 400);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryCli, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 

@@ -185,7 +185,7 @@ TEST_P(HistoryStore, ADatabaseOfANewerSchemaIsRefusedAndLeftUntouched) {
 }
 
 // A database an older rooflens left (schema version 1: runs without a reference) is migrated when opened: its runs
-// are still there, with no reference, and new runs keep theirs.
+// are still there, with no reference and no peak memory, and new runs keep theirs.
 TEST_P(HistoryStore, AVersionOneDatabaseIsMigratedAndKeepsItsRuns) {
   {
     auto raw = db::parse_db_url(url_);
@@ -204,8 +204,10 @@ TEST_P(HistoryStore, AVersionOneDatabaseIsMigratedAndKeepsItsRuns) {
     EXPECT_THROW(c->query("SELECT reference_model FROM runs"), db::DbError);  // version 1 has no such column
   }
   auto store = db::ResultStore::open(url_);
-  EXPECT_EQ(db::schema_version(store->connection()), 2);
-  EXPECT_EQ(store->connection().query("SELECT count(*) FROM rooflens_schema")[0][0], std::optional<std::string>("2"));
+  // Every migration since version 1 ran, each recorded once (3: runs.peak_rss_bytes).
+  EXPECT_EQ(db::schema_version(store->connection()), db::kSchemaVersion);
+  EXPECT_EQ(store->connection().query("SELECT count(*) FROM rooflens_schema")[0][0],
+            std::optional<std::string>(std::to_string(db::kSchemaVersion)));
   HistorySession s = session("new model", "2026-01-02T03:04:05.000000Z", {10.0});
   ASSERT_TRUE(store->store(s));
   auto points = store->points({});
@@ -215,6 +217,7 @@ TEST_P(HistoryStore, AVersionOneDatabaseIsMigratedAndKeepsItsRuns) {
   EXPECT_EQ(points[0].run_medians, (std::vector<double>{4.0, 6.0}));
   EXPECT_EQ(points[0].reference.model, "");
   EXPECT_TRUE(points[0].reference.run_medians.empty());
+  EXPECT_EQ(points[0].peak_rss_bytes, 0u);  // stored before memory was: none recorded, not a regression
   EXPECT_EQ(points[1].reference.run_medians, (std::vector<double>{8.0}));
   HistorySession old = store->load_session("old-session");
   ASSERT_EQ(old.runs.size(), 1u);

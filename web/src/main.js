@@ -9,7 +9,7 @@ const state = {run: 0, table: null};
 
 const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['runtimes', 'Runtimes'],
   ['roofline', 'Roofline'], ['layers', null], ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'],
-  ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['whatif', 'What if'], ['findings', 'Findings']];
+  ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['memory', 'Memory'], ['whatif', 'What if'], ['findings', 'Findings']];
 
 function pickLayer(seq) {
   if (state.table) state.table.reveal(seq);
@@ -34,14 +34,16 @@ function runSections() {
   if (!run) {
     const table = renderLayerTable(view, null);
     state.table = table;
-    return [table.el, renderGraph(view, null, pickLayer), renderBreakdown(view, null, pickLayer)];
+    return [table.el, renderGraph(view, null, pickLayer), renderBreakdown(view, null, pickLayer),
+      renderMemory(view, null, pickLayer)].filter(Boolean);
   }
   // A run without layer times (--no-layers) still has the model's nodes: show them as a static report does.
   const layered = run.layers.length > 0 ? run : null;
   const table = renderLayerTable(view, layered);
   state.table = table;
   return [renderRoofline(view, run, pickLayer), table.el, renderGraph(view, layered, pickLayer),
-    renderBreakdown(view, layered, pickLayer), renderLatency(view, run), renderTimeline(view, run, pickLayer)];
+    renderBreakdown(view, layered, pickLayer), renderLatency(view, run), renderTimeline(view, run, pickLayer),
+    renderMemory(view, run, pickLayer)].filter(Boolean);
 }
 
 function drawRunSections(holder) {

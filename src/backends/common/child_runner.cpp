@@ -188,13 +188,26 @@ void ChildRunner::spawn() {
   std::vector<char*> argv;
   for (const auto& part : config_.command) argv.push_back(const_cast<char*>(part.c_str()));
   argv.push_back(nullptr);
+  // The child's environment: rooflens' own, with the config's entries in place of any of the same name.
+  std::vector<char*> envp;
+  auto overridden = [&](const char* e) {
+    for (const auto& mine : config_.env) {
+      const size_t eq = mine.find('=');
+      if (eq != std::string::npos && std::strncmp(e, mine.c_str(), eq + 1) == 0) return true;
+    }
+    return false;
+  };
+  for (char** e = environ; e && *e; ++e)
+    if (!overridden(*e)) envp.push_back(*e);
+  for (const auto& e : config_.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const std::string& program = config_.command.front();
   pid_t pid = -1;
   bool search = program.find('/') == std::string::npos;
   auto spawn_now = [&] {
     SpawnOnCpus placed(config_.cpus);
-    return search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), environ)
-                  : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+    return search ? ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data())
+                  : ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
   };
   int rc = spawn_now();
   posix_spawn_file_actions_destroy(&actions);

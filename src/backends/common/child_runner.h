@@ -39,6 +39,9 @@ struct RunnerConfig {
   // realtime_refused() says so.
   int realtime_priority = 0;
   std::vector<int> cpus;
+  // "NAME=value" entries added to the child's environment (rooflens' own is passed on), e.g. the C allocator's
+  // MALLOC_MMAP_THRESHOLD_ for a runner whose freed blocks must go back to the OS (a memory measurement).
+  std::vector<std::string> env;
 };
 
 enum class ReplyStatus {

@@ -69,6 +69,7 @@ class OrtBackend : public Backend {
     b.runtime = "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
     for (const auto& [k, v] : options.items()) b.options[k] = flat(v);
+    if (base_.mallocMmapThreshold) b.options["mallocMmapThreshold"] = std::to_string(*base_.mallocMmapThreshold);
     return b;
   }
 
@@ -92,15 +93,16 @@ class OrtBackend : public Backend {
 
     Measurement out;
     RooflensChoices choices;
-    OrtRunner runner(r.timing.realtime ? placed(n, opts, choices) : runner_config());
+    OrtRunner runner(with_process_options(r.timing.realtime ? placed(n, opts, choices) : runner_config(), opts));
     pid_ = runner.process().pid();
     std::string stage = "load";
     try {
-      LoadResult l = runner.load(r.model, opts, r.timeout);
+      LoadResult l = runner.load(r.model, opts, r.timeout, /*memory_baseline=*/true);
       if (r.timing.realtime) runner.process().enter_realtime();  // its intra-op workers have pinned themselves
       stage = "run";
-      out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage);
+      out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage, /*memory_probe=*/true);
       out.load_ms = l.load_ms;
+      add_load_memory(out, l);
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);

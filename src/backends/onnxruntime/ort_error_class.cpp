@@ -9,6 +9,9 @@ namespace {
 // Substring of ONNX Runtime's message -> class. First match wins: specific patterns before general ones.
 const std::vector<std::pair<std::string, std::string>>& patterns() {
   static const std::vector<std::pair<std::string, std::string>> p{
+      {"bad_alloc", "out-of-memory"},
+      {"Failed to allocate memory", "out-of-memory"},
+      {"is smaller than requested bytes", "out-of-memory"},
       {"is not a registered function/op", "unregistered-op"},
       {"Could not find an implementation for", "no-kernel"},
       {"Unsupported data type", "unsupported-type"},

@@ -58,10 +58,21 @@ class OrtGeneration : public DecoderGeneration {
       OrtRunner runner;
       pid_ = runner.process().pid();
       GenerationMeasurement m;
-      const LoadResult loaded = runner.load(c.model, opts, c.timeout);
+      const LoadResult loaded = runner.load(c.model, opts, c.timeout, /*memory_baseline=*/true);
       m.load_ms = loaded.load_ms;
       stage = "run";
       timed(runner, io, shape, c, m);
+      if (loaded.memory && m.memory) {
+        MemoryMeasured mm = *loaded.memory;
+        mm.run_peak_bytes = m.memory->run_peak_bytes;
+        mm.peak_reset = loaded.memory->peak_reset && m.memory->peak_reset;
+        mm.increase_bytes = measured_increase(mm);
+        m.memory = mm;
+        m.runtime_baseline_bytes = loaded.baseline_bytes;
+        m.output_copies = 1;  // onnxruntime-node copies every output into a new JavaScript buffer
+      } else {
+        m.memory.reset();
+      }
       if (c.timing.layers) {
         stage = "profile";
         profiled(runner, io, shape, c, threads, m);
@@ -83,6 +94,13 @@ class OrtGeneration : public DecoderGeneration {
     m.wall_s = g.wall_s;
     m.stop_reason = g.stop_reason;
     m.peak_rss_bytes = g.peak_rss_bytes;
+    if (g.run_peak_bytes) {
+      m.memory = MemoryMeasured{};
+      m.memory->run_peak_bytes = *g.run_peak_bytes;
+      m.memory->peak_reset = g.run_peak_reset;
+      m.prefill_peak_bytes = g.prefill_peak_bytes;
+      m.decode_peak_bytes = g.decode_peak_bytes;
+    }
     m.tokens = std::move(g.tokens);
     m.prompt_ids = std::move(g.prompt_ids);
     m.logits = std::move(g.logits);

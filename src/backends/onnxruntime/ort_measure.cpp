@@ -7,6 +7,7 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_error_class.h"
 #include "backends/onnxruntime/ort_kernel_kind.h"
+#include "backends/onnxruntime/ort_memory_rules.h"
 #include "model/graph_view.h"
 
 namespace rooflens::ort {
@@ -90,8 +91,15 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, i
       k.inserted_for = inserted_for(e->op_name, e->node_name);
       k.device_class = provider_device(e->provider);
       if (nested.parent[i] >= 0) k.enclosing = events[static_cast<size_t>(nested.parent[i])]->node_name;
+      k.reuse = buffer_reuse(e->op_name);
+      k.packed_inputs = packed_inputs(e->op_name);
       out.push_back(std::move(k));
     }
+    // The allocator's figures after the kernel, the largest over the measured iterations.
+    const KernelAllocator a = kernel_allocator(e->args);
+    KernelRecord& k = out[it->second];
+    if (a.in_use) k.allocator_in_use_bytes = std::max(k.allocator_in_use_bytes.value_or(0), *a.in_use);
+    if (a.held) k.allocator_held_bytes = std::max(k.allocator_held_bytes.value_or(0), *a.held);
     out[it->second].per_iteration_ms[static_cast<size_t>(r)] += static_cast<double>(nested.self_us[i]) / 1000.0;
   }
   return out;
@@ -124,14 +132,20 @@ Inputs inputs_of(const FeedSpec& f) {
 
 Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOptions& timing,
                            const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
-                           std::string& stage) {
+                           std::string& stage, bool memory_probe) {
   Measurement out;
   stage = "run";
-  TimedRunResult timed = runner.run_timed(in, timing, timeout);
+  TimedRunResult timed = runner.run_timed(in, timing, timeout, memory_probe);
   out.latencies_ms = timed.latencies_ms;
   out.wall_s = timed.wall_s;
   out.stop_reason = timed.stop_reason;
   out.peak_rss_bytes = timed.peak_rss_bytes;  // before the profiled session exists: this run's peak
+  if (timed.run_peak_bytes) {
+    out.memory = MemoryMeasured{};
+    out.memory->run_peak_bytes = *timed.run_peak_bytes;
+    out.memory->probe_peak_bytes = timed.probe_peak_bytes;
+    out.memory->peak_reset = timed.run_peak_reset;
+  }
   if (!timing.layers) return out;
   stage = "profile";
   ProfiledRunResult prof;
@@ -159,6 +173,21 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   if (!problem.empty())
     out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
   return out;
+}
+
+void add_load_memory(Measurement& m, const LoadResult& load) {
+  if (!load.memory || !m.memory) {
+    m.memory.reset();
+    return;
+  }
+  MemoryMeasured mm = *load.memory;
+  mm.run_peak_bytes = m.memory->run_peak_bytes;
+  mm.probe_peak_bytes = m.memory->probe_peak_bytes;
+  mm.peak_reset = load.memory->peak_reset && m.memory->peak_reset;
+  mm.increase_bytes = measured_increase(mm);
+  m.memory = mm;
+  m.runtime_baseline_bytes = load.baseline_bytes;
+  m.output_copies = 1;  // onnxruntime-node copies every output of session.run into a new JavaScript buffer
 }
 
 BackendError backend_error(const std::string& stage, const RunnerError& e) {

@@ -17,9 +17,10 @@ namespace rooflens::ort {
 // Fills everything of the Measurement but load_ms and threads; the executed graph is the profiled session's own
 // (read from the graph it dumped: node names ORT generates differ between sessions). Sets `stage` to "run" or
 // "profile" before each step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
+// `memory_probe`: the first run, before the warm-up, with a peak of its own (MemoryMeasured::probe_peak_bytes).
 Measurement measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
                            const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
-                           std::string& stage);
+                           std::string& stage, bool memory_probe = false);
 
 // Per-node kernel times of the measured profiled iterations, in execution order of the first one.
 std::vector<KernelRecord> kernel_records(const ProfiledRunResult& p);
@@ -32,6 +33,10 @@ std::optional<GraphView> executed_graph(const std::optional<std::filesystem::pat
 
 // The request fields for feeding the model as `feed` says.
 Inputs inputs_of(const FeedSpec& feed);
+
+// The runner's memory around session creation (from `load`) joined to the timed runs' peak measure_loaded took;
+// the measurement's memory is dropped when either side is missing.
+void add_load_memory(Measurement& m, const LoadResult& load);
 
 // A RunnerError as the backend interface reports it: kind error|timeout|died, the runner's error code.
 BackendError backend_error(const std::string& stage, const RunnerError& e);

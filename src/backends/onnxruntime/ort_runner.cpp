@@ -128,6 +128,11 @@ RunnerConfig runner_config(fs::path script, std::string node) {
   return c;
 }
 
+RunnerConfig with_process_options(RunnerConfig config, const OrtSessionOptions& o) {
+  if (o.mallocMmapThreshold) config.env.push_back("MALLOC_MMAP_THRESHOLD_=" + std::to_string(*o.mallocMmapThreshold));
+  return config;
+}
+
 ojson OrtSessionOptions::to_json() const {
   ojson o = ojson::object();
   if (!executionProviders.empty()) o["executionProviders"] = executionProviders;
@@ -176,6 +181,10 @@ void OrtSessionOptions::set(std::string_view key, std::string_view value) {
     enableMemPattern = parse_bool(key, value);
   } else if (key == "optimizedModelFilePath") {
     optimizedModelFilePath = fs::path(value);
+  } else if (key == "mallocMmapThreshold") {
+    const int v = parse_int(key, value);
+    if (v < 0) throw UsageError("onnxruntime option mallocMmapThreshold: give a size in bytes >= 0, not '" + std::string(value) + "'");
+    mallocMmapThreshold = static_cast<uint64_t>(v);
   } else if (key == "logSeverityLevel") {
     logSeverityLevel = parse_int(key, value);
   } else if (key.starts_with("freeDimensionOverrides.")) {
@@ -187,7 +196,7 @@ void OrtSessionOptions::set(std::string_view key, std::string_view value) {
   } else {
     throw UsageError("unknown onnxruntime option '" + std::string(key) +
                      "' (known: executionProviders, intraOpNumThreads, interOpNumThreads, graphOptimizationLevel, "
-                     "executionMode, enableCpuMemArena, enableMemPattern, optimizedModelFilePath, logSeverityLevel, "
+                     "executionMode, enableCpuMemArena, enableMemPattern, optimizedModelFilePath, logSeverityLevel, mallocMmapThreshold, "
                      "freeDimensionOverrides.<dim>, extra.<config key> or session.<config key>)");
   }
 }
@@ -248,9 +257,10 @@ json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
 }
 
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
-                           std::chrono::milliseconds timeout) {
+                           std::chrono::milliseconds timeout, bool memory_baseline) {
   model_ = model;
   ojson req = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
+  if (memory_baseline) req["memory_baseline"] = true;
   json r = call(json::parse(req.dump()), timeout);
   LoadResult out;
   out.model = field<std::string>(r, "model", model.string());
@@ -261,13 +271,23 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     out.optimized_model = fs::path(r["optimized_model"].get<std::string>());
   }
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  if (const json m = r.value("memory", json()); m.is_object()) {
+    MemoryMeasured mm;
+    mm.start_bytes = field<uint64_t>(m, "start_bytes", 0);
+    mm.after_session_bytes = field<uint64_t>(m, "after_session_bytes", 0);
+    mm.session_peak_bytes = field<uint64_t>(m, "session_peak_bytes", 0);
+    mm.peak_reset = field<bool>(m, "peak_reset", false);
+    out.memory = mm;
+    out.baseline_bytes = field<uint64_t>(m, "baseline_bytes", 0);
+  }
   return out;
 }
 
 TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& timing,
-                                    std::chrono::milliseconds timeout) {
+                                    std::chrono::milliseconds timeout, bool memory_probe) {
   ojson req = inputs.to_json();
   req["op"] = "run_timed";
+  if (memory_probe) req["memory_probe"] = true;
   req["timing"] = timing_to_json(timing);
   json r = call(json::parse(req.dump()), timeout);
   TimedRunResult out;
@@ -280,6 +300,11 @@ TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& t
   out.stop_reason = field<std::string>(r, "stop_reason", "");
   if (r.contains("median_ci_ms") && r["median_ci_ms"].is_array() && r["median_ci_ms"].size() == 2) {
     out.median_ci_ms = std::make_pair(r["median_ci_ms"][0].get<double>(), r["median_ci_ms"][1].get<double>());
+  }
+  if (const json m = r.value("memory", json()); m.is_object()) {
+    out.run_peak_bytes = field<uint64_t>(m, "run_peak_bytes", 0);
+    out.run_peak_reset = field<bool>(m, "peak_reset", false);
+    out.probe_peak_bytes = field<uint64_t>(m, "probe_peak_bytes", 0);
   }
   return out;
 }

@@ -25,6 +25,7 @@
 #include "backends/common/child_runner.h"
 #include "backends/onnxruntime/ort_profile.h"
 #include "core/errors.h"
+#include "core/memory.h"
 #include "core/timing.h"
 
 namespace rooflens::ort {
@@ -38,6 +39,10 @@ bool runner_dependencies_installed(const std::filesystem::path& script);
 
 // `node run.mjs` as a child runner (script empty: locate_runner_script(); node searched in PATH).
 RunnerConfig runner_config(std::filesystem::path script = {}, std::string node = "node");
+
+struct OrtSessionOptions;
+// The process-level options of `o` (mallocMmapThreshold) applied to a runner's configuration.
+RunnerConfig with_process_options(RunnerConfig config, const OrtSessionOptions& o);
 
 // ORT's session options, with ORT's own (JavaScript API) names so that `-B onnxruntime:key=value` and the
 // docs of ORT map one to one. Unset optionals are not sent: ORT's defaults apply.
@@ -54,6 +59,10 @@ struct OrtSessionOptions {
   std::optional<std::filesystem::path> optimizedModelFilePath;  // dump the optimized graph here (on load)
   std::map<std::string, int64_t> freeDimensionOverrides;     // symbolic dim name -> size
   std::optional<int> logSeverityLevel;                       // 0 verbose .. 4 fatal
+  // Not a session option (never sent in `options`): the runner process's C allocator, glibc's M_MMAP_THRESHOLD
+  // (environment MALLOC_MMAP_THRESHOLD_). Fixed at a size, every block at least that large is its own mapping and
+  // goes back to the OS when freed; unset, glibc raises the threshold as blocks are freed and keeps freed memory.
+  std::optional<uint64_t> mallocMmapThreshold;
 
   nlohmann::ordered_json to_json() const;
   // Sets one option from text, as `-B onnxruntime:key=value` gives it. Keys are the member names; `extra`
@@ -97,6 +106,10 @@ struct LoadResult {
   std::vector<ValueInfo> inputs, outputs;
   std::optional<std::filesystem::path> optimized_model;  // when optimizedModelFilePath was given and written
   uint64_t peak_rss_bytes = 0;
+  // The runner's memory around session creation (start, after the session, its peak; run_peak_bytes 0), and what a
+  // trivial session added before it when asked (load's memory_baseline). Absent from runners that do not say.
+  std::optional<MemoryMeasured> memory;
+  uint64_t baseline_bytes = 0;
 };
 
 struct TimedRunResult {
@@ -108,6 +121,9 @@ struct TimedRunResult {
   double warmup_ms = 0;
   std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
   std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs only
+  std::optional<uint64_t> run_peak_bytes;  // VmHWM over this request (reset at its start when run_peak_reset)
+  uint64_t probe_peak_bytes = 0;           // memory_probe: VmHWM over the first run, before the warm-up
+  bool run_peak_reset = false;
 };
 
 struct ProfiledRunResult {
@@ -166,6 +182,9 @@ struct GenerateResult {
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)
   std::vector<std::vector<float>> logits;        // per step (prefill first): [batch * vocab] (return_logits only)
   uint64_t peak_rss_bytes = 0, rss_bytes = 0;
+  std::optional<uint64_t> run_peak_bytes;        // VmHWM over the requests (reset at their start when run_peak_reset)
+  uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own VmHWM over the requests
+  bool run_peak_reset = false;
 };
 
 // One phase's runs in the profiled session: run indices [first_run + warmup_iterations, first_run + warmup + iterations)
@@ -204,10 +223,13 @@ class OrtRunner {
   std::string node_version() const;
   const nlohmann::json& hello() const { return process_.hello(); }
 
+  // `memory_baseline`: first measure what a trivial session adds to the runner (LoadResult::baseline_bytes).
   LoadResult load(const std::filesystem::path& model, const OrtSessionOptions& options,
-                  std::chrono::milliseconds timeout = std::chrono::minutes(5));
+                  std::chrono::milliseconds timeout = std::chrono::minutes(5), bool memory_baseline = false);
   // The measured loop with profiling off: warm-up and stop rule from `timing` (its profile fields unused).
-  TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout);
+  // `memory_probe`: the first run, before the warm-up, with a peak of its own (probe_peak_bytes).
+  TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
+                           bool memory_probe = false);
   // A second session with profiling on, in a private temp dir under `tmp_dir` (empty: the system's):
   // timing.warmup_iterations dropped, then timing.profile_iterations measured. The profile file is read and
   // deleted unless `keep_profile` (its path is then in the result). `dump_graph`: the profiled session also writes

@@ -90,6 +90,12 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
   }
   out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
   out.rss_bytes = r.value("rss_bytes", uint64_t{0});
+  if (const json m = r.value("memory", json()); m.is_object()) {
+    out.run_peak_bytes = m.value("run_peak_bytes", uint64_t{0});
+    out.run_peak_reset = m.value("peak_reset", false);
+    out.prefill_peak_bytes = m.value("prefill_peak_bytes", uint64_t{0});
+    out.decode_peak_bytes = m.value("decode_peak_bytes", uint64_t{0});
+  }
   return out;
 }
 

@@ -43,6 +43,7 @@ class OrtModelServer : public ModelServer {
     OrtRunner& r = runner("load");
     try {
       LoadResult l = r.load(m.model, opts, m.timeout);
+      loaded_memory_ = l;
       threads_ = *opts.intraOpNumThreads;
       settings_ = effective_settings(opts, user, threads, choices);
       return {l.load_ms, io_descs(l.inputs), io_descs(l.outputs)};
@@ -87,6 +88,7 @@ class OrtModelServer : public ModelServer {
       Measurement out = measure_loaded(runner(stage), inputs_of(feed), timing, work_dir, timeout, stage);
       out.threads = threads_;
       out.settings = settings_;
+      add_load_memory(out, loaded_memory_);
       if (std::string w = oversubscription_warning(threads_, budget_); !w.empty()) out.warnings.push_back(std::move(w));
       return out;
     } catch (const RunnerError& e) {
@@ -137,6 +139,7 @@ class OrtModelServer : public ModelServer {
   std::unique_ptr<OrtRunner> runner_;
   int64_t threads_ = 0;               // the loaded session's intra-op threads, as passed to ORT
   std::vector<RunSetting> settings_;  // and all its performance options
+  LoadResult loaded_memory_;          // the runner's memory around the session's creation (for every measure)
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
 };

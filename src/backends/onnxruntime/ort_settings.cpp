@@ -8,6 +8,7 @@ namespace {
 constexpr const char* kSpinning = "session.intra_op.allow_spinning";
 constexpr const char* kAffinities = "session.intra_op_thread_affinities";
 constexpr const char* kDocumented = "ORT's documented default";
+constexpr const char* kPrepacking = "session.disable_prepacking";
 
 std::string on_off(bool v) { return v ? "on" : "off"; }
 
@@ -89,6 +90,23 @@ std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const 
                     text(user.enableCpuMemArena, flag), choices, "on", kDocumented));
   out.push_back(one("memory_pattern", "enableMemPattern", text(sent.enableMemPattern, flag),
                     text(user.enableMemPattern, flag), choices, "on", kDocumented));
+  // Memory (docs/memory.md): how the CPU arena grows, whether weights are packed for their kernels, and how the
+  // runner's C allocator returns freed memory.
+  RunSetting growth;
+  growth.name = "arena_extend_strategy";
+  growth.value = "next_power_of_two";
+  growth.option = "arena_extend_strategy";
+  growth.note = std::string(kDocumented) + " (kNextPowerOfTwo): each region the arena adds is twice the last; "
+                "onnxruntime-node has no option to change it";
+  out.push_back(growth);
+  auto packing = [](const std::string& v) { return v == "1" ? std::string("off") : std::string("on"); };
+  out.push_back(one("prepacking", kPrepacking, text(extra(sent, kPrepacking), packing),
+                    text(extra(user, kPrepacking), packing), choices, "on", kDocumented));
+  auto threshold = [](uint64_t v) { return "mmap threshold " + std::to_string(v) + " bytes"; };
+  out.push_back(one("c_allocator", "MALLOC_MMAP_THRESHOLD_", text(sent.mallocMmapThreshold, threshold),
+                    text(user.mallocMmapThreshold, threshold), choices, "glibc default",
+                    "glibc's dynamic mmap threshold: it rises as large blocks are freed, and freed memory below the "
+                    "heap's top stays with the process"));
   return out;
 }
 

@@ -1,0 +1,158 @@
+#pragma once
+// Memory: what a model needs, predicted from its analysis, and what a run held, measured in the runner process.
+// Filled by the memory room (src/memory/: liveness, KV cache) and by assembly (a run's executed order and its
+// measurement); read by every view. JSON in docs/report-schema.md ("model.memory", "runs[].memory"); how each figure
+// is made and where the rules come from: docs/memory.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rooflens {
+
+// How a kernel's output buffer relates to its inputs' buffers, as its runtime declares it (neutral: a backend
+// translates its own kernel definitions; ONNX Runtime's Alias / MayInplace).
+enum class BufferReuse {
+  none,      // the output gets a buffer of its own
+  alias,     // output 0 is input 0's buffer (a view: Reshape, Squeeze, ...): no new bytes
+  inplace,   // output 0 may take the buffer of an input that dies here and has exactly its size
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(BufferReuse, {{BufferReuse::none, "none"}, {BufferReuse::alias, "alias"},
+                                           {BufferReuse::inplace, "inplace"}})
+
+// The weights of the model file (model.memory.weights).
+struct WeightsMemory {
+  uint64_t bytes = 0;           // every initializer and multi-element Constant tensor at its element size
+  uint64_t constant_bytes = 0;  // of which held in Constant nodes
+  uint64_t external_bytes = 0;  // of which stored in external data files (a runtime reads them at session creation)
+  int64_t external_files = 0;
+  uint64_t unused_bytes = 0;    // initializers no node reads (runtimes drop them)
+};
+
+// Intermediate tensors along one order of the nodes (model.memory.activations).
+struct ActivationsMemory {
+  uint64_t naive_bytes = 0;     // Σ every tensor the nodes write plus the graph inputs, nothing ever freed: the
+                                // "activations" of onnx-tool's per-node memory column and TREx's report card
+  uint64_t peak_bytes = 0;      // liveness peak: a tensor lives from its producer to its last consumer; graph inputs
+                                // live throughout, graph outputs from their producer to the end
+  int64_t peak_node = -1;       // analysis.nodes index of the node running at the peak (-1: no nodes)
+  std::string peak_node_name;
+  uint64_t inputs_bytes = 0, outputs_bytes = 0;  // the graph's inputs and outputs
+  uint64_t largest_tensor_bytes = 0;
+  std::string largest_tensor;
+};
+
+// The model's memory need at the analysis' dims, from the analysis alone (no runtime).
+struct ModelMemory {
+  WeightsMemory weights;
+  ActivationsMemory activations;  // along the topological order of analysis.nodes
+  uint64_t peak_bytes = 0;        // weights.bytes - weights.unused_bytes + activations.peak_bytes
+  // Per analysis.nodes entry: activation bytes live while the node runs (weights not included: they are constant).
+  // A subgraph node adds its body's tensors to what is live around the node that owns the body.
+  std::vector<uint64_t> live_bytes;
+  std::vector<std::string> notes;  // unresolved shapes (bytes then a lower bound), If branches taken as the larger
+};
+
+// One part of the difference between predicted and measured (runs[].memory.explained[]).
+struct MemoryPart {
+  std::string name;             // "runtime baseline", "weights", "activations", "allocator slack", ...
+  int64_t bytes = 0;            // signed: a part may be below what was predicted
+  std::string note;             // where the figure comes from, in words
+};
+
+// What the run should need, predicted in the order the runtime executed its kernels (runs[].memory.predicted).
+struct MemoryPrediction {
+  uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels it ran (its
+                                         // folded, fused and reordered weights), else the model's used weights
+  std::string weights_source;            // "executed_graph" | "analysis"
+  uint64_t prepacked_bytes = 0;          // estimated copies a runtime packs beside its weights and keeps (0: it
+                                         // frees the originals, or none are known)
+  uint64_t activations_bytes = 0;        // liveness peak in the executed order with the runtime's reuse rules
+  int64_t peak_layer = -1;               // index into the run's layers of the kernel running at that peak
+  std::string peak_layer_name;
+  uint64_t topological_bytes = 0;        // the analysis' liveness peak at this run's dims (topological order)
+  uint64_t naive_bytes = 0;              // the no-reuse sum at this run's dims
+  uint64_t baseline_bytes = 0;           // the runtime's own: a trivial session's increase, measured in this run's
+                                         // runner before the model's session (0: not measured)
+  uint64_t output_copies_bytes = 0;      // copies of the graph outputs the runtime's binding hands the caller (the
+                                         // Node.js binding copies each output into a JavaScript buffer)
+  uint64_t total_bytes = 0;              // baseline + weights + prepacked + activations + output copies: the runner's
+                                         // predicted
+                                         // increase from before its session to the peak of the timed runs
+};
+
+// What the runner process held, from its own /proc/self/status (runs[].memory.measured).
+struct MemoryMeasured {
+  uint64_t start_bytes = 0;              // VmRSS before anything of the runtime's session (before the baseline)
+  uint64_t after_session_bytes = 0;      // VmRSS once the model's session exists
+  uint64_t session_peak_bytes = 0;       // VmHWM over session creation
+  uint64_t run_peak_bytes = 0;           // VmHWM over the timed runs (reset after session creation when peak_reset):
+                                         // with the copies of earlier outputs a garbage-collected runner still holds
+  uint64_t probe_peak_bytes = 0;         // VmHWM over the session's first run, before the warm-up (0: not measured)
+  bool peak_reset = false;               // the high-water mark could be reset between the phases (Linux clear_refs)
+  uint64_t increase_bytes = 0;           // (probe_peak, else run_peak) - start: what predicted.total_bytes predicts
+  // The runtime's own allocator figures, where it reports them (ONNX Runtime's arena, in its profiled session).
+  std::optional<uint64_t> allocator_held_bytes;       // largest the allocator held
+  std::optional<uint64_t> allocator_in_use_peak_bytes; // largest it had handed out at once
+};
+
+// (probe_peak, else run_peak) - start, 0 when neither was measured.
+inline uint64_t measured_increase(const MemoryMeasured& m) {
+  const uint64_t peak = m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes;
+  return peak > m.start_bytes ? peak - m.start_bytes : 0;
+}
+
+// A run's memory: prediction along the executed order, measurement, and the difference in parts.
+struct RunMemory {
+  MemoryPrediction predicted;
+  std::vector<uint64_t> curve;           // per layer of the run (same order): activation bytes live while it runs
+  std::optional<MemoryMeasured> measured;  // absent: the source measured nothing (imports)
+  std::vector<MemoryPart> explained;     // measured.increase - predicted.total, split by what is known
+  std::vector<std::string> notes;
+};
+
+// What the C allocator kept after session creation, when it is most of the difference: the "session beyond its
+// prediction" part when it is at least 64 MiB and at least half the weights (the graph optimizer's copies of them,
+// freed below the heap's top); 0 otherwise. The allocator-retention lint and the profile's memory lines share it.
+inline uint64_t allocator_retention_bytes(const RunMemory& m) {
+  if (!m.measured) return 0;
+  for (const auto& part : m.explained) {
+    if (part.name != "session beyond its prediction") continue;
+    if (part.bytes < int64_t{64} * 1024 * 1024 || static_cast<uint64_t>(part.bytes) < m.predicted.weights_bytes / 2)
+      return 0;
+    return static_cast<uint64_t>(part.bytes);
+  }
+  return 0;
+}
+
+// A run's memory projected by `whatif` (whatif.runs[].memory): the run's prediction with weights and activations
+// scaled as the projection scales them (--batch: activations and output copies with the batch; --quantize: every
+// float tensor to the new element size). A projection, never a measurement.
+struct MemoryProjection {
+  uint64_t measured_predicted_bytes = 0;  // the run's own predicted total (runs[].memory.predicted.total_bytes)
+  uint64_t weights_bytes = 0, activations_bytes = 0, output_copies_bytes = 0, baseline_bytes = 0;
+  uint64_t total_bytes = 0;               // baseline + weights (+ packed copies, scaled like them) + activations + copies
+};
+
+// A decoder's memory per phase (generation.runs[].memory): weights, the KV cache, and what the runner holds of it.
+struct KvMemory {
+  uint64_t weights_bytes = 0;            // the model's weights a node reads
+  uint64_t kv_bytes_per_token = 0;       // 2 x layers x kv_heads x head_dim x element size, one sequence
+  uint64_t prefill_kv_bytes = 0;         // the prefill's present: batch x prompt tokens
+  uint64_t decode_kv_bytes = 0;          // the cache after the last step: batch x (prompt + gen) tokens
+  // What a step holds at once: the liveness peak of its activations at its dims (its past — an input, the caller's —,
+  // present and logits — outputs — included), and the copies of its outputs the binding makes for the caller.
+  uint64_t prefill_activations_bytes = 0, decode_activations_bytes = 0;  // the last decode step's
+  uint64_t prefill_peak_bytes = 0;       // baseline + weights + the prefill's activations + output copies
+  uint64_t decode_peak_bytes = 0;        // baseline + weights + the last step's activations + output copies
+  uint64_t baseline_bytes = 0;           // the runtime's own (a trivial session; 0: not measured)
+  uint64_t predicted_bytes = 0;          // the larger of the two peaks: the runner's predicted increase
+  // The runner's measured increase over its start: each phase's own peak over the timed requests (0: not measured).
+  uint64_t prefill_measured_bytes = 0, decode_measured_bytes = 0;
+  uint64_t measured_increase_bytes = 0;  // the larger of the two
+  std::vector<uint64_t> per_step_kv_bytes;  // per step (prefill first): the cache after it, batch x context
+};
+
+}  // namespace rooflens

@@ -1,0 +1,86 @@
+// JSON form of the memory sections (core/memory.h). Every field of a present object is written, in a fixed order,
+// so reports round-trip byte for byte; readers require them (a present section is this version's) except the
+// optional ones, and refuse figures that cannot be (a peak below the start, a curve that does not fit its run).
+#include "core/memory_json.h"
+
+#include "core/errors.h"
+
+namespace rooflens {
+
+ROOFLENS_JSON_FIELDS(WeightsMemory, bytes, constant_bytes, external_bytes, external_files, unused_bytes)
+ROOFLENS_JSON_FIELDS(ActivationsMemory, naive_bytes, peak_bytes, peak_node, peak_node_name, inputs_bytes,
+                     outputs_bytes, largest_tensor_bytes, largest_tensor)
+ROOFLENS_JSON_FIELDS(ModelMemory, weights, activations, peak_bytes, live_bytes, notes)
+ROOFLENS_JSON_FIELDS(MemoryPart, name, bytes, note)
+ROOFLENS_JSON_FIELDS(MemoryPrediction, weights_bytes, weights_source, prepacked_bytes, activations_bytes,
+                     peak_layer, peak_layer_name, topological_bytes, naive_bytes, baseline_bytes, output_copies_bytes,
+                     total_bytes)
+ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, activations_bytes, output_copies_bytes,
+                     baseline_bytes, total_bytes)
+ROOFLENS_JSON_FIELDS(KvMemory, weights_bytes, kv_bytes_per_token, prefill_kv_bytes, decode_kv_bytes,
+                     prefill_activations_bytes, decode_activations_bytes, prefill_peak_bytes, decode_peak_bytes,
+                     baseline_bytes, predicted_bytes, prefill_measured_bytes, decode_measured_bytes,
+                     measured_increase_bytes, per_step_kv_bytes)
+
+void to_json(json& j, const MemoryMeasured& m) {
+  j = json{{"start_bytes", m.start_bytes},
+           {"after_session_bytes", m.after_session_bytes},
+           {"session_peak_bytes", m.session_peak_bytes},
+           {"run_peak_bytes", m.run_peak_bytes},
+           {"probe_peak_bytes", m.probe_peak_bytes},
+           {"peak_reset", m.peak_reset},
+           {"increase_bytes", m.increase_bytes}};
+  if (m.allocator_held_bytes) j["allocator_held_bytes"] = *m.allocator_held_bytes;
+  if (m.allocator_in_use_peak_bytes) j["allocator_in_use_peak_bytes"] = *m.allocator_in_use_peak_bytes;
+}
+void from_json(const json& j, MemoryMeasured& m) {
+  j.at("start_bytes").get_to(m.start_bytes);
+  j.at("after_session_bytes").get_to(m.after_session_bytes);
+  j.at("session_peak_bytes").get_to(m.session_peak_bytes);
+  j.at("run_peak_bytes").get_to(m.run_peak_bytes);
+  j.at("probe_peak_bytes").get_to(m.probe_peak_bytes);
+  j.at("peak_reset").get_to(m.peak_reset);
+  j.at("increase_bytes").get_to(m.increase_bytes);
+  if (j.contains("allocator_held_bytes")) m.allocator_held_bytes = j.at("allocator_held_bytes").get<uint64_t>();
+  if (j.contains("allocator_in_use_peak_bytes"))
+    m.allocator_in_use_peak_bytes = j.at("allocator_in_use_peak_bytes").get<uint64_t>();
+  if (m.increase_bytes != measured_increase(m))
+    throw UserError("memory.measured: increase_bytes is not (probe_peak_bytes, else run_peak_bytes) - start_bytes");
+}
+
+void to_json(json& j, const RunMemory& m) {
+  j = json{{"predicted", m.predicted}, {"curve", m.curve}};
+  if (m.measured) j["measured"] = *m.measured;
+  j["explained"] = m.explained;
+  j["notes"] = m.notes;
+}
+void from_json(const json& j, RunMemory& m) {
+  j.at("predicted").get_to(m.predicted);
+  j.at("curve").get_to(m.curve);
+  if (j.contains("measured")) m.measured = j.at("measured").get<MemoryMeasured>();
+  j.at("explained").get_to(m.explained);
+  j.at("notes").get_to(m.notes);
+  const MemoryPrediction& p = m.predicted;
+  if (p.weights_source != "executed_graph" && p.weights_source != "analysis")
+    throw UserError("memory.predicted.weights_source must be \"executed_graph\" or \"analysis\", not \"" +
+                    p.weights_source + "\"");
+  if (p.peak_layer >= static_cast<int64_t>(m.curve.size()))
+    throw UserError("memory.predicted.peak_layer " + std::to_string(p.peak_layer) + " lies past its curve (" +
+                    std::to_string(m.curve.size()) + " layers)");
+}
+
+void check_run_memory(const RunMemory& m, size_t layers, const std::string& run) {
+  if (!m.curve.empty() && m.curve.size() != layers)
+    throw UserError("run " + run + ": memory.curve has " + std::to_string(m.curve.size()) + " entries for " +
+                    std::to_string(layers) + " layers");
+}
+
+void check_model_memory(const ModelMemory& m, size_t nodes) {
+  if (!m.live_bytes.empty() && m.live_bytes.size() != nodes)
+    throw UserError("model.memory.live_bytes has " + std::to_string(m.live_bytes.size()) + " entries for " +
+                    std::to_string(nodes) + " nodes");
+  if (m.activations.peak_node >= static_cast<int64_t>(nodes))
+    throw UserError("model.memory.activations.peak_node lies past the node list");
+}
+
+}  // namespace rooflens

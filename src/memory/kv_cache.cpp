@@ -1,0 +1,41 @@
+#include "memory/kv_cache.h"
+
+#include <algorithm>
+
+#include "core/saturating.h"
+
+namespace rooflens {
+
+KvMemory kv_memory(const KvShape& s) {
+  KvMemory m;
+  m.weights_bytes = s.weights_bytes;
+  m.kv_bytes_per_token = s.kv_bytes_per_token;
+  const uint64_t batch = static_cast<uint64_t>(std::max<int64_t>(1, s.batch));
+  const uint64_t prompt = static_cast<uint64_t>(std::max<int64_t>(0, s.prompt));
+  const uint64_t gen = static_cast<uint64_t>(std::max<int64_t>(0, s.gen));
+  auto cache = [&](uint64_t tokens) { return sat_mul(sat_mul(batch, tokens), s.kv_bytes_per_token); };
+  auto logits = [&](uint64_t positions) {
+    return sat_mul(sat_mul(sat_mul(batch, positions), static_cast<uint64_t>(std::max<int64_t>(0, s.vocab))),
+                   static_cast<uint64_t>(s.element_bytes));
+  };
+  const uint64_t copies = static_cast<uint64_t>(std::max<int64_t>(0, s.output_copies));
+  m.prefill_kv_bytes = cache(prompt);
+  m.decode_kv_bytes = cache(prompt + gen);
+  m.baseline_bytes = s.baseline_bytes;
+  const uint64_t base = sat_add(s.baseline_bytes, s.weights_bytes);
+  const uint64_t prefill_out = sat_add(m.prefill_kv_bytes, logits(prompt));
+  m.prefill_activations_bytes = s.prefill_activations ? s.prefill_activations : prefill_out;
+  m.prefill_peak_bytes = sat_add(sat_add(base, m.prefill_activations_bytes), sat_mul(prefill_out, copies));
+  if (gen > 0) {
+    // The last step is fed the cache of prompt + gen - 1 tokens and writes that of prompt + gen and one position's
+    // logits; its past is the previous step's present as the caller holds it.
+    const uint64_t out = sat_add(m.decode_kv_bytes, logits(1));
+    m.decode_activations_bytes = s.decode_activations ? s.decode_activations : sat_add(cache(prompt + gen - 1), out);
+    m.decode_peak_bytes = sat_add(sat_add(base, m.decode_activations_bytes), sat_mul(out, copies));
+  }
+  m.predicted_bytes = std::max(m.prefill_peak_bytes, m.decode_peak_bytes);
+  for (uint64_t step = 0; step <= gen; ++step) m.per_step_kv_bytes.push_back(cache(prompt + step));
+  return m;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,28 @@
+#pragma once
+// Memory around a configuration's run: a warning before it when the model's predicted need at these dims exceeds the
+// memory free here, and a failure message that names the out-of-memory killer when it ended the runner.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "memory/system_memory.h"
+#include "model/graph.h"
+
+namespace rooflens {
+
+// Weights a node reads + the activations' liveness peak of `m` (at its dims): what any runtime needs at least.
+uint64_t predicted_need(const Model& m);
+
+// What the free memory and the OOM killer's count were just before a run.
+struct MemoryBefore {
+  FreeMemory free;
+  std::optional<uint64_t> oom_kills;
+  uint64_t need = 0;
+};
+
+// The message of a runner that died during a run: when the cgroup's OOM count rose meanwhile, or the runner was
+// killed outright while its need exceeded the free memory, it says the kernel ended it for memory, with the figures
+// and what to do; otherwise `message` as it was.
+std::string died_message(const std::string& message, const MemoryBefore& before, const std::string& label);
+
+}  // namespace rooflens

@@ -1,0 +1,196 @@
+// Memory through the real binary and a real ONNX Runtime runner: the prediction in the executed order against what
+// the runner held on corpus models (arena off, the runner's glibc giving freed large blocks back), the arena's band,
+// the KV cache of a zoo decoder against its formula and against the runner's measured increase as the context
+// grows, and a warning before a run that cannot fit. Tolerances as docs/memory.md states them.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/onnx_builder.h"
+#include "support/ort_suite.h"
+#include "zoo/registry.h"
+#include "zoo/save.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens::testing;
+
+namespace {
+
+const std::string kQuick = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
+const std::string kRelease = "mallocMmapThreshold=131072";
+
+fs::path corpus_dir() {
+  if (const char* env = std::getenv("ROOFLENS_CORPUS")) return env;
+  return fs::path(ROOFLENS_SOURCE_DIR) / "corpus";
+}
+
+class MemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "runners/ort not installed (make deps)";
+    dir_ = fresh_test_dir("rooflens-memory-test");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // The report of `rooflens profile MODEL FLAGS -B onnxruntime:OPTIONS`.
+  json profile(const fs::path& model, const std::string& flags, const std::string& options) {
+    const fs::path report = dir_ / "report.json";
+    CliResult r = run_cli("profile " + shell_quote(model.string()) + " " + flags + kQuick + " -B onnxruntime:" +
+                              options + " -o " + shell_quote(report.string()),
+                          dir_.string());
+    EXPECT_LE(r.rc, 1) << r.err;  // 1: a timing warning; the figures stand
+    return json::parse(slurp(report.string()));
+  }
+  fs::path dir_;
+};
+
+double error_of(const json& memory) {
+  const double predicted = memory.at("predicted").at("total_bytes").get<double>();
+  const double measured = memory.at("measured").at("increase_bytes").get<double>();
+  return predicted / measured - 1;
+}
+
+}  // namespace
+
+TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
+  if (!fs::exists(corpus_dir() / "manifest.json")) GTEST_SKIP() << "no corpus (make corpus)";
+  struct Case { const char* file; std::string flags; };
+  const std::vector<Case> cases{{"resnet50.op17.onnx", "--batch 1"},
+                                {"mobilenet_v3_large.op17.onnx", "--batch 2"},
+                                {"vit_b_16.op17.onnx", "--batch 2"},
+                                {"deeplabv3_mobilenet_v3_large.op17.onnx", "--batch 2 --dim height=224 --dim width=224"}};
+  std::vector<double> errors;
+  for (const auto& c : cases) {
+    const json r = profile(corpus_dir() / c.file, c.flags, "enableCpuMemArena=false," + kRelease);
+    const json& run = r.at("runs").at(0);
+    ASSERT_TRUE(run.contains("memory")) << c.file;
+    const json& m = run.at("memory");
+    const json& p = m.at("predicted");
+    EXPECT_EQ(p.at("weights_source"), "executed_graph") << c.file;
+    // The runtime's constant inputs are the model's weights, folded: never more than the file holds plus BN folds.
+    EXPECT_LE(p.at("weights_bytes").get<double>(), 1.02 * r.at("model").at("weight_bytes").get<double>()) << c.file;
+    EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real session costs MBs
+    EXPECT_TRUE(m.at("measured").at("peak_reset").get<bool>()) << c.file;
+    // The parts add up to the measured increase.
+    double parts = 0;
+    for (const auto& part : m.at("explained"))
+      if (part.at("name") != "timed runs beyond one run") parts += part.at("bytes").get<double>();
+    EXPECT_DOUBLE_EQ(parts, m.at("measured").at("increase_bytes").get<double>()) << c.file;
+    // The curve follows the layers and peaks at the named layer.
+    const auto& curve = m.at("curve");
+    ASSERT_EQ(curve.size(), run.at("layers").size()) << c.file;
+    const int64_t peak = p.at("peak_layer").get<int64_t>();
+    EXPECT_EQ(curve.at(static_cast<size_t>(peak)).get<uint64_t>(), p.at("activations_bytes").get<uint64_t>()) << c.file;
+    const double e = error_of(m);
+    EXPECT_LE(std::fabs(e), 0.25) << c.file << ": predicted " << p.dump() << " measured " << m.at("measured").dump();
+    errors.push_back(std::fabs(e));
+  }
+  std::sort(errors.begin(), errors.end());
+  const double median = (errors[1] + errors[2]) / 2;
+  EXPECT_LE(median, 0.10) << "median |error| over the corpus models";
+}
+
+TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
+  if (!fs::exists(corpus_dir() / "manifest.json")) GTEST_SKIP() << "no corpus (make corpus)";
+  const json r = profile(corpus_dir() / "resnet50.op17.onnx", "--batch 1", kRelease);
+  const json& m = r.at("runs").at(0).at("memory");
+  const json& p = m.at("predicted");
+  const double fixed = p.at("baseline_bytes").get<double>() + p.at("weights_bytes").get<double>() +
+                       p.at("prepacked_bytes").get<double>() + p.at("output_copies_bytes").get<double>();
+  const double x = p.at("activations_bytes").get<double>();
+  const double got = m.at("measured").at("increase_bytes").get<double>();
+  EXPECT_GE(got, 0.97 * (fixed + x)) << m.dump();
+  EXPECT_LE(got, 1.03 * (fixed + 2 * x + 1048576)) << m.dump();
+  // ORT writes its arena's figures into the profile when the arena is on: held at least what was in use.
+  const json& measured = m.at("measured");
+  ASSERT_TRUE(measured.contains("allocator_held_bytes")) << measured.dump();
+  EXPECT_GE(measured.at("allocator_held_bytes").get<double>(), measured.at("allocator_in_use_peak_bytes").get<double>());
+  // The run says how the arena was set, and how it grows.
+  bool arena = false, growth = false;
+  for (const auto& s : r.at("runs").at(0).at("settings")) {
+    arena |= s.at("name") == "memory_arena" && s.at("value") == "on";
+    growth |= s.at("name") == "arena_extend_strategy";
+  }
+  EXPECT_TRUE(arena && growth);
+}
+
+TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
+  // A Llama-shaped decoder small enough that its cache outgrows its weights: 2 layers, hidden 128, 4 heads sharing
+  // 2 kv heads (head_dim 32), vocab 512; arena off and freed blocks given back, as the accuracy goal states it.
+  rooflens::zoo::ZooOptions o;
+  o.kv_cache = true;
+  o.decoder = {2, 128, 4, 2, 256, 512};
+  rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("llama"), o);
+  const fs::path model = dir_ / "llama_kv.onnx";
+  rooflens::zoo::save_model(built.model, model, false);
+  const fs::path report = dir_ / "generate.json";
+  CliResult g = run_cli("generate " + model.string() + " -p 512,2048 -n 64 -b 8 --requests 2 --warmup 0 --duration 0 "
+                        "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false," + kRelease + " -o " +
+                            report.string(),
+                        dir_.string());
+  ASSERT_LE(g.rc, 1) << g.err;
+  const json runs = json::parse(slurp(report.string())).at("generation").at("runs");
+  ASSERT_EQ(runs.size(), 2u);
+  const uint64_t per_token = 2 * 2 * 2 * 32 * 4;  // key and value x layers x kv heads x head_dim x float
+  std::vector<double> decode_measured, kv_end;
+  for (const auto& run : runs) {
+    const json& m = run.at("memory");
+    EXPECT_EQ(m.at("kv_bytes_per_token").get<uint64_t>(), per_token);
+    const uint64_t batch = run.at("batch").get<uint64_t>(), prompt = run.at("prompt").get<uint64_t>();
+    const uint64_t gen = run.at("gen").get<uint64_t>();
+    EXPECT_EQ(m.at("prefill_kv_bytes").get<uint64_t>(), batch * prompt * per_token);
+    EXPECT_EQ(m.at("decode_kv_bytes").get<uint64_t>(), batch * (prompt + gen) * per_token);
+    ASSERT_EQ(m.at("per_step_kv_bytes").size(), gen + 1);
+    EXPECT_EQ(m.at("per_step_kv_bytes").at(gen).get<uint64_t>(), m.at("decode_kv_bytes").get<uint64_t>());
+    // The last step holds at least its past and present: the activations the analysis finds at its dims say so.
+    EXPECT_GE(m.at("decode_activations_bytes").get<uint64_t>(), batch * (2 * (prompt + gen) - 1) * per_token);
+    // The runner measured each phase; the prefill (attention over the whole prompt) needs the most.
+    EXPECT_GT(m.at("prefill_measured_bytes").get<uint64_t>(), m.at("prefill_activations_bytes").get<uint64_t>() / 2);
+    EXPECT_GT(m.at("decode_measured_bytes").get<uint64_t>(), 0u);
+    EXPECT_EQ(m.at("measured_increase_bytes").get<uint64_t>(),
+              std::max(m.at("prefill_measured_bytes").get<uint64_t>(), m.at("decode_measured_bytes").get<uint64_t>()));
+    decode_measured.push_back(m.at("decode_measured_bytes").get<double>());
+    kv_end.push_back(m.at("decode_kv_bytes").get<double>());
+  }
+  // Four times the context: the decode phase's increase grows by at least what the cache adds (past and present).
+  EXPECT_GE(decode_measured[1] - decode_measured[0], 2 * (kv_end[1] - kv_end[0]) * 0.9);
+}
+
+TEST_F(MemoryTest, ARunThatCannotFitIsWarnedAboutBeforeItRuns) {
+  // One float expanded to 2^20 x 2^20 (4 TiB, more than any machine here has free) and summed: profile warns before
+  // the run, says so in the report, and the failure (ORT cannot allocate it) is an error, not a crash.
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 1});
+  add_value(g->mutable_output(), "y", {1, 1});
+  add_node(g, "Expand", {"x", "shape"}, {"big"}, "expand");
+  auto* shape = g->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(1 << 20);
+  shape->add_int64_data(1 << 20);  // 2^40 floats: 4 TiB
+  add_node(g, "ReduceSum", {"big"}, {"y"}, "sum");
+  save(m, (dir_ / "huge.onnx").string());
+  CliResult r = run_cli("profile " + (dir_ / "huge.onnx").string() + kQuick + " --no-roofs -o " +
+                            (dir_ / "huge.json").string(),
+                        dir_.string());
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("rooflens profile: warning: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("free here"), std::string::npos) << r.err;
+  const json report = json::parse(slurp((dir_ / "huge.json").string()));
+  bool warned = false;
+  for (const auto& w : report.at("warnings")) warned |= w.get<std::string>().find("needs at least") != std::string::npos;
+  EXPECT_TRUE(warned);
+  ASSERT_EQ(report.at("failures").size(), 1u);
+  EXPECT_EQ(report.at("failures").at(0).at("kind"), "error") << report.at("failures").dump();
+}

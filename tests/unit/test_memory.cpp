@@ -1,0 +1,360 @@
+// Memory prediction on hand-built graphs: liveness arithmetic (branches, graph inputs and outputs, in-place and
+// alias buffers), If branches held while their node runs, the executed order with a weight the runtime packed, the
+// difference to a measurement in parts, and the JSON sections' round trip and strict reading.
+#include <gtest/gtest.h>
+
+#include "analysis/cost.h"
+#include "analysis/model_summary.h"
+#include "core/errors.h"
+#include "memory/executed_memory.h"
+#include "memory/liveness.h"
+#include "memory/model_memory.h"
+#include "memory/run_memory.h"
+#include "model/loader.h"
+#include "reporters/memory_text.h"
+#include "support/onnx_builder.h"
+
+using namespace rooflens;
+using namespace rooflens::testing;
+
+namespace {
+
+LiveTensor tensor(const std::string& name, uint64_t bytes, bool input = false, bool output = false) {
+  LiveTensor t;
+  t.name = name;
+  t.bytes = bytes;
+  t.graph_input = input;
+  t.graph_output = output;
+  return t;
+}
+
+LiveStep step(std::vector<int> reads, std::vector<int> writes, BufferReuse reuse = BufferReuse::none) {
+  LiveStep s;
+  s.reads = std::move(reads);
+  s.writes = std::move(writes);
+  s.reuse = reuse;
+  return s;
+}
+
+}  // namespace
+
+TEST(Liveness, ATensorLivesFromItsProducerToItsLastConsumer) {
+  // x (input, 100) -> a (200) -> b (50) -> y (output, 10)
+  std::vector<LiveTensor> t{tensor("x", 100, true), tensor("a", 200), tensor("b", 50), tensor("y", 10, false, true)};
+  Liveness l = liveness(t, {step({0}, {1}), step({1}, {2}), step({2}, {3})});
+  ASSERT_EQ(l.live.size(), 3u);
+  EXPECT_EQ(l.live[0], 300u);  // x + a
+  EXPECT_EQ(l.live[1], 350u);  // x (the caller's, held throughout) + a (read here) + b
+  EXPECT_EQ(l.live[2], 160u);  // a freed after its last reader
+  EXPECT_EQ(l.peak, 350u);
+  EXPECT_EQ(l.peak_step, 1);
+  EXPECT_EQ(l.naive, 360u);   // every tensor, nothing freed
+}
+
+TEST(Liveness, BranchesKeepTheirInputUntilTheLastOfThem) {
+  // x -> a; a -> p; a -> q; (p, q) -> y: a lives until q is made, p until y is.
+  std::vector<LiveTensor> t{tensor("x", 10, true), tensor("a", 100), tensor("p", 40), tensor("q", 60),
+                            tensor("y", 1, false, true)};
+  Liveness l = liveness(t, {step({0}, {1}), step({1}, {2}), step({1}, {3}), step({2, 3}, {4})});
+  EXPECT_EQ(l.live[1], 10u + 100 + 40);
+  EXPECT_EQ(l.live[2], 10u + 100 + 40 + 60);
+  EXPECT_EQ(l.live[3], 10u + 40 + 60 + 1);
+  EXPECT_EQ(l.peak, 210u);
+}
+
+TEST(Liveness, AnOutputNobodyReadsIsFreedAfterItsStepButAGraphOutputLivesToTheEnd) {
+  std::vector<LiveTensor> t{tensor("x", 10, true), tensor("unused", 500), tensor("out", 70, false, true),
+                            tensor("z", 5), tensor("w", 1, false, true)};
+  Liveness l = liveness(t, {step({0}, {1, 2}), step({0}, {3}), step({3}, {4})});
+  EXPECT_EQ(l.live[0], 10u + 500 + 70);
+  EXPECT_EQ(l.live[1], 10u + 70 + 5);   // "unused" gone, the graph output still there
+  EXPECT_EQ(l.live[2], 10u + 70 + 5 + 1);
+}
+
+TEST(Liveness, InPlaceTakesTheBufferOnlyAtItsLastUseWithTheSameSizeAndNotTheCallers) {
+  // x (input) -> a (200) -> relu r (200, in place) -> y (10)
+  std::vector<LiveTensor> t{tensor("x", 100, true), tensor("a", 200), tensor("r", 200), tensor("y", 10, false, true)};
+  Liveness shared = liveness(t, {step({0}, {1}), step({1}, {2}, BufferReuse::inplace), step({2}, {3})});
+  EXPECT_EQ(shared.live[1], 300u);  // r is a's buffer
+  EXPECT_EQ(shared.live[2], 310u);  // the shared buffer lives on as r until y is made
+  EXPECT_EQ(shared.shared_outputs, 1);
+  Liveness own = liveness(t, {step({0}, {1}), step({1}, {2}), step({2}, {3})});
+  EXPECT_EQ(own.live[1], 500u);
+
+  // a still has a reader after the Relu: the Relu cannot overwrite it.
+  Liveness later = liveness(t, {step({0}, {1}), step({1}, {2}, BufferReuse::inplace), step({1, 2}, {3})});
+  EXPECT_EQ(later.live[1], 500u);
+  EXPECT_EQ(later.shared_outputs, 0);
+
+  // Another size: no reuse. The caller's input: never reused.
+  std::vector<LiveTensor> other{tensor("x", 100, true), tensor("a", 200), tensor("r", 120), tensor("y", 10, false, true)};
+  EXPECT_EQ(liveness(other, {step({0}, {1}), step({1}, {2}, BufferReuse::inplace), step({2}, {3})}).live[1], 420u);
+  std::vector<LiveTensor> direct{tensor("x", 100, true), tensor("r", 100), tensor("y", 10, false, true)};
+  EXPECT_EQ(liveness(direct, {step({0}, {1}, BufferReuse::inplace), step({1}, {2})}).live[0], 200u);
+}
+
+TEST(Liveness, AnAliasSharesItsInputsBufferAndKeepsItAliveAsLongAsEitherIsRead) {
+  // a (64) -> reshape v (alias) ; a is not read again, v is read by the last step.
+  std::vector<LiveTensor> t{tensor("x", 8, true), tensor("a", 64), tensor("v", 64), tensor("b", 16), tensor("y", 4, false, true)};
+  Liveness l = liveness(t, {step({0}, {1}), step({1}, {2}, BufferReuse::alias), step({0}, {3}), step({2, 3}, {4})});
+  EXPECT_EQ(l.live[1], 8u + 64);           // no new bytes
+  EXPECT_EQ(l.live[2], 8u + 64 + 16);      // a's buffer still live: v is read later
+  EXPECT_EQ(l.live[3], 8u + 64 + 16 + 4);
+  EXPECT_EQ(l.shared_outputs, 1);
+}
+
+namespace {
+
+Model load(const onnx::ModelProto& m, const ShapeOverrides& o = {}) {
+  std::string bytes = m.SerializeAsString();
+  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", o);
+}
+
+onnx::GraphProto* add_body(onnx::NodeProto* n, const std::string& attr, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(attr);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
+// x [4, 16] float (256 B); c = (x > 0) decides between a branch that makes two [4, 16] tensors in turn (MatMul then
+// Relu: 256 B each) and one that makes a [4, 64] tensor (1 KiB) from a reshape-free MatMul; y [4, 16] out.
+onnx::ModelProto branch_model(bool with_condition_input) {
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {4, 16});
+  if (with_condition_input) add_value(g->mutable_input(), "c", {}, {}, onnx::TensorProto::BOOL);
+  add_value(g->mutable_output(), "y", {4, 16});
+  add_float_initializer(g, "w", {16, 16}, 0.1f);
+  add_float_initializer(g, "wide", {16, 64}, 0.1f);
+  add_float_initializer(g, "narrow", {64, 16}, 0.1f);
+  add_node(g, "Relu", {"x"}, {"x1"}, "pre");  // x1: 256 B, read inside both branches (outer scope)
+  auto* iff = add_node(g, "If", {"c"}, {"y"}, "choose");
+  auto* small = add_body(iff, "then_branch", "small");
+  add_node(small, "MatMul", {"x1", "w"}, {"s1"}, "s_mm");
+  add_node(small, "Relu", {"s1"}, {"s2"}, "s_relu");
+  add_value(small->mutable_output(), "s2", {4, 16});
+  auto* big = add_body(iff, "else_branch", "big");
+  add_node(big, "MatMul", {"x1", "wide"}, {"b1"}, "b_mm");
+  add_node(big, "MatMul", {"b1", "narrow"}, {"b2"}, "b_mm2");
+  add_value(big->mutable_output(), "b2", {4, 16});
+  return m;
+}
+
+ModelInfo analysed(const onnx::ModelProto& proto, const ShapeOverrides& o = {}) {
+  Model m = load(proto, o);
+  ModelInfo info = summarize_model(m);
+  info.analysis = analyze_model(m, CostRegistry::builtin());
+  predict_model_memory(info);
+  return info;
+}
+
+const NodeAnalysis& node(const Analysis& a, const std::string& name) {
+  for (const auto& n : a.nodes)
+    if (n.name == name) return n;
+  throw std::runtime_error("no node " + name);
+}
+
+}  // namespace
+
+TEST(ModelMemory, AnUndecidedIfHoldsItsLargerBranchWhileItRunsAndOuterValuesUntilThen) {
+  ModelInfo info = analysed(branch_model(true));
+  ASSERT_TRUE(info.memory);
+  const ModelMemory& m = *info.memory;
+  EXPECT_EQ(m.weights.bytes, (16u * 16 + 16 * 64 + 64 * 16) * 4);
+  // Main graph at the If: x (256, the caller's) + x1 (256, read inside the branches: lives until the If has run) +
+  // c (1) + y (256) + the larger branch's peak: b1 (1024) + b2 (256) while b_mm2 runs.
+  const uint64_t at_if = 256 + 256 + 1 + 256;
+  EXPECT_EQ(m.activations.peak_bytes, at_if + 1024 + 256);
+  EXPECT_EQ(m.activations.peak_node_name, "choose");
+  const Analysis& a = info.analysis;
+  EXPECT_EQ(m.live_bytes[static_cast<size_t>(node(a, "b_mm2").index)], at_if + 1024 + 256);
+  EXPECT_EQ(m.live_bytes[static_cast<size_t>(node(a, "s_relu").index)], at_if + 256 + 256);  // in place: no
+  bool noted = false;                                                                      // reuse rule here
+  for (const auto& n : m.notes) noted |= n.find("If 'choose'") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(m.peak_bytes, m.weights.bytes + m.activations.peak_bytes);
+  // Naive: every tensor of both branches and the main graph, and the inputs.
+  EXPECT_EQ(m.activations.naive_bytes, 256u + 1 + 256 + 256 + (256 + 256) + (1024 + 256));
+}
+
+TEST(ModelMemory, ABranchNotTakenCostsNothing) {
+  ShapeOverrides o;
+  o.values["c"] = {1};  // then: the small branch
+  ModelInfo info = analysed(branch_model(true), o);
+  const ModelMemory& m = *info.memory;
+  EXPECT_EQ(m.activations.peak_bytes, 256u + 256 + 1 + 256 + 256 + 256);
+  EXPECT_EQ(m.live_bytes[static_cast<size_t>(node(info.analysis, "b_mm2").index)], 0u);
+  for (const auto& n : m.notes) EXPECT_EQ(n.find("If 'choose'"), std::string::npos) << n;
+}
+
+TEST(ModelMemory, WeightsReadByNoNodeAreSaidAndLeftOutOfTheNeed) {
+  auto proto = empty_model(17);
+  auto* g = proto.mutable_graph();
+  add_value(g->mutable_input(), "x", {2, 8});
+  add_value(g->mutable_output(), "y", {2, 8});
+  add_float_initializer(g, "w", {8, 8});
+  add_float_initializer(g, "stale", {100});
+  add_node(g, "MatMul", {"x", "w"}, {"y"}, "mm");
+  ModelInfo info = analysed(proto);
+  EXPECT_EQ(info.memory->weights.bytes, (64u + 100) * 4);
+  EXPECT_EQ(info.memory->weights.unused_bytes, 400u);
+  EXPECT_EQ(info.memory->peak_bytes, 256u + 64 + 64);  // used weights + x + y
+}
+
+namespace {
+
+KernelRecord kernel(const std::string& name, const std::string& op, std::vector<std::vector<int64_t>> in,
+                    std::vector<std::vector<int64_t>> out) {
+  KernelRecord k;
+  k.name = name;
+  k.op = op;
+  k.input_shapes = std::move(in);
+  k.output_shapes = std::move(out);
+  k.input_dtypes.assign(k.input_shapes.size(), "float");
+  k.output_dtypes.assign(k.output_shapes.size(), "float");
+  return k;
+}
+
+GraphView::Node gnode(const std::string& name, const std::string& op, std::vector<std::string> in,
+                      std::vector<std::string> out) {
+  GraphView::Node n;
+  n.name = name;
+  n.op = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+}  // namespace
+
+TEST(ExecutedMemory, APackedWeightTheProfileNoLongerListsIsSizedFromTheModelAndCopiesAreCountedWhereKept) {
+  // x [1, 64] -> MatMul(W [64, 64], packed) -> h -> Gemm(W again, packed; bias) -> y; Gather(W) reads W as it is.
+  GraphView g;
+  g.graph_inputs = {"x", "ids"};
+  g.graph_outputs = {"y", "e"};
+  g.nodes = {gnode("mm", "MatMul", {"x", "W"}, {"h"}), gnode("gemm", "Gemm", {"h", "W", "b"}, {"y"}),
+             gnode("emb", "Gather", {"W", "ids"}, {"e"})};
+  std::vector<KernelRecord> k{kernel("mm", "MatMul", {{1, 64}}, {{1, 64}}),          // W not listed: packed
+                              kernel("gemm", "Gemm", {{1, 64}, {64}}, {{1, 64}}),     // W not listed: packed
+                              kernel("emb", "Gather", {{64, 64}, {2}}, {{2, 64}})};
+  k[0].packed_inputs = {1};
+  k[1].packed_inputs = {1};
+  k[2].input_dtypes[1] = "int64";
+  std::optional<ExecutedMemory> e = executed_memory(k, g, {{"W", 64 * 64 * 4}});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->weights_bytes, 64u * 64 * 4 + 64 * 4);  // W once, the bias
+  EXPECT_EQ(e->packed_bytes, 2u * 64 * 64 * 4);        // two packed copies: the Gather still reads the original
+  // Activations: x (256) + ids (16) held by the caller; h (256); y (256) and e (512) to the end.
+  EXPECT_EQ(e->curve[0], 256u + 16 + 256);
+  EXPECT_EQ(e->curve[1], 256u + 16 + 256 + 256);
+  EXPECT_EQ(e->curve[2], 256u + 16 + 256 + 512);
+  EXPECT_EQ(e->activations_bytes, 256u + 16 + 256 + 512);
+  EXPECT_EQ(e->peak_kernel, 2);
+  EXPECT_EQ(e->outputs_bytes, 256u + 512);
+
+  // Without the Gather, the last packing kernel's copy replaces the original: one copy beyond it.
+  g.nodes.pop_back();
+  k.pop_back();
+  EXPECT_EQ(executed_memory(k, g, {{"W", 64 * 64 * 4}})->packed_bytes, 64u * 64 * 4);
+}
+
+TEST(ExecutedMemory, KernelsTheGraphDoesNotHaveMakeNoPrediction) {
+  GraphView g;
+  g.graph_inputs = {"x"};
+  g.nodes = {gnode("a", "Relu", {"x"}, {"y"})};
+  EXPECT_FALSE(executed_memory({kernel("other", "Relu", {{4}}, {{4}})}, g));
+}
+
+TEST(RunMemoryExplained, ThePartsAddUpToTheMeasuredIncrease) {
+  MemoryPrediction p;
+  p.baseline_bytes = 28'000'000;
+  p.weights_bytes = 100'000'000;
+  p.prepacked_bytes = 2'000'000;
+  p.activations_bytes = 8'000'000;
+  p.output_copies_bytes = 4'000;
+  p.weights_source = "executed_graph";
+  MemoryMeasured m;
+  m.start_bytes = 50'000'000;
+  m.after_session_bytes = 185'000'000;  // 5 MB beyond baseline + weights + packed
+  m.probe_peak_bytes = 190'000'000;     // 5 MB above the session: 3 MB under the activations
+  m.run_peak_bytes = 200'000'000;
+  m.increase_bytes = measured_increase(m);
+  EXPECT_EQ(m.increase_bytes, 140'000'000u);
+  int64_t sum = 0;
+  bool timed_part = false;
+  for (const auto& part : explain_memory(p, m)) {
+    if (part.name == "timed runs beyond one run") {
+      timed_part = true;
+      EXPECT_EQ(part.bytes, 10'000'000);
+      continue;  // beside the increase, not in it
+    }
+    sum += part.bytes;
+  }
+  EXPECT_TRUE(timed_part);
+  EXPECT_EQ(sum, static_cast<int64_t>(m.increase_bytes));
+}
+
+TEST(MemoryJson, SectionsRoundTripAndMalformedOnesAreRefused) {
+  ModelInfo info = analysed(branch_model(true));
+  Report r;
+  r.tool.version = "test";
+  r.tool.command = "analyze";
+  r.model = info;
+  const std::string text = report_to_json(r);
+  EXPECT_NE(text.find("\"memory\""), std::string::npos);
+  EXPECT_EQ(report_to_json(report_from_json(text)), text);
+
+  // A curve that does not fit the node list is refused, naming the field.
+  std::string bad = text;
+  const size_t at = bad.find("\"live_bytes\": [");
+  ASSERT_NE(at, std::string::npos);
+  bad.insert(at + std::string("\"live_bytes\": [").size(), "1, ");
+  try {
+    report_from_json(bad);
+    FAIL() << "a live_bytes of the wrong length was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("live_bytes"), std::string::npos) << e.what();
+  }
+}
+
+// A session whose allocator kept the weights' copies: the profile's memory lines say the error is mostly that, and how
+// to compare; a session without it gets no such line.
+TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowToCompare) {
+  MemoryPrediction p;
+  p.baseline_bytes = 28'000'000;
+  p.weights_bytes = 102'000'000;
+  p.activations_bytes = 8'000'000;
+  p.total_bytes = 138'000'000;
+  MemoryMeasured m;
+  m.start_bytes = 56'000'000;
+  m.after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 192'000'000;
+  m.probe_peak_bytes = m.after_session_bytes + 3'000'000;
+  m.run_peak_bytes = m.probe_peak_bytes;
+  m.increase_bytes = measured_increase(m);
+  Report r;
+  ProfileRun run;
+  run.batch = 1;
+  RunMemory rm;
+  rm.predicted = p;
+  rm.measured = m;
+  rm.explained = explain_memory(p, m);
+  EXPECT_EQ(allocator_retention_bytes(rm), 192'000'000u);
+  run.memory = rm;
+  r.runs.push_back(run);
+  std::string text = run_memory_text(r);
+  EXPECT_NE(text.find("the runner started at 56.00MB"), std::string::npos) << text;
+  EXPECT_NE(text.find("the error is mostly the 192.00MB the C allocator kept"), std::string::npos) << text;
+  EXPECT_NE(text.find("mallocMmapThreshold=131072"), std::string::npos) << text;
+
+  // With glibc giving the blocks back, the session is what was predicted: no such line.
+  rm.measured->after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 3'000'000;
+  rm.measured->probe_peak_bytes = rm.measured->run_peak_bytes = rm.measured->after_session_bytes + 8'000'000;
+  rm.measured->increase_bytes = measured_increase(*rm.measured);
+  rm.explained = explain_memory(p, *rm.measured);
+  EXPECT_EQ(allocator_retention_bytes(rm), 0u);
+  r.runs[0].memory = rm;
+  text = run_memory_text(r);
+  EXPECT_EQ(text.find("the error is mostly"), std::string::npos) << text;
+}
