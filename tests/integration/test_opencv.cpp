@@ -247,4 +247,43 @@ TEST_F(OpenCvTest, ThirdPartyPaddleExportRunsAndMaps) {
   EXPECT_NE(msg.find("Clip"), std::string::npos) << msg;
 }
 
+// Issue 26's invariant on OpenCV: against the roofs a first profile measures by itself (hw --quick), no layer of any
+// model OpenCV loads (the zoo's, and every corpus model its importer takes) runs above its roof — a layer that
+// would is an attribution error — and OpenCV's fused convolutions carry their FLOPs as compute layers.
+TEST_F(OpenCvTest, EveryLoadableModelsLayersStayUnderTheirRoofs) {
+  const std::string env = "XDG_CACHE_HOME=" + shell_quote(path("roofs-cache")) + " ";
+  ASSERT_EQ(run_cli_env(env, "hw --quick", *dir_).rc, 0);
+  std::vector<std::pair<std::string, std::string>> cases{{"resnet50", model("resnet50")},
+                                                         {"squeezenet1_0", model("squeezenet1_0")}};
+  const char* corpus_env = std::getenv("ROOFLENS_CORPUS");
+  const fs::path corpus = corpus_env ? fs::path(corpus_env) : fs::path(ROOFLENS_SOURCE_DIR) / "corpus";
+  const json manifest = fs::exists(corpus / "manifest.json") ? read_json((corpus / "manifest.json").string()) : json();
+  if (manifest.contains("models"))
+    for (const auto& m : manifest["models"]) {
+      if (m.value("large", false)) continue;
+      std::string f = shell_quote((corpus / m["file"].get<std::string>()).string());
+      for (const auto& x : m["flags"]) f += " " + shell_quote(x.get<std::string>());
+      cases.emplace_back(m["name"].get<std::string>(), f);
+    }
+  int loaded = 0;
+  for (const auto& [name, args] : cases) {
+    const std::string report = path(name + ".roofs.opencv.json");
+    auto r = run_cli_env(env, "profile " + args + kQuickProfile + "-B opencv -o " + report, *dir_);
+    json rep = read_json(report);
+    if (rep["runs"].empty()) continue;  // OpenCV 4.6's importer refused it: a recorded failure, tested above
+    ASSERT_EQ(r.rc, 0) << name << ": " << r.err;
+    ++loaded;
+    double highest = 0;
+    std::string where;
+    for (const auto& l : rep["runs"][0]["layers"]) {
+      EXPECT_FALSE(l.contains("attribution_error")) << name << " " << l["name"] << ": " << l["attribution_error"];
+      const double e = l.value("efficiency", 0.0);
+      if (e > highest) highest = e, where = l["name"];
+    }
+    std::printf("[ measured ] %-28s on OpenCV: %zu layers, highest %.2fx its roof (%s)\n", name.c_str(),
+                rep["runs"][0]["layers"].size(), highest, where.c_str());
+  }
+  EXPECT_GE(loaded, 3) << "the zoo models and at least one corpus model load in OpenCV 4.6";
+}
+
 }  // namespace
