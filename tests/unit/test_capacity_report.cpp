@@ -1,8 +1,14 @@
 // The report's `capacity` section: byte-for-byte round trip with every optional part, strict reading of closed
 // sets, the headline of each scenario, and the items compare and the results database keep.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
+#include "compare/compare.h"
+#include "compare/sources.h"
 #include "core/capacity.h"
+#include "core/comparison.h"
+#include "core/history.h"
 #include "core/errors.h"
 #include "core/report.h"
 
@@ -106,4 +112,61 @@ TEST(CapacityReport, HeadlinesAndItems) {
   CapacityRun off;
   off.points = {point(Scenario::offline, 0, true, {1, 2})};
   EXPECT_NEAR(headline(off, Scenario::offline).ms, 1000 / 40.5, 1e-12);
+}
+
+TEST(CapacityReport, CompareMatchesItemsOfTwoCapacityResults) {
+  Report base = capacity_report(), head = capacity_report();
+  head.capacity->runs[0].points[1].latencies_ms = {50, 60, 70};  // ten times slower at 40 QPS
+  CompareSource b = source_from_report(base, "base.json"), n = source_from_report(head, "new.json");
+  EXPECT_EQ(b.description.rfind("capacity report of resnet50", 0), 0u);
+  ASSERT_EQ(b.items.size(), 5u);  // four items and the failed configuration
+  EXPECT_EQ(b.items[4].status, status::kFail);
+  const Comparison c = compare_sources(b, n, {});
+  ASSERT_EQ(c.items.size(), 5u);
+  for (const auto& i : c.items) EXPECT_TRUE(i.verdict != verdict::kOnlyBase && i.verdict != verdict::kOnlyNew) << i.config;
+}
+
+TEST(CapacityReport, EachInstanceUnderLoadMeetsTheSameSingleStreamRun) {
+  Report single;
+  single.model.name = "resnet50";
+  single.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"}};
+  ProfileRun alone;
+  alone.batch = 1;
+  alone.threads = 1;
+  alone.dims = {{"batch", 1}};
+  alone.latencies_ms = {5, 5, 5};
+  alone.layers = {Layer{}};
+  alone.layers[0].name = "conv";
+  alone.layers[0].onnx_nodes = {"conv"};
+  alone.layers[0].time_ms = 4;
+  single.runs = {alone};
+  Report load = single;
+  load.runs.clear();
+  for (int i = 0; i < 2; ++i) {
+    ProfileRun r = alone;
+    r.dims["instance"] = i;
+    r.layers[0].time_ms = 6;
+    load.runs.push_back(r);
+  }
+  load.capacity = CapacityResult{};
+  const Comparison c = compare_sources(source_from_report(single, "a.json"), source_from_report(load, "b.json"), {});
+  ASSERT_EQ(c.items.size(), 2u);
+  for (const auto& i : c.items) {
+    EXPECT_NE(i.config.find("instance="), std::string::npos);
+    ASSERT_TRUE(i.layers.has_value()) << i.config;
+    ASSERT_EQ(i.layers->matched.size(), 1u);
+    EXPECT_DOUBLE_EQ(i.layers->matched[0].delta_ms(), 2);
+  }
+  EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.find("under load") != std::string::npos; }));
+}
+
+TEST(CapacityReport, TheResultsDatabaseKeepsTheItemsAndTheFailedConfiguration) {
+  HistorySession s;
+  add_report(s, capacity_report());
+  ASSERT_EQ(s.runs.size(), 5u);
+  EXPECT_EQ(s.runs[3].config, "instances=2 threads=1 concurrency=1 batch=1 max_batch=4 timeout=2ms · headline server peak");
+  EXPECT_EQ(s.runs[3].samples_ms, std::vector<double>{25});
+  EXPECT_EQ(s.runs[3].repetitions, std::vector<int64_t>{1});
+  EXPECT_EQ(s.runs[4].status, "fail");
+  EXPECT_EQ(s.runs[4].error, "instance 3: cannot start");
 }
