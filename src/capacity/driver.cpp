@@ -23,6 +23,7 @@ constexpr double kBaselineSeconds = 2;       // the single-stream baseline the p
 constexpr int64_t kBaselineQueries = 50;
 constexpr double kTimelineSeconds = 2;
 constexpr double kProfileSeconds = 5;        // --profile-layers' server run
+constexpr double kProgressSeconds = 5;       // a progress line while a run goes on
 
 // Everything one configuration's runs share.
 class ConfigRun {
@@ -33,6 +34,13 @@ class ConfigRun {
     judging_ = {s_.slo_ms, s_.percentile, s_.confidence, c.instances, 0.10};
     hooks_.sink = ctx.sink;
     hooks_.interrupted = ctx.interrupted;
+    // A long run (MLPerf's 600 s) says how far it got every few seconds.
+    if (ctx.progress)
+      hooks_.progress = [this](double elapsed_s, int64_t completed) {
+        if (elapsed_s - last_progress_s_ < kProgressSeconds) return;
+        last_progress_s_ = elapsed_s;
+        progress(fmt::format("{} · {:.0f} s, {} queries answered", current_, elapsed_s, completed));
+      };
   }
 
   ConfigOutcome go() {
@@ -123,19 +131,24 @@ class ConfigRun {
     std::vector<int64_t> batches{spq_};
     if (c_.max_batch > 1 && c_.max_batch != spq_) batches.push_back(c_.max_batch);
     for (int64_t b : batches) {
+      // One stream per instance, all at once: the service times then carry what instances do to each other
+      // (shared caches, memory bandwidth), which a lone stream would not show.
       RunPlan p = plan(Scenario::single_stream);
       p.samples_per_query = b;
+      p.streams = c_.instances;
       p.min_duration_s = std::min(kBaselineSeconds, s_.min_duration_s);
-      p.min_queries = kBaselineQueries;
+      p.min_queries = kBaselineQueries * c_.instances;
       p.max_queries = 0;
-      progress(fmt::format("single-stream baseline at batch {}", b));
+      progress(fmt::format("single-stream baseline at batch {} ({} stream(s), one per instance)", b, c_.instances));
       baselines_.push_back(run_scenario(p, *pool_, hooks_));
       if (check_stop(baselines_.back())) return;
     }
   }
 
   ScenarioResult run_point(const RunPlan& p) {
-    progress(p.scenario == Scenario::server ? fmt::format("server at {:.4g} QPS", p.qps) : to_string(p.scenario));
+    current_ = p.scenario == Scenario::server ? fmt::format("server at {:.4g} QPS", p.qps) : to_string(p.scenario);
+    last_progress_s_ = 0;
+    progress(current_);
     last_ = run_scenario(p, *pool_, hooks_);
     ScenarioResult r = judge(p, last_, judging_);
     for (auto& u : r.instances) {
@@ -250,6 +263,8 @@ class ConfigRun {
   std::optional<Prediction> prediction_;
   double offline_qps_ = 0;
   RunRecords last_;
+  std::string current_;            // the run under way, for progress lines
+  double last_progress_s_ = 0;
 };
 
 }  // namespace

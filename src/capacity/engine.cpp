@@ -103,12 +103,17 @@ class Run {
   int64_t outstanding_ = 0, completed_ = 0, last_progress_ = 0;
 };
 
-// The next query when the previous one completed.
-void run_stream(Run& run) {
+// The next query of a stream when its previous one completed.
+void run_stream(Run& run, int64_t streams) {
+  bool issuing = true;
   for (;;) {
-    run.issue(Run::kNow);
-    while (run.outstanding() > 0 && !run.must_stop()) run.collect(now_ns() + kPollNs);
-    if (run.must_stop() || run.minimums_met(now_ns())) return;
+    while (issuing && run.outstanding() < streams) {
+      run.issue(Run::kNow);
+      if (run.minimums_met(now_ns())) issuing = false;
+    }
+    if ((!issuing && run.outstanding() == 0) || run.must_stop()) return;
+    run.collect(now_ns() + kPollNs);
+    if (issuing && run.minimums_met(now_ns())) issuing = false;
   }
 }
 
@@ -150,7 +155,7 @@ RunRecords run_scenario(const RunPlan& plan, SystemUnderTest& sut, const EngineH
   Run run(plan, sut, hooks);
   switch (plan.scenario) {
     case Scenario::single_stream:
-    case Scenario::multi_stream: run_stream(run); break;
+    case Scenario::multi_stream: run_stream(run, std::max<int64_t>(1, plan.streams)); break;
     case Scenario::server: run_server(run, plan); break;
     case Scenario::offline: run_offline(run, plan); break;
   }

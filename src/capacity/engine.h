@@ -1,6 +1,7 @@
 #pragma once
 // The issuing engine: one scenario run against a system under test (sut.h), LoadGen's issuing loop in spirit.
 // - single-stream / multi-stream: the next query is issued when the previous one completed (scheduled = issued);
+//   `streams` > 1 keeps that many such streams going at once;
 // - server: queries arrive on a seeded Poisson schedule (schedule.h) and are issued at their scheduled times; a
 //   generator that falls behind issues late, and latency still counts from the scheduled time;
 // - offline: every query is scheduled at the start; the engine keeps `offline_window` of them queued at the system
@@ -30,6 +31,8 @@ struct RunPlan {
   uint64_t seed = 0;               // the schedule's (server: with the QPS, schedule.h)
   double drain_s = 2;              // server: waiting for answers after the last arrival
   int64_t offline_window = 4;
+  int64_t streams = 1;             // single/multi-stream: this many streams at once (the prediction's baseline runs one
+                                   // per instance, so its service times carry what instances do to each other)
 };
 
 struct QueryRecord {

@@ -127,6 +127,7 @@ void resolve(Settings& s, LeverLists& l, int64_t cores) {
   if (s.samples_per_query > 0 && s.scenario != Scenario::multi_stream)
     throw UsageError("--samples-per-query sets multi-stream queries; the other scenarios take -b");
   check_numbers(s);
+  if (l.concurrency.empty()) l.concurrency = {s.scenario == Scenario::offline && !s.search ? 2 : 1};
   check_levers(s, l, cores);
   if (s.min_duration_s == 0) s.min_duration_s = s.mlperf_durations ? kMlperfDurationS : kDefaultDurationS;
   if (s.min_queries == 0) {

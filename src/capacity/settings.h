@@ -14,7 +14,7 @@ namespace rooflens::capacity {
 struct LeverLists {
   std::vector<int64_t> instances{1};
   std::vector<int64_t> threads{0};       // 0: the cores rooflens may use divided among the instances
-  std::vector<int64_t> concurrency{1};
+  std::vector<int64_t> concurrency;      // empty: offline 2 (the next request waits in the runner), else 1
   std::vector<int64_t> batch{1};         // samples per query (-b)
   std::vector<int64_t> max_batch{1};     // dynamic batching (1: off)
   double batch_timeout_ms = 2;

@@ -120,7 +120,7 @@ class Simulation {
 
   // Single/multi-stream (one query at a time) and offline (a window of queries kept queued).
   void serve_closed() {
-    const int64_t window = plan_.scenario == Scenario::offline ? plan_.offline_window : 1;
+    const int64_t window = plan_.scenario == Scenario::offline ? plan_.offline_window : std::max<int64_t>(1, plan_.streams);
     bool issuing = true;
     for (;;) {
       while (issuing && outstanding_ < window) {

@@ -62,8 +62,8 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--threads", a.levers.threads, "Intra-op threads per instance (default: the cores rooflens may use "
                                                 "divided among the instances; always passed explicitly)")
       ->delimiter(',');
-  cmd.add_option("--concurrency", a.levers.concurrency, "Requests in flight per instance (so it never idles between "
-                                                        "queries)")
+  cmd.add_option("--concurrency", a.levers.concurrency, "Requests in flight per instance, so it never idles between "
+                                                        "queries (default: offline 2, else 1)")
       ->delimiter(',');
   cmd.add_option("-b,--batch", a.levers.batch, "Samples per query (a list with --search)")->delimiter(',');
   cmd.add_option("--max-batch", a.levers.max_batch, "Dynamic batching: merge queued queries into runs of up to this many "

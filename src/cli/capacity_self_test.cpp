@@ -47,7 +47,7 @@ int run_self_test(CapacityCommand& a) {
   capacity::LeverLists levers = a.levers;
   if (levers.instances == std::vector<int64_t>{1}) levers.instances = {cores};
   if (levers.threads == std::vector<int64_t>{0}) levers.threads = {1};
-  if (levers.concurrency == std::vector<int64_t>{1}) levers.concurrency = {4};
+  if (levers.concurrency.empty()) levers.concurrency = {4};
   capacity::resolve(s, levers, cores);
   const std::vector<CapacityConfig> configs = capacity::expand(levers, cores);
 
