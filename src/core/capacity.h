@@ -66,6 +66,7 @@ struct ScenarioResult {
   double completed_qps = 0;       // completed / (last completion - first scheduled)
   double samples_per_s = 0;       // completed samples / (last completion - first scheduled)
   QueryLatency latency_ms;        // server: from each query's scheduled time; offline: from when it was issued
+  double percentile_ms = 0;       // the latency at the judged percentile (nearest-rank; 0 offline)
   EarlyStoppingCheck early_stopping;
   IssueLag issue_lag;
   std::vector<InstanceUse> instances;

@@ -49,7 +49,8 @@ void to_json(json& j, const ScenarioResult& r) {
            {"duration_s", r.duration_s}, {"queries", r.queries}, {"samples", r.samples},
            {"completed", r.completed}, {"failed", r.failed}, {"abandoned", r.abandoned}, {"over_slo", r.over_slo},
            {"scheduled_qps", r.scheduled_qps}, {"completed_qps", r.completed_qps},
-           {"samples_per_s", r.samples_per_s}, {"latency_ms", r.latency_ms}, {"early_stopping", r.early_stopping},
+           {"samples_per_s", r.samples_per_s}, {"latency_ms", r.latency_ms}, {"percentile_ms", r.percentile_ms},
+           {"early_stopping", r.early_stopping},
            {"issue_lag", r.issue_lag}, {"instances", r.instances}, {"latencies_ms", r.latencies_ms}};
 }
 
@@ -73,6 +74,7 @@ void from_json(const json& j, ScenarioResult& r) {
   j.at("completed_qps").get_to(r.completed_qps);
   j.at("samples_per_s").get_to(r.samples_per_s);
   j.at("latency_ms").get_to(r.latency_ms);
+  j.at("percentile_ms").get_to(r.percentile_ms);
   j.at("early_stopping").get_to(r.early_stopping);
   j.at("issue_lag").get_to(r.issue_lag);
   j.at("instances").get_to(r.instances);

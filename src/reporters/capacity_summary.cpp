@@ -42,7 +42,7 @@ std::string verdict_line(const CapacityResult& c, const CapacityRun& r) {
   } else if (p) {
     out = std::string(p->valid ? "VALID  " : "INVALID  ") + to_string(s);
     if (s == Scenario::server) out += fmt::format(" at {:g} QPS: p{:g} {} ms (SLO {:g} ms)", p->target_qps,
-                                                  c.settings.percentile, ms(p->latency_ms.p99), c.settings.slo_ms);
+                                                  c.settings.percentile, ms(p->percentile_ms), c.settings.slo_ms);
     else if (s == Scenario::offline) out += fmt::format(": {} samples/s", num(p->samples_per_s, 4));
     else if (h.value > 0) out += fmt::format(": early-stopping p{:g} estimate {} ms", c.settings.percentile, ms(h.value));
   }

@@ -29,6 +29,7 @@ ScenarioResult point(Scenario s, double qps, bool valid, std::vector<double> lat
   p.samples = p.queries;
   p.samples_per_s = p.completed_qps = 40.5;
   p.latency_ms = {static_cast<int64_t>(lat.size()), 1, 2, 2, 3, 3, 4, 4.5, 5};
+  p.percentile_ms = 4;
   p.early_stopping = {99, 0.99, 700, 1, 662, true, 0};
   p.issue_lag = {0.01, 0.05, 0.2};
   p.instances = {{0, 4242, "0", 700, 700, 0, 0.93}};

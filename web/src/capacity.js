@@ -22,7 +22,7 @@ function capVerdict(c, run) {
   }
   const p = capHeadlinePoint(run, s.search ? 'offline' : s.scenario);
   if (!p) return ['INVALID', 'no run finished'];
-  const what = p.scenario === 'server' ? 'server at ' + trim3(p.target_qps) + ' QPS: p' + s.percentile + ' ' + fixed(p.latency_ms.p99, 2) + ' ms'
+  const what = p.scenario === 'server' ? 'server at ' + trim3(p.target_qps) + ' QPS: p' + s.percentile + ' ' + fixed(p.percentile_ms, 2) + ' ms'
     : p.scenario === 'offline' ? 'offline: ' + trim3(p.samples_per_s) + ' samples/s'
       : p.scenario + ': p' + s.percentile + ' estimate ' + fixed(p.early_stopping.estimate_ms, 2) + ' ms';
   return [p.verdict, what];
