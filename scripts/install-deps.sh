@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
-# Installs everything rooflens needs from Debian packages and npm.
+# Installs what rooflens needs from Debian packages and npm: for `make run`, or everything for the tests.
 # Idempotent: packages already present are skipped, so `make test` can call it every time cheaply.
 set -euo pipefail
 
-PKGS=(
+# Usage: install-deps.sh [run|test]. `run` (make run): what building and running rooflens needs. `test` (the default:
+# make test, make bench): that and everything only the tests, the corpus and the benchmarks need.
+SET="${1:-test}"
+case "$SET" in run|test) ;; *) echo "install-deps: unknown set '$SET' (run or test)" >&2; exit 2 ;; esac
+
+RUN_PKGS=(
   build-essential cmake pkg-config
-  clang libclang-rt-14-dev            # libFuzzer + sanitizers
-  libonnx-dev libonnx-testdata        # ONNX protobuf types, official shape inference, ~1,000 test models
+  libonnx-dev                         # ONNX protobuf types, official shape inference
   libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev
   libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
-  libsqlite3-dev sqlite3              # the embedded results database (rooflens history); sqlite3: tests read it
-  libpq-dev postgresql                # the shared results database; tests start a throwaway PostgreSQL cluster
+  libsqlite3-dev                      # the embedded results database (rooflens history)
+  libpq-dev                           # the shared results database (PostgreSQL client)
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
+)
+TEST_PKGS=(
+  clang libclang-rt-14-dev            # libFuzzer + sanitizers: the build `make test` runs
+  libgtest-dev libgmock-dev
+  libonnx-testdata                    # ~1,000 small models with reference outputs
+  sqlite3 postgresql                  # tests read the database; tests start a throwaway PostgreSQL cluster
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
   # Test data only (`make corpus`): real PyTorch exports of torchvision models, counted independently with
   # python3-onnx. OpenBLAS makes the exporter's traced forward passes ~6x faster than Debian's reference BLAS.
   python3-torch python3-torchvision python3-onnx libopenblas0-pthread
 )
+PKGS=("${RUN_PKGS[@]}")
+[ "$SET" = test ] && PKGS+=("${TEST_PKGS[@]}")
 # Node.js runs the ONNX Runtime runner (runners/ort). Machines whose image already has node/npm keep theirs;
 # a fresh Debian machine gets Debian's.
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -190,8 +190,8 @@ int main() {
   if (const char* r = std::getenv("ROOFLENS_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(r));
   if (const char* v = std::getenv("ROOFLENS_BENCH_VERBOSE")) g_verbose = *v && *v != '0';
 
-  Run quick = shell(env + bin + " hw --quick --refresh --json " + (tmp / "quick.json").string());
-  Run full = shell(env + bin + " hw --refresh --json " + (tmp / "full.json").string());
+  Run quick = shell(env + bin + " hw --quick --refresh -o " + (tmp / "quick.json").string());
+  Run full = shell(env + bin + " hw --refresh -o " + (tmp / "full.json").string());
   if (quick.rc != 0 || full.rc != 0) {
     std::fprintf(stderr, "bench_hw: rooflens hw failed:\n%s%s", quick.out.c_str(), full.out.c_str());
     return 1;

@@ -234,7 +234,7 @@ int main() {
       double busy0 = machine_busy_s(), ours0 = children_cpu_s();
       auto w0 = std::chrono::steady_clock::now();
       std::string out;
-      int rc = sh.run(bin + " profile " + quote(model.string()) + " " + gate_args + " --no-roofs -q -f " +
+      int rc = sh.run(bin + " profile " + quote(model.string()) + " " + gate_args + " --no-roofs -q -o " +
                           quote(s.report.string()) + " --db " + quote(db.string()),
                       &out);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();

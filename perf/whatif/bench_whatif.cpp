@@ -99,7 +99,7 @@ int main() {
   std::string load_before = loadavg();
   try {
     fs::path roofs = dir / "roofs.json";
-    run(quote(rooflens) + " hw --quick --threads 1,2 --json " + quote(roofs.string()), dir);
+    run(quote(rooflens) + " hw --quick --threads 1,2 -o " + quote(roofs.string()), dir);
     for (const Model& m : {Model{"resnet50", ""}, Model{"mobilenet_v2", ""}, Model{"bert_base", "--dim seq=128"}}) {
       fs::path onnx = dir / (m.name + ".onnx"), report = dir / (m.name + ".json");
       rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model(m.name), {});
@@ -107,7 +107,7 @@ int main() {
       std::fprintf(stderr, "bench whatif: profiling %s at batch 1,8 x threads 1,2 (load %s)\n", m.name.c_str(), loadavg().c_str());
       run(quote(rooflens) + " profile " + quote(onnx.string()) + " " + m.dims + " -b 1,8 --sweep threads=1,2 --roofs " +
               quote(roofs.string()) + " --warmup 1 --iterations 3 --duration " + fmt::format("{}", duration) +
-              " --profile-iterations 3 -q -f " + quote(report.string()),
+              " --profile-iterations 3 -q -o " + quote(report.string()),
           dir);
       auto measured = medians(json::parse(slurp(report)));
       for (const auto& [mode, key, value] : {std::tuple<std::string, std::string, std::string>{"--threads 2", "threads", "2"},

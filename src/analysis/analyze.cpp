@@ -9,6 +9,7 @@
 #include "analysis/model_summary.h"
 #include "core/saturating.h"
 #include "model/loader.h"
+#include "core/build_info.h"
 
 namespace rooflens {
 namespace {
@@ -176,8 +177,7 @@ Analysis analyze_model(const Model& model, const CostRegistry& registry) {
 Report analyze_model_file(const std::string& path, const AnalyzeOptions& options) {
   Model model = load_model(path, options.shapes);
   Report r;
-  r.tool.version = ROOFLENS_VERSION;
-  r.tool.command = "analyze";
+  r.tool = tool_info("analyze");
   r.model = summarize_model(model);
   r.model.analysis = analyze_model(model, CostRegistry::builtin());
   return r;

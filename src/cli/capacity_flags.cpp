@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "cli/output_flags.h"
 #include "core/errors.h"
 
 namespace rooflens::cli {
@@ -89,7 +90,7 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_flag("--profile-layers", a.s.profile_layers, "Server: one per-layer profile per instance under load");
   cmd.add_flag("--no-predict", a.no_predict, "Skip the single-stream baseline and the queueing prediction");
   cmd.add_flag("--self-test", a.s.self_test, "Measure the generator itself on a one-Identity model and exit");
-  cmd.add_option("-o,--output", a.out_json, "Write the JSON report here");
+  add_output_option(cmd, a.out_json, "Write the JSON report here");
   cmd.add_flag("--json", a.json, "Print the JSON report on stdout instead of the summary");
   cmd.add_option("--html", a.html, "Write the report as one self-contained HTML page");
   cmd.add_option("--roofs", a.roofs, "Ceilings from this file instead of this machine's measured ones");

@@ -8,6 +8,7 @@
 #include "capacity/verdict.h"
 #include "cli/interrupt.h"
 #include "core/atomic_file.h"
+#include "core/build_info.h"
 #include "core/temp_dir.h"
 #include "reporters/capacity_summary.h"
 #include "zoo/identity.h"
@@ -88,8 +89,7 @@ int run_self_test(CapacityCommand& a) {
   result.partial = result.partial || lag.result.partial;
 
   Report rep;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "capacity";
+  rep.tool = tool_info("capacity");
   rep.model = w.info;
   rep.backends = {backend->info()};
   rep.capacity = std::move(result);

@@ -25,6 +25,7 @@
 #include "suite/results_dir.h"
 #include "suite/shard.h"
 #include "suite/suite_driver.h"
+#include "core/build_info.h"
 
 namespace rooflens::cli {
 namespace {
@@ -148,8 +149,7 @@ int run_bench_command(const BenchArgs& a) {
 
   Configs configs = make_configs(a.backends.empty() ? std::vector<std::string>{"onnxruntime"} : a.backends);
   BenchResults header;
-  header.tool.version = ROOFLENS_VERSION;
-  header.tool.command = "bench";
+  header.tool = tool_info("bench");
   header.options = options_used(a, plan);
   header.system = hw::describe_machine(hw::detect_features());
   header.configs = configs.described;

@@ -16,6 +16,7 @@
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/temp_dir.h"
 #include "reporters/capacity_summary.h"
@@ -58,8 +59,7 @@ std::string settings_json(const capacity::Settings& s) {
 Report make_report(const CapacityCommand& a, const capacity::Workload& w, Backend& backend,
                    const std::optional<HardwareInfo>& roofs, capacity::CapacityOutcome& o) {
   Report rep;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "capacity";
+  rep.tool = tool_info("capacity");
   rep.model = w.info;
   rep.model.path = a.model;
   if (roofs) rep.hardware = *roofs;

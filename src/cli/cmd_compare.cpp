@@ -168,9 +168,9 @@ void setup_compare(CLI::App& root, Action& action) {
       "Examples:\n"
       "  rooflens compare model-main.onnx model-pr.onnx --fail-on-regression   (measures both, interleaved)\n"
       "  rooflens compare a.onnx b.onnx --interleave runs --repeat 20 --realtime\n"
-      "  rooflens profile model.onnx --repeat 5 -f base.json   (later, after the change: -f new.json)\n"
+      "  rooflens profile model.onnx --repeat 5 -o base.json   (later, after the change: -o new.json)\n"
       "  rooflens compare base.json new.json\n"
-      "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -f gen-base.json)\n"
+      "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -o gen-base.json)\n"
       "  rooflens compare results-main/ results-pr/ --threshold 3% --fail-on-regression\n"
       "  rooflens compare base.json new.json --format md -o comment.md\n"
       "  rooflens compare base.json new.json --json | jq '.items[] | select(.verdict == \"regression\")'");

@@ -57,7 +57,7 @@ void setup_export(CLI::App& root, Action& action) {
   auto a = std::make_shared<ExportArgs>();
   CLI::App* cmd = root.add_subcommand("export", "A profile report as CSV, a Markdown PR comment, or a "
                                                 "Chrome/Perfetto trace");
-  cmd->add_option("report", a->report, "Profile report (rooflens profile -f REPORT.json)")->required();
+  cmd->add_option("report", a->report, "Profile report (rooflens profile -o REPORT.json)")->required();
   std::vector<std::string> formats;
   for (const auto& kv : exporters()) formats.push_back(kv.first);
   cmd->add_option("--to", a->to, "csv | md | trace")->required()->check(CLI::IsMember(formats));

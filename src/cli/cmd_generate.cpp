@@ -6,6 +6,7 @@
 
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/output_flags.h"
 #include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -87,8 +88,8 @@ void setup_generate(CLI::App& root, Action& action) {
       "Examples:\n"
       "  rooflens zoo make gpt2 --kv-cache -o gpt2-kv.onnx\n"
       "  rooflens generate gpt2-kv.onnx                          # prompt 128, 32 decode steps, batch 1\n"
-      "  rooflens generate llama-kv.onnx --prompt 128,512 --gen 64 -b 1,4 -f gen.json --html gen.html\n"
-      "  rooflens generate model.onnx --next-token fixed --repeat 5 -f base.json   (for rooflens compare)\n"
+      "  rooflens generate llama-kv.onnx --prompt 128,512 --gen 64 -b 1,4 -o gen.json --html gen.html\n"
+      "  rooflens generate model.onnx --next-token fixed --repeat 5 -o base.json   (for rooflens compare)\n"
       "The model needs the Hugging Face Optimum / onnxruntime-genai layout: input_ids, optional attention_mask and\n"
       "position_ids, past_key_values.N.key|value [batch, kv_heads, past, head_dim] in, logits and present.N.key|value\n"
       "out. Each configuration runs in a fresh runner: warm-up requests, timed requests (profiling off: one prefill,\n"
@@ -129,7 +130,7 @@ void setup_generate(CLI::App& root, Action& action) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--timeout", a->timeout_s, "Seconds allowed per stage of one configuration (default 900)")
       ->check(CLI::Range(0.1, 864000.0));
-  cmd->add_option("-f,--report", a->o.report_path, "Write the JSON report here (rewritten after every configuration)");
+  add_output_option(*cmd, a->o.report_path, "Write the JSON report here (rewritten after every configuration)", "report");
   cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page");
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofline and no DRAM roof (no hw measurement)");

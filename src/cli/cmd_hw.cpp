@@ -13,6 +13,7 @@
 #include "hw/measure.h"
 #include "hw/roof_cache.h"
 #include "hw/team.h"
+#include "core/build_info.h"
 
 namespace rooflens::cli {
 namespace {
@@ -25,8 +26,7 @@ struct HwArgs {
 
 void write_report(const std::string& path, const HardwareInfo& hw) {
   Report r;
-  r.tool.version = ROOFLENS_VERSION;
-  r.tool.command = "hw";
+  r.tool = tool_info("hw");
   r.hardware = hw;
   std::string text = report_to_json(r);
   if (path == "-") {
@@ -72,7 +72,7 @@ int run_hw(const HwArgs& a) {
                    hw::cache_file(dir, key) + " (--refresh measures again)";
     } else {
       hw = hw::measure_hardware(opts, ROOFLENS_VERSION);
-      provenance = "measured now" + std::string(a.quick ? " (--quick: fp32 peak, a coarse read/triad sweep)" : "");
+      provenance = "measured now" + std::string(a.quick ? " (--quick: each dtype's best peak, a coarse read/triad sweep)" : "");
       if (cacheable) {
         try {
           hw::store_cached(dir, hw);
@@ -93,17 +93,25 @@ int run_hw(const HwArgs& a) {
 void setup_hw(CLI::App& root, Action& action) {
   auto args = std::make_shared<HwArgs>();
   auto* cmd = root.add_subcommand("hw", "Measure this machine's roofs: compute peaks per ISA/dtype, bandwidth per memory level");
-  auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: best fp32 FMA peak and a coarse read/triad sweep (a few seconds)");
+  auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: the best peak of each dtype and a coarse read/triad sweep (a few seconds)");
   auto* refresh = cmd->add_flag("--refresh", args->refresh, "Measure again even when cached roofs exist");
   cmd->add_flag("-v,--verbose", args->verbose, "Also print the whole bandwidth sweep");
-  cmd->add_option("--json", args->json, "Write the report (with its hardware section) to FILE ('-' = stdout)");
+  cmd->add_option("-o,--output", args->json, "Write the report (with its hardware section) to FILE ('-' = stdout)");
+  // --json alone prints the report on stdout; the older `--json FILE` still writes FILE, with a note.
+  cmd->add_option("--json", args->json, "Print the report on stdout (JSON) instead of the table")
+      ->expected(0, 1)
+      ->default_str("-")
+      ->each([](const std::string& v) {
+        if (!v.empty() && v != "-")
+          std::cerr << "rooflens hw: --json FILE is deprecated and goes away in the next release; use -o FILE\n";
+      });
   auto* threads = cmd->add_option("--threads", args->threads, "Thread counts to measure, e.g. 1,2,4 (default: 1 and all cores)")
                       ->delimiter(',')
                       ->check(CLI::PositiveNumber);
   auto* without = cmd->add_option("--without-isa", args->without_isa,
                                   "Measure as if these ISA features were absent, e.g. avx512f (comma-separated)");
   auto* device = cmd->add_option("--device", args->device, "Show a datasheet device's ceilings (rooflens whatif "
-                                                          "--list-devices) instead of measuring; with --json, a "
+                                                          "--list-devices) instead of measuring; with -o FILE, a "
                                                           "roofs file for profile --roofs")
                      ->excludes(quick)
                      ->excludes(refresh)
@@ -121,9 +129,9 @@ void setup_hw(CLI::App& root, Action& action) {
       "model, core count and rooflens version, and reused unless --refresh.\n"
       "Examples:\n"
       "  rooflens hw --quick\n"
-      "  rooflens hw --refresh --threads 1,2 --verbose --json roofs.json\n"
+      "  rooflens hw --refresh --threads 1,2 --verbose -o roofs.json\n"
       "  rooflens hw --roofs datasheet.json\n"
-      "  rooflens hw --device a100 --json a100.json");
+      "  rooflens hw --device a100 -o a100.json");
   cmd->callback([args, &action] { action = [args] { return run_hw(*args); }; });
 }
 

@@ -32,7 +32,8 @@ int run_import_command(ImportCommand& a) {
   ImportRequest r = a.request;
   r.format = a.positional.front();
   r.files.assign(a.positional.begin() + 1, a.positional.end());
-  if (r.format != "auto") importers::find_importer(r.format);  // a bad FORMAT is a usage error, before any file
+  // A bad FORMAT is a usage error, before any file is read; an alias ("ort") becomes the format's name.
+  if (r.format != "auto") r.format = importers::find_importer(r.format).name();
   if (!r.device.empty() && !r.roofs.empty()) throw UsageError("import: give --device or --roofs, not both");
   r.shapes = a.shape.overrides();
   a.db.validate();
@@ -65,7 +66,11 @@ int run_import_command(ImportCommand& a) {
 void setup_import(CLI::App& root, Action& action) {
   auto a = std::make_shared<ImportCommand>();
   std::string formats;
-  for (const auto* i : importers::all_importers()) formats += "  " + i->name() + ": " + i->description() + "\n";
+  for (const auto* i : importers::all_importers()) {
+    std::string also;
+    for (const auto& alias : i->aliases()) also += (also.empty() ? " (also " : ", ") + alias;
+    formats += "  " + i->name() + (also.empty() ? "" : also + ")") + ": " + i->description() + "\n";
+  }
   CLI::App* cmd = root.add_subcommand("import", "Read a profile another tool wrote (TensorRT trtexec/TREx, ONNX Runtime, "
                                                 "MegEngine, Neural Engine, OpenVINO) into a report");
   cmd->footer(

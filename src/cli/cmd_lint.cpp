@@ -77,7 +77,7 @@ void setup_lint(CLI::App& root, Action& action) {
   auto a = std::make_shared<LintArgs>();
   CLI::App* cmd = root.add_subcommand("lint", "What a profile report suggests doing: findings with evidence, the "
                                               "layers and ONNX nodes involved, a fix and a link");
-  cmd->add_option("report", a->report, "Profile report (rooflens profile -f REPORT.json)");
+  cmd->add_option("report", a->report, "Profile report (rooflens profile -o REPORT.json)");
   cmd->add_option("--format", a->format, "Output format (default table)")->check(CLI::IsMember({"table", "md", "json"}));
   cmd->add_option("--fail-on", a->fail_on, "Exit 1 when a finding of this severity or worse is shown (for CI)")
       ->check(CLI::IsMember({"warning", "error"}));

@@ -10,6 +10,7 @@
 
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
+#include "cli/output_flags.h"
 #include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -140,12 +141,12 @@ void setup_profile(CLI::App& root, Action& action) {
                                                  "your ONNX nodes, roofline position");
   cmd->footer(
       "Examples:\n"
-      "  rooflens profile resnet50.onnx -f report.json --html report.html\n"
+      "  rooflens profile resnet50.onnx -o report.json --html report.html\n"
       "  rooflens profile resnet50.onnx -b 1-8 --threads 2\n"
       "  rooflens profile bert.onnx --dim seq=128 --sweep seq=64,128,256 -B onnxruntime:graphOptimizationLevel=extended\n"
       "  rooflens profile model.onnx --sweep threads=1,2 --no-layers --json\n"
-      "  rooflens profile model.onnx --repeat 5 --duration 1 -f base.json   (for rooflens compare)\n"
-      "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -f both.json   (two runtimes, one report)\n"
+      "  rooflens profile model.onnx --repeat 5 --duration 1 -o base.json   (for rooflens compare)\n"
+      "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -o both.json   (two runtimes, one report)\n"
       "  rooflens profile model.onnx --reference ref.onnx --no-layers --commit $SHA --db postgresql://ci@db/perf\n"
       "      (a CI gate: the model and a fixed reference take turns; history --check judges their ratio)\n"
       "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
@@ -176,7 +177,7 @@ void setup_profile(CLI::App& root, Action& action) {
       ->check(CLI::Range(0.1, 864000.0))
       ->capture_default_str();
   cmd->add_option("--input", a->inputs, "Feed an input from a file: NAME=FILE (.pb TensorProto or .npy)");
-  cmd->add_option("-f,--report", a->o.report_path, "Write the JSON report here (rewritten after every configuration)");
+  add_output_option(*cmd, a->o.report_path, "Write the JSON report here (rewritten after every configuration)", "report");
   cmd->add_option("--html", a->html, "Also write the report as one self-contained HTML page (as rooflens report does)");
   cmd->add_option("--roofs", a->roofs, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "Do not place layers on a roofline (no hw measurement)");

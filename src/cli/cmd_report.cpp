@@ -69,7 +69,7 @@ void setup_report(CLI::App& root, Action& action) {
       "Examples:\n"
       "  rooflens report report.json -o report.html\n"
       "  rooflens analyze model.onnx --format json -o model.json && rooflens report model.json\n"
-      "  rooflens profile model.onnx -f report.json --html report.html   (the same page, written by profile)");
+      "  rooflens profile model.onnx -o report.json --html report.html   (the same page, written by profile)");
   cmd->callback([a, &action] { action = [a] { return run_report(*a); }; });
 }
 

@@ -69,7 +69,7 @@ void setup_top(CLI::App& root, Action& action) {
   LayerQuery& q = a->view.query;
   CLI::App* cmd = root.add_subcommand("top", "The heaviest layers of a profile report (MegEngine profile_analyze "
                                              "style): filter, aggregate by op type, sort, top N");
-  cmd->add_option("report", a->report, "Profile report (rooflens profile -f REPORT.json)")->required();
+  cmd->add_option("report", a->report, "Profile report (rooflens profile -o REPORT.json)")->required();
   cmd->add_option("--top", q.top, "Show the first N rows after sorting (default 10; 0 = all)");
   cmd->add_option("--type", q.types, "Keep layers of this op type (repeatable, or comma-separated)")
       ->delimiter(',');

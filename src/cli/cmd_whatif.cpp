@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/output_flags.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hw/datasheets.h"
@@ -111,7 +112,7 @@ void setup_whatif(CLI::App& root, Action& action) {
   auto a = std::make_shared<WhatIfArgs>();
   CLI::App* cmd = root.add_subcommand("whatif", "Project a profile onto other ceilings, threads, dtype, batch or "
                                                 "sparsity, layer by layer, with every assumption printed");
-  cmd->add_option("report", a->report, "Profile report (rooflens profile -f REPORT.json)");
+  cmd->add_option("report", a->report, "Profile report (rooflens profile -o REPORT.json)");
   auto* roofs = cmd->add_option("--roofs", a->roofs, "Another machine's ceilings: a report or hardware JSON "
                                                      "(rooflens hw --json, or a datasheet)");
   cmd->add_option("--device", a->device, "A datasheet device (rooflens whatif --list-devices)")->excludes(roofs);
@@ -127,7 +128,7 @@ void setup_whatif(CLI::App& root, Action& action) {
                                                               "to edit");
   cmd->add_option("--format", a->format, "Output format (default table)")->check(CLI::IsMember({"table", "md", "json"}));
   cmd->add_option("--top", a->top, "Layers shown per run, most measured time first (default 15; 0 = all)");
-  cmd->add_option("-f,--report-out", a->out, "Write the report with the projection (\"whatif\") to this JSON");
+  add_output_option(*cmd, a->out, "Write the report with the projection (\"whatif\") to this JSON", "report-out");
   cmd->add_option("--html", a->html, "Write the HTML report with the projection as a second set of roofline dots");
   cmd->add_flag("--list-devices", a->list_devices, "List the datasheet devices and exit");
   cmd->footer(

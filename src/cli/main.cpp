@@ -4,12 +4,14 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/setup_check.h"
 #include "core/errors.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rooflens — profile and benchmark ONNX model inference"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("rooflens ") + ROOFLENS_VERSION);
+  // --version: rooflens, its commit, the runtimes it can start now and the libraries it was built with.
+  app.set_version_flag("--version", [] { return rooflens::cli::version_text(); });
   rooflens::cli::Action action;
   for (auto setup : rooflens::cli::all_commands()) setup(app, action);
   try {

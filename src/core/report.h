@@ -109,10 +109,18 @@ struct ModelInfo {
   Analysis analysis;
 };
 
+struct Component {                // a library or runtime rooflens used, and its version
+  std::string name, version;
+};
+
 struct ToolInfo {
   std::string name = "rooflens";
   std::string version;
   std::string command;
+  // Written only when known (reports before them round-trip unchanged): the commit rooflens was built from and the
+  // libraries it linked (core/build_info.h).
+  std::string commit;
+  std::vector<Component> built_with;
 };
 
 // ---- hardware: the machine and its measured (or user-supplied) ceilings; see docs/report-schema.md ----

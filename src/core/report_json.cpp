@@ -37,7 +37,21 @@ Severity parse_severity(const std::string& text, const std::string& flag) {
   throw UsageError(flag + ": '" + text + "' is not a severity (info, warning or error)");
 }
 
-ROOFLENS_JSON_FIELDS(ToolInfo, name, version, command)
+ROOFLENS_JSON_FIELDS(Component, name, version)
+namespace {
+struct ToolCore : ToolInfo {};
+ROOFLENS_JSON_FIELDS(ToolCore, name, version, command)
+}  // namespace
+void to_json(json& j, const ToolInfo& t) {
+  to_json(j, static_cast<const ToolCore&>(t));
+  if (!t.commit.empty()) j["commit"] = t.commit;
+  if (!t.built_with.empty()) j["built_with"] = t.built_with;
+}
+void from_json(const json& j, ToolInfo& t) {
+  from_json(j, static_cast<ToolCore&>(t));
+  t.commit = j.value("commit", std::string());
+  if (j.contains("built_with")) j.at("built_with").get_to(t.built_with);
+}
 
 ROOFLENS_JSON_FIELDS(TensorSummary, name, dtype, shape, dim_names)
 

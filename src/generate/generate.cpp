@@ -15,6 +15,7 @@
 #include "generate/traffic.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
+#include "core/build_info.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -225,8 +226,7 @@ Report run_generate(const GenerateOptions& o, Backend& backend, const HardwareIn
     throw UsageError("backend '" + o.backend.name + "' cannot run decoder generation step by step (use onnxruntime)");
   const DeclaredIo declared = read_declared_io(o.model);
   Report rep;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "generate";
+  rep.tool = tool_info("generate");
   rep.generation = Generation{detect_decoder_io(declared, o.model), {}};
   // The model as the first configuration's prefill sees it: the static analysis every report carries.
   const GenerateConfig first = expand_generate_grid(o).front();

@@ -286,9 +286,11 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
   hw.cache_key = cache_key(hw.machine.model, hw.machine.cores, version);
   const BwKernelSet& bw = o.bandwidth_set ? *o.bandwidth_set : select_bandwidth(mask);
   std::vector<ComputeKernel> kernels = select_compute(o.compute_registry ? *o.compute_registry : compute_kernels(), mask);
-  if (o.quick) {  // the best fp32 kernel only
-    auto first = std::find_if(kernels.begin(), kernels.end(), [](const auto& k) { return k.dtype == "fp32"; });
-    kernels = first == kernels.end() ? std::vector<ComputeKernel>{} : std::vector<ComputeKernel>{*first};
+  if (o.quick) {  // the best kernel of each dtype (the list is best first): an int8 layer still meets an int8 roof
+    std::vector<ComputeKernel> best;
+    for (const auto& k : kernels)
+      if (std::none_of(best.begin(), best.end(), [&](const auto& b) { return b.dtype == k.dtype; })) best.push_back(k);
+    kernels = std::move(best);
   }
   hw.notes.push_back("bandwidth bytes counted as STREAM does: read 1, write 1, copy 2, triad 3 words per element "
                      "(write-allocate traffic not counted); " + bw.isa + " kernels, ordinary stores");

@@ -14,6 +14,7 @@
 #include "importers/registry/registry.h"
 #include "model/graph_view.h"
 #include "model/loader.h"
+#include "core/build_info.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -125,8 +126,7 @@ ImportResult run_import(const ImportRequest& r) {
   out.read = imported.read;
   out.device = m.device_name;
   Report& rep = out.report;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "import";
+  rep.tool = tool_info("import");
   imported.backend.label = imported.backend.name;
   imported.backend.version = imported.backend.version;
   imported.backend.options["format"] = importer.name();

@@ -37,6 +37,8 @@ class Importer {
  public:
   virtual ~Importer() = default;
   virtual std::string name() const = 0;         // the FORMAT on the command line: "trtexec"
+  // Other spellings users type for the FORMAT ("ort", "trt"); matched like the name (case and '-'/'_' aside).
+  virtual std::vector<std::string> aliases() const { return {}; }
   virtual std::string description() const = 0;  // one line for --help
   // How sure this importer is that `f` is one of its files, by its content: 0 = not its; higher = more specific
   // (the import command gives each file to the most certain importer). Never throws.

@@ -15,6 +15,7 @@
 #include "model/graph_view.h"
 #include "model/loader.h"
 #include "model/runtime_shapes.h"
+#include "core/build_info.h"
 
 namespace rooflens {
 namespace fs = std::filesystem;
@@ -352,8 +353,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
                      "model with a dynamic batch");
 
   Report rep;
-  rep.tool.version = ROOFLENS_VERSION;
-  rep.tool.command = "profile";
+  rep.tool = tool_info("profile");
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
   const std::vector<std::string> labels = backend_labels(o);

@@ -75,9 +75,9 @@ export function buildFixtures() {
   fs.rmSync(work, {recursive: true, force: true});
   fs.mkdirSync(work, {recursive: true});
   run(['zoo', 'make', 'resnet50', '-o', file('resnet50.onnx')]);
-  run(['profile', file('resnet50.onnx'), ...QUICK, '-b', '1,2', '-f', file('resnet50.json'), '--html', file('resnet50.html')]);
+  run(['profile', file('resnet50.onnx'), ...QUICK, '-b', '1,2', '-o', file('resnet50.json'), '--html', file('resnet50.html')]);
   run(['export', file('resnet50.json'), '--to', 'trace', '-o', file('resnet50.trace.json')]);
-  run(['whatif', file('resnet50.json'), '--device', 'a100', '--quantize', 'fp16', '-f', file('resnet50.whatif.json'),
+  run(['whatif', file('resnet50.json'), '--device', 'a100', '--quantize', 'fp16', '-o', file('resnet50.whatif.json'),
     '--html', file('resnet50.whatif.html')]);
   run(['analyze', file('resnet50.onnx'), '--format', 'json', '-o', file('resnet50.analysis.json')]);
   run(['report', file('resnet50.analysis.json'), '-o', file('resnet50.analysis.html')]);
@@ -86,9 +86,9 @@ export function buildFixtures() {
   fs.writeFileSync(file('ceilings.json'), JSON.stringify(crowdedCeilings()));
   run(['report', file('ceilings.json'), '-o', file('ceilings.html')]);
   hostileModels();
-  run(['profile', file('hostile_run.onnx'), ...QUICK, '--no-roofs', '-f', file('hostile_run.json')]);
+  run(['profile', file('hostile_run.onnx'), ...QUICK, '--no-roofs', '-o', file('hostile_run.json')]);
   run(['report', file('hostile_run.json'), '-o', file('hostile_run.html')]);
-  run(['profile', file('hostile_ops.onnx'), ...QUICK, '--no-roofs', '-f', file('hostile_ops.json')], {allowFail: true});
+  run(['profile', file('hostile_ops.onnx'), ...QUICK, '--no-roofs', '-o', file('hostile_ops.json')], {allowFail: true});
   run(['report', file('hostile_ops.json'), '-o', file('hostile_ops.html')]);
   run(['analyze', file('hostile_ops.onnx'), '--format', 'json', '-o', file('hostile_static.json')]);
   run(['report', file('hostile_static.json'), '-o', file('hostile_static.html')]);
@@ -98,7 +98,7 @@ export function buildFixtures() {
     compute: [{name: 'fp32_fma', isa: 'avx512', dtype: 'fp32', threads: 2, gflops: 300}],
     memory: [{level: 'DRAM', kernel: 'read', threads: 2, gbps: 30}]}));
   run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
-    '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-f', file('generate.json'), '--html', file('generate.html')]);
+    '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-o', file('generate.json'), '--html', file('generate.html')]);
   twoRuntimes();
   run(['capacity', file('two_runtimes.onnx'), '--find-peak', '--slo', '100ms', '--percentile', '90', '--duration', '1',
     '--precision', '25%', '--threads', '1', '-q', '--no-db', '--roofs', file('roofs.json'), '-o', file('capacity.json'),
@@ -113,7 +113,7 @@ export function buildFixtures() {
 function twoRuntimes() {
   run(['zoo', 'make', 'squeezenet1_0', '--image', '64', '-o', file('two_runtimes.onnx')]);
   const r = spawnSync(rooflens, ['profile', file('two_runtimes.onnx'), ...QUICK, '--no-roofs', '-B', 'onnxruntime',
-    '-B', 'opencv', '-f', file('two_runtimes.json'), '--html', file('two_runtimes.html')], {encoding: 'utf8'});
+    '-B', 'opencv', '-o', file('two_runtimes.json'), '--html', file('two_runtimes.html')], {encoding: 'utf8'});
   console.log('rooflens profile two_runtimes.onnx -B onnxruntime -B opencv -> exit ' + r.status);
   if (r.status !== 0 && !(r.status === 2 && r.stderr.includes('unknown backend'))) throw new Error(r.stderr + r.stdout);
 }

@@ -15,6 +15,7 @@
 #include "core/stats.h"
 #include "support/cli_runner.h"
 #include "support/ort_suite.h"
+#include "support/backend_info.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -37,7 +38,7 @@ Report synthetic_report(std::vector<double> latencies, double layer_ms) {
   r.tool.version = "test";
   r.tool.command = "profile";
   r.model.name = "tiny";
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
+  r.backends = {rooflens::testing::backend_info("onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0")};
   ProfileRun run;
   run.batch = 1;
   run.dims = {{"batch", 1}};

@@ -148,7 +148,7 @@ std::optional<ChildSched> fifo_child_of(pid_t parent) {
 
 TEST_F(CompareModels, RealtimeRunsTheRunnerAtFifoPriorityOnOneCpu) {
   pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
-                              "--duration", "4", "--threads", "1", "-q", "-f", path("rt.json")},
+                              "--duration", "4", "--threads", "1", "-q", "-o", path("rt.json")},
                              path("rt.out"), path("rt.err"));
   std::optional<ChildSched> child;
   bool seen = wait_for([&] { return (child = fifo_child_of(pid)).has_value(); }, std::chrono::seconds(30));
@@ -185,7 +185,7 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) GTEST_SKIP() << "needs 2 CPUs";
   pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
-                              "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-f", path("rt2.json")},
+                              "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-o", path("rt2.json")},
                              path("rt2.out"), path("rt2.err"));
   std::map<std::string, std::set<std::string>> runners;  // runner pid -> its threads' CPU lists, once real-time
   wait_for([&] {

@@ -180,7 +180,7 @@ TEST_P(GenerateCli, ReportsBothPhasesOnTheRoofline) {
   const CacheCase c = GetParam();
   const std::string model = decoder(c.name, c.size, true), report = path(std::string(c.name) + "-gen.json");
   auto r = run_cli("generate " + model + " --prompt 128,512 --gen 32 -b 1 --threads 2 --requests 2 --warmup 1 "
-                   "--profile-iterations 2 -q --roofs " + roofs() + " -f " + report,
+                   "--profile-iterations 2 -q --roofs " + roofs() + " -o " + report,
                    *dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   for (const char* text : {"pp128", "tg32", "pp512", "t/s", "TTFT p50", "TPOT p50", "p90", "p99", "achieved GB/s",
@@ -246,7 +246,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, GenerateCli,
 TEST_F(GenerateTest, TpotGrowsWithTheKvCache) {
   const std::string model = decoder("llama", {2, 256, 4, 4, 512, 256}, true), report = path("kv-growth.json");
   auto r = run_cli("generate " + model + " --prompt 16,512,2048 --gen 8 --threads 2 --warmup 1 --requests 2 "
-                   "--repeat 3 --no-layers -q --no-roofs -f " + report, *dir_);
+                   "--repeat 3 --no-layers -q --no-roofs -o " + report, *dir_);
   ASSERT_EQ(r.rc, 0) << r.err;
   const json runs = read_json(report)["generation"]["runs"];
   ASSERT_EQ(runs.size(), 3u);
@@ -289,7 +289,7 @@ TEST_F(GenerateTest, CompareTestsTtftAndTpot) {
   const std::string base = path("cmp-base.json"), head = path("cmp-new.json");
   const std::string db = path("generations.db");
   const std::string flags = " --prompt 128 --gen 16 --threads 2 --requests 3 --repeat 3 --next-token fixed "
-                            "--no-layers -q --no-roofs --db " + shell_quote(db) + " -f ";
+                            "--no-layers -q --no-roofs --db " + shell_quote(db) + " -o ";
   auto a = run_cli("generate " + decoder("llama", {1, 256, 4, 2, 512, 512}, true) + flags + base, *dir_);
   ASSERT_EQ(a.rc, 0) << a.err;
   auto b = run_cli("generate " + decoder("llama", {8, 256, 4, 2, 512, 512}, true) + flags + head, *dir_);

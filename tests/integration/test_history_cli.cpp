@@ -76,7 +76,7 @@ TEST_P(HistoryCli, FourProfilesAtOnceLoseNoRun) {
   for (int i = 0; i < 4; ++i) {
     std::vector<std::string> args{"profile", model_.string(), "--no-layers", "--no-roofs", "--warmup-ms", "0",
                                   "--duration", "0", "--iterations", "3", "--threads", "1", "-q", "--repeat", "2",
-                                  "--db", url_, "--tag", "writer=" + std::to_string(i), "-f",
+                                  "--db", url_, "--tag", "writer=" + std::to_string(i), "-o",
                                   (dir_ / ("r" + std::to_string(i) + ".json")).string()};
     kids.push_back(spawn_rooflens(args, (dir_ / ("o" + std::to_string(i))).string(),
                                   (dir_ / ("e" + std::to_string(i))).string()));
@@ -100,7 +100,7 @@ TEST_P(HistoryCli, AWriterKilledMidTransactionLeavesNoPartialRun) {
   ::setenv("ROOFLENS_TEST_HOOKS", "1", 1);
   ::setenv("ROOFLENS_TEST_DB_PAUSE", marker.c_str(), 1);
   pid_t pid = spawn_rooflens({"profile", model_.string(), "--no-layers", "--no-roofs", "--warmup-ms", "0", "--duration",
-                              "0", "--iterations", "3", "-q", "--db", url_, "-f", (dir_ / "killed.json").string()},
+                              "0", "--iterations", "3", "-q", "--db", url_, "-o", (dir_ / "killed.json").string()},
                              (dir_ / "k.out").string(), (dir_ / "k.err").string());
   ::unsetenv("ROOFLENS_TEST_HOOKS");
   ::unsetenv("ROOFLENS_TEST_DB_PAUSE");
@@ -123,7 +123,7 @@ TEST_P(HistoryCli, ANewerSchemaIsRefusedTheReportStandsNothingChanges) {
     store->connection().query("UPDATE rooflens_schema SET version = 7", {});
   }
   std::string before = GetParam() == "sqlite" ? sha256_file(url_) : "";
-  CliResult r = run_cli("profile " + model_.string() + kTiny + db() + " -f " + (dir_ / "r.json").string(), dir_.string());
+  CliResult r = run_cli("profile " + model_.string() + kTiny + db() + " -o " + (dir_ / "r.json").string(), dir_.string());
   EXPECT_EQ(r.rc, 3) << r.err;
   EXPECT_NE(r.err.find("newer rooflens (schema version 7"), std::string::npos) << r.err;
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -238,7 +238,9 @@ TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) 
   for (int i = 0; i < 4; ++i) {
     CliResult r = session("base", "base.json");
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
-    if (i == 0) EXPECT_NE(r.out.find("÷ reference ref (timed in turns, 11 pairs)"), std::string::npos) << r.out;
+    if (i == 0) {
+      EXPECT_NE(r.out.find("÷ reference ref (timed in turns, 11 pairs)"), std::string::npos) << r.out;
+    }
   }
   // The report: the run and the reference each hold one fresh run and 10 turns of exactly 5 iterations, and the
   // layers come from the model's first run.
@@ -308,7 +310,7 @@ TEST_F(HistoryCliOnce, TheDefaultDatabaseIsCreatedOnFirstUseAndTheEnvironmentPic
 TEST_F(HistoryCliOnce, AnUnreachableServerCostsNoResult) {
   fs::path xdg = dir_ / "xdg";
   CliResult r = run_env("XDG_DATA_HOME=" + shell_quote(xdg.string()) + " ",
-                        "profile " + model_.string() + kTiny + " -f " + (dir_ / "r.json").string() +
+                        "profile " + model_.string() + kTiny + " -o " + (dir_ / "r.json").string() +
                             " --db 'postgresql://ci:hunter2-xyz@127.0.0.1:1/perf?connect_timeout=3'",
                         dir_);
   EXPECT_EQ(r.rc, 3) << r.err;
@@ -334,7 +336,7 @@ TEST_F(HistoryCliOnce, PasswordsNeverAppearInAnyOutput) {
   std::vector<std::string> outputs;
   auto keep = [&](const CliResult& r) { outputs.push_back(r.out + r.err); return r; };
   // The password in the URL.
-  EXPECT_EQ(keep(run_cli("profile " + model_.string() + kTiny + " --db " + shell_quote(url) + " -f " +
+  EXPECT_EQ(keep(run_cli("profile " + model_.string() + kTiny + " --db " + shell_quote(url) + " -o " +
                              (dir_ / "r.json").string() + " --html " + (dir_ / "r.html").string(),
                          dir_.string()))
                 .rc,
@@ -366,7 +368,7 @@ TEST_F(HistoryCliOnce, PasswordsNeverAppearInAnyOutput) {
                 .rc,
             0);
   // A wrong password (PGPASSWORD): refused, the message shows neither.
-  CliResult wrong = keep(run_env("PGPASSWORD='wrong-pw-5150' ", "profile " + model_.string() + kTiny + " -f " +
+  CliResult wrong = keep(run_env("PGPASSWORD='wrong-pw-5150' ", "profile " + model_.string() + kTiny + " -o " +
                                                                  (dir_ / "w.json").string() + " --db " + shell_quote(bare),
                                  dir_));
   EXPECT_EQ(wrong.rc, 3) << wrong.err;

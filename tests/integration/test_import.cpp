@@ -94,7 +94,7 @@ class ImportTest : public ::testing::Test {
     write_profile(*layers_, path("mobilenet_v2.engine.profile.json"));
     ort_ = ort_runner_available();
     if (ort_)
-      ort_log_ = run_cli("profile " + path("mobilenet_v2.onnx") + kQuickProfile + "--no-roofs -f " + path("ort.json"), *dir_).err;
+      ort_log_ = run_cli("profile " + path("mobilenet_v2.onnx") + kQuickProfile + "--no-roofs -o " + path("ort.json"), *dir_).err;
   }
   static void TearDownTestSuite() {
     if (!getenv("KEEP")) fs::remove_all(*dir_);
@@ -129,7 +129,9 @@ TEST_F(ImportTest, MobileNetQatSetWithViewsOnIt) {
   // Every layer with a cost and a time sits on the datasheet roofline (the A100's memory roof: MobileNet's
   // layers are far below its int8 ridge point of 624 TOPS / 2039 GB/s = 306 ops/byte).
   for (const auto& l : rep["runs"][0]["layers"])
-    if (l["bytes"].get<uint64_t>() > 0 && l["time_ms"].get<double>() > 0) EXPECT_NE(l["bound"], "") << l["name"];
+    if (l["bytes"].get<uint64_t>() > 0 && l["time_ms"].get<double>() > 0) {
+      EXPECT_NE(l["bound"], "") << l["name"];
+    }
   auto top = cli("top " + path("trt.json") + " --aggregate-by type --top 3");
   EXPECT_EQ(top.rc, 0) << top.err;
   EXPECT_NE(top.out.find("Convolution"), std::string::npos) << top.out;
@@ -274,7 +276,9 @@ TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
     for (const auto& l : run["layers"]) {
       EXPECT_FALSE(l.contains("attribution_error")) << l["name"] << ": " << l["attribution_error"];
       EXPECT_LE(l["efficiency"].get<double>(), 1.10) << l["name"] << " on " << l["roof"];
-      if (l["time_ms"].get<double>() == 0) EXPECT_EQ(l["bound"], "") << l["name"] << " took 0 ms";
+      if (l["time_ms"].get<double>() == 0) {
+        EXPECT_EQ(l["bound"], "") << l["name"] << " took 0 ms";
+      }
     }
   }
 }

@@ -55,9 +55,11 @@ class LintWhatIfTest : public ::testing::Test {
   // ResNet-50 (64x64 input: the same 175 nodes, a quicker run) profiled at one optimization level.
   static json resnet50_at(const std::string& level) {
     std::string onnx = path("resnet50.onnx"), report = path("resnet50-" + level + ".json");
-    if (!fs::exists(onnx)) EXPECT_EQ(cli("zoo make resnet50 --image 64 -o " + onnx).rc, 0);
+    if (!fs::exists(onnx)) {
+      EXPECT_EQ(cli("zoo make resnet50 --image 64 -o " + onnx).rc, 0);
+    }
     auto r = cli("profile " + onnx + kQuickProfile + "--roofs " + path("roofs.json") +
-                 " -B onnxruntime:graphOptimizationLevel=" + level + " -f " + report);
+                 " -B onnxruntime:graphOptimizationLevel=" + level + " -o " + report);
     EXPECT_EQ(r.rc, 0) << r.err;
     return read_json(report);
   }
@@ -109,7 +111,7 @@ TEST_F(LintWhatIfTest, QdqZooVariantKeepsQdqPairsAndFp32Islands) {
   auto made = cli("zoo make resnet18 --image 64 --quantize qdq -o " + onnx);
   ASSERT_EQ(made.rc, 0) << made.err;
   EXPECT_NE(made.out.find("QuantizeLinear"), std::string::npos);
-  auto r = cli("profile " + onnx + kQuickProfile + "--roofs " + path("roofs.json") + " -f " + report);
+  auto r = cli("profile " + onnx + kQuickProfile + "--roofs " + path("roofs.json") + " -o " + report);
   ASSERT_EQ(r.rc, 0) << r.err;
   json rep = read_json(report);
   std::set<std::string> rules = rules_of(rep);
@@ -121,15 +123,19 @@ TEST_F(LintWhatIfTest, QdqZooVariantKeepsQdqPairsAndFp32Islands) {
     if (l["op"] == "QLinearConv") integer_kernel = l["input_dtypes"][0] == "uint8";
   EXPECT_TRUE(integer_kernel);
   for (const auto& f : rep["findings"])
-    if (f["rule"] == "fp32-island") EXPECT_NE(f["title"].get<std::string>().find("int8 model"), std::string::npos);
+    if (f["rule"] == "fp32-island") {
+      EXPECT_NE(f["title"].get<std::string>().find("int8 model"), std::string::npos);
+    }
   EXPECT_NE(r.out.find("unfused-qdq"), std::string::npos) << "the summary's findings section";
 }
 
 TEST_F(LintWhatIfTest, WhatIfProjectsARealReport) {
   std::string onnx = path("resnet50.onnx"), report = path("resnet50-t1.json");
-  if (!fs::exists(onnx)) ASSERT_EQ(cli("zoo make resnet50 --image 64 -o " + onnx).rc, 0);
+  if (!fs::exists(onnx)) {
+    ASSERT_EQ(cli("zoo make resnet50 --image 64 -o " + onnx).rc, 0);
+  }
   auto p = cli("profile " + onnx + " --threads 1 --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q "
-               "--roofs " + path("roofs.json") + " -f " + report);
+               "--roofs " + path("roofs.json") + " -o " + report);
   ASSERT_EQ(p.rc, 0) << p.err;
   json measured = read_json(report)["runs"][0];
 
@@ -150,7 +156,9 @@ TEST_F(LintWhatIfTest, WhatIfProjectsARealReport) {
     if (ms <= 0) continue;
     fastest = std::max(fastest, ratio);
     EXPECT_GE(ratio, 1.0 - 1e-9) << pl["name"];
-    if (pl["bound"] == "compute" && !pl["bound_changed"].get<bool>()) EXPECT_NEAR(ratio, 370.0 / 190.0, 1e-6) << pl["name"];
+    if (pl["bound"] == "compute" && !pl["bound_changed"].get<bool>()) {
+      EXPECT_NEAR(ratio, 370.0 / 190.0, 1e-6) << pl["name"];
+    }
   }
   double speedup = run["measured_ms"].get<double>() / run["projected_ms"].get<double>();
   EXPECT_GT(speedup, 1.0);
@@ -163,7 +171,7 @@ TEST_F(LintWhatIfTest, WhatIfProjectsARealReport) {
   EXPECT_NE(text.out.find("projected"), std::string::npos);
 
   std::string html = path("projected.html"), out = path("projected.json");
-  auto b = cli("whatif " + report + " --batch 8 --html " + html + " -f " + out);
+  auto b = cli("whatif " + report + " --batch 8 --html " + html + " -o " + out);
   EXPECT_EQ(b.rc, 0) << b.err;
   EXPECT_NE(slurp(html).find("\"whatif\""), std::string::npos);
   json withp = read_json(out);

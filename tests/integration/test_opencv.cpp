@@ -62,7 +62,7 @@ class OpenCvTest : public ::testing::Test {
 TEST_F(OpenCvTest, ZooModelsMapEveryLayerAndNode) {
   for (const std::string m : {"resnet50", "squeezenet1_0"}) {
     std::string report = path(m + ".opencv.json");
-    auto r = run_cli("profile " + model(m) + kQuickProfile + "--no-roofs -B opencv -f " + report, *dir_);
+    auto r = run_cli("profile " + model(m) + kQuickProfile + "--no-roofs -B opencv -o " + report, *dir_);
     ASSERT_EQ(r.rc, 0) << m << ": " << r.err << r.out;
     json rep = read_json(report);
     ASSERT_EQ(rep["backends"].size(), 1u);
@@ -103,7 +103,7 @@ TEST_F(OpenCvTest, RefusedModelsFailWithOpenCvsMessage) {
   const std::map<std::string, std::string> refused{{"mobilenet_v2", "Clip"}, {"vit_b_16", "LayerNormalization"}};
   for (const auto& [m, op] : refused) {
     std::string report = path(m + ".opencv.json");
-    auto r = run_cli("profile " + model(m) + kQuickProfile + "--no-roofs -B opencv -f " + report, *dir_);
+    auto r = run_cli("profile " + model(m) + kQuickProfile + "--no-roofs -B opencv -o " + report, *dir_);
     EXPECT_EQ(r.rc, 1) << m;
     json rep = read_json(report);
     EXPECT_TRUE(rep["runs"].empty());
@@ -135,7 +135,9 @@ TEST_F(OpenCvTest, BenchAccountsForEveryNodeTest) {
   for (const auto& e : res["entries"]) {
     ++by_status[e["status"].get<std::string>()];
     by_model[e["model"].get<std::string>()] = e;
-    if (e["status"] != "pass") EXPECT_FALSE(e["message"].get<std::string>().empty()) << e["model"];
+    if (e["status"] != "pass") {
+      EXPECT_FALSE(e["message"].get<std::string>().empty()) << e["model"];
+    }
   }
   for (const auto& [status, n] : by_status)
     EXPECT_TRUE(status == "pass" || status == "fail" || status == "skip") << status << " x" << n;
@@ -159,7 +161,7 @@ TEST_F(OpenCvTest, TwoRuntimesSideBySideAndComparedByNode) {
   if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed";
   const std::string both = path("both.json");
   auto r = run_cli("profile " + model("squeezenet1_0") + kQuickProfile +
-                       "--no-roofs -B onnxruntime -B opencv -f " + both + " --html " + path("both.html"),
+                       "--no-roofs -B onnxruntime -B opencv -o " + both + " --html " + path("both.html"),
                    *dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   json rep = read_json(both);
@@ -175,8 +177,8 @@ TEST_F(OpenCvTest, TwoRuntimesSideBySideAndComparedByNode) {
 
   // resnet50: ORT's NCHWc kernels and OpenCV's fused convolutions, the same ONNX nodes under other names.
   const std::string ort = path("ort.json"), cv = path("cv.json");
-  ASSERT_EQ(run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs -f " + ort, *dir_).rc, 0);
-  ASSERT_EQ(run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs -B opencv -f " + cv, *dir_).rc, 0);
+  ASSERT_EQ(run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs -o " + ort, *dir_).rc, 0);
+  ASSERT_EQ(run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs -B opencv -o " + cv, *dir_).rc, 0);
   auto c = run_cli("compare " + ort + " " + cv + " --format json", *dir_);
   ASSERT_EQ(c.rc, 0) << c.err;
   json cmp = json::parse(c.out);
@@ -217,7 +219,7 @@ TEST_F(OpenCvTest, ThirdPartyPaddleExportRunsAndMaps) {
 
   std::string report = path("ppocr_cls.opencv.json");
   auto r = run_cli("profile " + shell_quote((corpus / "ppocr_mobile_v2_cls.onnx").string()) +
-                       flags["ppocr_mobile_v2_cls"] + kQuickProfile + "--no-roofs -B opencv -f " + report,
+                       flags["ppocr_mobile_v2_cls"] + kQuickProfile + "--no-roofs -B opencv -o " + report,
                    *dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   json rep = read_json(report);
@@ -235,7 +237,7 @@ TEST_F(OpenCvTest, ThirdPartyPaddleExportRunsAndMaps) {
 
   report = path("ppocr_det.opencv.json");
   r = run_cli("profile " + shell_quote((corpus / "ppocrv4_det.onnx").string()) + flags["ppocrv4_det"] +
-                  kQuickProfile + "--no-roofs -B opencv -f " + report,
+                  kQuickProfile + "--no-roofs -B opencv -o " + report,
               *dir_);
   EXPECT_EQ(r.rc, 1);
   rep = read_json(report);

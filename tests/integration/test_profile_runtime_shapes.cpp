@@ -70,7 +70,7 @@ TEST_F(ProfileRuntimeShapes, UnresolvedTensorsTakeTheRuntimesShapesAndTheirCostI
   EXPECT_GT(st["totals"]["unresolved_nodes"].get<int64_t>(), 0);
 
   const std::string report = path("nonzero.json");
-  auto r = run_cli("profile " + path("nonzero.onnx") + kQuickProfile + "--no-roofs -f " + report,
+  auto r = run_cli("profile " + path("nonzero.onnx") + kQuickProfile + "--no-roofs -o " + report,
                    dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   const json rep = json::parse(slurp(report));
@@ -107,7 +107,7 @@ TEST_F(ProfileRuntimeShapes, ResolvedModelsTakeNothingAndWarnOfNoMismatch) {
   add_value(g->mutable_output(), "y", {2, 4});
   save(m, path("plain.onnx"));
   const std::string report = path("plain.json");
-  auto r = run_cli("profile " + path("plain.onnx") + kQuickProfile + "--no-roofs -f " + report, dir_);
+  auto r = run_cli("profile " + path("plain.onnx") + kQuickProfile + "--no-roofs -o " + report, dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   const json rep = json::parse(slurp(report));
   for (const auto& n : rep["model"]["analysis"]["nodes"]) EXPECT_FALSE(n.contains("shape_source")) << n.dump();

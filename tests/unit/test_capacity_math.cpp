@@ -58,7 +58,9 @@ TEST(CapacityEarlyStopping, MinimumQueriesMatchTheDirectSearch) {
       EXPECT_EQ(got, direct_min_under(t, p, 0.99L)) << "p=" << p << " t=" << t;
       // The bound is tight: one fewer query under the limit no longer passes.
       EXPECT_LE(static_cast<double>(direct_odds(got, t, p)), 0.01);
-      if (got > 1) EXPECT_GT(static_cast<double>(direct_odds(got - 1, t, p)), 0.01);
+      if (got > 1) {
+        EXPECT_GT(static_cast<double>(direct_odds(got - 1, t, p)), 0.01);
+      }
     }
 }
 

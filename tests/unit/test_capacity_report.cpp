@@ -39,7 +39,8 @@ ScenarioResult point(Scenario s, double qps, bool valid, std::vector<double> lat
 
 Report capacity_report() {
   Report r;
-  r.tool = {"rooflens", "0.1", "capacity"};
+  r.tool.version = "0.1";
+  r.tool.command = "capacity";
   r.model.name = "resnet50";
   CapacityResult c;
   c.settings.scenario = Scenario::server;

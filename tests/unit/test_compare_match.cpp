@@ -11,6 +11,7 @@
 #include "compare/verdict.h"
 #include "core/errors.h"
 #include "core/stats.h"
+#include "support/backend_info.h"
 
 using namespace rooflens;
 
@@ -47,7 +48,7 @@ Failure failure(int64_t batch, int64_t threads, const std::string& kind, const s
 Report report(const std::string& model) {
   Report r;
   r.model.name = model;
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
+  r.backends = {rooflens::testing::backend_info("onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0")};
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include "compare/verdict.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
+#include "support/backend_info.h"
 
 using namespace rooflens;
 
@@ -287,7 +288,7 @@ TEST(CompareRepetitions, ReportsAndBenchResultsCarryTheirRunsIntoCompare) {
   Report base, next;
   for (auto* r : {&base, &next}) {
     r->model.name = "net";
-    r->backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0"}};
+    r->backends = {rooflens::testing::backend_info("onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0")};
   }
   auto add_run = [](Report& r, const LatencySide& s) {
     ProfileRun run;

@@ -64,7 +64,10 @@ class OpCase {
     const CostFn* fn = registry().find(node_.domain, node_.op);
     if (!fn) {
       ADD_FAILURE() << "no cost function for " << node_.domain << "::" << node_.op;
-      return OpWork{0, 0, false, {}, false, "unregistered"};
+      OpWork w;
+      w.known = false;
+      w.note = "unregistered";
+      return w;
     }
     CostInput c;
     c.node = &node_;

@@ -25,9 +25,13 @@ TEST(CostRegistry, AiOnnxIsTheDefaultDomain) {
 
 TEST(CostRegistry, AddReplacesAndOpsAreSorted) {
   CostRegistry r;
-  r.add("ai.onnx", "B", [](const CostInput&) { return OpWork{1, 0, true, {}, false, {}}; });
+  r.add("ai.onnx", "B", [](const CostInput&) { OpWork w;
+    w.flops = 1;
+    return w; });
   r.add("", "A", [](const CostInput&) { return OpWork{}; });
-  r.add("", "B", [](const CostInput&) { return OpWork{2, 0, true, {}, false, {}}; });
+  r.add("", "B", [](const CostInput&) { OpWork w;
+    w.flops = 2;
+    return w; });
   const auto ops = r.ops();
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].second, "A");

@@ -22,7 +22,9 @@ Read import(const std::vector<std::string>& files, const importers::ImportOption
             const std::string& expect_format = "") {
   auto f = fixtures(files);
   const auto& importer = importers::detect_importer(f);
-  if (!expect_format.empty()) EXPECT_EQ(importer.name(), expect_format);
+  if (!expect_format.empty()) {
+    EXPECT_EQ(importer.name(), expect_format);
+  }
   Read r{importer.read(f, options), {}};
   AssemblyContext ctx;
   ctx.rules = r.in.rules;
@@ -57,7 +59,9 @@ TEST(ImportOrt, CudaProfileSharesFallbackAndCopies) {
   // Medians: CUDA 0.043+0.122+0.032+0.057+0.024 = 0.278 ms, CPU 0.006+0.212 = 0.218 ms.
   EXPECT_NEAR(shares[0].time_ms, 0.278, 1e-9);
   EXPECT_NEAR(shares[1].time_share, 0.218 / 0.496, 1e-9);
-  EXPECT_NE(import_summary(Report{.runs = {r.run}}).find("CPU fallback: 2 layer(s)"), std::string::npos);
+  Report report;
+  report.runs = {r.run};
+  EXPECT_NE(import_summary(report).find("CPU fallback: 2 layer(s)"), std::string::npos);
 }
 
 TEST(ImportOrt, EarlyVersionsAndTraceObjects) {

@@ -206,7 +206,8 @@ TEST(LayerTruth, WritesAreTheKernelsOutputsInThePrecisionTheRuntimeRanIn) {
   KernelRecord gather = kernel("gather", "Gather", 0.003);
   gather.output_shapes = {{4, 1024}};
   gather.output_dtypes = {"float16"};  // as if the runtime ran it on a half-precision copy
-  const Layer& g = layer(d.build({kernel("shape", "Shape", 0.002), gather}), "gather");
+  const LayerBuild b = d.build({kernel("shape", "Shape", 0.002), gather});
+  const Layer& g = layer(b, "gather");
   EXPECT_EQ(g.bytes_source, BytesSource::runtime_writes);
   EXPECT_EQ(g.bytes, 4u * 1024 * 4 + 4 * 8 + 4 * 1024 * 2);
 }

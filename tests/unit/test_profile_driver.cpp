@@ -10,6 +10,7 @@
 #include "core/report.h"
 #include "profile/profile.h"
 #include "support/onnx_builder.h"
+#include "support/backend_info.h"
 
 using namespace rooflens;
 using namespace rooflens::testing;
@@ -73,7 +74,7 @@ TEST(ProfileDriver, AFailedProfiledRunKeepsTheEndToEndFiguresAndSaysWhy) {
 
 TEST(ProfileDriver, ReportsWithoutLayersErrorStillLoad) {
   Report r;
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "x"}};
+  r.backends = {rooflens::testing::backend_info("onnxruntime", "1.30.0", {}, "x")};
   r.runs.emplace_back();
   std::string text = report_to_json(r);
   EXPECT_EQ(text.find("\"layers_error\""), std::string::npos);  // written only when set

@@ -180,7 +180,9 @@ TEST(Reference, TheCheckJudgesTheRatioSoAHostStepNeitherHidesNorInventsAChange) 
     Trends m = build_trends(bare, {});
     check_latest(m, "m1", CheckOptions{});
     EXPECT_EQ(m.checks[0].reference, "");
-    if (c.ratio > 1.05) EXPECT_NE(m.checks[0].verdict, "regression") << m.checks[0].change;
+    if (c.ratio > 1.05) {
+      EXPECT_NE(m.checks[0].verdict, "regression") << m.checks[0].change;
+    }
   }
 }
 

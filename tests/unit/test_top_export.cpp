@@ -16,6 +16,7 @@
 #include "reporters/layer_query.h"
 #include "reporters/report_text.h"
 #include "reporters/top_report.h"
+#include "support/backend_info.h"
 
 using namespace rooflens;
 using json = nlohmann::json;
@@ -148,7 +149,7 @@ Report make_report() {
   r.tool.version = "0.1.0";
   r.model.name = "tiny";
   r.model.analysis.totals.nodes = 11;
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0"}};
+  r.backends = {rooflens::testing::backend_info("onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0")};
   r.runs.push_back(make_run(
       1, {{"batch", 1}},
       {

@@ -29,6 +29,7 @@ PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p
   for (int i = first; i < first + p.iterations && i < static_cast<int>(profile.runs.size()); ++i)
     m.step.profiled_runs_ms.push_back(static_cast<double>(profile.runs[static_cast<size_t>(i)].dur_us) / 1000.0);
   m.step.kernels = kernel_records(profile, first, p.iterations);
+  m.step.kernel_time_step_ms = kOrtKernelTimeStepMs;
   m.step.dispatch = dispatch_samples(profile, first, p.iterations);
   m.step.threads_observed = threads_observed(profile, first, p.iterations);
   m.step.executed_graph = executed;

@@ -151,7 +151,7 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
   const int measured = static_cast<int>(prof.profile.runs.size()) - prof.warmup_iterations;
   out.dispatch = dispatch_samples(prof.profile, prof.warmup_iterations, measured);
   out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
-  out.kernel_time_step_ms = 0.001;  // ORT's profile gives whole microseconds
+  out.kernel_time_step_ms = kOrtKernelTimeStepMs;
   std::string problem;
   out.executed_graph = executed_graph(prof.optimized_model.empty() ? std::nullopt
                                                                    : std::optional<std::filesystem::path>(prof.optimized_model),

@@ -21,6 +21,9 @@
 
 namespace rooflens::ort {
 
+// ORT's profile writes kernel durations in whole microseconds: the step the roof check allows a kernel's time.
+inline constexpr double kOrtKernelTimeStepMs = 0.001;
+
 struct OrtTypeShape {
   std::string dtype;           // as ORT spells it: "float", "int64", "float16", ...
   std::vector<int64_t> dims;

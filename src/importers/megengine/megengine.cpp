@@ -58,6 +58,7 @@ struct Timed {
 class MegEngineImporter : public Importer {
  public:
   std::string name() const override { return "megengine"; }
+  std::vector<std::string> aliases() const override { return {"mge"}; }
   std::string description() const override {
     return "MegEngine load_and_run --profile JSON (--option clock=device|host, end=end|kern)";
   }

@@ -76,6 +76,7 @@ void add_dtypes(std::vector<KernelRecord>& kernels, const ort::OrtProfile& p) {
 class OrtImporter : public Importer {
  public:
   std::string name() const override { return "onnxruntime"; }
+  std::vector<std::string> aliases() const override { return {"ort"}; }
   std::string description() const override {
     return "ONNX Runtime profile JSON (any execution provider; 2019 to 1.30 layouts)";
   }
@@ -110,6 +111,7 @@ class OrtImporter : public Importer {
     r.profile = p;
     m.kernels = p.runs.empty() ? single_iteration(p) : ort::kernel_records(r);
     add_dtypes(m.kernels, p);
+    m.kernel_time_step_ms = ort::kOrtKernelTimeStepMs;
     std::set<std::string> providers;
     bool accelerated = false;
     for (auto& k : m.kernels) {

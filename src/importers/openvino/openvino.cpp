@@ -109,6 +109,7 @@ bool executed(const std::string& status) { return status == "EXECUTED"; }
 class OpenVinoImporter : public Importer {
  public:
   std::string name() const override { return "openvino"; }
+  std::vector<std::string> aliases() const override { return {"ov", "benchmark_app"}; }
   std::string description() const override {
     return "OpenVINO benchmark_app -report_type detailed_counters|average_counters CSV and -exec_graph_path XML";
   }

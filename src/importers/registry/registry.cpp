@@ -1,5 +1,7 @@
 #include "importers/registry/registry.h"
 
+#include <cctype>
+
 #include "core/errors.h"
 #include "importers/megengine/megengine.h"
 #include "importers/neural_engine/neural_engine.h"
@@ -20,13 +22,27 @@ const std::vector<const Importer*>& all_importers() {
   return list;
 }
 
+namespace {
+
+// "Neural_Engine" and "neural-engine" are one spelling: lower case, '_' read as '-'.
+std::string spelling(std::string s) {
+  for (char& c : s) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
 const Importer& find_importer(const std::string& format) {
   std::string names;
   for (const Importer* i : all_importers()) {
-    if (i->name() == format) return *i;
-    names += (names.empty() ? "" : ", ") + i->name();
+    if (spelling(i->name()) == spelling(format)) return *i;
+    for (const auto& a : i->aliases())
+      if (spelling(a) == spelling(format)) return *i;
+    std::string also;
+    for (const auto& a : i->aliases()) also += (also.empty() ? "" : ", ") + a;
+    names += (names.empty() ? "" : "; ") + i->name() + (also.empty() ? "" : " (also " + also + ")");
   }
-  throw UsageError("import: unknown FORMAT '" + format + "' (auto, " + names + ")");
+  throw UsageError("import: unknown FORMAT '" + format + "': give auto, or one of " + names);
 }
 
 const Importer& detect_importer(const std::vector<InputFile>& files) {

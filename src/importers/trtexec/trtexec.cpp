@@ -309,6 +309,7 @@ void add_timing(const Files& f, Measurement& m) {
 class TrtexecImporter : public Importer {
  public:
   std::string name() const override { return "trtexec"; }
+  std::vector<std::string> aliases() const override { return {"trt", "tensorrt", "trex"}; }
   std::string description() const override {
     return "TensorRT trtexec --exportLayerInfo/--exportProfile/--exportTimes JSON and TREx metadata (TensorRT 8.x-10.x)";
   }
