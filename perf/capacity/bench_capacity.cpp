@@ -204,6 +204,7 @@ void workers_part(const Paths& p, const std::vector<fs::path>& models, int round
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table shows as it is done, also into a file or a pipe
   const int rounds = std::max(1, static_cast<int>(env_number("ROOFLENS_BENCH_ROUNDS", 3)));
   const fs::path src = ROOFLENS_SOURCE_DIR;
   Paths p{fs::read_symlink("/proc/self/exe").parent_path() / "rooflens", src / "perf" / "capacity" / "workers_vs_processes.mjs",

@@ -190,9 +190,30 @@ class ConfigRun {
           p.qps = qps;
           return run_point(p);
         },
-        [&](const ScenarioResult&) { return out_.stop; });
+        [&](const ScenarioResult& r) { return out_.stop || (!any_valid(found_so_far_) && unloaded_miss(r)); });
+    found_so_far_.clear();
     for (auto& p : found.points) out_.run.points.push_back(std::move(p));
     out_.run.peak = found.peak;
+  }
+
+  static bool any_valid(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
+
+  // An INVALID server run whose instances were mostly idle: its queries hardly queued, so a lower rate cannot
+  // cure it (single queries miss the SLO at the percentile, or the machine adds outliers). Without this the
+  // downward bracket goes on to rates whose minimum query count takes hours (662 queries at 0.05 QPS).
+  bool unloaded_miss(const ScenarioResult& r) {
+    found_so_far_.push_back(r.valid);
+    if (r.valid || r.instances.empty()) return false;
+    double busy = 0;
+    for (const auto& u : r.instances) busy += u.busy_share;
+    busy /= static_cast<double>(r.instances.size());
+    if (busy >= kUnloadedBusyShare) return false;
+    out_.run.warnings.push_back(fmt::format(
+        "find-peak stopped at {:g} QPS: INVALID with the instances busy {:.0f}% of the time, so its queries hardly "
+        "queued and a lower rate would not meet the SLO either; p{:g} there {:.2f} ms against the SLO of {:g} ms ({} "
+        "of {} queries over it): raise --slo, lower --percentile, or quiet the machine",
+        r.target_qps, 100 * busy, s_.percentile, r.percentile_ms, s_.slo_ms, r.over_slo, r.queries));
+    return true;
   }
 
   void finish_prediction() {
@@ -259,6 +280,8 @@ class ConfigRun {
   EngineHooks hooks_;
   ConfigOutcome out_;
   std::unique_ptr<RunnerPool> pool_;
+  static constexpr double kUnloadedBusyShare = 0.3;
+  std::vector<bool> found_so_far_;  // the peak search's verdicts so far
   std::vector<RunRecords> baselines_;
   std::optional<Prediction> prediction_;
   double offline_qps_ = 0;
