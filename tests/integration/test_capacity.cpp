@@ -169,6 +169,20 @@ TEST_F(CapacityTest, FindPeakBracketsTheOfflineThroughput) {
   EXPECT_NE(r.out.find("VALID  server peak"), std::string::npos) << r.out;
 }
 
+TEST_F(CapacityTest, FindPeakGivesUpWhenQueriesMissTheSloWithoutQueueing) {
+  // No rate meets a 0.5 ms SLO: an INVALID run with idle instances ends the search instead of walking down to
+  // rates whose minimum query count takes hours.
+  const std::string out = path("no-peak.json");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --find-peak --qps 10 --slo 0.5ms --percentile 90 "
+                    "--duration 0.5 --min-queries 30 --no-predict" + kQuick + "-o " + out);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("INVALID  no server QPS tried was VALID"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: find-peak stopped at 10 QPS"), std::string::npos) << r.out;
+  const json run = report(out)["capacity"]["runs"][0];
+  EXPECT_EQ(run["points"].size(), 1u);
+  EXPECT_EQ(run["peak"]["qps"], 0);
+}
+
 TEST_F(CapacityTest, AKilledRunnerFailsItsQueriesNamesTheInstanceAndKeepsTheRecords) {
   const std::string out = path("killed.json"), csv = path("killed.csv");
   pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", "40", "--slo", "500ms", "--instances",
