@@ -50,8 +50,19 @@ std::string measured(const std::string& cmd, const Paths& p, double& others_cpus
   const std::string out = capture(cmd, p.tmp / "err.txt", rc);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   others_cpus = wall > 0 ? std::max(0.0, ((machine_busy_s() - busy0) - (children_cpu_s() - ours0)) / wall) : 0;
-  if (rc != 0) std::fprintf(stderr, "bench_capacity: failed (%d): %s\n%s\n", rc, cmd.c_str(), slurp(p.tmp / "err.txt").c_str());
-  return rc == 0 ? out : "";
+  if (rc != 0) std::fprintf(stderr, "bench_capacity: exit %d: %s\n%s\n", rc, cmd.c_str(), slurp(p.tmp / "err.txt").c_str());
+  return rc == 0 || rc == 1 ? out : "";  // 1: an INVALID result (e.g. no VALID peak), still a report to read
+}
+
+// Why a find-peak found no VALID rate: the warnings of its run, else the reasons of its last point.
+std::string why_no_peak(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("capacity") || j["capacity"]["runs"].empty()) return "no report";
+  const json& run = j["capacity"]["runs"][0];
+  if (run.contains("warnings") && !run["warnings"].empty()) return run["warnings"].back().get<std::string>();
+  if (!run["points"].empty() && !run["points"].back()["reasons"].empty())
+    return run["points"].back()["reasons"][0].get<std::string>();
+  return "";
 }
 
 double json_number(const std::string& text, const std::vector<std::string>& path) {
@@ -168,6 +179,8 @@ bool prediction_part(const Paths& p, const std::vector<fs::path>& models) {
         const double error = measured_peak > 0 ? predicted / measured_peak - 1 : 0;
         const bool pass = measured_peak > 0 && std::abs(error) <= 0.15;
         if (k == 0) ok &= pass;
+        if (measured_peak <= 0) std::printf("  %s %dx%d: no VALID peak: %s\n", model.stem().c_str(), instances, threads,
+                                            why_no_peak(out).c_str());
         if (times == 2) repeat.push_back(measured_peak);
         t.rows.push_back({model.stem().string() + (k ? " (again)" : ""), fmt::format("{}x{}", instances, threads),
                           fmt::format("{:.2f}", measured_peak), fmt::format("{:.2f}", predicted),

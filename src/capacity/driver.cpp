@@ -1,6 +1,7 @@
 #include "capacity/driver.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -179,6 +180,8 @@ class ConfigRun {
   void peak_search() {
     PeakOptions o;
     o.precision = s_.peak_precision;
+    // No rate whose minimum query count takes longer than MLPerf's 600 s run.
+    o.floor_qps = std::max(o.floor_qps, static_cast<double>(s_.min_queries) / 600);
     o.start_qps = s_.qps > 0                                          ? s_.qps
                   : prediction_ && prediction_->peak_qps > 0          ? prediction_->peak_qps
                   : offline_qps_ > 0                                  ? 0.8 * offline_qps_
@@ -190,29 +193,43 @@ class ConfigRun {
           p.qps = qps;
           return run_point(p);
         },
-        [&](const ScenarioResult& r) { return out_.stop || (!any_valid(found_so_far_) && unloaded_miss(r)); });
+        [&](const ScenarioResult& r) { return out_.stop || (!any_valid(found_so_far_) && unqueued_miss(r)); });
     found_so_far_.clear();
+    if (found.peak.qps <= 0 && !found.stopped && !found.points.empty() &&
+        static_cast<int>(found.points.size()) < o.max_runs)  // the downward bracket reached the floor
+      out_.run.warnings.push_back(fmt::format(
+          "find-peak stopped at {:g} QPS: below it, a run's minimum of {} queries would take longer than 600 s; give "
+          "a lower --qps and --min-queries to search further", found.points.back().target_qps, s_.min_queries));
     for (auto& p : found.points) out_.run.points.push_back(std::move(p));
     out_.run.peak = found.peak;
   }
 
   static bool any_valid(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
 
-  // An INVALID server run whose instances were mostly idle: its queries hardly queued, so a lower rate cannot
-  // cure it (single queries miss the SLO at the percentile, or the machine adds outliers). Without this the
-  // downward bracket goes on to rates whose minimum query count takes hours (662 queries at 0.05 QPS).
-  bool unloaded_miss(const ScenarioResult& r) {
+  // An INVALID server run in which more queries than the percentile allows missed the SLO without having waited
+  // for another query (their instance's previous call had ended when they were scheduled): a lower rate
+  // cannot cure those, so the search ends rather than walking down to rates whose minimum query count takes hours.
+  bool unqueued_miss(const ScenarioResult& r) {
     found_so_far_.push_back(r.valid);
-    if (r.valid || r.instances.empty()) return false;
-    double busy = 0;
-    for (const auto& u : r.instances) busy += u.busy_share;
-    busy /= static_cast<double>(r.instances.size());
-    if (busy >= kUnloadedBusyShare) return false;
+    if (r.valid || r.queries <= 0) return false;
+    const int64_t slo_ns = static_cast<int64_t>(s_.slo_ms * 1e6);
+    // Each call's instance was idle at the query's scheduled time when the call before it there had ended.
+    std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> calls;  // instance -> (start, end), by start
+    for (const auto& q : last_.queries)
+      if (q.done.status == QueryStatus::ok) calls[q.done.instance].push_back({q.done.start_ns, q.done.end_ns});
+    for (auto& [i, v] : calls) std::sort(v.begin(), v.end());
+    int64_t alone = 0;
+    for (const auto& q : last_.queries) {
+      if (q.done.status != QueryStatus::ok || q.done.completed_ns - q.issued.scheduled_ns <= slo_ns) continue;
+      const auto& v = calls[q.done.instance];
+      auto it = std::lower_bound(v.begin(), v.end(), std::pair{q.done.start_ns, int64_t{0}});
+      if (it == v.begin() || std::prev(it)->second <= q.issued.scheduled_ns) ++alone;
+    }
+    if (static_cast<double>(alone) <= (1 - s_.percentile / 100) * static_cast<double>(r.queries)) return false;
     out_.run.warnings.push_back(fmt::format(
-        "find-peak stopped at {:g} QPS: INVALID with the instances busy {:.0f}% of the time, so its queries hardly "
-        "queued and a lower rate would not meet the SLO either; p{:g} there {:.2f} ms against the SLO of {:g} ms ({} "
-        "of {} queries over it): raise --slo, lower --percentile, or quiet the machine",
-        r.target_qps, 100 * busy, s_.percentile, r.percentile_ms, s_.slo_ms, r.over_slo, r.queries));
+        "find-peak stopped at {:g} QPS: {} of {} queries missed the SLO of {:g} ms without waiting for another query "
+        "(more than the {:g}% the p{:g} allows), so no lower rate meets it: raise --slo, lower --percentile, or "
+        "quiet the machine", r.target_qps, alone, r.queries, s_.slo_ms, 100 - s_.percentile, s_.percentile));
     return true;
   }
 
@@ -280,7 +297,6 @@ class ConfigRun {
   EngineHooks hooks_;
   ConfigOutcome out_;
   std::unique_ptr<RunnerPool> pool_;
-  static constexpr double kUnloadedBusyShare = 0.3;
   std::vector<bool> found_so_far_;  // the peak search's verdicts so far
   std::vector<RunRecords> baselines_;
   std::optional<Prediction> prediction_;
