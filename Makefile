@@ -12,7 +12,7 @@ HISTORY_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity screenshots clean
+.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity screenshots clean
 
 # What `make run` needs (compiler, CMake, the libraries rooflens links, Node.js and onnxruntime-node), and everything
 # (that plus clang, GoogleTest, PostgreSQL, Chromium, likwid, PyTorch for the corpus): scripts/install-deps.sh.
@@ -113,7 +113,9 @@ test: corpus fuzz san-test
 # `rooflens bench` over every ONNX node test (validate mode); part 5 checks whatif's projections against measured
 # runs (threads 1 -> 2, batch 1 -> 8 on resnet50, mobilenet_v2, bert_base); part 6 times the HTML report's load in
 # headless Chromium with 5,000 layers (and the graph view's layout of their ~8,000 nodes); part 7 alternates
-# `rooflens generate` with a bare onnxruntime-node generation loop; part 8 measures how often the CI gate (compare,
+# `rooflens generate` with a bare onnxruntime-node generation loop; the capacity part times `rooflens capacity`'s
+# Offline throughput against bare onnxruntime-node processes, its self-test, and predicted vs measured peaks
+# (~15 minutes; alone: make bench-capacity); part 8 measures how often the CI gate (compare,
 # history --check) flags a real +10% work change and identical models (~20 minutes: 40 profile sessions, 30
 # interleaved compares; `make bench-sensitivity` runs it alone); part 9 checks the memory prediction against what
 # the runner held (corpus and zoo models, three allocator settings, decoders over a sequence sweep).
@@ -121,12 +123,13 @@ test: corpus fuzz san-test
 bench: deps corpus
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_sensitivity rooflens_perf_memory
+	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_generate || rc=1; \
 	$(BUILD)/rooflens_perf_memory || rc=1; \
+	$(BUILD)/rooflens_perf_capacity || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
 
 # Part 8 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
@@ -136,6 +139,12 @@ bench-sensitivity: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
 	$(BUILD)/rooflens_perf_sensitivity
+
+# The capacity part alone (ROOFLENS_CAP_PARTS=1,2 runs some of it; ROOFLENS_BENCH_ROUNDS, ROOFLENS_CAP_DURATION).
+bench-capacity: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_capacity
+	$(BUILD)/rooflens_perf_capacity
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run

@@ -908,9 +908,14 @@ const GENERATE_OPS = makeGenerateOps({
   readOrtProfile, runOnce, peakRss, procStatus, resetPeak, nowNs, nsToMs, fnv1a, mulberry32, log,
 });
 
+const { makeServeOps } = await import('./serve.mjs');  // prepare, infer, end_profile: rooflens capacity
+const SERVE_OPS = makeServeOps({
+  ort, fs, os, path, RequestError, badRequest, optInt, requireSession, createSession, buildFeeds, runOnce, nowNs, log,
+});
+
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep, ...GENERATE_OPS,
+  unload: opUnload, sleep: opSleep, ...GENERATE_OPS, ...SERVE_OPS,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 namespace rooflens {
 
 class DecoderGeneration;  // backends/generation.h
+class Serving;            // backends/serving.h
 
 // How to feed a model's inputs: files named per input (--input), a test data set's input_<i>.pb (matched by the
 // name stored in the file, else by position), else generated with a fixed seed from the model's dims and shapes.
@@ -155,6 +156,9 @@ class Backend {
   // Decoder generation step by step with a KV cache (`rooflens generate`, backends/generation.h); nullptr when the
   // backend cannot (then `rooflens generate` refuses it with one line).
   virtual DecoderGeneration* generation() { return nullptr; }
+  // Instances for `rooflens capacity` (backends/serving.h); nullptr when the backend cannot serve that way (then
+  // `rooflens capacity` refuses it with one line).
+  virtual Serving* serving() { return nullptr; }
 };
 
 }  // namespace rooflens

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "compare/capacity_items.h"
 #include "compare/layer_match.h"
 #include "compare/verdict.h"
 #include "core/errors.h"
@@ -205,7 +206,16 @@ std::string status_verdict(const std::string& b, const std::string& n) {
   return verdict::kStatusChanged;  // pass <-> skip
 }
 
-Comparison compare_sources(const CompareSource& base, const CompareSource& head, const CompareOptions& o) {
+Comparison compare_sources(const CompareSource& base_in, const CompareSource& head, const CompareOptions& o) {
+  // Per-layer runs under load (capacity --profile-layers) each meet the same single-stream BASE run.
+  std::vector<std::string> pairing_notes;
+  std::optional<CompareSource> widened;
+  if (std::any_of(head.items.begin(), head.items.end(),
+                  [](const CompareItem& i) { return i.profile_config && i.profile_config->dims.count("instance"); })) {
+    widened = base_in;
+    pair_instances_with_base(*widened, head, pairing_notes);
+  }
+  const CompareSource& base = widened ? *widened : base_in;
   if (base.kind != head.kind)
     throw UsageError("BASE " + base.path + " is " + kind_name(base.kind) + " but NEW " + head.path + " is " +
                      kind_name(head.kind) + ": compare two of the same kind");
@@ -216,7 +226,6 @@ Comparison compare_sources(const CompareSource& base, const CompareSource& head,
   bool config_only = match_by_config_only(base, head);
   Pairing p = pair_by_key(base, head, config_only);
   pair_failures_with_runs(base, head, p);
-  std::vector<std::string> pairing_notes;
   pair_unknown_threads(base, head, p, pairing_notes);
   for (size_t i = 0; i < base.items.size(); ++i)
     c.items.push_back(compare_item(&base.items[i], p.new_of_base[i] ? &head.items[*p.new_of_base[i]] : nullptr, o));

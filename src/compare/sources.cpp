@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/capacity_items.h"
 #include "compare/generation_items.h"
 #include "core/comparison.h"
 #include "core/errors.h"
@@ -102,7 +103,7 @@ CompareSource read_report_source(const std::string& text, const std::string& pat
   Report r = report_from_json(text);
   if (!r.is_profile())
     throw UserError("not a profile report (it has no runs); make one with `rooflens profile MODEL -f FILE` (or "
-                    "`rooflens generate MODEL -f FILE` for a decoder)");
+                    "`rooflens generate MODEL -f FILE` for a decoder, `rooflens capacity MODEL -o FILE` for serving)");
   return source_from_report(r, path);
 }
 
@@ -145,13 +146,14 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
       src.backend_options += (src.backend_options.empty() ? "" : " ") + (r.backends.size() > 1 ? b.label + ":" : "") +
                              k + "=" + v;
   }
-  src.description = std::string(r.generation ? "generation" : "profile") + " report of " + model +
+  src.description = std::string(r.generation ? "generation" : r.capacity ? "capacity" : "profile") + " report of " + model +
                     (src.runtime.empty() ? "" : " on " + src.runtime) +
                     (src.backend_options.empty() ? "" : " with " + src.backend_options);
   if (r.generation) {  // TTFT and TPOT items per configuration (compare/generation_items.h)
     add_generation_items(src, r, model);
     return src;
   }
+  if (r.capacity) add_capacity_items(src, r, model);  // compare/capacity_items.h; its runs[]: layers under load
   for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
   for (const auto& f : r.failures) {
     CompareItem failed = item_from_failure(f, model);

@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/repetitions.h"
 #include "core/sha256.h"
+#include "core/stats.h"
 
 namespace rooflens {
 namespace {
@@ -201,6 +202,25 @@ void add_report(HistorySession& s, const Report& r) {
         h.repetitions = std::move(g.repetitions);
         s.runs.push_back(std::move(h));
       }
+  if (r.capacity) {  // the items compare matches: each scenario run and the configuration's headline
+    for (const CapacityItem& item : capacity_items(*r.capacity)) {
+      HistoryRun h = base("");
+      h.config = item.config;
+      h.status = "pass";
+      h.latency_ms = summarize(item.samples_ms);
+      h.samples_ms = item.samples_ms;
+      h.repetitions = {static_cast<int64_t>(item.samples_ms.size())};
+      s.runs.push_back(std::move(h));
+    }
+    for (const CapacityRun& run : r.capacity->runs)
+      if (!run.failure.empty()) {
+        HistoryRun h = base("");
+        h.config = run.config.label();
+        h.status = run.failure.rfind("not run", 0) == 0 ? "skip" : "fail";
+        h.error = one_line(run.failure);
+        s.runs.push_back(std::move(h));
+      }
+  }
   for (const auto& run : r.runs) {
     HistoryRun h = base(run.backend);
     h.config = run.label();

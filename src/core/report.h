@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/capacity.h"
 #include "core/findings.h"
 #include "core/layer_kind.h"
 #include "core/memory.h"
@@ -472,6 +473,7 @@ struct Report {
   std::optional<std::vector<Finding>> findings;
   std::optional<Projection> whatif;      // rooflens whatif's projection of these runs, when one was made
   std::optional<Generation> generation;  // `rooflens generate` reports only; their failures are in `failures`
+  std::optional<CapacityResult> capacity;  // `rooflens capacity` reports only (core/capacity.h)
 };
 
 std::string report_to_json(const Report& r, int indent = 2);

@@ -1,6 +1,7 @@
 // JSON form of the Report. Field order is fixed (ordered_json) so write -> read -> write is byte-identical.
 #include "core/json_fields.h"
 
+#include "core/capacity_json.h"
 #include "core/errors.h"
 #include "core/memory_json.h"
 #include "core/repetitions.h"
@@ -485,6 +486,7 @@ std::string report_to_json(const Report& r, int indent) {
   if (r.findings) j["findings"] = *r.findings;
   if (r.whatif) j["whatif"] = *r.whatif;
   if (r.generation) j["generation"] = *r.generation;  // `rooflens generate` reports only
+  if (r.capacity) j["capacity"] = *r.capacity;        // `rooflens capacity` reports only
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -512,6 +514,7 @@ Report report_from_json(const std::string& text) {
     if (j.contains("findings")) r.findings = j.at("findings").get<std::vector<Finding>>();
     if (j.contains("whatif")) r.whatif = j.at("whatif").get<Projection>();
     if (j.contains("generation")) r.generation = j.at("generation").get<Generation>();
+    if (j.contains("capacity")) r.capacity = j.at("capacity").get<CapacityResult>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

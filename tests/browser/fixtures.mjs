@@ -12,6 +12,8 @@
 //                                      64, 8 decode steps, datasheet ceilings
 //   two_runtimes.{onnx,json,html}      squeezenet on ONNX Runtime and OpenCV in one report (when built with OpenCV)
 //   trt_import.{json,html}             `rooflens import` of the project's trtexec MobileNet QAT set (datasheet A100)
+//   capacity.{json,html}               a REAL `rooflens capacity --find-peak` of squeezenet at 64 px (one instance,
+//                                      short runs, datasheet ceilings)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -98,6 +100,9 @@ export function buildFixtures() {
   run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
     '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-o', file('generate.json'), '--html', file('generate.html')]);
   twoRuntimes();
+  run(['capacity', file('two_runtimes.onnx'), '--find-peak', '--slo', '100ms', '--percentile', '90', '--duration', '1',
+    '--precision', '25%', '--threads', '1', '-q', '--no-db', '--roofs', file('roofs.json'), '-o', file('capacity.json'),
+    '--html', file('capacity.html')]);
   const trt = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/import/trtexec/mobilenet_qat');
   run(['import', 'auto', ...['graph', 'profile', 'timing', 'profile.metadata', 'build.metadata']
     .map((f) => path.join(trt, 'mobilenet_qat.engine.' + f + '.json')), '-q', '-o', file('trt_import.json'),

@@ -7,7 +7,7 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['runtimes', 'Runtimes'],
+const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['capacity', 'Capacity'], ['runtimes', 'Runtimes'],
   ['roofline', 'Roofline'], ['layers', null], ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'],
   ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['memory', 'Memory'], ['whatif', 'What if'], ['findings', 'Findings']];
 
@@ -96,6 +96,7 @@ themeToggle();
 const select = header();
 main.append(renderSummary(view));
 if (report.generation) main.append(renderGeneration(view));  // `rooflens generate` reports (generation.js)
+if (report.capacity) main.append(renderCapacity(view));  // `rooflens capacity` reports (capacity.js)
 if ((view.report.runtime_comparisons || []).length) main.append(renderRuntimes(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);

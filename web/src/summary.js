@@ -4,6 +4,7 @@ function renderSummary(view) {
   const caption = view.mode === 'profile'
     ? 'End-to-end figures come from a run with profiling off; layer times from a second, profiled run.'
     : r.generation ? 'A generation report: the measured phases are in the Generation section; below is the static analysis at the first configuration\'s prefill.'
+    : r.capacity ? 'A capacity report: the serving runs are in the Capacity section; below is the static analysis at one sample.'
     : (r.backends || []).length ? 'No configuration of this profile finished (see the findings); below is the static analysis.'
       : 'Static analysis only: shapes and cost of every node. Profile the model (rooflens profile) for timings.';
   const card = section('summary', 'Summary', caption);

@@ -104,6 +104,18 @@ class ChildRunner {
   // The last `stderr_tail_lines` lines the runner wrote to stderr (and any stray non-protocol stdout lines).
   std::string last_stderr_tail() const;
 
+  // ---- many requests in flight (child_runner_async.cpp): one issuer drives many runners with poll() ----
+  // Writes `req` ("id" set here, returned) without waiting for its answer. Requests are a few dozen bytes: the
+  // write waits for room in the pipe only when the runner has stopped reading. false: the runner is gone.
+  bool send_async(nlohmann::json req, long long& id);
+  // The descriptor to poll for answers (POLLIN); -1 when not running.
+  int reply_fd() const { return out_fd_; }
+  // Reads whatever answers have arrived, without blocking, appending them (status ok or error, body with "id").
+  // false once the runner ended: `death` then says how (the same words request() uses), with its last stderr line.
+  bool read_replies(std::vector<RunnerReply>& out, std::string& death);
+  // Ends the runner at once (SIGKILL) and reaps it: a runner that stopped answering.
+  void kill_now();
+
  private:
   void spawn();
   void close_fds();

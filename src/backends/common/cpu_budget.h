@@ -36,6 +36,14 @@ CpuBudget budget_of(std::vector<int> cpus, const std::function<std::optional<std
 // with the note that says why. `option` is the backend's own name for the setting.
 RunSetting intra_op_setting(int64_t requested, const CpuBudget& budget, const std::string& option);
 
+// `sets` disjoint CPU sets of `cores_each` whole physical cores (every SMT sibling of a core goes with it) from this
+// process's affinity mask, in CPU order: the CPUs of instances pinned side by side (cpu_sets.cpp). Empty when the
+// mask holds fewer cores.
+std::vector<std::vector<int>> disjoint_cpu_sets(int64_t sets, int64_t cores_each);
+// The same over a given budget's CPUs and topology (tests).
+std::vector<std::vector<int>> disjoint_cpu_sets(const std::vector<int>& cpus, int64_t sets, int64_t cores_each,
+                                                const std::function<std::optional<std::pair<int, int>>(int)>& package_core);
+
 // What a run's thread count means on this budget: more threads than allowed CPUs share them (each kernel's
 // barrier then waits for a descheduled thread). "" when nothing needs saying.
 std::string oversubscription_warning(int64_t threads, const CpuBudget& budget);

@@ -13,7 +13,9 @@
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_server.h"
+#include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/serving.h"
 
 namespace rooflens::ort {
 namespace {
@@ -119,6 +121,10 @@ class OrtBackend : public Backend {
 
   std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_, budget_); }
   DecoderGeneration* generation() override { return generation_.get(); }
+  Serving* serving() override {
+    if (!serving_) serving_ = make_ort_serving(base_, budget_);
+    return serving_.get();
+  }
 
  private:
   OrtSessionOptions base_;
@@ -126,6 +132,7 @@ class OrtBackend : public Backend {
   std::string ort_version_, node_version_;
   std::atomic<pid_t> pid_{0};
   std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too
+  std::unique_ptr<Serving> serving_;
 };
 
 }  // namespace

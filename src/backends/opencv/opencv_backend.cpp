@@ -8,6 +8,8 @@
 #include "backends/common/cpu_budget.h"
 #include "backends/common/runner_wire.h"
 #include "backends/opencv/opencv_child.h"
+#include "backends/opencv/opencv_serving.h"
+#include "backends/serving.h"
 
 namespace rooflens::opencv {
 namespace {
@@ -37,11 +39,7 @@ SessionOptions resolved(SessionOptions o, int64_t requested, const CpuBudget& bu
 // What the run ran with, and the thread count OpenCV reports after the load (its own read-back).
 void describe(Measurement& m, const SessionOptions& o, const RunSetting& threads, int read_back, const CpuBudget& budget) {
   m.threads = o.threads;
-  RunSetting fusion{"fusion", o.fusion ? "on" : "off", o.fusion_given ? SettingSource::user : SettingSource::rooflens,
-                    "Net::enableFusion", o.fusion_given ? "" : "always set; on is OpenCV's default too"};
-  RunSetting device{"device", "opencv cpu", SettingSource::rooflens, "setPreferableBackend/Target",
-                    "DNN_BACKEND_OPENCV on DNN_TARGET_CPU"};
-  m.settings = {threads, fusion, device};
+  m.settings = opencv_settings(o, threads);
   if (read_back > 0) m.threads_observed = ThreadsObserved{read_back, std::nullopt};
   if (std::string w = oversubscription_warning(o.threads, budget); !w.empty()) m.warnings.push_back(std::move(w));
 }
@@ -172,12 +170,17 @@ class OpenCvBackend : public Backend {
   }
 
   std::unique_ptr<ModelServer> serve() override { return std::make_unique<OpenCvServer>(options_, budget_); }
+  Serving* serving() override {
+    if (!serving_) serving_ = make_opencv_serving(options_, budget_);
+    return serving_.get();
+  }
 
  private:
   SessionOptions options_;
   CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
   std::string version_;
   std::atomic<pid_t> pid_{0};
+  std::unique_ptr<Serving> serving_;
 };
 
 }  // namespace

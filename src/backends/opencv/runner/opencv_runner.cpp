@@ -1,6 +1,7 @@
 // The child side of the OpenCV backend: rooflens-opencv-runner serves the runner protocol over one cv::dnn::Net.
 // Requests: hello, load {model, options{fusion, threads}}, run_timed {feed, timing}, run_profiled {feed, timing},
-// outputs {feed}, unload, quit — see docs/opencv-backend.md.
+// outputs {feed}, prepare {feed, samples, batch_inputs} and infer {s} (serving), unload, quit — see
+// docs/opencv-backend.md.
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "backends/common/timed_loop.h"
 #include "backends/opencv/runner/cv_messages.h"
 #include "backends/opencv/runner/opencv_runner.h"
+#include "backends/opencv/runner/serving_samples.h"
 #include "core/errors.h"
 #include "model/fixed_inputs.h"
 
@@ -166,7 +168,38 @@ class Session {
 
   json unload() {
     net_.reset();
+    samples_ = {};
     return json::object();
+  }
+
+  // Serving (rooflens capacity, serving_samples.h): samples made once; a call stacks the ones it names.
+  json prepare(const json& req) {
+    net();
+    FeedSpec feed;
+    std::vector<std::string> stack;
+    try {
+      feed = feed_from_json(req.at("feed"));
+      req.at("batch_inputs").get_to(stack);
+    } catch (const json::exception& e) {
+      throw RequestError("bad_request", std::string("prepare: ") + e.what());
+    }
+    const int64_t n = req.value("samples", int64_t{1});
+    samples_.prepare(inputs_, feed, stack, n, [](const TensorValue& t) { return to_mat(t); });
+    runner_log(kLog, "prepared " + std::to_string(n) + " samples");
+    return {{"samples", n}};
+  }
+
+  // One forward over the named samples; the call's start and end on CLOCK_MONOTONIC (steady_clock), in µs.
+  json infer(const json& req) {
+    cv::dnn::Net& n = net();
+    for (const auto& [name, mat] : samples_.call_inputs(req.at("s"))) n.setInput(mat, name);
+    const auto t0 = std::chrono::steady_clock::now();
+    forward();
+    const auto t1 = std::chrono::steady_clock::now();
+    auto us = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+    };
+    return {{"t", {us(t0), us(t1)}}};
   }
 
  private:
@@ -218,6 +251,7 @@ class Session {
   std::string model_;
   std::vector<InputDesc> inputs_;
   std::vector<cv::String> outputs_;
+  ServingSamples samples_;
 };
 
 }  // namespace
@@ -235,6 +269,8 @@ int serve() {
       {"run_profiled", [&s](const json& r) { return s.run_profiled(r); }},
       {"outputs", [&s](const json& r) { return s.outputs(r); }},
       {"unload", [&s](const json&) { return s.unload(); }},
+      {"prepare", [&s](const json& r) { return s.prepare(r); }},
+      {"infer", [&s](const json& r) { return s.infer(r); }},
   };
   return serve_runner(kLog, handlers);
 }

@@ -1,0 +1,141 @@
+// Serving inside the runner (requests `prepare`, `infer` and `end_profile`, docs/runner-protocol.md), for
+// `rooflens capacity`: the samples are made once, a query names them, and the answer carries the session.run's start
+// and end on the monotonic clock rooflens shares (process.hrtime.bigint(): CLOCK_MONOTONIC), never a tensor.
+//
+// session.run runs the model on this process's JavaScript thread (onnxruntime-node wraps the native call in
+// setImmediate), so requests in flight here are served one after another: parallel service comes from instances
+// (several runners), and a second request already queued only saves the gap between two calls.
+//
+// run.mjs passes its helpers in (`makeServeOps(ctx)`), so these requests answer and fail like every other one.
+
+export function makeServeOps(ctx) {
+  const { ort, fs, os, path, RequestError, badRequest, optInt, requireSession, createSession, buildFeeds, runOnce,
+    nowNs, log } = ctx;
+
+  const TYPED = {
+    float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array, uint8: Uint8Array,
+    int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
+    uint64: BigUint64Array, bool: Uint8Array,
+  };
+
+  // One stacked input: every sample's elements back to back, so a call over consecutive samples is a view.
+  function stackInput(name, tensors) {
+    const first = tensors[0];
+    if (!TYPED[first.type]) throw new RequestError('input', `input '${name}' is ${first.type}: it cannot be stacked`);
+    if (first.dims[0] !== 1) {
+      throw new RequestError('input', `input '${name}' has ${first.dims[0]} along its batch dim per sample; need 1`);
+    }
+    const per = first.data.length;
+    const all = new TYPED[first.type](per * tensors.length);
+    tensors.forEach((t, i) => all.set(t.data, i * per));
+    return { type: first.type, dims: first.dims.slice(1), per, all };
+  }
+
+  function stackedTensor(s, count, ranges) {
+    const total = ranges.reduce((a, r) => a + r[1], 0);
+    const [first, n] = ranges[0];
+    let data;
+    if (ranges.length === 1 && (first % count) + n <= count) {
+      const at = (first % count) * s.per;
+      data = s.all.subarray(at, at + n * s.per);
+    } else {
+      data = new TYPED[s.type](total * s.per);
+      let to = 0;
+      for (const [f, k] of ranges) {
+        for (let i = 0; i < k; ++i, ++to) {
+          const at = ((f + i) % count) * s.per;
+          data.set(s.all.subarray(at, at + s.per), to * s.per);
+        }
+      }
+    }
+    return new ort.Tensor(s.type, data, [total, ...s.dims]);
+  }
+
+  // A session like the serving one, recording every kernel it runs (the caller owns the directory).
+  async function profiledSession(st, parent) {
+    if (typeof parent !== 'string') throw badRequest("'profile.tmp_dir' must be a path");
+    let dir;
+    try {
+      dir = fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
+    } catch (e) {
+      throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
+    }
+    const graph = path.join(dir, 'optimized.onnx');
+    const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile'),
+      optimizedModelFilePath: graph };
+    const session = await createSession(st.model, options);
+    try { await st.session.release(); } catch (e) { log('release failed:', e.message); }
+    st.session = session;
+    return { dir, graph };
+  }
+
+  async function opPrepare(req) {
+    const st = requireSession(req.op);
+    const count = optInt(req, 'samples', 1, 1);
+    const seed = optInt(req, 'seed', 0);
+    const stack = req.batch_inputs ?? [];
+    if (!Array.isArray(stack) || !stack.every((n) => typeof n === 'string')) {
+      throw badRequest("'batch_inputs' must be a list of input names");
+    }
+    const samples = [];
+    for (let i = 0; i < count; ++i) samples.push({ ...buildFeeds({ ...req, seed: seed + i }) });
+    const stacked = {};
+    for (const name of stack) {
+      if (!samples[0][name]) throw badRequest(`model has no input '${name}' to stack`);
+      stacked[name] = stackInput(name, samples.map((s) => s[name]));
+      samples.forEach((s, i) => {  // each sample's own tensor is a view of the stacked data
+        const at = i * stacked[name].per;
+        s[name] = new ort.Tensor(stacked[name].type, stacked[name].all.subarray(at, at + stacked[name].per),
+          [1, ...stacked[name].dims]);
+      });
+    }
+    st.serving = { count, samples, stacked, calls: 0, profile: null };
+    if (req.profile) st.serving.profile = await profiledSession(st, req.profile.tmp_dir ?? os.tmpdir());
+    let bytes = 0;
+    for (const t of Object.values(samples[0])) bytes += t.data.byteLength ?? 0;
+    log(`prepared ${count} samples (${bytes} bytes each)${req.profile ? ', profiling' : ''}`);
+    return { samples: count, sample_bytes: bytes };
+  }
+
+  function feedsOf(sv, ranges) {
+    if (!Array.isArray(ranges) || !ranges.length) throw badRequest("'s' must be a non-empty list of [first, count]");
+    for (const r of ranges) {
+      if (!Array.isArray(r) || r.length !== 2 || !Number.isSafeInteger(r[0]) || r[0] < 0 || !Number.isSafeInteger(r[1]) ||
+          r[1] < 1) {
+        throw badRequest("'s' must hold [first, count] pairs of non-negative integers (count >= 1)");
+      }
+    }
+    if (ranges.length === 1 && ranges[0][1] === 1) return sv.samples[ranges[0][0] % sv.count];
+    const names = Object.keys(sv.stacked);
+    if (!names.length) throw badRequest('several samples in one call need batch_inputs (a model with a dynamic batch)');
+    const feeds = { ...sv.samples[ranges[0][0] % sv.count] };
+    for (const name of names) feeds[name] = stackedTensor(sv.stacked[name], sv.count, ranges);
+    return feeds;
+  }
+
+  async function opInfer(req) {
+    const st = requireSession(req.op);
+    const sv = st.serving;
+    if (!sv) throw new RequestError('no_session', "'infer' needs prepared samples: send 'prepare' first");
+    const feeds = feedsOf(sv, req.s);
+    const t0 = nowNs();
+    await runOnce(st.session, feeds);
+    const t1 = nowNs();
+    ++sv.calls;
+    return { t: [Number(t0) / 1000, Number(t1) / 1000] };
+  }
+
+  // Ends the profiled session's trace: the caller reads the file, then deletes the directory.
+  async function opEndProfile(req) {
+    const st = requireSession(req.op);
+    const prof = st.serving && st.serving.profile;
+    if (!prof) throw badRequest("'end_profile' needs samples prepared with 'profile'");
+    try { st.session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
+    const files = fs.readdirSync(prof.dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
+    if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${prof.dir}, found ${files.length}`);
+    return { profile_dir: prof.dir, profile_file: path.join(prof.dir, files[0]), calls: st.serving.calls,
+      optimized_model: fs.existsSync(prof.graph) ? prof.graph : null };
+  }
+
+  return { prepare: opPrepare, infer: opInfer, end_profile: opEndProfile };
+}

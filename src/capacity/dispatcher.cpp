@@ -1,0 +1,69 @@
+#include "capacity/dispatcher.h"
+
+namespace rooflens::capacity {
+
+Dispatcher::Dispatcher(int32_t instances, BatchingRules rules)
+    : rules_(rules), in_flight_(static_cast<size_t>(instances), 0), enabled_(static_cast<size_t>(instances), true) {}
+
+void Dispatcher::enqueue(const PendingQuery& q) {
+  queue_.push_back(q);
+  queued_samples_ += q.samples;
+}
+
+std::optional<int32_t> Dispatcher::free_instance() const {
+  std::optional<int32_t> best;
+  for (size_t i = 0; i < in_flight_.size(); ++i) {
+    if (!enabled_[i] || in_flight_[i] >= rules_.concurrency) continue;
+    if (!best || in_flight_[i] < in_flight_[static_cast<size_t>(*best)]) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
+bool Dispatcher::batch_due(int64_t now_ns) const {
+  if (queue_.empty()) return false;
+  if (rules_.max_batch <= 1 || queued_samples_ >= rules_.max_batch) return true;
+  return now_ns - queue_.front().enqueued_ns >= rules_.batch_timeout_ns;
+}
+
+std::vector<Assignment> Dispatcher::assign(int64_t now_ns) {
+  std::vector<Assignment> out;
+  for (;;) {
+    if (!batch_due(now_ns)) break;
+    const std::optional<int32_t> instance = free_instance();
+    if (!instance) break;
+    Assignment a;
+    a.instance = *instance;
+    const int64_t cap = rules_.max_batch <= 1 ? 1 : rules_.max_batch;
+    do {
+      a.samples += queue_.front().samples;
+      queued_samples_ -= queue_.front().samples;
+      a.queries.push_back(queue_.front());
+      queue_.pop_front();
+    } while (!queue_.empty() && rules_.max_batch > 1 && a.samples + queue_.front().samples <= cap);
+    ++in_flight_[static_cast<size_t>(a.instance)];
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void Dispatcher::finished(int32_t instance) {
+  auto& n = in_flight_[static_cast<size_t>(instance)];
+  if (n > 0) --n;
+}
+
+void Dispatcher::disable(int32_t instance) { enabled_[static_cast<size_t>(instance)] = false; }
+
+std::optional<int64_t> Dispatcher::next_wake_ns() const {
+  if (queue_.empty() || rules_.max_batch <= 1 || queued_samples_ >= rules_.max_batch) return std::nullopt;
+  if (!free_instance()) return std::nullopt;  // a completion comes first and wakes the caller anyway
+  return queue_.front().enqueued_ns + rules_.batch_timeout_ns;
+}
+
+std::vector<PendingQuery> Dispatcher::drain() {
+  std::vector<PendingQuery> out(queue_.begin(), queue_.end());
+  queue_.clear();
+  queued_samples_ = 0;
+  return out;
+}
+
+}  // namespace rooflens::capacity

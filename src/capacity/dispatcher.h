@@ -1,0 +1,62 @@
+#pragma once
+// Which queued query goes to which instance, when, merged with which others: the rules a serving system applies
+// between the arrival of a query and a runtime call, used alike by the live pool (pool.h) and the simulation
+// (simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
+// - Queries wait in one queue, in arrival order; an instance takes requests while it has fewer than `concurrency`
+//   in flight (the least busy first, then the lowest index), so it never idles between queries when C > 1.
+// - Without dynamic batching (max_batch 1) a request is one query.
+// - With it (Triton's dynamic batcher): a request merges queued queries in arrival order while their samples fit in
+//   max_batch; it leaves at once when the queue holds a full batch, else when the oldest query has waited
+//   batch_timeout, else it waits (next_wake_ns says until when). A query is never split.
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+namespace rooflens::capacity {
+
+struct BatchingRules {
+  int64_t concurrency = 1;
+  int64_t max_batch = 1;          // samples per runtime call; 1: off
+  int64_t batch_timeout_ns = 0;
+};
+
+struct PendingQuery {
+  int64_t id = 0;
+  int64_t first_sample = 0;
+  int32_t samples = 1;
+  int64_t enqueued_ns = 0;
+};
+
+struct Assignment {
+  int32_t instance = 0;
+  std::vector<PendingQuery> queries;
+  int32_t samples = 0;            // Σ of the queries' samples: the runtime call's batch
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(int32_t instances, BatchingRules rules);
+  void enqueue(const PendingQuery& q);
+  // Every request the rules let leave at `now_ns`.
+  std::vector<Assignment> assign(int64_t now_ns);
+  void finished(int32_t instance);     // one request of the instance was answered
+  void disable(int32_t instance);      // it died: it takes nothing more
+  // When a waiting batch becomes due (its oldest query's timeout), if one waits for that and an instance is free.
+  std::optional<int64_t> next_wake_ns() const;
+  std::vector<PendingQuery> drain();   // removes and returns everything queued
+  size_t queued() const { return queue_.size(); }
+  int64_t in_flight(int32_t instance) const { return in_flight_[static_cast<size_t>(instance)]; }
+
+ private:
+  std::optional<int32_t> free_instance() const;
+  bool batch_due(int64_t now_ns) const;
+
+  BatchingRules rules_;
+  std::deque<PendingQuery> queue_;
+  int64_t queued_samples_ = 0;
+  std::vector<int64_t> in_flight_;
+  std::vector<bool> enabled_;
+};
+
+}  // namespace rooflens::capacity

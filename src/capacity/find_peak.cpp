@@ -1,0 +1,56 @@
+#include "capacity/find_peak.h"
+
+#include <algorithm>
+
+namespace rooflens::capacity {
+
+PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,
+                      const std::function<bool(const ScenarioResult&)>& broken) {
+  PeakOutcome out;
+  out.peak.precision = o.precision;
+  double lo = 0, hi = 0;
+  auto attempt = [&](double qps) {
+    out.points.push_back(run(qps));
+    if (broken(out.points.back())) out.stopped = true;
+    return out.points.back().valid;
+  };
+  // Bracket: one VALID rate below one INVALID rate.
+  double step = 1.25, q = std::max(o.start_qps, o.floor_qps);
+  if (attempt(q)) {
+    lo = q;
+    while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs) {
+      q = lo * step;
+      step *= step;
+      if (!attempt(q)) {
+        hi = q;
+        break;
+      }
+      lo = q;
+    }
+  } else {
+    hi = q;
+    while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs && hi / step >= o.floor_qps) {
+      q = hi / step;
+      step *= step;
+      if (attempt(q)) {
+        lo = q;
+        break;
+      }
+      hi = q;
+    }
+  }
+  // Bisect the bracket.
+  while (!out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo > o.precision &&
+         static_cast<int>(out.points.size()) < o.max_runs) {
+    q = (lo + hi) / 2;
+    if (attempt(q)) lo = q;
+    else hi = q;
+  }
+  out.peak.qps = lo;
+  out.peak.lower = lo;
+  out.peak.upper = hi;
+  out.peak.converged = !out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo <= o.precision;
+  return out;
+}
+
+}  // namespace rooflens::capacity

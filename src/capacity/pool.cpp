@@ -1,0 +1,203 @@
+#include "capacity/pool.h"
+
+#include <poll.h>
+#include <signal.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rooflens::capacity {
+namespace {
+
+std::string cpu_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+timespec timespec_of(int64_t ns) {
+  if (ns < 0) ns = 0;
+  return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+}  // namespace
+
+RunnerPool::RunnerPool(Serving& serving, const PoolSpec& spec, const std::function<void(const std::string&)>& progress)
+    : spec_(spec), dispatcher_(spec.instances, spec.rules) {
+  for (int32_t i = 0; i < spec.instances; ++i) {
+    if (progress) progress(fmt::format("starting instance {} of {}", i + 1, spec.instances));
+    ServingSpec s = spec.serving;
+    if (static_cast<size_t>(i) < spec.cpus.size()) s.cpus = spec.cpus[static_cast<size_t>(i)];
+    try {
+      instances_.push_back(serving.start(s));
+    } catch (BackendError& e) {
+      throw BackendError(e.stage, e.kind, fmt::format("instance {}: {}", i, e.what()), e.stderr_tail, e.code, e.detail);
+    }
+    alive_.push_back(true);
+    calls_.push_back(0);
+  }
+}
+
+RunnerPool::~RunnerPool() = default;  // each instance's runner is asked to quit, then reaped
+
+std::string RunnerPool::cpus_of(int32_t i) const {
+  return static_cast<size_t>(i) < spec_.cpus.size() ? cpu_text(spec_.cpus[static_cast<size_t>(i)]) : "";
+}
+
+void RunnerPool::issue(const IssuedQuery& q) {
+  dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns});
+  pump(q.issued_ns);
+}
+
+void RunnerPool::pump(int64_t now) {
+  for (Assignment& a : dispatcher_.assign(now)) {
+    std::vector<SampleRange> ranges;
+    for (const auto& q : a.queries) ranges.push_back({q.first_sample, q.samples});
+    const uint64_t tag = next_tag_++;
+    Request r{a.instance, std::move(a.queries), a.samples, now_ns(), false};
+    // A send to a runner that is gone fails quietly here: its end of file comes next at poll, which fails the
+    // request with the instance's own last words.
+    (void)instances_[static_cast<size_t>(a.instance)]->send(tag, ranges);
+    ++calls_[static_cast<size_t>(a.instance)];
+    requests_.emplace(tag, std::move(r));
+  }
+}
+
+void RunnerPool::on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done) {
+  auto it = requests_.find(r.tag);
+  if (it == requests_.end()) return;
+  Request req = std::move(it->second);
+  requests_.erase(it);
+  dispatcher_.finished(req.instance);
+  if (req.discard) return;
+  for (const auto& q : req.queries) {
+    QueryDone d;
+    d.id = q.id;
+    d.instance = req.instance;
+    d.batch = req.samples;
+    d.sent_ns = req.sent_ns;
+    d.start_ns = r.start_ns;
+    d.end_ns = r.end_ns;
+    d.completed_ns = now;
+    d.status = r.ok ? QueryStatus::ok : QueryStatus::failed;
+    if (!r.ok) d.error = fmt::format("instance {} (pid {}): {}", req.instance, instances_[static_cast<size_t>(req.instance)]->pid(), r.error);
+    done.push_back(std::move(d));
+  }
+}
+
+void RunnerPool::on_death(int32_t i, const std::string& why, std::vector<QueryDone>& done) {
+  if (!alive_[static_cast<size_t>(i)]) return;
+  alive_[static_cast<size_t>(i)] = false;
+  dispatcher_.disable(i);
+  const std::string who = fmt::format("instance {} (pid {})", i, instances_[static_cast<size_t>(i)]->pid());
+  if (fault_.empty()) fault_ = who + ": " + why;
+  const int64_t now = now_ns();
+  for (auto it = requests_.begin(); it != requests_.end();) {
+    if (it->second.instance != i) {
+      ++it;
+      continue;
+    }
+    if (!it->second.discard)
+      for (const auto& q : it->second.queries) {
+        QueryDone d;
+        d.id = q.id;
+        d.instance = i;
+        d.batch = it->second.samples;
+        d.sent_ns = it->second.sent_ns;
+        d.completed_ns = now;
+        d.status = QueryStatus::failed;
+        d.error = who + " held it when it failed: " + why;
+        done.push_back(std::move(d));
+      }
+    it = requests_.erase(it);
+  }
+}
+
+void RunnerPool::check_hangs(int64_t now, std::vector<QueryDone>& done) {
+  std::vector<int32_t> hung;
+  for (const auto& [tag, r] : requests_)
+    if (now - r.sent_ns > spec_.hang_timeout_ns && alive_[static_cast<size_t>(r.instance)] &&
+        std::find(hung.begin(), hung.end(), r.instance) == hung.end())
+      hung.push_back(r.instance);
+  for (int32_t i : hung) {
+    instances_[static_cast<size_t>(i)]->kill();
+    on_death(i, fmt::format("did not answer within {:g} s; killed it", static_cast<double>(spec_.hang_timeout_ns) / 1e9),
+             done);
+  }
+}
+
+int64_t RunnerPool::next_deadline(int64_t until_ns) const {
+  int64_t deadline = until_ns;
+  if (auto wake = dispatcher_.next_wake_ns()) deadline = std::min(deadline, *wake);
+  for (const auto& [tag, r] : requests_) deadline = std::min(deadline, r.sent_ns + spec_.hang_timeout_ns + 1);
+  return deadline;
+}
+
+void RunnerPool::poll_instances(int64_t deadline_ns, std::vector<QueryDone>& done) {
+  std::vector<pollfd> fds;
+  std::vector<int32_t> who;
+  for (size_t i = 0; i < instances_.size(); ++i)
+    if (alive_[i]) {
+      fds.push_back({instances_[i]->reply_fd(), POLLIN, 0});
+      who.push_back(static_cast<int32_t>(i));
+    }
+  const timespec wait = timespec_of(deadline_ns - now_ns());
+  if (::ppoll(fds.data(), fds.size(), &wait, nullptr) <= 0) return;
+  for (size_t k = 0; k < fds.size(); ++k) {
+    if (!fds[k].revents) continue;
+    replies_.clear();
+    const bool alive = instances_[static_cast<size_t>(who[k])]->collect(replies_);
+    const int64_t now = now_ns();
+    for (const auto& r : replies_) on_reply(r, now, done);
+    if (!alive) on_death(who[k], instances_[static_cast<size_t>(who[k])]->death(), done);
+  }
+}
+
+void RunnerPool::wait(int64_t until_ns, std::vector<QueryDone>& done) {
+  for (;;) {
+    int64_t now = now_ns();
+    pump(now);
+    check_hangs(now, done);
+    if (!done.empty()) return;
+    const int64_t deadline = next_deadline(until_ns);
+    if (now >= deadline && now >= until_ns) return;
+    poll_instances(std::max(deadline, now), done);
+    pump(now_ns());  // a slot an answer freed goes to the next queued query at once
+    if (!done.empty() || now_ns() >= until_ns) return;
+  }
+}
+
+void RunnerPool::cancel(std::vector<QueryDone>& done) {
+  for (const auto& q : dispatcher_.drain()) {
+    QueryDone d;
+    d.id = q.id;
+    d.status = QueryStatus::abandoned;
+    done.push_back(d);
+  }
+  for (auto& [tag, r] : requests_) {
+    if (r.discard) continue;
+    r.discard = true;
+    for (const auto& q : r.queries) {
+      QueryDone d;
+      d.id = q.id;
+      d.instance = r.instance;
+      d.sent_ns = r.sent_ns;
+      d.status = QueryStatus::abandoned;
+      done.push_back(d);
+    }
+  }
+  // The runs after this one start with idle instances: the answers to what was sent are awaited (and dropped).
+  std::vector<QueryDone> ignored;
+  while (!requests_.empty() && fault_.empty()) {
+    check_hangs(now_ns(), ignored);
+    poll_instances(next_deadline(now_ns() + 50'000'000), ignored);
+  }
+}
+
+}  // namespace rooflens::capacity

@@ -1,0 +1,166 @@
+#include "capacity/settings.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "backends/common/cpu_budget.h"
+#include "capacity/early_stopping.h"
+#include "core/errors.h"
+
+namespace rooflens::capacity {
+namespace {
+
+constexpr double kDefaultDurationS = 10;     // a small machine's minute holds several runs of this
+constexpr double kMlperfDurationS = 600;     // MLPerf's min_duration for every scenario
+constexpr int64_t kMlperfOfflineSamples = 24576;
+constexpr int64_t kLoadgenMinQueries = 100;  // LoadGen's TestSettings default min_query_count
+
+void positive_list(const std::vector<int64_t>& v, const char* flag) {
+  if (v.empty()) throw UsageError(std::string(flag) + " needs at least one value");
+  for (int64_t x : v)
+    if (x < 1) throw UsageError(fmt::format("{} {}: give a whole number of at least 1", flag, x));
+}
+
+void check_numbers(const Settings& s) {
+  if (!(s.percentile == 0 || (s.percentile > 0 && s.percentile < 100)))
+    throw UsageError(fmt::format("--percentile {:g}: give a percentile between 0 and 100 (exclusive), e.g. 99",
+                                 s.percentile));
+  if (s.qps < 0 || (s.qps == 0 && s.scenario == Scenario::server && !s.find_peak && !s.search))
+    throw UsageError(fmt::format("--qps {:g}: give the server's Poisson arrival rate, more than 0 queries per second "
+                                 "(or --find-peak to search for the highest VALID rate)", s.qps));
+  if (s.slo_ms < 0 || (s.scenario == Scenario::server && s.slo_ms == 0))
+    throw UsageError(s.slo_ms < 0 ? fmt::format("--slo {:g}ms: give a latency bound above 0, e.g. --slo 15ms", s.slo_ms)
+                                  : "--slo: the server scenario needs a latency bound, e.g. --slo 15ms");
+  if (!(s.confidence > 0 && s.confidence < 1)) throw UsageError("--confidence: give a value between 0 and 1");
+  if (s.min_duration_s < 0) throw UsageError("--duration: give seconds of at least 0");
+  if (s.min_queries < 0 || s.max_queries < 0) throw UsageError("--min-queries: give a count of at least 0");
+  if (s.sample_count < 1) throw UsageError("--samples: prepare at least one sample per instance");
+  if (!(s.peak_precision > 0 && s.peak_precision < 1)) throw UsageError("--precision: give a fraction like 2% or 0.02");
+  if (!(s.timeout_s > 0)) throw UsageError("--timeout: give seconds above 0");
+  if (s.find_peak && s.scenario != Scenario::server)
+    throw UsageError("--find-peak searches the server scenario's QPS: use it with --scenario server");
+  if (s.profile_layers && s.scenario != Scenario::server)
+    throw UsageError("--profile-layers profiles each instance under a server load: use it with --scenario server");
+}
+
+void check_levers(const Settings& s, const LeverLists& l, int64_t cores) {
+  positive_list(l.instances, "--instances");
+  positive_list(l.concurrency, "--concurrency");
+  positive_list(l.batch, "-b");
+  positive_list(l.max_batch, "--max-batch");
+  for (int64_t t : l.threads)
+    if (t < 0) throw UsageError(fmt::format("--threads {}: give a whole number of at least 1", t));
+  if (!(l.batch_timeout_ms >= 0)) throw UsageError("--batch-timeout: give a duration of at least 0, e.g. 2ms");
+  const bool lists = l.instances.size() * l.threads.size() * l.concurrency.size() * l.batch.size() *
+                         l.max_batch.size() > 1;
+  if (lists && !s.search)
+    throw UsageError("--instances/--threads/--concurrency/-b/--max-batch take lists with --search only; give one "
+                     "value each, or add --search");
+  const int64_t max_b = *std::max_element(l.max_batch.begin(), l.max_batch.end());
+  for (int64_t b : l.batch)
+    if (max_b > 1 && b > max_b)
+      throw UsageError(fmt::format("-b {}: a query cannot hold more samples than --max-batch {}", b, max_b));
+  for (const CapacityConfig& c : expand(l, cores))
+    if (c.instances * c.threads > cores && !s.oversubscribe)
+      throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
+                                   "share cores (each kernel then waits for a descheduled thread); fewer instances "
+                                   "or threads, or --oversubscribe to measure that on purpose",
+                                   c.instances, c.threads, c.instances * c.threads, cores));
+  if (l.pin)
+    for (const CapacityConfig& c : expand(l, cores))
+      if (c.instances * c.threads > cores)
+        throw UsageError(fmt::format("--pin: {} instances × {} threads need {} cores; rooflens may use {}",
+                                     c.instances, c.threads, c.instances * c.threads, cores));
+}
+
+int64_t default_min_queries(const Settings& s) {
+  const double p = s.percentile / 100;
+  // The fewest queries with which the percentile can pass early stopping with one query over its limit.
+  const int64_t one_over = min_under_limit(1, p, s.confidence) + 1;
+  switch (s.scenario) {
+    case Scenario::single_stream: return std::max(kLoadgenMinQueries, one_over);
+    case Scenario::multi_stream: return one_over;  // 662 at p99: MLPerf's multi-stream min_query_count
+    case Scenario::server: return s.mlperf_durations ? kLoadgenMinQueries : one_over;
+    case Scenario::offline: return kLoadgenMinQueries;
+  }
+  return kLoadgenMinQueries;
+}
+
+}  // namespace
+
+int64_t usable_cores() { return cpu_budget().cores; }
+
+int64_t threads_for(int64_t requested, int64_t instances, int64_t cores) {
+  if (requested > 0) return requested;
+  return std::max<int64_t>(1, cores / std::max<int64_t>(1, instances));
+}
+
+std::vector<CapacityConfig> expand(const LeverLists& l, int64_t cores) {
+  std::vector<CapacityConfig> out;
+  for (int64_t i : l.instances)
+    for (int64_t t : l.threads)
+      for (int64_t c : l.concurrency)
+        for (int64_t b : l.batch)
+          for (int64_t mb : l.max_batch) {
+            CapacityConfig cfg;
+            cfg.instances = i;
+            cfg.threads = threads_for(t, i, cores);
+            cfg.concurrency = c;
+            cfg.batch = b;
+            cfg.max_batch = mb;
+            cfg.batch_timeout_ms = mb > 1 ? l.batch_timeout_ms : 0;
+            cfg.pin = l.pin;
+            if (mb > 1 && b > mb) continue;  // a query larger than the batches it would be merged into
+            if (std::find_if(out.begin(), out.end(), [&](const CapacityConfig& o) { return o.label() == cfg.label(); }) ==
+                out.end())
+              out.push_back(cfg);
+          }
+  return out;
+}
+
+void resolve(Settings& s, LeverLists& l, int64_t cores) {
+  if (s.percentile == 0) s.percentile = s.scenario == Scenario::single_stream ? 90 : 99;
+  if (s.scenario == Scenario::multi_stream && s.samples_per_query == 0) s.samples_per_query = 8;
+  if (s.samples_per_query < 0) throw UsageError("--samples-per-query: give a count of at least 1");
+  if (s.samples_per_query > 0 && s.scenario != Scenario::multi_stream)
+    throw UsageError("--samples-per-query sets multi-stream queries; the other scenarios take -b");
+  check_numbers(s);
+  if (l.concurrency.empty()) l.concurrency = {s.scenario == Scenario::offline && !s.search ? 2 : 1};
+  check_levers(s, l, cores);
+  if (s.min_duration_s == 0) s.min_duration_s = s.mlperf_durations ? kMlperfDurationS : kDefaultDurationS;
+  if (s.min_queries == 0) {
+    s.min_queries = default_min_queries(s);
+    if (s.mlperf_durations && s.scenario == Scenario::offline) {
+      const int64_t per_query = *std::min_element(l.batch.begin(), l.batch.end());
+      s.min_queries = (kMlperfOfflineSamples + per_query - 1) / per_query;
+    }
+  }
+  if (s.max_queries > 0 && s.max_queries < s.min_queries)
+    throw UsageError(fmt::format("--max-queries {} is below the minimum of {} queries", s.max_queries, s.min_queries));
+}
+
+int64_t samples_per_query(const Settings& s, const CapacityConfig& c) {
+  return s.scenario == Scenario::multi_stream ? s.samples_per_query : c.batch;
+}
+
+CapacitySettingsEcho echo(const Settings& s) {
+  CapacitySettingsEcho e;
+  e.scenario = s.scenario;
+  e.qps = s.qps;
+  e.slo_ms = s.slo_ms;
+  e.percentile = s.percentile;
+  e.confidence = s.confidence;
+  e.samples_per_query = s.scenario == Scenario::multi_stream ? s.samples_per_query : 0;
+  e.min_duration_s = s.min_duration_s;
+  e.min_queries = s.min_queries;
+  e.sample_count = s.sample_count;
+  e.seed = s.seed;
+  e.find_peak = s.find_peak;
+  e.search = s.search;
+  e.mlperf_durations = s.mlperf_durations;
+  return e;
+}
+
+}  // namespace rooflens::capacity

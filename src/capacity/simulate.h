@@ -1,0 +1,31 @@
+#pragma once
+// The predicted capacity: a discrete-event simulation of a configuration serving a scenario, from its measured
+// single-stream service times. It replays the same Poisson schedule (schedule.h) through the same dispatcher rules
+// (dispatcher.h) onto `instances` simulated runners, each serving one call at a time:
+//   a call sent at t reaches its runner at t + send; the runner starts it when free; it takes a service time drawn
+//   (seeded) from the samples measured at its batch (linear between the batches measured); its answer is back
+//   `reply` after its end, when the slot frees.
+// The records it yields are judged by the same verdict as a live run (verdict.h). What it cannot know: how much
+// instances slow each other down (shared caches, memory bandwidth, frequency) — the measured-vs-predicted error says.
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "capacity/dispatcher.h"
+#include "capacity/engine.h"
+
+namespace rooflens::capacity {
+
+struct ServiceModel {
+  std::map<int64_t, std::vector<double>> service_ms;  // per batch measured: the runtime call's durations
+  double send_ms = 0;    // request written -> call started, on an idle runner (median)
+  double reply_ms = 0;   // call ended -> answer read (median)
+  // A service time for a call of `batch` samples (u uniform in [0, 1) picks the sample).
+  double draw(int64_t batch, double u) const;
+  double median_ms(int64_t batch) const;
+};
+
+// The records of `plan` as the simulated system would serve it.
+RunRecords simulate(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model);
+
+}  // namespace rooflens::capacity

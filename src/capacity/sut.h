@@ -1,0 +1,48 @@
+#pragma once
+// The system under test, as the issuing engine sees it (LoadGen's SystemUnderTest in spirit): queries are handed
+// over without waiting (issue), completions come back later (wait). The engine never knows what runs the model:
+// a pool of runner instances (pool.h), the queueing simulation (simulate.h) or the null system of the tests.
+// Times are ns of the monotonic clock (CLOCK_MONOTONIC, which the runners' own timestamps share).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rooflens::capacity {
+
+int64_t now_ns();  // CLOCK_MONOTONIC
+
+struct IssuedQuery {
+  int64_t id = 0;             // 0, 1, 2, ... in issue order
+  int64_t first_sample = 0;   // its samples are first_sample, first_sample + 1, ... (modulo the samples prepared)
+  int32_t samples = 1;
+  int64_t scheduled_ns = 0;   // when the scenario said it arrives
+  int64_t issued_ns = 0;      // when the engine handed it over
+};
+
+enum class QueryStatus { ok, failed, abandoned };
+
+struct QueryDone {
+  int64_t id = 0;
+  int32_t instance = -1;      // which instance served it (-1: none)
+  int32_t batch = 0;          // samples in the runtime call that served it (a dynamic batch merges queries)
+  int64_t sent_ns = 0;        // request written to the instance
+  int64_t start_ns = 0, end_ns = 0;  // the runtime call, as the instance timed it
+  int64_t completed_ns = 0;   // the answer read back
+  QueryStatus status = QueryStatus::ok;
+  std::string error;          // failed: why, naming the instance
+};
+
+class SystemUnderTest {
+ public:
+  virtual ~SystemUnderTest() = default;
+  virtual void issue(const IssuedQuery& q) = 0;
+  // Returns by `until_ns`, earlier once something completed; appends what completed.
+  virtual void wait(int64_t until_ns, std::vector<QueryDone>& done) = 0;
+  // The run is over: queries not yet answered come back as abandoned (queued ones never reached an instance; the
+  // answers of sent ones are awaited and dropped, so the system is idle for the next run).
+  virtual void cancel(std::vector<QueryDone>& done) = 0;
+  // "" while healthy; else what failed ("instance 1 (pid 4242) was killed by SIGKILL"): the run must stop.
+  virtual std::string fault() const = 0;
+};
+
+}  // namespace rooflens::capacity

@@ -1,0 +1,27 @@
+#pragma once
+// `--profile-layers`: each instance's layers under a server load. A second pool whose sessions record their kernels
+// serves a server run at the given QPS; each instance's kernels (warm-up calls left out) become a ProfileRun,
+// mapped to the user's nodes and placed on the roofline by the same assembly as `rooflens profile` (keyed with
+// dims {"instance": i}), so `rooflens compare` shows which layers slowed down under contention.
+#include <vector>
+
+#include "backends/backend.h"
+#include "capacity/engine.h"
+#include "capacity/pool.h"
+#include "capacity/workload.h"
+#include "core/report.h"
+
+namespace rooflens::capacity {
+
+struct UnderLoad {
+  PoolSpec pool;                 // serving.profile is set here
+  RunPlan plan;                  // a server run
+  const Workload* workload = nullptr;
+  const HardwareInfo* roofs = nullptr;
+  int64_t threads = 1;
+};
+
+// Throws BackendError when an instance fails; returns one run per instance.
+std::vector<ProfileRun> profile_under_load(Backend& backend, UnderLoad u, const EngineHooks& hooks);
+
+}  // namespace rooflens::capacity

@@ -1,0 +1,112 @@
+#include "cli/capacity_flags.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "cli/output_flags.h"
+#include "core/errors.h"
+
+namespace rooflens::cli {
+namespace {
+
+double number_prefix(const std::string& text, const std::string& flag, std::string& unit) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v))
+    throw UsageError(flag + " " + text + ": give a number with a unit, e.g. " + flag + " 15ms");
+  unit = std::string(end);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  return v;
+}
+
+}  // namespace
+
+double parse_duration_ms(const std::string& text, const std::string& flag) {
+  std::string unit;
+  const double v = number_prefix(text, flag, unit);
+  if (unit.empty() || unit == "ms") return v;
+  if (unit == "s") return v * 1000;
+  if (unit == "us") return v / 1000;
+  throw UsageError(flag + " " + text + ": the unit must be ms, s or us (e.g. " + flag + " 15ms)");
+}
+
+double parse_fraction(const std::string& text, const std::string& flag) {
+  std::string unit;
+  const double v = number_prefix(text, flag, unit);
+  if (unit == "%") return v / 100;
+  if (unit.empty()) return v;
+  throw UsageError(flag + " " + text + ": give a percentage (2%) or a fraction (0.02)");
+}
+
+void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
+  cmd.add_option("model", a.model, "ONNX model file (not needed with --self-test)")->check(CLI::ExistingFile);
+  cmd.add_option("--scenario", a.scenario, "MLPerf scenario")
+      ->check(CLI::IsMember({"single-stream", "multi-stream", "server", "offline"}))
+      ->capture_default_str();
+  cmd.add_option("--qps", a.s.qps, "Server: Poisson arrival rate, queries per second (with --find-peak: the first guess)");
+  cmd.add_option("--slo", a.slo, "Server: the latency bound at the percentile, e.g. 15ms (counted from each query's "
+                                  "scheduled time)");
+  cmd.add_option("--percentile", a.s.percentile, "The percentile judged (default: server and multi-stream 99, "
+                                                 "single-stream 90)");
+  cmd.add_option("--samples-per-query", a.s.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
+  cmd.add_flag("--find-peak", a.s.find_peak, "Server: search the highest VALID QPS (bracket, then bisect)");
+  cmd.add_option("--precision", a.precision, "--find-peak stops when the bracket is this narrow")->capture_default_str();
+  cmd.add_option("--duration", a.s.min_duration_s, "Minimum seconds per run (default 10; MLPerf: 600)");
+  cmd.add_option("--min-queries", a.s.min_queries, "Minimum queries per run (default: what the percentile's early "
+                                                   "stopping needs with one query over its limit)");
+  cmd.add_option("--max-queries", a.s.max_queries, "Stop a run after this many queries (0: no cap)");
+  cmd.add_flag("--mlperf-durations", a.s.mlperf_durations,
+               "MLPerf's minimums: 600 s per run, offline 24,576 samples, multi-stream 662 queries");
+  cmd.add_option("--instances", a.levers.instances, "Runner processes, each with its own session (a list with --search)")
+      ->delimiter(',');
+  cmd.add_option("--threads", a.levers.threads, "Intra-op threads per instance (default: the cores rooflens may use "
+                                                "divided among the instances; always passed explicitly)")
+      ->delimiter(',');
+  cmd.add_option("--concurrency", a.levers.concurrency, "Requests in flight per instance, so it never idles between "
+                                                        "queries (default: offline 2, else 1)")
+      ->delimiter(',');
+  cmd.add_option("-b,--batch", a.levers.batch, "Samples per query (a list with --search)")->delimiter(',');
+  cmd.add_option("--max-batch", a.levers.max_batch, "Dynamic batching: merge queued queries into runs of up to this many "
+                                                    "samples (needs a dynamic batch dim)")
+      ->delimiter(',');
+  cmd.add_option("--batch-timeout", a.batch_timeout, "Dynamic batching: the longest a query waits for a fuller batch")
+      ->capture_default_str();
+  cmd.add_flag("--pin", a.levers.pin, "Pin each instance to its own whole cores");
+  cmd.add_flag("--oversubscribe", a.s.oversubscribe, "Allow instances x threads above the cores rooflens may use");
+  cmd.add_flag("--search", a.s.search, "Try the grid of --instances/--threads/--concurrency/-b/--max-batch lists: "
+                                       "Offline throughput and, with --slo, the Server peak of each");
+  cmd.add_option("--budget", a.budget, "--search starts no configuration after this long")->capture_default_str();
+  cmd.add_option("--samples", a.s.sample_count, "Samples prepared in each instance (each a seeded input)")
+      ->capture_default_str();
+  cmd.add_option("--seed", a.s.seed, "Seed of the schedule and the samples")->capture_default_str();
+  cmd.add_option("--input", a.inputs, "Feed an input from a file: NAME=FILE (.pb TensorProto or .npy)");
+  a.shape.add_to(cmd, false);
+  cmd.add_option("-B,--backend", a.backend, "Backend and its options: onnxruntime[:key=value,...], opencv")
+      ->capture_default_str();
+  cmd.add_option("--timeout", a.s.timeout_s, "Seconds an instance may hold a request before it counts as hung")
+      ->capture_default_str();
+  cmd.add_option("--queries", a.queries_csv, "Stream every query's record to this CSV as it finishes");
+  cmd.add_flag("--profile-layers", a.s.profile_layers, "Server: one per-layer profile per instance under load");
+  cmd.add_flag("--no-predict", a.no_predict, "Skip the single-stream baseline and the queueing prediction");
+  cmd.add_flag("--self-test", a.s.self_test, "Measure the generator itself on a one-Identity model and exit");
+  add_output_option(cmd, a.out_json, "Write the JSON report here");
+  cmd.add_flag("--json", a.json, "Print the JSON report on stdout instead of the summary");
+  cmd.add_option("--html", a.html, "Write the report as one self-contained HTML page");
+  cmd.add_option("--roofs", a.roofs, "Ceilings from this file instead of this machine's measured ones");
+  cmd.add_flag("--no-roofs", a.no_roofs, "Do not explain the capacity against roofs (no hw measurement)");
+  cmd.add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  a.db.add_to(cmd);
+}
+
+void parse_capacity_flags(CapacityCommand& a) {
+  a.s.scenario = *scenario_from_string(a.scenario);
+  if (!a.slo.empty()) a.s.slo_ms = parse_duration_ms(a.slo, "--slo");
+  if (!a.slo.empty() && a.s.slo_ms <= 0) throw UsageError("--slo " + a.slo + ": give a latency bound above 0");
+  a.levers.batch_timeout_ms = parse_duration_ms(a.batch_timeout, "--batch-timeout");
+  a.s.peak_precision = parse_fraction(a.precision, "--precision");
+  a.s.search_budget_s = parse_duration_ms(a.budget, "--budget") / 1000;
+  a.s.predict = !a.no_predict;
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,36 @@
+#pragma once
+// The flags of `rooflens capacity`, bound to capacity::Settings and the lever lists (capacity/settings.h), plus
+// the few that need parsing first (durations with units, percentages, the scenario's name).
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "capacity/settings.h"
+#include "cli/db_flags.h"
+#include "cli/shape_flags.h"
+
+namespace rooflens::cli {
+
+struct CapacityCommand {
+  capacity::Settings s;
+  capacity::LeverLists levers;
+  std::string model, scenario = "server", slo, batch_timeout = "2ms", precision = "2%", budget = "600s";
+  std::string backend = "onnxruntime", queries_csv, out_json, html, roofs;
+  std::vector<std::string> inputs;
+  ShapeFlags shape;
+  DbFlags db;
+  bool json = false, quiet = false, no_roofs = false, no_predict = false;
+};
+
+void add_capacity_flags(CLI::App& cmd, CapacityCommand& a);
+
+// Turns the text flags into the settings (UsageError naming the flag on a malformed value).
+void parse_capacity_flags(CapacityCommand& a);
+
+// "15ms", "2.5 ms", "0.5s", "300us", "15" (ms) -> milliseconds. Throws UsageError naming `flag`.
+double parse_duration_ms(const std::string& text, const std::string& flag);
+// "2%" or "0.02" -> 0.02. Throws UsageError naming `flag`.
+double parse_fraction(const std::string& text, const std::string& flag);
+
+}  // namespace rooflens::cli

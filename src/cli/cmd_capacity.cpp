@@ -1,0 +1,167 @@
+// `rooflens capacity MODEL`: how much this machine serves a model, at what latency, with which configuration, and
+// why — MLPerf's scenarios on a pool of runner instances (src/capacity/), the verdict first, then the tables.
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/registry/registry.h"
+#include "backends/serving.h"
+#include "capacity/records.h"
+#include "capacity/run.h"
+#include "cli/capacity_flags.h"
+#include "cli/capacity_self_test.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/roofs.h"
+#include "core/atomic_file.h"
+#include "core/build_info.h"
+#include "core/errors.h"
+#include "core/temp_dir.h"
+#include "reporters/capacity_summary.h"
+#include "reporters/html_report.h"
+
+namespace rooflens::cli {
+namespace {
+
+// What the model's batch allows: no stacking of samples without a dynamic batch dim, no dynamic batching on a
+// runtime that fixes the batch when it loads.
+void check_batching(const CapacityCommand& a, const capacity::Workload& w, const Serving& serving) {
+  const int64_t max_b = *std::max_element(a.levers.max_batch.begin(), a.levers.max_batch.end());
+  const int64_t max_q = a.s.scenario == Scenario::multi_stream
+                            ? a.s.samples_per_query
+                            : *std::max_element(a.levers.batch.begin(), a.levers.batch.end());
+  if (w.batch_dim.empty() && (max_b > 1 || max_q > 1)) {
+    const std::string flag = max_b > 1 ? "--max-batch" : a.s.scenario == Scenario::multi_stream ? "--samples-per-query" : "-b";
+    throw UsageError(flag + ": " + a.model + " has a fixed batch of " + std::to_string(w.fixed_batch) +
+                     " (no symbolic leading dim): it cannot run several samples in one call; export it with a "
+                     "dynamic batch");
+  }
+  if (max_b > 1 && !serving.takes_any_batch())
+    throw UsageError("--max-batch: -B " + a.backend + " fixes the batch when it loads a model, so queries cannot be "
+                     "merged into batches of varying size; use -B onnxruntime");
+  if (a.s.profile_layers && !serving.can_profile())
+    throw UsageError("--profile-layers: -B " + a.backend + " cannot profile its layers under load; use -B onnxruntime");
+  if (a.s.profile_layers && max_b > 1)
+    throw UsageError("--profile-layers with --max-batch: calls of varying batch would mix in one layer profile; "
+                     "profile without dynamic batching");
+}
+
+std::string settings_json(const capacity::Settings& s) {
+  nlohmann::ordered_json j{{"scenario", to_string(s.scenario)}, {"qps", s.qps},       {"slo_ms", s.slo_ms},
+                           {"percentile", s.percentile},         {"duration_s", s.min_duration_s},
+                           {"min_queries", s.min_queries},       {"seed", s.seed},    {"find_peak", s.find_peak},
+                           {"search", s.search}};
+  return j.dump();
+}
+
+Report make_report(const CapacityCommand& a, const capacity::Workload& w, Backend& backend,
+                   const std::optional<HardwareInfo>& roofs, capacity::CapacityOutcome& o) {
+  Report rep;
+  rep.tool = tool_info("capacity");
+  rep.model = w.info;
+  rep.model.path = a.model;
+  if (roofs) rep.hardware = *roofs;
+  rep.backends = {backend.info()};
+  rep.runs = std::move(o.layer_runs);
+  rep.partial = o.result.partial;
+  rep.capacity = std::move(o.result);
+  return rep;
+}
+
+int exit_code(const CapacityResult& c) {
+  if (c.partial || c.runs.empty()) return 1;
+  for (const auto& r : c.runs) {
+    if (!r.failure.empty() && !c.settings.search) return 1;
+    if (c.settings.search) continue;
+    if (r.peak) return r.peak->qps > 0 ? 0 : 1;
+    if (r.points.empty() || !r.points.back().valid) return 1;
+  }
+  if (c.settings.search && c.best_offline.empty() && c.best_server.empty()) return 1;
+  return 0;
+}
+
+int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
+  parse_capacity_flags(a);
+  if (cmd.count("--percentile") && !(a.s.percentile > 0 && a.s.percentile < 100))
+    throw UsageError("--percentile " + std::to_string(a.s.percentile) + ": give a percentile between 0 and 100 "
+                     "(exclusive), e.g. 99");
+  if (a.s.self_test) return run_self_test(a);
+  if (a.model.empty()) throw UsageError("capacity: give a MODEL (or --self-test)");
+  a.db.validate();
+  const int64_t cores = capacity::usable_cores();
+  capacity::resolve(a.s, a.levers, cores);
+  std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
+  Serving* serving = backend->serving();
+  if (!serving) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run; use -B onnxruntime");
+  std::map<std::string, std::string> files;
+  for (const auto& in : a.inputs) {
+    auto eq = in.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--input expects NAME=FILE (.pb or .npy), got '" + in + "'");
+    files[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  const capacity::Workload w = capacity::load_workload(a.model, a.shape.overrides(), files, a.s.seed);
+  check_batching(a, w, *serving);
+  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
+  std::optional<capacity::CsvRecordSink> sink;
+  if (!a.queries_csv.empty()) sink.emplace(a.queries_csv);
+  TempDir work("rooflens-capacity");
+
+  InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
+  capacity::DriverContext ctx;
+  ctx.settings = &a.s;
+  ctx.workload = &w;
+  ctx.backend = backend.get();
+  ctx.roofs = roofs ? &*roofs : nullptr;
+  ctx.cores = cores;
+  ctx.work_dir = work.path();
+  ctx.sink = sink ? &*sink : nullptr;
+  ctx.on_config = [&sink](const std::string& label) {
+    if (sink) sink->set_config(label);
+  };
+  ctx.interrupted = &watcher.flag();
+  if (!a.quiet) ctx.progress = [](const std::string& what) { std::cerr << "rooflens capacity: " << what << "\n"; };
+  capacity::CapacityOutcome outcome = capacity::run_capacity(capacity::expand(a.levers, cores), ctx);
+  Report rep = make_report(a, w, *backend, roofs, outcome);
+  const CapacityResult& c = *rep.capacity;
+
+  if (a.json) std::cout << report_to_json(rep);
+  else std::cout << capacity_summary(c, a.model, rep.backends.front().runtime);
+  if (!a.out_json.empty()) write_file_atomically(a.out_json, report_to_json(rep));
+  if (!a.html.empty()) write_file_atomically(a.html, html_report(rep));
+  if (!a.quiet) {
+    if (!a.out_json.empty()) std::cerr << "rooflens capacity: report written to " << a.out_json << "\n";
+    if (!a.html.empty()) std::cerr << "rooflens capacity: HTML report written to " << a.html << "\n";
+    if (sink) std::cerr << "rooflens capacity: query records written to " << a.queries_csv << "\n";
+  }
+  const int rc = exit_code(c);
+  if (c.partial) return rc;  // an interrupted run is not history
+  return worst_exit(rc, store_report(a.db, rep, "capacity", a.quiet, settings_json(a.s)));
+}
+
+}  // namespace
+
+void setup_capacity(CLI::App& root, Action& action) {
+  auto a = std::make_shared<CapacityCommand>();
+  CLI::App* cmd = root.add_subcommand("capacity", "How much this machine serves a model: MLPerf scenarios on a pool "
+                                                  "of runner instances, VALID/INVALID verdicts, the peak QPS at a "
+                                                  "latency bound, the best configuration, and why");
+  cmd->footer(
+      "Examples:\n"
+      "  rooflens capacity resnet50.onnx --scenario server --qps 20 --slo 100ms\n"
+      "  rooflens capacity resnet50.onnx --find-peak --slo 100ms -o peak.json --html peak.html\n"
+      "  rooflens capacity resnet50.onnx --scenario offline --instances 2 --threads 1\n"
+      "  rooflens capacity resnet50.onnx --search --instances 1,2 --threads 1,2 --concurrency 1,2 --slo 100ms\n"
+      "  rooflens capacity mobilenet_v2.onnx --find-peak --slo 50ms --max-batch 8 --batch-timeout 2ms\n"
+      "  rooflens capacity resnet50.onnx --scenario single-stream --queries records.csv\n"
+      "  rooflens capacity --self-test          (the generator's own throughput and added latency)\n"
+      "Latency counts from each query's scheduled time (Poisson, seeded: --seed), so a system or generator that\n"
+      "falls behind cannot hide it. Runs last at least --duration (10 s) and --min-queries; MLPerf's 600 s are\n"
+      "--mlperf-durations. Exit 0: VALID (find-peak: a VALID QPS found); 1: INVALID, a failure or Ctrl-C; 2: usage;\n"
+      "3: results written but not stored in the database. Details: docs/capacity.md.");
+  add_capacity_flags(*cmd, *a);
+  cmd->callback([a, cmd, &action] { action = [a, cmd] { return run_capacity_command(*a, *cmd); }; });
+}
+
+}  // namespace rooflens::cli

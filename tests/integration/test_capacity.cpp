@@ -1,0 +1,277 @@
+// `rooflens capacity` on the real ONNX Runtime runner and zoo models, through the binary: an Offline run, a Server
+// run far below capacity (VALID) and far above it (INVALID, "reduce --qps"), --find-peak bracketing the Offline
+// throughput, a runner killed mid-run (its queries failed, the instance named, every record kept), Ctrl-C (partial
+// result and records written, exit 1), bad flags (exit 2, one line naming the flag), the self-test. Runs are
+// short (1-2 s): behaviour is checked here, speed in `make bench`.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens::testing;
+
+namespace {
+
+const std::string kQuick = " --threads 1 --no-roofs --no-db -q ";
+const std::string kNoThreads = " --no-roofs --no-db -q ";
+
+class CapacityTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fresh_test_dir("rooflens-capacity"));
+    save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
+    rooflens::zoo::ZooOptions fixed;
+    fixed.batch = 1;
+    save_zoo_model("squeezenet1_0", fixed, path("fixed.onnx"));
+  }
+  static void TearDownTestSuite() {
+    if (!getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
+  static json report(const std::string& file) { return json::parse(slurp(file)); }
+  static const json& last_point(const json& rep) { return rep["capacity"]["runs"][0]["points"].back(); }
+
+  static size_t lines(const std::string& file) {
+    std::ifstream f(file);
+    return static_cast<size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+  }
+
+  static fs::path* dir_;
+};
+fs::path* CapacityTest::dir_ = nullptr;
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), {});
+    const auto close = stat.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+std::vector<std::string> csv_rows(const std::string& file) {
+  std::ifstream f(file);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(f, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
+  const std::string out = path("offline.json"), csv = path("offline.csv");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --scenario offline --duration 1" + kQuick + "-o " + out +
+                    " --queries " + csv);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("rooflens capacity:", 0), 0u);
+  EXPECT_NE(r.out.find("\nVALID  offline: "), std::string::npos) << r.out;  // the verdict first
+  const json rep = report(out);
+  EXPECT_EQ(rep["tool"]["command"], "capacity");
+  const json& p = last_point(rep);
+  EXPECT_EQ(p["scenario"], "offline");
+  EXPECT_EQ(p["verdict"], "VALID");
+  EXPECT_GT(p["samples_per_s"].get<double>(), 0);
+  EXPECT_GE(p["queries"].get<int64_t>(), 100);
+  EXPECT_GT(rep["capacity"]["runs"][0]["prediction"]["service_ms"].get<double>(), 0);
+  // One CSV row per query of every run (the baseline's and the offline run's), each ordered in time.
+  const std::vector<std::string> rows = csv_rows(csv);
+  ASSERT_GT(rows.size(), static_cast<size_t>(p["queries"].get<int64_t>()));
+  EXPECT_EQ(rows[0].substr(0, 32), "run,config,scenario,target_qps,q");
+  size_t offline_rows = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> c;
+    std::stringstream ss(rows[i]);
+    for (std::string cell; std::getline(ss, cell, ',');) c.push_back(cell);
+    ASSERT_GE(c.size(), 17u) << rows[i];
+    if (c[2] == "offline") ++offline_rows;
+    EXPECT_EQ(c[16], "ok");
+    const double sent = std::stod(c[9]), start = std::stod(c[10]), end = std::stod(c[11]), done = std::stod(c[12]);
+    EXPECT_LE(sent, start) << rows[i];  // the runner timed its call inside what rooflens saw
+    EXPECT_LE(start, end) << rows[i];
+    EXPECT_LE(end, done) << rows[i];
+  }
+  EXPECT_EQ(offline_rows, static_cast<size_t>(p["queries"].get<int64_t>()));
+}
+
+TEST_F(CapacityTest, ServerFarBelowCapacityIsValid) {
+  const std::string out = path("below.json");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 20 --slo 500ms --percentile 90 --duration 2" +
+                    kQuick + "--no-predict -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("VALID  server at 20 QPS"), std::string::npos) << r.out;
+  const json rep = report(out);
+  const json& p = last_point(rep);
+  EXPECT_EQ(p["verdict"], "VALID");
+  EXPECT_EQ(p["over_slo"], 0);
+  EXPECT_TRUE(p["early_stopping"]["passed"].get<bool>());
+  EXPECT_NEAR(p["scheduled_qps"].get<double>(), 20, 8);
+  EXPECT_EQ(p["completed"], p["queries"]);
+  EXPECT_LT(p["issue_lag"]["p99_ms"].get<double>(), 50.0);
+}
+
+TEST_F(CapacityTest, ServerFarAboveCapacityIsInvalidAndSaysReduceQps) {
+  const std::string out = path("above.json");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 3000 --slo 20ms --percentile 90 --duration 1" +
+                    kQuick + "--no-predict -o " + out);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("INVALID  server at 3000 QPS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reduce --qps"), std::string::npos) << r.out;
+  const json rep = report(out);
+  const json& p = last_point(rep);
+  EXPECT_EQ(p["verdict"], "INVALID");
+  EXPECT_GT(p["over_slo"].get<int64_t>(), p["queries"].get<int64_t>() / 2);
+  EXPECT_LT(p["completed_qps"].get<double>(), 0.5 * p["scheduled_qps"].get<double>());
+}
+
+TEST_F(CapacityTest, FindPeakBracketsTheOfflineThroughput) {
+  const std::string off = path("peak-offline.json"), peak = path("peak.json");
+  CliResult o = cli("capacity " + path("squeezenet.onnx") + " --scenario offline --duration 1 --no-predict" + kQuick +
+                    "-o " + off);
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const double offline = last_point(report(off))["completed_qps"].get<double>();
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --find-peak --slo 100ms --percentile 90 --duration 1 "
+                    "--precision 20% --min-queries 60" + kQuick + "-o " + peak);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const json rep = report(peak);
+  const json& run = rep["capacity"]["runs"][0];
+  const double lower = run["peak"]["lower"].get<double>(), upper = run["peak"]["upper"].get<double>();
+  // With an SLO short beside the run, the peak is the rate the system drains: no VALID rate far above Offline's
+  // throughput (the queue would grow by a third of a second in the run), and the INVALID side not far below it.
+  EXPECT_LE(lower, 1.3 * offline) << "offline " << offline;
+  EXPECT_GE(upper, 0.5 * offline) << "offline " << offline;
+  EXPECT_GT(lower, 0);
+  // Every QPS tried is kept with its verdict; the prediction stands beside the measurement.
+  ASSERT_GE(run["points"].size(), 2u);
+  for (const auto& p : run["points"]) EXPECT_TRUE(p["verdict"] == "VALID" || p["verdict"] == "INVALID");
+  EXPECT_GT(run["prediction"]["peak_qps"].get<double>(), 0);
+  EXPECT_EQ(run["prediction"]["measured_peak_qps"].get<double>(), lower);
+  EXPECT_NE(r.out.find("VALID  server peak"), std::string::npos) << r.out;
+}
+
+TEST_F(CapacityTest, FindPeakGivesUpWhenQueriesMissTheSloWithoutQueueing) {
+  // No rate meets a 0.5 ms SLO: an INVALID run with idle instances ends the search instead of walking down to
+  // rates whose minimum query count takes hours.
+  const std::string out = path("no-peak.json");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --find-peak --qps 10 --slo 0.5ms --percentile 90 "
+                    "--duration 0.5 --min-queries 30 --no-predict" + kQuick + "-o " + out);
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("INVALID  no server QPS tried was VALID"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: find-peak stopped at 10 QPS"), std::string::npos) << r.out;
+  const json run = report(out)["capacity"]["runs"][0];
+  EXPECT_EQ(run["points"].size(), 1u);
+  EXPECT_EQ(run["peak"]["qps"], 0);
+}
+
+TEST_F(CapacityTest, AKilledRunnerFailsItsQueriesNamesTheInstanceAndKeepsTheRecords) {
+  const std::string out = path("killed.json"), csv = path("killed.csv");
+  pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", "40", "--slo", "500ms", "--instances",
+                              "2", "--threads", "1", "--duration", "20", "--no-predict", "--no-roofs", "--no-db", "-q",
+                              "-o", out, "--queries", csv},
+                             path("killed.out"), path("killed.err"));
+  ASSERT_TRUE(wait_for([&] { return lines(csv) > 40; }, std::chrono::seconds(60)));
+  const std::vector<pid_t> kids = children_of(pid);
+  ASSERT_EQ(kids.size(), 2u);
+  const size_t before = lines(csv);
+  ::kill(kids[1], SIGKILL);
+  EXPECT_EQ(wait_exit(pid), 1) << slurp(path("killed.err"));
+  const json rep = report(out);
+  EXPECT_TRUE(rep["capacity"]["partial"].get<bool>());
+  const json& p = last_point(rep);
+  EXPECT_EQ(p["verdict"], "INVALID");
+  ASSERT_FALSE(p["reasons"].empty());
+  EXPECT_NE(p["reasons"][0].get<std::string>().find("instance 1 (pid " + std::to_string(kids[1]) + ")"),
+            std::string::npos)
+      << p["reasons"].dump();
+  // Nothing measured before the kill was lost; every query issued is in the records (none silently dropped).
+  const std::vector<std::string> rows = csv_rows(csv);
+  EXPECT_GE(rows.size(), before);
+  size_t server_rows = 0, failed = 0;
+  for (const auto& row : rows) {
+    if (row.find(",server,") != std::string::npos) ++server_rows;
+    if (row.find(",failed,") != std::string::npos) {
+      ++failed;
+      EXPECT_NE(row.find("instance 1"), std::string::npos) << row;
+    }
+  }
+  EXPECT_EQ(server_rows, static_cast<size_t>(p["queries"].get<int64_t>()));
+  EXPECT_EQ(static_cast<int64_t>(failed), p["failed"].get<int64_t>());
+  EXPECT_NE(slurp(path("killed.out")).find("INVALID"), std::string::npos);
+}
+
+TEST_F(CapacityTest, CtrlCWritesThePartialResultAndTheRecords) {
+  const std::string out = path("interrupted.json"), csv = path("interrupted.csv");
+  pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", "30", "--slo", "500ms", "--threads", "1",
+                              "--duration", "30", "--no-predict", "--no-roofs", "--no-db", "-q", "-o", out,
+                              "--queries", csv},
+                             path("int.out"), path("int.err"));
+  ASSERT_TRUE(wait_for([&] { return lines(csv) > 20; }, std::chrono::seconds(60)));
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 1) << slurp(path("int.err"));
+  const json rep = report(out);
+  EXPECT_TRUE(rep["capacity"]["partial"].get<bool>());
+  const json& p = last_point(rep);
+  EXPECT_EQ(p["verdict"], "INVALID");
+  EXPECT_NE(p["reasons"].dump().find("interrupted"), std::string::npos);
+  EXPECT_EQ(csv_rows(csv).size(), static_cast<size_t>(p["queries"].get<int64_t>()) + 1);
+}
+
+TEST_F(CapacityTest, BadFlagsAreOneLineNamingTheFlagWithExitTwo) {
+  const std::string m = path("squeezenet.onnx");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--qps 0 --slo 15ms", "--qps"},
+      {"--qps -3 --slo 15ms", "--qps"},
+      {"--qps 10 --slo 0ms", "--slo"},
+      {"--qps 10", "--slo"},
+      {"--qps 10 --slo 15ms --percentile 100", "--percentile"},
+      {"--qps 10 --slo 15ms --percentile 0", "--percentile"},
+      {"--qps 10 --slo 15ms --instances 2 --threads 2", "--oversubscribe"},
+      {"--qps 10 --slo 15ms --instances 1,2", "--search"},
+      {"--qps 10 --slo 15ms --slo-typo", "--slo-typo"},
+      {"--scenario offline --find-peak", "--find-peak"},
+  };
+  for (const auto& [flags, named] : cases) {
+    CliResult r = cli("capacity " + m + " " + flags + kNoThreads);
+    EXPECT_EQ(r.rc, 2) << flags << ": " << r.err;
+    EXPECT_LE(r.err_lines(), 2) << flags << ": " << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << flags << ": " << r.err;
+  }
+  // Dynamic batching on a model whose batch is fixed.
+  CliResult f = cli("capacity " + path("fixed.onnx") + " --qps 10 --slo 50ms --max-batch 4" + kNoThreads);
+  EXPECT_EQ(f.rc, 2) << f.err;
+  EXPECT_EQ(f.err_lines(), 1) << f.err;
+  EXPECT_NE(f.err.find("--max-batch"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("fixed batch of 1"), std::string::npos) << f.err;
+}
+
+TEST_F(CapacityTest, SelfTestReportsTheGeneratorsOwnCost) {
+  const std::string out = path("self.json");
+  CliResult r = cli("capacity --self-test --duration 1 -q --no-db -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const json st = report(out)["capacity"]["self_test"];
+  EXPECT_GT(st["engine_qps"].get<double>(), st["max_qps"].get<double>());  // the runners' pipes cost something
+  EXPECT_GT(st["max_qps"].get<double>(), 0);
+  EXPECT_NEAR(st["lag_at_qps"].get<double>(), st["max_qps"].get<double>() / 2, 1e-6);
+  EXPECT_GE(st["latency_p99_ms"].get<double>(), st["latency_p50_ms"].get<double>());
+  EXPECT_NE(r.out.find("self-test (one Identity)"), std::string::npos) << r.out;
+}

@@ -1,0 +1,141 @@
+// More of `rooflens capacity` on the real ONNX Runtime runner with a zoo model: multi-stream queries of several
+// samples (one runtime call each, judged by the early-stopping estimate), dynamic batching merging queued queries
+// into one call (every merged query keeps its own scheduled time), and a runner that stops answering (killed after
+// --timeout, its queries failed with the instance named).
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens::testing;
+
+namespace {
+
+class CapacityScenarioTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fresh_test_dir("rooflens-capacity-scenarios"));
+    save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
+  }
+  static void TearDownTestSuite() {
+    if (!getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
+  static fs::path* dir_;
+};
+fs::path* CapacityScenarioTest::dir_ = nullptr;
+
+// The CSV's rows as cells (no quoted commas in these files: no errors).
+std::vector<std::vector<std::string>> cells(const std::string& file) {
+  std::ifstream f(file);
+  std::vector<std::vector<std::string>> out;
+  for (std::string line; std::getline(f, line);) {
+    std::vector<std::string> row;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) row.push_back(c);
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), {});
+    const auto close = stat.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_F(CapacityScenarioTest, MultiStreamQueriesHoldSeveralSamplesInOneCall) {
+  const std::string out = path("multi.json"), csv = path("multi.csv");
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --scenario multi-stream --samples-per-query 4 "
+                    "--percentile 90 --duration 0.5 --threads 1 --no-roofs --no-db -q -o " + out + " --queries " + csv);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const json p = json::parse(slurp(out))["capacity"]["runs"][0]["points"].back();
+  EXPECT_EQ(p["scenario"], "multi-stream");
+  EXPECT_EQ(p["samples"].get<int64_t>(), 4 * p["queries"].get<int64_t>());
+  EXPECT_TRUE(p["early_stopping"]["passed"].get<bool>());
+  EXPECT_GE(p["early_stopping"]["estimate_ms"].get<double>(), p["latency_ms"]["p90"].get<double>());
+  EXPECT_NE(r.out.find("early-stopping p90 estimate"), std::string::npos) << r.out;
+  size_t rows = 0;
+  for (const auto& row : cells(csv))
+    if (row.size() > 15 && row[2] == "multi-stream") {
+      ++rows;
+      EXPECT_EQ(row[6], "4");   // samples of the query
+      EXPECT_EQ(row[15], "4");  // the call's batch
+    }
+  EXPECT_EQ(rows, p["queries"].get<size_t>());
+}
+
+TEST_F(CapacityScenarioTest, DynamicBatchingMergesQueuedQueriesIntoOneCall) {
+  const std::string out = path("batching.json"), csv = path("batching.csv");
+  // Far more arrivals than one runner at batch 1 could take: queries queue, and merge into calls of up to 8.
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 400 --slo 200ms --percentile 90 --duration 1 "
+                    "--max-batch 8 --batch-timeout 2ms --threads 1 --no-predict --no-roofs --no-db -q -o " + out +
+                    " --queries " + csv);
+  ASSERT_NE(r.rc, 2) << r.err;
+  std::map<std::string, std::vector<std::vector<std::string>>> calls;  // start_ms -> the queries it served
+  for (const auto& row : cells(csv))
+    if (row.size() > 16 && row[2] == "server" && row[16] == "ok") calls[row[10]].push_back(row);
+  ASSERT_FALSE(calls.empty());
+  size_t merged = 0;
+  for (const auto& [start, queries] : calls) {
+    const int batch = std::stoi(queries.front()[15]);
+    EXPECT_LE(batch, 8);
+    EXPECT_EQ(static_cast<size_t>(batch), queries.size()) << "call at " << start;  // every query of the call is there
+    if (queries.size() > 1) {
+      ++merged;
+      // Each merged query counts from its own scheduled time.
+      EXPECT_NE(queries.front()[7], queries.back()[7]);
+    }
+  }
+  EXPECT_GT(merged, calls.size() / 4) << calls.size() << " calls";
+  EXPECT_NE(json::parse(slurp(out))["capacity"]["runs"][0]["label"].get<std::string>().find("max_batch=8 timeout=2ms"),
+            std::string::npos);
+}
+
+TEST_F(CapacityScenarioTest, AHungRunnerIsKilledAfterTheTimeoutAndItsQueriesFail) {
+  const std::string out = path("hung.json"), csv = path("hung.csv");
+  pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", "30", "--slo", "500ms", "--instances", "2",
+                              "--threads", "1", "--duration", "20", "--timeout", "1", "--no-predict", "--no-roofs",
+                              "--no-db", "-q", "-o", out, "--queries", csv},
+                             path("hung.out"), path("hung.err"));
+  ASSERT_TRUE(wait_for([&] { return cells(csv).size() > 20; }, std::chrono::seconds(60)));
+  const std::vector<pid_t> kids = children_of(pid);
+  ASSERT_EQ(kids.size(), 2u);
+  ::kill(kids[0], SIGSTOP);  // alive, but no longer answering
+  EXPECT_EQ(wait_exit(pid), 1) << slurp(path("hung.err"));
+  const json p = json::parse(slurp(out))["capacity"]["runs"][0]["points"].back();
+  EXPECT_EQ(p["verdict"], "INVALID");
+  EXPECT_NE(p["reasons"][0].get<std::string>().find("instance 0 (pid " + std::to_string(kids[0]) +
+                                                    "): did not answer within 1 s; killed it"),
+            std::string::npos)
+      << p["reasons"].dump();
+  EXPECT_GE(p["failed"].get<int64_t>(), 1);
+  ::kill(kids[0], SIGKILL);  // already killed by rooflens; a no-op unless it failed to
+}

@@ -1,0 +1,330 @@
+// The issuing engine, the dispatcher's merge rules, the verdict and the peak search, against systems under test
+// whose behaviour the test knows exactly: the null system (answers at once) and a scripted one.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include <gtest/gtest.h>
+
+#include "capacity/dispatcher.h"
+#include "capacity/early_stopping.h"
+#include "capacity/engine.h"
+#include "capacity/find_peak.h"
+#include "capacity/null_sut.h"
+#include "capacity/schedule.h"
+#include "capacity/settings.h"
+#include "capacity/simulate.h"
+#include "capacity/verdict.h"
+#include "core/errors.h"
+
+using namespace rooflens;
+using namespace rooflens::capacity;
+
+namespace {
+
+RunPlan server_plan(double qps, double seconds, int64_t min_queries = 1) {
+  RunPlan p;
+  p.scenario = Scenario::server;
+  p.qps = qps;
+  p.min_duration_s = seconds;
+  p.min_queries = min_queries;
+  p.seed = 11;
+  p.sample_count = 16;
+  return p;
+}
+
+// Records with given latencies (ms from the scheduled time), all answered by instance 0.
+RunRecords records_with(const std::vector<double>& latency_ms, double qps) {
+  RunRecords r;
+  r.start_ns = 1'000'000'000;
+  const std::vector<int64_t> at = poisson_arrivals(qps, 5, static_cast<int64_t>(latency_ms.size()));
+  for (size_t i = 0; i < latency_ms.size(); ++i) {
+    QueryRecord q;
+    q.issued.id = static_cast<int64_t>(i);
+    q.issued.scheduled_ns = q.issued.issued_ns = r.start_ns + at[i];
+    q.done.id = q.issued.id;
+    q.done.instance = 0;
+    q.done.batch = 1;
+    q.done.start_ns = q.issued.issued_ns;
+    q.done.end_ns = q.done.completed_ns = q.issued.scheduled_ns + static_cast<int64_t>(latency_ms[i] * 1e6);
+    q.done.status = QueryStatus::ok;
+    r.queries.push_back(q);
+    r.end_ns = std::max(r.end_ns, q.done.completed_ns);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(CapacityEngine, ServerAgainstTheNullSystemIssuesTheScheduleOnTime) {
+  NullSystem null;
+  const RunPlan p = server_plan(400, 0.5);
+  const RunRecords r = run_scenario(p, null);
+  const std::vector<int64_t> expected = poisson_arrivals(400, schedule_seed(p.seed, p.qps), static_cast<int64_t>(r.queries.size()));
+  ASSERT_GE(r.queries.size(), 150u);
+  for (size_t i = 0; i < r.queries.size(); ++i) {
+    const QueryRecord& q = r.queries[i];
+    EXPECT_EQ(q.issued.scheduled_ns - r.start_ns, expected[i]);  // the seeded schedule, exactly
+    EXPECT_GE(q.issued.issued_ns, q.issued.scheduled_ns);        // never early
+    EXPECT_EQ(q.done.status, QueryStatus::ok);
+    EXPECT_EQ(q.issued.first_sample, static_cast<int64_t>(i) % 16);
+  }
+  // The run ends at the first arrival at or after the minimum duration.
+  EXPECT_GE(r.queries.back().issued.scheduled_ns - r.start_ns, 500'000'000);
+  EXPECT_LT(r.queries[r.queries.size() - 2].issued.scheduled_ns - r.start_ns, 500'000'000);
+  const ScenarioResult s = judge(p, r, {1000, 99, 0.99, 1, 0.1});
+  EXPECT_EQ(s.completed, s.queries);
+  EXPECT_NEAR(s.scheduled_qps, 400, 400 * 0.25);
+}
+
+TEST(CapacityEngine, StreamsIssueTheNextQueryWhenThePreviousCompletes) {
+  NullSystem null;
+  RunPlan p;
+  p.scenario = Scenario::multi_stream;
+  p.samples_per_query = 8;
+  p.sample_count = 20;
+  p.min_duration_s = 0;
+  p.min_queries = 30;
+  const RunRecords r = run_scenario(p, null);
+  ASSERT_EQ(r.queries.size(), 30u);
+  for (size_t i = 1; i < r.queries.size(); ++i) {
+    EXPECT_GE(r.queries[i].issued.issued_ns, r.queries[i - 1].done.completed_ns);
+    EXPECT_EQ(r.queries[i].issued.scheduled_ns, r.queries[i].issued.issued_ns);
+    EXPECT_EQ(r.queries[i].issued.samples, 8);
+    EXPECT_EQ(r.queries[i].issued.first_sample, static_cast<int64_t>(i * 8) % 20);
+  }
+}
+
+TEST(CapacityEngine, OfflineSchedulesEverythingAtTheStartAndStopsAtTheMinimums) {
+  NullSystem null;
+  RunPlan p;
+  p.scenario = Scenario::offline;
+  p.min_duration_s = 0.05;
+  p.min_queries = 100;
+  p.offline_window = 8;
+  const RunRecords r = run_scenario(p, null);
+  EXPECT_GE(r.queries.size(), 100u);
+  for (const auto& q : r.queries) EXPECT_EQ(q.issued.scheduled_ns, r.start_ns);
+}
+
+TEST(CapacityEngine, AnInterruptStopsTheRunAndKeepsWhatFinished) {
+  NullSystem null;
+  std::atomic<bool> stop{true};
+  EngineHooks h;
+  h.interrupted = &stop;
+  const RunRecords r = run_scenario(server_plan(100, 10), null, h);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_LT(r.queries.size(), 10u);
+  const ScenarioResult s = judge(server_plan(100, 10), r, {1000, 99, 0.99, 1, 0.1});
+  EXPECT_FALSE(s.valid);
+  EXPECT_NE(std::find(s.reasons.begin(), s.reasons.end(), "interrupted (Ctrl-C)"), s.reasons.end());
+}
+
+TEST(CapacityDispatcher, WithoutBatchingEachQueryIsOneCallToTheLeastBusyInstance) {
+  Dispatcher d(2, {2, 1, 0});
+  for (int i = 0; i < 5; ++i) d.enqueue({i, i, 1, 0});
+  const auto a = d.assign(0);
+  ASSERT_EQ(a.size(), 4u);  // 2 instances × concurrency 2
+  EXPECT_EQ(a[0].instance, 0);
+  EXPECT_EQ(a[1].instance, 1);  // the least busy first, then the lowest index
+  for (const auto& x : a) EXPECT_EQ(x.queries.size(), 1u);
+  EXPECT_EQ(d.queued(), 1u);
+  d.finished(1);
+  const auto b = d.assign(1);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].instance, 1);
+  EXPECT_EQ(b[0].queries[0].id, 4);
+}
+
+TEST(CapacityDispatcher, DynamicBatchingMergesInOrderUpToMaxBatch) {
+  Dispatcher d(1, {1, 8, 2'000'000});
+  for (int i = 0; i < 3; ++i) d.enqueue({i, i * 3, 3, 0});  // 9 samples queued, 8 fit
+  const auto a = d.assign(0);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].samples, 6);  // a query is never split: 3 + 3, the third would make 9
+  EXPECT_EQ(a[0].queries[0].id, 0);
+  EXPECT_EQ(a[0].queries[1].id, 1);
+  EXPECT_EQ(d.queued(), 1u);
+}
+
+TEST(CapacityDispatcher, AnIncompleteBatchWaitsForItsTimeout) {
+  Dispatcher d(1, {1, 4, 2'000'000});
+  d.enqueue({0, 0, 1, 1'000'000});
+  d.enqueue({1, 1, 1, 1'500'000});
+  EXPECT_TRUE(d.assign(2'000'000).empty());  // 2 of 4 samples, the oldest has waited 1 ms of 2
+  ASSERT_TRUE(d.next_wake_ns().has_value());
+  EXPECT_EQ(*d.next_wake_ns(), 3'000'000);
+  const auto a = d.assign(3'000'000);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].samples, 2);
+  // A full batch leaves at once.
+  d.finished(0);
+  for (int i = 2; i < 6; ++i) d.enqueue({i, i, 1, 4'000'000});
+  const auto b = d.assign(4'000'000);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].samples, 4);
+}
+
+TEST(CapacityDispatcher, ADisabledInstanceTakesNothing) {
+  Dispatcher d(2, {1, 1, 0});
+  d.disable(0);
+  d.enqueue({0, 0, 1, 0});
+  d.enqueue({1, 1, 1, 0});
+  const auto a = d.assign(0);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].instance, 1);
+}
+
+TEST(CapacityVerdict, ServerValidWhenThePercentileMeetsTheSloWithEnoughQueries) {
+  std::vector<double> lat(1000, 5.0);
+  lat[10] = lat[20] = 50;  // 2 of 1000 over a 10 ms SLO: p99 is 5 ms, and 1000 >= h(2) + 2
+  RunPlan p = server_plan(100, 0, 1000);
+  const ScenarioResult s = judge(p, records_with(lat, 100), {10, 99, 0.99, 1, 0.1});
+  EXPECT_TRUE(s.valid) << (s.reasons.empty() ? "" : s.reasons[0]);
+  EXPECT_EQ(s.over_slo, 2);
+  EXPECT_EQ(s.early_stopping.needed, min_under_limit(2, 0.99, 0.99) + 2);
+  EXPECT_TRUE(s.early_stopping.passed);
+}
+
+TEST(CapacityVerdict, ServerInvalidWithEveryReasonAndItsRecommendation) {
+  std::vector<double> lat(500, 5.0);
+  for (int i = 0; i < 10; ++i) lat[static_cast<size_t>(i * 40)] = 80;  // 2% over: p99 breaks the SLO
+  RunPlan p = server_plan(100, 0, 1000);
+  const ScenarioResult s = judge(p, records_with(lat, 100), {10, 99, 0.99, 1, 0.1});
+  EXPECT_FALSE(s.valid);
+  auto has = [&](const std::string& needle) {
+    return std::any_of(s.reasons.begin(), s.reasons.end(), [&](const std::string& r) { return r.find(needle) != std::string::npos; });
+  };
+  auto recommends = [&](const std::string& needle) {
+    return std::any_of(s.recommendations.begin(), s.recommendations.end(),
+                       [&](const std::string& r) { return r.find(needle) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("exceeds the SLO"));
+  EXPECT_TRUE(recommends("reduce --qps"));
+  EXPECT_TRUE(has("early stopping"));
+  EXPECT_TRUE(has("fewer than the minimum of 1000"));
+  EXPECT_TRUE(recommends("run at least 500 more queries"));
+  EXPECT_EQ(s.reasons.size(), s.recommendations.size());
+}
+
+TEST(CapacityVerdict, FailedQueriesMakeARunInvalidAndNameTheInstance) {
+  RunRecords r = records_with(std::vector<double>(600, 1.0), 100);
+  r.queries[7].done.status = QueryStatus::failed;
+  r.queries[7].done.error = "instance 1 (pid 42) held it when it failed: killed by SIGKILL";
+  r.fault = "instance 1 (pid 42): killed by SIGKILL";
+  const ScenarioResult s = judge(server_plan(100, 0, 1), r, {10, 99, 0.99, 2, 0.1});
+  EXPECT_FALSE(s.valid);
+  EXPECT_EQ(s.failed, 1);
+  ASSERT_FALSE(s.reasons.empty());
+  EXPECT_NE(s.reasons[0].find("instance 1 (pid 42)"), std::string::npos);
+}
+
+TEST(CapacityVerdict, AbandonedQueriesCountOverTheSloWithWhatTheyWaited) {
+  RunRecords r = records_with(std::vector<double>(600, 1.0), 100);
+  r.queries.back().done.status = QueryStatus::abandoned;
+  r.queries.back().done.completed_ns = 0;
+  r.end_ns = r.queries.back().issued.scheduled_ns + 3'000'000'000;
+  const ScenarioResult s = judge(server_plan(100, 0, 1), r, {10, 99, 0.99, 1, 0.1});
+  EXPECT_EQ(s.abandoned, 1);
+  EXPECT_EQ(s.over_slo, 1);
+  EXPECT_NEAR(s.latency_ms.max, 3000, 1e-6);
+}
+
+TEST(CapacityVerdict, IssueLagAboveTenPercentOfTheSloIsSaid) {
+  RunRecords r = records_with(std::vector<double>(600, 1.0), 100);
+  for (auto& q : r.queries) q.issued.issued_ns = q.issued.scheduled_ns + 2'000'000;  // 2 ms late, SLO 10 ms
+  const ScenarioResult s = judge(server_plan(100, 0, 1), r, {10, 99, 0.99, 1, 0.1});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("issue lag"), std::string::npos);
+  EXPECT_NEAR(s.issue_lag.p99_ms, 2, 1e-9);
+}
+
+TEST(CapacityFindPeak, BracketsThenBisectsToThePrecision) {
+  // A system VALID up to 37.3 QPS.
+  const auto run = [](double qps) {
+    ScenarioResult s;
+    s.target_qps = qps;
+    s.valid = qps <= 37.3;
+    return s;
+  };
+  for (double start : {5.0, 37.0, 200.0}) {
+    const PeakOutcome o = find_peak({start, 0.02, 40, 0.01}, run, [](const ScenarioResult&) { return false; });
+    EXPECT_TRUE(o.peak.converged);
+    EXPECT_LE(o.peak.qps, 37.3);
+    EXPECT_GT(o.peak.upper, 37.3);
+    EXPECT_LE((o.peak.upper - o.peak.lower) / o.peak.lower, 0.02);
+    EXPECT_GE(o.peak.qps, 37.3 / 1.02);
+    EXPECT_LE(o.points.size(), 14u) << "start " << start;
+  }
+}
+
+TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTime) {
+  ServiceModel m;
+  m.service_ms[1] = std::vector<double>(100, 10.0);  // exactly 10 ms: 100 QPS per instance
+  RunPlan p = server_plan(60, 300, 1);
+  p.drain_s = 2;
+  Judging j{50, 99, 0.99, 1, 0.1};
+  // Poisson arrivals, one deterministic server (M/D/1) at rho = 0.6: Pollaczek-Khinchine's mean wait
+  // rho * D / (2 (1 - rho)) = 7.5 ms, so the mean latency is 17.5 ms.
+  const ScenarioResult md1 = judge(p, simulate(p, 1, {1, 1, 0}, m), j);
+  EXPECT_NEAR(md1.latency_ms.mean, 17.5, 17.5 * 0.07);
+  p.qps = 30;
+  p.min_duration_s = 20;
+  EXPECT_TRUE(judge(p, simulate(p, 1, {1, 1, 0}, m), j).valid);
+  p.qps = 120;  // beyond 100 QPS the queue grows without bound
+  EXPECT_FALSE(judge(p, simulate(p, 1, {1, 1, 0}, m), j).valid);
+  // Two instances double the throughput of Offline.
+  RunPlan off;
+  off.scenario = Scenario::offline;
+  off.min_duration_s = 10;
+  off.min_queries = 1;
+  off.offline_window = 8;
+  EXPECT_NEAR(judge(off, simulate(off, 2, {2, 1, 0}, m), j).completed_qps, 200, 2);
+  EXPECT_NEAR(judge(off, simulate(off, 1, {2, 1, 0}, m), j).completed_qps, 100, 1);
+}
+
+TEST(CapacitySettings, BadFlagsNameTheFlag) {
+  auto error_of = [](Settings s, LeverLists l, int64_t cores) {
+    try {
+      resolve(s, l, cores);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  Settings server;
+  server.slo_ms = 10;
+  server.qps = 5;
+  EXPECT_EQ(error_of(server, {}, 2), "");
+  Settings s = server;
+  s.qps = -1;
+  EXPECT_NE(error_of(s, {}, 2).find("--qps"), std::string::npos);
+  s = server;
+  s.slo_ms = 0;
+  EXPECT_NE(error_of(s, {}, 2).find("--slo"), std::string::npos);
+  s = server;
+  s.percentile = 100;
+  EXPECT_NE(error_of(s, {}, 2).find("--percentile"), std::string::npos);
+  LeverLists l;
+  l.instances = {2};
+  l.threads = {2};
+  EXPECT_NE(error_of(server, l, 2).find("--oversubscribe"), std::string::npos);
+  s = server;
+  s.oversubscribe = true;
+  EXPECT_EQ(error_of(s, l, 2), "");
+  l = {};
+  l.instances = {1, 2};
+  EXPECT_NE(error_of(server, l, 2).find("--search"), std::string::npos);
+  // Defaults: MLPerf's percentiles per scenario, and enough queries for early stopping with one over the limit.
+  s = server;
+  LeverLists d;
+  resolve(s, d, 2);
+  EXPECT_EQ(s.percentile, 99);
+  EXPECT_EQ(s.min_queries, 662);
+  EXPECT_EQ(s.min_duration_s, 10);
+  s.mlperf_durations = true;
+  s.min_duration_s = 0;
+  s.min_queries = 0;
+  resolve(s, d, 2);
+  EXPECT_EQ(s.min_duration_s, 600);
+}
