@@ -260,6 +260,15 @@ struct TruthTally {
   uint64_t conv_flops = 0, conv_flops_on_conv_kernels = 0;
 };
 
+// Whether any layer of the report's first run is above its roof (the check below, without asserting).
+bool any_layer_above_roof(const json& report) {
+  for (const auto& l : report["runs"].at(0)["layers"]) {
+    const double ms = l["time_ms"], eff = l["efficiency"];
+    if (l.contains("attribution_error") || (ms > 0 && eff * ms / (ms + 0.001) > 1.10)) return true;
+  }
+  return false;
+}
+
 // One profile against this machine's roofs: what the report says about its layers is physically possible and
 // every FLOP of the user's graph sits on the kernel that ran it.
 TruthTally check_layer_truth(const std::string& model, const json& report) {
@@ -341,10 +350,22 @@ TEST_F(CorpusTest, EveryModelsLayersStayUnderTheirRoofsAndKeepTheirWork) {
     const std::string timing = c.large    ? " --warmup-ms 0 --iterations 2 --duration 0 --profile-iterations 2"
                                : adds_up ? " --warmup-ms 100 --duration 0.2 --profile-iterations 5"
                                          : " --warmup-ms 50 --duration 0 --iterations 3 --profile-iterations 3";
-    CliResult r = run_cli_env(env, "profile " + c.file + c.flags + " --threads 2" + timing + " -q --no-db -o " +
-                                       shell_quote(report), dir_->string());
+    const std::string profile = "profile " + c.file + c.flags + " --threads 2" + timing + " -q --no-db -o " +
+                                shell_quote(report);
+    CliResult r = run_cli_env(env, profile, dir_->string());
     ASSERT_EQ(r.rc, 0) << r.err;
-    const json j = json::parse(slurp(report));
+    json j = json::parse(slurp(report));
+    // hw --quick keeps the best of a few short repetitions: a moment when the host took the CPUs can leave a roof
+    // low, and a layer then reads as above it. Such a layer gets a second chance against freshly measured roofs; a
+    // layer whose bytes or FLOPs are wrong is above its roof both times and fails below.
+    if (any_layer_above_roof(j)) {
+      ASSERT_EQ(run_cli_env(env, "hw --quick --refresh", dir_->string()).rc, 0);
+      r = run_cli_env(env, profile, dir_->string());
+      ASSERT_EQ(r.rc, 0) << r.err;
+      j = json::parse(slurp(report));
+      std::printf("[ retried  ] %s: a layer was above its roof; roofs re-measured and the model profiled again\n",
+                  c.name.c_str());
+    }
     ASSERT_EQ(j["hardware"]["source"], "measured");
     const TruthTally t = check_layer_truth(c.name, j);
     if (adds_up) gaps.push_back(check_run_adds_up(c.name, j["runs"][0], r.out));
