@@ -249,7 +249,8 @@ TEST_F(OpenCvTest, ThirdPartyPaddleExportRunsAndMaps) {
 
 // Issue 26's invariant on OpenCV: against the roofs a first profile measures by itself (hw --quick), no layer of any
 // model OpenCV loads (the zoo's, and every corpus model its importer takes) runs above its roof — a layer that
-// would is an attribution error — and OpenCV's fused convolutions carry their FLOPs as compute layers.
+// would is an attribution error. It runs beside other tests (not in the timed set): OpenCV's layers reach a quarter
+// of their roofs at most here, so roofs measured while the CPUs are shared cannot push one over.
 TEST_F(OpenCvTest, EveryLoadableModelsLayersStayUnderTheirRoofs) {
   const std::string env = "XDG_CACHE_HOME=" + shell_quote(path("roofs-cache")) + " ";
   ASSERT_EQ(run_cli_env(env, "hw --quick", *dir_).rc, 0);
