@@ -7,19 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "backends/common/cpu_budget.h"
+
 namespace rooflens::capacity {
 namespace {
-
-std::string cpu_text(const std::vector<int>& cpus) {
-  std::string out;
-  for (size_t i = 0; i < cpus.size();) {
-    size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
-    i = j + 1;
-  }
-  return out;
-}
 
 timespec timespec_of(int64_t ns) {
   if (ns < 0) ns = 0;
@@ -47,7 +38,7 @@ RunnerPool::RunnerPool(Serving& serving, const PoolSpec& spec, const std::functi
 RunnerPool::~RunnerPool() = default;  // each instance's runner is asked to quit, then reaped
 
 std::string RunnerPool::cpus_of(int32_t i) const {
-  return static_cast<size_t>(i) < spec_.cpus.size() ? cpu_text(spec_.cpus[static_cast<size_t>(i)]) : "";
+  return static_cast<size_t>(i) < spec_.cpus.size() ? cpu_list_text(spec_.cpus[static_cast<size_t>(i)]) : "";
 }
 
 void RunnerPool::issue(const IssuedQuery& q) {

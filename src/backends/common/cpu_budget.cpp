@@ -26,7 +26,7 @@ std::optional<std::pair<int, int>> sysfs_package_core(int cpu) {
 
 }  // namespace
 
-std::string CpuBudget::cpu_list() const {
+std::string cpu_list_text(const std::vector<int>& cpus) {
   std::string out;
   for (size_t i = 0; i < cpus.size();) {
     size_t j = i;
@@ -36,6 +36,8 @@ std::string CpuBudget::cpu_list() const {
   }
   return out;
 }
+
+std::string CpuBudget::cpu_list() const { return cpu_list_text(cpus); }
 
 CpuBudget budget_of(std::vector<int> cpus, const std::function<std::optional<std::pair<int, int>>(int)>& package_core) {
   CpuBudget b;

@@ -18,6 +18,9 @@
 
 namespace rooflens {
 
+// A CPU set as taskset prints it: "0-3,6".
+std::string cpu_list_text(const std::vector<int>& cpus);
+
 struct CpuBudget {
   std::vector<int> cpus;   // logical CPUs in this process's affinity mask, ascending
   int64_t cores = 0;       // physical cores with at least one of them (== cpus.size() when topology is unreadable)
