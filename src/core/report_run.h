@@ -33,12 +33,15 @@ struct ReferenceTiming {
   std::string name;                      // its model name, as reports name models
   std::vector<double> latencies_ms;      // its samples, repetition after repetition
   std::vector<int64_t> repetitions;      // samples per repetition: repetition i ran beside the run's repetition i
+
+  std::vector<double> repetition_medians() const;  // in order: [i] pairs with the run's repetition i
 };
 
 struct ProfileRun : RunKey {              // the key: backend, batch, dims, threads (core/run_key.h)
   std::vector<double> latencies_ms;      // raw e2e samples, profiling off (for compare), repetition after repetition
-  std::vector<int64_t> repetitions;      // samples per repetition (--repeat: each a fresh runner), in order; they
-                                         // partition latencies_ms. Empty (reports before --repeat) = one repetition
+  std::vector<int64_t> repetitions;      // samples per repetition, in order; they partition latencies_ms. Empty
+                                         // (reports before --repeat) = one repetition. What a repetition is, fresh
+                                         // or a turn (live_from below): core/repetitions.h
   LatencyStats latency_ms;               // over all samples of all repetitions
   double throughput_per_s = 0;           // batch * iterations / wall time
   double wall_s = 0;
@@ -64,17 +67,22 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   // Added with import (written only when known):
   std::vector<PhaseStats> phases;        // e2e iterations split into parts, as the source timed them
   std::optional<uint64_t> weights_bytes, activations_bytes;  // the engine's weights; Σ of its layers' tensors
-  std::optional<ReferenceTiming> reference;  // profile --reference
-  // The first repetition timed on a live runner (ProfileOptions::live_timing: turns of `compare` or `--reference`,
-  // chunks of one loaded session) instead of a fresh one; absent when every repetition had a fresh runner. Their
-  // medians follow the host's spells from chunk to chunk: what pairs them with the other side cancels, not noise
-  // between runs.
+  std::optional<ReferenceTiming> reference;  // profile --reference: the other side of this run's turns
+  // The index of the first repetition that was a turn on a live runner (ProfileOptions::live_timing: `compare`'s
+  // turns, `--reference`'s) instead of a fresh runner; every later one is a turn too. Absent when every repetition
+  // had a fresh runner. Read it through the functions below, never directly (core/repetitions.h).
   std::optional<int64_t> live_from;
   // What the run ran with (core/run_settings.h; written only when known, so older reports round-trip unchanged):
   std::vector<RunSetting> settings;               // every performance option: effective value and its source
   std::optional<ThreadsObserved> threads_observed;  // the runtime's thread pool as its profile showed it
   std::optional<DispatchBreakdown> dispatch;      // where between_kernels_ms goes, as far as the source timed it
   std::optional<RunMemory> memory;                // predicted in the executed order, measured, explained
+
+  // The run's repetitions, read one way everywhere (what a repetition is: core/repetitions.h).
+  // True when every repetition had a fresh runner, so the spread of their medians is run-to-run variation; false when
+  // later ones were turns, whose medians follow the host's spells (what pairs them with the other side cancels).
+  bool repetitions_are_fresh_runs() const { return !live_from; }
+  std::vector<double> repetition_medians() const;  // in order
 };
 
 struct Failure : RunKey {                // the configuration that failed
