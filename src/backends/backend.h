@@ -17,7 +17,7 @@
 
 #include "core/errors.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_run.h"
 #include "core/run_key.h"
 #include "core/tensor_value.h"
 #include "core/timing.h"

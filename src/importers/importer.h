@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_run.h"
 #include "mapping/rules.h"
 
 namespace rooflens::importers {
