@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "assembly/layers.h"
-#include "assembly/runtime_shapes.h"
+#include "assembly/kernel_shapes.h"
 #include "core/coverage.h"
 #include "core/repetitions.h"
 #include "core/stats.h"

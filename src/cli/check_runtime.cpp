@@ -12,7 +12,7 @@
 #include "core/text_table.h"
 #include "model/expose_outputs.h"
 #include "model/loader.h"
-#include "model/runtime_shapes.h"
+#include "model/runtime_shape_check.h"
 
 namespace rooflens::cli {
 namespace {

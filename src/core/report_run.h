@@ -26,7 +26,7 @@ struct PhaseStats {                      // one part of every e2e iteration (imp
 
 // `profile --reference REF.onnx`: a fixed model timed in turns with the run, in the same session on the same
 // machine (REF, MODEL, MODEL, REF, ...), each repetition of one right beside the same repetition of the other. The
-// host's level of the moment touches both alike, so the run's medians over the reference's (core/reference.h) stay
+// host's level of the moment touches both alike, so the run's medians over the reference's (core/reference_ratio.h) stay
 // put when the machine steps 20% faster or slower between sessions, and `history --check` judges that ratio.
 struct ReferenceTiming {
   std::string model;                     // the reference's file, as given

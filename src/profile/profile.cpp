@@ -14,9 +14,9 @@
 #include "lint/lint.h"
 #include "memory/model_memory.h"
 #include "profile/memory_guard.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 #include "model/loader.h"
-#include "model/runtime_shapes.h"
+#include "model/runtime_shape_check.h"
 #include "core/build_info.h"
 
 namespace rooflens {

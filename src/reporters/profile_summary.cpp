@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
 #include "core/text_table.h"

@@ -1,4 +1,4 @@
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 
 #include <algorithm>
 
