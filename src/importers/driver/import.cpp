@@ -1,4 +1,4 @@
-#include "import/import.h"
+#include "importers/driver/import.h"
 
 #include <cctype>
 #include <filesystem>
