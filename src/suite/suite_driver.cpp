@@ -6,7 +6,7 @@
 
 #include "backends/fault_injection.h"
 #include "core/temp_dir.h"
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 namespace rooflens::suite {
 

@@ -11,7 +11,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;

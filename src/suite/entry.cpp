@@ -1,4 +1,4 @@
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 #include <algorithm>
 #include <chrono>
