@@ -23,7 +23,7 @@ deps:
 
 # `make run` builds only what it runs: the rooflens binary, configured without the tests (GoogleTest is a test-only
 # package); the targets that build tests or perf programs configure the same tree with them. Every library compiles
-# in unity batches, Release at -O2 (where the time goes, and what a batch asks of the code: docs/building.md).
+# in unity batches (where the time goes, and what a batch asks of the code: docs/building.md).
 build: deps-run
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=OFF > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens
