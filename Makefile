@@ -22,7 +22,8 @@ deps:
 	@bash scripts/install-deps.sh test
 
 # `make run` builds only what it runs: the rooflens binary, configured without the tests (GoogleTest is a test-only
-# package); the targets that build tests or perf programs configure the same tree with them.
+# package); the targets that build tests or perf programs configure the same tree with them. Every library compiles
+# in unity batches (where the time goes, and what a batch asks of the code: docs/building.md).
 build: deps-run
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=OFF > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens

@@ -47,7 +47,11 @@ if ((${#missing[@]})); then
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   echo "install-deps: installing ${missing[*]}" >&2
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  # --force-unsafe-io: dpkg skips its fsync of every unpacked file (Debian's own container images do the same). `make
+  # run`'s ~500 packages (npm alone brings ~380 small ones) installed in 170 s instead of 288 s on a fresh bookworm;
+  # an install cut short by a crash is simply run again.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >&2
 fi
 
 # npm packages, exactly as locked, for the two Node.js parts:

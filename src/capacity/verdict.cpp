@@ -12,7 +12,7 @@
 namespace rooflens::capacity {
 namespace {
 
-double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double ns_to_ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 QueryLatency summary(std::vector<double> v) {
   QueryLatency q;
@@ -51,7 +51,7 @@ std::vector<InstanceUse> instance_use(const RunRecords& r, int64_t instances, do
     ++u.queries;
     if (calls[static_cast<size_t>(i)].insert(q.done.start_ns).second) {  // a merged batch is one call
       ++u.requests;
-      u.busy_share += ms(q.done.end_ns - q.done.start_ns) / 1000.0;
+      u.busy_share += ns_to_ms(q.done.end_ns - q.done.start_ns) / 1000.0;
     }
   }
   for (auto& u : out) u.busy_share = wall_s > 0 ? u.busy_share / wall_s : 0;
@@ -97,7 +97,7 @@ void fill_latency(ScenarioResult& s, const RunRecords& r, const Judging& j, std:
     all.push_back(l);
     if (s.scenario == Scenario::server && l > j.slo_ms) ++s.over_slo;
     if (q.done.status == QueryStatus::ok) answered.push_back(&q);
-    lags.push_back(ms(q.issued.issued_ns - q.issued.scheduled_ns));
+    lags.push_back(ns_to_ms(q.issued.issued_ns - q.issued.scheduled_ns));
   }
   std::sort(answered.begin(), answered.end(),
             [](const QueryRecord* a, const QueryRecord* b) { return a->done.completed_ns < b->done.completed_ns; });
@@ -182,7 +182,7 @@ void check_stream(ScenarioResult& s, const Judging& j) {
 double latency_ms(const QueryRecord& r, Scenario s, int64_t end_ns) {
   const int64_t from = s == Scenario::server ? r.issued.scheduled_ns : r.issued.issued_ns;
   const int64_t to = r.done.completed_ns > 0 ? r.done.completed_ns : end_ns;
-  return ms(to - from);
+  return ns_to_ms(to - from);
 }
 
 ScenarioResult judge(const RunPlan& plan, const RunRecords& records, const Judging& j) {

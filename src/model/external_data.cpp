@@ -7,16 +7,12 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/errors.h"
+#include "model/external_data.h"
 #include "model/graph.h"
 
 namespace rooflens {
 
 namespace fs = std::filesystem;
-
-struct ExternalRef {
-  std::string file;  // verified path inside the model directory
-  uint64_t offset = 0, length = 0;
-};
 
 namespace {
 uint64_t parse_u64(const std::string& s, const std::string& what) {

@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/saturating.h"
+#include "model/external_data.h"
 #include "model/mapped_file.h"
 #include "model/proto_convert.h"
 #include "model/proto_shapes.h"
@@ -14,10 +15,6 @@
 #include "model/wire.h"
 
 namespace rooflens {
-
-struct ExternalRef { std::string file; uint64_t offset = 0, length = 0; };
-ExternalRef resolve_external_data(const onnx::TensorProto& t, const std::string& model_file,
-                                  const std::string& model_dir);  // external_data.cpp
 
 namespace {
 

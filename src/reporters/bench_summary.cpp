@@ -25,7 +25,7 @@ struct StatusCounts {
   }
 };
 
-std::string percent(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+std::string rate_pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
 
 // "a, b, c, … (+12)": distinct models in order of appearance.
 std::string models_list(const std::vector<const BenchEntry*>& es, size_t max) {
@@ -50,7 +50,7 @@ std::string status_table(const BenchResults& r, StatusCounts& all) {
       if (e.config == c.label) all.add(e.status);
     t.rows.push_back({c.label, std::to_string(k.total), std::to_string(k.pass), std::to_string(k.fail),
                       std::to_string(k.timeout), std::to_string(k.crash), std::to_string(k.skip),
-                      percent(pass_rate(k.pass, k.total, k.skip))});
+                      rate_pct(pass_rate(k.pass, k.total, k.skip))});
   }
   return t.render();
 }
@@ -120,7 +120,7 @@ std::string slowest(const BenchResults& r, size_t top) {
       if (rounds) {
         RepetitionSpread sp = repetition_spread(e.latencies_ms, e.repetitions);
         t.rows.back().insert(t.rows.back().begin() + 7,
-                             {std::to_string(sp.count), sp.count > 1 ? percent(sp.spread) : "-"});
+                             {std::to_string(sp.count), sp.count > 1 ? rate_pct(sp.spread) : "-"});
       }
     } else
       t.rows.push_back({e.model, e.config, fmt::format("{:.2f}", e.wall_s), fmt::format("{:.1f}", e.load_ms), e.status});
@@ -168,7 +168,7 @@ std::string bench_summary(const BenchResults& r, const BenchSummaryOptions& o) {
   StatusCounts all;
   out += status_table(r, all);
   out += fmt::format("pass rate {} ({} of {} that ran; {} skipped). Pass rate = pass / (models − skipped).\n",
-                     percent(pass_rate(all.pass, all.total, all.skip)), all.pass, all.total - all.skip, all.skip);
+                     rate_pct(pass_rate(all.pass, all.total, all.skip)), all.pass, all.total - all.skip, all.skip);
   for (const std::string& part : {failure_groups(r, o.top), skip_groups(r), slowest(r, o.top), run_to_run(r)})
     if (!part.empty()) out += "\n" + part;
   return out;

@@ -10,9 +10,9 @@
 namespace rooflens {
 namespace {
 
-std::string num(double v, int digits = 3) { return v == 0 ? "-" : fmt::format("{:.{}g}", v, digits); }
-std::string ms(double v) { return fmt::format("{:.2f}", v); }
-std::string pct(double v) { return fmt::format("{:+.1f}%", 100 * v); }
+std::string sig(double v, int digits = 3) { return v == 0 ? "-" : fmt::format("{:.{}g}", v, digits); }
+std::string ms2(double v) { return fmt::format("{:.2f}", v); }
+std::string delta(double v) { return fmt::format("{:+.1f}%", 100 * v); }
 
 const ScenarioResult* headline_point(const CapacityRun& r, Scenario s) {
   const ScenarioResult* best = nullptr;
@@ -35,16 +35,16 @@ std::string verdict_line(const CapacityResult& c, const CapacityRun& r) {
   const ScenarioResult* p = headline_point(r, s);
   std::string out;
   if (s == Scenario::server && r.peak) {
-    out = r.peak->qps > 0 ? fmt::format("VALID  server peak {} QPS at p{:g} <= {:g} ms", num(r.peak->qps, 4),
+    out = r.peak->qps > 0 ? fmt::format("VALID  server peak {} QPS at p{:g} <= {:g} ms", sig(r.peak->qps, 4),
                                         c.settings.percentile, c.settings.slo_ms)
                           : fmt::format("INVALID  no server QPS tried was VALID at p{:g} <= {:g} ms",
                                         c.settings.percentile, c.settings.slo_ms);
   } else if (p) {
     out = std::string(p->valid ? "VALID  " : "INVALID  ") + to_string(s);
     if (s == Scenario::server) out += fmt::format(" at {:g} QPS: p{:g} {} ms (SLO {:g} ms)", p->target_qps,
-                                                  c.settings.percentile, ms(p->percentile_ms), c.settings.slo_ms);
-    else if (s == Scenario::offline) out += fmt::format(": {} samples/s", num(p->samples_per_s, 4));
-    else if (h.value > 0) out += fmt::format(": early-stopping p{:g} estimate {} ms", c.settings.percentile, ms(h.value));
+                                                  c.settings.percentile, ms2(p->percentile_ms), c.settings.slo_ms);
+    else if (s == Scenario::offline) out += fmt::format(": {} samples/s", sig(p->samples_per_s, 4));
+    else if (h.value > 0) out += fmt::format(": early-stopping p{:g} estimate {} ms", c.settings.percentile, ms2(h.value));
   }
   out += "   (" + r.config.label() + ")\n";
   if (p && !p->valid && !(s == Scenario::server && r.peak && r.peak->qps > 0))
@@ -60,9 +60,9 @@ std::string points_table(const CapacityResult& c, const CapacityRun& r) {
                {"p99 ms", true},    {"p99.9 ms", true},   {"over SLO", true},  {"lag p99 ms", true},
                {"verdict"}};
   for (const auto& p : r.points) {
-    t.rows.push_back({to_string(p.scenario), p.target_qps > 0 ? num(p.target_qps, 4) : "-", num(p.scheduled_qps, 4),
-                      num(p.completed_qps, 4), num(p.samples_per_s, 4), std::to_string(p.queries),
-                      ms(p.latency_ms.p50), ms(p.latency_ms.p90), ms(p.latency_ms.p99), ms(p.latency_ms.p999),
+    t.rows.push_back({to_string(p.scenario), p.target_qps > 0 ? sig(p.target_qps, 4) : "-", sig(p.scheduled_qps, 4),
+                      sig(p.completed_qps, 4), sig(p.samples_per_s, 4), std::to_string(p.queries),
+                      ms2(p.latency_ms.p50), ms2(p.latency_ms.p90), ms2(p.latency_ms.p99), ms2(p.latency_ms.p999),
                       p.scenario == Scenario::server ? std::to_string(p.over_slo) : "-",
                       p.scenario == Scenario::server ? fmt::format("{:.3f}", p.issue_lag.p99_ms) : "-",
                       p.valid ? "VALID" : "INVALID"});
@@ -74,22 +74,22 @@ std::string points_table(const CapacityResult& c, const CapacityRun& r) {
 std::string details(const CapacityResult& c, const CapacityRun& r) {
   std::string out;
   if (r.peak)
-    out += fmt::format("peak search: {} QPS VALID, {} QPS INVALID (precision {:g}%{})\n", num(r.peak->lower, 4),
-                       num(r.peak->upper, 4), 100 * r.peak->precision, r.peak->converged ? "" : ", not reached");
+    out += fmt::format("peak search: {} QPS VALID, {} QPS INVALID (precision {:g}%{})\n", sig(r.peak->lower, 4),
+                       sig(r.peak->upper, 4), 100 * r.peak->precision, r.peak->converged ? "" : ", not reached");
   if (const auto& p = r.prediction) {
     out += fmt::format("predicted (queueing simulation of single-stream service {} ms + {} ms outside the runtime): ",
-                       ms(p->service_ms), ms(p->overhead_ms));
-    out += p->peak_qps > 0 ? fmt::format("server peak {} QPS", num(p->peak_qps, 4)) : "";
-    out += fmt::format("{}offline {} samples/s", p->peak_qps > 0 ? ", " : "", num(p->offline_samples_per_s, 4));
+                       ms2(p->service_ms), ms2(p->overhead_ms));
+    out += p->peak_qps > 0 ? fmt::format("server peak {} QPS", sig(p->peak_qps, 4)) : "";
+    out += fmt::format("{}offline {} samples/s", p->peak_qps > 0 ? ", " : "", sig(p->offline_samples_per_s, 4));
     if (p->measured_peak_qps > 0)
-      out += fmt::format("; measured peak {} QPS, prediction error {}", num(p->measured_peak_qps, 4), pct(p->error));
+      out += fmt::format("; measured peak {} QPS, prediction error {}", sig(p->measured_peak_qps, 4), delta(p->error));
     out += "\n";
   }
   if (const auto& e = r.explanation) {
-    out += fmt::format("explained: {} samples/s x {} GFLOP = {} GFLOP/s", num(e->samples_per_s, 4),
-                       num(static_cast<double>(e->flops_per_sample) / 1e9), num(e->gflops));
+    out += fmt::format("explained: {} samples/s x {} GFLOP = {} GFLOP/s", sig(e->samples_per_s, 4),
+                       sig(static_cast<double>(e->flops_per_sample) / 1e9), sig(e->gflops));
     if (!e->compute_roof.empty()) out += fmt::format(" ({:.0f}% of {})", 100 * e->compute_share, e->compute_roof);
-    out += fmt::format(", layers moving {} GB/s", num(e->gbps));
+    out += fmt::format(", layers moving {} GB/s", sig(e->gbps));
     if (!e->dram_roof.empty()) out += fmt::format(" ({:.0f}% of {})", 100 * e->dram_share, e->dram_roof);
     out += fmt::format(" on {} core(s)\n", e->cores_in_use);
   }
@@ -124,8 +124,8 @@ std::string grid_table(const CapacityResult& c) {
     if (r.config.label() == c.best_server) note += std::string(note.empty() ? "" : "; ") + "best server";
     t.rows.push_back({std::to_string(r.config.instances), std::to_string(r.config.threads),
                       std::to_string(r.config.concurrency), std::to_string(r.config.batch),
-                      std::to_string(r.config.max_batch), num(offline, 4), num(r.peak ? r.peak->qps : 0, 4),
-                      num(r.prediction ? r.prediction->peak_qps : 0, 4), p99 > 0 ? ms(p99) : "-", note});
+                      std::to_string(r.config.max_batch), sig(offline, 4), sig(r.peak ? r.peak->qps : 0, 4),
+                      sig(r.prediction ? r.prediction->peak_qps : 0, 4), p99 > 0 ? ms2(p99) : "-", note});
   }
   return t.render();
 }
@@ -139,7 +139,7 @@ std::string capacity_summary(const CapacityResult& c, const std::string& model, 
     const SelfTest& s = *c.self_test;
     out += fmt::format("self-test (one Identity): the engine alone {} queries/s; through generator, pipes and runners "
                        "{} queries/s; at {} QPS (Poisson) issue lag p99 {:.3f} ms, latency p50 {:.3f} ms, p99 {:.3f} ms\n",
-                       num(s.engine_qps, 4), num(s.max_qps, 4), num(s.lag_at_qps, 4), s.issue_lag_p99_ms,
+                       sig(s.engine_qps, 4), sig(s.max_qps, 4), sig(s.lag_at_qps, 4), s.issue_lag_p99_ms,
                        s.latency_p50_ms, s.latency_p99_ms);
   }
   for (const auto& r : c.runs) out += verdict_line(c, r);

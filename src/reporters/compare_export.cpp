@@ -12,7 +12,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string flag(bool v) { return v ? "true" : "false"; }
+std::string truth(bool v) { return v ? "true" : "false"; }
 
 const std::vector<const char*>& latency_columns() {
   static const std::vector<const char*> cols{
@@ -30,8 +30,8 @@ std::vector<std::string> latency_cells(const std::optional<LatencyComparison>& l
           std::to_string(l->new_runs), std::to_string(l->base_blocks), std::to_string(l->new_blocks), l->unit,
           exact(l->base_median_ms), exact(l->new_median_ms), r ? exact(l->ratio) : "", r ? exact(l->change) : "",
           tested(l->ci_low), tested(l->ci_high), tested(l->p_value), runs ? tested(l->df) : "",
-          l->tested && !runs ? exact(l->u_new) : "", l->tested && !runs ? flag(l->exact) : "", flag(l->tested),
-          flag(l->significant), flag(l->single_run())};
+          l->tested && !runs ? exact(l->u_new) : "", l->tested && !runs ? truth(l->exact) : "", truth(l->tested),
+          truth(l->significant), truth(l->single_run())};
 }
 
 json source_json(const CompareSourceInfo& s) {

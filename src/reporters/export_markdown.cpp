@@ -44,7 +44,7 @@ std::string header(const Report& r) {
   return out;
 }
 
-std::string e2e_table(const Report& r) {
+std::string md_e2e_table(const Report& r) {
   TextTable t;
   t.columns = {{"config"}, {"p50 ms", true}, {"p90 ms", true}, {"p99 ms", true}, {"mean ms", true},
                {"CV", true}, {"n", true}, {"items/s", true}, {"GFLOP/s", true}, {"coverage", true},
@@ -120,7 +120,7 @@ std::string notes(const Report& r) {
 }  // namespace
 
 std::string export_markdown(const Report& r, const ExportOptions& o) {
-  return header(r) + "\n" + e2e_table(r) + layer_sections(r, o.top_layers) + notes(r);
+  return header(r) + "\n" + md_e2e_table(r) + layer_sections(r, o.top_layers) + notes(r);
 }
 
 }  // namespace rooflens

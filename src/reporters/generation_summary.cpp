@@ -10,13 +10,13 @@
 namespace rooflens {
 namespace {
 
-std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
+std::string pct1(double v) { return fixed(v * 100, 1) + "%"; }
 std::string bytes(uint64_t b) { return si_bytes(static_cast<double>(b)); }
-std::string ms(double v) { return fixed(v, v < 100 ? 2 : 1); }
+std::string lat(double v) { return fixed(v, v < 100 ? 2 : 1); }
 
 bool is_matmul(const std::string& op) { return op.find("MatMul") != std::string::npos || op == "Gemm"; }
 
-std::string header(const Report& r) {
+std::string gen_header(const Report& r) {
   std::ostringstream out;
   const BackendInfo* b = r.backends.empty() ? nullptr : &r.backends.front();
   out << r.model.name << " on " << (b ? b->runtime : "?");
@@ -58,9 +58,9 @@ std::string latency_table(const Report& r) {
                {"p90", true},      {"p99", true},      {"CV", true},  {"e2e p50", true}, {"requests", true},
                {"peak RSS", true}};
   for (const auto& run : r.generation->runs)
-    t.rows.push_back({run.key().label(), ms(run.ttft_ms.median), ms(run.ttft_ms.p90), ms(run.ttft_ms.p99),
-                      ms(run.tpot_ms.median), ms(run.tpot_ms.p90), ms(run.tpot_ms.p99), pct(run.tpot_ms.cv),
-                      ms(run.e2e_ms.median), std::to_string(run.ttft_ms.n), bytes(run.peak_rss_bytes)});
+    t.rows.push_back({run.key().label(), lat(run.ttft_ms.median), lat(run.ttft_ms.p90), lat(run.ttft_ms.p99),
+                      lat(run.tpot_ms.median), lat(run.tpot_ms.p90), lat(run.tpot_ms.p99), pct1(run.tpot_ms.cv),
+                      lat(run.e2e_ms.median), std::to_string(run.ttft_ms.n), bytes(run.peak_rss_bytes)});
   return t.render();
 }
 
@@ -73,7 +73,7 @@ std::string headline_table(const Report& r) {
     t.rows.push_back({run.key().label(), bytes(run.weight_bytes), bytes(run.kv_bytes_per_token),
                       bytes(run.kv_bytes_end), bytes(run.decode_bytes_per_token), fixed(run.decode_gbps, 1),
                       run.dram_gbps > 0 ? fixed(run.dram_gbps, 1) + " (" + run.dram_roof + ")" : "-",
-                      run.dram_gbps > 0 ? pct(run.decode_gbps / run.dram_gbps) : "-"});
+                      run.dram_gbps > 0 ? pct1(run.decode_gbps / run.dram_gbps) : "-"});
   }
   return t.rows.empty() ? "" : t.render();
 }
@@ -88,7 +88,7 @@ std::string context_lines(const Report& r) {
         << fixed(run.tpot_vs_kv.r, 2) << "); context→TPOT ms:";
     std::vector<size_t> at{0, s.size() / 4, s.size() / 2, 3 * s.size() / 4, s.size() - 1};
     at.erase(std::unique(at.begin(), at.end()), at.end());
-    for (size_t i : at) out << " " << s[i].context << "→" << ms(s[i].tpot_ms);
+    for (size_t i : at) out << " " << s[i].context << "→" << lat(s[i].tpot_ms);
     out << "\n";
   }
   return out.str();
@@ -103,7 +103,7 @@ std::string phase_table(const Report& r) {
     for (const auto& p : run.phases) {
       const MatMulBounds b = matmul_bounds(p);
       t.rows.push_back({run.key().label(), to_string(p.phase), std::to_string(p.tokens), std::to_string(p.past),
-                        ms(p.latency_ms.median), pct(p.coverage), std::to_string(p.layers.size()),
+                        lat(p.latency_ms.median), pct1(p.coverage), std::to_string(p.layers.size()),
                         std::to_string(b.layers), std::to_string(b.memory), std::to_string(b.compute),
                         fixed(static_cast<double>(p.flops) / 1e9, 2)});
     }
@@ -120,9 +120,9 @@ std::string top_layers_table(const PhaseProfile& p, size_t top) {
                {"GFLOP/s", true}, {"GB/s", true},  {"bound"},          {"eff", true}};
   size_t i = 0;
   for (const Layer* l : ls)
-    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), pct(l->share), fixed(l->intensity, 1),
+    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), pct1(l->share), fixed(l->intensity, 1),
                       fixed(l->gflops, 1), fixed(l->gbps, 1), l->bound.empty() ? "-" : l->bound,
-                      l->bound.empty() ? "-" : pct(l->efficiency)});
+                      l->bound.empty() ? "-" : pct1(l->efficiency)});
   return t.render();
 }
 
@@ -142,7 +142,7 @@ MatMulBounds matmul_bounds(const PhaseProfile& p) {
 std::string generation_summary(const Report& r, size_t top_layers) {
   if (!r.generation) return "not a generation report\n";
   std::ostringstream out;
-  out << header(r) << "\n";
+  out << gen_header(r) << "\n";
   if (r.generation->runs.empty()) {
     out << "(no configuration finished)\n";
   } else {

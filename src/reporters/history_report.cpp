@@ -12,13 +12,13 @@
 namespace rooflens {
 namespace {
 
-std::string signed_percent(double ratio) {
+std::string signed_pct(double ratio) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%+.1f%%", ratio * 100);
   return buf;
 }
 
-std::string p_text(double p) {
+std::string p_str(double p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, p >= 0.001 ? "%.3f" : "%.1e", p);
   return buf;
@@ -67,7 +67,7 @@ std::string change_points_text(const TrendSeries& s) {
   for (const auto& p : s.points) {
     if (!p.change_point) continue;
     auto commit = p.tags.find("commit");
-    out += (out.empty() ? "" : ", ") + signed_percent(p.change) + " at " + minute(p.created_at) +
+    out += (out.empty() ? "" : ", ") + signed_pct(p.change) + " at " + minute(p.created_at) +
            (commit != p.tags.end() ? " (" + commit->second.substr(0, 10) + ")" : "");
   }
   return out.empty() ? "-" : out;
@@ -89,7 +89,7 @@ std::string series_table(const Trends& t) {
   for (const auto& s : t.series) {
     const TrendPoint* first = first_timed(s);
     const TrendPoint* last = last_timed(s);
-    std::string vs = first && last && first != last ? signed_percent(last->center_ms / first->center_ms - 1) : "-";
+    std::string vs = first && last && first != last ? signed_pct(last->center_ms / first->center_ms - 1) : "-";
     table.rows.push_back({s.model, config_label(s.config, s.options), short_id(s.machine),
                           std::to_string(s.points.size()), day(s.points.front().created_at),
                           day(s.points.back().created_at), last ? fixed(last->center_ms, 3) : "-", vs,
@@ -113,14 +113,14 @@ std::string points_table(const TrendSeries& s, size_t limit) {
       std::string medians;
       for (double m : p.run_medians) medians += (medians.empty() ? "" : " ") + fixed(m, 3);
       std::string note;
-      if (p.change_point) note += "level shift " + signed_percent(p.change) + " (p " + p_text(p.change_p) + ")";
+      if (p.change_point) note += "level shift " + signed_pct(p.change) + " (p " + p_str(p.change_p) + ")";
       if (p.model_changed) note += std::string(note.empty() ? "" : "; ") + "model changed";
       if (p.status != "pass") note += std::string(note.empty() ? "" : "; ") + p.error;
       auto commit = p.tags.find("commit");
       std::vector<std::string> row{std::to_string(i + 1), minute(p.created_at),
                                    commit == p.tags.end() ? "" : commit->second.substr(0, 10),
                                    p.center_ms > 0 ? fixed(p.center_ms, 3) : "-",
-                                   p.center_ms > 0 && prev ? signed_percent(p.center_ms / prev->center_ms - 1) : "",
+                                   p.center_ms > 0 && prev ? signed_pct(p.center_ms / prev->center_ms - 1) : "",
                                    std::to_string(p.run_medians.size()), medians, p.status, note};
       if (any_reference)
         row.insert(row.begin() + 5, p.reference_ratio > 0 ? fixed(p.reference_ratio, 3) + " " + p.reference : "");
@@ -144,7 +144,7 @@ std::string memory_checks_text(const Trends& t) {
     table.rows.push_back({c.model, config_label(c.config, c.options),
                           judged ? si_bytes(static_cast<double>(c.baseline_peak_rss_bytes)) : "-",
                           si_bytes(static_cast<double>(c.latest_peak_rss_bytes)),
-                          judged ? signed_percent(c.memory_change) : "-", c.memory_verdict});
+                          judged ? signed_pct(c.memory_change) : "-", c.memory_verdict});
   }
   if (table.rows.empty()) return "";
   return "memory: each latest run's peak RSS against the median of the earlier runs' (a regression beyond +" +
@@ -170,9 +170,9 @@ std::string checks_text(const Trends& t) {
     bool tested = by_reference ? c.baseline_ratio > 0 && c.latest_ratio > 0 : c.baseline_ms > 0 && c.latest_ms > 0;
     std::vector<std::string> row{c.model, config_label(c.config, c.options), short_id(c.machine), minute(c.created_at),
                                  c.baseline_ms > 0 ? fixed(c.baseline_ms, 3) : "-",
-                                 c.latest_ms > 0 ? fixed(c.latest_ms, 3) : "-", tested ? signed_percent(c.change) : "-",
-                                 tested ? "[" + signed_percent(c.ci_low - 1) + ", " + signed_percent(c.ci_high - 1) + "]" : "-",
-                                 tested ? p_text(c.p_value) : "-", std::to_string(c.baseline_runs),
+                                 c.latest_ms > 0 ? fixed(c.latest_ms, 3) : "-", tested ? signed_pct(c.change) : "-",
+                                 tested ? "[" + signed_pct(c.ci_low - 1) + ", " + signed_pct(c.ci_high - 1) + "]" : "-",
+                                 tested ? p_str(c.p_value) : "-", std::to_string(c.baseline_runs),
                                  c.verdict + (c.model_changed ? " (model changed)" : "")};
     if (any_reference)
       row.insert(row.begin() + 6, !by_reference ? "-"

@@ -9,7 +9,7 @@
 namespace rooflens {
 namespace {
 
-std::string percent(double share) { return fixed(share * 100, 1) + "%"; }
+std::string share_pct(double share) { return fixed(share * 100, 1) + "%"; }
 
 // A layer the source timed at 0 ms (one the runtime elided, or one its profile has no row for) is still a layer
 // of the run: counted, and said to be at 0 ms.
@@ -49,7 +49,7 @@ void providers(const ProfileRun& run, std::string& out) {
   // A profile-only TensorRT file names no device for layers it cannot place (e.g. DLA regions).
   for (const auto& s : shares)
     t.rows.push_back({s.provider.empty() ? "(not named)" : s.provider, std::to_string(s.layers),
-                      percent(s.layer_share), fixed(s.time_ms, 3), percent(s.time_share)});
+                      share_pct(s.layer_share), fixed(s.time_ms, 3), share_pct(s.time_share)});
   out += "\nexecution providers (share of layers and of layer time):\n" + t.render();
   std::string fallbacks;
   int64_t n = 0;

@@ -71,7 +71,7 @@ std::string memory_line(const RunProjection& rp) {
          mb(m.output_copies_bytes) + ", runtime baseline " + mb(m.baseline_bytes) + ")\n";
 }
 
-std::string table(const WhatIfView& v) {
+std::string whatif_table(const WhatIfView& v) {
   const Report& r = *v.report;
   const Projection& p = *r.whatif;
   std::ostringstream out;
@@ -88,7 +88,7 @@ std::string table(const WhatIfView& v) {
   return out.str();
 }
 
-std::string markdown(const WhatIfView& v) {
+std::string whatif_markdown(const WhatIfView& v) {
   const Report& r = *v.report;
   const Projection& p = *r.whatif;
   std::ostringstream out;
@@ -104,7 +104,7 @@ std::string markdown(const WhatIfView& v) {
   return out.str();
 }
 
-std::string json_text(const WhatIfView& v) {
+std::string whatif_json(const WhatIfView& v) {
   json j = *v.report->whatif;
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -112,7 +112,8 @@ std::string json_text(const WhatIfView& v) {
 }  // namespace
 
 const std::map<std::string, WhatIfFormatter>& whatif_formats() {
-  static const std::map<std::string, WhatIfFormatter> f = {{"table", &table}, {"md", &markdown}, {"json", &json_text}};
+  static const std::map<std::string, WhatIfFormatter> f = {
+      {"table", &whatif_table}, {"md", &whatif_markdown}, {"json", &whatif_json}};
   return f;
 }
 

@@ -6,7 +6,7 @@
 namespace rooflens::ort {
 namespace {
 
-std::optional<uint64_t> number(const nlohmann::json& args, const char* key) {
+std::optional<uint64_t> optional_count(const nlohmann::json& args, const char* key) {
   auto it = args.find(key);
   if (it == args.end()) return std::nullopt;
   if (it->is_number_unsigned()) return it->get<uint64_t>();
@@ -47,7 +47,7 @@ std::vector<int> packed_inputs(const std::string& op) {
 KernelAllocator kernel_allocator(const nlohmann::json& args) {
   // onnxruntime/core/framework/sequential_executor.cc adds the arena's statistics to each kernel event when the
   // allocator is an arena: mem_bytes_in_use, mem_in_use_peak, mem_arena_held, and their deltas.
-  return {number(args, "mem_bytes_in_use"), number(args, "mem_arena_held")};
+  return {optional_count(args, "mem_bytes_in_use"), optional_count(args, "mem_arena_held")};
 }
 
 }  // namespace rooflens::ort
