@@ -174,7 +174,7 @@ void setup_score(CLI::App& root, Action& action) {
   cmd->add_option("--suite", a->suite_file, "A suite file instead of the built-in one (data/score/v1/suite.json)");
   cmd->add_option("--workloads", a->o.workloads, "Only these workload ids (the score is then incomplete)")
       ->delimiter(',');
-  cmd->add_option("--repetitions", a->o.repetitions, "Repetitions per workload instead of the suite's (3 full, 2 quick)");
+  cmd->add_option("--repetitions", a->o.repetitions, "Repetitions per workload instead of the suite's (3)");
   cmd->add_option("--write-references", a->write_references,
                   "Regenerate the reference outputs (ONNX Runtime, graphOptimizationLevel=disabled) into this suite file");
   cmd->add_option("--reference-result", a->reference_result,

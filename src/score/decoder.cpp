@@ -75,7 +75,7 @@ class Decoder final : public WorkloadKind {
       return;
     }
     const GenerationConfig c = config_of(def, model, ctx, ctx.mode->generate_requests);
-    ScoreFigure prefill = figure(def, "prefill"), decode = figure(def, "decode");
+    ScoreFigure prefill = figure_of(def, "prefill"), decode = figure_of(def, "decode");
     prefill.config = fmt::format("prompt {} tokens, threads={}", def.prompt, ctx.cores);
     decode.config = fmt::format("{} greedy steps after a {}-token prompt, threads={}", def.gen, def.prompt, ctx.cores);
     out.status = WorkloadStatus::valid;
@@ -107,19 +107,6 @@ class Decoder final : public WorkloadKind {
                               ctx.cores, ctx.roofs);
     decode.roof = roof_bound(df, db, "fp32", ctx.cores, ctx.roofs);
     out.figures = {prefill, decode};
-  }
-
- private:
-  static ScoreFigure figure(const WorkloadDef& def, const std::string& metric) {
-    ScoreFigure f;
-    f.metric = metric;
-    f.category = category_of(def, metric);
-    f.unit = "tokens/s";
-    if (auto it = def.figures.find(metric); it != def.figures.end()) {
-      f.reference_time_ms = it->second.time_ms;
-      f.reference_roof_time_ms = it->second.roof_time_ms;
-    }
-    return f;
   }
 };
 

@@ -39,6 +39,16 @@ KindContext kind_context(const ScoreContext& ctx, const ModeSettings& mode, cons
   return k;
 }
 
+// A workload that is INVALID or failed still names the figures it would have had, without repetitions: its
+// categories then count it as a member, so they are marked incomplete.
+void add_missing_figures(const WorkloadDef& def, ScoreWorkload& w) {
+  if (w.status == WorkloadStatus::unsupported) return;
+  for (const auto& m : metrics_of(def)) {
+    if (std::any_of(w.figures.begin(), w.figures.end(), [&](const ScoreFigure& f) { return f.metric == m; })) continue;
+    w.figures.push_back(figure_of(def, m));
+  }
+}
+
 ScoreWorkload run_one(const WorkloadDef& def, const Suite& suite, const ModeSettings& mode, const ScoreContext& ctx) {
   ScoreWorkload w;
   w.id = def.id;
@@ -64,6 +74,7 @@ ScoreWorkload run_one(const WorkloadDef& def, const Suite& suite, const ModeSett
     w.reason = stopped(ctx) ? "interrupted (Ctrl-C)" : one_line(e.what());
     w.figures.clear();  // no figure from a workload that did not finish
   }
+  add_missing_figures(def, w);
   std::error_code ec;
   if (!model.empty()) std::filesystem::remove(model, ec);  // hundreds of MB each
   w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -125,6 +136,7 @@ ScoreResult run_suite(const Suite& suite, const ScoreOptions& o, const ScoreCont
       w.model = def.model;
       w.precision = def.precision;
       w.reason = "not run: interrupted (Ctrl-C) before it";
+      add_missing_figures(def, w);
       r.workloads.push_back(w);
       r.partial = true;
       continue;

@@ -54,7 +54,7 @@ class Served final : public WorkloadKind {
     const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
     out.shape = shape_text(w);
     if (!validate(def, w, ctx, out)) return;
-    ScoreFigure latency = figure(def, "latency", "ms"), throughput = figure(def, "throughput", "samples/s");
+    ScoreFigure latency = figure_of(def, "latency"), throughput = figure_of(def, "throughput");
     latency.config = fmt::format("single-stream p{:g} (early stopping, {:g}% confidence), threads={}", kPercentile,
                                  kConfidence * 100, ctx.cores);
     const double fl = static_cast<double>(w.flops_per_sample), by = static_cast<double>(w.bytes_per_sample);
@@ -85,17 +85,6 @@ class Served final : public WorkloadKind {
     return s;
   }
 
-  static ScoreFigure figure(const WorkloadDef& def, const std::string& metric, const std::string& unit) {
-    ScoreFigure f;
-    f.metric = metric;
-    f.category = category_of(def, metric);
-    f.unit = unit;
-    if (auto it = def.figures.find(metric); it != def.figures.end()) {
-      f.reference_time_ms = it->second.time_ms;
-      f.reference_roof_time_ms = it->second.roof_time_ms;
-    }
-    return f;
-  }
 
   static bool stopped(const KindContext& ctx) { return ctx.interrupted && ctx.interrupted->load(); }
 

@@ -146,6 +146,24 @@ std::vector<std::string> metrics_of(const WorkloadDef& w) {
   return {"latency", "throughput"};
 }
 
+std::string unit_of(const std::string& metric) {
+  if (metric == "latency") return "ms";
+  if (metric == "throughput") return "samples/s";
+  return "tokens/s";
+}
+
+ScoreFigure figure_of(const WorkloadDef& w, const std::string& metric) {
+  ScoreFigure f;
+  f.metric = metric;
+  f.category = category_of(w, metric);
+  f.unit = unit_of(metric);
+  if (auto it = w.figures.find(metric); it != w.figures.end()) {
+    f.reference_time_ms = it->second.time_ms;
+    f.reference_roof_time_ms = it->second.roof_time_ms;
+  }
+  return f;
+}
+
 std::string category_of(const WorkloadDef& w, const std::string& metric) {
   if (w.kind == "decoder") return "generative";
   return w.precision + " " + metric;

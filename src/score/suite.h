@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/score.h"
 #include "validation/compare.h"
 
 namespace rooflens::score {
@@ -76,5 +77,9 @@ std::string suite_to_json(const Suite& s);
 std::string category_of(const WorkloadDef& w, const std::string& metric);
 // The metrics a workload kind yields, in order.
 std::vector<std::string> metrics_of(const WorkloadDef& w);
+// The unit a metric's raw figures are in: "ms" (latency), "samples/s" (throughput), "tokens/s" (prefill, decode).
+std::string unit_of(const std::string& metric);
+// An empty figure of the workload's metric: its metric, category, unit and the suite's reference constants.
+ScoreFigure figure_of(const WorkloadDef& w, const std::string& metric);
 
 }  // namespace rooflens::score

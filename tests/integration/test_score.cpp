@@ -116,7 +116,10 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   const json g = load("bad-result.json");
   EXPECT_EQ(workload(g, "squeeze-int8")["status"], "INVALID");
   EXPECT_GE(workload(g, "squeeze-int8")["max_abs_error"].get<double>(), 9.0);
-  EXPECT_TRUE(workload(g, "squeeze-int8")["figures"].empty());
+  for (const auto& f : workload(g, "squeeze-int8")["figures"]) EXPECT_TRUE(f["repetitions"].empty());
+  EXPECT_EQ(g["categories"][2]["name"], "int8 latency");
+  EXPECT_EQ(g["categories"][2]["members"], 1);  // the INVALID workload still counts: the category is incomplete
+  EXPECT_EQ(g["categories"][2]["valid_members"], 0);
   EXPECT_EQ(workload(g, "tinygpt-fp32")["status"], "INVALID");
   EXPECT_NE(workload(g, "tinygpt-fp32")["reason"].get<std::string>().find("greedy token 0"), std::string::npos);
   EXPECT_EQ(workload(g, "squeeze-fp32")["status"], "failed");
