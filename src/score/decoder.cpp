@@ -4,6 +4,7 @@
 // repetition. Figures: prefill tokens/s (prompt / time to first token) and decode tokens/s (tokens / the decode
 // steps' time), each the median over a repetition's requests.
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,7 @@ GenerationConfig config_of(const WorkloadDef& def, const std::filesystem::path& 
   c.timing.duration_s = 0;
   c.timing.layers = false;
   c.work_dir = ctx.work_dir;
+  c.timeout = std::chrono::minutes(5);  // per stage: a hung runner fails this workload, not the suite's time budget
   return c;
 }
 
