@@ -3,11 +3,22 @@
 // present.N.key|value back as past_key_values.N.key|value. The KV cache never leaves this process: rooflens sends
 // names and sizes, and gets timings (and, when asked, tokens and logits) back.
 //
-// run.mjs passes its helpers in (`makeGenerateOps(ctx)`), so both requests answer and fail like every other one.
+// Both requests use the runner's modules (session, fields, errors), so they answer and fail like every other one.
+import fs from 'node:fs';
+import os from 'node:os';
+import { ort } from './ort.mjs';
+import { RequestError, badRequest, log } from './errors.mjs';
+import { optBool, optInt, timingOf } from './fields.mjs';
+import { nowNs, nsToMs } from './clock.mjs';
+import { createSession, requireSession, runOnce } from './session.mjs';
+import { peakRss, procStatus, resetPeak } from './memory.mjs';
+import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
+import { fnv1a, mulberry32 } from './rng.mjs';
+import { halfToFloat } from './fp16.mjs';
+import { runTimedLoop } from './timed_loop.mjs';
 
-export function makeGenerateOps(ctx) {
-  const { ort, fs, os, path, RequestError, badRequest, optInt, optBool, timingOf, requireSession, createSession,
-    readOrtProfile, runOnce, peakRss, procStatus, resetPeak, nowNs, nsToMs, fnv1a, mulberry32, log } = ctx;
+// The requests' handlers, with the per-phase peaks they keep between requests.
+export function makeGenerateOps() {
 
   // The request's `timing` (every field required, as for run_timed): a request counts as one iteration.
   function generationTiming(req) {
@@ -120,13 +131,6 @@ export function makeGenerateOps(ctx) {
     return feeds;
   }
 
-  function halfToFloat(h) {
-    const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    if (e === 0) return s * m * 2 ** -24;
-    if (e === 31) return m ? NaN : s * Infinity;
-    return s * (1 + m / 1024) * 2 ** (e - 15);
-  }
-
   // The logits of each sequence's last position, as float32 rows [batch, vocab].
   function lastLogits(io, out, g) {
     const t = out[io.logits];
@@ -202,37 +206,22 @@ export function makeGenerateOps(ctx) {
     const io = parseIo(st, req.io);
     const g = parseShape(req);
     const t = generationTiming(req);
-    const warmN = t.warmupIterations, warmMs = t.warmupMs, minN = t.iterations, minMs = t.durationMs;
-    const maxN = t.maxIterations, maxMs = t.maxDurationMs;
     const keepLogits = optBool(req, 'return_logits', false);
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
     const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
     phasePeak.prefill = phasePeak.decode = 0;
 
-    const w0 = nowNs();
-    let warm = 0;
-    while (warm < warmN || nsToMs(nowNs() - w0) < warmMs) {
-      await oneRequest(st.session, io, g, prompt, fixed, false);
-      ++warm;
-      if (nsToMs(nowNs() - w0) > maxMs) break;
-    }
-    const warmupMs = nsToMs(nowNs() - w0);
-
     const requests = [];
-    let first = null, stop = null;
-    const m0 = nowNs();
-    for (;;) {
+    let first = null;
+    const loop = await runTimedLoop(t, async () => {
       const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null);
       if (first === null) first = r;
       requests.push(r.res);
-      const elapsed = nsToMs(nowNs() - m0);
-      if (requests.length >= minN && elapsed >= minMs) { stop = 'min_reached'; break; }
-      if (requests.length >= maxN) { stop = 'max_iterations'; break; }
-      if (elapsed >= maxMs) { stop = 'max_duration'; break; }
-    }
+    }, () => oneRequest(st.session, io, g, prompt, fixed, false));
     const res = {
-      requests, wall_s: Number(nowNs() - m0) / 1e9, warmup_requests: warm, warmup_ms: warmupMs, stop_reason: stop,
+      requests, wall_s: loop.wallS, warmup_requests: loop.warmupIterations, warmup_ms: loop.warmupMs,
+      stop_reason: loop.stopReason,
       // Generated ids per sequence of the first measured request: the prefill's token, then each decode step's.
       tokens: Array.from({ length: g.batch }, (_, b) => first.tokens.map((t) => t[b])),
       peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss,
@@ -257,17 +246,8 @@ export function makeGenerateOps(ctx) {
     const warm = t.warmupIterations, iters = t.profileIterations;
     const parent = req.tmp_dir ?? os.tmpdir();
     if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
-    let dir;
-    try {
-      dir = fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
-    } catch (e) {
-      throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
-    }
-    const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
-    // This session's own graph when asked (run.mjs, run_profiled: generated node names differ between sessions).
-    const graphFile = optBool(req, 'dump_graph', false) ? path.join(dir, 'optimized.onnx') : null;
-    if (graphFile) options.optimizedModelFilePath = graphFile;
-    else delete options.optimizedModelFilePath;
+    const dir = privateProfileDir(parent);
+    const { options, graphFile } = profilingOptions(st.options, dir, optBool(req, 'dump_graph', false));
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
     let session = null, runs = 0;
@@ -309,9 +289,7 @@ export function makeGenerateOps(ctx) {
           tokens: 1, run_latencies_ms: decodeMs };
       }
       try { session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
-      const files = fs.readdirSync(dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
-      if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${dir}, found ${files.length}`);
-      const file = path.join(dir, files[0]);
+      const file = profileFileIn(dir);
       const events = readOrtProfile(file);  // repairs unescaped names in place
       const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);

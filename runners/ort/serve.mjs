@@ -6,17 +6,20 @@
 // setImmediate), so requests in flight here are served one after another: parallel service comes from instances
 // (several runners), and a second request already queued only saves the gap between two calls.
 //
-// run.mjs passes its helpers in (`makeServeOps(ctx)`), so these requests answer and fail like every other one.
+// These requests use the runner's modules (session, feeds, errors), so they answer and fail like every other one.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ort } from './ort.mjs';
+import { RequestError, badRequest, log } from './errors.mjs';
+import { optInt } from './fields.mjs';
+import { nowNs } from './clock.mjs';
+import { createSession, requireSession, runOnce } from './session.mjs';
+import { buildFeeds } from './feeds.mjs';
+import { TYPED } from './dtypes.mjs';
+import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
 
-export function makeServeOps(ctx) {
-  const { ort, fs, os, path, RequestError, badRequest, optInt, requireSession, createSession, buildFeeds, runOnce,
-    nowNs, log } = ctx;
-
-  const TYPED = {
-    float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array, uint8: Uint8Array,
-    int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
-    uint64: BigUint64Array, bool: Uint8Array,
-  };
+export function makeServeOps() {
 
   // One stacked input: every sample's elements back to back, so a call over consecutive samples is a view.
   function stackInput(name, tensors) {
@@ -54,12 +57,7 @@ export function makeServeOps(ctx) {
   // A session like the serving one, recording every kernel it runs (the caller owns the directory).
   async function profiledSession(st, parent) {
     if (typeof parent !== 'string') throw badRequest("'profile.tmp_dir' must be a path");
-    let dir;
-    try {
-      dir = fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
-    } catch (e) {
-      throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
-    }
+    const dir = privateProfileDir(parent);
     const graph = path.join(dir, 'optimized.onnx');
     const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile'),
       optimizedModelFilePath: graph };
@@ -131,9 +129,7 @@ export function makeServeOps(ctx) {
     const prof = st.serving && st.serving.profile;
     if (!prof) throw badRequest("'end_profile' needs samples prepared with 'profile'");
     try { st.session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
-    const files = fs.readdirSync(prof.dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
-    if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${prof.dir}, found ${files.length}`);
-    return { profile_dir: prof.dir, profile_file: path.join(prof.dir, files[0]), calls: st.serving.calls,
+    return { profile_dir: prof.dir, profile_file: profileFileIn(prof.dir), calls: st.serving.calls,
       optimized_model: fs.existsSync(prof.graph) ? prof.graph : null };
   }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_model.h"
 #include "model/graph.h"
 
 namespace rooflens {

@@ -2,7 +2,7 @@
 // Model-level facts for the report (path, producer, opsets, inputs/outputs, weights) and the analysis entry
 // point for an already-loaded model.
 #include "analysis/cost.h"
-#include "core/report.h"
+#include "core/report_model.h"
 #include "model/graph.h"
 
 namespace rooflens {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 
 namespace rooflens {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "assembly/layers.h"
-#include "assembly/runtime_shapes.h"
+#include "assembly/kernel_shapes.h"
 #include "core/coverage.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
@@ -23,9 +23,9 @@ std::vector<std::string> timing_warnings(const ProfileRun& r) {
     out.push_back("unstable timings: CV " + percent_text(r.latency_ms.cv) +
                   " > 5% (another process busy? try --duration or pinning)");
   RepetitionSpread spread = repetition_spread(r.latencies_ms, r.repetitions);
-  // Chunks of a live runner are short turns taken to be paired with the other side's: their spread is the host's
-  // spells, which the pairing cancels, and says nothing about fresh runs.
-  if (!r.live_from && spread_is_large(spread))
+  // Turns on a live runner are paired with the other side's: their spread is the host's spells, which the pairing
+  // cancels, and says nothing about fresh runs (core/repetitions.h).
+  if (r.repetitions_are_fresh_runs() && spread_is_large(spread))
     out.push_back("run-to-run: the medians of the " + std::to_string(spread.count) + " runs span " +
                   fixed(spread.min_median, 3) + "-" + fixed(spread.max_median, 3) + " ms (" + fixed(spread.spread * 100, 0) +
                   "% of the median), more than the samples of a run scatter (" + fixed(spread.within_cv * 100, 1) +

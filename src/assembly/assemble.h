@@ -24,7 +24,7 @@ struct AssemblyContext {
   const MappingRules* rules = nullptr;    // the source's; null: plain_mapping_rules()
   uint64_t weights_bytes = 0;             // the model file's weights a node reads (0: counted from the analysis)
   // The analysis again with the tensors the runtime shaped where the analysis could not (tensor -> dims); nullopt
-  // when none could be taken. Unset: such tensors are only counted (assembly/runtime_shapes.h).
+  // when none could be taken. Unset: such tensors are only counted (assembly/kernel_shapes.h).
   std::function<std::optional<Analysis>(const std::map<std::string, std::vector<int64_t>>&)> reanalyze;
 };
 

@@ -17,7 +17,7 @@
 
 #include "core/errors.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_run.h"
 #include "core/run_key.h"
 #include "core/tensor_value.h"
 #include "core/timing.h"
@@ -94,9 +94,9 @@ struct ModelLoad {
 // zoo are mostly tiny; a process per model would cost more than the models. A crash or timeout ends the process
 // (the call throws BackendError with kind died/timeout); the next load() starts a fresh one.
 // Not thread-safe, except abort().
-class ModelServer {
+class LiveRunner {
  public:
-  virtual ~ModelServer() = default;
+  virtual ~LiveRunner() = default;
   // Makes sure the runtime process is up — a new one when `fresh_process` (its peak memory is then the next
   // model's own) — so that starting it is not counted in a model's time. Throws BackendError, stage "load".
   virtual void start(bool fresh_process) = 0;
@@ -152,7 +152,7 @@ class Backend {
   virtual const MappingRules& mapping_rules() const = 0;
   // A server for many models with this backend's options (its process starts on the first load); nullptr when
   // the backend cannot serve (then `rooflens bench` refuses it with one line).
-  virtual std::unique_ptr<ModelServer> serve() { return nullptr; }
+  virtual std::unique_ptr<LiveRunner> live_runner() { return nullptr; }
   // Decoder generation step by step with a KV cache (`rooflens generate`, backends/generation.h); nullptr when the
   // backend cannot (then `rooflens generate` refuses it with one line).
   virtual DecoderGeneration* generation() { return nullptr; }

@@ -12,9 +12,9 @@ int signal_of(const std::string& fault) {
   throw UsageError("unknown test fault '" + fault + "' (known: segv, sigkill, hang)");
 }
 
-class FaultInjectingServer : public ModelServer {
+class FaultInjectingLiveRunner : public LiveRunner {
  public:
-  FaultInjectingServer(std::unique_ptr<ModelServer> inner, std::map<std::string, std::string> faults)
+  FaultInjectingLiveRunner(std::unique_ptr<LiveRunner> inner, std::map<std::string, std::string> faults)
       : inner_(std::move(inner)), faults_(std::move(faults)) {
     for (const auto& [model, fault] : faults_) signal_of(fault);  // refuse unknown names before any run
   }
@@ -51,16 +51,16 @@ class FaultInjectingServer : public ModelServer {
     if (sig != 0 && pid > 0) ::kill(pid, sig);
   }
 
-  std::unique_ptr<ModelServer> inner_;
+  std::unique_ptr<LiveRunner> inner_;
   std::map<std::string, std::string> faults_;
   int armed_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<ModelServer> with_injected_faults(std::unique_ptr<ModelServer> server,
+std::unique_ptr<LiveRunner> with_injected_faults(std::unique_ptr<LiveRunner> server,
                                                   std::map<std::string, std::string> faults) {
-  return std::make_unique<FaultInjectingServer>(std::move(server), std::move(faults));
+  return std::make_unique<FaultInjectingLiveRunner>(std::move(server), std::move(faults));
 }
 
 }  // namespace rooflens

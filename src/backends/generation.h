@@ -14,7 +14,7 @@
 
 #include "backends/backend.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_generation.h"
 #include "core/timing.h"
 
 namespace rooflens {

@@ -7,7 +7,7 @@
 
 #include "capacity/workload.h"
 #include "core/capacity.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
 
 namespace rooflens::capacity {
 

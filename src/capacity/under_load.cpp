@@ -6,7 +6,7 @@
 
 #include "assembly/assemble.h"
 #include "model/graph.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 
 namespace rooflens::capacity {
 namespace {

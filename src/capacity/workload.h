@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/report.h"
+#include "core/report_model.h"
 #include "model/shapes.h"
 
 namespace rooflens {

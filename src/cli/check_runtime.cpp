@@ -12,7 +12,7 @@
 #include "core/text_table.h"
 #include "model/expose_outputs.h"
 #include "model/loader.h"
-#include "model/runtime_shapes.h"
+#include "model/runtime_shape_check.h"
 
 namespace rooflens::cli {
 namespace {
@@ -68,21 +68,21 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
   const BackendInfo info = backend->info();
   std::cerr << "rooflens analyze: running " << o.model << " once on " << info.name << " " << info.version
             << " with " << observable_tensors(m).size() << " intermediate tensors exposed\n";
-  auto server = backend->serve();
-  if (!server) throw UsageError("--check-runtime: backend " + info.name + " cannot run a model outside a profile");
+  auto runner = backend->live_runner();
+  if (!runner) throw UsageError("--check-runtime: backend " + info.name + " cannot run a model outside a profile");
   ModelLoad load;
   load.model = copy;
   load.dims = m.input_symbols;
   load.timeout = o.timeout;
-  server->load(load);
+  runner->load(load);
   const GeneratedInputPlan plan = plan_generated_inputs(m);
   FeedSpec feed;
   feed.dims = plan.dims;
   feed.shapes = plan.shapes;
   feed.int_input_max = plan.int_input_max;
   feed.values = plan.values;
-  ShapeCheck c = compare_with_runtime(m, server->output_shapes(feed, o.timeout));
-  server->unload();
+  ShapeCheck c = compare_with_runtime(m, runner->output_shapes(feed, o.timeout));
+  runner->unload();
   if (c.inside_bodies > 0) {
     // Tensors inside If/Loop/Scan bodies cannot be graph outputs; an unoptimized session's profile reports every
     // node it ran with its output shapes instead.
@@ -93,15 +93,15 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
     plain.dims = m.input_symbols;
     plain.timeout = o.timeout;
     plain.options = {{"graphOptimizationLevel", "disabled"}};
-    server->load(plain);
+    runner->load(plain);
     TimingOptions once;
     once.warmup_iterations = 0;
     once.warmup_ms = 0;
     once.iterations = 1;
     once.duration_s = 0;
     once.profile_iterations = 1;
-    const Measurement run = server->measure(feed, once, tmp.path(), o.timeout);
-    server->unload();
+    const Measurement run = runner->measure(feed, once, tmp.path(), o.timeout);
+    runner->unload();
     std::vector<NodeShapes> ran;
     for (const auto& k : run.kernels) ran.push_back({k.name, k.output_shapes});
     compare_body_nodes(m, ran, c);

@@ -9,7 +9,7 @@
 #include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
-#include "import/import.h"
+#include "importers/driver/import.h"
 #include "importers/registry/registry.h"
 #include "reporters/html_report.h"
 #include "reporters/import_summary.h"

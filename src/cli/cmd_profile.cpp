@@ -21,7 +21,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "profile/profile.h"
-#include "profile/reference.h"
+#include "profile/with_reference.h"
 #include "reporters/html_report.h"
 #include "reporters/profile_summary.h"
 

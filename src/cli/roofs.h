@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 
 namespace rooflens::cli {
 

@@ -144,14 +144,14 @@ void add_notes(const CompareSource& base, const CompareSource& head, bool config
     if (s->partial)
       c.notes.push_back(std::string(s == &base ? "BASE" : "NEW") +
                         " was interrupted before every item ran: missing items show as only on the other side");
-  // Chunks of a live runner share one session's level of the machine: measured here they were paired with the
-  // other side's chunk by chunk; from two files made at different times nothing pairs them.
-  auto chunked = [](const CompareSource& s) {
-    return std::any_of(s.items.begin(), s.items.end(), [](const CompareItem& i) { return i.live_chunks; });
+  // Turns on a live runner share one session's level of the machine: measured here they were paired with the
+  // other side's turn by turn; from two files made at different times nothing pairs them.
+  auto has_turns = [](const CompareSource& s) {
+    return std::any_of(s.items.begin(), s.items.end(), [](const CompareItem& i) { return i.live_turns; });
   };
-  const bool base_chunked = chunked(base), head_chunked = chunked(head);
-  if (!c.options.paired && (base_chunked || head_chunked))
-    c.notes.push_back(std::string(base_chunked && head_chunked ? "BASE's and NEW's" : base_chunked ? "BASE's" : "NEW's") +
+  const bool base_turns = has_turns(base), head_turns = has_turns(head);
+  if (!c.options.paired && (base_turns || head_turns))
+    c.notes.push_back(std::string(base_turns && head_turns ? "BASE's and NEW's" : base_turns ? "BASE's" : "NEW's") +
                       " runs after the first are turns of one live runner (compare's or profile --reference's "
                       "chunks), not fresh runs: they share one session's level of the machine, which the test "
                       "between two files made at different times takes for a change. Compare the models "

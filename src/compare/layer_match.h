@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/comparison.h"
-#include "core/report.h"
+#include "core/report_layer.h"
 
 namespace rooflens {
 

@@ -57,7 +57,7 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   item.status = status::kPass;
   item.samples_ms = run.latencies_ms;
   item.repetitions = run.repetitions;
-  item.live_chunks = run.live_from.has_value();
+  item.live_turns = !run.repetitions_are_fresh_runs();
   item.stats = run.latency_ms;
   item.peak_rss_bytes = run.peak_rss_bytes;
   item.layers = run.layers;

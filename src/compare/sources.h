@@ -18,8 +18,8 @@ struct CompareItem {
   std::string error;                     // "stage: message" when failing or skipped ("" otherwise)
   std::vector<double> samples_ms;        // raw end-to-end latencies (profiling off)
   std::vector<int64_t> repetitions;      // samples per repetition (run) of samples_ms; empty = one run
-  bool live_chunks = false;              // repetitions after the first are turns of one live runner (ProfileRun::
-                                         // live_from: compare's or profile --reference's chunks), not fresh runs
+  bool live_turns = false;               // repetitions after the first are turns of one live runner, not fresh
+                                         // runs (core/repetitions.h; ProfileRun::repetitions_are_fresh_runs)
   LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
   uint64_t peak_rss_bytes = 0;           // the runner's own peak resident set (0: not measured)
   std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)

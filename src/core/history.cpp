@@ -231,8 +231,7 @@ void add_report(HistorySession& s, const Report& r) {
     for (const auto& l : run.layers) h.layers.push_back({l.name, l.op, l.time_ms, l.onnx_nodes});
     h.peak_rss_bytes = run.peak_rss_bytes;
     if (const auto& ref = run.reference)
-      h.reference = {ref->name.empty() ? ref->model : ref->name, hashes.of(ref->model),
-                     repetition_medians(ref->latencies_ms, ref->repetitions)};
+      h.reference = {ref->name.empty() ? ref->model : ref->name, hashes.of(ref->model), ref->repetition_medians()};
     s.runs.push_back(std::move(h));
   }
   // A failed generation configuration fails both its items.

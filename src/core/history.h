@@ -39,7 +39,7 @@ struct HistoryLayer {             // one layer's median of a profiled run (Profi
   std::vector<std::string> onnx_nodes;
 };
 
-// The reference a run was timed beside (profile --reference, core/reference.h): its repetition medians, the i-th
+// The reference a run was timed beside (profile --reference, core/reference_ratio.h): its repetition medians, the i-th
 // measured right beside the run's i-th repetition. What `history --check` judges when the run has one.
 struct HistoryReference {
   std::string model;              // its model name ("" = the run had no reference)

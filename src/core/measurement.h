@@ -10,7 +10,7 @@
 
 #include "core/graph_view.h"
 #include "core/layer_kind.h"
-#include "core/report.h"
+#include "core/report_run.h"
 
 namespace rooflens {
 

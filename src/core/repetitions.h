@@ -1,9 +1,21 @@
 #pragma once
-// Repetitions: one configuration timed several times, each time in a fresh runner process (`--repeat`), because a
-// run's samples only show how the machine behaved during that run — the next run (new process, new session, new
-// memory layout, another moment) can differ by much more than the samples of one run scatter. The raw samples of
-// all repetitions lie end to end in one vector (ProfileRun::latencies_ms, BenchEntry::latencies_ms); a partition,
-// the sample count of each repetition, says where each one starts. These helpers read it the same way everywhere.
+// Repetitions, the one meaning of the word (docs/architecture.md glossary): a repetition is one timed loop of one
+// configuration — a stretch of its samples. A configuration is timed more than once because a run's samples only
+// show how the machine behaved during that run: the next (new process, new session, new memory layout, another
+// moment) can differ by much more than the samples of one run scatter. Every repetition is one of two kinds:
+//   - a fresh run: timed in a runner process of its own (the first repetition always; `--repeat N`: all N). Their
+//     medians' spread is run-to-run variation (repetition_spread, spread_is_large below).
+//   - a turn: timed on a live runner, loaded once and idle in between, alternating with another side's turn
+//     (`compare`'s turns of two models, `profile --reference`'s reference; the CLI's `--chunks N` is N turns). Turn
+//     i pairs with the other side's turn i; their medians follow the host's spells, which the pairing cancels, so
+//     their spread says nothing about fresh runs. ProfileRun::live_from marks the first turn (all later ones are
+//     turns too); ProfileRun::repetitions_are_fresh_runs() is how code asks.
+// A scheduler's round (profile's, generate's, bench's `--repeat`) is one pass over every configuration: it gives each
+// one repetition.
+//
+// The raw samples of all repetitions lie end to end in one vector (ProfileRun::latencies_ms, ReferenceTiming,
+// GenerationRun's samples, BenchEntry::latencies_ms, compare's items, the database's runs); a partition, the sample
+// count of each repetition, says where each one starts. These helpers read it the same way everywhere.
 #include <cstddef>
 #include <cstdint>
 #include <string>

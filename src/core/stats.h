@@ -3,7 +3,7 @@
 // a value that was actually measured), std is the sample standard deviation (n - 1), cv = std / mean.
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_run.h"
 
 namespace rooflens {
 

@@ -25,7 +25,7 @@ struct TrendPoint {
   int64_t samples = 0;
   std::vector<double> run_medians;      // one per repetition (ms)
   // profile --reference: the reference's name and file hash, and the run's repetition medians over the
-  // reference's, pair by pair (core/reference.h; 0: no reference, or not timed)
+  // reference's, pair by pair (core/reference_ratio.h; 0: no reference, or not timed)
   std::string reference, reference_hash;
   double reference_ratio = 0;
   uint64_t peak_rss_bytes = 0;          // the runner's peak resident set (0: not measured)

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_generation.h"
 #include "model/declared_io.h"
 
 namespace rooflens {

@@ -2,7 +2,7 @@
 
 #include "analysis/model_summary.h"
 #include "assembly/assemble.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 
 namespace rooflens {
 

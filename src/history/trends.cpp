@@ -9,7 +9,7 @@
 #include "compare/significance.h"
 #include "compare/verdict.h"
 #include "core/errors.h"
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 
 namespace rooflens {
 namespace {

@@ -3,7 +3,7 @@
 // notes, plausibility warnings, errors; the whole sweep when verbose.
 #include <string>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 
 namespace rooflens::hw {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 #include "hw/cpu_features.h"
 
 namespace rooflens::hw {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 
 namespace rooflens::hw {
 

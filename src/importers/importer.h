@@ -1,7 +1,7 @@
 #pragma once
 // An importer reads the files another tool wrote about one run of a model (a TensorRT engine's trtexec exports, an
-// ONNX Runtime profile, ...) into the neutral measurement record (core/measurement.h). The import command
-// (src/import/) hands that record, with the importer's mapping rules, to assemble_run like any live backend's.
+// ONNX Runtime profile, ...) into the neutral measurement record (core/measurement.h). The import command's driver
+// (importers/driver/) hands that record, with the importer's mapping rules, to assemble_run like any live backend's.
 // One importer per format, each in its folder, listed once in registry/.
 //
 // Files come from outside: an importer trusts no size, count or index in them (vectors grow with what is actually
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_run.h"
 #include "mapping/rules.h"
 
 namespace rooflens::importers {

@@ -32,7 +32,7 @@ void threads_above_cores(const RunFacts& f, FindingSink& out) {
 void unstable_timings(const RunFacts& f, FindingSink& out) {
   const LatencyStats& s = f.run.latency_ms;
   RepetitionSpread spread = repetition_spread(f.run.latencies_ms, f.run.repetitions);
-  bool runs_differ = !f.run.live_from && spread_is_large(spread);  // chunks of a live runner: see ProfileRun::live_from
+  bool runs_differ = f.run.repetitions_are_fresh_runs() && spread_is_large(spread);  // turns: core/repetitions.h
   if (s.n == 0 || (s.cv <= kUnstableCv && !runs_differ)) return;
   std::string title = "end-to-end latency varies: CV " + pct(s.cv) + ", p99 is " +
                       (s.median > 0 ? fixed(s.p99 / s.median, 1) : std::string("?")) +

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_model.h"
 
 namespace rooflens {
 

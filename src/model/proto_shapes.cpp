@@ -1,6 +1,6 @@
 // The shape driver's core (model/shape_driver.h): walks each graph in topological order and infers every node's
 // output types, asking rooflens' own ShapeRegistry first and libonnx's official schemas otherwise; the evaluator's
-// values (shape_values.cpp) flow along, so Shape->Gather->Div->Cast->Concat->Reshape chains resolve.
+// values (shape_driver_values.cpp) flow along, so Shape->Gather->Div->Cast->Concat->Reshape chains resolve.
 #include <cstring>
 #include <deque>
 #include <functional>

@@ -2,8 +2,9 @@
 // Internal to src/model: the shape driver. It walks each graph in topological order and, per node, infers the
 // output types (rooflens' own ShapeRegistry first, libonnx's schemas otherwise), computes the output values the
 // evaluator can (value_eval.h) and publishes both, so later nodes see them. If/Loop/Scan are its own
-// (shape_control_flow.cpp): a computable condition takes one branch, trip counts come from values.
-// proto_shapes.cpp: the per-node core; shape_values.cpp: values in and out of protobuf; shape_control_flow.cpp.
+// (shape_driver_control_flow.cpp): a computable condition takes one branch, trip counts come from values.
+// proto_shapes.cpp: the per-node core; shape_driver_values.cpp: values in and out of protobuf;
+// shape_driver_control_flow.cpp: If, Loop, Scan.
 #include <deque>
 #include <memory>
 #include <string>
@@ -66,7 +67,7 @@ class Driver {
   int opset_of(const std::string& domain) const;
   void note_failure(const onnx::NodeProto& n, const std::string& message);
 
-  // shape_values.cpp
+  // shape_driver_values.cpp
   std::vector<ValuePtr> evaluate(const onnx::NodeProto& n, const Node& node, const Scope& scope,
                                  const std::vector<onnx::TypeProto>& outs);
   // Makes v the contents of `name`; to_data also hands it to libonnx (as a TensorProto, or as shape data when
@@ -78,7 +79,7 @@ class Driver {
   static onnx::TypeProto type_of_value(const ShapeValue& v);  // dtype and the value's (concrete) dims
   std::string symbol_for(const SymExpr& e);            // dim_param text of an expression, remembered in syms_
 
-  // shape_control_flow.cpp. Each fills `outs` (types) and `values` for the node's outputs; false = not handled.
+  // shape_driver_control_flow.cpp. Each fills `outs` (types) and `values` for the node's outputs; false = not handled.
   bool run_control_flow(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
                         std::vector<onnx::TypeProto>& outs, std::vector<ValuePtr>& values);
   void run_if(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,

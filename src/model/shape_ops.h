@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/graph.h"
-#include "model/shape_value.h"
+#include "model/value.h"
 #include "model/value_eval.h"
 
 namespace rooflens {
@@ -45,7 +45,7 @@ class ShapeRegistry {
 };
 
 void register_contrib_shapes(ShapeRegistry& r);   // model/shape_ops_contrib.cpp
-void register_new_opset_shapes(ShapeRegistry& r); // model/shape_ops_opset18.cpp (ops changed in opsets 18-21)
+void register_new_opset_shapes(ShapeRegistry& r); // model/shape_ops_opset18_changed.cpp (ops changed in opsets 18-21)
 
 // Small helpers shared by shape functions.
 TensorInfo same_as(const TensorInfo* t);                       // copy or unknown
@@ -56,14 +56,14 @@ TensorInfo broadcast(const TensorInfo& a, const TensorInfo& b);
 // ---- Helpers shared by the shape_ops_*.cpp files (not needed by the driver) ----
 
 // Registration split by family so each file stays small: register_contrib_shapes calls the attention, quant
-// and nchwc ones; register_new_opset_shapes calls the opset18_misc one.
+// and nchwc ones; register_new_opset_shapes calls the opset18_new_versions one.
 void register_contrib_attention_shapes(ShapeRegistry& r);  // model/shape_ops_attention.cpp
 void register_contrib_quant_shapes(ShapeRegistry& r);      // model/shape_ops_quant.cpp
 // com.microsoft.nchwc ops. ReorderInput pads channels to MLAS' NCHWc block size, which depends on the CPU
 // that ran ORT (8 with AVX2, 16 with AVX-512). block_size 0 = unknown: the padded count is filled only when
 // every possible block size gives the same answer. A caller that knows the block size re-registers with it.
 void register_nchwc_shapes(ShapeRegistry& r, int64_t block_size);  // model/shape_ops_nchwc.cpp
-void register_opset18_misc_shapes(ShapeRegistry& r);       // model/shape_ops_opset18_misc.cpp
+void register_opset18_new_version_shapes(ShapeRegistry& r);  // model/shape_ops_opset18_new_versions.cpp
 
 // The helpers live in their own namespace so they cannot collide with same-named file-local helpers elsewhere
 // in rooflens (analysis/ has its own rank_of, for one) in files that include this header.

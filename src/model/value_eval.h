@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/graph.h"
-#include "model/shape_value.h"
+#include "model/value.h"
 
 namespace rooflens {
 

@@ -14,9 +14,9 @@
 #include "lint/lint.h"
 #include "memory/model_memory.h"
 #include "profile/memory_guard.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 #include "model/loader.h"
-#include "model/runtime_shapes.h"
+#include "model/runtime_shape_check.h"
 #include "core/build_info.h"
 
 namespace rooflens {
@@ -78,7 +78,7 @@ struct Slot {
   std::optional<RunRequest> request;        // set once the model loaded at these dims (round 1)
   std::optional<size_t> run;                // its run in Report::runs, after the first repetition
   bool done = false;                        // failed: no further repetitions
-  std::unique_ptr<ModelServer> server;      // ProfileOptions::live_timing: the live process of later rounds
+  std::unique_ptr<LiveRunner> live_runner;  // ProfileOptions::live_timing: the live process of later rounds
   uint64_t need = 0;                        // predicted memory need at these dims (round 1)
 };
 
@@ -218,13 +218,13 @@ class GridRun {
       rep_.model.analysis = std::move(*taken);
   }
 
-  // A later round on the configuration's live server (started and loaded on first use); null when the backend
+  // A later round on the configuration's live runner (started and loaded on first use); null when the backend
   // cannot serve, and the round then runs in a fresh runner like the first.
   std::optional<Measurement> run_live(Slot& slot, const RunRequest& r) {
-    if (!slot.server) {
-      slot.server = backends_[slot.backend]->serve();
-      if (!slot.server) return std::nullopt;
-      slot.server->start(true);
+    if (!slot.live_runner) {
+      slot.live_runner = backends_[slot.backend]->live_runner();
+      if (!slot.live_runner) return std::nullopt;
+      slot.live_runner->start(true);
       ModelLoad load;
       load.model = r.model;
       load.name = o_.model;
@@ -232,9 +232,9 @@ class GridRun {
       load.timeout = r.timeout;
       load.threads = r.key.threads;
       load.idle_between_runs = true;
-      slot.server->load(load);
+      slot.live_runner->load(load);
     }
-    return slot.server->measure(r.feed, *o_.live_timing, r.work_dir, r.timeout);
+    return slot.live_runner->measure(r.feed, *o_.live_timing, r.work_dir, r.timeout);
   }
 
   void step(Slot& slot, int round) {
@@ -260,9 +260,9 @@ class GridRun {
         add_repetition(run, measured);
       }
       else first_run(slot, *m, measured);
-      if (round == rounds_) slot.server.reset();  // its last round: the process ends
+      if (round == rounds_) slot.live_runner.reset();  // its last round: the process ends
     } catch (const BackendError& e) {
-      slot.server.reset();
+      slot.live_runner.reset();
       bool stopped = hooks_.interrupted && hooks_.interrupted->load();
       if (stopped) rep_.partial = true;
       // Ctrl-C during a later run: the finished runs stand (the report says it is partial).

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_run.h"
 
 namespace rooflens {
 

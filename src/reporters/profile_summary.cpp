@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
 #include "core/text_table.h"
@@ -101,8 +101,7 @@ std::string reference_lines(const Report& r) {
   for (const auto& run : r.runs) {
     if (!run.reference) continue;
     const ReferenceTiming& ref = *run.reference;
-    std::vector<double> ratios = paired_ratios(repetition_medians(run.latencies_ms, run.repetitions),
-                                               repetition_medians(ref.latencies_ms, ref.repetitions));
+    std::vector<double> ratios = paired_ratios(run.repetition_medians(), ref.repetition_medians());
     if (ratios.empty()) continue;
     std::sort(ratios.begin(), ratios.end());
     const size_t n = ratios.size();

@@ -1,14 +1,14 @@
 #pragma once
 // Reference outputs and the validity gate: a served workload's outputs are kept in the suite as an evenly spaced
 // sample of at most kSampleValues elements per output (every element of a small output), with the full shape; the
-// gate compares the same elements of what the measured runtime returned, with validation/compare.h's
+// gate compares the same elements of what the measured runtime returned, with validation/allclose.h's
 // assert_allclose semantics and the precision's tolerance.
 #include <string>
 #include <vector>
 
 #include "core/tensor_value.h"
 #include "score/suite.h"
-#include "validation/compare.h"
+#include "validation/allclose.h"
 
 namespace rooflens::score {
 

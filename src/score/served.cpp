@@ -25,7 +25,7 @@ constexpr double kPercentile = 90, kConfidence = 0.99;
 
 std::vector<TensorValue> outputs_of(Backend& backend, const capacity::Workload& w, int64_t threads,
                                    const std::string& test_hook = "") {
-  std::unique_ptr<ModelServer> server = backend.serve();
+  std::unique_ptr<LiveRunner> server = backend.live_runner();
   if (!server) throw UserError("score: the backend cannot return a model's outputs");
   if (!test_hook.empty()) server = with_injected_faults(std::move(server), {{w.model.stem().string(), test_hook}});
   server->start(true);

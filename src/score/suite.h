@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/score.h"
-#include "validation/compare.h"
+#include "validation/allclose.h"
 
 namespace rooflens::score {
 

@@ -6,34 +6,34 @@
 
 #include "backends/fault_injection.h"
 #include "core/temp_dir.h"
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 namespace rooflens::suite {
 
-// One thread's servers (one per configuration) and scratch directory.
+// One thread's live runners (one per configuration) and scratch directory.
 class SuiteDriver::Worker {
  public:
-  explicit Worker(SuiteDriver& d) : d_(d), servers_(d.configs_.size()), work_("rooflens-bench") {}
+  explicit Worker(SuiteDriver& d) : d_(d), runners_(d.configs_.size()), work_("rooflens-bench") {}
   ~Worker() {
-    for (auto& s : servers_)
+    for (auto& s : runners_)
       if (s) d_.release(s.get());
   }
 
-  ModelServer& server(size_t c) {
-    if (!servers_[c]) {
-      servers_[c] = d_.configs_[c].backend->serve();
-      if (!servers_[c])
+  LiveRunner& runner(size_t c) {
+    if (!runners_[c]) {
+      runners_[c] = d_.configs_[c].backend->live_runner();
+      if (!runners_[c])
         throw UsageError("-B " + d_.configs_[c].label + ": this backend cannot serve a suite of models");
       if (!d_.plan_.test_faults.empty())
-        servers_[c] = with_injected_faults(std::move(servers_[c]), d_.plan_.test_faults);
-      d_.adopt(servers_[c].get());
+        runners_[c] = with_injected_faults(std::move(runners_[c]), d_.plan_.test_faults);
+      d_.adopt(runners_[c].get());
     }
-    return *servers_[c];
+    return *runners_[c];
   }
 
   // The runner is started (again, after a crash) outside the model's own time; benchmark mode starts a fresh one
   // per model so its peak RSS is that model's. A runner that will not start is left to load(), which records it.
-  void prepare(ModelServer& s) {
+  void prepare(LiveRunner& s) {
     try {
       s.start(d_.plan_.benchmarks());
     } catch (const BackendError&) {
@@ -51,12 +51,12 @@ class SuiteDriver::Worker {
       if (state.final || state.rounds != round - 1) continue;
       if (round == 1) {
         const bool needs_reference = c > 0 && m.data_sets.empty() && m.skip.empty() && d_.plan_.validates();
-        if (needs_reference && !ctx.reference) compute_reference(ctx, d_.plan_, d_.configs_[0].label, server(0));
+        if (needs_reference && !ctx.reference) compute_reference(ctx, d_.plan_, d_.configs_[0].label, runner(0));
         if (c == 0) ctx.reference_tried = true;  // its outputs become the reference, or nothing will
       }
       EntrySetup setup{d_.plan_, label, c == 0, n > 1, work_.path(), round};
-      if (m.skip.empty()) prepare(server(c));
-      BenchEntry e = run_entry(ctx, setup, server(c));
+      if (m.skip.empty()) prepare(runner(c));
+      BenchEntry e = run_entry(ctx, setup, runner(c));
       if (d_.stopped()) return;  // killed by stop(): not this model's doing
       d_.finished_entry(e, round);
     }
@@ -64,7 +64,7 @@ class SuiteDriver::Worker {
 
  private:
   SuiteDriver& d_;
-  std::vector<std::unique_ptr<ModelServer>> servers_;
+  std::vector<std::unique_ptr<LiveRunner>> runners_;
   TempDir work_;
 };
 
@@ -164,16 +164,16 @@ void SuiteDriver::finished_entry(const BenchEntry& e, int64_t round) {
 void SuiteDriver::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
-  for (ModelServer* s : live_) s->abort();
+  for (LiveRunner* s : live_) s->abort();
 }
 
-void SuiteDriver::adopt(ModelServer* s) {
+void SuiteDriver::adopt(LiveRunner* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.push_back(s);
   if (stopped_) s->abort();
 }
 
-void SuiteDriver::release(ModelServer* s) {
+void SuiteDriver::release(LiveRunner* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.erase(std::remove(live_.begin(), live_.end(), s), live_.end());
 }

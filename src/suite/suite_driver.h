@@ -1,5 +1,5 @@
 #pragma once
-// The scheduler of `rooflens bench`: worker threads, each with its own model servers (one runner process per
+// The scheduler of `rooflens bench`: worker threads, each with its own live runners (one runner process per
 // configuration, started on first use and restarted only after a crash or timeout), take models in order and
 // run every configuration of a model in turn (so the first configuration's outputs can be the reference of the
 // others). With --repeat N the models are taken N times over, round after round (round-robin: a model's runs
@@ -58,8 +58,8 @@ class SuiteDriver {
   int64_t rounds() const { return std::max(1, plan_.repeat); }
   EntryProgress state_of(const EntryKey& key);
   void finished_entry(const BenchEntry& e, int64_t round);
-  void adopt(ModelServer* s);
-  void release(ModelServer* s);
+  void adopt(LiveRunner* s);
+  void release(LiveRunner* s);
 
   const std::vector<BenchModel>& models_;
   std::vector<ConfigSlot> configs_;
@@ -69,7 +69,7 @@ class SuiteDriver {
   std::atomic<size_t> next_{0};         // rounds × models: (round - 1) * models + model
   std::atomic<bool> stopped_{false};
   std::mutex mu_;                       // guards live_ and progress, serializes record_
-  std::vector<ModelServer*> live_;      // every server of every worker, for stop()
+  std::vector<LiveRunner*> live_;       // every live runner of every worker, for stop()
   BenchProgress counts_;
   EntryProgressMap state_;              // every entry's rounds and status, earlier runs included (guarded by mu_)
   std::set<EntryKey> counted_;          // entries in counts_ (guarded by mu_)

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "validation/compare.h"
+#include "validation/allclose.h"
 
 namespace rooflens::suite {
 

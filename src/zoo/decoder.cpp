@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/errors.h"
-#include "zoo/layers.h"
+#include "zoo/modules.h"
 
 namespace rooflens::zoo {
 

@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "zoo/architectures.h"
 #include "zoo/decoder.h"
-#include "zoo/layers.h"
+#include "zoo/modules.h"
 
 namespace rooflens::zoo {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "zoo/architectures.h"
-#include "zoo/layers.h"
+#include "zoo/modules.h"
 
 namespace rooflens::zoo {
 

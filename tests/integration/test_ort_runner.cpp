@@ -528,10 +528,14 @@ TEST_F(OrtRunnerTest, StartFailuresAreOneLineErrors) {
   };
   expect_start_error(runner_config({}, "/nonexistent/rooflens/node"), "not found");
 
-  // run.mjs without its node_modules: the runner exits 69 and says what to install.
+  // The runner's folder (run.mjs and its modules) without node_modules: the runner exits 69 and says what to install.
   fs::path lonely = *dir_ / "lonely-runner";
   fs::create_directories(lonely);
-  fs::copy_file(locate_runner_script(), lonely / "run.mjs", fs::copy_options::overwrite_existing);
+  for (const auto& e : fs::directory_iterator(locate_runner_script().parent_path())) {
+    if (e.path().extension() == ".mjs") {
+      fs::copy_file(e.path(), lonely / e.path().filename(), fs::copy_options::overwrite_existing);
+    }
+  }
   expect_start_error(runner_config(lonely / "run.mjs"), "cannot load onnxruntime-node");
 }
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "core/report.h"
+#include "core/report_run.h"
 
 namespace rooflens::testing {
 

@@ -1,8 +1,8 @@
-// The runtime's per-kernel shapes against the analysis (assembly/runtime_shapes.h), on hand-built records shaped like
+// The runtime's per-kernel shapes against the analysis (assembly/kernel_shapes.h), on hand-built records shaped like
 // ORT's: kernels named after executed-graph nodes, output shapes listed without the omitted outputs.
 #include <gtest/gtest.h>
 
-#include "assembly/runtime_shapes.h"
+#include "assembly/kernel_shapes.h"
 
 using namespace rooflens;
 

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "assembly/assemble.h"
-#include "import/import.h"
+#include "importers/driver/import.h"
 #include "importers/registry/registry.h"
 #include "lint/lint.h"
 #include "reporters/import_summary.h"

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "import/import.h"
+#include "importers/driver/import.h"
 #include "lint/lint.h"
 #include "support/import_fixtures.h"
 

@@ -1,4 +1,4 @@
-// profile --reference, without runtimes: the pair-by-pair ratio (core/reference.h), its journey through the report
+// profile --reference, without runtimes: the pair-by-pair ratio (core/reference_ratio.h), its journey through the report
 // and history JSON, and `history --check` judging the ratio — so that a host that steps 20% faster between
 // sessions hides neither a real +11% nor invents one, where the same check on milliseconds is fooled.
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "core/errors.h"
 #include "core/history.h"
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 #include "core/report.h"
 #include "history/trends.h"
 #include "reporters/history_report.h"

@@ -1,4 +1,4 @@
-// The generic parts of in-binary runners: the measured loop's stop rules (the same as run.mjs's), base64, the
+// The generic parts of in-binary runners: the measured loop's stop rules (the same as runners/ort/timed_loop.mjs's), base64, the
 // feed and tensor wire forms, and the seeded input generator's known values.
 #include <gtest/gtest.h>
 
@@ -62,7 +62,7 @@ TEST(TimedLoop, AdaptiveStopsWithTheMedianInterval) {
   EXPECT_LE(r.median_ci_ms->first, r.median_ci_ms->second);
 }
 
-// Order-statistic interval: n = 100 at 95% gives ranks 40 and 61 (1-based), as run.mjs computes them.
+// Order-statistic interval: n = 100 at 95% gives ranks 40 and 61 (1-based), as runners/ort/stats.mjs computes them.
 TEST(TimedLoop, MedianIntervalUsesOrderStatistics) {
   std::vector<double> s;
   for (int i = 100; i >= 1; --i) s.push_back(i);
@@ -110,7 +110,7 @@ TEST(RunnerWire, FeedsAndTensorsRoundTrip) {
   EXPECT_EQ(u.bytes, t.bytes);
 }
 
-// The generator is run.mjs's: same seed and name, same values (the integration test compares with the runner
+// The generator is the ORT runner's (runners/ort/rng.mjs): same seed and name, same values (the integration test compares with the runner
 // itself); here the invariants: range, determinism, independence of the seed per input name.
 TEST(GeneratedInputs, DeterministicInRangePerName) {
   TensorValue a = generate_tensor("x", 1, {1000}, 0, std::nullopt);

@@ -1,6 +1,6 @@
 // How one model × configuration ends: every outcome of the backend (refusal, crash, hang, unfeedable input,
 // non-tensor values) and of validation becomes a verdict with a stage, an error class and a reason. The backend
-// is a scripted ModelServer here; the integration tests run the same paths on real ONNX Runtime.
+// is a scripted LiveRunner here; the integration tests run the same paths on real ONNX Runtime.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
@@ -29,8 +29,8 @@ TensorValue floats(const std::string& name, std::vector<float> v) {
   return t;
 }
 
-// A ModelServer whose answers the test scripts.
-struct ScriptedServer : ModelServer {
+// A LiveRunner whose answers the test scripts.
+struct ScriptedLiveRunner : LiveRunner {
   std::function<ServedModel()> on_load = [] { return ServedModel{1.0, {{"x", true, 1}}, {{"y", true, 1}}}; };
   std::function<std::vector<TensorValue>(const FeedSpec&)> on_outputs = [](const FeedSpec&) {
     return std::vector<TensorValue>{floats("y", {1, 2})};
@@ -77,7 +77,7 @@ class BenchEntryVerdicts : public ::testing::Test {
     plan_.mode = "validate";
   }
   void TearDown() override { fs::remove_all(dir_); }
-  BenchEntry run(ScriptedServer& s, const BenchModel& m, bool reference_config = true, bool others = false) {
+  BenchEntry run(ScriptedLiveRunner& s, const BenchModel& m, bool reference_config = true, bool others = false) {
     ModelContext ctx(m);
     return run_entry(ctx, EntrySetup{plan_, "cfg", reference_config, others, dir_}, s);
   }
@@ -89,7 +89,7 @@ class BenchEntryVerdicts : public ::testing::Test {
 }  // namespace
 
 TEST_F(BenchEntryVerdicts, MatchingOutputsPassAgainstTheTestData) {
-  ScriptedServer s;
+  ScriptedLiveRunner s;
   BenchEntry e = run(s, model_);
   EXPECT_EQ(e.status, "pass") << e.message;
   EXPECT_EQ(e.stage, "");
@@ -101,7 +101,7 @@ TEST_F(BenchEntryVerdicts, MatchingOutputsPassAgainstTheTestData) {
 }
 
 TEST_F(BenchEntryVerdicts, DifferingOutputsFailAtValidateWithTheFirstMismatch) {
-  ScriptedServer s;
+  ScriptedLiveRunner s;
   s.on_outputs = [](const FeedSpec& f) {
     EXPECT_TRUE(f.test_data_dir.has_value());  // inputs come from the data set
     return std::vector<TensorValue>{floats("y", {1, 3})};
@@ -133,7 +133,7 @@ TEST_F(BenchEntryVerdicts, RuntimeOutcomesBecomeVerdicts) {
        "ort"},
   };
   for (const auto& c : cases) {
-    ScriptedServer s;
+    ScriptedLiveRunner s;
     if (c.at_load) s.on_load = [&c]() -> ServedModel { throw c.err; };
     else s.on_outputs = [&c](const FeedSpec&) -> std::vector<TensorValue> { throw c.err; };
     BenchEntry e = run(s, model_);
@@ -147,7 +147,7 @@ TEST_F(BenchEntryVerdicts, RuntimeOutcomesBecomeVerdicts) {
 }
 
 TEST_F(BenchEntryVerdicts, NonTensorValuesAndListedSkipsAreSkippedWithTheirReason) {
-  ScriptedServer s;
+  ScriptedLiveRunner s;
   s.on_load = [] { return ServedModel{1.0, {{"seq", false, 0}}, {{"y", true, 1}}}; };
   BenchEntry e = run(s, model_);
   EXPECT_EQ(e.status, "skip");
@@ -155,7 +155,7 @@ TEST_F(BenchEntryVerdicts, NonTensorValuesAndListedSkipsAreSkippedWithTheirReaso
   EXPECT_NE(e.message.find("input 'seq' is a sequence, map or optional value"), std::string::npos);
   EXPECT_EQ(s.outputs_calls, 0);
 
-  ScriptedServer untouched;
+  ScriptedLiveRunner untouched;
   BenchModel listed = model_;
   listed.skip = "needs 40 GB";
   listed.skip_type = "listed";
@@ -170,12 +170,12 @@ TEST_F(BenchEntryVerdicts, WithoutTestDataTheFirstConfigurationIsTheReference) {
   m.data_sets.clear();
   m.path = dir_ / "missing.onnx";  // rooflens cannot read it: inputs are left to the runner to generate
   ModelContext ctx(m);
-  ScriptedServer first;
+  ScriptedLiveRunner first;
   BenchEntry a = run_entry(ctx, EntrySetup{plan_, "A", true, true, dir_}, first);
   EXPECT_EQ(a.status, "pass");
   EXPECT_FALSE(a.validation.has_value());
   ASSERT_TRUE(ctx.reference.has_value());
-  ScriptedServer second;
+  ScriptedLiveRunner second;
   second.on_outputs = [](const FeedSpec& f) {
     EXPECT_FALSE(f.test_data_dir.has_value());
     return std::vector<TensorValue>{floats("y", {1, 2.5f})};

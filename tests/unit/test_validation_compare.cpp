@@ -13,7 +13,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/errors.h"
-#include "validation/compare.h"
+#include "validation/allclose.h"
 #include "validation/tensor_file.h"
 
 using namespace rooflens;

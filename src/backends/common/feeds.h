@@ -1,6 +1,6 @@
 #pragma once
 // The input tensors of one request to a runtime in a C++ runner program, built from a FeedSpec
-// exactly as the ONNX Runtime runner (runners/ort/run.mjs) builds them: a named file, else the test data set's
+// exactly as the ONNX Runtime runner (runners/ort/feeds.mjs) builds them: a named file, else the test data set's
 // input_<i>.pb (matched by the name stored in the file, else by position), else values generated with the same
 // seeded generator, bit for bit — so two runtimes fed by rooflens see the same numbers, and one's outputs can
 // validate the other's.
@@ -35,7 +35,7 @@ ModelIo model_io(const std::string& model_path, const std::map<std::string, int6
 // Throws BackendError (stage "run", code "input") naming the input when a tensor cannot be built.
 std::vector<TensorValue> build_feeds(const std::vector<InputDesc>& inputs, const FeedSpec& feed);
 
-// run.mjs's generator: mulberry32 seeded from fnv1a(name) ^ seed; floats uniform in [-1, 1), integers in
+// The ORT runner's generator (runners/ort/rng.mjs): mulberry32 seeded from fnv1a(name) ^ seed; floats uniform in [-1, 1), integers in
 // [0, max) (max 100 unless given), bools uniform. Exposed for the test that compares it with the runner's.
 TensorValue generate_tensor(const std::string& name, int32_t data_type, const std::vector<int64_t>& dims,
                             uint64_t seed, std::optional<int64_t> max);

@@ -1,6 +1,6 @@
 #pragma once
 // The measured loop of a runtime that lives in this process (a C++ runner program, e.g. rooflens-opencv-runner), with the
-// same rules as the ONNX Runtime runner's (runners/ort/run.mjs): warm-up ≥ warmup_iterations runs and ≥ warmup_ms;
+// same rules as the ONNX Runtime runner's (runners/ort/timed_loop.mjs): warm-up ≥ warmup_iterations runs and ≥ warmup_ms;
 // measured ≥ iterations and ≥ duration_s, or, adaptive, until the median's distribution-free confidence interval
 // is within ±adaptive_rel_ci; always capped by max_iterations / max_duration_s. Only `once` is inside the timer.
 #include <functional>

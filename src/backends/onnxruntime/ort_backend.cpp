@@ -1,5 +1,5 @@
 // OrtBackend: RunRequest -> (load, timed run with profiling off, profiled run in its own session) -> Measurement,
-// in a fresh runner per configuration; serve() hands out model servers (ort_server.h) for zoo runs.
+// in a fresh runner per configuration; live_runner() hands out live runners (ort_live_runner.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
 #include <sched.h>
@@ -12,7 +12,7 @@
 #include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_runner.h"
-#include "backends/onnxruntime/ort_server.h"
+#include "backends/onnxruntime/ort_live_runner.h"
 #include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
 #include "backends/serving.h"
@@ -119,7 +119,7 @@ class OrtBackend : public Backend {
     return out;
   }
 
-  std::unique_ptr<ModelServer> serve() override { return make_ort_server(base_, budget_); }
+  std::unique_ptr<LiveRunner> live_runner() override { return make_ort_live_runner(base_, budget_); }
   DecoderGeneration* generation() override { return generation_.get(); }
   Serving* serving() override {
     if (!serving_) serving_ = make_ort_serving(base_, budget_);

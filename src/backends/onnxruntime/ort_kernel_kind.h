@@ -4,7 +4,7 @@
 // neutral fields.
 #include <string>
 
-#include "core/report.h"
+#include "core/layer_kind.h"
 
 namespace rooflens::ort {
 

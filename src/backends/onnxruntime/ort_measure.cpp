@@ -8,7 +8,7 @@
 #include "backends/onnxruntime/ort_error_class.h"
 #include "backends/onnxruntime/ort_kernel_kind.h"
 #include "backends/onnxruntime/ort_memory_rules.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 
 namespace rooflens::ort {
 

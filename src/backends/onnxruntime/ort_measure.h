@@ -1,5 +1,5 @@
 #pragma once
-// What the one-shot backend (`profile`) and the model server (`bench`) both do with a loaded model: a timed run
+// What the one-shot backend (`profile`) and the live runner (`bench`) both do with a loaded model: a timed run
 // with profiling off, then, when asked, a profiled run in its own session whose kernel times are summed per
 // optimized-graph node. Shared so both measure the same way.
 #include <chrono>

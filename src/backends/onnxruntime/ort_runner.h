@@ -31,7 +31,8 @@
 namespace rooflens::ort {
 
 // Where run.mjs is, in this order: $ROOFLENS_RUNNER_DIR/run.mjs; <dir of the executable>/../runners/ort/run.mjs;
-// <source dir baked in at build time>/runners/ort/run.mjs. Throws UserError listing the places it looked.
+// <source dir baked in at build time>/runners/ort/run.mjs. Throws UserError listing the places it looked. The runner's
+// modules are the *.mjs beside it: whatever finds run.mjs finds them.
 std::filesystem::path locate_runner_script();
 
 // True when `npm ci` has installed onnxruntime-node next to the script.

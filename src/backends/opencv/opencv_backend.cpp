@@ -1,4 +1,4 @@
-// OpenCvBackend: one child per configuration (fresh peak memory, crash isolation); serve(): one child for many
+// OpenCvBackend: one child per configuration (fresh peak memory, crash isolation); live_runner(): one child for many
 // models (`rooflens bench -B opencv`).
 #include "backends/opencv/opencv_backend.h"
 
@@ -48,9 +48,9 @@ BackendError start_failure(const std::string& stage, const std::exception& e) {
   return BackendError(stage, "died", std::string("the OpenCV runner did not start: ") + e.what(), "", "start");
 }
 
-class OpenCvServer : public ModelServer {
+class OpenCvLiveRunner : public LiveRunner {
  public:
-  OpenCvServer(SessionOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
+  OpenCvLiveRunner(SessionOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
 
   void start(bool fresh_process) override {
     if (fresh_process) child_.reset();
@@ -169,7 +169,7 @@ class OpenCvBackend : public Backend {
     return m;
   }
 
-  std::unique_ptr<ModelServer> serve() override { return std::make_unique<OpenCvServer>(options_, budget_); }
+  std::unique_ptr<LiveRunner> live_runner() override { return std::make_unique<OpenCvLiveRunner>(options_, budget_); }
   Serving* serving() override {
     if (!serving_) serving_ = make_opencv_serving(options_, budget_);
     return serving_.get();

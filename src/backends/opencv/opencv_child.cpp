@@ -3,7 +3,7 @@
 #include "backends/common/runner_wire.h"
 #include "backends/opencv/opencv_error_class.h"
 #include "backends/opencv/opencv_layers.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 
 namespace rooflens::opencv {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The parent's side of the OpenCV runner child: typed calls over the runner protocol, failures as BackendErrors
-// that carry OpenCV's own message, and the measurement both the one-shot backend and the model server make.
+// that carry OpenCV's own message, and the measurement both the one-shot backend and the live runner make.
 #include <chrono>
 #include <string>
 

@@ -13,7 +13,7 @@
 
 #include "backends/common/feeds.h"
 #include "backends/common/own_memory.h"
-#include "backends/common/runner_server.h"
+#include "backends/common/runner_loop.h"
 #include "backends/common/runner_wire.h"
 #include "backends/common/timed_loop.h"
 #include "backends/opencv/runner/cv_messages.h"

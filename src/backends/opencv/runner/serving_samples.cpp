@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "backends/common/runner_server.h"
+#include "backends/common/runner_loop.h"
 #include "core/errors.h"
 
 namespace rooflens::opencv {

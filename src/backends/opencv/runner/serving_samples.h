@@ -17,7 +17,7 @@ namespace rooflens::opencv {
 
 class ServingSamples {
  public:
-  // Throws RequestError (runner_server.h): "input" when a tensor cannot be built, "bad_request" for n < 1.
+  // Throws RequestError (runner_loop.h): "input" when a tensor cannot be built, "bad_request" for n < 1.
   void prepare(const std::vector<InputDesc>& inputs, const FeedSpec& feed, const std::vector<std::string>& stacked,
                int64_t n, const std::function<cv::Mat(const TensorValue&)>& to_mat);
   // The inputs of one call over `ranges` ([[first, count], ...]); throws RequestError on a malformed list.

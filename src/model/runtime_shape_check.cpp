@@ -1,4 +1,4 @@
-#include "model/runtime_shapes.h"
+#include "model/runtime_shape_check.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 // Default-domain ops whose shape rules changed in opsets 18-21. libonnx 1.12 stops at opset 17 and would
 // quietly apply the old rule (e.g. read Reduce* axes from an attribute that no longer exists and reduce over
 // everything), so we register the new rule at the opset that introduced it; older opsets stay with libonnx.
-// Less common ops changed in the same range are in shape_ops_opset18_misc.cpp.
+// Less common ops changed in the same range are in shape_ops_opset18_new_versions.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -192,7 +192,7 @@ constexpr std::array kRows{
 
 void register_new_opset_shapes(ShapeRegistry& r) {
   for (const auto& row : kRows) r.add("", row.op, row.min_opset, filled(row.fn));
-  register_opset18_misc_shapes(r);
+  register_opset18_new_version_shapes(r);
 }
 
 }  // namespace rooflens

@@ -1,4 +1,4 @@
-#include "import/import.h"
+#include "importers/driver/import.h"
 
 #include <cctype>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "hw/roof_cache.h"
 #include "importers/registry/registry.h"
 #include "memory/model_memory.h"
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 #include "model/loader.h"
 #include "core/build_info.h"
 

@@ -1,4 +1,4 @@
-#include "backends/common/runner_server.h"
+#include "backends/common/runner_loop.h"
 
 #include <unistd.h>
 

@@ -171,7 +171,7 @@ constexpr std::array kRows{
 
 }  // namespace
 
-void register_opset18_misc_shapes(ShapeRegistry& r) {
+void register_opset18_new_version_shapes(ShapeRegistry& r) {
   for (const auto& row : kRows) r.add("", row.op, row.min_opset, filled(row.fn));
 }
 

@@ -1,4 +1,4 @@
-#include "assembly/runtime_shapes.h"
+#include "assembly/kernel_shapes.h"
 
 #include <algorithm>
 #include <unordered_map>

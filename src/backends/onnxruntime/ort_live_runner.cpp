@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/ort_server.h"
+#include "backends/onnxruntime/ort_live_runner.h"
 
 #include <atomic>
 #include <csignal>
@@ -15,9 +15,9 @@ std::vector<IoDesc> io_descs(const std::vector<ValueInfo>& values) {
   return out;
 }
 
-class OrtModelServer : public ModelServer {
+class OrtLiveRunner : public LiveRunner {
  public:
-  OrtModelServer(OrtSessionOptions base, CpuBudget budget) : base_(std::move(base)), budget_(std::move(budget)) {}
+  OrtLiveRunner(OrtSessionOptions base, CpuBudget budget) : base_(std::move(base)), budget_(std::move(budget)) {}
 
   void start(bool fresh_process) override {
     if (fresh_process) {
@@ -146,8 +146,8 @@ class OrtModelServer : public ModelServer {
 
 }  // namespace
 
-std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base, const CpuBudget& budget) {
-  return std::make_unique<OrtModelServer>(base, budget);
+std::unique_ptr<LiveRunner> make_ort_live_runner(const OrtSessionOptions& base, const CpuBudget& budget) {
+  return std::make_unique<OrtLiveRunner>(base, budget);
 }
 
 }  // namespace rooflens::ort

@@ -1,4 +1,4 @@
-#include "model/graph_view.h"
+#include "model/onnx_graph_view.h"
 
 #include <unordered_set>
 

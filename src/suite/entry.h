@@ -1,5 +1,5 @@
 #pragma once
-// One model × configuration, start to finish, on a model server: load, (test fault), validate, benchmark,
+// One model × configuration, start to finish, on a live runner: load, (test fault), validate, benchmark,
 // unload. Every outcome becomes a BenchEntry — pass, fail (stage load|run|validate), timeout, crash or skip,
 // with a reason; nothing a model does escapes as an exception.
 #include <cstdint>
@@ -38,11 +38,11 @@ struct EntrySetup {
 };
 
 // Round 1 is the whole entry; a later round returns just that round (its samples, or why it did not pass).
-BenchEntry run_entry(ModelContext& ctx, const EntrySetup& setup, ModelServer& server);
+BenchEntry run_entry(ModelContext& ctx, const EntrySetup& setup, LiveRunner& runner);
 
 // Loads the model with the first configuration and keeps its outputs as the reference (resumed runs, where the
 // first configuration finished earlier). Never throws; on failure the context stays without a reference.
-void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, ModelServer& server);
+void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, LiveRunner& runner);
 
 // "a b c": newlines and tabs as spaces, at most `max` characters (…).
 std::string one_line(const std::string& text, size_t max = 1000);

@@ -1,4 +1,4 @@
-#include "core/reference.h"
+#include "core/reference_ratio.h"
 
 #include <algorithm>
 
@@ -21,8 +21,7 @@ double reference_ratio(const std::vector<double>& run_medians, const std::vector
 
 double reference_ratio(const ProfileRun& run) {
   if (!run.reference) return 0;
-  return reference_ratio(repetition_medians(run.latencies_ms, run.repetitions),
-                         repetition_medians(run.reference->latencies_ms, run.reference->repetitions));
+  return reference_ratio(run.repetition_medians(), run.reference->repetition_medians());
 }
 
 }  // namespace rooflens

@@ -1,4 +1,4 @@
-#include "suite/entry_runner.h"
+#include "suite/entry.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,14 +88,14 @@ std::string data_sets_label(const std::vector<fs::path>& sets) {
   return sets.front().filename().string() + ".." + sets.back().filename().string();
 }
 
-void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, ModelServer& server, BenchEntry& e) {
+void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, LiveRunner& runner, BenchEntry& e) {
   Validation v;
   v.reference = data_sets_label(m.data_sets);
   const Tolerance tol = tolerance_for(m, plan);
   for (size_t i = 0; i < m.data_sets.size(); ++i) {
     FeedSpec feed;
     feed.test_data_dir = m.data_sets[i];
-    std::vector<TensorValue> got = server.outputs(feed, plan.timeout);
+    std::vector<TensorValue> got = runner.outputs(feed, plan.timeout);
     std::vector<TensorValue> expected;
     try {
       expected = read_expected_outputs(m.data_sets[i]);
@@ -114,17 +114,17 @@ void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, ModelSe
   if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
 }
 
-void validate_against_reference(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+void validate_against_reference(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner, BenchEntry& e) {
   const FeedSpec& feed = generated_feed(ctx);
   if (s.is_reference_config && s.has_other_configs) {
-    ctx.reference = server.outputs(feed, s.plan.timeout);
+    ctx.reference = runner.outputs(feed, s.plan.timeout);
     ctx.reference_label = s.config_label;
     ctx.reference_tried = true;
     e.message = "no test data: these outputs are the reference for the other configurations";
     return;
   }
   if (!ctx.reference) {
-    server.outputs(feed, s.plan.timeout);  // it must at least run
+    runner.outputs(feed, s.plan.timeout);  // it must at least run
     e.message = s.has_other_configs ? "not validated: no test data, and the reference configuration failed"
                                     : "not validated: no test data (give a second -B to compare configurations)";
     return;
@@ -133,7 +133,7 @@ void validate_against_reference(ModelContext& ctx, const EntrySetup& s, ModelSer
   v.reference = "config:" + ctx.reference_label;
   v.data_sets = 1;
   const Tolerance tol = tolerance_for(ctx.model, s.plan);
-  check_outputs(*ctx.reference, server.outputs(feed, s.plan.timeout), tol, 0, v);
+  check_outputs(*ctx.reference, runner.outputs(feed, s.plan.timeout), tol, 0, v);
   e.validation = v;
   if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
 }
@@ -162,13 +162,13 @@ BenchMetrics metrics_of(const Measurement& br, int64_t nodes) {
   return m;
 }
 
-void benchmark(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+void benchmark(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner, BenchEntry& e) {
   FeedSpec feed;
   if (!ctx.model.data_sets.empty()) feed.test_data_dir = ctx.model.data_sets[0];
   else feed = generated_feed(ctx);
   TimingOptions timing = s.plan.timing;
   timing.layers = timing.layers && s.round == 1;  // metrics come from the first round's profiled run
-  Measurement br = server.measure(feed, timing, s.work_dir, s.plan.timeout);
+  Measurement br = runner.measure(feed, timing, s.work_dir, s.plan.timeout);
   e.latencies_ms = br.latencies_ms;
   if (!br.latencies_ms.empty()) e.repetitions = {static_cast<int64_t>(br.latencies_ms.size())};
   e.latency_ms = summarize(br.latencies_ms);
@@ -187,7 +187,7 @@ Verdict verdict_of(const BackendError& x) {
   return {"fail", stage, x.code.empty() ? "error" : x.code, msg};
 }
 
-void run_stages(ModelContext& ctx, const EntrySetup& s, ModelServer& server, BenchEntry& e) {
+void run_stages(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner, BenchEntry& e) {
   const BenchModel& m = ctx.model;
   ModelLoad load;
   load.model = m.path;
@@ -195,15 +195,15 @@ void run_stages(ModelContext& ctx, const EntrySetup& s, ModelServer& server, Ben
   load.options = m.options;
   load.dims = m.dims;
   load.timeout = s.plan.timeout;
-  ServedModel served = server.load(load);
+  ServedModel served = runner.load(load);
   e.load_ms = served.load_ms;
   refuse_non_tensors(served, s.plan.validates() && s.round == 1);
   if (s.plan.validates() && s.round == 1) {
-    if (!m.data_sets.empty()) validate_with_test_data(m, s.plan, server, e);
-    else validate_against_reference(ctx, s, server, e);
+    if (!m.data_sets.empty()) validate_with_test_data(m, s.plan, runner, e);
+    else validate_against_reference(ctx, s, runner, e);
   }
-  if (s.plan.benchmarks()) benchmark(ctx, s, server, e);
-  server.unload();
+  if (s.plan.benchmarks()) benchmark(ctx, s, runner, e);
+  runner.unload();
 }
 
 }  // namespace
@@ -225,7 +225,7 @@ std::string one_line(const std::string& text, size_t max) {
   return out;
 }
 
-BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, ModelServer& server) {
+BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner) {
   const auto t0 = Clock::now();
   BenchEntry e;
   e.model = ctx.model.name;
@@ -236,14 +236,14 @@ BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, ModelServer& server
     v = {"skip", "", ctx.model.skip_type, ctx.model.skip};
   } else {
     try {
-      run_stages(ctx, s, server, e);
+      run_stages(ctx, s, runner, e);
     } catch (const Verdict& x) {
       v = x;
-      server.unload();
+      runner.unload();
     } catch (const BackendError& x) {
       v = verdict_of(x);
       e.stderr_tail = v.status == "crash" || v.status == "timeout" ? x.stderr_tail : "";
-      if (v.status != "crash" && v.status != "timeout") server.unload();
+      if (v.status != "crash" && v.status != "timeout") runner.unload();
     } catch (const std::exception& x) {  // a rooflens bug or resource exhaustion: recorded, the run goes on
       v = {"fail", "run", "internal", one_line(x.what())};
     }
@@ -256,7 +256,7 @@ BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, ModelServer& server
   return e;
 }
 
-void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, ModelServer& server) {
+void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, LiveRunner& runner) {
   if (ctx.reference_tried) return;
   ctx.reference_tried = true;
   try {
@@ -266,10 +266,10 @@ void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::stri
     load.options = ctx.model.options;
     load.dims = ctx.model.dims;
     load.timeout = plan.timeout;
-    server.load(load);
-    ctx.reference = server.outputs(generated_feed(ctx), plan.timeout);
+    runner.load(load);
+    ctx.reference = runner.outputs(generated_feed(ctx), plan.timeout);
     ctx.reference_label = label;
-    server.unload();
+    runner.unload();
   } catch (const std::exception&) {
     ctx.reference.reset();
   }

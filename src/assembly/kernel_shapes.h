@@ -10,7 +10,7 @@
 
 #include "core/graph_view.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_model.h"
 
 namespace rooflens {
 

@@ -1,4 +1,4 @@
-#include "profile/reference.h"
+#include "profile/with_reference.h"
 
 #include "core/atomic_file.h"
 #include "core/errors.h"

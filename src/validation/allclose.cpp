@@ -1,4 +1,4 @@
-#include "validation/compare.h"
+#include "validation/allclose.h"
 
 #include <charconv>
 #include <cmath>

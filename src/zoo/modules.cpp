@@ -1,4 +1,4 @@
-#include "zoo/layers.h"
+#include "zoo/modules.h"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 #pragma once
-// The ONNX Runtime model server: one runner process (runners/ort/run.mjs) serving many models in turn, restarted
-// only when a model crashed it or hung past its timeout. See ModelServer in backends/backend.h.
+// The ONNX Runtime live runner: one runner process (runners/ort/run.mjs) serving many models in turn, restarted
+// only when a model crashed it or hung past its timeout. See LiveRunner in backends/backend.h.
 #include <memory>
 
 #include "backends/backend.h"
@@ -11,6 +11,6 @@ namespace rooflens::ort {
 
 // Every session gets an explicit intra-op thread count: the load's, else the model's or -B's intraOpNumThreads,
 // else one per physical core of `budget` (ort_settings.h).
-std::unique_ptr<ModelServer> make_ort_server(const OrtSessionOptions& base, const CpuBudget& budget);
+std::unique_ptr<LiveRunner> make_ort_live_runner(const OrtSessionOptions& base, const CpuBudget& budget);
 
 }  // namespace rooflens::ort

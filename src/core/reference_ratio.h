@@ -5,7 +5,7 @@
 // between sessions) divides out; what is left is how much more work the model is than the reference.
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_run.h"
 
 namespace rooflens {
 

@@ -1,4 +1,4 @@
-#include "model/shape_value.h"
+#include "model/value.h"
 
 #include <algorithm>
 #include <cmath>

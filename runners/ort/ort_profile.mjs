@@ -1,0 +1,68 @@
+// ORT's profiling output: the private directory a profiled session writes into, the one file it leaves there, and
+// reading it (repaired when ORT wrote a node name it did not escape). run_profiled, generate_profiled and serving's
+// profiled session (serve.mjs) all go through here.
+import fs from 'node:fs';
+import path from 'node:path';
+import { RequestError, log } from './errors.mjs';
+
+// A private directory per profiled session: two runners (or two rooflens processes) never share a file name.
+export function privateProfileDir(parent) {
+  try {
+    return fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
+  } catch (e) {
+    throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
+  }
+}
+
+// A profiled session's options: the loaded session's, writing its profile into `dir`, and, when asked, the graph this
+// very session executed: the names ORT generates while it rewrites a graph (ReorderOutput_token_N,
+// InsertedPrecisionFreeCast_...) differ from one session to the next, so only this session's own graph matches the
+// names in its profile.
+export function profilingOptions(sessionOptions, dir, dumpGraph) {
+  const options = { ...sessionOptions, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
+  const graphFile = dumpGraph ? path.join(dir, 'optimized.onnx') : null;
+  if (graphFile) options.optimizedModelFilePath = graphFile;
+  else delete options.optimizedModelFilePath;
+  return { options, graphFile };
+}
+
+// The profile file ORT wrote into `dir` (after endProfiling): exactly one.
+export function profileFileIn(dir) {
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
+  if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${dir}, found ${files.length}`);
+  return path.join(dir, files[0]);
+}
+
+// ORT writes its profile by string concatenation: node names go in unescaped, so a name holding '"' or '\\'
+// makes the file invalid JSON. Each event is one line of a fixed shape, so a line that does not parse gets its
+// name re-encoded (the name runs from `"name" :"` to the line's last `","args" : {`; ORT's own args never hold
+// that text), and the repaired file replaces the original for the C++ side, which parses it too.
+const ORT_EVENT_LINE = /^(\{"cat" : "[^"]*","pid" :-?\d+,"tid" :-?\d+,"dur" :-?\d+,"ts" :-?\d+,"ph" : "X","name" :)"(.*)"(,"args" : \{.*)$/s;
+
+export function readOrtProfile(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (whole) {
+    const events = [];
+    for (const raw of text.split('\n')) {
+      const line = raw.trim().replace(/,$/, '');
+      if (line === '' || line === '[' || line === ']') continue;
+      try {
+        events.push(JSON.parse(line));
+        continue;
+      } catch (e) {
+        const m = ORT_EVENT_LINE.exec(line);
+        if (!m) throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+        try {
+          events.push(JSON.parse(m[1] + JSON.stringify(m[2]) + m[3]));
+        } catch (e2) {
+          throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+        }
+      }
+    }
+    fs.writeFileSync(file, '[\n' + events.map((e) => JSON.stringify(e)).join(',\n') + '\n]\n');
+    log(`repaired ${file}: ORT wrote node names unescaped`);
+    return events;
+  }
+}

@@ -1,0 +1,95 @@
+// The runner's one loaded session (request `load`) and ORT's session options, named as ORT names them. Every request
+// after `load` works on this session; creating and running go through here so ORT's failures become `ort` errors.
+import { ort } from './ort.mjs';
+import { RequestError, badRequest, ortError, log } from './errors.mjs';
+
+// Unknown keys are refused so a typo never silently does nothing.
+const SESSION_OPTION_KEYS = new Set([
+  'executionProviders', 'intraOpNumThreads', 'interOpNumThreads', 'graphOptimizationLevel', 'executionMode',
+  'enableCpuMemArena', 'enableMemPattern', 'extra', 'optimizedModelFilePath', 'freeDimensionOverrides',
+  'logId', 'logSeverityLevel',
+]);
+const GRAPH_LEVELS = ['disabled', 'basic', 'extended', 'layout', 'all'];
+const EXEC_MODES = ['sequential', 'parallel'];
+
+// `extra` holds ORT session config entries ("session.intra_op.allow_spinning": "0"). The Node binding
+// flattens nested objects with '.' and wants string values; numbers and booleans are stringified here.
+function normalizeExtra(obj, where = 'extra') {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw badRequest(`'${where}' must be an object`);
+  const out = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else if (typeof v === 'object' && v !== null && !Array.isArray(v)) out[k] = normalizeExtra(v, `${where}.${k}`);
+    else throw badRequest(`'${where}.${k}' must be a string, number, boolean or object`);
+  }
+  return out;
+}
+
+export function sessionOptions(raw) {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest("'options' must be an object");
+  const o = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'enableProfiling' || k === 'profileFilePrefix') {
+      throw badRequest(`'${k}' is set by run_profiled (a separate session in a private temp dir), not by load`);
+    }
+    if (!SESSION_OPTION_KEYS.has(k)) {
+      throw badRequest(`unknown session option '${k}' (known: ${[...SESSION_OPTION_KEYS].join(', ')})`);
+    }
+    if (v === null) continue;
+    o[k] = v;
+  }
+  if (o.graphOptimizationLevel !== undefined && !GRAPH_LEVELS.includes(o.graphOptimizationLevel)) {
+    throw badRequest(`graphOptimizationLevel must be one of ${GRAPH_LEVELS.join('|')}, got ` +
+                     JSON.stringify(o.graphOptimizationLevel));
+  }
+  if (o.executionMode !== undefined && !EXEC_MODES.includes(o.executionMode)) {
+    throw badRequest(`executionMode must be one of ${EXEC_MODES.join('|')}, got ${JSON.stringify(o.executionMode)}`);
+  }
+  if (o.extra !== undefined) o.extra = normalizeExtra(o.extra);
+  return o;
+}
+
+let state = null;  // {model, options, session, inputs: [{name,dtype,dims}], outputs, feedsKey, feeds}
+
+export function loadedSession() {
+  return state;
+}
+export function setLoadedSession(st) {
+  state = st;
+}
+
+export function valueMeta(m) {
+  return m.isTensor ? { name: m.name, is_tensor: true, dtype: m.type, dims: m.shape }
+                    : { name: m.name, is_tensor: false, dtype: null, dims: null };
+}
+
+export function requireSession(op) {
+  if (!state) throw new RequestError('no_session', `'${op}' needs a loaded model: send 'load' first`);
+  return state;
+}
+
+export async function createSession(model, options) {
+  try {
+    return await ort.InferenceSession.create(model, options);
+  } catch (e) {
+    throw ortError('load', e);
+  }
+}
+
+export async function runOnce(session, feeds) {
+  try {
+    return await session.run(feeds);
+  } catch (e) {
+    throw ortError('run', e);
+  }
+}
+
+export async function disposeSession() {
+  const st = state;
+  state = null;
+  if (st) {
+    try { await st.session.release(); } catch (e) { log('release failed:', e.message); }
+  }
+}

@@ -1,0 +1,35 @@
+// Statistics needed for the adaptive stop of the timed loop (the C++ side owns all reported statistics; its
+// order-statistic interval in src/backends/common/timed_loop.* is this one).
+
+// Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+function normInv(p) {
+  const a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
+    -3.066479806614716e+01, 2.506628277459239e+00];
+  const b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
+    -1.328068155288572e+01];
+  const c = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
+    4.374664141464968e+00, 2.938163982698783e+00];
+  const d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00];
+  const pl = 0.02425;
+  if (p < pl) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - pl) return -normInv(1 - p);
+  const q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// Distribution-free confidence interval of the median from order statistics: ranks
+// j = floor((n - z√n)/2), k = ceil(1 + (n + z√n)/2) (1-based). null when n is too small.
+export function medianCi(samples, confidence) {
+  const n = samples.length;
+  const z = normInv(0.5 + confidence / 2);
+  const j = Math.floor((n - z * Math.sqrt(n)) / 2);
+  const k = Math.ceil(1 + (n + z * Math.sqrt(n)) / 2);
+  if (j < 1 || k > n) return null;
+  const s = Float64Array.from(samples).sort();
+  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return { median, low: s[j - 1], high: s[k - 1] };
+}

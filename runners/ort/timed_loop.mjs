@@ -1,0 +1,52 @@
+// The timed loop of run_timed and generate, with the same rules as the C++ loop of in-binary runners
+// (src/backends/common/timed_loop.*, whose unit tests pin them): warm-up ≥ warmup_iterations runs and ≥ warmup_ms;
+// measured ≥ iterations and ≥ duration_s, or, adaptive, until the median's distribution-free confidence interval is
+// within ±adaptive_rel_ci; always capped by max_iterations / max_duration_s. Only `once` is inside the timer.
+import { nowNs, nsToMs } from './clock.mjs';
+import { medianCi } from './stats.mjs';
+
+// `timing` is fields.mjs's timingOf(req); `warmOnce` runs one warm-up iteration (by default `once`).
+export async function runTimedLoop(timing, once, warmOnce = once) {
+  const warmIters = timing.warmupIterations, warmMs = timing.warmupMs;
+  const minIters = timing.iterations, minMs = timing.durationMs;
+  const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
+  const adaptive = timing.adaptive;
+
+  // Warm-up: at least warmup_iterations runs AND at least warmup_ms.
+  const w0 = nowNs();
+  let warm = 0;
+  while (warm < warmIters || nsToMs(nowNs() - w0) < warmMs) {
+    await warmOnce();
+    ++warm;
+    if (nsToMs(nowNs() - w0) > maxMs) break;
+  }
+  const warmupMs = nsToMs(nowNs() - w0);
+
+  // Measured: at least `iterations` AND at least duration_s; adaptive additionally waits for the median's
+  // CI to be within ±rel_ci; capped by max_iterations / max_duration_s.
+  const lat = [];
+  let stop = null, ci = null, nextCheck = minIters;
+  const m0 = nowNs();
+  for (;;) {
+    const t0 = nowNs();
+    await once();
+    const t1 = nowNs();
+    lat.push(nsToMs(t1 - t0));
+    const elapsed = nsToMs(t1 - m0);
+    const minMet = lat.length >= minIters && elapsed >= minMs;
+    if (minMet && !adaptive) { stop = 'min_reached'; break; }
+    if (minMet && adaptive && lat.length >= nextCheck) {
+      ci = medianCi(lat, adaptive.confidence);
+      if (ci && ci.low >= ci.median * (1 - adaptive.rel_ci) && ci.high <= ci.median * (1 + adaptive.rel_ci)) {
+        stop = 'ci_reached';
+        break;
+      }
+      nextCheck = Math.max(lat.length + 1, Math.ceil(lat.length * 1.05));
+    }
+    if (lat.length >= maxIters) { stop = 'max_iterations'; break; }
+    if (elapsed >= maxMs) { stop = 'max_duration'; break; }
+  }
+  const wallS = Number(nowNs() - m0) / 1e9;
+  if (adaptive && stop !== 'ci_reached') ci = medianCi(lat, adaptive.confidence);
+  return { latenciesMs: lat, wallS, warmupIterations: warm, warmupMs, stopReason: stop, medianCi: ci };
+}
