@@ -63,46 +63,63 @@ san-test: build-san
 
 # Seeds: small real models from Debian's libonnx-testdata (copied into the build tree, flat, as libFuzzer wants).
 TESTDATA ?= /usr/share/libonnx-testdata/data
+FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history
+FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
+.PHONY: $(FUZZ_RUNS)
+# A libFuzzer target is one process on one core: the targets run $(JOBS) at a time, each for its own seconds, so the
+# pass takes half the wall time on 2 cores and fuzzes as long. Each target's output is printed whole when it ends.
+# (The fuzz-* targets expect the sanitizer build; `make fuzz` builds it first.)
 fuzz: build-san
+	@$(MAKE) --no-print-directory -j $(JOBS) --output-sync=target $(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  VALUES_FUZZ_SECONDS=$(VALUES_FUZZ_SECONDS) IMPORT_FUZZ_SECONDS=$(IMPORT_FUZZ_SECONDS) \
+	  HISTORY_FUZZ_SECONDS=$(HISTORY_FUZZ_SECONDS)
+
+fuzz-analyze:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
 	@for d in $(TESTDATA)/node/test_conv_* $(TESTDATA)/node/test_loop* $(TESTDATA)/node/test_if* \
 	          $(TESTDATA)/node/test_reshape_* $(TESTDATA)/node/test_lstm_* $(TESTDATA)/node/test_scan* \
 	          $(TESTDATA)/node/test_einsum_* $(TESTDATA)/node/test_resize_* $(TESTDATA)/pytorch-converted/*; do \
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
-	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+
+fuzz-reports:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus-reports
-	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
 	  -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus-reports \
 	  tests/fuzz/seeds/report_readers
+
+fuzz-values:
 	@mkdir -p $(SAN_BUILD)/fuzz-values-corpus
-	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_values -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_values -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=4096 -print_final_stats=1 $(SAN_BUILD)/fuzz-values-corpus
-	@# Importers: seeded with the project's fixtures and malformed corpus of each format, plus every fixture set of
-	@# a format joined into one input (the target splits it at its separator line) so several files are fuzzed too.
-	@for f in $(IMPORT_FORMATS); do \
-	  seeds=$(SAN_BUILD)/fuzz-import-seeds/$$f; corpus=$(SAN_BUILD)/fuzz-import-corpus/$$f; mkdir -p $$seeds $$corpus; \
-	  find tests/fixtures/import/$$f tests/fixtures/import/malformed/$$f -type f ! -name '*.py' -size -64k \
-	    -exec cp {} $$seeds/ \; ; \
-	  for d in $$(find tests/fixtures/import/$$f -type d); do \
-	    files=$$(find $$d -maxdepth 1 -type f ! -name '*.py' -size -64k | sort); [ -n "$$files" ] || continue; \
-	    first=1; for x in $$files; do [ $$first = 1 ] || printf '\n@@rooflens-next-file@@\n'; cat $$x; first=0; done \
-	      > $$seeds/joined-$$(basename $$d); \
-	  done; \
-	  ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_import_$$f -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
-	    -timeout=10 -max_len=131072 -print_final_stats=1 $$corpus $$seeds || exit 1; \
+
+# Importers: seeded with the project's fixtures and malformed corpus of each format, plus every fixture set of a
+# format joined into one input (the target splits it at its separator line) so several files are fuzzed too.
+$(addprefix fuzz-import-,$(IMPORT_FORMATS)): fuzz-import-%:
+	@seeds=$(SAN_BUILD)/fuzz-import-seeds/$*; corpus=$(SAN_BUILD)/fuzz-import-corpus/$*; mkdir -p $$seeds $$corpus; \
+	find tests/fixtures/import/$* tests/fixtures/import/malformed/$* -type f ! -name '*.py' -size -64k \
+	  -exec cp {} $$seeds/ \; ; \
+	for d in $$(find tests/fixtures/import/$* -type d); do \
+	  files=$$(find $$d -maxdepth 1 -type f ! -name '*.py' -size -64k | sort); [ -n "$$files" ] || continue; \
+	  first=1; for x in $$files; do [ $$first = 1 ] || printf '\n@@rooflens-next-file@@\n'; cat $$x; first=0; done \
+	    > $$seeds/joined-$$(basename $$d); \
 	done
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_import_$* -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=131072 -print_final_stats=1 $(SAN_BUILD)/fuzz-import-corpus/$* $(SAN_BUILD)/fuzz-import-seeds/$*
+
+fuzz-history:
 	@mkdir -p $(SAN_BUILD)/fuzz-history-corpus
 	cp tests/fuzz/history-seeds/* $(SAN_BUILD)/fuzz-history-corpus/
-	ASAN_OPTIONS=detect_leaks=0 $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus a fuzzing pass over
 # every parser (30 s of the whole static path, 7 s of the report readers, 10 s of the shape-value evaluator, 6 s
-# per importer, 10 s of the history importer; `make fuzz` alone runs each longer). The same code as the Release
-# build, with checks on every memory access and undefined operation; building it once keeps the suite under 25
-# minutes on 2 cores. Tests last, so the closing lines are ctest's summary.
+# per importer, 10 s of the history importer, two targets at a time; `make fuzz` alone runs each longer). The same
+# code as the Release build, with checks on every memory access and undefined operation; building it once keeps the
+# suite under 18 minutes on 2 cores. Tests last, so the closing lines are ctest's summary.
 test: FUZZ_SECONDS = 30
 test: VALUES_FUZZ_SECONDS = 10
 test: IMPORT_FUZZ_SECONDS = 6

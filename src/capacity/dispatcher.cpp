@@ -12,7 +12,9 @@ void Dispatcher::enqueue(const PendingQuery& q) {
 
 std::optional<int32_t> Dispatcher::free_instance() const {
   std::optional<int32_t> best;
-  for (size_t i = 0; i < in_flight_.size(); ++i) {
+  const size_t n = in_flight_.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = (next_ + k) % n;
     if (!enabled_[i] || in_flight_[i] >= rules_.concurrency) continue;
     if (!best || in_flight_[i] < in_flight_[static_cast<size_t>(*best)]) best = static_cast<int32_t>(i);
   }
@@ -41,6 +43,7 @@ std::vector<Assignment> Dispatcher::assign(int64_t now_ns) {
       queue_.pop_front();
     } while (!queue_.empty() && rules_.max_batch > 1 && a.samples + queue_.front().samples <= cap);
     ++in_flight_[static_cast<size_t>(a.instance)];
+    next_ = (static_cast<size_t>(a.instance) + 1) % in_flight_.size();
     out.push_back(std::move(a));
   }
   return out;

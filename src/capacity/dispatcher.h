@@ -3,7 +3,9 @@
 // between the arrival of a query and a runtime call, used alike by the live pool (pool.h) and the simulation
 // (simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
 // - Queries wait in one queue, in arrival order; an instance takes requests while it has fewer than `concurrency`
-//   in flight (the least busy first, then the lowest index), so it never idles between queries when C > 1.
+//   in flight (the least busy first; among equally busy ones, the next after the last one given a request, so idle
+//   instances take turns and none goes cold while another takes every query), so it never idles between queries
+//   when C > 1.
 // - Without dynamic batching (max_batch 1) a request is one query.
 // - With it (Triton's dynamic batcher): a request merges queued queries in arrival order while their samples fit in
 //   max_batch; it leaves at once when the queue holds a full batch, else when the oldest query has waited
@@ -57,6 +59,7 @@ class Dispatcher {
   int64_t queued_samples_ = 0;
   std::vector<int64_t> in_flight_;
   std::vector<bool> enabled_;
+  size_t next_ = 0;               // where the search for a free instance starts: after the last one used
 };
 
 }  // namespace rooflens::capacity

@@ -10,6 +10,12 @@ namespace {
 
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// A prediction is a statement about the configuration, not about a run's length: the simulated runs are long enough
+// that the percentile against the SLO decides, not early stopping's query count. Otherwise one slow call in a
+// 50-call baseline (a moment the host took the CPUs) recurs in every short simulated run often enough that early
+// stopping fails at every rate and the predicted peak is 0.
+constexpr int64_t kPredictionQueries = 5000;
+
 ScenarioResult simulated(const RunPlan& plan, const PredictionPlan& p, const ServiceModel& m) {
   return judge(plan, simulate(plan, p.instances, p.rules, m), p.judging);
 }
@@ -45,6 +51,8 @@ Prediction predict(const ServiceModel& model, const PredictionPlan& p) {
   o.start_qps = std::max(0.01, 0.8 * offline.completed_qps);
   o.precision = p.precision;
   RunPlan plan = p.server;
+  plan.min_queries = std::max(plan.min_queries, kPredictionQueries);
+  if (plan.max_queries > 0) plan.max_queries = std::max(plan.max_queries, plan.min_queries);
   const PeakOutcome peak = find_peak(
       o,
       [&](double qps) {
