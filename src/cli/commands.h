@@ -28,9 +28,10 @@ void setup_generate(CLI::App& root, Action& action); // cmd_generate.cpp
 void setup_import(CLI::App& root, Action& action);   // cmd_import.cpp
 void setup_capacity(CLI::App& root, Action& action); // cmd_capacity.cpp
 void setup_doctor(CLI::App& root, Action& action);   // cmd_doctor.cpp
+void setup_score(CLI::App& root, Action& action);    // cmd_score.cpp
 
 inline std::vector<CommandSetup> all_commands() {
-  return {&setup_analyze, &setup_profile, &setup_generate, &setup_capacity, &setup_bench, &setup_compare,
+  return {&setup_analyze, &setup_profile, &setup_generate, &setup_capacity, &setup_score, &setup_bench, &setup_compare,
           &setup_import,  &setup_history, &setup_top,      &setup_lint,     &setup_whatif, &setup_export,
           &setup_report,  &setup_zoo,     &setup_hw,       &setup_db,       &setup_doctor};
 }

@@ -1,0 +1,189 @@
+// `rooflens score`: a hardware AI benchmark score — the versioned suite (src/score/, data/score/v1/suite.json)
+// measured on this machine through capacity and generation, validated against the suite's reference outputs,
+// scored against its reference constants and explained as roof ratio × efficiency (docs/score.md).
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "backends/registry/registry.h"
+#include "capacity/settings.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/roofs.h"
+#include "core/atomic_file.h"
+#include "core/build_info.h"
+#include "core/errors.h"
+#include "core/score.h"
+#include "core/temp_dir.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "reporters/score_summary.h"
+#include "score/driver.h"
+#include "score/suite.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct ScoreCommand {
+  score::ScoreOptions o;
+  std::string out_json, from, suite_file, write_references, reference_result, roofs_file;
+  bool json = false, no_roofs = false, quiet = false;
+};
+
+std::string read_text(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(flag + " " + path + ": cannot read the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+score::Suite load_suite(const ScoreCommand& a) {
+  if (a.suite_file.empty()) return score::builtin_suite();
+  return score::parse_suite(read_text(a.suite_file, "--suite"), a.suite_file);
+}
+
+ScoreResult read_result(const std::string& path, const std::string& flag) {
+  try {
+    return score_from_json(read_text(path, flag));
+  } catch (const UserError& e) {
+    throw UserError(flag + " " + path + ": " + e.what());
+  }
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void print_result(const ScoreCommand& a, const ScoreResult& r) {
+  if (a.json) std::cout << score_to_json(r);
+  else std::cout << score_summary(r);
+  if (!a.out_json.empty()) {
+    write_file_atomically(a.out_json, score_to_json(r));
+    if (!a.quiet) std::cerr << "rooflens score: result written to " << a.out_json << "\n";
+  }
+}
+
+int exit_code(const ScoreResult& r) { return r.partial || r.overall.incomplete || r.overall.score <= 0 ? 1 : 0; }
+
+int run_from(const ScoreCommand& a) {
+  const score::Suite suite = load_suite(a);
+  ScoreResult r = score::rescore_stored(suite, read_result(a.from, "--from"));
+  print_result(a, r);
+  return exit_code(r);
+}
+
+ScoreMachine machine_of(const std::optional<HardwareInfo>& roofs, const Backend& backend, int64_t cores,
+                        const std::string& roofs_source) {
+  ScoreMachine m;
+  m.machine = roofs ? roofs->machine : hw::describe_machine(hw::detect_features());
+  m.cores_used = cores;
+  m.tool = tool_info("score");
+  m.runtime = backend.info();
+  m.roofs = roofs ? roofs_source : "";
+  return m;
+}
+
+int run_score_command(ScoreCommand& a) {
+  if (!a.from.empty()) {
+    if (!a.write_references.empty()) throw UsageError("--from and --write-references: give one of them");
+    return run_from(a);
+  }
+  if (!a.reference_result.empty() && a.write_references.empty())
+    throw UsageError("--reference-result sets the constants of a suite file: use it with --write-references FILE");
+  if (a.o.repetitions < 0) throw UsageError("--repetitions: give at least 1");
+  const score::Suite suite = load_suite(a);
+  (void)score::selected(suite, a.o);  // an unknown --workloads id is a usage error before anything runs
+  const int64_t cores = capacity::usable_cores();
+  std::unique_ptr<Backend> backend = make_backend(parse_backend_spec("onnxruntime"));
+  BackendSpec disabled = parse_backend_spec("onnxruntime");
+  disabled.opt_level = "disabled";  // graphOptimizationLevel=disabled: the references
+  std::unique_ptr<Backend> reference = make_backend(disabled);
+  std::optional<HardwareInfo> roofs;
+  if (a.write_references.empty()) roofs = obtain_roofs({a.no_roofs, a.roofs_file, a.quiet, "score"});
+  TempDir work("rooflens-score");
+  InterruptWatcher watcher("rooflens score: interrupted — finishing the workload under way as failed and writing "
+                           "the partial result",
+                           [&] {
+                             backend->abort();
+                             reference->abort();
+                           });
+  score::ScoreContext ctx;
+  ctx.backend = backend.get();
+  ctx.reference_backend = reference.get();
+  ctx.roofs = roofs ? &*roofs : nullptr;
+  ctx.machine = machine_of(roofs, *backend, cores, a.roofs_file.empty() ? "measured" : "file " + a.roofs_file);
+  ctx.cores = cores;
+  ctx.work_dir = work.path();
+  ctx.interrupted = &watcher.flag();
+  const char* hooks = std::getenv("ROOFLENS_TEST_HOOKS");
+  ctx.test_hooks = hooks && std::string(hooks) == "1";
+  if (!a.quiet) ctx.progress = [](const std::string& what) { std::cerr << "rooflens score: " << what << "\n"; };
+
+  if (!a.write_references.empty()) {
+    score::Suite s = score::with_references(suite, ctx);
+    if (!a.reference_result.empty())
+      s = score::with_constants(s, read_result(a.reference_result, "--reference-result"),
+                                fmt::format("{} ({} cores used), {}, rooflens {}",
+                                            ctx.machine.machine.model, cores, ctx.machine.runtime.runtime,
+                                            ctx.machine.tool.version));
+    write_file_atomically(a.write_references, score::suite_to_json(s));
+    if (!a.quiet) std::cerr << "rooflens score: suite written to " << a.write_references << "\n";
+    return 0;
+  }
+  // A partial result is on disk after every workload: a crash of rooflens itself loses only the workload under way.
+  if (!a.out_json.empty())
+    ctx.on_workload = [&a](const ScoreResult& r) {
+      ScoreResult partial = r;
+      partial.partial = true;
+      write_file_atomically(a.out_json, score_to_json(partial));
+    };
+  ScoreResult r = score::run_suite(suite, a.o, ctx);
+  r.created_at = now_iso();
+  print_result(a, r);
+  return exit_code(r);
+}
+
+}  // namespace
+
+void setup_score(CLI::App& root, Action& action) {
+  auto a = std::make_shared<ScoreCommand>();
+  CLI::App* cmd = root.add_subcommand("score", "A hardware AI benchmark score for this machine: a fixed, versioned "
+                                               "suite of zoo models validated against reference outputs, scored "
+                                               "against a reference machine and explained as roof ratio × efficiency");
+  cmd->footer(
+      "Examples:\n"
+      "  rooflens score --quick                      (one workload per category, shorter runs: ~1-2 min)\n"
+      "  rooflens score -o score.json                (the full suite v1: ~10 min on 2 cores)\n"
+      "  rooflens score --from score.json            (score a stored result again from its raw figures)\n"
+      "  rooflens score --write-references suite.json [--reference-result full.json]\n"
+      "Scores: reference time / measured time × 1000 per figure; geometric means per category and overall, with\n"
+      "95% intervals over the repetitions. A workload whose outputs differ from the suite's references is INVALID\n"
+      "and the overall score incomplete. Quick and full scores are never compared. Exit 0: a complete score; 1: an\n"
+      "incomplete or partial one (INVALID, failed, Ctrl-C); 2: usage. Details: docs/score.md.");
+  cmd->add_flag("--quick", a->o.quick, "One workload per category with shorter runs (labelled quick)");
+  cmd->add_option("-o,--output", a->out_json, "Write the JSON result here (rewritten after every workload)");
+  cmd->add_flag("--json", a->json, "Print the JSON result on stdout instead of the table");
+  cmd->add_option("--from", a->from, "Score a stored result (-o FILE) again from its raw figures; runs nothing");
+  cmd->add_option("--suite", a->suite_file, "A suite file instead of the built-in one (data/score/v1/suite.json)");
+  cmd->add_option("--workloads", a->o.workloads, "Only these workload ids (the score is then incomplete)")
+      ->delimiter(',');
+  cmd->add_option("--repetitions", a->o.repetitions, "Repetitions per workload instead of the suite's (3 full, 2 quick)");
+  cmd->add_option("--write-references", a->write_references,
+                  "Regenerate the reference outputs (ONNX Runtime, graphOptimizationLevel=disabled) into this suite file");
+  cmd->add_option("--reference-result", a->reference_result,
+                  "With --write-references: take the reference constants from this full result (the reference "
+                  "configuration's measurement)");
+  cmd->add_option("--roofs", a->roofs_file, "Ceilings from this file instead of this machine's measured ones");
+  cmd->add_flag("--no-roofs", a->no_roofs, "No roofs: scores are not decomposed into roof ratio × efficiency");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  cmd->callback([a, &action] { action = [a] { return run_score_command(*a); }; });
+}
+
+}  // namespace rooflens::cli

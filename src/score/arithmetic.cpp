@@ -1,0 +1,199 @@
+#include "score/arithmetic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "compare/student_t.h"
+
+namespace rooflens::score {
+namespace {
+
+bool is_latency(const ScoreFigure& f) { return f.unit == "ms"; }
+
+double score_of(const ScoreFigure& f, double raw) {
+  const double t = time_ms_of(f, raw);
+  return t > 0 && f.reference_time_ms > 0 ? f.reference_time_ms / t * 1000 : 0;
+}
+
+std::vector<double> rep_scores(const ScoreFigure& f) {
+  std::vector<double> out;
+  for (double x : f.repetitions) out.push_back(score_of(f, x));
+  return out;
+}
+
+// The figures of a category that count: their workload is valid and they have a score.
+std::vector<const ScoreFigure*> valid_figures(const std::string& category, const std::vector<ScoreWorkload>& ws) {
+  std::vector<const ScoreFigure*> out;
+  for (const auto& w : ws)
+    if (w.status == WorkloadStatus::valid)
+      for (const auto& f : w.figures)
+        if (f.category == category && f.score > 0) out.push_back(&f);
+  return out;
+}
+
+// Per repetition index, the geometric mean over the figures' repetition scores (only the indices every figure
+// has): the category's score as each repetition alone would give it.
+std::vector<double> per_repetition(const std::vector<const ScoreFigure*>& figs) {
+  if (figs.empty()) return {};
+  size_t n = SIZE_MAX;
+  for (const auto* f : figs) n = std::min(n, f->repetitions.size());
+  std::vector<double> out;
+  for (size_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (const auto* f : figs) s += std::log(score_of(*f, f->repetitions[i]));
+    out.push_back(std::exp(s / static_cast<double>(figs.size())));
+  }
+  return out;
+}
+
+std::string times(double x) { return fmt::format("{:.2f}×", x); }
+
+}  // namespace
+
+double geomean(const std::vector<double>& xs) {
+  if (xs.empty()) return 0;
+  double s = 0;
+  for (double x : xs) {
+    if (!(x > 0) || !std::isfinite(x)) return 0;
+    s += std::log(x);
+  }
+  return std::exp(s / static_cast<double>(xs.size()));
+}
+
+ScoreInterval log_t_interval(const std::vector<double>& xs) {
+  if (xs.size() < 2 || geomean(xs) <= 0) return {};
+  const double n = static_cast<double>(xs.size());
+  double mean = 0;
+  for (double x : xs) mean += std::log(x);
+  mean /= n;
+  double ss = 0;
+  for (double x : xs) ss += (std::log(x) - mean) * (std::log(x) - mean);
+  const double sd = std::sqrt(ss / (n - 1));
+  const double half = student_t_quantile(0.975, n - 1) * sd / std::sqrt(n);
+  return {std::exp(mean - half), std::exp(mean + half)};
+}
+
+double time_ms_of(const ScoreFigure& f, double raw) {
+  if (!(raw > 0)) return 0;
+  return is_latency(f) ? raw : 1000 / raw;
+}
+
+void score_figure(ScoreFigure& f, bool valid) {
+  f.value = geomean(f.repetitions);
+  f.time_ms = time_ms_of(f, f.value);
+  f.score = 0;
+  f.ci = {};
+  f.drift = 0;
+  f.drift_beyond_ci = false;
+  f.roof_ratio = 0;
+  f.efficiency = 0;
+  if (f.repetitions.size() >= 2) {
+    const double first = time_ms_of(f, f.repetitions.front()), last = time_ms_of(f, f.repetitions.back());
+    if (first > 0) f.drift = last / first - 1;
+  }
+  if (!valid || f.time_ms <= 0 || f.reference_time_ms <= 0) return;
+  const std::vector<double> s = rep_scores(f);
+  f.score = geomean(s);
+  f.ci = log_t_interval(s);
+  if (f.ci.high > 0 && s.size() >= 2) {
+    const double half = (std::log(f.ci.high) - std::log(f.ci.low)) / 2;
+    f.drift_beyond_ci = std::abs(std::log(s.back() / s.front())) > half;
+  }
+  if (f.roof.time_ms > 0 && f.reference_roof_time_ms > 0) {
+    f.roof_ratio = f.reference_roof_time_ms / f.roof.time_ms;
+    f.efficiency = f.score / 1000 / f.roof_ratio;
+  }
+}
+
+ScoreAggregate aggregate_category(const std::string& name, const std::vector<ScoreWorkload>& workloads) {
+  ScoreAggregate a;
+  a.name = name;
+  for (const auto& w : workloads)
+    if (w.status != WorkloadStatus::unsupported)
+      for (const auto& f : w.figures)
+        if (f.category == name) ++a.members;
+  const auto figs = valid_figures(name, workloads);
+  a.valid_members = static_cast<int64_t>(figs.size());
+  a.incomplete = a.valid_members < a.members || a.members == 0;
+  std::vector<double> scores, roofs;
+  for (const auto* f : figs) {
+    scores.push_back(f->score);
+    roofs.push_back(f->roof_ratio);
+  }
+  a.score = geomean(scores);
+  a.ci = log_t_interval(per_repetition(figs));
+  a.roof_ratio = geomean(roofs);  // 0 unless every valid figure has roofs
+  a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
+  a.explanation = explain(a, workloads);
+  return a;
+}
+
+ScoreAggregate aggregate_overall(const std::vector<ScoreAggregate>& categories,
+                                 const std::vector<ScoreWorkload>& workloads) {
+  ScoreAggregate a;
+  a.name = "overall";
+  a.members = static_cast<int64_t>(categories.size());
+  std::vector<double> scores, roofs;
+  std::vector<std::vector<double>> reps;
+  for (const auto& c : categories) {
+    a.incomplete = a.incomplete || c.incomplete;
+    if (c.score <= 0) continue;
+    ++a.valid_members;
+    scores.push_back(c.score);
+    roofs.push_back(c.roof_ratio);
+    reps.push_back(per_repetition(valid_figures(c.name, workloads)));
+  }
+  a.incomplete = a.incomplete || a.valid_members < a.members || a.members == 0;
+  a.score = geomean(scores);
+  a.roof_ratio = geomean(roofs);
+  a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
+  size_t n = reps.empty() ? 0 : SIZE_MAX;
+  for (const auto& r : reps) n = std::min(n, r.size());
+  std::vector<double> overall_reps;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<double> xs;
+    for (const auto& r : reps) xs.push_back(r[i]);
+    overall_reps.push_back(geomean(xs));
+  }
+  a.ci = log_t_interval(overall_reps);
+  a.explanation = explain(a, workloads);
+  return a;
+}
+
+std::string explain(const ScoreAggregate& a, const std::vector<ScoreWorkload>& workloads) {
+  if (a.score <= 0)
+    return fmt::format("{}: no score ({} of {} {} valid)", a.name, a.valid_members, a.members,
+                       a.name == "overall" ? "categories" : "figures");
+  std::string line = fmt::format("{} {} the reference", a.name, times(a.score / 1000));
+  if (a.roof_ratio > 0) {
+    // Which roof bounds it: the bound and compute dtype shared by its figures, else "roofs".
+    std::map<std::string, int> kinds;
+    for (const auto& w : workloads)
+      if (w.status == WorkloadStatus::valid)
+        for (const auto& f : w.figures)
+          if ((a.name == "overall" || f.category == a.name) && f.score > 0)
+            ++kinds[f.roof.bound == "compute" ? w.precision + " compute" : f.roof.bound];
+    const std::string roof = kinds.size() == 1 ? kinds.begin()->first + " roof" : "roofs";
+    line += fmt::format(": {} {}, efficiency {}", roof, times(a.roof_ratio), times(a.efficiency));
+  } else {
+    line += " (no roofs: not decomposed)";
+  }
+  if (a.incomplete)
+    line += fmt::format(" — incomplete: {} of {} {} valid", a.valid_members, a.members,
+                        a.name == "overall" ? "categories" : "figures");
+  return line;
+}
+
+void rescore(ScoreResult& r, const std::vector<std::string>& order) {
+  for (auto& w : r.workloads)
+    for (auto& f : w.figures) score_figure(f, w.status == WorkloadStatus::valid);
+  r.categories.clear();
+  for (const auto& c : order) r.categories.push_back(aggregate_category(c, r.workloads));
+  r.overall = aggregate_overall(r.categories, r.workloads);
+  r.ci_method = kCiMethod;
+}
+
+}  // namespace rooflens::score

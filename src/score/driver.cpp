@@ -1,0 +1,206 @@
+#include "score/driver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "score/arithmetic.h"
+#include "score/kind.h"
+#include "score/references.h"
+
+namespace rooflens::score {
+namespace {
+
+constexpr const char* kFp16Reason =
+    "fp16 is not run: ONNX Runtime's CPU execution provider is not shown to run fp16 Conv/MatMul natively here, "
+    "and rooflens never converts a precision silently";
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+bool stopped(const ScoreContext& ctx) { return ctx.interrupted && ctx.interrupted->load(); }
+
+KindContext kind_context(const ScoreContext& ctx, const ModeSettings& mode, const Tolerance* tol) {
+  KindContext k;
+  k.backend = ctx.backend;
+  k.reference_backend = ctx.reference_backend;
+  k.roofs = ctx.roofs;
+  k.cores = ctx.cores;
+  k.work_dir = ctx.work_dir;
+  k.mode = &mode;
+  k.tolerance = tol;
+  k.interrupted = ctx.interrupted;
+  k.progress = ctx.progress;
+  return k;
+}
+
+ScoreWorkload run_one(const WorkloadDef& def, const Suite& suite, const ModeSettings& mode, const ScoreContext& ctx) {
+  ScoreWorkload w;
+  w.id = def.id;
+  w.model = def.model;
+  w.precision = def.precision;
+  const auto start = std::chrono::steady_clock::now();
+  if (def.precision == "fp16") {
+    w.status = WorkloadStatus::unsupported;
+    w.reason = kFp16Reason;
+    return w;
+  }
+  const Tolerance& tol = suite.tolerances.at(def.precision);
+  w.tolerance = tolerance_text(tol);
+  std::filesystem::path model;
+  try {
+    if (ctx.progress) ctx.progress(def.id + " · building the model (zoo, seed " + std::to_string(def.seed) + ")");
+    model = build_model(def, ctx.work_dir / "models");
+    KindContext k = kind_context(ctx, mode, &tol);
+    if (ctx.test_hooks) k.test_hook = def.test_hook;
+    kind_of(def.kind).run(def, model, k, w);
+  } catch (const std::exception& e) {
+    w.status = WorkloadStatus::failed;
+    w.reason = stopped(ctx) ? "interrupted (Ctrl-C)" : one_line(e.what());
+    w.figures.clear();  // no figure from a workload that did not finish
+  }
+  std::error_code ec;
+  if (!model.empty()) std::filesystem::remove(model, ec);  // hundreds of MB each
+  w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return w;
+}
+
+}  // namespace
+
+std::vector<const WorkloadDef*> selected(const Suite& suite, const ScoreOptions& o) {
+  for (const auto& id : o.workloads)
+    if (std::none_of(suite.workloads.begin(), suite.workloads.end(), [&](const WorkloadDef& w) { return w.id == id; })) {
+      std::string known;
+      for (const auto& w : suite.workloads) known += (known.empty() ? "" : ", ") + w.id;
+      throw UsageError("--workloads: suite " + suite.version + " has no workload '" + id + "' (known: " + known + ")");
+    }
+  std::vector<const WorkloadDef*> out;
+  for (const auto& w : suite.workloads) {
+    const bool listed = std::find(o.workloads.begin(), o.workloads.end(), w.id) != o.workloads.end();
+    if (o.workloads.empty() ? (!o.quick || w.quick) : listed) out.push_back(&w);
+  }
+  return out;
+}
+
+std::vector<std::string> categories_of(const Suite& suite, const ScoreResult& r) {
+  std::vector<std::string> out;
+  for (const auto& c : suite.categories) {
+    bool used = false;
+    for (const auto& w : r.workloads)
+      for (const auto& f : w.figures) used = used || f.category == c;
+    for (const auto& d : suite.workloads)
+      for (const auto& w : r.workloads)
+        if (d.id == w.id && w.status != WorkloadStatus::unsupported)
+          for (const auto& m : metrics_of(d)) used = used || category_of(d, m) == c;
+    if (used) out.push_back(c);
+  }
+  return out;
+}
+
+ScoreResult run_suite(const Suite& suite, const ScoreOptions& o, const ScoreContext& ctx) {
+  ModeSettings mode = o.quick ? suite.quick : suite.full;
+  if (o.repetitions > 0) mode.repetitions = o.repetitions;
+  if (o.offline_seconds >= 0) mode.offline_seconds = o.offline_seconds;
+  ScoreResult r;
+  r.suite = suite.version;
+  r.quick = o.quick;
+  r.machine = ctx.machine;
+  r.repetitions = mode.repetitions;
+  r.ci_method = kCiMethod;
+  if (!o.workloads.empty())
+    r.warnings.push_back("a subset of the suite (--workloads): its overall score is not the suite's");
+  if (mode.repetitions < 2) r.warnings.push_back("one repetition: no confidence intervals and no drift");
+  const auto start = std::chrono::steady_clock::now();
+  const auto todo = selected(suite, o);
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const WorkloadDef& def = *todo[i];
+    if (stopped(ctx)) {
+      ScoreWorkload w;
+      w.id = def.id;
+      w.model = def.model;
+      w.precision = def.precision;
+      w.reason = "not run: interrupted (Ctrl-C) before it";
+      r.workloads.push_back(w);
+      r.partial = true;
+      continue;
+    }
+    if (ctx.progress) ctx.progress(fmt::format("workload {}/{}: {}", i + 1, todo.size(), def.id));
+    r.workloads.push_back(run_one(def, suite, mode, ctx));
+    if (stopped(ctx)) r.partial = true;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rescore(r, categories_of(suite, r));
+    if (ctx.on_workload) ctx.on_workload(r);
+  }
+  if (!o.workloads.empty()) r.overall.incomplete = true;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rescore(r, categories_of(suite, r));
+  if (!o.workloads.empty()) r.overall.incomplete = true;
+  return r;
+}
+
+ScoreResult rescore_stored(const Suite& suite, ScoreResult stored) {
+  if (stored.suite != suite.version)
+    throw UserError("score --from: the result is of suite " + stored.suite + ", this rooflens scores suite " +
+                    suite.version + "; scores of different suites are not comparable");
+  if (stored.kind != "measured")
+    throw UserError("score --from: a projected result has no raw figures to score again");
+  for (auto& w : stored.workloads) {
+    auto def = std::find_if(suite.workloads.begin(), suite.workloads.end(), [&](const WorkloadDef& d) { return d.id == w.id; });
+    if (def == suite.workloads.end())
+      throw UserError("score --from: workload '" + w.id + "' is not in suite " + suite.version);
+    for (auto& f : w.figures) {
+      auto it = def->figures.find(f.metric);
+      if (it == def->figures.end() || category_of(*def, f.metric) != f.category)
+        throw UserError("score --from: workload '" + w.id + "' has no figure '" + f.metric + "' in suite " + suite.version);
+      f.reference_time_ms = it->second.time_ms;
+      f.reference_roof_time_ms = it->second.roof_time_ms;
+    }
+  }
+  const bool subset = stored.overall.incomplete && std::any_of(stored.warnings.begin(), stored.warnings.end(), [](const std::string& s) {
+                        return s.find("--workloads") != std::string::npos;
+                      });
+  rescore(stored, categories_of(suite, stored));
+  if (subset) stored.overall.incomplete = true;
+  return stored;
+}
+
+Suite with_references(const Suite& suite, const ScoreContext& ctx) {
+  Suite out = suite;
+  const ModeSettings mode = suite.quick;
+  for (auto& def : out.workloads) {
+    if (def.precision == "fp16") continue;
+    if (stopped(ctx)) throw UserError("score --write-references: interrupted; nothing written");
+    if (ctx.progress) ctx.progress(def.id + " · reference outputs (graph optimizations disabled)");
+    const std::filesystem::path model = build_model(def, ctx.work_dir / "models");
+    kind_of(def.kind).write_reference(def, model, kind_context(ctx, mode, nullptr));
+    std::error_code ec;
+    std::filesystem::remove(model, ec);
+  }
+  return out;
+}
+
+Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration) {
+  if (reference.quick) throw UserError("score --reference-result: give a full (not --quick) result");
+  Suite out = suite;
+  out.reference_configuration = configuration;
+  for (auto& def : out.workloads) {
+    if (def.precision == "fp16") continue;
+    auto w = std::find_if(reference.workloads.begin(), reference.workloads.end(),
+                          [&](const ScoreWorkload& x) { return x.id == def.id; });
+    if (w == reference.workloads.end() || w->status != WorkloadStatus::valid)
+      throw UserError("score --reference-result: workload '" + def.id + "' is not valid in that result");
+    def.figures.clear();
+    for (const auto& f : w->figures) {
+      const double t = time_ms_of(f, geomean(f.repetitions));
+      def.figures[f.metric] = {t, f.roof.time_ms};
+    }
+  }
+  return out;
+}
+
+}  // namespace rooflens::score

@@ -1,0 +1,60 @@
+#pragma once
+// `rooflens score`'s driver: the suite's workloads in order (all, or --quick's subset), each built from the zoo,
+// validated and measured by its kind; a workload that fails (runtime error, crash, timeout) is recorded as failed
+// with its reason and the rest goes on; Ctrl-C ends the workload under way and marks the rest "not run". Then the
+// arithmetic (arithmetic.h) turns the raw figures into scores. Also the two ways a suite file is (re)made:
+// reference outputs from the reference backend, and reference constants from a stored full result.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/score.h"
+#include "score/suite.h"
+
+namespace rooflens::score {
+
+struct ScoreOptions {
+  bool quick = false;
+  std::vector<std::string> workloads;   // --workloads: only these ids (a subset is always incomplete)
+  int64_t repetitions = 0;              // --repetitions: override the mode's (0: the suite's)
+  double offline_seconds = -1;          // override the mode's (< 0: the suite's)
+};
+
+struct ScoreContext {
+  Backend* backend = nullptr;
+  Backend* reference_backend = nullptr;
+  const HardwareInfo* roofs = nullptr;
+  ScoreMachine machine;
+  int64_t cores = 1;
+  std::filesystem::path work_dir;
+  const std::atomic<bool>* interrupted = nullptr;
+  std::function<void(const std::string&)> progress;
+  // After each workload, the result so far (scored): the caller may write it (a partial result survives a crash).
+  std::function<void(const ScoreResult&)> on_workload;
+  bool test_hooks = false;              // honour the suite's test_hook fields (ROOFLENS_TEST_HOOKS=1)
+};
+
+// The workloads a run covers, in suite order. Throws UsageError naming an unknown --workloads id.
+std::vector<const WorkloadDef*> selected(const Suite& suite, const ScoreOptions& o);
+
+ScoreResult run_suite(const Suite& suite, const ScoreOptions& o, const ScoreContext& ctx);
+
+// The categories of a result, in suite order: those its workloads' figures belong to.
+std::vector<std::string> categories_of(const Suite& suite, const ScoreResult& r);
+
+// `score --from`: the stored result scored again from its raw figures with this suite's constants (the same
+// suite version only: UserError otherwise).
+ScoreResult rescore_stored(const Suite& suite, ScoreResult stored);
+
+// `score --write-references`: every workload's reference outputs regenerated on ctx.reference_backend.
+Suite with_references(const Suite& suite, const ScoreContext& ctx);
+
+// `score --write-references --reference-result FILE`: the reference constants (times, roof times) set from a
+// stored full result measured on the reference configuration; `configuration` describes that configuration.
+Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration);
+
+}  // namespace rooflens::score

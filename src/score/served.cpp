@@ -1,0 +1,212 @@
+// The "served" kind: a model the runtime serves one sample at a time (CNNs, ViT, BERT). Validity through the
+// runtime's model server (the outputs `rooflens bench` validates with); the figures through capacity's machinery:
+// the single-stream p90 estimate with MLPerf's early stopping (the fewest queries the bound allows), and offline
+// throughput at the best of a bounded search (instances × threads filling the cores), found in the first
+// repetition and kept for the others so every repetition measures one configuration.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "backends/fault_injection.h"
+#include "capacity/early_stopping.h"
+#include "capacity/run.h"
+#include "capacity/settings.h"
+#include "capacity/workload.h"
+#include "core/errors.h"
+#include "score/kinds_list.h"
+#include "score/references.h"
+#include "score/roof_bound.h"
+
+namespace rooflens::score {
+namespace {
+
+constexpr auto kTimeout = std::chrono::minutes(5);
+constexpr double kPercentile = 90, kConfidence = 0.99;
+
+std::vector<TensorValue> outputs_of(Backend& backend, const capacity::Workload& w, int64_t threads,
+                                   const std::string& test_hook = "") {
+  std::unique_ptr<ModelServer> server = backend.serve();
+  if (!server) throw UserError("score: the backend cannot return a model's outputs");
+  if (!test_hook.empty()) server = with_injected_faults(std::move(server), {{w.model.stem().string(), test_hook}});
+  server->start(true);
+  ModelLoad load;
+  load.model = w.model;
+  load.name = w.model.stem().string();
+  load.dims = w.feed.dims;
+  load.threads = threads;
+  load.timeout = kTimeout;
+  server->load(load);
+  std::vector<TensorValue> out = server->outputs(w.feed, kTimeout);
+  server->unload();
+  return out;
+}
+
+class Served final : public WorkloadKind {
+ public:
+  void write_reference(WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx) const override {
+    const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
+    def.outputs.clear();
+    for (const TensorValue& v : outputs_of(*ctx.reference_backend, w, ctx.cores)) def.outputs.push_back(sample_output(v));
+  }
+
+  void run(const WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx,
+           ScoreWorkload& out) const override {
+    const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
+    out.shape = shape_text(w);
+    if (!validate(def, w, ctx, out)) return;
+    ScoreFigure latency = figure(def, "latency", "ms"), throughput = figure(def, "throughput", "samples/s");
+    latency.config = fmt::format("single-stream p{:g} (early stopping, {:g}% confidence), threads={}", kPercentile,
+                                 kConfidence * 100, ctx.cores);
+    const double fl = static_cast<double>(w.flops_per_sample), by = static_cast<double>(w.bytes_per_sample);
+    latency.roof = roof_bound(fl, by, def.precision, ctx.cores, ctx.roofs);
+    std::optional<CapacityConfig> best;
+    for (int64_t rep = 0; rep < ctx.mode->repetitions; ++rep) {
+      if (stopped(ctx)) throw UserError("interrupted");
+      progress(ctx, def, rep, "single-stream");
+      latency.repetitions.push_back(single_stream(w, ctx));
+      progress(ctx, def, rep, best ? "offline " + best->label() : "offline search");
+      auto [config, rate] = offline(w, ctx, best);
+      best = config;
+      throughput.repetitions.push_back(rate);
+    }
+    throughput.config = "offline " + best->label();
+    throughput.roof = roof_bound(fl, by, def.precision, std::min(ctx.cores, best->instances * best->threads), ctx.roofs);
+    out.figures = {latency, throughput};
+  }
+
+ private:
+  static std::string shape_text(const capacity::Workload& w) {
+    std::string s;
+    for (const auto& [name, dims] : w.feed.shapes) {
+      std::string d;
+      for (size_t i = 0; i < dims.size(); ++i) d += (i ? "x" : "") + std::to_string(dims[i]);
+      s += (s.empty() ? "" : ", ") + name + " " + d;
+    }
+    return s;
+  }
+
+  static ScoreFigure figure(const WorkloadDef& def, const std::string& metric, const std::string& unit) {
+    ScoreFigure f;
+    f.metric = metric;
+    f.category = category_of(def, metric);
+    f.unit = unit;
+    if (auto it = def.figures.find(metric); it != def.figures.end()) {
+      f.reference_time_ms = it->second.time_ms;
+      f.reference_roof_time_ms = it->second.roof_time_ms;
+    }
+    return f;
+  }
+
+  static bool stopped(const KindContext& ctx) { return ctx.interrupted && ctx.interrupted->load(); }
+
+  static void progress(const KindContext& ctx, const WorkloadDef& def, int64_t rep, const std::string& what) {
+    if (ctx.progress)
+      ctx.progress(fmt::format("{} · repetition {}/{} · {}", def.id, rep + 1, ctx.mode->repetitions, what));
+  }
+
+  // The runtime at its default settings against the suite's references (ONNX Runtime, optimizations disabled).
+  static bool validate(const WorkloadDef& def, const capacity::Workload& w, const KindContext& ctx, ScoreWorkload& out) {
+    if (def.outputs.empty()) {
+      out.status = WorkloadStatus::invalid;
+      out.reason = "the suite has no reference outputs for it (regenerate with score --write-references)";
+      return false;
+    }
+    if (ctx.progress) ctx.progress(def.id + " · validating against the reference outputs");
+    const GateResult g = check_outputs_against(def.outputs, outputs_of(*ctx.backend, w, ctx.cores, ctx.test_hook),
+                                                 *ctx.tolerance);
+    out.max_abs_error = g.max_abs_error;
+    out.max_rel_error = g.max_rel_error;
+    if (!g.passed) {
+      out.status = WorkloadStatus::invalid;
+      out.reason = g.message;
+      return false;
+    }
+    out.status = WorkloadStatus::valid;
+    return true;
+  }
+
+  static capacity::DriverContext driver(const capacity::Workload& w, const capacity::Settings& s, const KindContext& ctx) {
+    capacity::DriverContext d;
+    d.settings = &s;
+    d.workload = &w;
+    d.backend = ctx.backend;
+    d.cores = ctx.cores;
+    d.work_dir = ctx.work_dir;
+    d.interrupted = ctx.interrupted;
+    return d;
+  }
+
+  static const ScenarioResult& only_point(const CapacityResult& r, const std::string& what) {
+    if (r.partial) throw UserError(what + ": interrupted");
+    for (const auto& run : r.runs)
+      if (!run.failure.empty()) throw UserError(what + ": " + run.failure);
+    if (r.runs.empty() || r.runs.front().points.empty()) throw UserError(what + ": no result");
+    return r.runs.front().points.back();
+  }
+
+  // The early-stopping p90 estimate of one stream on every core.
+  static double single_stream(const capacity::Workload& w, const KindContext& ctx) {
+    capacity::Settings s;
+    s.scenario = Scenario::single_stream;
+    s.percentile = kPercentile;
+    s.confidence = kConfidence;
+    s.min_duration_s = 1e-3;  // the query count decides
+    s.min_queries = capacity::min_under_limit(1, kPercentile / 100, kConfidence) + 1;
+    s.predict = false;
+    s.seed = 1;
+    capacity::LeverLists levers;
+    levers.threads = {ctx.cores};
+    capacity::resolve(s, levers, ctx.cores);
+    const auto d = driver(w, s, ctx);
+    const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;
+    const ScenarioResult& p = only_point(r, "single-stream");
+    if (!p.early_stopping.passed || p.early_stopping.estimate_ms <= 0)
+      throw UserError(fmt::format("single-stream: no p90 estimate ({} of {} queries answered)", p.completed, p.queries));
+    return p.early_stopping.estimate_ms;
+  }
+
+  // Offline samples/s: with no configuration yet, the best of one instance on every core and one per core.
+  static std::pair<CapacityConfig, double> offline(const capacity::Workload& w, const KindContext& ctx,
+                                                   const std::optional<CapacityConfig>& known) {
+    capacity::Settings s;
+    s.scenario = Scenario::offline;
+    s.min_duration_s = std::max(1e-3, ctx.mode->offline_seconds);
+    s.min_queries = ctx.mode->offline_min_queries;
+    s.predict = false;
+    s.seed = 1;
+    s.search = !known && ctx.cores > 1;
+    s.search_budget_s = 1e9;
+    capacity::LeverLists levers;
+    levers.concurrency = {2};  // the next request waits in the runner
+    if (known) {
+      levers.instances = {known->instances};
+      levers.threads = {known->threads};
+    } else {
+      levers.instances = ctx.cores > 1 ? std::vector<int64_t>{1, ctx.cores} : std::vector<int64_t>{1};
+      levers.threads = {0};  // the cores divided among the instances
+    }
+    capacity::resolve(s, levers, ctx.cores);
+    const auto d = driver(w, s, ctx);
+    const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;
+    if (r.partial) throw UserError("offline: interrupted");
+    std::pair<CapacityConfig, double> best{{}, 0};
+    std::string why;
+    for (const auto& run : r.runs) {
+      if (!run.failure.empty()) why = run.failure;
+      for (const auto& p : run.points)
+        if (p.scenario == Scenario::offline && p.valid && p.samples_per_s > best.second) best = {run.config, p.samples_per_s};
+        else if (p.scenario == Scenario::offline && !p.valid && !p.reasons.empty()) why = p.reasons.front();
+    }
+    if (best.second <= 0) throw UserError("offline: no VALID run" + (why.empty() ? "" : ": " + why));
+    return best;
+  }
+};
+
+}  // namespace
+
+const WorkloadKind& served_kind() {
+  static const Served k;
+  return k;
+}
+
+}  // namespace rooflens::score

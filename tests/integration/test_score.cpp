@@ -1,0 +1,143 @@
+// `rooflens score` through the binary on the real ONNX Runtime runner, with a test-only suite of tiny workloads
+// (SqueezeNet at 64×64 in fp32 and int8, a one-layer GPT-2-shaped decoder, an fp16 entry) so a whole run takes
+// seconds: references regenerated with graph optimizations disabled, constants taken from a measured result, the
+// validity gate (a perturbed reference output makes its workload INVALID with its max error, the overall score
+// incomplete, exit 1), a crashing runtime (test hook) failing one workload while the rest goes on, `--from`
+// giving the same scores from a stored result, bad input as one line. Nothing here depends on how fast the
+// machine is: scores are checked for presence and consistency, never for size.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using namespace rooflens::testing;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+json tiny_suite() {
+  auto entry = [](std::string id, std::string kind, std::string model, std::string precision) {
+    return json{{"id", id}, {"kind", kind}, {"model", model}, {"precision", precision}, {"quick", true}, {"seed", 3},
+                {"image", 0}, {"seq", 0}, {"decoder", json::object()}, {"prompt", 0}, {"gen", 0},
+                {"reference", {{"figures", json::object()}, {"outputs", json::array()}, {"tokens", json::array()}}}};
+  };
+  json sq32 = entry("squeeze-fp32", "served", "squeezenet1_0", "fp32");
+  sq32["image"] = 64;
+  json sq8 = entry("squeeze-int8", "served", "squeezenet1_0", "int8");
+  sq8["image"] = 64;
+  json dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
+  dec["decoder"] = {{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"vocab", 512}};
+  dec["prompt"] = 4;
+  dec["gen"] = 4;
+  json fp16 = entry("squeeze-fp16", "served", "squeezenet1_0", "fp16");
+  json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2}};
+  return {{"suite", "v1"},
+          {"reference_configuration", "test"},
+          {"categories", {"fp32 latency", "fp32 throughput", "int8 latency", "int8 throughput", "generative"}},
+          {"tolerances", {{"fp32", {{"rtol", 1e-3}, {"atol", 1e-4}, {"percent_mismatch", 0}}},
+                          {"int8", {{"rtol", 0.05}, {"atol", 0.05}, {"percent_mismatch", 1}}}}},
+          {"full", mode},
+          {"quick", mode},
+          {"workloads", {sq32, sq8, dec, fp16}}};
+}
+
+class ScoreTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fresh_test_dir("rooflens-score"));
+    write_file(path("base.json"), tiny_suite().dump(1));
+  }
+  static void TearDownTestSuite() {
+    if (!getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
+  static json load(const std::string& file) { return json::parse(slurp(path(file))); }
+  static const json& workload(const json& r, const std::string& id) {
+    for (const auto& w : r["workloads"])
+      if (w["id"] == id) return w;
+    throw std::runtime_error("no workload " + id);
+  }
+  static fs::path* dir_;
+};
+fs::path* ScoreTest::dir_ = nullptr;
+
+TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
+  // References, then a measured result, then constants from it: a suite as the reference configuration makes one.
+  CliResult refs = cli("score --suite " + path("base.json") + " --write-references " + path("refs.json") + " -q");
+  ASSERT_EQ(refs.rc, 0) << refs.err;
+  const json r = load("refs.json");
+  EXPECT_FALSE(r["workloads"][0]["reference"]["outputs"].empty());
+  EXPECT_EQ(r["workloads"][2]["reference"]["tokens"][0].size(), 4u);
+  CliResult first = cli("score --suite " + path("refs.json") + " --quick --no-roofs -q -o " + path("first.json"));
+  ASSERT_EQ(first.rc, 1) << first.err;  // no constants yet: nothing scores, so incomplete
+  json m = load("first.json");
+  for (const char* id : {"squeeze-fp32", "squeeze-int8", "tinygpt-fp32"}) {
+    EXPECT_EQ(workload(m, id)["status"], "valid") << id << ": " << workload(m, id)["reason"];
+    for (const auto& f : workload(m, id)["figures"]) EXPECT_EQ(f["repetitions"].size(), 2u) << id;
+  }
+  EXPECT_EQ(workload(m, "squeeze-fp16")["status"], "unsupported");
+  CliResult consts = cli("score --suite " + path("refs.json") + " --write-references " + path("suite.json") +
+                         " --reference-result " + path("first.json") + " -q");
+  ASSERT_EQ(consts.rc, 0) << consts.err;
+
+  // Scored again with the constants from its own raw figures: every figure 1000 (its own reference), complete.
+  CliResult again = cli("score --from " + path("first.json") + " --suite " + path("suite.json") + " --json");
+  ASSERT_EQ(again.rc, 0) << again.err;
+  const json s = json::parse(again.out);
+  EXPECT_NEAR(s["overall"]["score"].get<double>(), 1000, 1e-6);
+  EXPECT_FALSE(s["overall"]["incomplete"].get<bool>());
+  EXPECT_EQ(s["categories"].size(), 5u);
+
+  // The gate and a fault: squeeze-int8's reference moved, tinygpt's first token changed, squeeze-fp32's runtime
+  // crashes while validating (test hook); each is reported, nothing stops the run, the overall is incomplete.
+  json bad = load("suite.json");
+  for (auto& w : bad["workloads"]) {
+    if (w["id"] == "squeeze-int8") w["reference"]["outputs"][0]["values"][0] = w["reference"]["outputs"][0]["values"][0].get<double>() + 10;
+    if (w["id"] == "tinygpt-fp32") w["reference"]["tokens"][0][0] = (w["reference"]["tokens"][0][0].get<int64_t>() + 1) % 512;
+    if (w["id"] == "squeeze-fp32") w["test_hook"] = "segv";
+  }
+  write_file(path("bad.json"), bad.dump(1));
+  CliResult gate = run_cli_env("ROOFLENS_TEST_HOOKS=1 ", "score --suite " + path("bad.json") + " --quick --no-roofs -q -o " +
+                                   path("bad-result.json"), dir_->string());
+  EXPECT_EQ(gate.rc, 1) << gate.err;
+  const json g = load("bad-result.json");
+  EXPECT_EQ(workload(g, "squeeze-int8")["status"], "INVALID");
+  EXPECT_GE(workload(g, "squeeze-int8")["max_abs_error"].get<double>(), 9.0);
+  EXPECT_TRUE(workload(g, "squeeze-int8")["figures"].empty());
+  EXPECT_EQ(workload(g, "tinygpt-fp32")["status"], "INVALID");
+  EXPECT_NE(workload(g, "tinygpt-fp32")["reason"].get<std::string>().find("greedy token 0"), std::string::npos);
+  EXPECT_EQ(workload(g, "squeeze-fp32")["status"], "failed");
+  EXPECT_FALSE(workload(g, "squeeze-fp32")["reason"].get<std::string>().empty());
+  EXPECT_TRUE(g["overall"]["incomplete"].get<bool>());
+  EXPECT_EQ(g["overall"]["score"].get<double>(), 0);  // no category has a valid figure left
+  EXPECT_NE(gate.out.find("INVALID"), std::string::npos);
+}
+
+TEST_F(ScoreTest, BadInputIsOneLine) {
+  write_file(path("broken.json"), "{\"suite\": \"v1\"}");
+  CliResult r = cli("score --suite " + path("broken.json") + " --quick -q");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("reference_configuration"), std::string::npos) << r.err;
+  write_file(path("notscore.json"), "{\"schema\": \"rooflens.report/2\"}");
+  r = cli("score --from " + path("notscore.json"));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  r = cli("score --workloads nope --quick -q");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+}
+
+}  // namespace
