@@ -13,7 +13,7 @@ SCORE_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity screenshots clean
+.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity bench-score screenshots clean
 
 # What `make run` needs (compiler, CMake, the libraries rooflens links, Node.js and onnxruntime-node), and everything
 # (that plus clang, GoogleTest, PostgreSQL, Chromium, likwid, PyTorch for the corpus): scripts/install-deps.sh.
@@ -143,19 +143,28 @@ test: corpus fuzz san-test
 # (~15 minutes; alone: make bench-capacity); part 8 measures how often the CI gate (compare,
 # history --check) flags a real +10% work change and identical models (~20 minutes: 40 profile sessions, 30
 # interleaved compares; `make bench-sensitivity` runs it alone); part 9 checks the memory prediction against what
-# the runner held (corpus and zoo models, three allocator settings, decoders over a sequence sweep).
+# the runner held (corpus and zoo models, three allocator settings, decoders over a sequence sweep); the score part
+# times `rooflens score --quick` and the full suite and runs the full suite 3 times for the overall spread (~35 min;
+# alone: make bench-score).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps corpus
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory
+	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory rooflens_perf_score
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_generate || rc=1; \
 	$(BUILD)/rooflens_perf_memory || rc=1; \
 	$(BUILD)/rooflens_perf_capacity || rc=1; \
+	$(BUILD)/rooflens_perf_score || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
+
+# The score part alone (ROOFLENS_SCORE_FULL_RUNS=0 times --quick only).
+bench-score: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_score
+	$(BUILD)/rooflens_perf_score
 
 # Part 8 alone, on a quiet machine, as root (--realtime): ROOFLENS_SENS_PROFILE_ARGS / ROOFLENS_SENS_COMPARE_ARGS try
 # other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's

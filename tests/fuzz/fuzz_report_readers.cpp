@@ -1,5 +1,6 @@
 // libFuzzer target over what lint and whatif read from users: a report JSON (then every lint rule and a whatif
-// projection over it), a perf-ratio table, a --sparse spec. Any input must end in a result or a
+// projection over it), a perf-ratio table, a --sparse spec; and what `rooflens score` reads: a suite file
+// (--suite) and a stored score result (--from, then scored again). Any input must end in a result or a
 // UserError/UsageError — never a crash, a hang or a sanitizer report. Seeds: tests/fuzz/seeds/report_readers/.
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +8,10 @@
 
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/score.h"
 #include "lint/lint.h"
+#include "score/arithmetic.h"
+#include "score/suite.h"
 #include "whatif/perf_table.h"
 #include "whatif/whatif.h"
 
@@ -21,6 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     (void)rooflens::parse_sparse(text.substr(0, 64));
   } catch (const rooflens::UsageError&) {
+  }
+  try {
+    (void)rooflens::score::parse_suite(text, "fuzz.json");
+  } catch (const rooflens::UserError&) {
+  }
+  try {
+    rooflens::ScoreResult r = rooflens::score_from_json(text);
+    rooflens::score::rescore(r, {"fp32 latency", "generative"});
+    (void)rooflens::score_to_json(r);
+  } catch (const rooflens::UserError&) {
   }
   try {
     rooflens::Report r = rooflens::report_from_json(text);
