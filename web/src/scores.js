@@ -89,16 +89,6 @@ function renderGroup(g, gi) {
   return card;
 }
 
-function themeToggle() {
-  const root = document.documentElement;
-  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  root.dataset.theme = prefersDark ? 'dark' : 'light';
-  document.getElementById('theme-toggle').addEventListener('click', () => {
-    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
-    Charts.redrawAll();
-  });
-}
-
 themeToggle();
 const nScores = board.groups.reduce((n, g) => n + g.rows.length, 0);
 document.getElementById('model-sub').textContent = nScores + (nScores === 1 ? ' score' : ' scores') + ' · ' +
