@@ -145,6 +145,11 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
     out.shape = w.shape;
     out.status = WorkloadStatus::valid;
     out.tolerance = "not checked: projected";
+    if (!w.not_projected.empty()) {
+      out.status = WorkloadStatus::failed;
+      out.reason = "not projected: " + w.not_projected;
+      r.warnings.push_back(w.id + ": " + out.reason);
+    }
     for (const auto& f : w.figures) {
       ScoreFigure x;
       x.metric = f.metric;
@@ -154,6 +159,10 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
       const double units = units_of(f);
       const double t_ref = roofline_time_ms(f.nodes, setup.reference_roofs, f.threads) / units;
       const double t_target = roofline_time_ms(f.nodes, target.roofs, f.threads) / units;
+      if (!w.not_projected.empty()) {
+        out.figures.push_back(std::move(x));
+        continue;
+      }
       if (!(t_ref > 0) || !(t_target > 0) || !(f.reference_time_ms > 0)) {
         out.status = WorkloadStatus::failed;
         out.reason = "figure " + f.metric + " not projected: " +

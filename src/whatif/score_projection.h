@@ -39,6 +39,8 @@ struct ProjectionFigure {
 struct ProjectionWorkload {
   std::string id, model, precision, shape;
   std::vector<ProjectionFigure> figures;
+  std::string not_projected;       // why this workload cannot be projected ("" = it can): it is then failed with
+                                   // this reason, its figures (metric and category only) count as members
 };
 
 struct ProjectionTarget {

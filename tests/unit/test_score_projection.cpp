@@ -15,6 +15,9 @@
 #include "whatif/score_projection.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
+#include "cli/score_projection_suite.h"
+#include "score/suite.h"
+#include <nlohmann/json.hpp>
 
 using namespace rooflens;
 
@@ -160,5 +163,59 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   ScoreResult back = project_score(w, s, {sheet, "sheet", "datasheet"});
   EXPECT_NEAR(r.overall.score * back.overall.score, 1e6, 1e-3) << "swapping reference and target inverts the ratio";
   EXPECT_NE(cli::projection_text(r, {}).find("PROJECTED score of this machine"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// The score suite as projection inputs (cli/score_projection_suite.h): a tiny suite (squeezenet at 64 px in fp32 and
+// int8, a decoder, an fp16 workload) with reference times; the served ones are built, analysed and projected onto a
+// datasheet device, the decoder and fp16 ones are failed "not projected", so the overall is incomplete.
+TEST(ScoreProjection, TheSuitesServedWorkloadsAreProjectedTheRestSaySoAndCount) {
+  auto dir = rooflens::testing::fresh_test_dir("rooflens-score-projection-suite");
+  nlohmann::json figures = {{"latency", {{"time_ms", 2.0}, {"roof_time_ms", 0.5}}},
+                            {"throughput", {{"time_ms", 1.0}, {"roof_time_ms", 0.5}}}};
+  auto entry = [&](std::string id, std::string kind, std::string model, std::string precision) {
+    return nlohmann::json{{"id", id}, {"kind", kind}, {"model", model}, {"precision", precision}, {"quick", true},
+                          {"seed", 3}, {"image", 64}, {"seq", 0}, {"decoder", nlohmann::json::object()}, {"prompt", 4},
+                          {"gen", 4},
+                          {"reference", {{"figures", kind == "served" ? figures : nlohmann::json::object()},
+                                         {"outputs", nlohmann::json::array()}, {"tokens", nlohmann::json::array()}}}};
+  };
+  nlohmann::json dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
+  dec["decoder"] = {{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"vocab", 512}};
+  nlohmann::json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2}};
+  nlohmann::json suite = {
+      {"suite", "v1"}, {"reference_configuration", "test"},
+      {"categories", {"fp32 latency", "fp32 throughput", "int8 latency", "int8 throughput", "generative"}},
+      {"tolerances", {{"fp32", {{"rtol", 1e-3}, {"atol", 1e-4}, {"percent_mismatch", 0}}},
+                      {"int8", {{"rtol", 0.05}, {"atol", 0.05}, {"percent_mismatch", 1}}}}},
+      {"full", mode}, {"quick", mode},
+      {"workloads", {entry("sq-fp32", "served", "squeezenet1_0", "fp32"), entry("sq-int8", "served", "squeezenet1_0", "int8"),
+                     dec, entry("sq-fp16", "served", "squeezenet1_0", "fp16")}}};
+  const score::Suite s = score::parse_suite(suite.dump(), "tiny suite");
+  auto workloads = cli::projection_workloads(s, {}, dir, 2);
+  ASSERT_EQ(workloads.size(), 4u);
+  EXPECT_GT(workloads[0].figures[0].nodes.size(), 20u);
+  EXPECT_EQ(workloads[0].figures[1].category, "fp32 throughput");
+  EXPECT_NE(workloads[2].not_projected.find("decoder"), std::string::npos);
+  EXPECT_NE(workloads[3].not_projected.find("fp16"), std::string::npos);
+  ProjectionSetup setup;
+  setup.categories = s.categories;
+  setup.reference_roofs = roofs(100, 200, 20);
+  setup.created_at = "2026-03-01T00:00:00Z";
+  const HardwareInfo sheet = hw::datasheet_hardware(hw::datasheet_devices().front());
+  ScoreResult r = project_score(workloads, setup, {sheet, "sheet", "datasheet"});
+  EXPECT_EQ(r.workloads[0].status, WorkloadStatus::valid);
+  EXPECT_EQ(r.workloads[2].status, WorkloadStatus::failed);
+  EXPECT_NE(r.workloads[2].reason.find("not projected"), std::string::npos);
+  for (size_t c = 0; c < 4; ++c) EXPECT_TRUE(std::isfinite(r.categories[c].score) && r.categories[c].score > 0) << c;
+  EXPECT_EQ(r.categories[4].score, 0) << "generative: nothing projected";
+  EXPECT_TRUE(r.overall.incomplete);
+  // The int8 workload's Conv work is held against int8 roofs (the QDQ model as the runtime runs it); fp32's never.
+  auto int8_nodes = [](const ProjectionWorkload& w) {
+    return std::count_if(w.figures[0].nodes.begin(), w.figures[0].nodes.end(),
+                         [](const ProjectedWork& n) { return n.dtype == "int8"; });
+  };
+  EXPECT_EQ(int8_nodes(workloads[0]), 0);
+  EXPECT_GT(int8_nodes(workloads[1]), 20);
   std::filesystem::remove_all(dir);
 }
