@@ -31,19 +31,23 @@ std::optional<ScoreResult> latest_measured(const ScoreProjectOptions& o, const S
   }
 }
 
-int store(const ScoreProjectOptions& o, const ScoreResult& r) {
-  if (o.db.off) return 0;
+}  // namespace
+
+int store_score_result(const DbFlags& db, const ScoreResult& r, bool quiet) {
+  if (db.off) return 0;
   try {
-    auto s = db::ResultStore::open(db::resolve_db_url(o.db.url));
-    db::store_score(s->connection(), r);
+    const std::string url = db::resolve_db_url(db.url);
+    auto s = db::ResultStore::open(url);
+    auto id = db::store_score(s->connection(), r);
+    if (!quiet)
+      std::cerr << "rooflens score: " << (id ? "stored" : "already stored") << " in " << db::parse_db_url(url).shown
+                << (id ? " (score " + *id + ")" : std::string()) << "\n";
     return 0;
-  } catch (const db::DbError& e) {
-    std::cerr << "rooflens score: warning: projected score not stored: " << e.what() << "\n";
+  } catch (const UserError& e) {
+    std::cerr << "rooflens score: warning: score not stored: " << e.what() << "; the result files stand\n";
     return kExitDbFailed;
   }
 }
-
-}  // namespace
 
 bool projects_this_machine(const std::string& device) { return device == "this" || device == "measured"; }
 
@@ -95,7 +99,7 @@ int run_score_project(const ScoreProjectOptions& o, const std::vector<Projection
     if (auto measured = latest_measured(o, r)) calibration = calibration_error(r, *measured);
   if (!o.output.empty()) write_file_atomically(o.output, score_to_json(r));
   std::cout << (o.json ? score_to_json(r) : projection_text(r, calibration));
-  return store(o, r);
+  return store_score_result(o.db, r, o.quiet);
 }
 
 }  // namespace rooflens::cli

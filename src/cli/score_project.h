@@ -31,6 +31,11 @@ ProjectionTarget projection_target(const std::string& device, bool quiet);
 int run_score_project(const ScoreProjectOptions& o, const std::vector<ProjectionWorkload>& workloads,
                       ProjectionSetup setup);
 
+// Stores a score result (measured or projected) in the database --db names, after its files are written: 0 when
+// stored, already there or --no-db; kExitDbFailed after one warning line otherwise (the result files stand). What
+// `rooflens score` calls once its result is final (not after Ctrl-C: a partial result is not stored).
+int store_score_result(const DbFlags& db, const ScoreResult& r, bool quiet);
+
 // Text: the projected overall and categories with their roof ratios, labelled PROJECTED, and (when given) the
 // calibration rows against this machine's measured score.
 std::string projection_text(const ScoreResult& projected, const std::vector<CalibrationRow>& calibration);
