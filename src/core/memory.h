@@ -138,15 +138,18 @@ struct MemoryProjection {
 
 // A decoder's memory per phase (generation.runs[].memory): weights, the KV cache, and what the runner holds of it.
 struct KvMemory {
-  uint64_t weights_bytes = 0;            // the model's weights a node reads
+  uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels of the profiled
+                                         // prefill (folded, fused, reordered), else the model's weights a node reads
+  std::string weights_source;            // "executed_graph" | "analysis" (no profiled prefill)
+  uint64_t prepacked_bytes = 0;          // estimated packed copies kept beside weights (executed graph only)
   uint64_t kv_bytes_per_token = 0;       // 2 x layers x kv_heads x head_dim x element size, one sequence
   uint64_t prefill_kv_bytes = 0;         // the prefill's present: batch x prompt tokens
   uint64_t decode_kv_bytes = 0;          // the cache after the last step: batch x (prompt + gen) tokens
   // What a step holds at once: the liveness peak of its activations at its dims (its past — an input, the caller's —,
   // present and logits — outputs — included), and the copies of its outputs the binding makes for the caller.
   uint64_t prefill_activations_bytes = 0, decode_activations_bytes = 0;  // the last decode step's
-  uint64_t prefill_peak_bytes = 0;       // baseline + weights + the prefill's activations + output copies
-  uint64_t decode_peak_bytes = 0;        // baseline + weights + the last step's activations + output copies
+  uint64_t prefill_peak_bytes = 0;       // baseline + weights + prepacked + the prefill's activations + output copies
+  uint64_t decode_peak_bytes = 0;        // baseline + weights + prepacked + the last step's activations + output copies
   uint64_t baseline_bytes = 0;           // the runtime's own (a trivial session; 0: not measured)
   uint64_t predicted_bytes = 0;          // the larger of the two peaks: the runner's predicted increase
   // The runner's measured increase over its start: each phase's own peak over the timed requests (0: not measured).

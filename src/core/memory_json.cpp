@@ -17,10 +17,24 @@ ROOFLENS_JSON_FIELDS(MemoryPrediction, weights_bytes, weights_source, prepacked_
                      total_bytes)
 ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, activations_bytes, output_copies_bytes,
                      baseline_bytes, total_bytes)
-ROOFLENS_JSON_FIELDS(KvMemory, weights_bytes, kv_bytes_per_token, prefill_kv_bytes, decode_kv_bytes,
-                     prefill_activations_bytes, decode_activations_bytes, prefill_peak_bytes, decode_peak_bytes,
-                     baseline_bytes, predicted_bytes, prefill_measured_bytes, decode_measured_bytes,
-                     measured_increase_bytes, per_step_kv_bytes)
+// KvMemory's fields but the two added after reports with a decoder's memory were first written.
+#define ROOFLENS_KV_MEMORY_FIELDS                                                                               \
+  weights_bytes, kv_bytes_per_token, prefill_kv_bytes, decode_kv_bytes, prefill_activations_bytes,              \
+      decode_activations_bytes, prefill_peak_bytes, decode_peak_bytes, baseline_bytes, predicted_bytes,         \
+      prefill_measured_bytes, decode_measured_bytes, measured_increase_bytes, per_step_kv_bytes
+
+void to_json(json& nlohmann_json_j, const KvMemory& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_KV_MEMORY_FIELDS))
+  nlohmann_json_j["weights_source"] = nlohmann_json_t.weights_source;
+  nlohmann_json_j["prepacked_bytes"] = nlohmann_json_t.prepacked_bytes;
+}
+void from_json(const json& nlohmann_json_j, KvMemory& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, ROOFLENS_KV_MEMORY_FIELDS))
+  // Reports written before the executed graph's weights were used hold the analysis' figure and no packed copies.
+  nlohmann_json_t.weights_source = nlohmann_json_j.value("weights_source", std::string("analysis"));
+  nlohmann_json_t.prepacked_bytes = nlohmann_json_j.value("prepacked_bytes", uint64_t{0});
+}
+#undef ROOFLENS_KV_MEMORY_FIELDS
 
 void to_json(json& j, const MemoryMeasured& m) {
   j = json{{"start_bytes", m.start_bytes},

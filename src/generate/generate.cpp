@@ -151,12 +151,19 @@ class GenerateGrid {
   }
 
   // Weights + KV cache per phase (memory/kv_cache.h), against the runner's measured increase.
+  // The weights are what the runtime kept when the prefill was profiled (its executed graph: constants it folded —
+  // a transposed copy of a tied embedding for the LM head is one — and packed copies), else the model's own.
   KvMemory decoder_memory(const GenerateConfig& c, const GenerationMeasurement& m, const Model& prefill,
-                          const std::optional<Model>& decode) const {
+                          const std::optional<Model>& decode, const std::optional<RunMemory>& prefill_run) const {
     KvShape s;
     s.prefill_activations = activations_at(prefill);
     if (decode) s.decode_activations = activations_at(*decode);
     s.weights_bytes = used_weight_bytes(rep_.model);
+    if (prefill_run && prefill_run->predicted.weights_source == "executed_graph") {
+      s.weights_bytes = prefill_run->predicted.weights_bytes;
+      s.weights_source = "executed_graph";
+      s.prepacked_bytes = prefill_run->predicted.prepacked_bytes;
+    }
     s.kv_bytes_per_token = kv_bytes_per_token(io_);
     s.batch = c.batch;
     s.prompt = c.prompt;
@@ -212,16 +219,17 @@ class GenerateGrid {
     r.load_ms = m.load_ms;
     r.wall_s = m.wall_s;
     r.peak_rss_bytes = m.peak_rss_bytes;
-    r.memory = decoder_memory(c, m, prefill, decode);
     if (!m.tokens.empty()) r.tokens = m.tokens.front();
     if (!m.profile_error.empty()) {
       r.layers_error = m.profile_error;
       others.push_back("no layer times: the profiled run failed (the timed requests stand): " + m.profile_error);
     }
+    std::optional<RunMemory> prefill_memory;
     if (m.prefill)
       r.phases.push_back(phase_profile(Phase::prefill, prefill,
                                        step_dims(declared_, step_shapes(io_, c.batch, c.prompt, 0)), *m.prefill,
-                                       rules_, hw_, c.batch, threads_));
+                                       rules_, hw_, c.batch, threads_, &prefill_memory));
+    r.memory = decoder_memory(c, m, prefill, decode, prefill_memory);
     if (m.decode && decode) {
       const auto shapes = step_shapes(io_, c.batch, 1, m.decode->past);
       const Model at = m.decode->past == c.prompt + c.gen - 1 ? *decode : step_model(c, 1, m.decode->past);

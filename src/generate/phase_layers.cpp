@@ -8,7 +8,7 @@ namespace rooflens {
 
 PhaseProfile phase_profile(Phase phase, const Model& step, const std::map<std::string, int64_t>& dims,
                            const PhaseMeasurement& m, const MappingRules& rules, const HardwareInfo* hw,
-                           int64_t batch, int64_t threads) {
+                           int64_t batch, int64_t threads, std::optional<RunMemory>* memory) {
   const Analysis a = analyze_model(step, CostRegistry::builtin());
   const GraphView view = graph_view(step);
   AssemblyContext ctx;
@@ -21,6 +21,7 @@ PhaseProfile phase_profile(Phase phase, const Model& step, const std::map<std::s
   key.dims = dims;
   key.threads = threads;
   ProfileRun run = assemble_run(key, m.step, ctx);
+  if (memory) *memory = run.memory;
   PhaseProfile p;
   p.phase = phase;
   p.tokens = m.tokens;

@@ -9,6 +9,8 @@ namespace rooflens {
 KvMemory kv_memory(const KvShape& s) {
   KvMemory m;
   m.weights_bytes = s.weights_bytes;
+  m.weights_source = s.weights_source;
+  m.prepacked_bytes = s.prepacked_bytes;
   m.kv_bytes_per_token = s.kv_bytes_per_token;
   const uint64_t batch = static_cast<uint64_t>(std::max<int64_t>(1, s.batch));
   const uint64_t prompt = static_cast<uint64_t>(std::max<int64_t>(0, s.prompt));
@@ -22,7 +24,7 @@ KvMemory kv_memory(const KvShape& s) {
   m.prefill_kv_bytes = cache(prompt);
   m.decode_kv_bytes = cache(prompt + gen);
   m.baseline_bytes = s.baseline_bytes;
-  const uint64_t base = sat_add(s.baseline_bytes, s.weights_bytes);
+  const uint64_t base = sat_add(sat_add(s.baseline_bytes, s.weights_bytes), s.prepacked_bytes);
   const uint64_t prefill_out = sat_add(m.prefill_kv_bytes, logits(prompt));
   m.prefill_activations_bytes = s.prefill_activations ? s.prefill_activations : prefill_out;
   m.prefill_peak_bytes = sat_add(sat_add(base, m.prefill_activations_bytes), sat_mul(prefill_out, copies));

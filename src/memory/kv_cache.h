@@ -3,6 +3,7 @@
 // element size), and what a step holds at once — its activations (the past it is fed, the present and logits it
 // writes among them) and the copies the runtime's binding makes of its outputs for the caller.
 #include <cstdint>
+#include <string>
 
 #include "core/memory.h"
 
@@ -10,6 +11,8 @@ namespace rooflens {
 
 struct KvShape {
   uint64_t weights_bytes = 0;
+  std::string weights_source = "analysis";  // KvMemory::weights_source
+  uint64_t prepacked_bytes = 0;
   uint64_t kv_bytes_per_token = 0;  // one token of one sequence, every layer, key and value
   int64_t batch = 1, prompt = 0, gen = 0;
   int64_t vocab = 0;

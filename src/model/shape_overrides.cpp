@@ -179,7 +179,13 @@ void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::st
   }
   // Apply: every dim of every input takes its symbol's value; an unnamed leading dim takes the batch.
   std::vector<std::string> missing;
-  std::map<std::string, std::string> by_symbol;  // one entry per symbolic dim, listing where it is used
+  // One entry per symbolic dim: where it is used (the first two places, then a count, so a decoder's 60 past inputs
+  // keep the message to one readable line).
+  struct Uses {
+    std::string text;
+    int count = 0;
+  };
+  std::map<std::string, Uses> by_symbol;
   for (auto* in : inputs) {
     auto* tt = in->mutable_type()->mutable_tensor_type();
     if (!tt->has_shape()) {
@@ -203,12 +209,15 @@ void apply_overrides(onnx::GraphProto& g, const ShapeOverrides& o, const std::st
       } else if (sym.empty()) {
         missing.push_back("'" + in->name() + "' dim " + std::to_string(i) + ": --shape " + in->name() + ":...");
       } else {
-        auto& uses = by_symbol[sym];
-        uses += (uses.empty() ? "" : ", ") + ("'" + in->name() + "' dim " + std::to_string(i));
+        Uses& uses = by_symbol[sym];
+        if (uses.count++ < 2) uses.text += (uses.text.empty() ? "" : ", ") + ("'" + in->name() + "' dim " + std::to_string(i));
       }
     }
   }
-  for (const auto& [sym, uses] : by_symbol) missing.push_back("'" + sym + "' (" + uses + "): --dim " + sym + "=N");
+  for (const auto& [sym, uses] : by_symbol) {
+    const std::string more = uses.count > 2 ? " and " + std::to_string(uses.count - 2) + " more" : "";
+    missing.push_back("'" + sym + "' (" + uses.text + more + "): --dim " + sym + "=N");
+  }
   if (!missing.empty()) {
     std::string msg = file + ": unresolved input dims — give a value for ";
     for (size_t i = 0; i < missing.size(); ++i) msg += (i ? "; " : "") + missing[i];

@@ -158,3 +158,24 @@ TEST(Loader, InlineDataThatDisagreesWithDimsIsRefused) {
     EXPECT_NE(std::string(e.what()).find("initializer 'shape' holds 17 bytes"), std::string::npos) << e.what();
   }
 }
+
+TEST(ShapeOverrides, AnUnresolvedDimSharedByManyInputsNamesTwoAndCountsTheRest) {
+  // A decoder's past_key_values.N inputs share one symbol: the message stays one readable line.
+  auto m = empty_model();
+  auto* g = m.mutable_graph();
+  for (int i = 0; i < 5; ++i) {
+    const std::string in = "past." + std::to_string(i);
+    add_value(g->mutable_input(), in, {-1, -1}, {"batch", "past"});
+    add_value(g->mutable_output(), "y." + std::to_string(i), {-1, -1}, {"batch", "past"});
+    add_node(g, "Relu", {in}, {"y." + std::to_string(i)}, "relu" + std::to_string(i));
+  }
+  const std::string bytes = m.SerializeAsString();
+  try {
+    load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", ShapeOverrides{});
+    FAIL() << "an unresolved dim was accepted";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'past' ('past.0' dim 1, 'past.1' dim 1 and 3 more): --dim past=N"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}

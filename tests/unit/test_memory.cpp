@@ -6,7 +6,9 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/errors.h"
+#include "core/memory_json.h"
 #include "memory/executed_memory.h"
+#include "memory/kv_cache.h"
 #include "memory/liveness.h"
 #include "memory/model_memory.h"
 #include "memory/run_memory.h"
@@ -357,4 +359,29 @@ TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowTo
   r.runs[0].memory = rm;
   text = run_memory_text(r);
   EXPECT_EQ(text.find("the error is mostly"), std::string::npos) << text;
+}
+
+TEST(KvMemory, TheWeightsTheRuntimeKeptAndTheirPackedCopiesAreInBothPeaksAndOldReportsStillRead) {
+  KvShape s;
+  s.weights_bytes = 1000;
+  s.weights_source = "executed_graph";
+  s.prepacked_bytes = 300;
+  s.kv_bytes_per_token = 10;
+  s.prompt = 4;
+  s.gen = 2;
+  s.vocab = 5;
+  s.baseline_bytes = 50;
+  const KvMemory k = kv_memory(s);
+  // prefill: base 1350 + present 40 + logits 4 x 5 x 4 = 80 (no copies); decode: + past 50 + present 60 + logits 20.
+  EXPECT_EQ(k.prefill_peak_bytes, 1350u + 40 + 80);
+  EXPECT_EQ(k.decode_peak_bytes, 1350u + 50 + 60 + 20);
+  EXPECT_EQ(k.weights_source, "executed_graph");
+
+  json j = k;
+  EXPECT_EQ(j.get<KvMemory>().prepacked_bytes, 300u);
+  j.erase("weights_source");
+  j.erase("prepacked_bytes");
+  const KvMemory old = j.get<KvMemory>();  // written before these two fields existed
+  EXPECT_EQ(old.weights_source, "analysis");
+  EXPECT_EQ(old.prepacked_bytes, 0u);
 }
