@@ -27,6 +27,16 @@ const Roof* nearest(const std::vector<Roof>& roofs, int64_t threads, Rate rate, 
 
 }  // namespace
 
+const ComputeRoof* nearest_compute_roof(const HardwareInfo& roofs, int64_t threads, const std::string& dtype) {
+  return nearest(roofs.compute, threads, [](const ComputeRoof& x) { return x.gflops; },
+                 [&](const ComputeRoof& x) { return x.dtype == dtype && x.gflops > 0; });
+}
+
+const MemoryRoof* nearest_dram_read_roof(const HardwareInfo& roofs, int64_t threads) {
+  return nearest(roofs.memory, threads, [](const MemoryRoof& x) { return x.gbps; },
+                 [](const MemoryRoof& x) { return x.level == "DRAM" && x.kernel == "read" && x.gbps > 0; });
+}
+
 CapacityExplanation explain(double samples_per_s, const Workload& w, const CapacityConfig& c, int64_t cores,
                             const HardwareInfo* roofs) {
   CapacityExplanation e;
@@ -37,13 +47,11 @@ CapacityExplanation explain(double samples_per_s, const Workload& w, const Capac
   e.gbps = samples_per_s * static_cast<double>(w.bytes_per_sample) / 1e9;
   e.cores_in_use = std::min<int64_t>(c.instances * c.threads, cores);
   if (!roofs) return e;
-  if (const ComputeRoof* r = nearest(roofs->compute, e.cores_in_use, [](const ComputeRoof& x) { return x.gflops; },
-                                     [](const ComputeRoof& x) { return x.dtype == "fp32"; })) {
+  if (const ComputeRoof* r = nearest_compute_roof(*roofs, e.cores_in_use, "fp32")) {
     e.compute_roof_gflops = r->gflops;
     e.compute_roof = fmt::format("{} x{}", r->name, r->threads);
   }
-  if (const MemoryRoof* r = nearest(roofs->memory, e.cores_in_use, [](const MemoryRoof& x) { return x.gbps; },
-                                    [](const MemoryRoof& x) { return x.level == "DRAM" && x.kernel == "read"; })) {
+  if (const MemoryRoof* r = nearest_dram_read_roof(*roofs, e.cores_in_use)) {
     e.dram_roof_gbps = r->gbps;
     e.dram_roof = fmt::format("DRAM read x{}", r->threads);
   }
