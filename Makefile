@@ -9,6 +9,7 @@ VALUES_FUZZ_SECONDS ?= 20
 IMPORT_FUZZ_SECONDS ?= 12
 IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino
 HISTORY_FUZZ_SECONDS ?= 20
+SCORE_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
@@ -39,7 +40,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
-	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history
+	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history fuzz_score
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -64,7 +65,7 @@ san-test: build-san
 
 # Seeds: small real models from Debian's libonnx-testdata (copied into the build tree, flat, as libFuzzer wants).
 TESTDATA ?= /usr/share/libonnx-testdata/data
-FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history
+FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history fuzz-score
 FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
 .PHONY: $(FUZZ_RUNS)
 # A libFuzzer target is one process on one core: the targets run $(JOBS) at a time, each for its own seconds, so the
@@ -73,7 +74,7 @@ FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
 fuzz: build-san
 	@$(MAKE) --no-print-directory -j $(JOBS) --output-sync=target $(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  VALUES_FUZZ_SECONDS=$(VALUES_FUZZ_SECONDS) IMPORT_FUZZ_SECONDS=$(IMPORT_FUZZ_SECONDS) \
-	  HISTORY_FUZZ_SECONDS=$(HISTORY_FUZZ_SECONDS)
+	  HISTORY_FUZZ_SECONDS=$(HISTORY_FUZZ_SECONDS) SCORE_FUZZ_SECONDS=$(SCORE_FUZZ_SECONDS)
 
 fuzz-analyze:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
@@ -115,16 +116,23 @@ fuzz-history:
 	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
+fuzz-score:
+	@mkdir -p $(SAN_BUILD)/fuzz-score-corpus
+	cp tests/fuzz/score-seeds/* $(SAN_BUILD)/fuzz-score-corpus/
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_score -max_total_time=$(SCORE_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-score-corpus
+
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus a fuzzing pass over
 # every parser (30 s of the whole static path, 7 s of the report readers, 10 s of the shape-value evaluator, 6 s
-# per importer, 10 s of the history importer, two targets at a time; `make fuzz` alone runs each longer). The same
+# per importer, 10 s of the history importer, 6 s of score results, two targets at a time; `make fuzz` alone runs each longer). The same
 # code as the Release build, with checks on every memory access and undefined operation; building it once keeps the
 # suite under 18 minutes on 2 cores. Tests last, so the closing lines are ctest's summary.
 test: FUZZ_SECONDS = 30
 test: VALUES_FUZZ_SECONDS = 10
 test: IMPORT_FUZZ_SECONDS = 6
 test: HISTORY_FUZZ_SECONDS = 10
+test: SCORE_FUZZ_SECONDS = 6
 test: corpus fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times

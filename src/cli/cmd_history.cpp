@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/db_flags.h"
+#include "cli/score_list.h"
 #include "compare/compare.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
@@ -27,6 +28,10 @@ struct HistoryArgs {
   double alpha = 0.05;
   std::string threshold = "5%";
   std::string memory_threshold = "10%";
+  // --scores: score results side by side instead of trends (cli/score_list.h).
+  bool scores = false, all = false, measured_only = false;
+  std::string suite;
+  std::vector<std::string> score_files;
 };
 
 // --since: YYYY-MM-DD, a full ISO 8601 UTC time, or a span back from now (30m, 12h, 7d, 2w).
@@ -66,7 +71,28 @@ std::string machine_of(const std::string& flag, bool check, db::ResultStore& sto
   return found;
 }
 
+// --scores: the leaderboard of stored score results. The trend options mean nothing there.
+int run_scores_view(const HistoryArgs& a) {
+  if (a.check || !a.model.empty() || !a.config.empty() || !a.tags.empty())
+    throw UsageError("--scores lists score results: --check, --model, --config and --tag are trend options");
+  ScoreListOptions o;
+  o.db = a.db;
+  o.machine = a.machine == "this" ? this_machine(nullptr).id : a.machine;
+  o.since = since_of(a.since);
+  o.suite = a.suite;
+  o.files = a.score_files;
+  o.measured_only = a.measured_only;
+  o.all = a.all;
+  o.json = a.json;
+  o.html = a.html;
+  o.quiet = a.quiet;
+  return run_score_list(o);
+}
+
 int run_history_command(const HistoryArgs& a) {
+  if (a.scores) return run_scores_view(a);
+  if (a.all || a.measured_only || !a.suite.empty() || !a.score_files.empty())
+    throw UsageError("--all, --measured-only, --suite and --score-file go with --scores");
   db::HistoryQuery q;
   q.since = since_of(a.since);
   for (const auto& t : a.tags) {
@@ -139,6 +165,7 @@ void setup_history(CLI::App& root, Action& action) {
       "  rooflens history --model resnet --since 7d --html trends.html\n"
       "  rooflens history --db postgresql://ci@db/perf --tag branch=main --machine 3f2a\n"
       "  rooflens profile m.onnx --repeat 5 --commit $SHA && rooflens history --check --model '^m$'   (CI gate)\n"
+      "  rooflens history --scores --html scores.html          score results side by side (docs/score.md)\n"
       "Timings are compared only within one machine (its fingerprint: CPU, cores, memory, OS). --check judges each\n"
       "trend's latest run (this machine's latest session) against up to --last earlier runs: Student's t of its\n"
       "centre (the median of its repetition medians) against theirs, on logs; exit 1 on a significant\n"
@@ -162,6 +189,13 @@ void setup_history(CLI::App& root, Action& action) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--html", a->html, "Also write the trends as one self-contained HTML page of charts");
   cmd->add_flag("--json", a->json, "Print the trends (rooflens.trends/1) as JSON instead of the tables");
+  cmd->add_flag("--scores", a->scores,
+                "Score results (rooflens score) side by side instead of trends: overall, categories, 95% CIs, roof "
+                "ratio × efficiency; one group per suite × quick/full, projected scores labelled and ranked apart");
+  cmd->add_option("--suite", a->suite, "--scores: only this suite version (v1)");
+  cmd->add_option("--score-file", a->score_files, "--scores: also list this score result (score -o FILE; repeatable)");
+  cmd->add_flag("--all", a->all, "--scores: every stored score, not only each machine's latest");
+  cmd->add_flag("--measured-only", a->measured_only, "--scores: leave projected scores out");
   cmd->add_flag("-q,--quiet", a->quiet, "Nothing on stderr but errors");
   cmd->callback([a, &action] { action = [a] { return run_history_command(*a); }; });
 }

@@ -60,10 +60,36 @@ std::string v2(std::string_view) {
 // Version 3: the runner's peak resident set of a run (bytes; 0 for runs stored before, which had none recorded).
 std::string v3(std::string_view) { return "ALTER TABLE runs ADD COLUMN peak_rss_bytes BIGINT NOT NULL DEFAULT 0"; }
 
+// Version 4: `rooflens score` results (docs/score.md, "Side by side"). One row per score with the machine's identity
+// and the summary a leaderboard sorts by in columns (readable with any SQL client), the categories in their own
+// table, and the whole rooflens.score/1 result as text: the record the listing reads back (validated by the JSON
+// reader and against these columns). Projected scores carry kind 'projected' and the device; `machine` is the
+// fingerprint of the machine the record names.
+std::string v4(std::string_view id) {
+  std::string id_col(id);
+  return "CREATE TABLE scores ("
+         " id " + id_col + ", uuid TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, stored_at TEXT NOT NULL,"
+         " machine TEXT NOT NULL REFERENCES machines(id), suite TEXT NOT NULL, quick INTEGER NOT NULL,"
+         " kind TEXT NOT NULL, device TEXT NOT NULL, cpu TEXT NOT NULL, cores BIGINT NOT NULL, threads BIGINT NOT NULL,"
+         " cores_used BIGINT NOT NULL, isa TEXT NOT NULL, memory_bytes BIGINT NOT NULL, os TEXT NOT NULL,"
+         " kernel TEXT NOT NULL, runtime TEXT NOT NULL, runtime_version TEXT NOT NULL, rooflens_version TEXT NOT NULL,"
+         " rooflens_commit TEXT NOT NULL, roofs TEXT NOT NULL, overall DOUBLE PRECISION NOT NULL,"
+         " overall_low DOUBLE PRECISION NOT NULL, overall_high DOUBLE PRECISION NOT NULL,"
+         " roof_ratio DOUBLE PRECISION NOT NULL, efficiency DOUBLE PRECISION NOT NULL, incomplete INTEGER NOT NULL,"
+         " partial INTEGER NOT NULL, result TEXT NOT NULL);"
+         "CREATE INDEX scores_suite ON scores (suite, quick, kind, created_at);"
+         "CREATE TABLE score_categories ("
+         " score_id BIGINT NOT NULL REFERENCES scores(id) ON DELETE CASCADE, seq INTEGER NOT NULL, name TEXT NOT NULL,"
+         " score DOUBLE PRECISION NOT NULL, low DOUBLE PRECISION NOT NULL, high DOUBLE PRECISION NOT NULL,"
+         " roof_ratio DOUBLE PRECISION NOT NULL, efficiency DOUBLE PRECISION NOT NULL, members BIGINT NOT NULL,"
+         " valid_members BIGINT NOT NULL, incomplete INTEGER NOT NULL, PRIMARY KEY (score_id, seq))";
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1},
                                         {2, "runs.reference_model, reference_hash, reference_medians", &v2},
-                                        {3, "runs.peak_rss_bytes", &v3}};
+                                        {3, "runs.peak_rss_bytes", &v3},
+                                        {4, "scores, score_categories", &v4}};
   return m;
 }
 

@@ -65,3 +65,15 @@ const Charts = (() => {
   window.addEventListener('resize', () => resizeAll());
   return {show, flush, drop, redrawAll, rendered, axis};
 })();
+
+// The page's light/dark switch (every page: report, history, scores): starts from the system's preference; a switch
+// rebuilds the charts, whose builders read the theme.
+function themeToggle() {
+  const root = document.documentElement;
+  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  root.dataset.theme = prefersDark ? 'dark' : 'light';
+  document.getElementById('theme-toggle').addEventListener('click', () => {
+    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
+    Charts.redrawAll();
+  });
+}

@@ -98,16 +98,6 @@ function renderTrends(filter) {
   return card;
 }
 
-function themeToggle() {
-  const root = document.documentElement;
-  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  root.dataset.theme = prefersDark ? 'dark' : 'light';
-  document.getElementById('theme-toggle').addEventListener('click', () => {
-    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
-    Charts.redrawAll();
-  });
-}
-
 themeToggle();
 const runs = (trends.series || []).reduce((n, s) => n + s.points.length, 0);
 const nTrends = (trends.series || []).length, nMachines = (trends.machines || []).length;

@@ -76,16 +76,6 @@ function nav() {
     h('a', {href: '#' + id}, label || document.querySelector('#' + id + ' > h2').textContent)));
 }
 
-function themeToggle() {
-  const root = document.documentElement;
-  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  root.dataset.theme = prefersDark ? 'dark' : 'light';
-  document.getElementById('theme-toggle').addEventListener('click', () => {
-    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
-    Charts.redrawAll();
-  });
-}
-
 function footer() {
   const t = view.report.tool || {};
   document.getElementById('foot').textContent = 'Written by rooflens ' + (t.version || '') + ' (' + (t.command || '') +

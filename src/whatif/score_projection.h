@@ -1,0 +1,85 @@
+#pragma once
+// Projected scores (`rooflens score --project DEVICE`, docs/score.md "Side by side"): the suite's figures projected
+// from the workloads' analyses onto a roof set — a datasheet device or this machine's measured roofs — and scored
+// against the suite's reference figures. Always a ScoreResult of kind "projected", never a measurement.
+//
+// The model, per figure (one unit: a sample, a prompt's prefill, a token):
+//   T(roofs)   = Σ over the model's nodes of max(flops / compute roof of its dtype, bytes / memory roof of the level
+//                its bytes fit in) — each node alone on the roofline (analysis/roofline.h picks the roofs, as whatif)
+//   time       = reference time × T(target) / T(reference roofs)   (the device keeps the reference's efficiency)
+//   score      = reference time / time × 1000 = 1000 × T(reference) / T(target)
+// so the decomposition is all roof ratio (T(reference) / T(target)) and the efficiency is 1 by assumption: a
+// projection cannot know how well a runtime uses a device, and says so. Projecting onto this machine's own measured
+// roofs and holding the result against its measured score gives the projection's calibration error.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/report.h"
+#include "core/score.h"
+
+namespace rooflens {
+
+// One node's work in one pass of the model (the analysis' counts), in the roof dtype it computes in.
+struct ProjectedWork {
+  double flops = 0, bytes = 0;
+  std::string dtype = "fp32";      // a roof dtype ("fp32", "int8", ...); one the roofs lack falls back to fp32
+};
+
+struct ProjectionFigure {
+  std::string metric, category, unit;   // as ScoreFigure ("latency", "fp32 latency", "ms")
+  std::vector<ProjectedWork> nodes;     // one pass of the model
+  double units_per_pass = 1;            // units of the figure one pass yields (batch; tokens of a prefill)
+  double reference_time_ms = 0;         // the suite's constant, ms per unit
+  int64_t threads = 1;                  // cores the figure uses (roofs at the nearest measured thread count)
+};
+
+// A suite workload as the projection needs it: the minimal interface the score suite fills (one entry per workload,
+// its figures from the model's analysis at the shapes the suite measures).
+struct ProjectionWorkload {
+  std::string id, model, precision, shape;
+  std::vector<ProjectionFigure> figures;
+  std::string not_projected;       // why this workload cannot be projected ("" = it can): it is then failed with
+                                   // this reason, its figures (metric and category only) count as members
+};
+
+struct ProjectionTarget {
+  HardwareInfo roofs;              // the target's ceilings
+  std::string device;              // "NVIDIA A100 SXM4 80GB" / "this machine (Intel(R) Xeon(R), measured roofs)"
+  std::string roofs_source;        // "datasheet" | "measured" | "cached" (ScoreMachine::roofs)
+};
+
+struct ProjectionSetup {
+  std::string suite = "v1";
+  bool quick = false;
+  std::vector<std::string> categories;  // in suite order
+  HardwareInfo reference_roofs;         // the reference configuration's roofs (the suite's)
+  ScoreMachine machine;                 // who projects (this machine, rooflens, the runtime the suite names)
+  std::string created_at;               // ISO 8601 UTC
+};
+
+// The nodes of an analysed model as work: nodes that run, with their flops and bytes (read + written).
+// `precision` "int8": matrix-class nodes (Conv, MatMul, Gemm and their quantized forms) compute in int8, as the
+// runtime runs a QDQ model's; everything else in the dtype of its first input.
+std::vector<ProjectedWork> projected_work(const Report& analysis, const std::string& precision);
+
+// Projects every figure; a figure whose roofs give no time (no compute or memory roof for its work) is left out
+// with a warning and its workload marked failed (the overall then incomplete). Throws UserError when no figure
+// at all can be projected.
+ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, const ProjectionSetup& setup,
+                          const ProjectionTarget& target);
+
+// Σ max(flops / compute, bytes / memory) over `nodes` on `roofs` at `threads`, in ms per pass; -1 when a node has
+// work but the roofs give no ceiling for it.
+double roofline_time_ms(const std::vector<ProjectedWork>& nodes, const HardwareInfo& roofs, int64_t threads);
+
+// Calibration: a projected score of this machine against its measured score (same suite and mode), per category and
+// overall: projected / measured - 1 (+0.25: the projection says 25% more than was measured). Categories either side
+// lacks are left out. Throws UserError when the two are not of one suite and mode, or not projected vs measured.
+struct CalibrationRow {
+  std::string name;
+  double projected = 0, measured = 0, error = 0;
+};
+std::vector<CalibrationRow> calibration_error(const ScoreResult& projected, const ScoreResult& measured);
+
+}  // namespace rooflens
