@@ -1,6 +1,7 @@
 // `rooflens score`: a hardware AI benchmark score — the versioned suite (src/score/, data/score/v1/suite.json)
 // measured on this machine through capacity and generation, validated against the suite's reference outputs,
 // scored against its reference constants and explained as roof ratio × efficiency (docs/score.md).
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include "backends/registry/registry.h"
 #include "capacity/settings.h"
 #include "cli/commands.h"
+#include "cli/db_flags.h"
+#include "cli/score_project.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
@@ -31,6 +34,7 @@ struct ScoreCommand {
   score::ScoreOptions o;
   std::string out_json, from, suite_file, write_references, reference_result, roofs_file;
   bool json = false, no_roofs = false, quiet = false;
+  DbFlags db;
 };
 
 std::string read_text(const std::string& path, const std::string& flag) {
@@ -147,7 +151,11 @@ int run_score_command(ScoreCommand& a) {
   ScoreResult r = score::run_suite(suite, a.o, ctx);
   r.created_at = now_iso();
   print_result(a, r);
-  return exit_code(r);
+  const int rc = exit_code(r);
+  // Only a finished suite goes into the results database (history --scores puts machines side by side); a partial
+  // one (Ctrl-C) stays in its -o file.
+  if (r.partial) return rc;
+  return std::max(rc, store_score_result(a.db, r, a.quiet));
 }
 
 }  // namespace
@@ -163,6 +171,7 @@ void setup_score(CLI::App& root, Action& action) {
       "  rooflens score -o score.json                (the full suite v1: ~10 min on 2 cores)\n"
       "  rooflens score --from score.json            (score a stored result again from its raw figures)\n"
       "  rooflens score --write-references suite.json [--reference-result full.json]\n"
+      "  rooflens history --scores [--html scores.html]   (stored scores of machines side by side)\n"
       "Scores: reference time / measured time × 1000 per figure; geometric means per category and overall, with\n"
       "95% intervals over the repetitions. A workload whose outputs differ from the suite's references is INVALID\n"
       "and the overall score incomplete. Quick and full scores are never compared. Exit 0: a complete score; 1: an\n"
@@ -183,6 +192,7 @@ void setup_score(CLI::App& root, Action& action) {
   cmd->add_option("--roofs", a->roofs_file, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofs: scores are not decomposed into roof ratio × efficiency");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  a->db.add_to(*cmd);
   cmd->callback([a, &action] { action = [a] { return run_score_command(*a); }; });
 }
 

@@ -80,8 +80,13 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   const json r = load("refs.json");
   EXPECT_FALSE(r["workloads"][0]["reference"]["outputs"].empty());
   EXPECT_EQ(r["workloads"][2]["reference"]["tokens"][0].size(), 5u);  // the prefill's token + 4 steps
-  CliResult first = cli("score --suite " + path("refs.json") + " --no-roofs -q -o " + path("first.json"));
+  const std::string db = shell_quote(path("scores.db"));
+  CliResult first = cli("score --suite " + path("refs.json") + " --no-roofs -q -o " + path("first.json") + " --db " + db);
   ASSERT_EQ(first.rc, 1) << first.err;  // no constants yet: nothing scores, so incomplete
+  // A finished suite is stored with the machine's identity: history --scores lists it.
+  CliResult listed = cli("history --scores --json --db " + db);
+  ASSERT_EQ(listed.rc, 0) << listed.err;
+  EXPECT_NE(listed.out.find("\"quick\""), std::string::npos) << listed.out;
   json m = load("first.json");
   for (const char* id : {"squeeze-fp32", "squeeze-int8", "tinygpt-fp32"}) {
     EXPECT_EQ(workload(m, id)["status"], "valid") << id << ": " << workload(m, id)["reason"];
@@ -110,7 +115,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
     if (w["id"] == "squeeze-fp32") w["test_hook"] = "segv";
   }
   write_file(path("bad.json"), bad.dump(1));
-  CliResult gate = run_cli_env("ROOFLENS_TEST_HOOKS=1 ", "score --suite " + path("bad.json") + " --no-roofs -q -o " +
+  CliResult gate = run_cli_env("ROOFLENS_TEST_HOOKS=1 ", "score --suite " + path("bad.json") + " --no-roofs -q --no-db -o " +
                                    path("bad-result.json"), dir_->string());
   EXPECT_EQ(gate.rc, 1) << gate.err;
   const json g = load("bad-result.json");
@@ -131,7 +136,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
 
 TEST_F(ScoreTest, BadInputIsOneLine) {
   write_file(path("broken.json"), "{\"suite\": \"v1\"}");
-  CliResult r = cli("score --suite " + path("broken.json") + " --quick -q");
+  CliResult r = cli("score --suite " + path("broken.json") + " --quick -q --no-db");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
   EXPECT_NE(r.err.find("reference_configuration"), std::string::npos) << r.err;
@@ -139,7 +144,7 @@ TEST_F(ScoreTest, BadInputIsOneLine) {
   r = cli("score --from " + path("notscore.json"));
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
-  r = cli("score --workloads nope --quick -q");
+  r = cli("score --workloads nope --quick -q --no-db");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
 }
