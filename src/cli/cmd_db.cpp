@@ -107,9 +107,10 @@ int run_import(const DbArgs& a) {
     }
   }
   if (!a.quiet)
-    std::cerr << "rooflens db import: " << stored << " session" << (stored == 1 ? "" : "s") << " (" << runs
-              << " runs) and " << scores << " score" << (scores == 1 ? "" : "s") << " stored in "
-              << db::parse_db_url(url).shown << ", " << present << " already there\n";
+    // Scores are named only when the files held some: a sessions-only import keeps the line scripts already read.
+    std::cerr << "rooflens db import: " << stored << " session" << (stored == 1 ? "" : "s") << " (" << runs << " runs)"
+              << (scores ? " and " + std::to_string(scores) + " score" + (scores == 1 ? "" : "s") : std::string())
+              << " stored in " << db::parse_db_url(url).shown << ", " << present << " already there\n";
   return 0;
 }
 
