@@ -356,10 +356,12 @@ TEST_F(CorpusTest, EveryModelsLayersStayUnderTheirRoofsAndKeepTheirWork) {
     ASSERT_EQ(r.rc, 0) << r.err;
     json j = json::parse(slurp(report));
     // hw --quick keeps the best of a few short repetitions: a moment when the host took the CPUs can leave a roof
-    // low, and a layer then reads as above it. Such a layer gets a second chance against freshly measured roofs; a
-    // layer whose bytes or FLOPs are wrong is above its roof both times and fails below.
+    // low (its DRAM point came out ~25% under the full sweep's twice in one run on a 2-core EPYC guest), and a layer
+    // then reads as above it. Such a layer gets a second chance against the full measurement (hw --refresh: the
+    // thorough sweep, written over the same cache entry); a layer whose bytes or FLOPs are wrong is above its roof
+    // both times and fails below.
     if (any_layer_above_roof(j)) {
-      ASSERT_EQ(run_cli_env(env, "hw --quick --refresh", dir_->string()).rc, 0);
+      ASSERT_EQ(run_cli_env(env, "hw --refresh", dir_->string()).rc, 0);
       r = run_cli_env(env, profile, dir_->string());
       ASSERT_EQ(r.rc, 0) << r.err;
       j = json::parse(slurp(report));
