@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/processes.h"
 #include "support/ort_suite.h"
 
 namespace fs = std::filesystem;
@@ -49,22 +50,6 @@ std::vector<std::vector<std::string>> cells(const std::string& file) {
     std::stringstream ss(line);
     for (std::string c; std::getline(ss, c, ',');) row.push_back(c);
     out.push_back(row);
-  }
-  return out;
-}
-
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), {});
-    const auto close = stat.rfind(')');
-    int ppid = 0;
-    char state = 0;
-    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
-      out.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return out;
 }

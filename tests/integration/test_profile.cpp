@@ -18,6 +18,7 @@
 #include "backends/onnxruntime/ort_runner.h"
 #include "core/errors.h"
 #include "support/cli_runner.h"
+#include "support/processes.h"
 #include "support/mapping_checks.h"
 #include "support/onnx_builder.h"
 #include "support/ort_suite.h"
@@ -277,24 +278,6 @@ TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
 }
 
 // --- background runs: a killed runner, Ctrl-C, two runs at once ---------------------------------------------
-
-// Children of `parent` (from /proc): the runner processes rooflens spawned.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), {});
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    int ppid = 0;
-    char state = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
-      out.push_back(static_cast<pid_t>(std::stol(name)));
-  }
-  return out;
-}
 
 
 std::vector<std::string> split_args(const std::string& s) {
