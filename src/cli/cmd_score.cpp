@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/db_flags.h"
 #include "cli/score_project.h"
+#include "cli/score_projection_suite.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
@@ -32,7 +33,7 @@ namespace {
 
 struct ScoreCommand {
   score::ScoreOptions o;
-  std::string out_json, from, suite_file, write_references, reference_result, roofs_file;
+  std::string out_json, from, suite_file, write_references, reference_result, roofs_file, project;
   bool json = false, no_roofs = false, quiet = false;
   DbFlags db;
 };
@@ -94,7 +95,34 @@ ScoreMachine machine_of(const std::optional<HardwareInfo>& roofs, const Backend&
   return m;
 }
 
+// `--project DEVICE`: the suite's workloads analysed (nothing runs) and projected from the suite's reference roofs
+// onto the device's (whatif/score_projection.h).
+int run_project(const ScoreCommand& a) {
+  const score::Suite suite = load_suite(a);
+  if (!suite.reference_roofs)
+    throw UserError("--project: suite " + suite.version + " carries no reference roofs to project from (regenerate "
+                    "it with --write-references FILE --reference-result RESULT)");
+  const int64_t cores = capacity::usable_cores();
+  TempDir work("rooflens-score-project");
+  ProjectionSetup setup;
+  setup.suite = suite.version;
+  setup.quick = a.o.quick;
+  setup.categories = suite.categories;
+  setup.reference_roofs = *suite.reference_roofs;
+  setup.machine = machine_of(std::nullopt, *make_backend(parse_backend_spec("onnxruntime")), cores, "");
+  setup.created_at = now_iso();
+  if (!a.quiet) std::cerr << "rooflens score: analysing the suite's models for the projection\n";
+  const auto workloads = projection_workloads(suite, a.o, work.path(), cores);
+  ScoreProjectOptions p{a.project, a.out_json, a.json, a.quiet, a.db};
+  return run_score_project(p, workloads, setup);
+}
+
 int run_score_command(ScoreCommand& a) {
+  if (!a.project.empty()) {
+    if (!a.from.empty() || !a.write_references.empty())
+      throw UsageError("--project runs nothing: give it without --from or --write-references");
+    return run_project(a);
+  }
   if (!a.from.empty()) {
     if (!a.write_references.empty()) throw UsageError("--from and --write-references: give one of them");
     return run_from(a);
@@ -109,8 +137,10 @@ int run_score_command(ScoreCommand& a) {
   BackendSpec disabled = parse_backend_spec("onnxruntime");
   disabled.opt_level = "disabled";  // graphOptimizationLevel=disabled: the references
   std::unique_ptr<Backend> reference = make_backend(disabled);
+  // With --reference-result the roofs are the reference configuration's, written into the suite for --project.
   std::optional<HardwareInfo> roofs;
-  if (a.write_references.empty()) roofs = obtain_roofs({a.no_roofs, a.roofs_file, a.quiet, "score"});
+  if (a.write_references.empty() || !a.reference_result.empty())
+    roofs = obtain_roofs({a.no_roofs, a.roofs_file, a.quiet, "score"});
   TempDir work("rooflens-score");
   InterruptWatcher watcher("rooflens score: interrupted — finishing the workload under way as failed and writing "
                            "the partial result",
@@ -136,7 +166,8 @@ int run_score_command(ScoreCommand& a) {
       s = score::with_constants(s, read_result(a.reference_result, "--reference-result"),
                                 fmt::format("{} ({} cores used), {}, rooflens {}",
                                             ctx.machine.machine.model, cores, ctx.machine.runtime.runtime,
-                                            ctx.machine.tool.version));
+                                            ctx.machine.tool.version),
+                                roofs);
     write_file_atomically(a.write_references, score::suite_to_json(s));
     if (!a.quiet) std::cerr << "rooflens score: suite written to " << a.write_references << "\n";
     return 0;
@@ -170,6 +201,8 @@ void setup_score(CLI::App& root, Action& action) {
       "  rooflens score --quick                      (one workload per category, shorter runs: ~1-2 min)\n"
       "  rooflens score -o score.json                (the full suite v1: ~10 min on 2 cores)\n"
       "  rooflens score --from score.json            (score a stored result again from its raw figures)\n"
+      "  rooflens score --project a100-sxm4-80gb     (PROJECTED from the analysis onto a datasheet device's roofs)\n"
+      "  rooflens score --project this               (onto this machine's roofs: the projection's calibration)\n"
       "  rooflens score --write-references suite.json [--reference-result full.json]\n"
       "  rooflens history --scores [--html scores.html]   (stored scores of machines side by side)\n"
       "Scores: reference time / measured time × 1000 per figure; geometric means per category and overall, with\n"
@@ -180,6 +213,10 @@ void setup_score(CLI::App& root, Action& action) {
   cmd->add_option("-o,--output", a->out_json, "Write the JSON result here (rewritten after every workload)");
   cmd->add_flag("--json", a->json, "Print the JSON result on stdout instead of the table");
   cmd->add_option("--from", a->from, "Score a stored result (-o FILE) again from its raw figures; runs nothing");
+  cmd->add_option("--project", a->project,
+                  "Project the suite onto DEVICE's roofs (hw --device lists them; 'this': this machine's measured "
+                  "roofs, with the calibration error against its latest measured score); runs nothing, labelled "
+                  "PROJECTED");
   cmd->add_option("--suite", a->suite_file, "A suite file instead of the built-in one (data/score/v1/suite.json)");
   cmd->add_option("--workloads", a->o.workloads, "Only these workload ids (the score is then incomplete)")
       ->delimiter(',');

@@ -1,6 +1,7 @@
 #include "cli/score_projection_suite.h"
 
-#include "analysis/analyze.h"
+#include <system_error>
+
 #include "score/kind.h"
 
 namespace rooflens::cli {
@@ -13,18 +14,27 @@ std::vector<ProjectionWorkload> projection_workloads(const score::Suite& suite, 
     w.id = def->id;
     w.model = def->model;
     w.precision = def->precision;
-    if (def->kind != "served") w.not_projected = "a " + def->kind + " workload's per-token work is not analysed here";
-    else if (def->precision != "fp32" && def->precision != "int8")
+    std::vector<score::FigureWork> work;
+    if (def->precision != "fp32" && def->precision != "int8") {
       w.not_projected = "precision " + def->precision + " is not built (never silently converted)";
-    std::vector<ProjectedWork> nodes;
-    if (w.not_projected.empty()) nodes = projected_work(analyze_model_file(score::build_model(*def, dir).string()), def->precision);
+      w.unsupported = true;
+    } else {
+      const std::filesystem::path model = score::build_model(*def, dir);
+      work = score::kind_of(def->kind).work(*def, model);
+      std::error_code ec;
+      std::filesystem::remove(model, ec);
+    }
     for (const auto& metric : score::metrics_of(*def)) {
       ProjectionFigure f;
       f.metric = metric;
       f.category = score::category_of(*def, metric);
-      f.unit = metric == "latency" ? "ms" : metric == "throughput" ? "samples/s" : "tokens/s";
-      f.nodes = nodes;
+      f.unit = score::unit_of(metric);
       f.threads = cores;
+      for (const auto& x : work)
+        if (x.metric == metric) {
+          f.nodes = projected_work(x.pass, def->precision);
+          f.units_per_pass = x.units_per_pass;
+        }
       if (auto it = def->figures.find(metric); it != def->figures.end()) f.reference_time_ms = it->second.time_ms;
       w.figures.push_back(std::move(f));
     }

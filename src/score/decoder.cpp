@@ -50,15 +50,21 @@ DecoderGeneration& generation_of(Backend& b) {
   return *g;
 }
 
-// Work and bytes of one step at its shapes (the analysis), decode bytes as the weights a step reads plus its
-// activations' boundary bytes.
-std::pair<double, double> step_work(const std::filesystem::path& model, const DecoderIo& io, int64_t tokens, int64_t past) {
+// The analysis of one step at its shapes: a prefill of `tokens` after `past` cached ones (batch 1).
+Analysis step_analysis(const std::filesystem::path& model, const DecoderIo& io, int64_t tokens, int64_t past) {
   ShapeOverrides s;
   s.shapes = step_shapes(io, 1, tokens, past);
-  const Model m = load_model(model.string(), s);
-  const Analysis a = analyze_model(m, CostRegistry::builtin());
+  return analyze_model(load_model(model.string(), s), CostRegistry::builtin());
+}
+
+// Work and bytes of one step, decode bytes as the weights a step reads plus its activations' boundary bytes.
+std::pair<double, double> step_work(const std::filesystem::path& model, const DecoderIo& io, int64_t tokens, int64_t past) {
+  const Analysis a = step_analysis(model, io, tokens, past);
   return {static_cast<double>(a.totals.flops), static_cast<double>(a.totals.bytes_read + a.totals.bytes_written)};
 }
+
+// The decode figure's step: one token in the middle of decoding, as run() decomposes it.
+int64_t decode_past(const WorkloadDef& def) { return def.prompt + def.gen / 2; }
 
 class Decoder final : public WorkloadKind {
  public:
@@ -104,11 +110,17 @@ class Decoder final : public WorkloadKind {
       decode.repetitions.push_back(median_of(dec));
     }
     const auto [pf, pb] = step_work(model, c.io, def.prompt, 0);
-    const auto [df, db] = step_work(model, c.io, 1, def.prompt + def.gen / 2);  // a step in the middle of decoding
+    const auto [df, db] = step_work(model, c.io, 1, decode_past(def));
     prefill.roof = roof_bound(pf / static_cast<double>(def.prompt), pb / static_cast<double>(def.prompt), "fp32",
                               ctx.cores, ctx.roofs);
     decode.roof = roof_bound(df, db, "fp32", ctx.cores, ctx.roofs);
     out.figures = {prefill, decode};
+  }
+
+  std::vector<FigureWork> work(const WorkloadDef& def, const std::filesystem::path& model) const override {
+    const DecoderIo io = detect_decoder_io(read_declared_io(model.string()), model.string());
+    return {{"prefill", step_analysis(model, io, def.prompt, 0), static_cast<double>(def.prompt)},
+            {"decode", step_analysis(model, io, 1, decode_past(def)), 1}};
   }
 };
 

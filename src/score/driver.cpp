@@ -196,10 +196,12 @@ Suite with_references(const Suite& suite, const ScoreContext& ctx) {
   return out;
 }
 
-Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration) {
+Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration,
+                     const std::optional<HardwareInfo>& roofs) {
   if (reference.quick) throw UserError("score --reference-result: give a full (not --quick) result");
   Suite out = suite;
   out.reference_configuration = configuration;
+  out.reference_roofs = roofs;
   for (auto& def : out.workloads) {
     if (def.precision == "fp16") continue;
     auto w = std::find_if(reference.workloads.begin(), reference.workloads.end(),

@@ -54,7 +54,9 @@ ScoreResult rescore_stored(const Suite& suite, ScoreResult stored);
 Suite with_references(const Suite& suite, const ScoreContext& ctx);
 
 // `score --write-references --reference-result FILE`: the reference constants (times, roof times) set from a
-// stored full result measured on the reference configuration; `configuration` describes that configuration.
-Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration);
+// stored full result measured on the reference configuration; `configuration` describes that configuration and
+// `roofs` are its measured roofs (what `score --project` scales from; none: the suite then cannot be projected).
+Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration,
+                     const std::optional<HardwareInfo>& roofs);
 
 }  // namespace rooflens::score

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "core/report.h"
@@ -28,6 +29,14 @@ struct KindContext {
   std::string test_hook;                  // the workload's fault to inject (tests only; "" normally)
 };
 
+// One figure's work as a projection needs it (`score --project`): the analysis of one pass of the model at the shapes
+// the figure measures, and how many of the figure's units one pass yields (a prefill of P tokens yields P).
+struct FigureWork {
+  std::string metric;
+  Analysis pass;
+  double units_per_pass = 1;
+};
+
 class WorkloadKind {
  public:
   virtual ~WorkloadKind() = default;
@@ -37,6 +46,8 @@ class WorkloadKind {
   // with raw repetitions and roofs). Throws on faults (BackendError, UserError): the driver records them.
   virtual void run(const WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx,
                    ScoreWorkload& out) const = 0;
+  // The work of each figure the kind measures, from the model's static analysis (nothing runs).
+  virtual std::vector<FigureWork> work(const WorkloadDef& def, const std::filesystem::path& model) const = 0;
 };
 
 // Throws UserError naming the kind when there is none of that name.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyze.h"
 #include "backends/fault_injection.h"
 #include "capacity/early_stopping.h"
 #include "capacity/run.h"
@@ -72,6 +73,12 @@ class Served final : public WorkloadKind {
     throughput.config = "offline " + best->label();
     throughput.roof = roof_bound(fl, by, def.precision, std::min(ctx.cores, best->instances * best->threads), ctx.roofs);
     out.figures = {latency, throughput};
+  }
+
+  // One sample of a batch-1 pass at the model's own shapes, for latency and throughput alike.
+  std::vector<FigureWork> work(const WorkloadDef&, const std::filesystem::path& model) const override {
+    const Analysis pass = analyze_model_file(model.string()).model.analysis;
+    return {{"latency", pass, 1}, {"throughput", pass, 1}};
   }
 
  private:

@@ -176,6 +176,13 @@ Suite parse_suite(const std::string& text, const std::string& what) {
   Suite s;
   s.version = r.str(j, "suite", "suite");
   s.reference_configuration = r.str(j, "reference_configuration", "suite");
+  if (j.contains("reference_roofs")) {
+    try {
+      s.reference_roofs = hardware_from_json(j.at("reference_roofs").dump());
+    } catch (const UserError& e) {
+      r.fail("suite.reference_roofs", e.what());
+    }
+  }
   for (const auto& c : r.array(j, "categories", "suite", 64)) {
     if (!c.is_string()) r.fail("suite.categories", "expected names");
     s.categories.push_back(c.get<std::string>());
@@ -233,6 +240,7 @@ std::string suite_to_json(const Suite& s) {
     if (!w.test_hook.empty()) ws.back()["test_hook"] = w.test_hook;
   }
   j["workloads"] = ws;
+  if (s.reference_roofs) j["reference_roofs"] = json::parse(hardware_to_json(*s.reference_roofs));
   return j.dump(1) + "\n";
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/report_hardware.h"
 #include "core/score.h"
 #include "validation/allclose.h"
 
@@ -61,6 +62,7 @@ struct WorkloadDef {
 struct Suite {
   std::string version = "v1";
   std::string reference_configuration;  // the machine, runtime and rooflens the constants were measured with
+  std::optional<HardwareInfo> reference_roofs;  // that machine's measured roofs (`score --project` scales from them)
   std::vector<std::string> categories;  // in order
   std::map<std::string, Tolerance> tolerances;  // by precision
   ModeSettings full, quick;

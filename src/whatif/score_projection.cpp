@@ -96,9 +96,9 @@ ScoreAggregate aggregate(const std::string& name, const std::vector<const ScoreF
 
 }  // namespace
 
-std::vector<ProjectedWork> projected_work(const Report& analysis, const std::string& precision) {
+std::vector<ProjectedWork> projected_work(const Analysis& pass, const std::string& precision) {
   std::vector<ProjectedWork> out;
-  for (const auto& n : analysis.model.analysis.nodes) {
+  for (const auto& n : pass.nodes) {
     if (n.execution != NodeExecution::Run) continue;
     ProjectedWork w;
     w.flops = static_cast<double>(n.flops);
@@ -146,7 +146,7 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
     out.status = WorkloadStatus::valid;
     out.tolerance = "not checked: projected";
     if (!w.not_projected.empty()) {
-      out.status = WorkloadStatus::failed;
+      out.status = w.unsupported ? WorkloadStatus::unsupported : WorkloadStatus::failed;
       out.reason = "not projected: " + w.not_projected;
       r.warnings.push_back(w.id + ": " + out.reason);
     }
@@ -196,7 +196,7 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
     std::vector<const ScoreFigure*> members;
     for (const auto& w : r.workloads)
       for (const auto& f : w.figures)
-        if (f.category == name) members.push_back(&f);
+        if (f.category == name && w.status != WorkloadStatus::unsupported) members.push_back(&f);
     r.categories.push_back(aggregate(name, members, members.size()));
   }
   std::vector<double> s, rr, ef;

@@ -41,6 +41,8 @@ struct ProjectionWorkload {
   std::vector<ProjectionFigure> figures;
   std::string not_projected;       // why this workload cannot be projected ("" = it can): it is then failed with
                                    // this reason, its figures (metric and category only) count as members
+  bool unsupported = false;        // with not_projected: the suite marks it unsupported on this runtime (fp16), as a
+                                   // measured score does — reported, not a member of its categories
 };
 
 struct ProjectionTarget {
@@ -58,10 +60,10 @@ struct ProjectionSetup {
   std::string created_at;               // ISO 8601 UTC
 };
 
-// The nodes of an analysed model as work: nodes that run, with their flops and bytes (read + written).
+// The nodes of one analysed pass as work: nodes that run, with their flops and bytes (read + written).
 // `precision` "int8": matrix-class nodes (Conv, MatMul, Gemm and their quantized forms) compute in int8, as the
 // runtime runs a QDQ model's; everything else in the dtype of its first input.
-std::vector<ProjectedWork> projected_work(const Report& analysis, const std::string& precision);
+std::vector<ProjectedWork> projected_work(const Analysis& pass, const std::string& precision);
 
 // Projects every figure; a figure whose roofs give no time (no compute or memory roof for its work) is left out
 // with a warning and its workload marked failed (the overall then incomplete). Throws UserError when no figure

@@ -93,9 +93,14 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
     for (const auto& f : workload(m, id)["figures"]) EXPECT_EQ(f["repetitions"].size(), 2u) << id;
   }
   EXPECT_EQ(workload(m, "squeeze-fp16")["status"], "unsupported");
+  // The reference configuration's roofs go into the suite with the constants (here a datasheet device's, given with
+  // --roofs as a user would): what `score --project` scales from.
+  CliResult sheet = cli("hw --device l4 -o " + path("l4.json"));
+  ASSERT_EQ(sheet.rc, 0) << sheet.err;
   CliResult consts = cli("score --suite " + path("refs.json") + " --write-references " + path("suite.json") +
-                         " --reference-result " + path("first.json") + " -q");
+                         " --reference-result " + path("first.json") + " --roofs " + path("l4.json") + " -q");
   ASSERT_EQ(consts.rc, 0) << consts.err;
+  EXPECT_EQ(load("suite.json")["reference_roofs"]["machine"], load("l4.json")["hardware"]["machine"]);
 
   // Scored again with the constants from its own raw figures: every figure 1000 (its own reference), complete.
   CliResult again = cli("score --from " + path("first.json") + " --suite " + path("suite.json") + " --json");
@@ -132,6 +137,53 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   EXPECT_TRUE(g["overall"]["incomplete"].get<bool>());
   EXPECT_EQ(g["overall"]["score"].get<double>(), 0);  // no category has a valid figure left
   EXPECT_NE(gate.out.find("INVALID"), std::string::npos);
+}
+
+// `score --project DEVICE`: the suite analysed (nothing runs) and projected from its reference roofs. Onto the
+// reference's own roofs every figure is its reference (1000); onto a faster device higher, labelled PROJECTED; a
+// suite without reference roofs, or an unknown device, is one line.
+TEST_F(ScoreTest, ProjectionFromTheSuitesReferenceRoofs) {
+  json suite = tiny_suite();
+  json figures = {{"latency", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}, {"throughput", {{"time_ms", 1.0}, {"roof_time_ms", 0}}}};
+  json steps = {{"prefill", {{"time_ms", 0.5}, {"roof_time_ms", 0}}}, {"decode", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}};
+  for (auto& w : suite["workloads"]) w["reference"]["figures"] = w["kind"] == "decoder" ? steps : figures;
+  write_file(path("noroofs.json"), suite.dump(1));
+  CliResult none = cli("score --suite " + path("noroofs.json") + " --project l4 -q --no-db");
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_EQ(none.err_lines(), 1) << none.err;
+  EXPECT_NE(none.err.find("reference roofs"), std::string::npos) << none.err;
+
+  ASSERT_EQ(cli("hw --device l4 -o " + path("l4-ref.json")).rc, 0);
+  suite["reference_roofs"] = load("l4-ref.json")["hardware"];
+  write_file(path("withroofs.json"), suite.dump(1));
+  CliResult self = cli("score --suite " + path("withroofs.json") + " --project l4 -q --no-db --json");
+  ASSERT_EQ(self.rc, 0) << self.err;
+  const json p = json::parse(self.out);
+  EXPECT_EQ(p["kind"], "projected");
+  EXPECT_NEAR(p["overall"]["score"].get<double>(), 1000, 1e-6) << "the reference's own roofs project to 1000";
+  EXPECT_FALSE(p["overall"]["incomplete"].get<bool>()) << "fp16 is unsupported, every other workload projected";
+  EXPECT_EQ(workload(p, "squeeze-fp16")["status"], "unsupported");
+  EXPECT_EQ(workload(p, "tinygpt-fp32")["status"], "valid");
+
+  CliResult faster = cli("score --suite " + path("withroofs.json") + " --project h100-sxm5-80gb -q --no-db -o " +
+                         path("h100.json"));
+  ASSERT_EQ(faster.rc, 0) << faster.err;
+  EXPECT_NE(faster.out.find("PROJECTED score of"), std::string::npos) << faster.out;
+  const json h = load("h100.json");
+  EXPECT_GT(h["overall"]["score"].get<double>(), 1000) << "an H100's roofs are above an L4's";
+  EXPECT_NEAR(h["overall"]["score"].get<double>() / 1000, h["overall"]["roof_ratio"].get<double>(), 1e-9);
+
+  suite["reference_roofs"]["compute"] = "fast";
+  write_file(path("badroofs.json"), suite.dump(1));
+  CliResult bad = cli("score --suite " + path("badroofs.json") + " --project l4 -q --no-db");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err_lines(), 1) << bad.err;
+  EXPECT_NE(bad.err.find("suite.reference_roofs"), std::string::npos) << bad.err;
+
+  CliResult unknown = cli("score --suite " + path("withroofs.json") + " --project nosuch -q --no-db");
+  EXPECT_EQ(unknown.rc, 1);
+  EXPECT_EQ(unknown.err_lines(), 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("nosuch"), std::string::npos) << unknown.err;
 }
 
 TEST_F(ScoreTest, BadInputIsOneLine) {

@@ -145,7 +145,7 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   Report analysis = analyze_model_file(path.string());
   std::vector<ProjectionWorkload> w(1);
   w[0].id = "mobilenet_v2-fp32";
-  w[0].figures.push_back(figure("latency", "fp32 latency", "ms", projected_work(analysis, "fp32"), 5));
+  w[0].figures.push_back(figure("latency", "fp32 latency", "ms", projected_work(analysis.model.analysis, "fp32"), 5));
   w[0].figures[0].threads = 2;
   ASSERT_GT(w[0].figures[0].nodes.size(), 50u);
   ProjectionTarget here = cli::projection_target("this", true);
@@ -167,21 +167,25 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
 }
 
 // The score suite as projection inputs (cli/score_projection_suite.h): a tiny suite (squeezenet at 64 px in fp32 and
-// int8, a decoder, an fp16 workload) with reference times; the served ones are built, analysed and projected onto a
-// datasheet device, the decoder and fp16 ones are failed "not projected", so the overall is incomplete.
-TEST(ScoreProjection, TheSuitesServedWorkloadsAreProjectedTheRestSaySoAndCount) {
+// int8, a decoder, an fp16 workload) with reference times; the served ones and the decoder (its prefill per prompt
+// token, a decode step at its cached length) are built, analysed and projected onto a datasheet device, the fp16
+// one is unsupported (as in a measured score: reported, no member), so the overall is complete.
+TEST(ScoreProjection, TheSuitesWorkloadsAreProjectedFp16SaysSoAndCounts) {
   auto dir = rooflens::testing::fresh_test_dir("rooflens-score-projection-suite");
   nlohmann::json figures = {{"latency", {{"time_ms", 2.0}, {"roof_time_ms", 0.5}}},
                             {"throughput", {{"time_ms", 1.0}, {"roof_time_ms", 0.5}}}};
+  nlohmann::json decoder_figures = {{"prefill", {{"time_ms", 0.5}, {"roof_time_ms", 0.1}}},
+                                    {"decode", {{"time_ms", 2.0}, {"roof_time_ms", 0.1}}}};
   auto entry = [&](std::string id, std::string kind, std::string model, std::string precision) {
     return nlohmann::json{{"id", id}, {"kind", kind}, {"model", model}, {"precision", precision}, {"quick", true},
                           {"seed", 3}, {"image", 64}, {"seq", 0}, {"decoder", nlohmann::json::object()}, {"prompt", 4},
                           {"gen", 4},
-                          {"reference", {{"figures", kind == "served" ? figures : nlohmann::json::object()},
+                          {"reference", {{"figures", kind == "served" ? figures : decoder_figures},
                                          {"outputs", nlohmann::json::array()}, {"tokens", nlohmann::json::array()}}}};
   };
   nlohmann::json dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
   dec["decoder"] = {{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"vocab", 512}};
+  dec["image"] = 0;
   nlohmann::json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2}};
   nlohmann::json suite = {
       {"suite", "v1"}, {"reference_configuration", "test"},
@@ -196,7 +200,18 @@ TEST(ScoreProjection, TheSuitesServedWorkloadsAreProjectedTheRestSaySoAndCount) 
   ASSERT_EQ(workloads.size(), 4u);
   EXPECT_GT(workloads[0].figures[0].nodes.size(), 20u);
   EXPECT_EQ(workloads[0].figures[1].category, "fp32 throughput");
-  EXPECT_NE(workloads[2].not_projected.find("decoder"), std::string::npos);
+  EXPECT_EQ(workloads[2].not_projected, "");
+  ASSERT_EQ(workloads[2].figures.size(), 2u);
+  EXPECT_EQ(workloads[2].figures[0].metric, "prefill");
+  EXPECT_EQ(workloads[2].figures[0].units_per_pass, 4) << "a prefill pass yields the prompt's 4 tokens";
+  EXPECT_EQ(workloads[2].figures[1].units_per_pass, 1);
+  auto flops = [](const ProjectionFigure& f) {
+    double sum = 0;
+    for (const auto& n : f.nodes) sum += n.flops;
+    return sum;
+  };
+  EXPECT_GT(flops(workloads[2].figures[0]), 2 * flops(workloads[2].figures[1]))
+      << "the prefill pass computes 4 tokens, a decode step one";
   EXPECT_NE(workloads[3].not_projected.find("fp16"), std::string::npos);
   ProjectionSetup setup;
   setup.categories = s.categories;
@@ -205,11 +220,11 @@ TEST(ScoreProjection, TheSuitesServedWorkloadsAreProjectedTheRestSaySoAndCount) 
   const HardwareInfo sheet = hw::datasheet_hardware(hw::datasheet_devices().front());
   ScoreResult r = project_score(workloads, setup, {sheet, "sheet", "datasheet"});
   EXPECT_EQ(r.workloads[0].status, WorkloadStatus::valid);
-  EXPECT_EQ(r.workloads[2].status, WorkloadStatus::failed);
-  EXPECT_NE(r.workloads[2].reason.find("not projected"), std::string::npos);
-  for (size_t c = 0; c < 4; ++c) EXPECT_TRUE(std::isfinite(r.categories[c].score) && r.categories[c].score > 0) << c;
-  EXPECT_EQ(r.categories[4].score, 0) << "generative: nothing projected";
-  EXPECT_TRUE(r.overall.incomplete);
+  EXPECT_EQ(r.workloads[2].status, WorkloadStatus::valid) << r.workloads[2].reason;
+  EXPECT_EQ(r.workloads[3].status, WorkloadStatus::unsupported) << "fp16: as a measured score marks it";
+  EXPECT_NE(r.workloads[3].reason.find("not projected"), std::string::npos);
+  for (size_t c = 0; c < 5; ++c) EXPECT_TRUE(std::isfinite(r.categories[c].score) && r.categories[c].score > 0) << c;
+  EXPECT_FALSE(r.overall.incomplete) << "an unsupported workload is no member (a failed one would be)";
   // The int8 workload's Conv work is held against int8 roofs (the QDQ model as the runtime runs it); fp32's never.
   auto int8_nodes = [](const ProjectionWorkload& w) {
     return std::count_if(w.figures[0].nodes.begin(), w.figures[0].nodes.end(),
