@@ -30,13 +30,13 @@ build: deps-run
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens
 
 build-all: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
 $(SAN_BUILD)/CMakeCache.txt:
 	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=San -DCMAKE_CXX_FLAGS_SAN="-O1 -g1" \
-	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON
+	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON -DROOFLENS_BACKEND_OPENCV=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
@@ -149,7 +149,7 @@ test: corpus fuzz san-test
 # alone: make bench-score).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
 bench: deps corpus
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
 	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory rooflens_perf_score
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
@@ -163,7 +163,7 @@ bench: deps corpus
 
 # The score part alone (ROOFLENS_SCORE_FULL_RUNS=0 times --quick only).
 bench-score: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_score
 	$(BUILD)/rooflens_perf_score
 
@@ -171,13 +171,13 @@ bench-score: deps
 # other settings, ROOFLENS_SENS_PARTS=history or compare runs one half, ROOFLENS_BENCH_KEEP=1 keeps every session's
 # figures (sessions.csv).
 bench-sensitivity: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_sensitivity
 	$(BUILD)/rooflens_perf_sensitivity
 
 # The capacity part alone (ROOFLENS_CAP_PARTS=1,2 runs some of it; ROOFLENS_BENCH_ROUNDS, ROOFLENS_CAP_DURATION).
 bench-capacity: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON > /dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_capacity
 	$(BUILD)/rooflens_perf_capacity
 

@@ -17,9 +17,9 @@ RUN_PKGS=(
   libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
   libsqlite3-dev                      # the embedded results database (rooflens history)
   libpq-dev                           # the shared results database (PostgreSQL client)
-  libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv; ROOFLENS_BACKEND_OPENCV)
 )
 TEST_PKGS=(
+  libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv): `make run` builds without it when absent
   clang libclang-rt-14-dev            # libFuzzer + sanitizers: the build `make test` runs
   libgtest-dev libgmock-dev
   libonnx-testdata                    # ~1,000 small models with reference outputs
@@ -61,12 +61,18 @@ fi
 #                in the browser tests; --ignore-scripts: no browser download) and Chrome DevTools' trace engine.
 # Re-run when the lock file is newer than the installed tree (npm ci writes node_modules/.package-lock.json).
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# `make run` omits web's devDependencies (the browser tests' playwright-core and trace engine) and leaves a mark, so
+# the next `make test` installs them.
 for dir in "$ROOT/runners/ort" "$ROOT/web"; do
   if [ -f "$dir/package-lock.json" ]; then
     if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
-       [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
-      echo "install-deps: npm ci in ${dir#"$ROOT"/}" >&2
-      (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund >&2)
+       [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ] ||
+       { [ "$SET" = test ] && [ -f "$dir/node_modules/.rooflens-omitted-dev" ]; }; then
+      omit=()
+      [ "$SET" = run ] && omit=(--omit=dev)
+      echo "install-deps: npm ci ${omit[*]} in ${dir#"$ROOT"/}" >&2
+      (cd "$dir" && npm ci "${omit[@]}" --ignore-scripts --no-audit --no-fund >&2)
+      [ "$SET" = run ] && touch "$dir/node_modules/.rooflens-omitted-dev"
     fi
   fi
 done

@@ -70,6 +70,8 @@ std::vector<SetupItem> runtime_items() {
     }
     out.push_back(std::move(it));
   }
+  for (const auto& [name, why] : backends_left_out())
+    out.push_back({"runtime " + name, false, false, "not built into this rooflens (" + why + ")"});
   return out;
 }
 

@@ -24,6 +24,15 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
+std::vector<std::pair<std::string, std::string>> backends_left_out() {
+  std::vector<std::pair<std::string, std::string>> out;
+#if !ROOFLENS_BACKEND_OPENCV
+  out.emplace_back("opencv", "libopencv-dnn-dev was not installed when this rooflens was configured: `make deps`, "
+                             "then build again");
+#endif
+  return out;
+}
+
 namespace {
 
 const BackendEntry& find_entry(const std::string& name) {
@@ -31,6 +40,9 @@ const BackendEntry& find_entry(const std::string& name) {
     if (e.name == name) return e;
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& [left_out, why] : backends_left_out())  // src/CMakeLists.txt: ROOFLENS_BACKEND_OPENCV=AUTO
+    if (name == left_out)
+      throw UsageError("-B " + name + ": this rooflens was built without it (" + why + "; built: " + known + ")");
   throw UsageError("-B " + name + ": unknown backend (known: " + known + ")");
 }
 
