@@ -228,16 +228,21 @@ int64_t Driver::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& sc
   };
   const bool has_m = n.input_size() > 0 && !n.input(0).empty();
   const bool has_cond = n.input_size() > 1 && !n.input(1).empty();
-  std::optional<int64_t> m = has_m ? scalar_int(value_of(0)) : std::nullopt;
-  if (m && *m < 0) m = 0;
-  if (has_m && !m) return -1;
+  // M as a plain count, -1 when not given. (Kept out of a std::optional: GCC 12 at -O1/-O2 takes the optional's value
+  // in the loop below for possibly uninitialized — a false -Wmaybe-uninitialized, GCC bug 80635.)
+  int64_t trips = -1;
+  if (has_m) {
+    const std::optional<int64_t> m = scalar_int(value_of(0));
+    if (!m) return -1;
+    trips = std::max<int64_t>(*m, 0);
+  }
   if (has_cond) {
     auto c = scalar_truth(value_of(1));
     if (!c) return -1;
     if (!*c) return 0;
   }
-  if (!has_cond && !m) return -1;  // neither M nor a condition: runs until the runtime gives up
-  if (!has_cond && *m > kMaxSimulatedTrips) return *m;  // the condition is ignored: M is the count
+  if (!has_cond && trips < 0) return -1;  // neither M nor a condition: runs until the runtime gives up
+  if (!has_cond && trips > kMaxSimulatedTrips) return trips;  // the condition is ignored: M is the count
   // Simulate: the body's values, iteration after iteration, in a scope that sees the outer values.
   Scope sim = scope;
   const auto& body_types = result_.types[&body];
@@ -252,8 +257,8 @@ int64_t Driver::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& sc
     else sim.values.erase(body.input(i).name());
   };
   for (int64_t i = 0;; ++i) {
-    if (m && i >= *m) break;
-    if (i >= kMaxSimulatedTrips || budget_ < 0) return has_cond ? -1 : (m ? *m : -1);
+    if (trips >= 0 && i >= trips) break;
+    if (i >= kMaxSimulatedTrips || budget_ < 0) return has_cond ? -1 : trips;
     budget_ -= body.node_size();
     ShapeValue iter{DType::Int64, {}, {Elem::integer(i)}}, cond{DType::Bool, {}, {Elem::integer(1)}};
     set_input(0, std::make_shared<const ShapeValue>(iter));
@@ -291,7 +296,7 @@ int64_t Driver::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& sc
     }
   }
   finals = state;
-  return *m;
+  return trips;  // the loop above ends by this break only when M is given
 }
 
 void Driver::run_scan(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
