@@ -15,8 +15,8 @@ namespace rooflens::score {
 namespace {
 
 constexpr const char* kFp16Reason =
-    "fp16 is not run: ONNX Runtime's CPU execution provider is not shown to run fp16 Conv/MatMul natively here, "
-    "and rooflens never converts a precision silently";
+    "fp16 is not run: ONNX Runtime's CPU execution provider runs an fp16 Conv/MatMul model in fp32 behind Cast nodes "
+    "it inserts (docs/score.md), and rooflens never converts a precision silently";
 
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
