@@ -33,6 +33,14 @@ CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const D
       out.result.runs.push_back(std::move(skipped));
       continue;
     }
+    if (c.instances * c.threads > ctx.cores && !s.oversubscribe) {  // a search grid's corner; settings.cpp refuses
+      CapacityRun skipped;                                            // a run whose every configuration is one
+      skipped.config = c;
+      skipped.failure = fmt::format("not run: {} threads would share the {} cores (--oversubscribe runs it)",
+                                    c.instances * c.threads, ctx.cores);
+      out.result.runs.push_back(std::move(skipped));
+      continue;
+    }
     ConfigOutcome o = run_configuration(c, ctx);
     out.result.runs.push_back(std::move(o.run));
     for (auto& l : o.layer_runs) out.layer_runs.push_back(std::move(l));

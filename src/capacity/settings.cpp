@@ -62,8 +62,13 @@ void check_levers(const Settings& s, const LeverLists& l, int64_t cores) {
   for (int64_t b : l.batch)
     if (max_b > 1 && b > max_b)
       throw UsageError(fmt::format("-b {}: a query cannot hold more samples than --max-batch {}", b, max_b));
-  for (const CapacityConfig& c : expand(l, cores))
-    if (c.instances * c.threads > cores && !s.oversubscribe)
+  // A search grid may reach past the cores (--instances 1,2 --threads 1,2 on 2 cores): those corners are listed as
+  // not run. A single configuration, or a grid with nothing that fits, is refused.
+  const std::vector<CapacityConfig> grid = expand(l, cores);
+  const bool some_fit = std::any_of(grid.begin(), grid.end(),
+                                    [&](const CapacityConfig& c) { return c.instances * c.threads <= cores; });
+  for (const CapacityConfig& c : grid)
+    if (c.instances * c.threads > cores && !s.oversubscribe && !(s.search && some_fit))
       throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
                                    "share cores (each kernel then waits for a descheduled thread); fewer instances "
                                    "or threads, or --oversubscribe to measure that on purpose",

@@ -39,15 +39,21 @@ fs::path* CapacitySearchTest::dir_ = nullptr;
 
 TEST_F(CapacitySearchTest, TheGridIsOneTableWithTheBestOfflineConfigurationNamed) {
   const std::string out = path("search.json");
+  // 1,2 × 1,2 on a 2-core machine: the 2×2 corner would share the cores, so it is listed as not run, not refused.
   CliResult r = cli("capacity " + path("squeezenet.onnx") + " --search --scenario offline --instances 1,2 "
-                    "--threads 1 --concurrency 1,2 --duration 1 --no-predict --no-roofs --no-db -q -o " + out);
+                    "--threads 1,2 --concurrency 1 --duration 1 --no-predict --no-roofs --no-db -q -o " + out);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   const json c = json::parse(slurp(out))["capacity"];
   ASSERT_EQ(c["runs"].size(), 4u);
   double best = 0;
   std::string best_label;
   for (const auto& run : c["runs"]) {
-    ASSERT_EQ(run["failure"], "") << run.dump();
+    const auto& cfg = run["config"];
+    if (run["failure"] != "") {
+      EXPECT_GT(cfg["instances"].get<int64_t>() * cfg["threads"].get<int64_t>(), 2) << run.dump();
+      EXPECT_NE(run["failure"].get<std::string>().find("--oversubscribe runs it"), std::string::npos) << run.dump();
+      continue;
+    }
     const json& p = run["points"].back();
     EXPECT_EQ(p["scenario"], "offline");
     if (p["verdict"] == "VALID" && p["samples_per_s"].get<double>() > best) {

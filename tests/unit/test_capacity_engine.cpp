@@ -339,6 +339,14 @@ TEST(CapacitySettings, BadFlagsNameTheFlag) {
   l = {};
   l.instances = {1, 2};
   EXPECT_NE(error_of(server, l, 2).find("--search"), std::string::npos);
+  // A search grid may reach past the cores (its corners are listed as not run); one with nothing that fits may not.
+  s = server;
+  s.search = true;
+  l.threads = {1, 2};
+  EXPECT_EQ(error_of(s, l, 2), "");
+  l.instances = {2, 3};
+  l.threads = {2};
+  EXPECT_NE(error_of(s, l, 2).find("--oversubscribe"), std::string::npos);
   // Defaults: MLPerf's percentiles per scenario, and enough queries for early stopping with one over the limit.
   s = server;
   LeverLists d;
