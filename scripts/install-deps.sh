@@ -69,10 +69,10 @@ for dir in "$ROOT/runners/ort" "$ROOT/web"; do
        [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ] ||
        { [ "$SET" = test ] && [ -f "$dir/node_modules/.rooflens-omitted-dev" ]; }; then
       omit=()
-      [ "$SET" = run ] && omit=(--omit=dev)
+      if [ "$SET" = run ]; then omit=(--omit=dev); fi
       echo "install-deps: npm ci ${omit[*]} in ${dir#"$ROOT"/}" >&2
       (cd "$dir" && npm ci "${omit[@]}" --ignore-scripts --no-audit --no-fund >&2)
-      [ "$SET" = run ] && touch "$dir/node_modules/.rooflens-omitted-dev"
+      if [ "$SET" = run ]; then touch "$dir/node_modules/.rooflens-omitted-dev"; fi
     fi
   fi
 done
