@@ -186,6 +186,7 @@ class ConfigRun {
                   : prediction_ && prediction_->peak_qps > 0          ? prediction_->peak_qps
                   : offline_qps_ > 0                                  ? 0.8 * offline_qps_
                                                                       : 10;
+    if (ctx_.deadline) o.out_of_time = [d = *ctx_.deadline] { return std::chrono::steady_clock::now() >= d; };
     PeakOutcome found = find_peak(
         o,
         [&](double qps) {
@@ -200,6 +201,12 @@ class ConfigRun {
       out_.run.warnings.push_back(fmt::format(
           "find-peak stopped at {:g} QPS: below it, a run's minimum of {} queries would take longer than 600 s; give "
           "a lower --qps and --min-queries to search further", found.points.back().target_qps, s_.min_queries));
+    if (found.out_of_time)
+      out_.run.warnings.push_back(fmt::format(
+          "find-peak cut by --budget after {} run(s): {}, not a converged peak (a larger --budget, or fewer "
+          "configurations, lets it converge)", found.points.size(),
+          found.peak.qps > 0 ? fmt::format("{:g} QPS is the highest VALID rate found", found.peak.qps)
+                             : std::string("no VALID rate found yet")));
     for (auto& p : found.points) out_.run.points.push_back(std::move(p));
     out_.run.peak = found.peak;
   }

@@ -4,8 +4,10 @@
 // the predicted capacity beside the measured one, the explanation against the roofs, and with --profile-layers one
 // per-layer profile per instance under load. `rooflens capacity` calls it once, `--search` once per configuration.
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ struct DriverContext {
   std::function<void(const std::string& config)> on_config;  // a configuration starts (the sink's label)
   const std::atomic<bool>* interrupted = nullptr;
   std::function<void(const std::string& what)> progress;
+  // --search --budget: no new server run of a peak search starts after this instant (none: no limit).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct ConfigOutcome {

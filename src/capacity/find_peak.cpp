@@ -10,18 +10,24 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
   out.peak.precision = o.precision;
   double lo = 0, hi = 0;
   auto attempt = [&](double qps) {
+    if (!out.points.empty() && o.out_of_time && o.out_of_time()) {
+      out.out_of_time = out.stopped = true;
+      return false;
+    }
     out.points.push_back(run(qps));
     if (broken(out.points.back())) out.stopped = true;
     return out.points.back().valid;
   };
-  // Bracket: one VALID rate below one INVALID rate.
+  // Bracket: one VALID rate below one INVALID rate. A search out of time leaves lo/hi at the rates really run.
   double step = 1.25, q = std::max(o.start_qps, o.floor_qps);
   if (attempt(q)) {
     lo = q;
     while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs) {
       q = lo * step;
       step *= step;
-      if (!attempt(q)) {
+      const bool valid = attempt(q);
+      if (out.out_of_time) break;
+      if (!valid) {
         hi = q;
         break;
       }
@@ -32,7 +38,9 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
     while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs && hi / step >= o.floor_qps) {
       q = hi / step;
       step *= step;
-      if (attempt(q)) {
+      const bool valid = attempt(q);
+      if (out.out_of_time) break;
+      if (valid) {
         lo = q;
         break;
       }
@@ -43,7 +51,9 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
   while (!out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo > o.precision &&
          static_cast<int>(out.points.size()) < o.max_runs) {
     q = (lo + hi) / 2;
-    if (attempt(q)) lo = q;
+    const bool valid = attempt(q);
+    if (out.out_of_time) break;
+    if (valid) lo = q;
     else hi = q;
   }
   out.peak.qps = lo;

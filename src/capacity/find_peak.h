@@ -2,7 +2,8 @@
 // `--find-peak`: the highest server QPS that is VALID. From a first guess, the bracket is widened exponentially
 // (×1.25, then the factor squared at each step: ×1.56, ×2.44, ...) until one side is VALID and the other INVALID,
 // then bisected until (upper - lower) / lower is at most the precision. Every QPS tried is kept with its verdict.
-// A run that fails for a reason no QPS cures (a runner died, Ctrl-C) ends the search.
+// A run that fails for a reason no QPS cures (a runner died, Ctrl-C) ends the search, and so does the time limit
+// (`--search --budget`), checked between runs: the peak is then the best VALID rate found, not converged.
 #include <functional>
 #include <vector>
 
@@ -15,12 +16,14 @@ struct PeakOptions {
   double precision = 0.02;
   int max_runs = 40;
   double floor_qps = 0.01;         // below this nothing is VALID: give up
+  std::function<bool()> out_of_time;  // checked before each run after the first: true ends the search (--budget)
 };
 
 struct PeakOutcome {
   PeakSearch peak;
   std::vector<ScenarioResult> points;  // in the order tried
   bool stopped = false;                // a run could not finish (fault, interrupt)
+  bool out_of_time = false;            // PeakOptions::out_of_time ended the search before it converged
 };
 
 // `run(qps)` makes and judges one server run; `broken(result)` says a result ended the search.

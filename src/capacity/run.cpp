@@ -18,11 +18,15 @@ double peak_of(const CapacityRun& r) { return r.peak ? r.peak->qps : 0; }
 
 }  // namespace
 
-CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const DriverContext& ctx) {
+CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const DriverContext& context) {
   CapacityOutcome out;
-  const Settings& s = *ctx.settings;
+  const Settings& s = *context.settings;
   out.result.settings = echo(s);
   const auto start = std::chrono::steady_clock::now();
+  DriverContext ctx = context;  // a search's peak searches stop starting runs when its budget is spent
+  if (s.search)
+    ctx.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(s.search_budget_s));
   for (const CapacityConfig& c : configs) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (out.result.partial || (s.search && spent > s.search_budget_s && !out.result.runs.empty())) {

@@ -272,7 +272,9 @@ TEST(CapacityFindPeak, BracketsThenBisectsToThePrecision) {
     return s;
   };
   for (double start : {5.0, 37.0, 200.0}) {
-    const PeakOutcome o = find_peak({start, 0.02, 40, 0.01}, run, [](const ScenarioResult&) { return false; });
+    PeakOptions opts;
+    opts.start_qps = start;
+    const PeakOutcome o = find_peak(opts, run, [](const ScenarioResult&) { return false; });
     EXPECT_TRUE(o.peak.converged);
     EXPECT_LE(o.peak.qps, 37.3);
     EXPECT_GT(o.peak.upper, 37.3);
@@ -280,6 +282,36 @@ TEST(CapacityFindPeak, BracketsThenBisectsToThePrecision) {
     EXPECT_GE(o.peak.qps, 37.3 / 1.02);
     EXPECT_LE(o.points.size(), 14u) << "start " << start;
   }
+}
+
+// --search --budget: out of time after the third run, the search ends there with the highest VALID rate it really
+// ran (never a rate it did not run), marked out of time and not converged.
+TEST(CapacityFindPeak, OutOfTimeEndsWithTheHighestValidRateRun) {
+  int runs = 0;
+  const auto run = [&](double qps) {
+    ++runs;
+    ScenarioResult s;
+    s.target_qps = qps;
+    s.valid = qps <= 37.3;
+    return s;
+  };
+  PeakOptions o;
+  o.out_of_time = [&] { return runs >= 3; };
+  const PeakOutcome out = find_peak(o, run, [](const ScenarioResult&) { return false; });
+  EXPECT_EQ(out.points.size(), 3u);
+  EXPECT_TRUE(out.out_of_time);
+  EXPECT_FALSE(out.peak.converged);
+  double best = 0;
+  for (const auto& p : out.points)
+    if (p.valid) best = std::max(best, p.target_qps);
+  EXPECT_EQ(out.peak.qps, best);
+  EXPECT_TRUE(out.peak.upper == 0 || std::any_of(out.points.begin(), out.points.end(), [&](const ScenarioResult& p) {
+                return p.target_qps == out.peak.upper && !p.valid;
+              })) << "the upper end is a rate that ran INVALID, or none";
+  // Out of time before the first run still runs once: a search always has a point.
+  runs = 0;
+  o.out_of_time = [] { return true; };
+  EXPECT_EQ(find_peak(o, run, [](const ScenarioResult&) { return false; }).points.size(), 1u);
 }
 
 TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTime) {
