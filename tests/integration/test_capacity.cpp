@@ -25,24 +25,16 @@ namespace {
 const std::string kQuick = " --threads 1 --no-roofs --no-db -q ";
 const std::string kNoThreads = " --no-roofs --no-db -q ";
 
-class CapacityTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(fresh_test_dir("rooflens-capacity"));
+class CapacityTest : public OrtCliSuite<CapacityTest> {
+ public:
+  static constexpr const char* kDir = "rooflens-capacity";
+  static void prepare() {
     save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
     rooflens::zoo::ZooOptions fixed;
     fixed.batch = 1;
     save_zoo_model("squeezenet1_0", fixed, path("fixed.onnx"));
   }
-  static void TearDownTestSuite() {
-    if (!getenv("KEEP")) fs::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override {
-    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
-  }
-  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
-  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
+ protected:
   static json report(const std::string& file) { return json::parse(slurp(file)); }
   static const json& last_point(const json& rep) { return rep["capacity"]["runs"][0]["points"].back(); }
 
@@ -51,9 +43,7 @@ class CapacityTest : public ::testing::Test {
     return static_cast<size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
   }
 
-  static fs::path* dir_;
 };
-fs::path* CapacityTest::dir_ = nullptr;
 
 std::vector<std::string> csv_rows(const std::string& file) {
   std::ifstream f(file);

@@ -16,24 +16,13 @@ using namespace rooflens::testing;
 
 namespace {
 
-class CapacitySearchTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(fresh_test_dir("rooflens-capacity-search"));
+class CapacitySearchTest : public OrtCliSuite<CapacitySearchTest> {
+ public:
+  static constexpr const char* kDir = "rooflens-capacity-search";
+  static void prepare() {
     save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
   }
-  static void TearDownTestSuite() {
-    if (!getenv("KEEP")) fs::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override {
-    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
-  }
-  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
-  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
-  static fs::path* dir_;
 };
-fs::path* CapacitySearchTest::dir_ = nullptr;
 
 }  // namespace
 

@@ -48,30 +48,20 @@ json tiny_suite() {
           {"workloads", {sq32, sq8, dec, fp16}}};
 }
 
-class ScoreTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(fresh_test_dir("rooflens-score"));
+class ScoreTest : public OrtCliSuite<ScoreTest> {
+ public:
+  static constexpr const char* kDir = "rooflens-score";
+  static void prepare() {
     write_file(path("base.json"), tiny_suite().dump(1));
   }
-  static void TearDownTestSuite() {
-    if (!getenv("KEEP")) fs::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override {
-    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
-  }
-  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
-  static CliResult cli(const std::string& args) { return run_cli(args, dir_->string()); }
+ protected:
   static json load(const std::string& file) { return json::parse(slurp(path(file))); }
   static const json& workload(const json& r, const std::string& id) {
     for (const auto& w : r["workloads"])
       if (w["id"] == id) return w;
     throw std::runtime_error("no workload " + id);
   }
-  static fs::path* dir_;
 };
-fs::path* ScoreTest::dir_ = nullptr;
 
 TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   // References, then a measured result, then constants from it: a suite as the reference configuration makes one.
