@@ -1,8 +1,9 @@
-// libFuzzer target over the score results rooflens reads from outside: a rooflens.score/1 file (score --from,
-// db import, history --score-file) and the rows of the database's score tables (db/score_store.h). The input is
-// split at NUL bytes into cells: the first whole input is also read as a score file; the cells as one scores row and
-// category rows of 9 cells. Any input ends in a value or a UserError (DbError is one): never a crash, a hang or a
-// sanitizer report. A file that parses writes back to text that parses to the same text.
+// libFuzzer target over the score files rooflens reads from outside: a rooflens.score/1 file (score --from,
+// db import, history --score-file), a suite file (score --suite, with its reference outputs and reference roofs) and
+// the rows of the database's score tables (db/score_store.h). The whole input is read as a score file and as a suite
+// file; split at NUL bytes into cells, as one scores row and category rows of 9 cells. Any input ends in a value or a
+// UserError (DbError is one): never a crash, a hang or a sanitizer report. A file that parses writes back to text that
+// parses to the same text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "core/errors.h"
 #include "core/score.h"
 #include "db/score_store.h"
+#include "score/suite.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -21,6 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rooflens::db::check_score_figures(r, "fuzz");
     const std::string again = rooflens::score_to_json(r);
     if (rooflens::score_to_json(rooflens::score_from_json(again)) != again) std::abort();
+  } catch (const rooflens::UserError&) {
+  }
+  try {
+    const std::string again = rooflens::score::suite_to_json(rooflens::score::parse_suite(text, "fuzz"));
+    if (rooflens::score::suite_to_json(rooflens::score::parse_suite(again, "fuzz")) != again) std::abort();
   } catch (const rooflens::UserError&) {
   }
   std::vector<std::optional<std::string>> cells;
