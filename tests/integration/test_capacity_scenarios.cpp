@@ -14,7 +14,7 @@
 
 #include "support/cli_runner.h"
 #include "support/processes.h"
-#include "support/ort_suite.h"
+#include "support/ort_cli_suite.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

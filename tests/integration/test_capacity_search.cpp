@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
-#include "support/ort_suite.h"
+#include "support/ort_cli_suite.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

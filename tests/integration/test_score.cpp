@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
-#include "support/ort_suite.h"
+#include "support/ort_cli_suite.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
