@@ -178,7 +178,7 @@ BenchEntry bench_entry_from_json(const std::string& text, int64_t* round) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw UserError("not a rooflens bench entry: invalid JSON");
   try {
-    int64_t r = j.value("round", int64_t{1});
+    int64_t r = optional_integer(j, "round", int64_t{1});
     if (r < 1) throw UserError("malformed rooflens bench entry: round " + std::to_string(r));
     if (round) *round = r;
     return j.get<BenchEntry>();

@@ -29,10 +29,10 @@ void to_json(json& nlohmann_json_j, const KvMemory& nlohmann_json_t) {
   nlohmann_json_j["prepacked_bytes"] = nlohmann_json_t.prepacked_bytes;
 }
 void from_json(const json& nlohmann_json_j, KvMemory& nlohmann_json_t) {
-  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, ROOFLENS_KV_MEMORY_FIELDS))
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_KV_MEMORY_FIELDS))
   // Reports written before the executed graph's weights were used hold the analysis' figure and no packed copies.
   nlohmann_json_t.weights_source = nlohmann_json_j.value("weights_source", std::string("analysis"));
-  nlohmann_json_t.prepacked_bytes = nlohmann_json_j.value("prepacked_bytes", uint64_t{0});
+  nlohmann_json_t.prepacked_bytes = optional_integer(nlohmann_json_j, "prepacked_bytes", uint64_t{0});
 }
 #undef ROOFLENS_KV_MEMORY_FIELDS
 
@@ -55,9 +55,9 @@ void from_json(const json& j, MemoryMeasured& m) {
   j.at("probe_peak_bytes").get_to(m.probe_peak_bytes);
   j.at("peak_reset").get_to(m.peak_reset);
   j.at("increase_bytes").get_to(m.increase_bytes);
-  if (j.contains("allocator_held_bytes")) m.allocator_held_bytes = j.at("allocator_held_bytes").get<uint64_t>();
+  if (j.contains("allocator_held_bytes")) m.allocator_held_bytes = checked_integer<uint64_t>(j.at("allocator_held_bytes"), "allocator_held_bytes");
   if (j.contains("allocator_in_use_peak_bytes"))
-    m.allocator_in_use_peak_bytes = j.at("allocator_in_use_peak_bytes").get<uint64_t>();
+    m.allocator_in_use_peak_bytes = checked_integer<uint64_t>(j.at("allocator_in_use_peak_bytes"), "allocator_in_use_peak_bytes");
   if (m.increase_bytes != measured_increase(m))
     throw UserError("memory.measured: increase_bytes is not (probe_peak_bytes, else run_peak_bytes) - start_bytes");
 }

@@ -155,8 +155,8 @@ void to_json(json& j, const CacheInfo& c) {
 void from_json(const json& j, CacheInfo& c) {
   j.at("level").get_to(c.level);
   j.at("size_bytes").get_to(c.size_bytes);
-  c.instances = j.value("instances", int64_t{0});
-  c.cores_sharing = j.value("cores_sharing", int64_t{0});
+  c.instances = optional_integer(j, "instances", int64_t{0});
+  c.cores_sharing = optional_integer(j, "cores_sharing", int64_t{0});
 }
 
 void to_json(json& j, const MachineDesc& m) {
@@ -167,11 +167,11 @@ void to_json(json& j, const MachineDesc& m) {
 void from_json(const json& j, MachineDesc& m) {
   m.vendor = j.value("vendor", std::string());
   m.model = j.value("model", std::string());
-  m.sockets = j.value("sockets", int64_t{0});
-  m.cores = j.value("cores", int64_t{0});
-  m.threads = j.value("threads", int64_t{0});
-  m.numa_nodes = j.value("numa_nodes", int64_t{0});
-  m.memory_bytes = j.value("memory_bytes", uint64_t{0});
+  m.sockets = optional_integer(j, "sockets", int64_t{0});
+  m.cores = optional_integer(j, "cores", int64_t{0});
+  m.threads = optional_integer(j, "threads", int64_t{0});
+  m.numa_nodes = optional_integer(j, "numa_nodes", int64_t{0});
+  m.memory_bytes = optional_integer(j, "memory_bytes", uint64_t{0});
   m.mhz = j.value("mhz", 0.0);
   m.os = j.value("os", std::string());
   m.kernel = j.value("kernel", std::string());
@@ -190,7 +190,7 @@ void from_json(const json& j, MemoryRoof& m) {
   j.at("kernel").get_to(m.kernel);
   j.at("threads").get_to(m.threads);
   j.at("gbps").get_to(m.gbps);
-  m.working_set_bytes = j.value("working_set_bytes", uint64_t{0});
+  m.working_set_bytes = optional_integer(j, "working_set_bytes", uint64_t{0});
 }
 
 ROOFLENS_JSON_FIELDS(SweepPoint, kernel, threads, working_set_bytes, gbps)
@@ -276,11 +276,11 @@ void from_json(const json& j, Layer& l) {
   l.implementation = j.value("implementation", std::string());
   l.inserted_for = j.value("inserted_for", std::string());
   l.fallback = j.value("fallback", false);
-  l.weight_bytes = j.value("weight_bytes", uint64_t{0});
+  l.weight_bytes = optional_integer(j, "weight_bytes", uint64_t{0});
   if (j.contains("bytes_source"))
     l.bytes_source = checked_enum<BytesSource>(j.at("bytes_source"), "bytes_source",
                                                 {"analysis", "runtime_writes", "runtime", "view", "source"});
-  l.padding_macs = j.value("padding_macs", uint64_t{0});
+  l.padding_macs = optional_integer(j, "padding_macs", uint64_t{0});
   if (l.padding_macs > l.macs) throw UserError("layer '" + l.name + "': padding_macs exceeds macs");
   l.attribution_error = j.value("attribution_error", std::string());
 }
@@ -365,8 +365,8 @@ void from_json(const json& j, ProfileRun& r) {
   if (j.contains("between_kernels_ms")) r.between_kernels_ms = j.at("between_kernels_ms").get<double>();
   if (j.contains("profiled_run_ms")) r.profiled_run_ms = j.at("profiled_run_ms").get<double>();
   if (j.contains("phases")) j.at("phases").get_to(r.phases);
-  if (j.contains("weights_bytes")) r.weights_bytes = j.at("weights_bytes").get<uint64_t>();
-  if (j.contains("activations_bytes")) r.activations_bytes = j.at("activations_bytes").get<uint64_t>();
+  if (j.contains("weights_bytes")) r.weights_bytes = checked_integer<uint64_t>(j.at("weights_bytes"), "weights_bytes");
+  if (j.contains("activations_bytes")) r.activations_bytes = checked_integer<uint64_t>(j.at("activations_bytes"), "activations_bytes");
   if (j.contains("repetitions")) {
     j.at("repetitions").get_to(r.repetitions);
     // Present means known: an empty list would not write back as it was read.
@@ -374,7 +374,7 @@ void from_json(const json& j, ProfileRun& r) {
     if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
   }
   if (j.contains("live_from")) {
-    r.live_from = j.at("live_from").get<int64_t>();
+    r.live_from = checked_integer<int64_t>(j.at("live_from"), "live_from");
     if (*r.live_from < 1 || *r.live_from >= static_cast<int64_t>(r.repetitions.size()))
       throw UserError("run " + r.label() + ": live_from " + std::to_string(*r.live_from) +
                       " is not a repetition after the first (it has " + std::to_string(r.repetitions.size()) + ")");

@@ -139,6 +139,21 @@ TEST(ScoreRecord, JsonRoundTripAndValidatedReading) {
   EXPECT_THROW(score_from_json(negative), UserError);
   EXPECT_THROW(score_from_json("{\"schema\": \"rooflens.score/9\"}"), UserError);
   EXPECT_THROW(score_from_json("[1"), UserError);
+  // A count written as a float beyond any integer (found by fuzz_score; the cast was undefined behaviour): refused,
+  // naming the field. A float that is a whole count in range still reads.
+  const std::string members = "\"valid_members\": " + std::to_string(r.overall.valid_members);
+  ASSERT_NE(text.find(members), std::string::npos);
+  std::string huge = text;
+  huge.replace(huge.find(members), members.size(), "\"valid_members\": 8.9e22");
+  try {
+    score_from_json(huge);
+    ADD_FAILURE() << "8.9e22 read as a count";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("valid_members"), std::string::npos) << e.what();
+  }
+  std::string whole = text;
+  whole.replace(whole.find(members), members.size(), "\"valid_members\": 1.0");
+  EXPECT_EQ(score_from_json(whole).overall.valid_members, 1);
 }
 
 TEST(ScoreSuite, BuiltinSuiteReadsAndRoundTrips) {
