@@ -100,6 +100,7 @@ class OrtGeneration : public DecoderGeneration {
       m.memory->peak_reset = g.run_peak_reset;
       m.prefill_peak_bytes = g.prefill_peak_bytes;
       m.decode_peak_bytes = g.decode_peak_bytes;
+      m.caller = g.caller;
     }
     m.tokens = std::move(g.tokens);
     m.prompt_ids = std::move(g.prompt_ids);
