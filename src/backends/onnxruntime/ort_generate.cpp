@@ -55,7 +55,9 @@ class OrtGeneration : public DecoderGeneration {
     shape.seed = c.seed;
     std::string stage = "load";
     try {
-      OrtRunner runner;
+      // The process options (mallocMmapThreshold: the runner's glibc) as for a profile's runner: without them the
+      // report would name an allocator setting the runner never had.
+      OrtRunner runner(with_process_options(runner_config(), opts));
       pid_ = runner.process().pid();
       GenerationMeasurement m;
       const LoadResult loaded = runner.load(c.model, opts, c.timeout, /*memory_baseline=*/true);
