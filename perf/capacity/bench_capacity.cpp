@@ -97,12 +97,12 @@ bool wanted(int part) {
 bool offline_part(const Paths& p, const std::vector<fs::path>& models, int rounds) {
   const double seconds = env_number("ROOFLENS_CAP_DURATION", 5);
   TextTable t;
-  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"bare loops runs/s", true}, {"ratio", true},
-               {"others' CPUs", true}, {"target"}};
+  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"calls/request", true}, {"bare loops runs/s", true},
+               {"ratio", true}, {"others' CPUs", true}, {"target"}};
   bool ok = true;
   for (const auto& model : models)
     for (auto [instances, threads] : {std::pair{1, 2}, std::pair{2, 1}}) {
-      std::vector<double> ours, bare;
+      std::vector<double> ours, bare, calls;
       double others = 0;
       for (int r = 0; r < rounds; ++r)
         for (int side = 0; side < 2; ++side) {
@@ -112,6 +112,7 @@ bool offline_part(const Paths& p, const std::vector<fs::path>& models, int round
             const std::string out = measured(capacity_cmd(p, model, fmt::format("--scenario offline --instances {} --threads {} "
                                                                                 "--duration {} --no-predict", instances, threads, seconds)), p, o);
             ours.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "samples_per_s"}));
+            calls.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "calls_per_request"}));
           } else {
             bare.push_back(json_number(measured(loops_cmd(p, model, "processes", instances, threads, seconds), p, o), {"runs_per_s"}));
           }
@@ -121,7 +122,7 @@ bool offline_part(const Paths& p, const std::vector<fs::path>& models, int round
       const bool pass = ratio >= 0.95;
       ok &= pass;
       t.rows.push_back({model.stem().string(), fmt::format("{}x{}", instances, threads), fmt::format("{:.2f}", median(ours)),
-                        fmt::format("{:.2f}", median(bare)), fmt::format("{:.3f}", ratio), fmt::format("{:.2f}", others),
+                        fmt::format("{:g}", median(calls)), fmt::format("{:.2f}", median(bare)), fmt::format("{:.3f}", ratio), fmt::format("{:.2f}", others),
                         pass ? ">= 0.95 ok" : ">= 0.95 MISS"});
     }
   std::printf("\nCapacity 1: Offline throughput of rooflens capacity vs bare onnxruntime-node processes (closed "

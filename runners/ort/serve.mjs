@@ -111,16 +111,26 @@ export function makeServeOps() {
     return feeds;
   }
 
-  async function opInfer(req) {
-    const st = requireSession(req.op);
-    const sv = st.serving;
-    if (!sv) throw new RequestError('no_session', "'infer' needs prepared samples: send 'prepare' first");
-    const feeds = feedsOf(sv, req.s);
+  // One call, timed on the shared clock: [start_us, end_us].
+  async function timedCall(st, ranges) {
+    const feeds = feedsOf(st.serving, ranges);
     const t0 = nowNs();
     await runOnce(st.session, feeds);
     const t1 = nowNs();
-    ++sv.calls;
-    return { t: [Number(t0) / 1000, Number(t1) / 1000] };
+    ++st.serving.calls;
+    return [Number(t0) / 1000, Number(t1) / 1000];
+  }
+
+  // `s`: one call, answered {t: [start, end]}. `calls`: several, one after another, answered once with
+  // {t: [[start, end], ...]} — the caller saves a round trip per call (Offline's queued queries).
+  async function opInfer(req) {
+    const st = requireSession(req.op);
+    if (!st.serving) throw new RequestError('no_session', "'infer' needs prepared samples: send 'prepare' first");
+    if (req.calls === undefined) return { t: await timedCall(st, req.s) };
+    if (!Array.isArray(req.calls) || !req.calls.length) throw badRequest("'calls' must be a non-empty list of 's' lists");
+    const t = [];
+    for (const ranges of req.calls) t.push(await timedCall(st, ranges));
+    return { t };
   }
 
   // Ends the profiled session's trace: the caller reads the file, then deletes the directory.

@@ -37,10 +37,16 @@ struct ServingSpec {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // start, load and prepare
 };
 
+using CallSamples = std::vector<SampleRange>;  // one runtime call: its samples, stacked in order
+
+struct CallSpan {
+  int64_t start_ns = 0, end_ns = 0;       // a runtime call (CLOCK_MONOTONIC)
+};
+
 struct InferReply {
   uint64_t tag = 0;
   bool ok = true;
-  int64_t start_ns = 0, end_ns = 0;       // the runtime call (CLOCK_MONOTONIC)
+  std::vector<CallSpan> calls;            // one per call of the request, in order (when ok)
   std::string error;                      // the runtime's own message when !ok
 };
 
@@ -50,8 +56,9 @@ class ServingInstance {
   virtual pid_t pid() const = 0;
   virtual double load_ms() const = 0;
   virtual std::vector<RunSetting> settings() const = 0;  // what its session runs with (as a profile run records)
-  // Asks for one runtime call over `samples` (stacked in order) without waiting. false: the process is gone.
-  virtual bool send(uint64_t tag, const std::vector<SampleRange>& samples) = 0;
+  // Asks for runtime calls, one after another, without waiting; one answer comes for all of them (a request of
+  // several calls saves the pipe round trips between them: Offline's queued queries). false: the process is gone.
+  virtual bool send(uint64_t tag, const std::vector<CallSamples>& calls) = 0;
   virtual int reply_fd() const = 0;       // poll it (POLLIN) for answers
   // Reads the answers that arrived, without blocking. false once the process ended: death() says how.
   virtual bool collect(std::vector<InferReply>& out) = 0;

@@ -15,7 +15,7 @@ std::optional<int32_t> Dispatcher::free_instance() const {
   const size_t n = in_flight_.size();
   for (size_t k = 0; k < n; ++k) {
     const size_t i = (next_ + k) % n;
-    if (!enabled_[i] || in_flight_[i] >= rules_.concurrency) continue;
+    if (!enabled_[i] || in_flight_[i] >= rules_.concurrency * rules_.calls_per_request) continue;
     if (!best || in_flight_[i] < in_flight_[static_cast<size_t>(*best)]) best = static_cast<int32_t>(i);
   }
   return best;

@@ -2,12 +2,12 @@
 // Which queued query goes to which instance, when, merged with which others: the rules a serving system applies
 // between the arrival of a query and a runtime call, used alike by the live pool (pool.h) and the simulation
 // (simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
-// - Queries wait in one queue, in arrival order; an instance takes requests while it has fewer than `concurrency`
-//   in flight (the least busy first; among equally busy ones, the next after the last one given a request, so idle
-//   instances take turns and none goes cold while another takes every query), so it never idles between queries
-//   when C > 1.
-// - Without dynamic batching (max_batch 1) a request is one query.
-// - With it (Triton's dynamic batcher): a request merges queued queries in arrival order while their samples fit in
+// - Queries wait in one queue, in arrival order; an instance takes calls while it has fewer than `concurrency` ×
+//   `calls_per_request` in flight (the least busy first; among equally busy ones, the next after the last one given
+//   a call, so idle instances take turns and none goes cold while another takes every query), so it never idles
+//   between queries when C > 1. The caller sends up to calls_per_request of an instance's calls as one request.
+// - Without dynamic batching (max_batch 1) a call is one query.
+// - With it (Triton's dynamic batcher): a call merges queued queries in arrival order while their samples fit in
 //   max_batch; it leaves at once when the queue holds a full batch, else when the oldest query has waited
 //   batch_timeout, else it waits (next_wake_ns says until when). A query is never split.
 #include <cstdint>
@@ -18,9 +18,10 @@
 namespace rooflens::capacity {
 
 struct BatchingRules {
-  int64_t concurrency = 1;
+  int64_t concurrency = 1;        // requests in flight per instance
   int64_t max_batch = 1;          // samples per runtime call; 1: off
   int64_t batch_timeout_ns = 0;
+  int64_t calls_per_request = 1;  // runtime calls a request may carry, served one after another (Offline)
 };
 
 struct PendingQuery {
@@ -30,7 +31,7 @@ struct PendingQuery {
   int64_t enqueued_ns = 0;
 };
 
-struct Assignment {
+struct Assignment {               // one runtime call
   int32_t instance = 0;
   std::vector<PendingQuery> queries;
   int32_t samples = 0;            // Σ of the queries' samples: the runtime call's batch
@@ -42,7 +43,8 @@ class Dispatcher {
   void enqueue(const PendingQuery& q);
   // Every request the rules let leave at `now_ns`.
   std::vector<Assignment> assign(int64_t now_ns);
-  void finished(int32_t instance);     // one request of the instance was answered
+  void finished(int32_t instance);     // one call of the instance was answered
+  void set_calls_per_request(int64_t calls) { rules_.calls_per_request = calls < 1 ? 1 : calls; }
   void disable(int32_t instance);      // it died: it takes nothing more
   // When a waiting batch becomes due (its oldest query's timeout), if one waits for that and an instance is free.
   std::optional<int64_t> next_wake_ns() const;

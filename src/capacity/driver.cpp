@@ -25,6 +25,7 @@ constexpr int64_t kBaselineQueries = 50;
 constexpr double kTimelineSeconds = 2;
 constexpr double kProfileSeconds = 5;        // --profile-layers' server run
 constexpr double kProgressSeconds = 5;       // a progress line while a run goes on
+constexpr int64_t kMaxCallsPerRequest = 64;  // an Offline request's calls (a trivial model's are µs each)
 
 // Everything one configuration's runs share.
 class ConfigRun {
@@ -110,7 +111,9 @@ class ConfigRun {
     p.seed = s_.seed;
     // Abandoned queries must be over the SLO for certain: they waited at least this long after the last arrival.
     p.drain_s = std::max({2.0, 10 * s_.slo_ms / 1000, 2 * s_.slo_ms / 1000 + 1});
-    p.offline_window = c_.instances * c_.concurrency * std::max<int64_t>(1, c_.max_batch / spq_) * 2;
+    if (scenario == Scenario::offline) p.calls_per_request = offline_calls_;
+    p.offline_window =
+        c_.instances * c_.concurrency * std::max<int64_t>(1, c_.max_batch / spq_) * p.calls_per_request * 2;
     return p;
   }
 
@@ -120,7 +123,21 @@ class ConfigRun {
     w.min_duration_s = 0;
     w.max_queries = 0;
     progress("warm-up");
-    (void)run_scenario(w, *pool_, {});
+    offline_calls_ = calls_per_offline_request(run_scenario(w, *pool_, {}));
+  }
+
+  // Offline keeps every instance's queue full, so its answers may come a few calls at a time: each answer costs this
+  // process a wake-up and each request the runner a round trip, which a closed loop does not pay (a few % of a 2 ms
+  // call on 2 cores). About offline_request_ms of service per request keeps the instances' ends within that of each
+  // other at the end of the run.
+  int64_t calls_per_offline_request(const RunRecords& warm) const {
+    std::vector<double> service;
+    for (const auto& q : warm.queries)
+      if (q.done.status == QueryStatus::ok) service.push_back(static_cast<double>(q.done.end_ns - q.done.start_ns) / 1e6);
+    if (s_.offline_request_ms <= 0 || service.empty()) return 1;
+    std::nth_element(service.begin(), service.begin() + static_cast<std::ptrdiff_t>(service.size() / 2), service.end());
+    const double median = std::max(service[service.size() / 2], 1e-3);
+    return std::clamp(static_cast<int64_t>(s_.offline_request_ms / median), int64_t{1}, kMaxCallsPerRequest);
   }
 
   bool check_stop(const RunRecords& r) {
@@ -150,7 +167,9 @@ class ConfigRun {
     current_ = p.scenario == Scenario::server ? fmt::format("server at {:.4g} QPS", p.qps) : to_string(p.scenario);
     last_progress_s_ = 0;
     progress(current_);
+    pool_->set_calls_per_request(p.calls_per_request);
     last_ = run_scenario(p, *pool_, hooks_);
+    pool_->set_calls_per_request(1);
     ScenarioResult r = judge(p, last_, judging_);
     for (auto& u : r.instances) {
       u.pid = pool_->instance(static_cast<int32_t>(u.index)).pid();
@@ -308,6 +327,7 @@ class ConfigRun {
   std::vector<RunRecords> baselines_;
   std::optional<Prediction> prediction_;
   double offline_qps_ = 0;
+  int64_t offline_calls_ = 1;   // calls per Offline request, from the warm-up (calls_per_offline_request)
   RunRecords last_;
   std::string current_;            // the run under way, for progress lines
   double last_progress_s_ = 0;

@@ -41,23 +41,55 @@ std::string RunnerPool::cpus_of(int32_t i) const {
   return static_cast<size_t>(i) < spec_.cpus.size() ? cpu_list_text(spec_.cpus[static_cast<size_t>(i)]) : "";
 }
 
-void RunnerPool::issue(const IssuedQuery& q) {
-  dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns});
-  pump(q.issued_ns);
+void RunnerPool::issue(const IssuedQuery& q) { dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns}); }
+
+void RunnerPool::set_calls_per_request(int64_t calls) {
+  spec_.rules.calls_per_request = std::max<int64_t>(1, calls);
+  dispatcher_.set_calls_per_request(spec_.rules.calls_per_request);
 }
 
 void RunnerPool::pump(int64_t now) {
-  for (Assignment& a : dispatcher_.assign(now)) {
-    std::vector<SampleRange> ranges;
-    for (const auto& q : a.queries) ranges.push_back({q.first_sample, q.samples});
-    const uint64_t tag = next_tag_++;
-    Request r{a.instance, std::move(a.queries), a.samples, now_ns(), false};
-    // A send to a runner that is gone fails quietly here: its end of file comes next at poll, which fails the
-    // request with the instance's own last words.
-    (void)instances_[static_cast<size_t>(a.instance)]->send(tag, ranges);
-    ++calls_[static_cast<size_t>(a.instance)];
-    requests_.emplace(tag, std::move(r));
+  std::vector<std::vector<Assignment>> per_instance(instances_.size());
+  for (Assignment& a : dispatcher_.assign(now)) per_instance[static_cast<size_t>(a.instance)].push_back(std::move(a));
+  const auto chunk = static_cast<size_t>(spec_.rules.calls_per_request);
+  for (size_t i = 0; i < per_instance.size(); ++i)
+    for (size_t at = 0; at < per_instance[i].size(); at += chunk) {
+      const auto end = per_instance[i].begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, per_instance[i].size()));
+      send(static_cast<int32_t>(i), {std::make_move_iterator(per_instance[i].begin() + static_cast<std::ptrdiff_t>(at)),
+                                     std::make_move_iterator(end)});
+    }
+}
+
+void RunnerPool::send(int32_t instance, std::vector<Assignment> calls) {
+  std::vector<CallSamples> wire;
+  for (const Assignment& c : calls) {
+    CallSamples ranges;
+    for (const auto& q : c.queries) ranges.push_back({q.first_sample, q.samples});
+    wire.push_back(std::move(ranges));
   }
+  const uint64_t tag = next_tag_++;
+  const int64_t sent = now_ns();  // before the write: the runner may start at once
+  // A send to a runner that is gone fails quietly here: its end of file comes next at poll, which fails the
+  // request with the instance's own last words.
+  (void)instances_[static_cast<size_t>(instance)]->send(tag, wire);
+  calls_[static_cast<size_t>(instance)] += static_cast<int64_t>(calls.size());
+  requests_.emplace(tag, Request{instance, std::move(calls), sent, false});
+}
+
+// Every query a request held, failed with `why`.
+void RunnerPool::fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const {
+  for (const Assignment& c : r.calls)
+    for (const auto& q : c.queries) {
+      QueryDone d;
+      d.id = q.id;
+      d.instance = r.instance;
+      d.batch = c.samples;
+      d.sent_ns = r.sent_ns;
+      d.completed_ns = now;
+      d.status = QueryStatus::failed;
+      d.error = why;
+      done.push_back(std::move(d));
+    }
 }
 
 void RunnerPool::on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done) {
@@ -65,21 +97,26 @@ void RunnerPool::on_reply(const InferReply& r, int64_t now, std::vector<QueryDon
   if (it == requests_.end()) return;
   Request req = std::move(it->second);
   requests_.erase(it);
-  dispatcher_.finished(req.instance);
+  for (size_t k = 0; k < req.calls.size(); ++k) dispatcher_.finished(req.instance);
   if (req.discard) return;
-  for (const auto& q : req.queries) {
-    QueryDone d;
-    d.id = q.id;
-    d.instance = req.instance;
-    d.batch = req.samples;
-    d.sent_ns = req.sent_ns;
-    d.start_ns = r.start_ns;
-    d.end_ns = r.end_ns;
-    d.completed_ns = now;
-    d.status = r.ok ? QueryStatus::ok : QueryStatus::failed;
-    if (!r.ok) d.error = fmt::format("instance {} (pid {}): {}", req.instance, instances_[static_cast<size_t>(req.instance)]->pid(), r.error);
-    done.push_back(std::move(d));
-  }
+  const std::string who = fmt::format("instance {} (pid {})", req.instance, instances_[static_cast<size_t>(req.instance)]->pid());
+  if (!r.ok) return fail_held(req, fmt::format("{}: {}", who, r.error), now, done);
+  if (r.calls.size() != req.calls.size())
+    return fail_held(req, fmt::format("{}: answered {} call(s) of a request of {}", who, r.calls.size(), req.calls.size()),
+                     now, done);
+  for (size_t k = 0; k < req.calls.size(); ++k)
+    for (const auto& q : req.calls[k].queries) {
+      QueryDone d;
+      d.id = q.id;
+      d.instance = req.instance;
+      d.batch = req.calls[k].samples;
+      d.sent_ns = req.sent_ns;
+      d.start_ns = r.calls[k].start_ns;
+      d.end_ns = r.calls[k].end_ns;
+      d.completed_ns = now;
+      d.status = QueryStatus::ok;
+      done.push_back(std::move(d));
+    }
 }
 
 void RunnerPool::on_death(int32_t i, const std::string& why, std::vector<QueryDone>& done) {
@@ -94,18 +131,7 @@ void RunnerPool::on_death(int32_t i, const std::string& why, std::vector<QueryDo
       ++it;
       continue;
     }
-    if (!it->second.discard)
-      for (const auto& q : it->second.queries) {
-        QueryDone d;
-        d.id = q.id;
-        d.instance = i;
-        d.batch = it->second.samples;
-        d.sent_ns = it->second.sent_ns;
-        d.completed_ns = now;
-        d.status = QueryStatus::failed;
-        d.error = who + " held it when it failed: " + why;
-        done.push_back(std::move(d));
-      }
+    if (!it->second.discard) fail_held(it->second, who + " held it when it failed: " + why, now, done);
     it = requests_.erase(it);
   }
 }
@@ -174,14 +200,15 @@ void RunnerPool::cancel(std::vector<QueryDone>& done) {
   for (auto& [tag, r] : requests_) {
     if (r.discard) continue;
     r.discard = true;
-    for (const auto& q : r.queries) {
-      QueryDone d;
-      d.id = q.id;
-      d.instance = r.instance;
-      d.sent_ns = r.sent_ns;
-      d.status = QueryStatus::abandoned;
-      done.push_back(d);
-    }
+    for (const Assignment& c : r.calls)
+      for (const auto& q : c.queries) {
+        QueryDone d;
+        d.id = q.id;
+        d.instance = r.instance;
+        d.sent_ns = r.sent_ns;
+        d.status = QueryStatus::abandoned;
+        done.push_back(d);
+      }
   }
   // The runs after this one start with idle instances: the answers to what was sent are awaited (and dropped).
   std::vector<QueryDone> ignored;

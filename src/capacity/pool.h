@@ -1,7 +1,9 @@
 #pragma once
 // The live system under test: a pool of runner instances (backends/serving.h) behind the dispatcher's rules
 // (dispatcher.h), driven by one thread. Requests are written without waiting; answers are read as they arrive
-// (ppoll over every instance), and each answer frees a slot that the next queued query takes at once.
+// (ppoll over every instance), and each answer frees a slot that the next queued query takes at once. Queries are
+// handed to the instances when the caller waits, not when it issues, so a burst of issued queries (Offline's) leaves
+// together: with calls_per_request > 1 an instance's calls go as one request, answered once (set_calls_per_request).
 // Faults: an instance that dies fails the queries it held, naming itself; one that holds a request longer than the
 // hang timeout is killed and treated the same. Either way fault() is set and the run must stop.
 #include <sys/types.h>
@@ -43,17 +45,22 @@ class RunnerPool : public SystemUnderTest {
   std::string cpus_of(int32_t i) const;  // "0-1", "" when unpinned
   // Calls sent to an instance so far (its first ones are warm-up): where a profile under load starts.
   int64_t calls(int32_t i) const { return calls_[static_cast<size_t>(i)]; }
+  // Up to this many of an instance's calls per request from now on (1: a request per call). An answer comes for the
+  // whole request, so its queries complete together: for Offline, whose latencies nobody judges, it saves the pipe
+  // round trip and a wake-up of this process per call.
+  void set_calls_per_request(int64_t calls);
 
  private:
   struct Request {
     int32_t instance = 0;
-    std::vector<PendingQuery> queries;
-    int32_t samples = 0;
+    std::vector<Assignment> calls;     // served one after another
     int64_t sent_ns = 0;
     bool discard = false;              // cancelled: its answer is awaited and dropped
   };
 
   void pump(int64_t now);
+  void send(int32_t instance, std::vector<Assignment> calls);
+  void fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const;
   void poll_instances(int64_t deadline_ns, std::vector<QueryDone>& done);
   void on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done);
   void on_death(int32_t i, const std::string& why, std::vector<QueryDone>& done);

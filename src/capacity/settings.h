@@ -43,6 +43,10 @@ struct Settings {
   double timeout_s = 60;           // a request unanswered this long: its instance is hung (killed, queries failed)
   bool profile_layers = false;     // server: a per-layer profile per instance under load
   bool self_test = false;
+  // offline: an instance's queued calls travel several to a request, about offline_request_ms of service each
+  // (from the warm-up's service times), answered once. 0: a request per call (the self-test: it measures the
+  // per-query path a server run takes).
+  double offline_request_ms = 20;
 };
 
 // Fills the scenario's defaults and checks every flag, throwing UsageError that names the flag (exit 2):

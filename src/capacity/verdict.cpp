@@ -188,6 +188,7 @@ double latency_ms(const QueryRecord& r, Scenario s, int64_t end_ns) {
 ScenarioResult judge(const RunPlan& plan, const RunRecords& records, const Judging& j) {
   ScenarioResult s;
   s.scenario = plan.scenario;
+  s.calls_per_request = plan.calls_per_request;
   s.early_stopping.percentile = plan.scenario == Scenario::offline ? 0 : j.percentile;
   s.early_stopping.confidence = j.confidence;
   fill_counts(s, plan, records);

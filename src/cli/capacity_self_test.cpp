@@ -44,6 +44,7 @@ int run_self_test(CapacityCommand& a) {
   capacity::Settings s = a.s;
   s.scenario = Scenario::offline;
   s.predict = false;
+  s.offline_request_ms = 0;  // every query its own request: the generator's per-query path, as a server run has it
   s.min_duration_s = a.s.min_duration_s > 0 ? a.s.min_duration_s : kSeconds;
   capacity::LeverLists levers = a.levers;
   if (levers.instances == std::vector<int64_t>{1}) levers.instances = {cores};

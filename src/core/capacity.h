@@ -71,6 +71,7 @@ struct ScenarioResult {
   IssueLag issue_lag;
   std::vector<InstanceUse> instances;
   std::vector<double> latencies_ms;  // every answered query's latency, in completion order (compare, the histogram)
+  int64_t calls_per_request = 1;  // runtime calls an instance got per request (offline carries several: one answer)
 };
 
 // The configuration a capacity run served with: the levers a deployer has.

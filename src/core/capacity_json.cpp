@@ -2,6 +2,8 @@
 // capacity report round-trips byte for byte like the rest of the report; optional parts are written only when set.
 #include "core/capacity_json.h"
 
+#include <algorithm>
+
 #include "core/errors.h"
 
 namespace rooflens {
@@ -51,7 +53,8 @@ void to_json(json& j, const ScenarioResult& r) {
            {"scheduled_qps", r.scheduled_qps}, {"completed_qps", r.completed_qps},
            {"samples_per_s", r.samples_per_s}, {"latency_ms", r.latency_ms}, {"percentile_ms", r.percentile_ms},
            {"early_stopping", r.early_stopping},
-           {"issue_lag", r.issue_lag}, {"instances", r.instances}, {"latencies_ms", r.latencies_ms}};
+           {"issue_lag", r.issue_lag}, {"instances", r.instances}, {"latencies_ms", r.latencies_ms},
+           {"calls_per_request", r.calls_per_request}};
 }
 
 void from_json(const json& j, ScenarioResult& r) {
@@ -79,6 +82,7 @@ void from_json(const json& j, ScenarioResult& r) {
   j.at("issue_lag").get_to(r.issue_lag);
   j.at("instances").get_to(r.instances);
   j.at("latencies_ms").get_to(r.latencies_ms);
+  r.calls_per_request = std::max<int64_t>(1, optional_integer<int64_t>(j, "calls_per_request", 1));  // older: 1
 }
 
 void to_json(json& j, const CapacityRun& r) {

@@ -6,7 +6,10 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -74,12 +77,20 @@ TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
   ASSERT_GT(rows.size(), static_cast<size_t>(p["queries"].get<int64_t>()));
   EXPECT_EQ(rows[0].substr(0, 32), "run,config,scenario,target_qps,q");
   size_t offline_rows = 0;
+  // Offline requests carry up to calls_per_request calls each (one answer for all): the queries of one request
+  // share its send time, and its calls ran one after another.
+  const int64_t per_request = p["calls_per_request"].get<int64_t>();
+  EXPECT_GE(per_request, 1);
+  std::map<std::string, std::vector<std::pair<double, double>>> requests;  // instance + sent -> calls
   for (size_t i = 1; i < rows.size(); ++i) {
     std::vector<std::string> c;
     std::stringstream ss(rows[i]);
     for (std::string cell; std::getline(ss, cell, ',');) c.push_back(cell);
     ASSERT_GE(c.size(), 17u) << rows[i];
-    if (c[2] == "offline") ++offline_rows;
+    if (c[2] == "offline") {
+      ++offline_rows;
+      requests[c[14] + "@" + c[9]].push_back({std::stod(c[10]), std::stod(c[11])});
+    }
     EXPECT_EQ(c[16], "ok");
     const double sent = std::stod(c[9]), start = std::stod(c[10]), end = std::stod(c[11]), done = std::stod(c[12]);
     EXPECT_LE(sent, start) << rows[i];  // the runner timed its call inside what rooflens saw
@@ -87,6 +98,11 @@ TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
     EXPECT_LE(end, done) << rows[i];
   }
   EXPECT_EQ(offline_rows, static_cast<size_t>(p["queries"].get<int64_t>()));
+  for (auto& [key, calls] : requests) {
+    EXPECT_LE(static_cast<int64_t>(calls.size()), per_request) << key;
+    std::sort(calls.begin(), calls.end());
+    for (size_t k = 1; k < calls.size(); ++k) EXPECT_LE(calls[k - 1].second, calls[k].first) << key;
+  }
 }
 
 TEST_F(CapacityTest, ServerFarBelowCapacityIsValid) {

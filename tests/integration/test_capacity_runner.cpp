@@ -75,10 +75,10 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   // All four in flight at once: one sample, a consecutive pair (a view), a pair wrapping past the last sample, two
   // ranges stacked into one batch of two.
   const int64_t before = capacity::now_ns();
-  ASSERT_TRUE(inst->send(1, {{0, 1}}));
-  ASSERT_TRUE(inst->send(2, {{1, 2}}));
-  ASSERT_TRUE(inst->send(3, {{3, 2}}));
-  ASSERT_TRUE(inst->send(4, {{0, 1}, {2, 1}}));
+  ASSERT_TRUE(inst->send(1, {{{0, 1}}}));
+  ASSERT_TRUE(inst->send(2, {{{1, 2}}}));
+  ASSERT_TRUE(inst->send(3, {{{3, 2}}}));
+  ASSERT_TRUE(inst->send(4, {{{0, 1}, {2, 1}}}));
   const std::vector<InferReply> got = answers(*inst, 4);
   const int64_t after = capacity::now_ns();
   ASSERT_EQ(got.size(), 4u);
@@ -86,20 +86,34 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].tag, i + 1);                       // served one after another, in order
     EXPECT_TRUE(got[i].ok) << got[i].error;
-    EXPECT_GE(got[i].start_ns, previous_end);           // the runner's clock is ours (CLOCK_MONOTONIC)
-    EXPECT_GT(got[i].end_ns, got[i].start_ns);
-    EXPECT_LE(got[i].end_ns, after);
-    previous_end = got[i].end_ns;
+    ASSERT_EQ(got[i].calls.size(), 1u);
+    EXPECT_GE(got[i].calls[0].start_ns, previous_end);  // the runner's clock is ours (CLOCK_MONOTONIC)
+    EXPECT_GT(got[i].calls[0].end_ns, got[i].calls[0].start_ns);
+    EXPECT_LE(got[i].calls[0].end_ns, after);
+    previous_end = got[i].calls[0].end_ns;
   }
   EXPECT_GT(before, sent);
   // A malformed request is refused and the runner keeps serving.
-  ASSERT_TRUE(inst->send(5, {{0, 0}}));
-  ASSERT_TRUE(inst->send(6, {{2, 1}}));
+  ASSERT_TRUE(inst->send(5, {{{0, 0}}}));
+  ASSERT_TRUE(inst->send(6, {{{2, 1}}}));
   const std::vector<InferReply> more = answers(*inst, 2);
   ASSERT_EQ(more.size(), 2u);
   EXPECT_FALSE(more[0].ok);
   EXPECT_NE(more[0].error.find("count >= 1"), std::string::npos) << more[0].error;
   EXPECT_TRUE(more[1].ok);
+  // Several calls in one request (Offline's): run one after another, one answer with a span per call.
+  const int64_t chained = capacity::now_ns();
+  ASSERT_TRUE(inst->send(7, {{{0, 1}}, {{1, 2}}, {{3, 1}}}));
+  const std::vector<InferReply> three = answers(*inst, 1);
+  ASSERT_EQ(three.size(), 1u);
+  ASSERT_TRUE(three[0].ok) << three[0].error;
+  ASSERT_EQ(three[0].calls.size(), 3u);
+  int64_t end = chained;
+  for (const CallSpan& c : three[0].calls) {
+    EXPECT_GE(c.start_ns, end);
+    EXPECT_GT(c.end_ns, c.start_ns);
+    end = c.end_ns;
+  }
 }
 
 TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
@@ -111,7 +125,7 @@ TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
   s.work_dir = work.path();
   s.call_batch = 1;
   std::unique_ptr<ServingInstance> inst = backend->serving()->start(s);
-  for (uint64_t t = 1; t <= 5; ++t) ASSERT_TRUE(inst->send(t, {{static_cast<int64_t>(t), 1}}));
+  for (uint64_t t = 1; t <= 5; ++t) ASSERT_TRUE(inst->send(t, {{{static_cast<int64_t>(t), 1}}}));
   ASSERT_EQ(answers(*inst, 5).size(), 5u);
   const Measurement m = inst->profile(1);  // the first call is warm-up
   ASSERT_FALSE(m.kernels.empty());
@@ -128,5 +142,5 @@ TEST_F(CapacityRunnerTest, AKilledInstanceSaysHowItEnded) {
   inst->kill();
   std::vector<InferReply> none;
   EXPECT_FALSE(inst->collect(none));
-  EXPECT_FALSE(inst->send(1, {{0, 1}}));
+  EXPECT_FALSE(inst->send(1, {{{0, 1}}}));
 }

@@ -137,6 +137,23 @@ TEST(CapacityDispatcher, WithoutBatchingEachQueryIsOneCallToTheLeastBusyInstance
   EXPECT_EQ(b[0].queries[0].id, 4);
 }
 
+TEST(CapacityDispatcher, CallsPerRequestLetsAnInstanceHoldThatManyMoreCalls) {
+  // Offline: 2 requests in flight of up to 3 calls each, so 6 calls per instance; an answer frees its calls.
+  Dispatcher d(2, {2, 1, 0, 3});
+  for (int i = 0; i < 14; ++i) d.enqueue({i, i, 1, 0});
+  const auto a = d.assign(0);
+  ASSERT_EQ(a.size(), 12u);
+  EXPECT_EQ(std::count_if(a.begin(), a.end(), [](const Assignment& x) { return x.instance == 0; }), 6);
+  for (const auto& x : a) EXPECT_EQ(x.queries.size(), 1u);  // each still one call of one query
+  for (int k = 0; k < 3; ++k) d.finished(1);
+  const auto b = d.assign(1);
+  ASSERT_EQ(b.size(), 2u);  // the queue held 2 of the 3 freed
+  for (const auto& x : b) EXPECT_EQ(x.instance, 1);
+  d.set_calls_per_request(1);  // back to a request per call: 6 in flight is above 2, nothing more leaves
+  for (int i = 14; i < 16; ++i) d.enqueue({i, i, 1, 0});
+  EXPECT_TRUE(d.assign(2).empty());
+}
+
 TEST(CapacityDispatcher, IdleInstancesTakeTurns) {
   // Below capacity every instance is idle when a query arrives: they take turns instead of the first one taking
   // every query while the others go cold (their caches, their pinned cores' clocks).

@@ -9,11 +9,30 @@ ChildServingInstance::ChildServingInstance(std::unique_ptr<ChildRunner> runner, 
     : runner_(std::move(runner)), pid_(runner_->pid()), load_ms_(load_ms), settings_(std::move(settings)),
       profiler_(std::move(profiler)) {}
 
-bool ChildServingInstance::send(uint64_t tag, const std::vector<SampleRange>& samples) {
+namespace {
+
+nlohmann::json ranges_of(const CallSamples& samples) {
   nlohmann::json ranges = nlohmann::json::array();
   for (const auto& s : samples) ranges.push_back({s.first, s.count});
+  return ranges;
+}
+
+CallSpan span_of(const nlohmann::json& t) {
+  return {static_cast<int64_t>(t.at(0).get<double>() * 1000.0), static_cast<int64_t>(t.at(1).get<double>() * 1000.0)};
+}
+
+}  // namespace
+
+bool ChildServingInstance::send(uint64_t tag, const std::vector<CallSamples>& calls) {
+  nlohmann::json request{{"op", "infer"}};
+  if (calls.size() == 1) {
+    request["s"] = ranges_of(calls.front());
+  } else {
+    request["calls"] = nlohmann::json::array();
+    for (const auto& c : calls) request["calls"].push_back(ranges_of(c));
+  }
   long long id = 0;
-  if (!runner_->send_async({{"op", "infer"}, {"s", std::move(ranges)}}, id)) {
+  if (!runner_->send_async(request, id)) {
     if (death_.empty()) death_ = "the " + runner_->config().name + " stopped taking requests";
     return false;
   }
@@ -34,9 +53,12 @@ bool ChildServingInstance::collect(std::vector<InferReply>& out) {
     tags_.erase(it);
     a.ok = r.ok();
     if (a.ok) {
-      const auto& t = r.body.at("t");
-      a.start_ns = static_cast<int64_t>(t.at(0).get<double>() * 1000.0);
-      a.end_ns = static_cast<int64_t>(t.at(1).get<double>() * 1000.0);
+      const auto& t = r.body.at("t");  // [start, end] for one call, [[start, end], ...] for several
+      if (t.at(0).is_array()) {
+        for (const auto& one : t) a.calls.push_back(span_of(one));
+      } else {
+        a.calls.push_back(span_of(t));
+      }
     } else {
       a.error = r.message.empty() ? r.code : r.message;
     }

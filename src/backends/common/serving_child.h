@@ -22,7 +22,7 @@ class ChildServingInstance : public ServingInstance {
   pid_t pid() const override { return pid_; }
   double load_ms() const override { return load_ms_; }
   std::vector<RunSetting> settings() const override { return settings_; }
-  bool send(uint64_t tag, const std::vector<SampleRange>& samples) override;
+  bool send(uint64_t tag, const std::vector<CallSamples>& calls) override;
   int reply_fd() const override { return runner_->reply_fd(); }
   bool collect(std::vector<InferReply>& out) override;
   std::string death() const override { return death_; }

@@ -189,20 +189,31 @@ class Session {
     return {{"samples", n}};
   }
 
-  // One forward over the named samples; the call's start and end on CLOCK_MONOTONIC (steady_clock), in µs.
+  // `s`: one call, answered {t: [start, end]}; `calls`: several one after another, answered {t: [[start, end], ...]}
+  // (docs/runner-protocol.md).
   json infer(const json& req) {
+    if (!req.contains("calls")) return {{"t", timed_call(req.at("s"))}};
+    const json& calls = req.at("calls");
+    if (!calls.is_array() || calls.empty()) throw RequestError("bad_request", "'calls' must be a non-empty list of 's' lists");
+    json t = json::array();
+    for (const auto& ranges : calls) t.push_back(timed_call(ranges));
+    return {{"t", std::move(t)}};
+  }
+
+ private:
+  // One forward over the named samples; the call's start and end on CLOCK_MONOTONIC (steady_clock), in µs.
+  json timed_call(const json& ranges) {
     cv::dnn::Net& n = net();
-    for (const auto& [name, mat] : samples_.call_inputs(req.at("s"))) n.setInput(mat, name);
+    for (const auto& [name, mat] : samples_.call_inputs(ranges)) n.setInput(mat, name);
     const auto t0 = std::chrono::steady_clock::now();
     forward();
     const auto t1 = std::chrono::steady_clock::now();
     auto us = [](std::chrono::steady_clock::time_point t) {
       return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
     };
-    return {{"t", {us(t0), us(t1)}}};
+    return {us(t0), us(t1)};
   }
 
- private:
   cv::dnn::Net& net() {
     if (!net_) throw RequestError("no_session", "no model is loaded: send 'load' first");
     return *net_;
