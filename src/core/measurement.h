@@ -69,6 +69,8 @@ struct Measurement {
   uint64_t runtime_baseline_bytes = 0;
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
+  std::optional<ArenaRules> arena;            // the allocator the run's tensors came from, when it is an arena
+                                              // whose rules the backend knows (absent: arena off, or not known)
   int64_t threads = 0;                        // intra-op threads the runtime used (0: not known)
   std::vector<double> profiled_latencies_ms;  // profiled iterations, timed like latencies_ms (for the overhead)
   std::vector<double> profiled_runs_ms;       // the same iterations as the runtime's own profile times them: the

@@ -62,6 +62,29 @@ struct MemoryPart {
   std::string note;             // where the figure comes from, in words
 };
 
+// How a runtime's pooling allocator (an arena) grows and hands out memory, as its backend states it (neutral: ONNX
+// Runtime's CPU arena is a best-fit allocator with coalescing over regions it adds and never returns; its constants
+// are in the ORT folder). The memory room simulates it over a run's allocations (memory/arena.h).
+struct ArenaRules {
+  uint64_t granule = 256;                 // every request is rounded up to a multiple of this
+  uint64_t initial_region = 1u << 20;     // the size the first region would have
+  bool doubling = true;                   // each region at least twice the last (else: exactly the request)
+  uint64_t max_dead_bytes = 128u << 20;   // a free chunk is split when it is at least twice the request or would
+                                          // otherwise waste this much; else the whole chunk is handed out
+  uint64_t page = 4096;                   // the OS's page: a region's pages are resident once written
+};
+
+// The arena simulated over the run's first pass, in the executed order (runs[].memory.predicted.arena).
+struct ArenaPrediction {
+  std::vector<uint64_t> regions;          // the regions the arena added, in order
+  uint64_t held_bytes = 0;                // Σ regions: what it holds after the run, every page of it if written
+  uint64_t written_bytes = 0;             // pages of those regions the run's tensors wrote (each tensor's requested
+                                          // bytes, from the offset its chunk got): at least this much is resident
+  uint64_t in_use_peak_bytes = 0;         // largest Σ of chunks handed out at once (rounded, unsplit chunks whole)
+  uint64_t low_bytes = 0, high_bytes = 0; // the band for measured.increase_bytes: the prediction's parts other than
+                                          // activations, plus written_bytes (low) or held_bytes (high)
+};
+
 // What the run should need, predicted in the order the runtime executed its kernels (runs[].memory.predicted).
 struct MemoryPrediction {
   uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels it ran (its
@@ -79,8 +102,8 @@ struct MemoryPrediction {
   uint64_t output_copies_bytes = 0;      // copies of the graph outputs the runtime's binding hands the caller (the
                                          // Node.js binding copies each output into a JavaScript buffer)
   uint64_t total_bytes = 0;              // baseline + weights + prepacked + activations + output copies: the runner's
-                                         // predicted
-                                         // increase from before its session to the peak of the timed runs
+                                         // predicted increase from before its session to the peak of its first run
+  std::optional<ArenaPrediction> arena;  // with the runtime's arena on: its regions over the first run, and the band
 };
 
 // What the runner process held, from its own /proc/self/status (runs[].memory.measured).

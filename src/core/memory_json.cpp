@@ -16,9 +16,25 @@ ROOFLENS_JSON_FIELDS(ActivationsMemory, naive_bytes, peak_bytes, peak_node, peak
                      outputs_bytes, largest_tensor_bytes, largest_tensor)
 ROOFLENS_JSON_FIELDS(ModelMemory, weights, activations, peak_bytes, live_bytes, notes)
 ROOFLENS_JSON_FIELDS(MemoryPart, name, bytes, note)
-ROOFLENS_JSON_FIELDS(MemoryPrediction, weights_bytes, weights_source, prepacked_bytes, activations_bytes,
-                     peak_layer, peak_layer_name, topological_bytes, naive_bytes, baseline_bytes, output_copies_bytes,
-                     total_bytes)
+ROOFLENS_JSON_FIELDS(ArenaPrediction, regions, held_bytes, written_bytes, in_use_peak_bytes, low_bytes, high_bytes)
+// MemoryPrediction's fields but the arena, which only a run with the runtime's arena on has.
+#define ROOFLENS_MEMORY_PREDICTION_FIELDS                                                                        \
+  weights_bytes, weights_source, prepacked_bytes, activations_bytes, peak_layer, peak_layer_name,               \
+      topological_bytes, naive_bytes, baseline_bytes, output_copies_bytes, total_bytes
+void to_json(json& nlohmann_json_j, const MemoryPrediction& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_MEMORY_PREDICTION_FIELDS))
+  if (nlohmann_json_t.arena) nlohmann_json_j["arena"] = *nlohmann_json_t.arena;
+}
+void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_MEMORY_PREDICTION_FIELDS))
+  if (nlohmann_json_j.contains("arena")) {
+    ArenaPrediction a = nlohmann_json_j.at("arena").get<ArenaPrediction>();
+    if (a.low_bytes > a.high_bytes || a.written_bytes > a.held_bytes)
+      throw UserError("memory.predicted.arena: low_bytes above high_bytes, or written_bytes above held_bytes");
+    nlohmann_json_t.arena = a;
+  }
+}
+#undef ROOFLENS_MEMORY_PREDICTION_FIELDS
 ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, activations_bytes, output_copies_bytes,
                      baseline_bytes, total_bytes)
 // KvMemory's named parts, added after reports with a decoder's memory were first written (read as 0 when absent).

@@ -137,6 +137,7 @@ std::optional<ExecutedMemory> executed_memory(const std::vector<KernelRecord>& k
   const Liveness l = liveness(tensors, steps);
   out.activations_bytes = l.peak;
   out.naive_bytes = l.naive;
+  out.events = l.events;
   out.curve.assign(kernels.size(), 0);
   for (size_t i = 0; i < steps.size(); ++i) out.curve[step_kernel[i]] = l.live[i];
   if (l.peak_step >= 0) out.peak_kernel = static_cast<int64_t>(step_kernel[static_cast<size_t>(l.peak_step)]);

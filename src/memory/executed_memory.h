@@ -10,6 +10,7 @@
 
 #include "core/graph_view.h"
 #include "core/measurement.h"
+#include "memory/liveness.h"
 
 namespace rooflens {
 
@@ -21,6 +22,7 @@ struct ExecutedMemory {
   int64_t peak_kernel = -1;         // index into the kernels
   uint64_t naive_bytes = 0;
   uint64_t outputs_bytes = 0;       // the graph's outputs
+  std::vector<BufferEvent> events;  // the buffers' allocations and releases in the executed order
   std::vector<uint64_t> curve;      // per kernel (0 for kernels inside a subgraph: held by their enclosing kernel)
   std::vector<std::string> notes;
 };

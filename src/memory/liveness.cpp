@@ -35,7 +35,9 @@ class Buffers {
     if (allocated_[b]) return;
     allocated_[b] = true;
     live_ = sat_add(live_, tensors_[b].bytes);
+    if (!tensors_[b].graph_input) events_.push_back({static_cast<int>(b), tensors_[b].bytes, true});
   }
+  std::vector<BufferEvent> take_events() { return std::move(events_); }
   // `out` takes `in`'s buffer: its uses join the buffer's.
   void share(int out, int in) {
     const size_t b = static_cast<size_t>(owner(in));
@@ -46,8 +48,9 @@ class Buffers {
   bool reusable(int in, int out) const {
     if (!activation(in) || !activation(out)) return false;
     const size_t b = static_cast<size_t>(owner(in));
-    return allocated_[b] && uses_[b] == 1 && !tensors_[b].graph_input && !tensors_[b].graph_output &&
-           tensors_[b].bytes == tensors_[static_cast<size_t>(out)].bytes;
+    const LiveTensor& o = tensors_[static_cast<size_t>(out)];
+    return allocated_[b] && uses_[b] == 1 && !tensors_[b].graph_input && !tensors_[b].graph_output && !o.graph_output &&
+           tensors_[b].bytes == o.bytes;
   }
   void release_use(int t) {
     const size_t b = static_cast<size_t>(owner(t));
@@ -65,6 +68,7 @@ class Buffers {
     if (!allocated_[b]) return;
     allocated_[b] = false;
     live_ -= std::min(live_, tensors_[b].bytes);
+    if (!tensors_[b].graph_input) events_.push_back({static_cast<int>(b), tensors_[b].bytes, false});
   }
 
   const std::vector<LiveTensor>& tensors_;
@@ -72,6 +76,7 @@ class Buffers {
   std::vector<int64_t> uses_;     // per buffer owner: reads still to come
   std::vector<bool> allocated_;
   uint64_t live_ = 0;
+  std::vector<BufferEvent> events_;
 };
 
 }  // namespace
@@ -115,6 +120,7 @@ Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<Live
     for (int w : s.writes)
       if (buffers.activation(w)) buffers.release_if_unused(w);
   }
+  out.events = buffers.take_events();
   return out;
 }
 

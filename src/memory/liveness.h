@@ -25,17 +25,27 @@ struct LiveStep {
   uint64_t extra_bytes = 0;   // held only while the step runs (the peak of a subgraph body it runs)
 };
 
+// One buffer's allocation or release, in the order the walk makes them: what the runtime's allocator is asked for.
+struct BufferEvent {
+  int buffer = -1;            // index of the tensor that owns the buffer
+  uint64_t bytes = 0;
+  bool allocate = true;       // false: released
+};
+
 struct Liveness {
   std::vector<uint64_t> live;  // per step: bytes live while it runs (its inputs, its outputs, whatever waits)
   uint64_t peak = 0;
   int64_t peak_step = -1;      // first step reaching the peak (-1: no steps)
   uint64_t naive = 0;          // Σ every tensor written plus the graph inputs, nothing freed
   int64_t shared_outputs = 0;  // outputs that took an input's buffer (alias or in place)
+  std::vector<BufferEvent> events;  // every buffer's allocation and release in walk order (graph inputs are the
+                                    // caller's: none; graph outputs: never released)
 };
 
 // Walks the steps in order. A tensor's buffer is allocated when written and freed after its last read (graph outputs
 // are never freed); an alias output shares its input's buffer; an in-place output shares input 0's (else input 1's)
-// buffer when that buffer has no later reader, is not a graph input, and has exactly the output's size.
+// buffer when that buffer has no later reader, is not a graph input or output, and has exactly the output's size —
+// unless the output is a graph output, which gets a buffer of its own (ORT's kAllocateOutput).
 Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<LiveStep>& steps);
 
 }  // namespace rooflens

@@ -6,6 +6,7 @@
 
 #include "core/saturating.h"
 #include "core/units.h"
+#include "memory/arena.h"
 #include "memory/executed_memory.h"
 #include "memory/liveness.h"
 #include "memory/model_memory.h"
@@ -126,8 +127,15 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
       p.output_copies_bytes = sat_mul(t.activations.outputs_bytes, static_cast<uint64_t>(std::max<int64_t>(0, in.output_copies)));
   }
   p.baseline_bytes = in.baseline_bytes;
-  p.total_bytes = sat_add(sat_add(sat_add(p.baseline_bytes, p.weights_bytes), sat_add(p.prepacked_bytes, p.activations_bytes)),
-                          p.output_copies_bytes);
+  const uint64_t beside = sat_add(sat_add(p.baseline_bytes, p.weights_bytes), sat_add(p.prepacked_bytes, p.output_copies_bytes));
+  p.total_bytes = sat_add(beside, p.activations_bytes);
+  if (in.arena && e) {
+    p.arena = simulate_arena(*in.arena, e->events);
+    p.arena->low_bytes = sat_add(beside, p.arena->written_bytes);
+    p.arena->high_bytes = sat_add(beside, p.arena->held_bytes);
+  } else if (in.arena) {
+    m.notes.push_back("no executed graph: the runtime's arena was not simulated (no band)");
+  }
   if (in.measured && *in.measured) {
     m.measured = **in.measured;
     m.explained = explain_memory(p, *m.measured);

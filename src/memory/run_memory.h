@@ -22,6 +22,7 @@ struct RunMemorySources {
   const std::optional<MemoryMeasured>* measured = nullptr;
   uint64_t baseline_bytes = 0;                         // Measurement::runtime_baseline_bytes
   int64_t output_copies = 0;                           // Measurement::output_copies
+  std::optional<ArenaRules> arena;                     // Measurement::arena
 };
 
 // Nullopt when there is nothing to predict from (no executed graph and no analysis).

@@ -418,3 +418,22 @@ TEST(KvMemory, TheCopiesAreNamedAndTheUncollectedBoundSumsTheRequestsEarlierOutp
     j.erase(key);
   EXPECT_EQ(j.get<KvMemory>().decode_copies_bytes, 0u);
 }
+
+TEST(ExecutedMemory, AGraphOutputGetsABufferOfItsOwnEvenWhereItsKernelMayWorkInPlace) {
+  // x -> conv -> a -> Relu -> y (graph output): the Relu may take a's buffer in place, but ORT's planner gives a
+  // graph output a buffer of its own (kAllocateOutput); a Relu inside the graph takes it.
+  GraphView g;
+  g.graph_inputs = {"x"};
+  g.graph_outputs = {"y"};
+  g.nodes = {gnode("c", "Conv", {"x", "W"}, {"a"}), gnode("r", "Relu", {"a"}, {"y"})};
+  std::vector<KernelRecord> k{kernel("c", "Conv", {{1, 8}, {8, 8}}, {{1, 8}}), kernel("r", "Relu", {{1, 8}}, {{1, 8}})};
+  k[1].reuse = BufferReuse::inplace;
+  std::optional<ExecutedMemory> e = executed_memory(k, g);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->activations_bytes, 32u * 3);  // x, a and y while the Relu runs
+  EXPECT_EQ(e->events.size(), 3u);           // a, y allocated; a released
+  g.graph_outputs = {"z"};
+  g.nodes.push_back(gnode("n", "Neg", {"y"}, {"z"}));
+  k.push_back(kernel("n", "Neg", {{1, 8}}, {{1, 8}}));
+  EXPECT_EQ(executed_memory(k, g)->curve[1], 32u * 2);  // y took a's buffer
+}

@@ -11,6 +11,7 @@
 #include "backends/onnxruntime/ort_generate.h"
 #include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
+#include "backends/onnxruntime/ort_memory_rules.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_live_runner.h"
 #include "backends/onnxruntime/ort_serving.h"
@@ -111,6 +112,8 @@ class OrtBackend : public Backend {
     }
     pid_ = 0;
     out.threads = n;
+    // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
+    if (opts.enableCpuMemArena.value_or(true)) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, threads, choices);
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (runner.process().realtime_refused())

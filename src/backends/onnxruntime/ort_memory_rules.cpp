@@ -44,6 +44,22 @@ std::vector<int> packed_inputs(const std::string& op) {
   return {};
 }
 
+ArenaRules cpu_arena_rules() {
+  // onnxruntime/core/framework/bfc_arena.h and .cc, as the CPU provider creates its arena with OrtArenaCfg's defaults:
+  // kMinAllocationSize 256 (RoundedBytes), initial_chunk_size_bytes 1 MiB, max_dead_bytes_per_chunk 128 MiB
+  // (SplitFreeChunkFromBin splits when the chunk is >= 2x the request or would waste that much), and Extend under
+  // kNextPowerOfTwo: curr_region_allocation_bytes_ doubles until the request fits, and doubles once more after a
+  // region that fitted without doubling. FindChunkPtr takes the smallest free chunk that fits (bins by size, each
+  // ordered by size then address); a chunk never spans two regions (Extend's TODO: regions are not merged).
+  ArenaRules r;
+  r.granule = 256;
+  r.initial_region = uint64_t{1} << 20;
+  r.doubling = true;
+  r.max_dead_bytes = uint64_t{128} << 20;
+  r.page = 4096;
+  return r;
+}
+
 KernelAllocator kernel_allocator(const nlohmann::json& args) {
   // onnxruntime/core/framework/sequential_executor.cc adds the arena's statistics to each kernel event when the
   // allocator is an arena: mem_bytes_in_use, mem_in_use_peak, mem_arena_held, and their deltas.

@@ -18,6 +18,9 @@ BufferReuse buffer_reuse(const std::string& op_name);
 // Positions (among present inputs) of the weights MatMul, Gemm and their fused and quantized forms pre-pack.
 std::vector<int> packed_inputs(const std::string& op_name);
 
+// ORT's CPU arena (BFCArena with its default configuration, kNextPowerOfTwo) in the report's neutral terms.
+ArenaRules cpu_arena_rules();
+
 // A kernel event's allocator figures (args mem_bytes_in_use, mem_arena_held; present when the CPU arena is on).
 struct KernelAllocator {
   std::optional<uint64_t> in_use, held;
