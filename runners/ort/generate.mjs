@@ -6,6 +6,7 @@
 // Both requests use the runner's modules (session, fields, errors), so they answer and fail like every other one.
 import fs from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
 import { ort } from './ort.mjs';
 import { RequestError, badRequest, log } from './errors.mjs';
 import { optBool, optInt, timingOf } from './fields.mjs';
@@ -166,12 +167,26 @@ export function makeGenerateOps() {
   // Each phase's own peak over the requests (memory.md): VmHWM reset before the prefill and after it, outside the
   // timers (before t0; before the first step's clock starts), read after each phase.
   const phasePeak = { prefill: 0, decode: 0 };
+  // The JavaScript side of each phase, read after every run (V8's own counters: 0.35 us, no system call): the
+  // largest external memory (the ArrayBuffers the loop holds — feeds, the copies of the outputs, and earlier steps'
+  // copies the garbage collector has not freed yet) and the largest heap, read just before and just after every run:
+  // no collection starts while the JS thread waits in session.run, but buffers an earlier collection found dead can
+  // be freed by V8's background sweeper during it, so the count before the run is the one the run started with.
+  const phaseJs = { prefill: { external: 0, heap: 0 }, decode: { external: 0, heap: 0 } };
+  function sampleJs(phase) {
+    const h = v8.getHeapStatistics();
+    const p = phaseJs[phase];
+    p.external = Math.max(p.external, h.external_memory);
+    p.heap = Math.max(p.heap, h.total_heap_size);
+  }
   async function oneRequest(session, io, g, prompt, fixed, keep) {
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
+    sampleJs('prefill');
     const t0 = nowNs();
     let out = await runOnce(session, feeds0);
     const r0 = nowNs();
+    sampleJs('prefill');
     let rows = lastLogits(io, out, g);
     let next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab) : fixed.slice(0, g.batch);
     const ttftEnd = nowNs();
@@ -184,9 +199,11 @@ export function makeGenerateOps() {
     const logits = keep ? [rows] : null;
     for (let s = 0; s < g.gen; ++s) {
       const feeds = stepFeeds(io, g, next, g.prompt + s, out);
+      sampleJs('decode');
       const a = nowNs();
       out = await runOnce(session, feeds);
       const b = nowNs();
+      sampleJs('decode');
       rows = lastLogits(io, out, g);
       next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab)
         : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
@@ -211,6 +228,8 @@ export function makeGenerateOps() {
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
     const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
     phasePeak.prefill = phasePeak.decode = 0;
+    const jsStart = v8.getHeapStatistics();
+    for (const p of Object.values(phaseJs)) p.external = p.heap = 0;
 
     const requests = [];
     let first = null;
@@ -219,14 +238,18 @@ export function makeGenerateOps() {
       if (first === null) first = r;
       requests.push(r.res);
     }, () => oneRequest(st.session, io, g, prompt, fixed, false));
+    const endPeak = procStatus().hwm;  // before the response's own arrays are built
     const res = {
       requests, wall_s: loop.wallS, warmup_requests: loop.warmupIterations, warmup_ms: loop.warmupMs,
       stop_reason: loop.stopReason,
       // Generated ids per sequence of the first measured request: the prefill's token, then each decode step's.
       tokens: Array.from({ length: g.batch }, (_, b) => first.tokens.map((t) => t[b])),
       peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss,
-      memory: { run_peak_bytes: Math.max(phasePeak.prefill, phasePeak.decode, procStatus().hwm), peak_reset: peakReset,
-        prefill_peak_bytes: phasePeak.prefill, decode_peak_bytes: phasePeak.decode },
+      memory: { run_peak_bytes: Math.max(phasePeak.prefill, phasePeak.decode, endPeak), peak_reset: peakReset,
+        prefill_peak_bytes: phasePeak.prefill, decode_peak_bytes: phasePeak.decode,
+        js: { start_external_bytes: jsStart.external_memory, start_heap_bytes: jsStart.total_heap_size,
+          prefill_external_bytes: phaseJs.prefill.external, prefill_heap_bytes: phaseJs.prefill.heap,
+          decode_external_bytes: phaseJs.decode.external, decode_heap_bytes: phaseJs.decode.heap } },
     };
     if (keepLogits) {
       res.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));

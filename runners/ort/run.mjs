@@ -89,7 +89,10 @@ async function opLoad(req) {
   setLoadedSession({ model, options, session, inputs, outputs, feedsKey: null, feeds: null });
   // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
   log(`loaded ${model} (${loadMs.toFixed(1)} ms)`);
-  const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory };
+  // The process settings this runner was started with (rooflens records them with the run; it checks them here).
+  const processSettings = { malloc_mmap_threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null };
+  const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory,
+                process: processSettings };
   if (options.optimizedModelFilePath) {
     res.optimized_model = fs.existsSync(options.optimizedModelFilePath) ? options.optimizedModelFilePath : null;
   }

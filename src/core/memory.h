@@ -159,6 +159,14 @@ struct MemoryProjection {
   uint64_t total_bytes = 0;               // baseline + weights (+ packed copies, scaled like them) + activations + copies
 };
 
+// The caller's side of a decoder's loop in a runner with a garbage collector (onnxruntime-node: V8's counters),
+// above its value before the timed requests: the largest external buffers after a run of each phase (the feeds, the
+// copies of the outputs, and earlier steps' copies not collected yet) and the largest heap growth.
+struct CallerMemory {
+  bool measured = false;
+  uint64_t prefill_buffers_bytes = 0, decode_buffers_bytes = 0, heap_bytes = 0;
+};
+
 // A decoder's memory per phase (generation.runs[].memory): weights, the KV cache, and what the runner holds of it.
 struct KvMemory {
   uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels of the profiled
@@ -179,6 +187,14 @@ struct KvMemory {
   uint64_t prefill_measured_bytes = 0, decode_measured_bytes = 0;
   uint64_t measured_increase_bytes = 0;  // the larger of the two
   std::vector<uint64_t> per_step_kv_bytes;  // per step (prefill first): the cache after it, batch x context
+  // Named parts of the prediction (formulas): the copies of a step's outputs the binding makes for the caller (in
+  // the peaks above), and the copies of a request's earlier outputs a garbage-collected caller holds at its last
+  // step when no collection ran during the request (not in the peaks: when the collector runs is its own).
+  uint64_t prefill_copies_bytes = 0, decode_copies_bytes = 0, uncollected_copies_bytes = 0;
+  // Measured parts of the difference (0: not measured): the session's creation beyond baseline + weights + packed
+  // copies (the runtime's graph and kernel structures), and the caller's side (CallerMemory).
+  uint64_t session_beyond_bytes = 0;
+  uint64_t prefill_caller_buffers_bytes = 0, decode_caller_buffers_bytes = 0, caller_heap_bytes = 0;
 };
 
 }  // namespace rooflens

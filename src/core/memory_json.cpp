@@ -3,6 +3,10 @@
 // optional ones, and refuse figures that cannot be (a peak below the start, a curve that does not fit its run).
 #include "core/memory_json.h"
 
+#include <array>
+#include <type_traits>
+#include <utility>
+
 #include "core/errors.h"
 
 namespace rooflens {
@@ -33,7 +37,21 @@ void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
 #undef ROOFLENS_MEMORY_PREDICTION_FIELDS
 ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, activations_bytes, output_copies_bytes,
                      baseline_bytes, total_bytes)
-// KvMemory's fields but the two added after reports with a decoder's memory were first written.
+// KvMemory's named parts, added after reports with a decoder's memory were first written (read as 0 when absent).
+template <typename Kv>
+auto kv_memory_parts(Kv& k) {
+  using Field = std::conditional_t<std::is_const_v<Kv>, const uint64_t*, uint64_t*>;
+  return std::array<std::pair<const char*, Field>, 7>{{
+      {"prefill_copies_bytes", &k.prefill_copies_bytes},
+      {"decode_copies_bytes", &k.decode_copies_bytes},
+      {"uncollected_copies_bytes", &k.uncollected_copies_bytes},
+      {"session_beyond_bytes", &k.session_beyond_bytes},
+      {"prefill_caller_buffers_bytes", &k.prefill_caller_buffers_bytes},
+      {"decode_caller_buffers_bytes", &k.decode_caller_buffers_bytes},
+      {"caller_heap_bytes", &k.caller_heap_bytes}}};
+}
+
+// KvMemory's fields but the ones added after reports with a decoder's memory were first written.
 #define ROOFLENS_KV_MEMORY_FIELDS                                                                               \
   weights_bytes, kv_bytes_per_token, prefill_kv_bytes, decode_kv_bytes, prefill_activations_bytes,              \
       decode_activations_bytes, prefill_peak_bytes, decode_peak_bytes, baseline_bytes, predicted_bytes,         \
@@ -43,12 +61,15 @@ void to_json(json& nlohmann_json_j, const KvMemory& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_KV_MEMORY_FIELDS))
   nlohmann_json_j["weights_source"] = nlohmann_json_t.weights_source;
   nlohmann_json_j["prepacked_bytes"] = nlohmann_json_t.prepacked_bytes;
+  for (const auto& [key, value] : kv_memory_parts(nlohmann_json_t)) nlohmann_json_j[key] = *value;
 }
 void from_json(const json& nlohmann_json_j, KvMemory& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_KV_MEMORY_FIELDS))
   // Reports written before the executed graph's weights were used hold the analysis' figure and no packed copies.
   nlohmann_json_t.weights_source = nlohmann_json_j.value("weights_source", std::string("analysis"));
   nlohmann_json_t.prepacked_bytes = optional_integer(nlohmann_json_j, "prepacked_bytes", uint64_t{0});
+  for (const auto& [key, value] : kv_memory_parts(nlohmann_json_t))
+    *value = optional_integer(nlohmann_json_j, key, uint64_t{0});
 }
 #undef ROOFLENS_KV_MEMORY_FIELDS
 

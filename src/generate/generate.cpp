@@ -7,6 +7,7 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/atomic_file.h"
+#include "core/saturating.h"
 #include "core/temp_dir.h"
 #include "core/units.h"
 #include "generate/decoder_io.h"
@@ -179,6 +180,15 @@ class GenerateGrid {
       k.prefill_measured_bytes = above(m.prefill_peak_bytes);
       k.decode_measured_bytes = above(m.decode_peak_bytes);
       k.measured_increase_bytes = m.memory->increase_bytes;
+      // The session's creation beyond what the prediction has for it: the runtime's graph and kernel structures.
+      const uint64_t predicted_session = sat_add(sat_add(k.baseline_bytes, k.weights_bytes), k.prepacked_bytes);
+      const uint64_t session = above(m.memory->after_session_bytes);
+      k.session_beyond_bytes = session > predicted_session ? session - predicted_session : 0;
+    }
+    if (m.caller.measured) {
+      k.prefill_caller_buffers_bytes = m.caller.prefill_buffers_bytes;
+      k.decode_caller_buffers_bytes = m.caller.decode_buffers_bytes;
+      k.caller_heap_bytes = m.caller.heap_bytes;
     }
     return k;
   }

@@ -138,7 +138,8 @@ TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
 
 TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   // A Llama-shaped decoder small enough that its cache outgrows its weights: 2 layers, hidden 128, 4 heads sharing
-  // 2 kv heads (head_dim 32), vocab 512; arena off and freed blocks given back, as the accuracy goal states it.
+  // 2 kv heads (head_dim 32), vocab 512; arena and memory pattern off, freed blocks given back, as the accuracy goal
+  // states it (docs/memory.md).
   rooflens::zoo::ZooOptions o;
   o.kv_cache = true;
   o.decoder = {2, 128, 4, 2, 256, 512};
@@ -146,9 +147,9 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   const fs::path model = dir_ / "llama_kv.onnx";
   rooflens::zoo::save_model(built.model, model, false);
   const fs::path report = dir_ / "generate.json";
-  CliResult g = run_cli("generate " + model.string() + " -p 512,2048 -n 64 -b 8 --requests 2 --warmup 0 --duration 0 "
-                        "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false," + kRelease + " -o " +
-                            report.string(),
+  CliResult g = run_cli("generate " + model.string() + " -p 128,512 -n 32 -b 2 --requests 2 --warmup 0 --duration 0 "
+                        "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false,enableMemPattern=false," +
+                            kRelease + " -o " + report.string(),
                         dir_.string());
   ASSERT_LE(g.rc, 1) << g.err;
   const json runs = json::parse(slurp(report.string())).at("generation").at("runs");
@@ -169,12 +170,31 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
     // The runner measured each phase; the prefill (attention over the whole prompt) needs the most.
     EXPECT_GT(m.at("prefill_measured_bytes").get<uint64_t>(), m.at("prefill_activations_bytes").get<uint64_t>() / 2);
     EXPECT_GT(m.at("decode_measured_bytes").get<uint64_t>(), 0u);
-    EXPECT_EQ(m.at("measured_increase_bytes").get<uint64_t>(),
-              std::max(m.at("prefill_measured_bytes").get<uint64_t>(), m.at("decode_measured_bytes").get<uint64_t>()));
+    // The whole loop's peak: the phases', and the loop's own bookkeeping between them (a few pages at most).
+    const double phases =
+        std::max(m.at("prefill_measured_bytes").get<double>(), m.at("decode_measured_bytes").get<double>());
+    EXPECT_GE(m.at("measured_increase_bytes").get<double>(), phases);
+    EXPECT_LE(m.at("measured_increase_bytes").get<double>(), phases * 1.01);
+    // The decode phase against the runner (docs/memory.md, Decoders): the prediction is a floor — what it leaves out
+    // (the session's structures, the JavaScript heap, output copies the garbage collector has not freed) only adds —
+    // and with those parts as the runner measured them, the rest is small (within 9% over bench part 9's sweep;
+    // -1..4% at these contexts). Without the runner's mallocMmapThreshold (generate once dropped it) it was 3-16%.
+    const double predicted = m.at("decode_peak_bytes").get<double>();
+    const double measured = m.at("decode_measured_bytes").get<double>();
+    EXPECT_LE(predicted, measured * 1.05);
+    const double live =
+        m.at("decode_copies_bytes").get<double>() + static_cast<double>(batch * (prompt + gen - 1) * per_token);
+    const double buffers = m.at("decode_caller_buffers_bytes").get<double>();
+    EXPECT_GE(buffers, live * 0.9);  // the step's past and the copies of its outputs are the caller's buffers
+    const double uncollected = std::max(0.0, buffers - live);
+    const double explained = predicted + m.at("session_beyond_bytes").get<double>() +
+                             m.at("caller_heap_bytes").get<double>() + uncollected;
+    EXPECT_NEAR(explained / measured, 1.0, 0.12) << "predicted " << predicted << ", measured " << measured;
+    EXPECT_GT(m.at("uncollected_copies_bytes").get<uint64_t>(), 0u);
     decode_measured.push_back(m.at("decode_measured_bytes").get<double>());
     kv_end.push_back(m.at("decode_kv_bytes").get<double>());
   }
-  // Four times the context: the decode phase's increase grows by at least what the cache adds (past and present).
+  // Four times the prompt: the decode phase's increase grows by at least what the cache adds (past and present).
   EXPECT_GE(decode_measured[1] - decode_measured[0], 2 * (kv_end[1] - kv_end[0]) * 0.9);
 }
 

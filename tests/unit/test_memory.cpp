@@ -386,6 +386,39 @@ TEST(KvMemory, TheWeightsTheRuntimeKeptAndTheirPackedCopiesAreInBothPeaksAndOldR
   EXPECT_EQ(old.prepacked_bytes, 0u);
 }
 
+TEST(KvMemory, TheCopiesAreNamedAndTheUncollectedBoundSumsTheRequestsEarlierOutputs) {
+  KvShape s;
+  s.kv_bytes_per_token = 10;
+  s.batch = 2;
+  s.prompt = 4;
+  s.gen = 4;
+  s.vocab = 5;
+  s.output_copies = 1;
+  const KvMemory k = kv_memory(s);
+  // Each output is copied once: prefill present 2 x 4 x 10 = 80 + logits 2 x 4 x 5 x 4 = 160; the last step's
+  // present 2 x 8 x 10 = 160 + one position's logits 2 x 5 x 4 = 40.
+  EXPECT_EQ(k.prefill_copies_bytes, 80u + 160);
+  EXPECT_EQ(k.decode_copies_bytes, 160u + 40);
+  EXPECT_EQ(k.decode_peak_bytes, k.decode_activations_bytes + k.decode_copies_bytes);
+  // Garbage by the last step (step 3, fed step 2's present): the prefill's outputs (80 + 160), and steps 0 and 1's
+  // (presents of 5 and 6 tokens: 100 and 120, + 40 of logits each).
+  EXPECT_EQ(k.uncollected_copies_bytes, 80u + 160 + 100 + 40 + 120 + 40);
+  s.gen = 1;  // one step: it is fed the prefill's present, whose logits are still beside it — nothing is garbage
+  EXPECT_EQ(kv_memory(s).uncollected_copies_bytes, 0u);
+  s.output_copies = 0;  // a caller that is handed the runtime's own buffers holds no copies
+  s.gen = 4;
+  EXPECT_EQ(kv_memory(s).uncollected_copies_bytes, 0u);
+
+  // Reports written before the named parts existed read them as 0.
+  json j = k;
+  EXPECT_EQ(j.get<KvMemory>().uncollected_copies_bytes, k.uncollected_copies_bytes);
+  for (const char* key : {"prefill_copies_bytes", "decode_copies_bytes", "uncollected_copies_bytes",
+                          "session_beyond_bytes", "prefill_caller_buffers_bytes", "decode_caller_buffers_bytes",
+                          "caller_heap_bytes"})
+    j.erase(key);
+  EXPECT_EQ(j.get<KvMemory>().decode_copies_bytes, 0u);
+}
+
 TEST(ExecutedMemory, AGraphOutputGetsABufferOfItsOwnEvenWhereItsKernelMayWorkInPlace) {
   // x -> conv -> a -> Relu -> y (graph output): the Relu may take a's buffer in place, but ORT's planner gives a
   // graph output a buffer of its own (kAllocateOutput); a Relu inside the graph takes it.

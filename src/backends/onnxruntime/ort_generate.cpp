@@ -55,7 +55,9 @@ class OrtGeneration : public DecoderGeneration {
     shape.seed = c.seed;
     std::string stage = "load";
     try {
-      OrtRunner runner;
+      // The process options (mallocMmapThreshold: the runner's glibc) as for a profile's runner: without them the
+      // report would name an allocator setting the runner never had.
+      OrtRunner runner(with_process_options(runner_config(), opts));
       pid_ = runner.process().pid();
       GenerationMeasurement m;
       const LoadResult loaded = runner.load(c.model, opts, c.timeout, /*memory_baseline=*/true);
@@ -100,6 +102,7 @@ class OrtGeneration : public DecoderGeneration {
       m.memory->peak_reset = g.run_peak_reset;
       m.prefill_peak_bytes = g.prefill_peak_bytes;
       m.decode_peak_bytes = g.decode_peak_bytes;
+      m.caller = g.caller;
     }
     m.tokens = std::move(g.tokens);
     m.prompt_ids = std::move(g.prompt_ids);

@@ -125,7 +125,7 @@ class OrtLiveRunner : public LiveRunner {
     if (aborted_) throw BackendError(stage, "died", "stopped (interrupted)", "", "interrupted");
     runner_.reset();
     try {
-      runner_ = std::make_unique<OrtRunner>();
+      runner_ = std::make_unique<OrtRunner>(with_process_options(runner_config(), base_));
     } catch (const UserError& e) {  // e.g. out of memory: this model fails, the next one tries again
       throw BackendError(stage, "died", std::string("the ONNX Runtime runner did not start: ") + e.what(), "", "start");
     }

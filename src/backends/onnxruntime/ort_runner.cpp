@@ -256,6 +256,24 @@ json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
   throw RunnerError(r.status, r.code, subject() + ": " + what, std::move(r.stderr_tail), r.message);
 }
 
+namespace {
+
+// The run records the process options rooflens asked for (ort_settings.cpp); a runner started without them (a
+// caller that forgot with_process_options) would measure another allocator under that label: refuse it.
+void check_process_settings(const json& load_reply, const OrtSessionOptions& options) {
+  if (!options.mallocMmapThreshold || !load_reply.contains("process")) return;  // older runners do not say
+  const json& p = load_reply["process"];
+  const std::string want = std::to_string(*options.mallocMmapThreshold);
+  const std::string got = p.value("malloc_mmap_threshold", json()).is_string()
+                              ? p["malloc_mmap_threshold"].get<std::string>() : std::string("unset");
+  if (got != want)
+    throw UserError("the ONNX Runtime runner was started with MALLOC_MMAP_THRESHOLD_=" + got + ", not the " + want +
+                    " that mallocMmapThreshold asks for (a rooflens bug: its runner was not given the process "
+                    "options)");
+}
+
+}  // namespace
+
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
                            std::chrono::milliseconds timeout, bool memory_baseline) {
   model_ = model;
@@ -271,6 +289,7 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     out.optimized_model = fs::path(r["optimized_model"].get<std::string>());
   }
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  check_process_settings(r, options);
   if (const json m = r.value("memory", json()); m.is_object()) {
     MemoryMeasured mm;
     mm.start_bytes = field<uint64_t>(m, "start_bytes", 0);

@@ -1,6 +1,7 @@
 // OrtRunner's decoder-generation requests (docs/runner-protocol.md, `generate` and `generate_profiled`): the request
 // JSON from the typed structs, the response back into them. The KV cache stays in the runner; only names, sizes
 // and timings cross the pipe (and logits, when a test asks for them).
+#include <algorithm>
 #include <cstring>
 #include <system_error>
 
@@ -59,6 +60,22 @@ std::optional<PhaseRuns> phase(const json& phases, const char* name) {
   return r;
 }
 
+// V8's external memory (ArrayBuffers: feeds, output copies, copies not yet collected) and heap at their largest
+// after a run of each phase, as increases over their values before the first request.
+CallerMemory caller_memory(const json& js) {
+  auto above = [&js](const char* key, const char* start) {
+    const uint64_t v = js.value(key, uint64_t{0}), s = js.value(start, uint64_t{0});
+    return v > s ? v - s : 0;
+  };
+  CallerMemory c;
+  c.prefill_buffers_bytes = above("prefill_external_bytes", "start_external_bytes");
+  c.decode_buffers_bytes = above("decode_external_bytes", "start_external_bytes");
+  c.heap_bytes =
+      std::max(above("prefill_heap_bytes", "start_heap_bytes"), above("decode_heap_bytes", "start_heap_bytes"));
+  c.measured = true;
+  return c;
+}
+
 }  // namespace
 
 GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
@@ -95,6 +112,7 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
     out.run_peak_reset = m.value("peak_reset", false);
     out.prefill_peak_bytes = m.value("prefill_peak_bytes", uint64_t{0});
     out.decode_peak_bytes = m.value("decode_peak_bytes", uint64_t{0});
+    if (const json js = m.value("js", json()); js.is_object()) out.caller = caller_memory(js);
   }
   return out;
 }

@@ -65,7 +65,7 @@ class OrtServing : public Serving {
       if (k != spec.batch_dim) opts.freeDimensionOverrides[k] = v;
       else if (spec.call_batch > 0) opts.freeDimensionOverrides[k] = spec.call_batch;  // every call alike
     }
-    RunnerConfig rc = runner_config();
+    RunnerConfig rc = with_process_options(runner_config(), opts);  // mallocMmapThreshold, as the run records it
     rc.cpus = spec.cpus;
     auto runner = std::make_unique<ChildRunner>(rc);
     try {
