@@ -76,19 +76,25 @@ void RunnerPool::send(int32_t instance, std::vector<Assignment> calls) {
   requests_.emplace(tag, Request{instance, std::move(calls), sent, false});
 }
 
+// The record of query `q` of call `c` of request `r` (an abandoned query's call never ran: batch 0).
+QueryDone RunnerPool::held(const Request& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
+                           int64_t completed_ns) {
+  QueryDone d;
+  d.id = q.id;
+  d.instance = r.instance;
+  d.batch = status == QueryStatus::abandoned ? 0 : c.samples;
+  d.sent_ns = r.sent_ns;
+  d.completed_ns = completed_ns;
+  d.status = status;
+  return d;
+}
+
 // Every query a request held, failed with `why`.
 void RunnerPool::fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const {
   for (const Assignment& c : r.calls)
     for (const auto& q : c.queries) {
-      QueryDone d;
-      d.id = q.id;
-      d.instance = r.instance;
-      d.batch = c.samples;
-      d.sent_ns = r.sent_ns;
-      d.completed_ns = now;
-      d.status = QueryStatus::failed;
-      d.error = why;
-      done.push_back(std::move(d));
+      done.push_back(held(r, c, q, QueryStatus::failed, now));
+      done.back().error = why;
     }
 }
 
@@ -106,16 +112,9 @@ void RunnerPool::on_reply(const InferReply& r, int64_t now, std::vector<QueryDon
                      now, done);
   for (size_t k = 0; k < req.calls.size(); ++k)
     for (const auto& q : req.calls[k].queries) {
-      QueryDone d;
-      d.id = q.id;
-      d.instance = req.instance;
-      d.batch = req.calls[k].samples;
-      d.sent_ns = req.sent_ns;
-      d.start_ns = r.calls[k].start_ns;
-      d.end_ns = r.calls[k].end_ns;
-      d.completed_ns = now;
-      d.status = QueryStatus::ok;
-      done.push_back(std::move(d));
+      done.push_back(held(req, req.calls[k], q, QueryStatus::ok, now));
+      done.back().start_ns = r.calls[k].start_ns;
+      done.back().end_ns = r.calls[k].end_ns;
     }
 }
 
@@ -201,14 +200,7 @@ void RunnerPool::cancel(std::vector<QueryDone>& done) {
     if (r.discard) continue;
     r.discard = true;
     for (const Assignment& c : r.calls)
-      for (const auto& q : c.queries) {
-        QueryDone d;
-        d.id = q.id;
-        d.instance = r.instance;
-        d.sent_ns = r.sent_ns;
-        d.status = QueryStatus::abandoned;
-        done.push_back(d);
-      }
+      for (const auto& q : c.queries) done.push_back(held(r, c, q, QueryStatus::abandoned, 0));
   }
   // The runs after this one start with idle instances: the answers to what was sent are awaited (and dropped).
   std::vector<QueryDone> ignored;

@@ -60,6 +60,8 @@ class RunnerPool : public SystemUnderTest {
 
   void pump(int64_t now);
   void send(int32_t instance, std::vector<Assignment> calls);
+  static QueryDone held(const Request& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
+                        int64_t completed_ns);
   void fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const;
   void poll_instances(int64_t deadline_ns, std::vector<QueryDone>& done);
   void on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done);
