@@ -164,33 +164,46 @@ export function makeGenerateOps() {
   // One request: prefill, then g.gen decode steps. Times (ms): ttft = feeds ready -> first tokens picked;
   // steps[i] = previous tokens picked -> this step's tokens picked (inter-token latency: building the feeds, the
   // run, picking); runs[i] = the step's session.run alone.
-  // Each phase's own peak over the requests (memory.md): VmHWM reset before the prefill and after it, outside the
-  // timers (before t0; before the first step's clock starts), read after each phase.
-  const phasePeak = { prefill: 0, decode: 0 };
-  // The JavaScript side of each phase, read after every run (V8's own counters: 0.35 us, no system call): the
-  // largest external memory (the ArrayBuffers the loop holds — feeds, the copies of the outputs, and earlier steps'
-  // copies the garbage collector has not freed yet) and the largest heap, read just before and just after every run:
-  // no collection starts while the JS thread waits in session.run, but buffers an earlier collection found dead can
-  // be freed by V8's background sweeper during it, so the count before the run is the one the run started with.
-  const phaseJs = { prefill: { external: 0, heap: 0 }, decode: { external: 0, heap: 0 } };
-  function sampleJs(phase) {
+  // `meter` keeps each phase's own peak over the requests it serves (memory.md): VmHWM reset before the prefill and
+  // after it, outside the timers (before t0; before the first step's clock starts), read after each phase; and the
+  // JavaScript side of each phase, read just before and just after every run (V8's own counters: 0.35 us, no system
+  // call): the largest external memory (the ArrayBuffers the loop holds — feeds, the copies of the outputs, and
+  // earlier steps' copies the garbage collector has not freed yet) and the largest heap. No collection starts while
+  // the JS thread waits in session.run, but buffers an earlier collection found dead can be freed by V8's background
+  // sweeper during it, so the count before the run is the one the run started with.
+  // With meter.collect (the memory request) the loop collects its garbage before the prefill and before every decode
+  // step, outside every clock, so a phase's peak holds what its step holds and nothing an earlier step left behind.
+  function newMeter(collect) {
+    return { collect, prefill: 0, decode: 0,
+      js: { prefill: { external: 0, heap: 0 }, decode: { external: 0, heap: 0 } } };
+  }
+  function sampleJs(meter, phase) {
     const h = v8.getHeapStatistics();
-    const p = phaseJs[phase];
+    const p = meter.js[phase];
     p.external = Math.max(p.external, h.external_memory);
     p.heap = Math.max(p.heap, h.total_heap_size);
   }
-  async function oneRequest(session, io, g, prompt, fixed, keep) {
+  // The logits' copy is dropped as soon as the tokens are picked: only the presents go on to the next step.
+  function presentsOnly(io, out) {
+    const kept = {};
+    for (const pair of io.present) for (const n of pair) kept[n] = out[n];
+    return kept;
+  }
+  async function oneRequest(session, io, g, prompt, fixed, keep, meter) {
+    if (meter.collect) await meter.collect();
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
-    sampleJs('prefill');
+    sampleJs(meter, 'prefill');
     const t0 = nowNs();
     let out = await runOnce(session, feeds0);
     const r0 = nowNs();
-    sampleJs('prefill');
+    sampleJs(meter, 'prefill');
     let rows = lastLogits(io, out, g);
     let next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab) : fixed.slice(0, g.batch);
     const ttftEnd = nowNs();
-    phasePeak.prefill = Math.max(phasePeak.prefill, procStatus().hwm);
+    meter.prefill = Math.max(meter.prefill, procStatus().hwm);
+    out = presentsOnly(io, out);
+    if (meter.collect) await meter.collect();  // the prefill's logits, before the decode phase's peak starts
     resetPeak();
     let prev = nowNs();
     const ttftMs = nsToMs(ttftEnd - t0);
@@ -198,24 +211,54 @@ export function makeGenerateOps() {
     const tokens = [next];
     const logits = keep ? [rows] : null;
     for (let s = 0; s < g.gen; ++s) {
-      const feeds = stepFeeds(io, g, next, g.prompt + s, out);
-      sampleJs('decode');
+      if (meter.collect && s > 0) {
+        await meter.collect();
+        prev = nowNs();
+      }
+      let feeds = stepFeeds(io, g, next, g.prompt + s, out);
+      out = null;
+      sampleJs(meter, 'decode');
       const a = nowNs();
       out = await runOnce(session, feeds);
       const b = nowNs();
-      sampleJs('decode');
+      // Dropped explicitly: an async function keeps its locals in a register file that outlives the loop's block,
+      // so the last past would stay reachable through the next step's collection.
+      feeds = null;
+      sampleJs(meter, 'decode');
       rows = lastLogits(io, out, g);
       next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab)
         : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
       const c = nowNs();
+      out = presentsOnly(io, out);
       res.steps_ms.push(nsToMs(c - prev));
       res.step_runs_ms.push(nsToMs(b - a));
       prev = c;
       tokens.push(next);
       if (keep) logits.push(rows);
     }
-    if (g.gen > 0) phasePeak.decode = Math.max(phasePeak.decode, procStatus().hwm);
+    if (g.gen > 0) meter.decode = Math.max(meter.decode, procStatus().hwm);
     return { res, tokens, logits };
+  }
+
+  // The caller's garbage, collected: onnxruntime-node frees an output's buffer through a finalizer that a collection
+  // schedules and the event loop runs, and the buffer's memory with a later collection, which V8 may finish on a
+  // background thread (memory.md). Rounds of collection and an event-loop turn until V8's external memory stops
+  // falling (at least two, at most six), so no buffer is freed during the run that follows.
+  async function collectGarbage() {
+    let before = Infinity;
+    for (let round = 0; round < 6; ++round) {
+      globalThis.gc();
+      await new Promise((resolve) => setImmediate(resolve));
+      const now = v8.getHeapStatistics().external_memory;
+      if (round > 0 && now > before - 65536) return;
+      before = now;
+    }
+  }
+
+  function jsFigures(start, meter) {
+    return { start_external_bytes: start.external_memory, start_heap_bytes: start.total_heap_size,
+      prefill_external_bytes: meter.js.prefill.external, prefill_heap_bytes: meter.js.prefill.heap,
+      decode_external_bytes: meter.js.decode.external, decode_heap_bytes: meter.js.decode.heap };
   }
 
   async function opGenerate(req) {
@@ -224,32 +267,43 @@ export function makeGenerateOps() {
     const g = parseShape(req);
     const t = generationTiming(req);
     const keepLogits = optBool(req, 'return_logits', false);
+    const memoryRequest = optBool(req, 'memory_request', false);
+    if (memoryRequest && typeof globalThis.gc !== 'function') {
+      throw badRequest("'memory_request' needs the runner started with node --expose-gc");
+    }
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
+    // The memory request first, untimed (its tokens and times are not reported): after the timed requests the
+    // resident set would start with what the allocator kept of their uncollected copies.
+    let collected = null;
+    if (memoryRequest) {
+      const meter = newMeter(collectGarbage);
+      await collectGarbage();
+      const start = v8.getHeapStatistics();
+      await oneRequest(st.session, io, g, prompt, fixed, false, meter);
+      collected = { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode, js: jsFigures(start, meter) };
+    }
     const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
-    phasePeak.prefill = phasePeak.decode = 0;
     const jsStart = v8.getHeapStatistics();
-    for (const p of Object.values(phaseJs)) p.external = p.heap = 0;
+    const timed = newMeter(null);
 
     const requests = [];
     let first = null;
     const loop = await runTimedLoop(t, async () => {
-      const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null);
+      const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null, timed);
       if (first === null) first = r;
       requests.push(r.res);
-    }, () => oneRequest(st.session, io, g, prompt, fixed, false));
-    const endPeak = procStatus().hwm;  // before the response's own arrays are built
+    }, () => oneRequest(st.session, io, g, prompt, fixed, false, timed));
+    const endPeak = procStatus().hwm;  // before the response's own arrays
+    const memory = { run_peak_bytes: Math.max(timed.prefill, timed.decode, endPeak), peak_reset: peakReset,
+      prefill_peak_bytes: timed.prefill, decode_peak_bytes: timed.decode, js: jsFigures(jsStart, timed) };
+    if (collected) memory.collected = collected;
     const res = {
       requests, wall_s: loop.wallS, warmup_requests: loop.warmupIterations, warmup_ms: loop.warmupMs,
       stop_reason: loop.stopReason,
       // Generated ids per sequence of the first measured request: the prefill's token, then each decode step's.
       tokens: Array.from({ length: g.batch }, (_, b) => first.tokens.map((t) => t[b])),
-      peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss,
-      memory: { run_peak_bytes: Math.max(phasePeak.prefill, phasePeak.decode, endPeak), peak_reset: peakReset,
-        prefill_peak_bytes: phasePeak.prefill, decode_peak_bytes: phasePeak.decode,
-        js: { start_external_bytes: jsStart.external_memory, start_heap_bytes: jsStart.total_heap_size,
-          prefill_external_bytes: phaseJs.prefill.external, prefill_heap_bytes: phaseJs.prefill.heap,
-          decode_external_bytes: phaseJs.decode.external, decode_heap_bytes: phaseJs.decode.heap } },
+      peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss, memory,
     };
     if (keepLogits) {
       res.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));

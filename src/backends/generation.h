@@ -64,6 +64,7 @@ struct GenerationMeasurement {
   uint64_t runtime_baseline_bytes = 0;
   int64_t output_copies = 0;
   CallerMemory caller;           // the caller's side of the loop (a garbage-collected binding's buffers and heap)
+  std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage collected
   int64_t threads = 0;           // intra-op threads the runtime used
   std::vector<std::vector<int64_t>> tokens;      // per sequence, first measured request: every generated id
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)

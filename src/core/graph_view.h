@@ -2,8 +2,10 @@
 // A graph as a runtime executed it, in neutral form: node names, ops and the tensors they connect. The user's
 // ONNX graph and a runtime's optimized graph are both read into this; the mapper (mapping/) walks it. No runtime
 // conventions here: what a runtime's names and attributes mean lives in its mapping rules.
+#include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -20,6 +22,9 @@ struct GraphView {
   std::vector<Node> nodes;                       // topological order
   std::unordered_set<std::string> graph_inputs;  // runtime inputs (not initializers)
   std::vector<std::string> graph_outputs;
+  // Bytes of each initializer the file holds (read_graph_view only): in a runtime's executed graph these include the
+  // constants it folded at session creation, which the user's model does not name.
+  std::unordered_map<std::string, uint64_t> constant_bytes;
 };
 
 }  // namespace rooflens

@@ -167,6 +167,14 @@ struct CallerMemory {
   uint64_t prefill_buffers_bytes = 0, decode_buffers_bytes = 0, heap_bytes = 0;
 };
 
+// The memory request: one untimed request after the timed ones in which the caller collects its garbage before the
+// prefill and before every decode step, so each phase's peak holds what its step holds and nothing an earlier step
+// left for the collector. Resident sets as the runner read them (VmHWM, not yet above its start).
+struct CollectedMemory {
+  uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;
+  CallerMemory caller;
+};
+
 // A decoder's memory per phase (generation.runs[].memory): weights, the KV cache, and what the runner holds of it.
 struct KvMemory {
   uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels of the profiled
@@ -195,6 +203,9 @@ struct KvMemory {
   // copies (the runtime's graph and kernel structures), and the caller's side (CallerMemory).
   uint64_t session_beyond_bytes = 0;
   uint64_t prefill_caller_buffers_bytes = 0, decode_caller_buffers_bytes = 0, caller_heap_bytes = 0;
+  // The memory request's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
+  // the prediction is checked against, with the JavaScript heap's growth in that request beside it.
+  uint64_t prefill_collected_bytes = 0, decode_collected_bytes = 0, collected_heap_bytes = 0;
 };
 
 }  // namespace rooflens

@@ -41,14 +41,17 @@ ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, 
 template <typename Kv>
 auto kv_memory_parts(Kv& k) {
   using Field = std::conditional_t<std::is_const_v<Kv>, const uint64_t*, uint64_t*>;
-  return std::array<std::pair<const char*, Field>, 7>{{
+  return std::array<std::pair<const char*, Field>, 10>{{
       {"prefill_copies_bytes", &k.prefill_copies_bytes},
       {"decode_copies_bytes", &k.decode_copies_bytes},
       {"uncollected_copies_bytes", &k.uncollected_copies_bytes},
       {"session_beyond_bytes", &k.session_beyond_bytes},
       {"prefill_caller_buffers_bytes", &k.prefill_caller_buffers_bytes},
       {"decode_caller_buffers_bytes", &k.decode_caller_buffers_bytes},
-      {"caller_heap_bytes", &k.caller_heap_bytes}}};
+      {"caller_heap_bytes", &k.caller_heap_bytes},
+      {"prefill_collected_bytes", &k.prefill_collected_bytes},
+      {"decode_collected_bytes", &k.decode_collected_bytes},
+      {"collected_heap_bytes", &k.collected_heap_bytes}}};
 }
 
 // KvMemory's fields but the ones added after reports with a decoder's memory were first written.

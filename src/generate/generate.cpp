@@ -154,11 +154,18 @@ class GenerateGrid {
   // Weights + KV cache per phase (memory/kv_cache.h), against the runner's measured increase.
   // The weights are what the runtime kept when the prefill was profiled (its executed graph: constants it folded —
   // a transposed copy of a tied embedding for the LM head is one — and packed copies), else the model's own.
+  // The activations too come from the executed order when the phase was profiled at these dims: the runtime's
+  // kernels, without the constants it folded at session creation (a tied LM head's transposed embedding is one).
   KvMemory decoder_memory(const GenerateConfig& c, const GenerationMeasurement& m, const Model& prefill,
-                          const std::optional<Model>& decode, const std::optional<RunMemory>& prefill_run) const {
+                          const std::optional<Model>& decode, const std::optional<RunMemory>& prefill_run,
+                          const std::optional<RunMemory>& decode_run) const {
+    auto executed = [](const std::optional<RunMemory>& r) {
+      return r && r->predicted.weights_source == "executed_graph";
+    };
     KvShape s;
-    s.prefill_activations = activations_at(prefill);
-    if (decode) s.decode_activations = activations_at(*decode);
+    s.prefill_activations = executed(prefill_run) ? prefill_run->predicted.activations_bytes : activations_at(prefill);
+    if (decode)
+      s.decode_activations = executed(decode_run) ? decode_run->predicted.activations_bytes : activations_at(*decode);
     s.weights_bytes = used_weight_bytes(rep_.model);
     if (prefill_run && prefill_run->predicted.weights_source == "executed_graph") {
       s.weights_bytes = prefill_run->predicted.weights_bytes;
@@ -180,6 +187,11 @@ class GenerateGrid {
       k.prefill_measured_bytes = above(m.prefill_peak_bytes);
       k.decode_measured_bytes = above(m.decode_peak_bytes);
       k.measured_increase_bytes = m.memory->increase_bytes;
+      if (m.collected) {
+        k.prefill_collected_bytes = above(m.collected->prefill_peak_bytes);
+        k.decode_collected_bytes = above(m.collected->decode_peak_bytes);
+        k.collected_heap_bytes = m.collected->caller.heap_bytes;
+      }
       // The session's creation beyond what the prediction has for it: the runtime's graph and kernel structures.
       const uint64_t predicted_session = sat_add(sat_add(k.baseline_bytes, k.weights_bytes), k.prepacked_bytes);
       const uint64_t session = above(m.memory->after_session_bytes);
@@ -239,13 +251,15 @@ class GenerateGrid {
       r.phases.push_back(phase_profile(Phase::prefill, prefill,
                                        step_dims(declared_, step_shapes(io_, c.batch, c.prompt, 0)), *m.prefill,
                                        rules_, hw_, c.batch, threads_, &prefill_memory));
-    r.memory = decoder_memory(c, m, prefill, decode, prefill_memory);
+    std::optional<RunMemory> decode_memory;  // kept only when the profiled step is the last one
     if (m.decode && decode) {
       const auto shapes = step_shapes(io_, c.batch, 1, m.decode->past);
-      const Model at = m.decode->past == c.prompt + c.gen - 1 ? *decode : step_model(c, 1, m.decode->past);
+      const bool last = m.decode->past == c.prompt + c.gen - 1;
+      const Model at = last ? *decode : step_model(c, 1, m.decode->past);
       r.phases.push_back(phase_profile(Phase::decode, at, step_dims(declared_, shapes), *m.decode, rules_, hw_,
-                                       c.batch, threads_));
+                                       c.batch, threads_, last ? &decode_memory : nullptr));
     }
+    r.memory = decoder_memory(c, m, prefill, decode, prefill_memory, decode_memory);
     for (const auto& p : r.phases)
       for (const auto& w : p.warnings) others.push_back(w);
     refresh_warnings(r, others);

@@ -85,9 +85,14 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   MemoryPrediction& p = m.predicted;
   const size_t layers = in.layers ? in.layers->size() : 0;
   std::optional<ExecutedMemory> e;
-  if (in.kernels && in.executed)
-    e = executed_memory(*in.kernels, *in.executed, in.analysis ? analysis_weights(*in.analysis, in.inputs)
-                                                               : std::unordered_map<std::string, uint64_t>{});
+  if (in.kernels && in.executed) {
+    // A kernel's packed inputs are not in its shapes: their sizes come from the executed graph's own initializers
+    // (constants the runtime folded at session creation among them), else from the user's model.
+    std::unordered_map<std::string, uint64_t> known =
+        in.analysis ? analysis_weights(*in.analysis, in.inputs) : std::unordered_map<std::string, uint64_t>{};
+    for (const auto& [name, bytes] : in.executed->constant_bytes) known[name] = bytes;
+    e = executed_memory(*in.kernels, *in.executed, known);
+  }
   if (e) {
     p.weights_bytes = e->weights_bytes;
     p.weights_source = "executed_graph";

@@ -1,5 +1,6 @@
 #include "model/onnx_graph_view.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <onnx/onnx_pb.h>
@@ -7,7 +8,9 @@
 #include "core/errors.h"
 #include "model/mapped_file.h"
 #include "model/skeleton.h"
+#include "model/tensor.h"
 #include "model/wire.h"
+#include "core/saturating.h"
 
 namespace rooflens {
 
@@ -42,7 +45,12 @@ GraphView read_graph_view(const std::string& path) {
   const onnx::GraphProto& g = m.graph();
   GraphView v;
   std::unordered_set<std::string> available;
-  for (const auto& t : g.initializer()) available.insert(t.name());
+  for (const auto& t : g.initializer()) {
+    available.insert(t.name());
+    uint64_t elements = 1;
+    for (const int64_t d : t.dims()) elements = sat_mul(elements, static_cast<uint64_t>(std::max<int64_t>(d, 0)));
+    v.constant_bytes[t.name()] = (sat_mul(elements, static_cast<uint64_t>(dtype_bits(static_cast<DType>(t.data_type())))) + 7) / 8;
+  }
   for (const auto& in : g.input())
     if (!available.count(in.name())) {
       v.graph_inputs.insert(in.name());

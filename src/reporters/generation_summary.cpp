@@ -78,6 +78,49 @@ std::string headline_table(const Report& r) {
   return t.rows.empty() ? "" : t.render();
 }
 
+// The prediction has no allocator that keeps memory: with ORT's arena on (its default) the decode steps find what
+// the prefill's arena took, and glibc's default keeps freed blocks of growing size in its heap.
+std::string allocator_note(const Report& r) {
+  if (r.backends.empty()) return "";
+  const auto& o = r.backends.front().options;
+  const auto arena = o.find("enableCpuMemArena");
+  const bool arena_off = arena != o.end() && (arena->second == "false" || arena->second == "0");
+  const bool gives_back = o.count("mallocMmapThreshold") > 0;
+  if (arena_off && gives_back) return "";
+  std::string kept = !arena_off ? "the runtime's memory arena was on: it keeps what the prefill took for the decode steps"
+                                : "glibc kept freed blocks (its default)";
+  if (!arena_off && !gives_back) kept += ", and glibc kept freed blocks (its default)";
+  return "  (" + kept + ", which the prediction does not model; -B onnxruntime:enableCpuMemArena=false," +
+         "enableMemPattern=false,mallocMmapThreshold=131072 compares like with like)\n";
+}
+
+// Weights + KV cache against what the runner held, per phase (docs/memory.md, Decoders).
+std::string memory_table(const Report& r) {
+  TextTable t;
+  t.columns = {{"config"},          {"phase"},           {"weights", true},  {"KV cache", true},
+               {"activations", true}, {"predicted", true}, {"measured", true}, {"error", true},
+               {"timed requests", true}};
+  auto error = [](uint64_t predicted, uint64_t measured) {
+    return measured > 0 ? fixed((static_cast<double>(predicted) / static_cast<double>(measured) - 1) * 100, 1) + "%"
+                        : std::string("-");
+  };
+  auto measured = [](uint64_t b) { return b > 0 ? bytes(b) : std::string("-"); };
+  for (const auto& run : r.generation->runs) {
+    if (!run.memory) continue;
+    const KvMemory& m = *run.memory;
+    const uint64_t weights = m.weights_bytes + m.prepacked_bytes;
+    t.rows.push_back({run.key().label(), "prefill", bytes(weights), bytes(m.prefill_kv_bytes),
+                      bytes(m.prefill_activations_bytes), bytes(m.prefill_peak_bytes),
+                      measured(m.prefill_collected_bytes), error(m.prefill_peak_bytes, m.prefill_collected_bytes),
+                      measured(m.prefill_measured_bytes)});
+    if (run.gen > 0)
+      t.rows.push_back({"", "decode", bytes(weights), bytes(m.decode_kv_bytes), bytes(m.decode_activations_bytes),
+                        bytes(m.decode_peak_bytes), measured(m.decode_collected_bytes),
+                        error(m.decode_peak_bytes, m.decode_collected_bytes), measured(m.decode_measured_bytes)});
+  }
+  return t.rows.empty() ? "" : t.render();
+}
+
 // A few points of the series (first, quartiles, last) and the fitted slope.
 std::string context_lines(const Report& r) {
   std::ostringstream out;
@@ -155,6 +198,11 @@ std::string generation_summary(const Report& r, size_t top_layers) {
         << latency_table(r);
     if (const std::string h = headline_table(r); !h.empty())
       out << "\ndecode: bytes streamed per token (weights + KV cache read) and the bandwidth achieved:\n" << h;
+    if (const std::string m = memory_table(r); !m.empty())
+      out << "\nmemory above the runner's start (predicted = runtime baseline + weights + the step's activations, its "
+             "past, present and logits among them, + the copies of its outputs; measured in the memory request, the "
+             "caller's garbage collected before every run; timed requests: with the copies not yet collected):\n"
+          << m << allocator_note(r);
     if (const std::string c = context_lines(r); !c.empty()) out << "\nTPOT against context (median per context):\n" << c;
     if (const std::string p = phase_table(r); !p.empty()) {
       out << "\nper-layer profiles of one step of each phase (median of profiled iterations; MatMul-class layers on "

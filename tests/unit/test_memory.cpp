@@ -262,6 +262,30 @@ TEST(ExecutedMemory, APackedWeightTheProfileNoLongerListsIsSizedFromTheModelAndC
   EXPECT_EQ(executed_memory(k, g, {{"W", 64 * 64 * 4}})->packed_bytes, 64u * 64 * 4);
 }
 
+TEST(RunMemory, AConstantTheRuntimeFoldedIsSizedFromTheExecutedGraphNotCountedAsAnActivation) {
+  // A tied LM head: the user's graph computes Transpose(E) at run time; ORT folds it into an initializer at session
+  // creation and packs it for the MatMul. The profile lists the MatMul with its activation only, so the folded
+  // constant's size can come from the executed graph's own initializers alone.
+  GraphView g;
+  g.graph_inputs = {"x"};
+  g.graph_outputs = {"y"};
+  g.nodes = {gnode("lm_head", "MatMul", {"x", "E_T"}, {"y"})};
+  g.constant_bytes = {{"E_T", 64u * 1000 * 4}};
+  std::vector<KernelRecord> k{kernel("lm_head", "MatMul", {{1, 64}}, {{1, 1000}})};
+  k[0].packed_inputs = {1};
+  RunMemorySources in;
+  in.kernels = &k;
+  in.executed = &g;
+  in.inputs = {"x"};
+  in.outputs = {"y"};
+  std::optional<RunMemory> m = run_memory(in);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->predicted.weights_source, "executed_graph");
+  EXPECT_EQ(m->predicted.weights_bytes, 64u * 1000 * 4);  // the folded constant, once: its packed copy replaces it
+  EXPECT_EQ(m->predicted.prepacked_bytes, 0u);
+  EXPECT_EQ(m->predicted.activations_bytes, 64u * 4 + 1000 * 4);  // x and y only
+}
+
 TEST(ExecutedMemory, KernelsTheGraphDoesNotHaveMakeNoPrediction) {
   GraphView g;
   g.graph_inputs = {"x"};

@@ -103,6 +103,7 @@ class OrtGeneration : public DecoderGeneration {
       m.prefill_peak_bytes = g.prefill_peak_bytes;
       m.decode_peak_bytes = g.decode_peak_bytes;
       m.caller = g.caller;
+      m.collected = g.collected;
     }
     m.tokens = std::move(g.tokens);
     m.prompt_ids = std::move(g.prompt_ids);

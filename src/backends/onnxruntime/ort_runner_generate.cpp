@@ -83,6 +83,7 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
   json req = request("generate", io, shape);
   req["timing"] = json::parse(timing_to_json(timing).dump());
   req["return_logits"] = return_logits;
+  req["memory_request"] = true;  // one untimed request more, collecting the caller's garbage (docs/memory.md)
   json r = call(std::move(req), timeout);
   GenerateResult out;
   for (const auto& q : r.value("requests", json::array())) {
@@ -113,6 +114,13 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
     out.prefill_peak_bytes = m.value("prefill_peak_bytes", uint64_t{0});
     out.decode_peak_bytes = m.value("decode_peak_bytes", uint64_t{0});
     if (const json js = m.value("js", json()); js.is_object()) out.caller = caller_memory(js);
+    if (const json c = m.value("collected", json()); c.is_object()) {
+      CollectedMemory cm;
+      cm.prefill_peak_bytes = c.value("prefill_peak_bytes", uint64_t{0});
+      cm.decode_peak_bytes = c.value("decode_peak_bytes", uint64_t{0});
+      if (const json js = c.value("js", json()); js.is_object()) cm.caller = caller_memory(js);
+      out.collected = cm;
+    }
   }
   return out;
 }
