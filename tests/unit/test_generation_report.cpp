@@ -175,4 +175,32 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_EQ(b.memory, 1u);
 }
 
+TEST(GenerationReport, MemoryTableSetsThePredictionAgainstTheMemoryRequestAndNamesWhatKeepsMemory) {
+  Report r = generation_report();
+  EXPECT_EQ(generation_summary(r).find("memory above the runner's start"), std::string::npos);  // no memory: no table
+  KvMemory m;
+  m.weights_bytes = 4'000'000;
+  m.prefill_kv_bytes = 100'000;
+  m.decode_kv_bytes = 104'000;
+  m.prefill_peak_bytes = 40'000'000;
+  m.decode_peak_bytes = 36'000'000;
+  m.prefill_collected_bytes = 40'400'000;  // -1.0%
+  m.decode_collected_bytes = 0;            // not measured
+  m.prefill_measured_bytes = 45'000'000;
+  m.decode_measured_bytes = 47'000'000;
+  r.generation->runs[0].memory = m;
+  std::string s = generation_summary(r);
+  EXPECT_NE(s.find("memory above the runner's start"), std::string::npos) << s;
+  EXPECT_NE(s.find("-1.0%"), std::string::npos) << s;
+  EXPECT_NE(s.find("40.40MB"), std::string::npos) << s;
+  EXPECT_NE(s.find("47.00MB"), std::string::npos) << s;  // the timed requests' peak beside it
+  // Neither the arena nor glibc's retention was turned off: the note says what the prediction leaves out.
+  EXPECT_NE(s.find("memory arena was on"), std::string::npos) << s;
+  EXPECT_NE(s.find("glibc kept freed blocks"), std::string::npos) << s;
+  r.backends[0].options = {{"enableCpuMemArena", "false"}, {"mallocMmapThreshold", "131072"}};
+  s = generation_summary(r);
+  EXPECT_EQ(s.find("memory arena was on"), std::string::npos) << s;
+  EXPECT_EQ(s.find("glibc kept freed blocks"), std::string::npos) << s;
+}
+
 }  // namespace
