@@ -57,6 +57,7 @@ int run_generate_command(const GenerateCommand& a) {
     InterruptWatcher watcher("rooflens generate: interrupted — stopping and writing the partial report",
                              [&b] { b.abort(); });
     GenerateHooks hooks;
+    hooks.warn = [](const std::string& w) { std::cerr << "\nrooflens generate: warning: " << w << "\n"; };
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
     hooks.interrupted = &watcher.flag();
     rep = run_generate(o, *backend, roofs ? &*roofs : nullptr, hooks);

@@ -1,5 +1,6 @@
 #include "generate/generate.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -19,6 +20,8 @@
 #include "memory/run_memory.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
+#include "analysis/memory_need.h"
+#include "memory/memory_guard.h"
 #include "core/build_info.h"
 
 namespace rooflens {
@@ -87,6 +90,7 @@ class GenerateGrid {
     std::optional<size_t> run;            // its run in generation.runs after the first repetition
     std::vector<std::string> other_warnings;
     bool done = false;                    // failed: no further repetitions
+    uint64_t need = 0;                    // predicted need of its larger step (memory/memory_guard.h)
   };
 
   // The configuration's key, as its run and a failure of it record it.
@@ -97,6 +101,14 @@ class GenerateGrid {
     r.gen = c.gen;
     r.threads = threads_;
     return r.key();
+  }
+
+  // What the larger step needs at least (weights + its activations, past, present and logits among them), before
+  // anything runs: the prefill over the prompt, or the last decode step over the whole context.
+  uint64_t decoder_need(const GenerateConfig& c) const {
+    uint64_t need = predicted_need(step_model(c, c.prompt, 0));
+    if (c.gen > 0) need = std::max(need, predicted_need(step_model(c, 1, c.prompt + c.gen - 1)));
+    return need;
   }
 
   Model step_model(const GenerateConfig& c, int64_t tokens, int64_t past) const {
@@ -121,6 +133,14 @@ class GenerateGrid {
     gc.timing.layers = o_.timing.layers && !slot.run;  // the phases are profiled once, in the first runner
     gc.timeout = o_.timeout;
     gc.work_dir = work_.path();
+    MemoryBefore before{free_memory(), oom_kills(), slot.need};
+    if (!slot.run && slot.need == 0) {  // round 1: say before it runs when the decoder will not fit
+      before.need = slot.need = decoder_need(c);
+      if (std::string w = memory_need_warning(key(c).label(), slot.need, before.free); !w.empty()) {
+        rep_.warnings.push_back(w);
+        if (hooks_.warn) hooks_.warn(w);
+      }
+    }
     try {
       GenerationMeasurement m = gen_.generate(gc);
       if (slot.run) {
@@ -142,9 +162,10 @@ class GenerateGrid {
       static_cast<RunKey&>(f) = key(c);
       f.stage = e.stage;
       f.kind = stopped ? "interrupted" : e.kind;
+      const std::string message = e.kind == "died" ? died_message(e.what(), before, key(c).label()) : e.what();
       f.message = stopped ? "interrupted (Ctrl-C)"
                           : (round > 1 ? "run " + std::to_string(round) + " of " + std::to_string(rounds_) + ": " : "") +
-                                e.what();
+                                message;
       f.stderr_tail = e.stderr_tail;
       rep_.failures.push_back(std::move(f));
       slot.done = true;

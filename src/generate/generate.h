@@ -56,6 +56,7 @@ std::vector<GenerateConfig> expand_generate_grid(const GenerateOptions& o);
 struct GenerateHooks {
   std::function<void(const std::string& what, size_t done, size_t total)> progress;
   const std::atomic<bool>* interrupted = nullptr;  // set from outside (Ctrl-C): stop after the current step
+  std::function<void(const std::string& warning)> warn;  // said before a configuration runs (also in the report)
 };
 
 // Runs the grid. Throws UserError when the model is not a decoder rooflens can drive (one line naming what is

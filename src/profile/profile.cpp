@@ -13,7 +13,8 @@
 #include "core/temp_dir.h"
 #include "lint/lint.h"
 #include "memory/model_memory.h"
-#include "profile/memory_guard.h"
+#include "analysis/memory_need.h"
+#include "memory/memory_guard.h"
 #include "model/onnx_graph_view.h"
 #include "model/loader.h"
 #include "model/runtime_shape_check.h"
@@ -241,7 +242,7 @@ class GridRun {
     std::optional<Model> m;
     if (!slot.request && !(m = load(slot))) return;
     MemoryBefore before{free_memory(), oom_kills(), slot.need};
-    if (m) {  // round 1: say before it runs when the model will not fit (memory_guard.h)
+    if (m) {  // round 1: say before it runs when the model will not fit (memory/memory_guard.h)
       before.need = slot.need = predicted_need(*m);
       if (std::string w = memory_need_warning(slot.key.label(), slot.need, before.free); !w.empty()) {
         rep_.warnings.push_back(w);

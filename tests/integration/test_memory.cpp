@@ -217,6 +217,32 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   EXPECT_GE(decode_collected[1] - decode_collected[0], 2 * (kv_end[1] - kv_end[0]) * 0.9);
 }
 
+TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {
+  // The small llama over a 131,072-token prompt: its prefill's attention scores alone are 4 heads x 2^34 floats
+  // (256 GiB). generate warns before the configuration runs, and ORT's refusal to allocate them is the
+  // configuration's failure (an error with the runtime's words), not a crash; the report is written.
+  rooflens::zoo::ZooOptions o;
+  o.kv_cache = true;
+  o.decoder = {2, 128, 4, 2, 256, 512};
+  rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("llama"), o);
+  const fs::path model = dir_ / "llama_kv.onnx";
+  rooflens::zoo::save_model(built.model, model, false);
+  const fs::path report = dir_ / "huge_generate.json";
+  CliResult g = run_cli("generate " + model.string() + " -p 131072 -n 1 --requests 1 --warmup 0 --duration 0 "
+                        "--no-layers --no-db -o " + report.string(),
+                        dir_.string());
+  EXPECT_EQ(g.rc, 1) << g.err;
+  EXPECT_NE(g.err.find("rooflens generate: warning: "), std::string::npos) << g.err;
+  EXPECT_NE(g.err.find("free here"), std::string::npos) << g.err;
+  const json r = json::parse(slurp(report.string()));
+  bool warned = false;
+  for (const auto& w : r.at("warnings")) warned |= w.get<std::string>().find("needs at least") != std::string::npos;
+  EXPECT_TRUE(warned);
+  ASSERT_EQ(r.at("failures").size(), 1u);
+  EXPECT_EQ(r.at("failures").at(0).at("kind"), "error") << r.at("failures").dump();
+  EXPECT_NE(r.at("failures").at(0).at("message").get<std::string>().find("allocate"), std::string::npos);
+}
+
 TEST_F(MemoryTest, ARunThatCannotFitIsWarnedAboutBeforeItRuns) {
   // One float expanded to 2^20 x 2^20 (4 TiB, more than any machine here has free) and summed: profile warns before
   // the run, says so in the report, and the failure (ORT cannot allocate it) is an error, not a crash.

@@ -1,17 +1,13 @@
 #pragma once
-// Memory around a configuration's run: a warning before it when the model's predicted need at these dims exceeds the
-// memory free here, and a failure message that names the out-of-memory killer when it ended the runner.
+// Memory around a configuration's run (profile, generate): what was free before it, and a failure message that names
+// the out-of-memory killer when it ended the runner. The need itself is analysis/memory_need.h's.
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "memory/system_memory.h"
-#include "model/graph.h"
 
 namespace rooflens {
-
-// Weights a node reads + the activations' liveness peak of `m` (at its dims): what any runtime needs at least.
-uint64_t predicted_need(const Model& m);
 
 // What the free memory and the OOM killer's count were just before a run.
 struct MemoryBefore {
