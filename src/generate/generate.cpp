@@ -188,7 +188,7 @@ class GenerateGrid {
     if (decode)
       s.decode_activations = executed(decode_run) ? decode_run->predicted.activations_bytes : activations_at(*decode);
     s.weights_bytes = used_weight_bytes(rep_.model);
-    if (prefill_run && prefill_run->predicted.weights_source == "executed_graph") {
+    if (executed(prefill_run)) {
       s.weights_bytes = prefill_run->predicted.weights_bytes;
       s.weights_source = "executed_graph";
       s.prepacked_bytes = prefill_run->predicted.prepacked_bytes;

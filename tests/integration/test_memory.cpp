@@ -50,6 +50,17 @@ class MemoryTest : public ::testing::Test {
     EXPECT_LE(r.rc, 1) << r.err;  // 1: a timing warning; the figures stand
     return json::parse(slurp(report.string()));
   }
+  // The zoo llama with a KV cache, small enough that its cache outgrows its weights: 2 layers, hidden 128, 4 heads
+  // sharing 2 kv heads (head_dim 32), FFN 256, vocab 512.
+  fs::path small_llama() {
+    rooflens::zoo::ZooOptions o;
+    o.kv_cache = true;
+    o.decoder = {2, 128, 4, 2, 256, 512};
+    rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("llama"), o);
+    const fs::path model = dir_ / "llama_kv.onnx";
+    rooflens::zoo::save_model(built.model, model, false);
+    return model;
+  }
   fs::path dir_;
 };
 
@@ -140,12 +151,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   // A Llama-shaped decoder small enough that its cache outgrows its weights: 2 layers, hidden 128, 4 heads sharing
   // 2 kv heads (head_dim 32), vocab 512; arena and memory pattern off, freed blocks given back, as the accuracy goal
   // states it (docs/memory.md).
-  rooflens::zoo::ZooOptions o;
-  o.kv_cache = true;
-  o.decoder = {2, 128, 4, 2, 256, 512};
-  rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("llama"), o);
-  const fs::path model = dir_ / "llama_kv.onnx";
-  rooflens::zoo::save_model(built.model, model, false);
+  const fs::path model = small_llama();
   const fs::path report = dir_ / "generate.json";
   CliResult g = run_cli("generate " + model.string() + " -p 128,512 -n 32 -b 2 --requests 2 --warmup 0 --duration 0 "
                         "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false,enableMemPattern=false," +
@@ -221,12 +227,7 @@ TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {
   // The small llama over a 131,072-token prompt: its prefill's attention scores alone are 4 heads x 2^34 floats
   // (256 GiB). generate warns before the configuration runs, and ORT's refusal to allocate them is the
   // configuration's failure (an error with the runtime's words), not a crash; the report is written.
-  rooflens::zoo::ZooOptions o;
-  o.kv_cache = true;
-  o.decoder = {2, 128, 4, 2, 256, 512};
-  rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("llama"), o);
-  const fs::path model = dir_ / "llama_kv.onnx";
-  rooflens::zoo::save_model(built.model, model, false);
+  const fs::path model = small_llama();
   const fs::path report = dir_ / "huge_generate.json";
   CliResult g = run_cli("generate " + model.string() + " -p 131072 -n 1 --requests 1 --warmup 0 --duration 0 "
                         "--no-layers --no-db -o " + report.string(),
