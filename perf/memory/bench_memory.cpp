@@ -1,12 +1,13 @@
 // `make bench`, part 9: how close rooflens' memory prediction comes to what the runner held (issue 28's accuracy
 // goal; docs/memory.md). Over corpus and zoo models on ONNX Runtime's CPU provider, in the same run:
 //   A. arena off, the runner's glibc giving freed large blocks back (mallocMmapThreshold=131072): predicted
-//      (runtime baseline + weights + executed-order liveness + output copies) against the measured increase;
+//      (runtime baseline + node structures + weights + executed-order liveness + output copies)
+//      against the measured increase;
 //      target: median |error| <= 10%, worst <= 25%.
 //   B. the default arena (same allocator): the measured increase inside the report's band (runs[].memory.predicted.arena:
-//      ORT's arena simulated over the first run's allocations in the executed order) [other parts + pages written,
-//      other parts + regions held]; and, apart, the first run above the session (what the arena governs) inside
-//      [copies + written, copies + held].
+//      ORT's arena simulated over the first run's allocations in the executed order) [other parts + inputs + pages
+//      written, other parts + inputs + regions held]; and, apart, the first run above the session (what the arena
+//      governs) inside [copies + inputs + written, copies + inputs + held].
 //   C. arena off, glibc's default allocator: shown, not judged — what glibc keeps after session creation.
 //   D. decoders (zoo llama and gpt2 at their published sizes, with a KV cache; arena and memory pattern off): baseline
 //      + weights + the KV and logits a step holds, against the runner's increase in its memory request over a
@@ -188,7 +189,8 @@ int main() {
   }
   int failures = 0, missed = 0;
 
-  rooflens::TextTable a{{{"model", false, 34}, {"baseline MB", true}, {"weights MB", true}, {"activations MB", true},
+  rooflens::TextTable a{{{"model", false, 34}, {"baseline MB", true}, {"nodes MB", true}, {"weights MB", true},
+                         {"activations MB", true},
                          {"topological MB", true}, {"naive MB", true}, {"predicted MB", true}, {"measured MB", true},
                          {"error", true}, {"arena band MB", true}, {"arena measured", true}, {"session beyond MB", true},
                          {"run band MB", true}, {"run measured", true}, {"glibc default MB", true}},
@@ -224,9 +226,10 @@ int main() {
       // The two phases apart: session creation beyond baseline + weights + packed copies (no arena rule shapes it:
       // the same with the arena off), and the first run above the session against what the arena can hold.
       const double session = static_cast<double>(u(meas, "after_session_bytes")) - static_cast<double>(u(meas, "start_bytes"));
-      beyond = fmt::format("{:+.1f}", (session - static_cast<double>(u(q, "baseline_bytes") + u(q, "weights_bytes") +
-                                                                     u(q, "prepacked_bytes"))) / 1e6);
-      const double copies = static_cast<double>(u(q, "output_copies_bytes"));
+      beyond = fmt::format("{:+.1f}", (session - static_cast<double>(u(q, "baseline_bytes") + u(q, "structures_bytes") +
+                                                                     u(q, "weights_bytes") + u(q, "prepacked_bytes"))) / 1e6);
+      // The run's own buffers outside the arena: the output copies and the caller's inputs (made after the session).
+      const double copies = static_cast<double>(u(q, "output_copies_bytes") + u(ar, "inputs_bytes"));
       const double run_low = copies + static_cast<double>(u(ar, "written_bytes"));
       const double run_high = copies + static_cast<double>(u(ar, "held_bytes"));
       const double run = static_cast<double>(u(meas, "probe_peak_bytes")) - static_cast<double>(u(meas, "after_session_bytes"));
@@ -235,7 +238,8 @@ int main() {
       run_verdict = verdict_of(run, run_low, run_high, run_inside);
       run_in_band += run_inside;
     }
-    a.rows.push_back({m.name, mb(static_cast<double>(u(p, "baseline_bytes"))), mb(static_cast<double>(u(p, "weights_bytes"))),
+    a.rows.push_back({m.name, mb(static_cast<double>(u(p, "baseline_bytes"))), mb(static_cast<double>(u(p, "structures_bytes"))),
+                      mb(static_cast<double>(u(p, "weights_bytes"))),
                       mb(static_cast<double>(u(p, "activations_bytes"))), mb(static_cast<double>(u(p, "topological_bytes"))),
                       mb(static_cast<double>(u(p, "naive_bytes"))), mb(predicted), mb(measured), signed_pct(err), band,
                       verdict, beyond, run_band, run_verdict, glibc.is_null() ? "-" : mb(static_cast<double>(u(glibc.at("measured"), "increase_bytes")))});
@@ -251,7 +255,7 @@ int main() {
                 a_ok ? "met" : "MISSED");
     std::printf("B: default arena inside the band of its simulated regions in %d of %d models: %s\n", in_band, banded,
                 in_band == banded && banded > 0 ? "met" : "MISSED");
-    std::printf("B, first run above the session (what the arena governs) inside [copies + written, copies + held] in %d "
+    std::printf("B, first run above the session (what the arena governs) inside [copies + inputs + written, … + held] in %d "
                 "of %d models\n", run_in_band, banded);
     missed += !a_ok + (in_band != banded || banded == 0);
   }

@@ -1,6 +1,8 @@
 // The runner's own memory by phase (docs/memory.md): resident set, peaks that each phase resets, and the runtime's
 // baseline (what any session of ONNX Runtime costs in this process).
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ort } from './ort.mjs';
 
 // The runner's own memory, from /proc/self/status (bytes; 0 where /proc is not there). VmHWM is the high-water mark
@@ -46,4 +48,21 @@ export async function measureBaseline(options) {
   const bytes = Math.max(0, procStatus().rss - before);
   await s.release();
   return bytes;
+}
+
+// What one node of a session costs this runtime (its graph, kernel and planner structures), measured on a chain of
+// trivial nodes in a child process with the same options and environment (node_cost.mjs says why a child). A
+// real node holds at least this much (attributes, more inputs, a kernel with state): a lower bound per node. 0 when
+// the child fails; the reason goes to stderr.
+const NODE_COST_SCRIPT = fileURLToPath(new URL('./node_cost.mjs', import.meta.url));
+export function measureNodeBytes(options) {
+  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
+  const child = spawnSync(process.execPath, [NODE_COST_SCRIPT], { input: JSON.stringify(rest), encoding: 'utf8',
+                                                                  timeout: 60000 });
+  try {
+    if (child.status === 0) return JSON.parse(child.stdout).node_bytes;
+  } catch (e) { /* reported below */ }
+  process.stderr.write(`rooflens-ort-runner: the per-node cost was not measured (${child.error ?? `exit ${child.status}`}): ` +
+                       `${String(child.stderr).trim().split('\n').pop()}\n`);
+  return 0;
 }

@@ -32,7 +32,7 @@ import {
 } from './session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
-import { measureBaseline, peakRss, procStatus, resetPeak } from './memory.mjs';
+import { measureBaseline, measureNodeBytes, peakRss, procStatus, resetPeak } from './memory.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -75,7 +75,10 @@ async function opLoad(req) {
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
   // Memory by phase: before anything of this runtime's sessions, the baseline (when asked), the session's creation.
   const memory = { start_bytes: procStatus().rss };
-  if (optBool(req, 'memory_baseline', false)) memory.baseline_bytes = await measureBaseline(options);
+  if (optBool(req, 'memory_baseline', false)) {
+    memory.baseline_bytes = await measureBaseline(options);
+    memory.node_bytes = measureNodeBytes(options);
+  }
   resetPeak();
   const t0 = nowNs();
   const session = await createSession(model, options);

@@ -103,6 +103,7 @@ void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx,
   const std::optional<MemoryMeasured> measured = measured_memory(m);
   in.measured = &measured;
   in.baseline_bytes = m.runtime_baseline_bytes;
+  in.node_bytes = m.runtime_node_bytes;
   in.output_copies = m.output_copies;
   in.arena = m.arena;
   r.memory = run_memory(in);

@@ -46,6 +46,9 @@ struct KernelRecord {
   // Memory (live backends): how its output buffer relates to its inputs', as the runtime declares the kernel, and
   // what the runtime's allocator said after it (the largest over the measured iterations; absent: not reported).
   BufferReuse reuse = BufferReuse::none;
+  // An input (position among the node's inputs) whose buffer output 0 may take by a rule the runtime decides on
+  // shapes the executed graph does not carry (-1: none): the arena is simulated with and without it.
+  int maybe_inplace_input = -1;
   std::vector<int> packed_inputs;        // constant inputs (positions among the node's present inputs) the runtime
                                          // packs into a layout of its own at session creation (a copy it keeps)
   std::optional<uint64_t> allocator_in_use_bytes, allocator_held_bytes;
@@ -67,6 +70,9 @@ struct Measurement {
   // trivial session of the same runtime caused in it before the model's (the runtime's own baseline; 0: not measured).
   std::optional<MemoryMeasured> memory;
   uint64_t runtime_baseline_bytes = 0;
+  // What one node of a session costs the runtime (its graph, kernel and planner structures), measured on a chain of
+  // trivial nodes apart from the model's session: a lower bound per node (0: not measured).
+  uint64_t runtime_node_bytes = 0;
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
   std::optional<ArenaRules> arena;            // the allocator the run's tensors came from, when it is an arena

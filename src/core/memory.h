@@ -81,8 +81,11 @@ struct ArenaPrediction {
   uint64_t written_bytes = 0;             // pages of those regions the run's tensors wrote (each tensor's requested
                                           // bytes, from the offset its chunk got): at least this much is resident
   uint64_t in_use_peak_bytes = 0;         // largest Σ of chunks handed out at once (rounded, unsplit chunks whole)
+  uint64_t inputs_bytes = 0;              // the graph's inputs: the caller's buffers, which never enter the arena
+                                          // (0 in reports before this field)
   uint64_t low_bytes = 0, high_bytes = 0; // the band for measured.increase_bytes: the prediction's parts other than
-                                          // activations, plus written_bytes (low) or held_bytes (high)
+                                          // activations, plus inputs_bytes, plus written_bytes (low) or held_bytes
+                                          // (high)
 };
 
 // What the run should need, predicted in the order the runtime executed its kernels (runs[].memory.predicted).
@@ -99,9 +102,13 @@ struct MemoryPrediction {
   uint64_t naive_bytes = 0;              // the no-reuse sum at this run's dims
   uint64_t baseline_bytes = 0;           // the runtime's own: a trivial session's increase, measured in this run's
                                          // runner before the model's session (0: not measured)
+  uint64_t structures_bytes = 0;         // the session's graph and kernel structures: the model's nodes times what
+                                         // one node of a trivial chain cost the runtime, measured (0: not measured;
+                                         // a lower bound)
   uint64_t output_copies_bytes = 0;      // copies of the graph outputs the runtime's binding hands the caller (the
                                          // Node.js binding copies each output into a JavaScript buffer)
-  uint64_t total_bytes = 0;              // baseline + weights + prepacked + activations + output copies: the runner's
+  uint64_t total_bytes = 0;              // baseline + structures + weights + prepacked + activations + output
+                                         // copies: the runner's
                                          // predicted increase from before its session to the peak of its first run
   std::optional<ArenaPrediction> arena;  // with the runtime's arena on: its regions over the first run, and the band
 };
@@ -155,7 +162,8 @@ inline uint64_t allocator_retention_bytes(const RunMemory& m) {
 // float tensor to the new element size). A projection, never a measurement.
 struct MemoryProjection {
   uint64_t measured_predicted_bytes = 0;  // the run's own predicted total (runs[].memory.predicted.total_bytes)
-  uint64_t weights_bytes = 0, activations_bytes = 0, output_copies_bytes = 0, baseline_bytes = 0;
+  uint64_t weights_bytes = 0, activations_bytes = 0, output_copies_bytes = 0;
+  uint64_t baseline_bytes = 0;            // the runtime's baseline and the node structures (both stay)
   uint64_t total_bytes = 0;               // baseline + weights (+ packed copies, scaled like them) + activations + copies
 };
 

@@ -16,17 +16,38 @@ ROOFLENS_JSON_FIELDS(ActivationsMemory, naive_bytes, peak_bytes, peak_node, peak
                      outputs_bytes, largest_tensor_bytes, largest_tensor)
 ROOFLENS_JSON_FIELDS(ModelMemory, weights, activations, peak_bytes, live_bytes, notes)
 ROOFLENS_JSON_FIELDS(MemoryPart, name, bytes, note)
-ROOFLENS_JSON_FIELDS(ArenaPrediction, regions, held_bytes, written_bytes, in_use_peak_bytes, low_bytes, high_bytes)
+// ArenaPrediction: inputs_bytes came after reports with an arena band were first written (read as 0 when absent).
+void to_json(json& j, const ArenaPrediction& a) {
+  j["regions"] = a.regions;
+  j["held_bytes"] = a.held_bytes;
+  j["written_bytes"] = a.written_bytes;
+  j["in_use_peak_bytes"] = a.in_use_peak_bytes;
+  j["inputs_bytes"] = a.inputs_bytes;
+  j["low_bytes"] = a.low_bytes;
+  j["high_bytes"] = a.high_bytes;
+}
+void from_json(const json& j, ArenaPrediction& a) {
+  read_field(j, "regions", a.regions);
+  read_field(j, "held_bytes", a.held_bytes);
+  read_field(j, "written_bytes", a.written_bytes);
+  read_field(j, "in_use_peak_bytes", a.in_use_peak_bytes);
+  a.inputs_bytes = optional_integer<uint64_t>(j, "inputs_bytes", 0);
+  read_field(j, "low_bytes", a.low_bytes);
+  read_field(j, "high_bytes", a.high_bytes);
+}
 // MemoryPrediction's fields but the arena, which only a run with the runtime's arena on has.
 #define ROOFLENS_MEMORY_PREDICTION_FIELDS                                                                        \
   weights_bytes, weights_source, prepacked_bytes, activations_bytes, peak_layer, peak_layer_name,               \
       topological_bytes, naive_bytes, baseline_bytes, output_copies_bytes, total_bytes
 void to_json(json& nlohmann_json_j, const MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_MEMORY_PREDICTION_FIELDS))
+  nlohmann_json_j["structures_bytes"] = nlohmann_json_t.structures_bytes;
   if (nlohmann_json_t.arena) nlohmann_json_j["arena"] = *nlohmann_json_t.arena;
 }
 void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_MEMORY_PREDICTION_FIELDS))
+  // Added after reports with a run's memory were first written: absent reads as not measured.
+  nlohmann_json_t.structures_bytes = optional_integer(nlohmann_json_j, "structures_bytes", uint64_t{0});
   if (nlohmann_json_j.contains("arena")) {
     ArenaPrediction a = nlohmann_json_j.at("arena").get<ArenaPrediction>();
     if (a.low_bytes > a.high_bytes || a.written_bytes > a.held_bytes)

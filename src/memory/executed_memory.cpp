@@ -112,6 +112,7 @@ std::optional<ExecutedMemory> executed_memory(const std::vector<KernelRecord>& k
     const GraphView::Node& n = g.nodes[static_cast<size_t>(node_of[k])];
     LiveStep s;
     s.reuse = kr.reuse;
+    s.maybe_inplace = kr.maybe_inplace_input;
     const auto ins = sized(n.inputs, kr.input_shapes, kr.input_dtypes, kr.packed_inputs, known);
     for (size_t i = 0; i < ins.size(); ++i) {
       const int t = tensor(ins[i].first, ins[i].second);
@@ -128,6 +129,7 @@ std::optional<ExecutedMemory> executed_memory(const std::vector<KernelRecord>& k
   for (const auto& t : tensors) {
     if (t.constant) out.weights_bytes = sat_add(out.weights_bytes, t.bytes);
     if (t.graph_output) out.outputs_bytes = sat_add(out.outputs_bytes, t.bytes);
+    if (t.graph_input && !t.constant) out.inputs_bytes = sat_add(out.inputs_bytes, t.bytes);
   }
   for (const auto& [t, counts] : packers) {
     const auto [packing, plain] = counts;
@@ -138,6 +140,10 @@ std::optional<ExecutedMemory> executed_memory(const std::vector<KernelRecord>& k
   out.activations_bytes = l.peak;
   out.naive_bytes = l.naive;
   out.events = l.events;
+  if (const Liveness sharing = liveness(tensors, steps, true); sharing.shared_outputs > l.shared_outputs) {
+    out.events_sharing = sharing.events;
+    out.maybe_shared = sharing.shared_outputs - l.shared_outputs;
+  }
   out.curve.assign(kernels.size(), 0);
   for (size_t i = 0; i < steps.size(); ++i) out.curve[step_kernel[i]] = l.live[i];
   if (l.peak_step >= 0) out.peak_kernel = static_cast<int64_t>(step_kernel[static_cast<size_t>(l.peak_step)]);

@@ -22,7 +22,12 @@ struct ExecutedMemory {
   int64_t peak_kernel = -1;         // index into the kernels
   uint64_t naive_bytes = 0;
   uint64_t outputs_bytes = 0;       // the graph's outputs
+  uint64_t inputs_bytes = 0;        // the graph's inputs that are not constants: the caller's buffers
   std::vector<BufferEvent> events;  // the buffers' allocations and releases in the executed order
+  // The same walk with every kernel's maybe-in-place input taken where it can be (empty: no kernel has one that
+  // could), and how many kernels took it.
+  std::vector<BufferEvent> events_sharing;
+  int maybe_shared = 0;
   std::vector<uint64_t> curve;      // per kernel (0 for kernels inside a subgraph: held by their enclosing kernel)
   std::vector<std::string> notes;
 };

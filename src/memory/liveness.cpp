@@ -81,7 +81,7 @@ class Buffers {
 
 }  // namespace
 
-Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<LiveStep>& steps) {
+Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<LiveStep>& steps, bool take_maybe) {
   Liveness out;
   Buffers buffers(tensors, steps);
   std::vector<bool> written(tensors.size(), false);
@@ -99,11 +99,17 @@ Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<Live
       written[static_cast<size_t>(t)] = true;
       const int in0 = s.reads.empty() ? -1 : s.reads[0];
       const int in1 = s.reads.size() > 1 ? s.reads[1] : -1;
+      const int maybe = take_maybe && s.maybe_inplace >= 0 && static_cast<size_t>(s.maybe_inplace) < s.reads.size()
+                            ? s.reads[static_cast<size_t>(s.maybe_inplace)]
+                            : -1;
       if (w == 0 && s.reuse == BufferReuse::alias && buffers.activation(in0)) {
         buffers.share(t, in0);
         ++out.shared_outputs;
       } else if (w == 0 && s.reuse == BufferReuse::inplace && (buffers.reusable(in0, t) || buffers.reusable(in1, t))) {
         buffers.share(t, buffers.reusable(in0, t) ? in0 : in1);
+        ++out.shared_outputs;
+      } else if (w == 0 && buffers.reusable(maybe, t)) {
+        buffers.share(t, maybe);
         ++out.shared_outputs;
       } else {
         buffers.allocate(t);

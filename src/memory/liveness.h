@@ -22,6 +22,7 @@ struct LiveStep {
   std::vector<int> reads;     // tensor indices the step reads (each occurrence counts one use)
   std::vector<int> writes;    // tensor indices it writes
   BufferReuse reuse = BufferReuse::none;  // output 0 against inputs 0 (and 1, for in-place binary ops)
+  int maybe_inplace = -1;     // a position in `reads` whose buffer output 0 may take (taken when the walk is asked to)
   uint64_t extra_bytes = 0;   // held only while the step runs (the peak of a subgraph body it runs)
 };
 
@@ -46,6 +47,7 @@ struct Liveness {
 // are never freed); an alias output shares its input's buffer; an in-place output shares input 0's (else input 1's)
 // buffer when that buffer has no later reader, is not a graph input or output, and has exactly the output's size —
 // unless the output is a graph output, which gets a buffer of its own (ORT's kAllocateOutput).
-Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<LiveStep>& steps);
+// take_maybe: output 0 takes a step's maybe_inplace input's buffer when that input dies there with its size.
+Liveness liveness(const std::vector<LiveTensor>& tensors, const std::vector<LiveStep>& steps, bool take_maybe = false);
 
 }  // namespace rooflens

@@ -132,12 +132,29 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
       p.output_copies_bytes = sat_mul(t.activations.outputs_bytes, static_cast<uint64_t>(std::max<int64_t>(0, in.output_copies)));
   }
   p.baseline_bytes = in.baseline_bytes;
-  const uint64_t beside = sat_add(sat_add(p.baseline_bytes, p.weights_bytes), sat_add(p.prepacked_bytes, p.output_copies_bytes));
+  // The model's own nodes are what the runtime parses, optimizes and makes kernels of; without the model, the
+  // executed graph's.
+  const size_t nodes = in.analysis ? in.analysis->nodes.size() : in.executed ? in.executed->nodes.size() : 0;
+  p.structures_bytes = sat_mul(in.node_bytes, static_cast<uint64_t>(nodes));
+  const uint64_t beside = sat_add(sat_add(sat_add(p.baseline_bytes, p.structures_bytes), p.weights_bytes),
+                                  sat_add(p.prepacked_bytes, p.output_copies_bytes));
   p.total_bytes = sat_add(beside, p.activations_bytes);
   if (in.arena && e) {
+    // The graph's inputs are the caller's buffers: in the activations' liveness, never in the arena's regions.
     p.arena = simulate_arena(*in.arena, e->events);
-    p.arena->low_bytes = sat_add(beside, p.arena->written_bytes);
-    p.arena->high_bytes = sat_add(beside, p.arena->held_bytes);
+    if (!e->events_sharing.empty()) {
+      // Kernels whose output may take an input's buffer by a rule decided on shapes rooflens cannot see: the band's
+      // low end takes every such reuse it can (fewer pages written), its high end none (more regions).
+      const ArenaPrediction sharing = simulate_arena(*in.arena, e->events_sharing);
+      p.arena->written_bytes = std::min(p.arena->written_bytes, sharing.written_bytes);
+      m.notes.push_back(std::to_string(e->maybe_shared) + " kernel(s) may write into an input's buffer (the runtime "
+                        "decides on shapes its optimized graph does not carry): the arena band's low end assumes they "
+                        "do, its high end that they do not");
+    }
+    p.arena->inputs_bytes = e->inputs_bytes;
+    const uint64_t fixed = sat_add(beside, e->inputs_bytes);
+    p.arena->low_bytes = sat_add(fixed, p.arena->written_bytes);
+    p.arena->high_bytes = sat_add(fixed, p.arena->held_bytes);
   } else if (in.arena) {
     m.notes.push_back("no executed graph: the runtime's arena was not simulated (no band)");
   }
@@ -155,6 +172,10 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
                  p.baseline_bytes ? "a trivial session of the same runtime in this runner (its code, thread pool, "
                                     "allocators): measured"
                                   : "not measured: counted in the session's difference below"});
+  if (p.structures_bytes)
+    out.push_back({"node structures", static_cast<int64_t>(p.structures_bytes),
+                   "the model's nodes times what one node of a chain of trivial nodes cost the runtime in a process of "
+                   "its own (graph, kernel and planner structures): measured per node, a lower bound"});
   out.push_back({"weights", static_cast<int64_t>(p.weights_bytes),
                  p.weights_source == "executed_graph" ? "the constant inputs of the kernels the runtime ran, at the "
                                                         "sizes it reported: predicted"
@@ -169,10 +190,12 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
                    "the outputs as the runtime's binding copies them for the caller: predicted"});
   // What the runner held beyond each prediction, phase by phase (measured - predicted).
   const uint64_t session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
-  const uint64_t session_predicted = sat_add(sat_add(p.baseline_bytes, p.weights_bytes), p.prepacked_bytes);
+  const uint64_t session_predicted =
+      sat_add(sat_add(p.baseline_bytes, p.structures_bytes), sat_add(p.weights_bytes, p.prepacked_bytes));
   out.push_back({"session beyond its prediction", diff(session, session_predicted),
-                 "measured after session creation minus baseline and weights: memory the C allocator kept after the "
-                 "runtime freed it (copies made while optimizing the graph), and the runtime's own structures"});
+                 "measured after session creation minus baseline, structures and weights: memory the C allocator kept "
+                 "after the runtime freed it (copies made while loading and optimizing the graph), "
+                 "and what real nodes hold beyond trivial ones (attributes, kernels with state)"});
   const uint64_t peak = m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes;
   const uint64_t run = peak > m.after_session_bytes ? peak - m.after_session_bytes : 0;
   std::string note = std::string(m.probe_peak_bytes ? "peak of the session's first run" : "peak of the timed runs") +

@@ -21,6 +21,7 @@ struct RunMemorySources {
   uint64_t model_weights_bytes = 0;                    // the model file's weights a node reads
   const std::optional<MemoryMeasured>* measured = nullptr;
   uint64_t baseline_bytes = 0;                         // Measurement::runtime_baseline_bytes
+  uint64_t node_bytes = 0;                             // Measurement::runtime_node_bytes
   int64_t output_copies = 0;                           // Measurement::output_copies
   std::optional<ArenaRules> arena;                     // Measurement::arena
 };

@@ -51,9 +51,11 @@ std::string run_memory_text(const Report& r) {
     const MemoryPrediction& p = m.predicted;
     std::string weights = mb(p.weights_bytes);
     if (p.prepacked_bytes) weights += " + " + mb(p.prepacked_bytes) + " packed";
+    std::string baseline = p.baseline_bytes ? mb(p.baseline_bytes) : "-";
+    if (p.structures_bytes) baseline += " + " + mb(p.structures_bytes) + " nodes";
     std::string act = mb(p.activations_bytes);
     if (p.output_copies_bytes) act += " + " + mb(p.output_copies_bytes) + " out";
-    t.rows.push_back({run.label(), p.baseline_bytes ? mb(p.baseline_bytes) : "-", weights, act,
+    t.rows.push_back({run.label(), baseline, weights, act,
                       p.peak_layer_name.empty() ? "-" : p.peak_layer_name, mb(p.total_bytes),
                       m.measured ? mb(m.measured->increase_bytes) : "-", error_text(m),
                       m.measured && m.measured->run_peak_bytes > m.measured->start_bytes
@@ -70,8 +72,8 @@ std::string run_memory_text(const Report& r) {
                "prediction with what the runtime needs\n";
   }
   if (t.rows.empty()) return "";
-  return "\nmemory (runner's resident set above its start; predicted = baseline + weights + activations in the "
-         "executed order + output copies; measured = the first run's peak; docs/memory.md):\n" +
+  return "\nmemory (runner's resident set above its start; predicted = baseline (+ node structures) + weights "
+         "+ activations in the executed order + output copies; measured = the first run's peak; docs/memory.md):\n" +
          t.render() + parts;
 }
 

@@ -68,7 +68,7 @@ std::string memory_line(const RunProjection& rp) {
   auto mb = [](uint64_t b) { return si_bytes(static_cast<double>(b)); };
   return "memory " + mb(m.measured_predicted_bytes) + " predicted -> " + mb(m.total_bytes) + " projected (weights " +
          mb(m.weights_bytes) + ", activations " + mb(m.activations_bytes) + ", output copies " +
-         mb(m.output_copies_bytes) + ", runtime baseline " + mb(m.baseline_bytes) + ")\n";
+         mb(m.output_copies_bytes) + ", runtime baseline and node structures " + mb(m.baseline_bytes) + ")\n";
 }
 
 std::string whatif_table(const WhatIfView& v) {

@@ -252,7 +252,8 @@ class Projector {
   }
 
   // The run's predicted memory as the projection changes it: activations and output copies scale with the batch,
-  // every float tensor (weights included) shrinks to the quantized element size; the runtime's baseline stays.
+  // every float tensor (weights included) shrinks to the quantized element size; the runtime's baseline and the
+  // node structures stay.
   MemoryProjection project_memory(const ProfileRun& run) const {
     const MemoryPrediction& p = run.memory->predicted;
     const double batch = o_.batch && run.batch > 0 ? static_cast<double>(*o_.batch) / static_cast<double>(run.batch) : 1;
@@ -263,7 +264,7 @@ class Projector {
     m.weights_bytes = scaled(p.weights_bytes + p.prepacked_bytes, size);
     m.activations_bytes = scaled(p.activations_bytes, batch * size);
     m.output_copies_bytes = scaled(p.output_copies_bytes, batch * size);
-    m.baseline_bytes = p.baseline_bytes;
+    m.baseline_bytes = p.baseline_bytes + p.structures_bytes;
     m.total_bytes = m.baseline_bytes + m.weights_bytes + m.activations_bytes + m.output_copies_bytes;
     return m;
   }

@@ -91,6 +91,15 @@ TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
     // The runtime's constant inputs are the model's weights, folded: never more than the file holds plus BN folds.
     EXPECT_LE(p.at("weights_bytes").get<double>(), 1.02 * r.at("model").at("weight_bytes").get<double>()) << c.file;
     EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real session costs MBs
+    // The session's node structures: a trivial node costs KBs, and a real node at least that, so they stay under
+    // what the session measured beyond baseline and weights.
+    const double per_node = p.at("structures_bytes").get<double>() / static_cast<double>(
+                                r.at("model").at("analysis").at("nodes").size());
+    EXPECT_TRUE(per_node > 500 && per_node < 50'000) << c.file << ": " << per_node << " bytes per node";
+    const json& meas = m.at("measured");
+    EXPECT_LE(p.at("baseline_bytes").get<double>() + p.at("structures_bytes").get<double>() +
+                  p.at("weights_bytes").get<double>() + p.at("prepacked_bytes").get<double>(),
+              meas.at("after_session_bytes").get<double>() - meas.at("start_bytes").get<double>()) << c.file;
     EXPECT_TRUE(m.at("measured").at("peak_reset").get<bool>()) << c.file;
     // The parts add up to the measured increase.
     double parts = 0;
@@ -128,8 +137,12 @@ TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
   }
   EXPECT_EQ(regions, a.at("held_bytes").get<uint64_t>());
   EXPECT_LE(a.at("written_bytes").get<uint64_t>(), regions);
-  const double fixed = p.at("baseline_bytes").get<double>() + p.at("weights_bytes").get<double>() +
-                       p.at("prepacked_bytes").get<double>() + p.at("output_copies_bytes").get<double>();
+  // The caller's input buffers are outside the arena: 1x3x224x224 floats.
+  EXPECT_EQ(a.at("inputs_bytes").get<uint64_t>(), 3u * 224 * 224 * 4);
+  const double fixed = p.at("baseline_bytes").get<double>() + p.at("structures_bytes").get<double>() +
+                       p.at("weights_bytes").get<double>() +
+                       p.at("prepacked_bytes").get<double>() + p.at("output_copies_bytes").get<double>() +
+                       a.at("inputs_bytes").get<double>();
   EXPECT_EQ(a.at("low_bytes").get<double>(), fixed + a.at("written_bytes").get<double>());
   const double got = m.at("measured").at("increase_bytes").get<double>();
   EXPECT_GE(got, 0.97 * a.at("low_bytes").get<double>()) << m.dump();

@@ -106,10 +106,15 @@ TEST(Arena, TheLivenessWalkHandsItsBuffersToTheArenaInOrderWithoutTheCallersInpu
 TEST(Arena, ThePredictionsBandRoundTripsAndAnInvertedBandIsRefused) {
   RunMemory m;
   m.predicted.weights_source = "executed_graph";
-  m.predicted.arena = ArenaPrediction{{MiB, 2 * MiB}, 3 * MiB, 12288, 4096, 100, 200};
+  m.predicted.arena = ArenaPrediction{{MiB, 2 * MiB}, 3 * MiB, 12288, 4096, 64, 100, 200};
   json j = m;
   EXPECT_EQ(j.at("predicted").at("arena").at("regions"), json::array({MiB, 2 * MiB}));
   EXPECT_EQ(j.get<RunMemory>().predicted.arena->high_bytes, 200u);
+  EXPECT_EQ(j.get<RunMemory>().predicted.arena->inputs_bytes, 64u);
+  // A report written before the band counted the caller's inputs reads them as 0.
+  json before = j;
+  before["predicted"]["arena"].erase("inputs_bytes");
+  EXPECT_EQ(before.get<RunMemory>().predicted.arena->inputs_bytes, 0u);
   j["predicted"]["arena"]["low_bytes"] = 300;
   EXPECT_THROW(j.get<RunMemory>(), UserError);
   j["predicted"].erase("arena");

@@ -300,10 +300,11 @@ TEST(RunMemoryExplained, ThePartsAddUpToTheMeasuredIncrease) {
   p.prepacked_bytes = 2'000'000;
   p.activations_bytes = 8'000'000;
   p.output_copies_bytes = 4'000;
+  p.structures_bytes = 1'000'000;
   p.weights_source = "executed_graph";
   MemoryMeasured m;
   m.start_bytes = 50'000'000;
-  m.after_session_bytes = 185'000'000;  // 5 MB beyond baseline + weights + packed
+  m.after_session_bytes = 185'000'000;  // 4 MB beyond baseline + structures + weights + packed
   m.probe_peak_bytes = 190'000'000;     // 5 MB above the session: 3 MB under the activations
   m.run_peak_bytes = 200'000'000;
   m.increase_bytes = measured_increase(m);
@@ -460,4 +461,73 @@ TEST(ExecutedMemory, AGraphOutputGetsABufferOfItsOwnEvenWhereItsKernelMayWorkInP
   g.nodes.push_back(gnode("n", "Neg", {"y"}, {"z"}));
   k.push_back(kernel("n", "Neg", {{1, 8}}, {{1, 8}}));
   EXPECT_EQ(executed_memory(k, g)->curve[1], 32u * 2);  // y took a's buffer
+}
+
+TEST(Liveness, AMaybeInPlaceInputIsTakenOnlyWhenTheWalkIsAskedTo) {
+  // x -> c1 -> a; x -> c2 -> s; conv(a, w, b, s) -> o (the fused residual Sum, input 3) -> y: s dies at the conv.
+  std::vector<LiveTensor> t{tensor("x", 100, true), tensor("a", 400), tensor("s", 400), tensor("o", 400),
+                            tensor("y", 10, false, true)};
+  LiveStep conv = step({1, 2}, {3});
+  conv.maybe_inplace = 1;  // position of s among the step's reads
+  const std::vector<LiveStep> steps{step({0}, {1}), step({0}, {2}), conv, step({3}, {4})};
+  const Liveness own = liveness(t, steps);
+  EXPECT_EQ(own.live[2], 1300u);
+  EXPECT_EQ(own.shared_outputs, 0);
+  const Liveness shared = liveness(t, steps, true);
+  EXPECT_EQ(shared.live[2], 900u);  // o wrote into s
+  EXPECT_EQ(shared.shared_outputs, 1);
+  // s still read later: not taken even when asked.
+  const Liveness later = liveness(t, {step({0}, {1}), step({0}, {2}), conv, step({2, 3}, {4})}, true);
+  EXPECT_EQ(later.shared_outputs, 0);
+}
+
+TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheSessionsNodeStructuresAndSpansAMaybeInPlaceRule) {
+  // x (the caller's 1 MiB input) -> c1 -> a, x -> c2 -> s, conv(a, W, B, s) -> o -> Relu -> y.
+  constexpr uint64_t MiB = 1 << 20;
+  GraphView g;
+  g.graph_inputs = {"x"};
+  g.graph_outputs = {"y"};
+  g.nodes = {gnode("c1", "Neg", {"x"}, {"a"}), gnode("c2", "Neg", {"x"}, {"s"}),
+             gnode("conv", "Conv", {"a", "W", "B", "s"}, {"o"}), gnode("r", "Neg", {"o"}, {"y"})};
+  const std::vector<int64_t> big{1, 64, 64, 64};  // 1 MiB of floats
+  std::vector<KernelRecord> k{kernel("c1", "Neg", {big}, {big}), kernel("c2", "Neg", {big}, {big}),
+                              kernel("conv", "Conv", {big, {64, 64, 1, 1}, {64}, big}, {big}),
+                              kernel("r", "Neg", {big}, {big})};
+  k[2].maybe_inplace_input = 3;
+  ArenaRules rules;
+  rules.granule = 256;
+  rules.initial_region = MiB;
+  rules.doubling = true;
+  rules.max_dead_bytes = 128 * MiB;
+  rules.page = 4096;
+  RunMemorySources in;
+  in.kernels = &k;
+  in.executed = &g;
+  in.inputs = {"x"};
+  in.outputs = {"y"};
+  in.baseline_bytes = 27'000'000;
+  in.node_bytes = 3'000;
+  in.arena = rules;
+  const std::optional<RunMemory> m = run_memory(in);
+  ASSERT_TRUE(m && m->predicted.arena);
+  const MemoryPrediction& p = m->predicted;
+  EXPECT_EQ(p.structures_bytes, 4u * 3'000);  // without the model: the executed graph's nodes
+  EXPECT_EQ(p.total_bytes, p.baseline_bytes + p.structures_bytes + p.weights_bytes + p.prepacked_bytes +
+                               p.activations_bytes + p.output_copies_bytes);
+  const ArenaPrediction& a = *p.arena;
+  EXPECT_EQ(a.inputs_bytes, MiB);
+  const uint64_t fixed = p.baseline_bytes + p.structures_bytes + p.weights_bytes + p.prepacked_bytes +
+                         p.output_copies_bytes + a.inputs_bytes;
+  EXPECT_EQ(a.low_bytes, fixed + a.written_bytes);
+  EXPECT_EQ(a.high_bytes, fixed + a.held_bytes);
+  // Without the rule a, s, o are live at once (3 MiB written); with it o takes s's buffer: the low end writes 2 MiB.
+  EXPECT_EQ(a.written_bytes, 2 * MiB);
+  EXPECT_GE(a.held_bytes, 3 * MiB);
+  EXPECT_TRUE(std::any_of(m->notes.begin(), m->notes.end(),
+                          [](const std::string& n) { return n.find("1 kernel(s) may write into") == 0; }));
+  // No runtime rule, no note, and the low end writes what the walk allocates.
+  k[2].maybe_inplace_input = -1;
+  const std::optional<RunMemory> plain = run_memory(in);
+  EXPECT_EQ(plain->predicted.arena->written_bytes, 3 * MiB + 0);
+  EXPECT_TRUE(plain->notes.empty());
 }

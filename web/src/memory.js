@@ -19,7 +19,8 @@ function memoryPoints(run) {
 
 function memoryCaption(m) {
   const p = m.predicted;
-  let text = 'Predicted ' + bytes(p.total_bytes) + ' = runtime baseline ' + bytes(p.baseline_bytes) + ' + weights ' +
+  let text = 'Predicted ' + bytes(p.total_bytes) + ' = runtime baseline ' + bytes(p.baseline_bytes) +
+    (p.structures_bytes ? ' + node structures ' + bytes(p.structures_bytes) : '') + ' + weights ' +
     bytes(p.weights_bytes) + (p.prepacked_bytes ? ' + packed copies ' + bytes(p.prepacked_bytes) : '') +
     ' + activations ' + bytes(p.activations_bytes) + ' (liveness peak in the executed order' +
     (p.peak_layer_name ? ', at ' + p.peak_layer_name : '') + ')' +
@@ -79,8 +80,9 @@ function renderMemory(view, run, onPick) {
     const peak = m.predicted.peak_layer;
     const el = h('div', {class: 'chart small', id: 'memory-chart'});
     card.append(el);
-    const measured = m.measured && m.measured.increase_bytes > m.predicted.baseline_bytes
-      ? m.measured.increase_bytes - m.predicted.baseline_bytes : 0;
+    // The chart draws weights + activations: the measured line leaves out what the runtime holds beside them.
+    const beside = m.predicted.baseline_bytes + (m.predicted.structures_bytes || 0);
+    const measured = m.measured && m.measured.increase_bytes > beside ? m.measured.increase_bytes - beside : 0;
     Charts.show(el, (theme) => ({
       // The timeline's grid and axis, so the two charts line up layer for layer.
       grid: {left: 56, right: 24, top: 24, bottom: 40},
@@ -95,7 +97,7 @@ function renderMemory(view, run, onPick) {
         markPoint: peak >= 0 ? {symbolSize: 40, data: [{coord: [points.find((p) => p[2] === peak)[0], weights + m.curve[peak]],
           name: m.predicted.peak_layer_name}], label: {formatter: () => 'peak'}} : undefined,
         markLine: measured ? {symbol: 'none', data: [{yAxis: measured, name: 'measured'}],
-          label: {formatter: () => 'measured, less the runtime baseline: ' + bytes(measured), position: 'insideEndTop'}} : undefined}],
+          label: {formatter: () => 'measured, less the runtime baseline' + (m.predicted.structures_bytes ? ' and node structures' : '') + ': ' + bytes(measured), position: 'insideEndTop'}} : undefined}],
     }), (chart) => chart.on('click', (p) => { if (p.seriesId === 'memory' && p.data) onPick(p.data[2]); }));
     if (peak >= 0) card.append(h('p', {class: 'caption', id: 'memory-peak'}, 'Peak layer: ' + m.predicted.peak_layer_name +
       ' (' + bytes(weights + m.curve[peak]) + ' live).'));

@@ -93,6 +93,7 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first, i
       if (nested.parent[i] >= 0) k.enclosing = events[static_cast<size_t>(nested.parent[i])]->node_name;
       k.reuse = buffer_reuse(e->op_name);
       k.packed_inputs = packed_inputs(e->op_name);
+      k.maybe_inplace_input = maybe_inplace_input(e->op_name);
       out.push_back(std::move(k));
     }
     // The allocator's figures after the kernel, the largest over the measured iterations.
@@ -187,6 +188,7 @@ void add_load_memory(Measurement& m, const LoadResult& load) {
   mm.increase_bytes = measured_increase(mm);
   m.memory = mm;
   m.runtime_baseline_bytes = load.baseline_bytes;
+  m.runtime_node_bytes = load.node_bytes;
   m.output_copies = 1;  // onnxruntime-node copies every output of session.run into a new JavaScript buffer
 }
 

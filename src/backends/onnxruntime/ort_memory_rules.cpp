@@ -44,6 +44,14 @@ std::vector<int> packed_inputs(const std::string& op) {
   return {};
 }
 
+int maybe_inplace_input(const std::string& op) {
+  // onnxruntime/core/contrib_ops/cpu/nchwc_ops.cc (com.microsoft.nchwc Conv) and fused_conv.cc (FusedConv) declare
+  // MayInplace(3, 0); the planner applies it only when it inferred equal shapes at session creation, which the
+  // optimized graph it writes does not record (its NCHWc tensors have none). The profile names the NCHWc kernel
+  // "Conv"; ONNX's own Conv has no fourth input, so the rule never applies to it.
+  return op == "Conv" || op == "FusedConv" ? 3 : -1;
+}
+
 ArenaRules cpu_arena_rules() {
   // onnxruntime/core/framework/bfc_arena.h and .cc, as the CPU provider creates its arena with OrtArenaCfg's defaults:
   // kMinAllocationSize 256 (RoundedBytes), initial_chunk_size_bytes 1 MiB, max_dead_bytes_per_chunk 128 MiB

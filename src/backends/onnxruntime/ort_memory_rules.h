@@ -17,6 +17,9 @@ namespace rooflens::ort {
 BufferReuse buffer_reuse(const std::string& op_name);
 // Positions (among present inputs) of the weights MatMul, Gemm and their fused and quantized forms pre-pack.
 std::vector<int> packed_inputs(const std::string& op_name);
+// The input whose buffer output 0 may take when the allocation planner finds their shapes equal (-1: none): the
+// fused residual Sum of the NCHWc Conv and of FusedConv, MayInplace(3, 0).
+int maybe_inplace_input(const std::string& op_name);
 
 // ORT's CPU arena (BFCArena with its default configuration, kNextPowerOfTwo) in the report's neutral terms.
 ArenaRules cpu_arena_rules();

@@ -111,6 +111,7 @@ struct LoadResult {
   // trivial session added before it when asked (load's memory_baseline). Absent from runners that do not say.
   std::optional<MemoryMeasured> memory;
   uint64_t baseline_bytes = 0;
+  uint64_t node_bytes = 0;  // what one node of a session costs the runtime (a chain of trivial nodes; 0: not measured)
 };
 
 struct TimedRunResult {
