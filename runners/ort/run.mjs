@@ -32,7 +32,8 @@ import {
 } from './session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
-import { measureBaseline, measureNodeBytes, peakRss, procStatus, resetPeak } from './memory.mjs';
+import { measureBaseline, peakRss, procStatus, resetPeak } from './memory.mjs';
+import { nodeCost } from './node_cost_cache.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -77,7 +78,9 @@ async function opLoad(req) {
   const memory = { start_bytes: procStatus().rss };
   if (optBool(req, 'memory_baseline', false)) {
     memory.baseline_bytes = await measureBaseline(options);
-    memory.node_bytes = measureNodeBytes(options);
+    const cost = nodeCost(options);
+    memory.node_bytes = cost.node_bytes;
+    memory.node_bytes_measured_at = cost.measured_at;
   }
   resetPeak();
   const t0 = nowNs();

@@ -73,6 +73,7 @@ struct Measurement {
   // What one node of a session costs the runtime (its graph, kernel and planner structures), measured on a chain of
   // trivial nodes apart from the model's session: a lower bound per node (0: not measured).
   uint64_t runtime_node_bytes = 0;
+  std::string runtime_node_bytes_measured_at;  // when it was measured (ISO 8601; a backend may keep it per runtime)
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
   std::optional<ArenaRules> arena;            // the allocator the run's tensors came from, when it is an arena

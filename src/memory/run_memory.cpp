@@ -136,6 +136,11 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   // executed graph's.
   const size_t nodes = in.analysis ? in.analysis->nodes.size() : in.executed ? in.executed->nodes.size() : 0;
   p.structures_bytes = sat_mul(in.node_bytes, static_cast<uint64_t>(nodes));
+  if (in.node_bytes && !in.node_bytes_measured_at.empty())
+    m.notes.push_back("node structures: " + std::to_string(nodes) + " nodes x " + std::to_string(in.node_bytes) +
+                      " bytes, one trivial node's cost in this runtime with these options, measured " +
+                      in.node_bytes_measured_at + " (kept per runtime and options beside the roofs: "
+                      "node-cost.json; delete it to measure again)");
   const uint64_t beside = sat_add(sat_add(sat_add(p.baseline_bytes, p.structures_bytes), p.weights_bytes),
                                   sat_add(p.prepacked_bytes, p.output_copies_bytes));
   p.total_bytes = sat_add(beside, p.activations_bytes);

@@ -22,6 +22,7 @@ struct RunMemorySources {
   const std::optional<MemoryMeasured>* measured = nullptr;
   uint64_t baseline_bytes = 0;                         // Measurement::runtime_baseline_bytes
   uint64_t node_bytes = 0;                             // Measurement::runtime_node_bytes
+  std::string node_bytes_measured_at;                  // Measurement::runtime_node_bytes_measured_at
   int64_t output_copies = 0;                           // Measurement::output_copies
   std::optional<ArenaRules> arena;                     // Measurement::arena
 };

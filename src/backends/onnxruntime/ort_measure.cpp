@@ -189,6 +189,7 @@ void add_load_memory(Measurement& m, const LoadResult& load) {
   m.memory = mm;
   m.runtime_baseline_bytes = load.baseline_bytes;
   m.runtime_node_bytes = load.node_bytes;
+  m.runtime_node_bytes_measured_at = load.node_bytes_measured_at;
   m.output_copies = 1;  // onnxruntime-node copies every output of session.run into a new JavaScript buffer
 }
 

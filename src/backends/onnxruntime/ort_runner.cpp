@@ -300,6 +300,7 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     out.memory = mm;
     out.baseline_bytes = field<uint64_t>(m, "baseline_bytes", 0);
     out.node_bytes = field<uint64_t>(m, "node_bytes", 0);
+    out.node_bytes_measured_at = field<std::string>(m, "node_bytes_measured_at", "");
   }
   return out;
 }

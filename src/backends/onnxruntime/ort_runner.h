@@ -112,6 +112,7 @@ struct LoadResult {
   std::optional<MemoryMeasured> memory;
   uint64_t baseline_bytes = 0;
   uint64_t node_bytes = 0;  // what one node of a session costs the runtime (a chain of trivial nodes; 0: not measured)
+  std::string node_bytes_measured_at;  // when (ISO 8601): the runner keeps the figure per runtime and options
 };
 
 struct TimedRunResult {
