@@ -39,11 +39,16 @@ export function peakRss() {
 // The runtime's own baseline: a one-node model (Relu on one float) made into a session with the model's options, in
 // this process before the model's session, and released. What its creation added to the resident set is what any
 // session of this runtime costs here (its code pages, thread pool and allocators), whatever the model.
+// The model's options for a session of another model: without the ones that name the model's file or its dims.
+export function trivialSessionOptions(options) {
+  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
+  return rest;
+}
+
 const BASELINE_MODEL = Buffer.from('CAcSCHJvb2ZsZW5zOjoKDAoBeBIBeSIEUmVsdRIIYmFzZWxpbmVaDwoBeBIKCggIARIECgIIAWIPCgF5EgoKCAgBEgQKAggBQgQKABAN', 'base64');
 export async function measureBaseline(options) {
-  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
   const before = procStatus().rss;
-  const s = await ort.InferenceSession.create(BASELINE_MODEL, rest);
+  const s = await ort.InferenceSession.create(BASELINE_MODEL, trivialSessionOptions(options));
   await s.run({ x: new ort.Tensor('float32', new Float32Array(1), [1]) });
   const bytes = Math.max(0, procStatus().rss - before);
   await s.release();
@@ -56,9 +61,8 @@ export async function measureBaseline(options) {
 // the child fails; the reason goes to stderr.
 const NODE_COST_SCRIPT = fileURLToPath(new URL('./node_cost.mjs', import.meta.url));
 export function measureNodeBytes(options) {
-  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
-  const child = spawnSync(process.execPath, [NODE_COST_SCRIPT], { input: JSON.stringify(rest), encoding: 'utf8',
-                                                                  timeout: 60000 });
+  const input = JSON.stringify(trivialSessionOptions(options));
+  const child = spawnSync(process.execPath, [NODE_COST_SCRIPT], { input, encoding: 'utf8', timeout: 60000 });
   try {
     if (child.status === 0) return JSON.parse(child.stdout).node_bytes;
   } catch (e) { /* reported below */ }

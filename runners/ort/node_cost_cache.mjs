@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ort } from './ort.mjs';
-import { measureNodeBytes } from './memory.mjs';
+import { measureNodeBytes, trivialSessionOptions } from './memory.mjs';
 
 function cacheFile() {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
@@ -16,11 +16,11 @@ function cacheFile() {
 // Everything the figure depends on: the runtime and its host, the C allocator's setting, the session options (in a
 // fixed key order), and the machine.
 function keyOf(options) {
-  const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
   return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
-                         os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null, sorted(rest)]);
+                         os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
+                         sorted(trivialSessionOptions(options))]);
 }
 
 function readCache(file) {

@@ -139,8 +139,7 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   if (in.node_bytes && !in.node_bytes_measured_at.empty())
     m.notes.push_back("node structures: " + std::to_string(nodes) + " nodes x " + std::to_string(in.node_bytes) +
                       " bytes, one trivial node's cost in this runtime with these options, measured " +
-                      in.node_bytes_measured_at + " (kept per runtime and options beside the roofs: "
-                      "node-cost.json; delete it to measure again)");
+                      in.node_bytes_measured_at + " (the backend keeps it per runtime and options; docs/memory.md)");
   const uint64_t beside = sat_add(sat_add(sat_add(p.baseline_bytes, p.structures_bytes), p.weights_bytes),
                                   sat_add(p.prepacked_bytes, p.output_copies_bytes));
   p.total_bytes = sat_add(beside, p.activations_bytes);
