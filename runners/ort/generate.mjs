@@ -12,7 +12,7 @@ import { RequestError, badRequest, log } from './errors.mjs';
 import { optBool, optInt, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import { createSession, requireSession, runOnce } from './session.mjs';
-import { peakRss, procStatus, resetPeak } from './memory.mjs';
+import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { fnv1a, mulberry32 } from './rng.mjs';
 import { halfToFloat } from './fp16.mjs';

@@ -4,10 +4,9 @@
 // predict. Reads the session options as JSON on stdin.
 import fs from 'node:fs';
 import { ort } from './ort.mjs';
-import { chainModel } from './onnx_chain.mjs';
-import { procStatus } from './memory.mjs';
+import { CHAIN_NODES, chainModel } from './onnx_chain.mjs';
+import { procStatus } from './proc_memory.mjs';
 
-const CHAIN_NODES = 2048;
 const options = JSON.parse(fs.readFileSync(0, 'utf8') || '{}');
 const one = new ort.Tensor('float32', new Float32Array(1), [1]);
 // A one-node session first, so the runtime's code, registries and thread pool are in before the chain's is measured.

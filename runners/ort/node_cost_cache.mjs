@@ -1,12 +1,13 @@
 // The per-node cost (memory.mjs measureNodeBytes) kept per machine, runtime and options, as rooflens keeps its roofs:
-// $XDG_CACHE_HOME/rooflens/node-cost.json (or ~/.cache/rooflens). Measuring it starts a process and a 2,048-node
-// session (~0.2 s), once per configuration a run loads; the figure is the runtime's, not the model's, so it is
+// $XDG_CACHE_HOME/rooflens/node-cost.json (or ~/.cache/rooflens). Measuring it starts a process and a 6,144-node
+// session (~0.25 s), once per configuration a run loads; the figure is the runtime's, not the model's, so it is
 // measured once and read back with the date it was measured. A file that cannot be read or parsed is measured over.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ort } from './ort.mjs';
 import { measureNodeBytes, trivialSessionOptions } from './memory.mjs';
+import { CHAIN_NODES } from './onnx_chain.mjs';
 
 function cacheFile() {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
@@ -14,13 +15,13 @@ function cacheFile() {
 }
 
 // Everything the figure depends on: the runtime and its host, the C allocator's setting, the session options (in a
-// fixed key order), and the machine.
+// fixed key order), the machine, and how it is measured (the chain's length: a figure from another is not reused).
 function keyOf(options) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
   return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
                          os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
-                         sorted(trivialSessionOptions(options))]);
+                         sorted(trivialSessionOptions(options)), `chain ${CHAIN_NODES}`]);
 }
 
 function readCache(file) {

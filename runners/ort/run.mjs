@@ -32,7 +32,8 @@ import {
 } from './session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
-import { measureBaseline, peakRss, procStatus, resetPeak } from './memory.mjs';
+import { measureBaseline } from './memory.mjs';
+import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { nodeCost } from './node_cost_cache.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';

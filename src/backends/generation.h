@@ -57,7 +57,7 @@ struct GenerationMeasurement {
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
   // The runner's memory: start, after the session, the timed requests' peak (run_peak_bytes); absent when the
-  // runner does not say. The runtime's own baseline (a trivial session before the model's) and the copies of each
+  // runner does not say. The runtime's own baseline (a baseline session before the model's) and the copies of each
   // output its binding makes for the caller.
   std::optional<MemoryMeasured> memory;
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)

@@ -67,7 +67,7 @@ struct Measurement {
   std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
   uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
   // The runner's memory by phase (live backends that read their own /proc; absent otherwise), and the increase a
-  // trivial session of the same runtime caused in it before the model's (the runtime's own baseline; 0: not measured).
+  // baseline session of the same runtime caused in it before the model's (the runtime's own baseline; 0: not measured).
   std::optional<MemoryMeasured> memory;
   uint64_t runtime_baseline_bytes = 0;
   // What one node of a session costs the runtime (its graph, kernel and planner structures), measured on a chain of

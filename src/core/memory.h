@@ -100,7 +100,7 @@ struct MemoryPrediction {
   std::string peak_layer_name;
   uint64_t topological_bytes = 0;        // the analysis' liveness peak at this run's dims (topological order)
   uint64_t naive_bytes = 0;              // the no-reuse sum at this run's dims
-  uint64_t baseline_bytes = 0;           // the runtime's own: a trivial session's increase, measured in this run's
+  uint64_t baseline_bytes = 0;           // the runtime's own: a baseline session's increase, measured in this run's
                                          // runner before the model's session (0: not measured)
   uint64_t structures_bytes = 0;         // the session's graph and kernel structures: the model's nodes times what
                                          // one node of a trivial chain cost the runtime, measured (0: not measured;
@@ -197,7 +197,7 @@ struct KvMemory {
   uint64_t prefill_activations_bytes = 0, decode_activations_bytes = 0;  // the last decode step's
   uint64_t prefill_peak_bytes = 0;       // baseline + weights + prepacked + the prefill's activations + output copies
   uint64_t decode_peak_bytes = 0;        // baseline + weights + prepacked + the last step's activations + output copies
-  uint64_t baseline_bytes = 0;           // the runtime's own (a trivial session; 0: not measured)
+  uint64_t baseline_bytes = 0;           // the runtime's own (a baseline session; 0: not measured)
   uint64_t predicted_bytes = 0;          // the larger of the two peaks: the runner's predicted increase
   // The runner's measured increase over its start: each phase's own peak over the timed requests (0: not measured).
   uint64_t prefill_measured_bytes = 0, decode_measured_bytes = 0;

@@ -173,8 +173,8 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
   std::vector<MemoryPart> out;
   if (m.run_peak_bytes == 0) return out;
   out.push_back({"runtime baseline", static_cast<int64_t>(p.baseline_bytes),
-                 p.baseline_bytes ? "a trivial session of the same runtime in this runner (its code, thread pool, "
-                                    "allocators): measured"
+                 p.baseline_bytes ? "a session of the same runtime in this runner that ran the kernels most models "
+                                    "share (their code, thread pool, allocators): measured"
                                   : "not measured: counted in the session's difference below"});
   if (p.structures_bytes)
     out.push_back({"node structures", static_cast<int64_t>(p.structures_bytes),

@@ -108,7 +108,7 @@ struct LoadResult {
   std::optional<std::filesystem::path> optimized_model;  // when optimizedModelFilePath was given and written
   uint64_t peak_rss_bytes = 0;
   // The runner's memory around session creation (start, after the session, its peak; run_peak_bytes 0), and what a
-  // trivial session added before it when asked (load's memory_baseline). Absent from runners that do not say.
+  // baseline session added before it when asked (load's memory_baseline). Absent from runners that do not say.
   std::optional<MemoryMeasured> memory;
   uint64_t baseline_bytes = 0;
   uint64_t node_bytes = 0;  // what one node of a session costs the runtime (a chain of trivial nodes; 0: not measured)
@@ -228,7 +228,7 @@ class OrtRunner {
   std::string node_version() const;
   const nlohmann::json& hello() const { return process_.hello(); }
 
-  // `memory_baseline`: first measure what a trivial session adds to the runner (LoadResult::baseline_bytes).
+  // `memory_baseline`: first measure what a baseline session adds to the runner (LoadResult::baseline_bytes).
   LoadResult load(const std::filesystem::path& model, const OrtSessionOptions& options,
                   std::chrono::milliseconds timeout = std::chrono::minutes(5), bool memory_baseline = false);
   // The measured loop with profiling off: warm-up and stop rule from `timing` (its profile fields unused).

@@ -1,0 +1,33 @@
+// The runner's own memory, read from /proc (docs/memory.md): its resident set and peaks that each phase resets.
+import fs from 'node:fs';
+
+// The runner's own memory, from /proc/self/status (bytes; 0 where /proc is not there). VmHWM is the high-water mark
+// of the address space that exec created — not process.resourceUsage().maxRSS, which Linux carries across fork and
+// exec, so a runner started by a rooflens that had just measured roofs with GB-sized buffers would report rooflens'
+// peak. Writing "5" to /proc/self/clear_refs resets VmHWM to the current VmRSS (Linux >= 4.0), so each phase (session
+// creation, the timed runs) gets a peak of its own; peakRss() still answers the whole process's peak.
+export function procStatus() {
+  let status;
+  try {
+    status = fs.readFileSync('/proc/self/status', 'utf8');
+  } catch (e) {
+    return { rss: 0, hwm: 0 };
+  }
+  const kb = (key) => { const m = new RegExp(`^${key}:\\s+(\\d+)\\s+kB$`, 'm').exec(status); return m ? Number(m[1]) * 1024 : 0; };
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+let peakBeforeReset = 0;
+export function resetPeak() {
+  const before = procStatus().hwm;
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+  } catch (e) {
+    return false;
+  }
+  peakBeforeReset = Math.max(peakBeforeReset, before);
+  const after = procStatus();
+  return after.hwm < before || after.hwm === after.rss;
+}
+export function peakRss() {
+  return Math.max(procStatus().hwm, peakBeforeReset);
+}
