@@ -12,14 +12,14 @@ function varint(n) {
   return Buffer.from(out);
 }
 const tag = (field, wire) => varint(field * 8 + wire);
-export const int = (field, n) => Buffer.concat([tag(field, 0), varint(n)]);
-export const bytes = (field, b) => {
+const int = (field, n) => Buffer.concat([tag(field, 0), varint(n)]);
+const bytes = (field, b) => {
   const buf = typeof b === 'string' ? Buffer.from(b) : b;
   return Buffer.concat([tag(field, 2), varint(buf.length), buf]);
 };
 const f32 = (field, x) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return Buffer.concat([tag(field, 5), b]); };
 
-export const DT = { float: 1, int64: 7, bool: 9 };
+const DT = { float: 1, int64: 7 };
 
 // TensorProto{dims, data_type, name, raw_data}
 export function tensor(name, type, dims, values) {
@@ -47,7 +47,7 @@ function attribute(name, value) {
   return Buffer.concat([head, int(3, value), int(20, 2)]);
 }
 
-// NodeProto{input, output, name, op_type, attribute, domain}
+// NodeProto{input, output, name, op_type, attribute} (the default domain)
 export function node(op, inputs, outputs, attrs = {}, name = outputs[0]) {
   return Buffer.concat([...inputs.map((i) => bytes(1, i)), ...outputs.map((o) => bytes(2, o)), bytes(3, name),
                         bytes(4, op), ...Object.entries(attrs).map(([k, v]) => bytes(5, attribute(k, v)))]);
