@@ -7,7 +7,7 @@ import { commonKernelsFeeds, commonKernelsModel } from './common_kernels.mjs';
 import { procStatus } from './proc_memory.mjs';
 
 // The model's options for a session of another model: without the ones that name the model's file or its dims.
-export function trivialSessionOptions(options) {
+export function optionsForOtherModels(options) {
   const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
   return rest;
 }
@@ -21,7 +21,7 @@ const BASELINE_MODEL = commonKernelsModel();
 const BASELINE_FEEDS = commonKernelsFeeds(ort);
 export async function measureBaseline(options) {
   const before = procStatus().rss;
-  const s = await ort.InferenceSession.create(BASELINE_MODEL, trivialSessionOptions(options));
+  const s = await ort.InferenceSession.create(BASELINE_MODEL, optionsForOtherModels(options));
   await s.run(BASELINE_FEEDS);
   const bytes = Math.max(0, procStatus().rss - before);
   await s.release();
@@ -34,7 +34,7 @@ export async function measureBaseline(options) {
 // the child fails; the reason goes to stderr.
 const NODE_COST_SCRIPT = fileURLToPath(new URL('./node_cost.mjs', import.meta.url));
 export function measureNodeBytes(options) {
-  const input = JSON.stringify(trivialSessionOptions(options));
+  const input = JSON.stringify(optionsForOtherModels(options));
   const child = spawnSync(process.execPath, [NODE_COST_SCRIPT], { input, encoding: 'utf8', timeout: 60000 });
   try {
     if (child.status === 0) return JSON.parse(child.stdout).node_bytes;

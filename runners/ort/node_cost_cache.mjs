@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ort } from './ort.mjs';
-import { measureNodeBytes, trivialSessionOptions } from './memory.mjs';
+import { measureNodeBytes, optionsForOtherModels } from './memory.mjs';
 import { CHAIN_NODES } from './onnx_chain.mjs';
 
 function cacheFile() {
@@ -21,7 +21,7 @@ function keyOf(options) {
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
   return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
                          os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
-                         sorted(trivialSessionOptions(options)), `chain ${CHAIN_NODES}`]);
+                         sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`]);
 }
 
 function readCache(file) {
