@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+
+#include "core/level_names.h"
 
 namespace rooflens {
 namespace {
@@ -30,22 +33,34 @@ const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads, const s
   return best;
 }
 
+// The best figure at `level` (at the thread count nearest `threads` among its figures); when that level was not
+// measured (roofs measured without it, a hand-written file, a level name from the reported sizes), the nearest
+// measured level that holds it ("L1+L2" holds L2) or lies beyond it.
 const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, int64_t threads) {
-  static const char* order[] = {"L1", "L2", "L3", "L4", "DRAM"};
-  // Fall outward when the level was not measured (roofs measured without it, a hand-written file).
-  size_t start = 0;
-  while (start < 5 && level != order[start]) ++start;
-  for (size_t i = start; i < 5; ++i) {
+  auto best_at = [&](const std::string& name) -> const MemoryRoof* {
     std::vector<MemoryRoof> at;
     for (const auto& m : hw.memory)
-      if (m.level == order[i] && m.gbps > 0) at.push_back(m);
-    if (at.empty()) continue;
+      if (m.level == name && m.gbps > 0) at.push_back(m);
+    if (at.empty()) return nullptr;
     int64_t t = nearest_threads(at, threads);
     const MemoryRoof* best = nullptr;
     for (const auto& m : hw.memory)
-      if (m.level == order[i] && m.threads == t && m.gbps > 0 && (!best || m.gbps > best->gbps)) best = &m;
-    if (best) return best;
+      if (m.level == name && m.threads == t && m.gbps > 0 && (!best || m.gbps > best->gbps)) best = &m;
+    return best;
+  };
+  if (const MemoryRoof* exact = best_at(level)) return exact;
+  std::optional<LevelSpan> want = level_span(level);
+  if (!want) return nullptr;
+  std::vector<std::string> outward;
+  for (const auto& m : hw.memory) {
+    std::optional<LevelSpan> s = level_span(m.level);
+    if (s && s->last >= want->first && std::find(outward.begin(), outward.end(), m.level) == outward.end())
+      outward.push_back(m.level);
   }
+  std::sort(outward.begin(), outward.end(),
+            [](const std::string& a, const std::string& b) { return level_nearer(a, b); });
+  for (const std::string& name : outward)
+    if (const MemoryRoof* m = best_at(name)) return m;
   return nullptr;
 }
 

@@ -31,14 +31,15 @@ struct ComputeRoof {
 };
 
 struct MemoryRoof {
-  std::string level, kernel;     // "L1" | "L2" | "L3" | "DRAM"; "read" | "write" | "copy" | "triad"
+  std::string level, kernel;     // "L1" | "L2" | "L3" | "L1+L2" (core/level_names.h) | "DRAM"; "read" | "write" |
+                                 // "copy" | "triad"
   int64_t threads = 0;
   double gbps = 0;               // 1e9 bytes/s, bytes counted as STREAM counts them
   uint64_t working_set_bytes = 0;
 };
 
 struct MemoryLevel {             // a memory level the bandwidth sweep found (hw/levels.h), per thread count
-  std::string level;             // "L1" | "L2" | "L3" | "L4" | "DRAM"
+  std::string level;             // "L1" .. "L4", "L1+L2" (caches that read alike) | "DRAM" (core/level_names.h)
   int64_t threads = 0;
   uint64_t first_bytes = 0, last_bytes = 0;  // working sets (total over arrays and threads) its plateau spans
   uint64_t reported_bytes = 0;   // the reported cache capacity that agreed with its fall; 0: named from the sweep

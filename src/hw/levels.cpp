@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "core/level_names.h"
 #include "hw/hw_table.h"
 
 namespace rooflens::hw {
@@ -160,7 +162,8 @@ void add_tail(SweepLevels& out, const Curve& c, const Plateau& tail, const Fall*
   bool ends_flat = tail.last + 2 >= c.ws.size();
   if (!ends_flat) {
     int next_slot = last_fall ? last_fall->slot + 1 : 0;
-    if (next_slot < slots) out.levels.push_back({"L" + std::to_string(next_slot + 1), start, c.ws[tail.last], 0});
+    if (next_slot < slots)
+      out.levels.push_back({cache_level_name(next_slot + 1, next_slot + 1), start, c.ws[tail.last], 0});
     return;
   }
   if (!last_fall) return;  // one plateau alone: nothing says which level it is
@@ -190,38 +193,144 @@ void add_figures(SweepLevels& out, const std::vector<KernelSweep>& sweeps, const
   }
 }
 
-}  // namespace
-
-SweepLevels find_levels(const std::vector<KernelSweep>& sweeps, const std::vector<uint64_t>& reported,
-                        const PlateauOptions& opts) {
-  SweepLevels out;
-  Curve c = combine(sweeps);
-  std::vector<Plateau> plats = c.ws.empty() ? std::vector<Plateau>{} : find_plateaus(c.ws, c.value, opts);
-  if (plats.empty()) return out;
+// One thread count's sweep as read so far: the combined curve, its plateaus and the falls between them.
+struct Reading {
+  Curve c;
+  std::vector<Plateau> plats;
   std::vector<Fall> falls;
-  for (size_t k = 0; k + 1 < plats.size(); ++k)
-    falls.push_back({c.ws[plats[k].last], c.ws[plats[k + 1].first], plats[k].height / plats[k + 1].height});
-  int slots = std::min(4, std::max(3, static_cast<int>(reported.size())));
-  name_falls(falls, reported, slots);
+  int slots = 0;  // level names available: L1..L3, or L4 when one is reported
+};
 
-  uint64_t start = c.ws[plats.front().first];
+Reading read_sweep(const ThreadCountSweep& s, const PlateauOptions& opts) {
+  Reading r;
+  r.c = combine(s.kernels);
+  if (!r.c.ws.empty()) r.plats = find_plateaus(r.c.ws, r.c.value, opts);
+  for (size_t k = 0; k + 1 < r.plats.size(); ++k)
+    r.falls.push_back({r.c.ws[r.plats[k].last], r.c.ws[r.plats[k + 1].first],
+                       r.plats[k].height / r.plats[k + 1].height});
+  r.slots = std::min(4, std::max(3, static_cast<int>(s.reported.size())));
+  name_falls(r.falls, s.reported, r.slots);
+  return r;
+}
+
+std::vector<Fall*> kept_falls(Reading& r) {
+  std::vector<Fall*> kept;
+  for (Fall& f : r.falls)
+    if (f.slot >= 0) kept.push_back(&f);
+  return kept;
+}
+
+// Every increasing sequence of `n` levels out of `slots`, lowest first.
+void each_sequence(int n, int slots, std::vector<int>& seq, const std::function<void(const std::vector<int>&)>& f) {
+  if (static_cast<int>(seq.size()) == n) return f(seq);
+  for (int s = seq.empty() ? 0 : seq.back() + 1; s + (n - static_cast<int>(seq.size())) <= slots; ++s) {
+    seq.push_back(s);
+    each_sequence(n, slots, seq, f);
+    seq.pop_back();
+  }
+}
+
+// The same names at every thread count where the sweeps show the same levels. Thread counts that keep as many
+// falls show the same caches (a private cache's plateau moves with the threads, a shared one's stays; neither
+// appears or vanishes), so their falls end the same sequence of levels: the one the most reported sizes agree with
+// over all of them (ties: the lowest levels, as at one thread count). Alone, each thread count's agreements decide,
+// and a reported size near the edge of its factor of 2 flips with the load: issue 39's 2-core Zen-1 EPYC, whose L1
+// and L2 read alike, called its first level "L2" at 1 thread (the test's 1 MiB "L2" agreed) and "L1" at 2.
+void agree_across_thread_counts(std::vector<Reading>& rs, const std::vector<ThreadCountSweep>& counts) {
+  std::vector<bool> done(rs.size(), false);
+  for (size_t a = 0; a < rs.size(); ++a) {
+    if (done[a]) continue;
+    std::vector<size_t> group;
+    const size_t n = kept_falls(rs[a]).size();
+    for (size_t b = a; b < rs.size(); ++b)
+      if (!done[b] && rs[b].slots == rs[a].slots && kept_falls(rs[b]).size() == n) group.push_back(b), done[b] = true;
+    if (group.size() < 2 || n == 0) continue;
+    auto agreements = [&](const std::vector<int>& seq) {
+      int sum = 0;
+      for (size_t g : group) {
+        std::vector<Fall*> kept = kept_falls(rs[g]);
+        const std::vector<uint64_t>& reported = counts[g].reported;
+        for (size_t i = 0; i < n; ++i) {
+          auto slot = static_cast<size_t>(seq[i]);
+          sum += slot < reported.size() && agrees(*kept[i], reported[slot]);
+        }
+      }
+      return sum;
+    };
+    std::vector<int> seq, best;
+    int most = -1;
+    each_sequence(static_cast<int>(n), rs[a].slots, seq, [&](const std::vector<int>& s) {
+      if (int got = agreements(s); got > most) most = got, best = s;
+    });
+    for (size_t g : group) {
+      std::vector<Fall*> kept = kept_falls(rs[g]);
+      const std::vector<uint64_t>& reported = counts[g].reported;
+      for (size_t i = 0; i < n; ++i) {
+        auto slot = static_cast<size_t>(best[i]);
+        kept[i]->slot = best[i];
+        kept[i]->reported = slot < reported.size() && agrees(*kept[i], reported[slot]);
+      }
+    }
+  }
+}
+
+// "L1 32 KiB and L2 512 KiB read alike: one level, L1+L2" (sizes as reported, where reported).
+std::string shared_plateau(const std::string& name, int first, int last, const std::vector<uint64_t>& reported) {
+  std::string caches;
+  for (int k = first; k <= last; ++k) {
+    caches += k == first ? "" : k == last ? " and " : ", ";
+    caches += "L" + std::to_string(k + 1);
+    if (static_cast<size_t>(k) < reported.size()) caches += " " + binary_bytes(reported[static_cast<size_t>(k)]);
+  }
+  return caches + " read alike: one level, " + name;
+}
+
+// The levels a reading shows: a cache level per named fall (after the caches its plateau spans: a level the sweep
+// cannot tell from the next one shares its plateau, "L1+L2"), then the tail (a cache or DRAM), their figures, and
+// the reported sizes no level owns.
+SweepLevels levels_of(const Reading& r, const ThreadCountSweep& s) {
+  SweepLevels out;
+  if (r.plats.empty()) return out;
+  const std::vector<uint64_t>& reported = s.reported;
+  uint64_t start = r.c.ws[r.plats.front().first];
   const Fall* last_fall = nullptr;
-  for (const Fall& f : falls) {
+  for (const Fall& f : r.falls) {
     if (f.slot < 0) continue;
-    out.levels.push_back({"L" + std::to_string(f.slot + 1), start, f.lo, f.reported ? reported[static_cast<size_t>(f.slot)] : 0});
+    int first = last_fall ? last_fall->slot + 1 : 0;
+    out.levels.push_back({cache_level_name(first + 1, f.slot + 1), start, f.lo,
+                          f.reported ? reported[static_cast<size_t>(f.slot)] : 0});
+    if (first < f.slot) out.shared.push_back(shared_plateau(out.levels.back().level, first, f.slot, reported));
     start = f.hi;
     last_fall = &f;
   }
-  add_tail(out, c, plats.back(), last_fall, start, reported, slots);
-  add_figures(out, sweeps, c);
+  add_tail(out, r.c, r.plats.back(), last_fall, start, reported, r.slots);
+  add_figures(out, s.kernels, r.c);
   for (size_t j = 0; j < reported.size(); ++j) {
-    if (named(falls, j)) continue;
+    // A reported cache inside a shared plateau ("L1" of "L1+L2") has its level; it only has no fall of its own.
+    if (named(r.falls, j) || (last_fall && static_cast<int>(j) < last_fall->slot)) continue;
     out.disagreements.push_back("L" + std::to_string(j + 1) + " " + binary_bytes(reported[j]));
     // Beyond the last cache found and not passed 4x: maybe misreported, maybe a cache whose fall lies further out.
-    if ((!last_fall || reported[j] > last_fall->lo) && 4 * reported[j] > c.ws.back())
+    if ((!last_fall || reported[j] > last_fall->lo) && 4 * reported[j] > r.c.ws.back())
       out.unconfirmed_bytes = std::max(out.unconfirmed_bytes, reported[j]);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<SweepLevels> find_levels_by_thread_count(const std::vector<ThreadCountSweep>& counts,
+                                                     const PlateauOptions& opts) {
+  std::vector<Reading> rs;
+  for (const ThreadCountSweep& s : counts) rs.push_back(read_sweep(s, opts));
+  agree_across_thread_counts(rs, counts);
+  std::vector<SweepLevels> out;
+  for (size_t i = 0; i < counts.size(); ++i) out.push_back(levels_of(rs[i], counts[i]));
+  return out;
+}
+
+SweepLevels find_levels(const std::vector<KernelSweep>& sweeps, const std::vector<uint64_t>& reported,
+                        const PlateauOptions& opts) {
+  return find_levels_by_thread_count({{sweeps, reported}}, opts).front();
 }
 
 }  // namespace rooflens::hw

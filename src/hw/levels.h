@@ -8,6 +8,9 @@
 // The last plateau is DRAM only when the sweep ends on it and reaches 4x the last cache found (STREAM's rule);
 // otherwise there is no DRAM level and the caller measures further out — as it does, memory allowing, to 4x a
 // reported size the sweep has not confirmed.
+// A level is named after the reported caches its plateau spans (core/level_names.h): when a fall agrees with a
+// later cache than the next one, the caches between read alike and share the plateau ("L1+L2" on a Zen-1 EPYC).
+// Thread counts whose sweeps show as many levels get the same names (find_levels_by_thread_count).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +25,7 @@ struct KernelSweep {
 };
 
 struct FoundLevel {
-  std::string level;                         // "L1".."L4" | "DRAM"
+  std::string level;                         // "L1".."L4", "L1+L2" (caches that read alike) | "DRAM"
   uint64_t first_bytes = 0, last_bytes = 0;  // the working sets its plateau spans on the combined curve
   uint64_t reported_bytes = 0;               // the reported capacity that named its fall; 0: named from the sweep
 };
@@ -38,12 +41,25 @@ struct SweepLevels {
   std::vector<LevelFigure> figures;        // per level, per kernel
   bool dram = false;                       // the sweep settled on a DRAM plateau
   std::vector<std::string> disagreements;  // reported sizes the sweep shows no fall near ("L3 508 MiB")
+  std::vector<std::string> shared;         // levels that span several reported caches ("L1 32 KiB and L2 512 KiB
+                                           // read alike: one level, L1+L2")
   uint64_t unconfirmed_bytes = 0;          // the largest of those beyond the last cache found that the sweep has
                                            // not passed 4x: DRAM's plateau may still be inside such a cache
 };
 
-// `reported`: cache capacities usable by the measuring threads per level, ascending (L1, L2, L3[, L4]); may be
-// empty or wrong.
+struct ThreadCountSweep {
+  std::vector<KernelSweep> kernels;
+  // Cache capacities usable by the measuring threads per level, ascending (L1, L2, L3[, L4]); may be empty or wrong.
+  std::vector<uint64_t> reported;
+};
+
+// The levels of each thread count's sweep, in the order given. Thread counts whose sweeps keep as many falls take
+// one sequence of names: the one the most reported sizes agree with over all of them, so a size near the edge of
+// agreeing cannot name a level differently at 1 thread and at 2.
+std::vector<SweepLevels> find_levels_by_thread_count(const std::vector<ThreadCountSweep>& counts,
+                                                     const PlateauOptions& opts = {});
+
+// One thread count's sweep alone.
 SweepLevels find_levels(const std::vector<KernelSweep>& sweeps, const std::vector<uint64_t>& reported,
                         const PlateauOptions& opts = {});
 

@@ -145,19 +145,24 @@ void plan_team(TeamPlan& tp, const std::vector<ComputeKernel>& kernels, const Sw
   if (o.bandwidth) plan_bandwidth(tp, sw, 0, max_ws, hw);
 }
 
-// The levels one team's sweep shows so far: each kernel's points, in working-set order.
-SweepLevels team_levels(const TeamPlan& tp, const Sweep& sw, const std::vector<std::string>& failed,
-                        const MachineDesc& m) {
-  std::vector<KernelSweep> sweeps;
-  for (const BwKernel& k : sw.set->kernels) {
-    KernelSweep ks{k.name, {}};
-    for (const Item& it : tp.items)
-      if (it.bw == &k && !failed_group(failed, it)) ks.points.push_back({it.working_set, it.probe.best()});
-    std::stable_sort(ks.points.begin(), ks.points.end(),
-                     [](const BwSample& a, const BwSample& b) { return a.working_set_bytes < b.working_set_bytes; });
-    if (!ks.points.empty()) sweeps.push_back(std::move(ks));
+// The levels each team's sweep shows so far (each kernel's points, in working-set order), named alike across the
+// teams (hw/levels.h). In the order of `teams`.
+std::vector<SweepLevels> team_levels(const std::vector<TeamPlan>& teams, const Sweep& sw,
+                                     const std::vector<std::string>& failed, const MachineDesc& m) {
+  std::vector<ThreadCountSweep> counts;
+  for (const TeamPlan& tp : teams) {
+    ThreadCountSweep c{{}, cache_capacities(m, tp.team->size())};
+    for (const BwKernel& k : sw.set->kernels) {
+      KernelSweep ks{k.name, {}};
+      for (const Item& it : tp.items)
+        if (it.bw == &k && !failed_group(failed, it)) ks.points.push_back({it.working_set, it.probe.best()});
+      std::stable_sort(ks.points.begin(), ks.points.end(),
+                       [](const BwSample& a, const BwSample& b) { return a.working_set_bytes < b.working_set_bytes; });
+      if (!ks.points.empty()) c.kernels.push_back(std::move(ks));
+    }
+    counts.push_back(std::move(c));
   }
-  return find_levels(sweeps, cache_capacities(m, tp.team->size()));
+  return find_levels_by_thread_count(counts);
 }
 
 // Rounds over `items` (see Item): a figure's repetitions spread over all rounds; a failure drops its group.
@@ -204,8 +209,10 @@ void extend_sweeps(std::vector<TeamPlan>& teams, const Sweep& sw, const HwOption
   for (int pass = 0; pass < 2; ++pass) {
     std::vector<Item*> added;
     std::string what;
-    for (TeamPlan& tp : teams) {
-      uint64_t to = std::min(sw.limit, wanted_reach(team_levels(tp, sw, failed, hw.machine), tp.swept_to, sw.quick));
+    std::vector<SweepLevels> levels = team_levels(teams, sw, failed, hw.machine);
+    for (size_t i = 0; i < teams.size(); ++i) {
+      TeamPlan& tp = teams[i];
+      uint64_t to = std::min(sw.limit, wanted_reach(levels[i], tp.swept_to, sw.quick));
       if (to <= tp.swept_to) continue;
       size_t before = tp.items.size();
       if (!plan_bandwidth(tp, sw, tp.swept_to, to, hw)) continue;
@@ -218,7 +225,8 @@ void extend_sweeps(std::vector<TeamPlan>& teams, const Sweep& sw, const HwOption
   }
 }
 
-void collect_team(const TeamPlan& tp, const Sweep& sw, const std::vector<std::string>& failed, HardwareInfo& hw) {
+void collect_team(const TeamPlan& tp, const SweepLevels& lv, const Sweep& sw, const std::vector<std::string>& failed,
+                  HardwareInfo& hw) {
   int t = tp.team->size();
   for (const Item& it : tp.items)
     if (it.compute && !failed_group(failed, it))
@@ -231,11 +239,11 @@ void collect_team(const TeamPlan& tp, const Sweep& sw, const std::vector<std::st
         any_bw = true;
       }
   if (!any_bw) return;
-  SweepLevels lv = team_levels(tp, sw, failed, hw.machine);
   for (const BwKernel& k : sw.set->kernels)  // kernel by kernel, levels in order, as `hw` prints them
     for (const LevelFigure& f : lv.figures)
       if (f.kernel == k.name) hw.memory.push_back({f.level, f.kernel, t, f.gbps, f.working_set_bytes});
   for (const FoundLevel& l : lv.levels) hw.levels.push_back({l.level, t, l.first_bytes, l.last_bytes, l.reported_bytes});
+  for (const std::string& shared : lv.shared) hw.notes.push_back("x" + std::to_string(t) + ": " + shared);
   if (!lv.disagreements.empty()) {
     std::string list;
     for (const std::string& d : lv.disagreements) list += (list.empty() ? "" : ", ") + d;
@@ -299,8 +307,8 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
                      "runs from a common barrier to the last thread's end; threads pinned one per core");
   if (o.bandwidth)
     hw.notes.push_back("memory levels are where the sweep (all kernels together) plateaus and falls; reported cache "
-                       "sizes only name the falls they agree with; DRAM is a plateau the sweep ends on, 4x or more "
-                       "beyond the last cache found");
+                       "sizes only name the falls they agree with (caches with no fall between them share a level: "
+                       "L1+L2); DRAM is a plateau the sweep ends on, 4x or more beyond the last cache found");
   std::vector<int> counts = thread_counts(o, hw.machine);
   Sweep sw{&bw, o.quick, o.quick ? 2.0 : std::sqrt(2.0), 0};
   sw.limit = o.max_working_set ? o.max_working_set : memory_limit(static_cast<int>(counts.size()));
@@ -321,7 +329,8 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
   std::vector<std::string> failed;
   run_rounds(all, o, what, failed, hw);
   if (o.bandwidth) extend_sweeps(teams, sw, o, failed, hw);
-  for (const TeamPlan& tp : teams) collect_team(tp, sw, failed, hw);
+  std::vector<SweepLevels> levels = team_levels(teams, sw, failed, hw.machine);
+  for (size_t i = 0; i < teams.size(); ++i) collect_team(teams[i], levels[i], sw, failed, hw);
   for (std::string& w : plausibility_warnings(hw)) hw.warnings.push_back(std::move(w));
   return hw;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/level_names.h"
 #include "core/units.h"
 #include "hw/hw_table.h"
 
@@ -11,13 +12,6 @@ namespace {
 
 // A level may measure a little lower with more threads when the machine was busy; a tenth less is a warning.
 constexpr double kSlowerWithThreads = 0.9;
-
-int level_rank(const std::string& level) {
-  static const char* order[] = {"L1", "L2", "L3", "L4", "DRAM"};
-  for (int i = 0; i < 5; ++i)
-    if (level == order[i]) return i;
-  return -1;
-}
 
 std::string gbps(double v) { return fixed(v, 1) + " GB/s"; }
 
@@ -41,11 +35,11 @@ void missing_dram(const HardwareInfo& hw, std::vector<std::string>& out) {
 void level_order(const HardwareInfo& hw, std::vector<std::string>& out) {
   std::vector<const MemoryRoof*> rows;
   for (const MemoryRoof& m : hw.memory)
-    if (level_rank(m.level) >= 0 && m.gbps > 0) rows.push_back(&m);
+    if (level_span(m.level) && m.gbps > 0) rows.push_back(&m);
   std::stable_sort(rows.begin(), rows.end(), [](const MemoryRoof* a, const MemoryRoof* b) {
     if (a->kernel != b->kernel) return a->kernel < b->kernel;
     if (a->threads != b->threads) return a->threads < b->threads;
-    return level_rank(a->level) < level_rank(b->level);
+    return level_nearer(a->level, b->level);
   });
   for (size_t i = 1; i < rows.size(); ++i) {
     const MemoryRoof& a = *rows[i - 1];

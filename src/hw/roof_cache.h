@@ -13,8 +13,10 @@ namespace rooflens::hw {
 // How roofs are measured, as a number: raised whenever a change makes earlier measurements wrong, so cached roofs
 // of the same rooflens version are measured again. 2: levels from the sweep, not named by reported cache sizes
 // (roofs of revision 1 could call a cache-sized working set DRAM, or a DRAM-sized one L3). 3: quick roofs hold the
-// best peak of every dtype (revision 2's held fp32 only, so an int8 layer met the fp32 ceiling).
-inline constexpr int kRoofsRevision = 3;
+// best peak of every dtype (revision 2's held fp32 only, so an int8 layer met the fp32 ceiling). 4: a level is named
+// after the caches its plateau spans ("L1+L2"), alike at every thread count (revision 3 could call one plateau "L2"
+// at 1 thread and "L1" at 2).
+inline constexpr int kRoofsRevision = 4;
 
 std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version);
 

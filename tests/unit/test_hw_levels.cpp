@@ -229,3 +229,120 @@ TEST(HwLevels, SweepSizesSpanFourKiBToMax) {
   EXPECT_EQ(coarse.size(), 17u);  // 4 KiB .. 256 MiB
   EXPECT_EQ(coarse.back(), 256 * MiB);
 }
+
+// Levels named alike at every thread count (issue 39). A machine at t threads: its private caches (L1, L2) hold t
+// times as much, a shared L3 the same; the reported sizes scale likewise (hw/machine.h: cache_capacities).
+namespace {
+
+struct Machine {
+  std::vector<uint64_t> caps;       // where each plateau ends at 1 thread (the last cache's capacity last)
+  size_t private_caps;              // how many of them are private caches (the rest shared by both cores)
+  std::vector<double> heights;      // GB/s at 1 thread on each plateau, DRAM last
+  std::vector<uint64_t> reported;   // per core, as reported
+  size_t private_reported;          // how many of them are private
+};
+
+std::vector<uint64_t> at_threads(const std::vector<uint64_t>& sizes, size_t private_caches, int t) {
+  std::vector<uint64_t> out;
+  for (size_t k = 0; k < sizes.size(); ++k) out.push_back(k < private_caches ? sizes[k] * t : sizes[k]);
+  return out;
+}
+
+ThreadCountSweep sweep_at(const Machine& m, int t, double step = std::sqrt(2.0)) {
+  std::vector<double> read, triad;
+  for (size_t k = 0; k < m.heights.size(); ++k) {
+    double scale = t == 1 ? 1 : k + 1 == m.heights.size() ? 1.5 : t;  // DRAM does not scale with the cores
+    read.push_back(m.heights[k] * scale);
+    triad.push_back(0.7 * read.back());
+  }
+  std::vector<uint64_t> caps = at_threads(m.caps, m.private_caps, t);
+  return {{{"read", staircase(caps, read, 0, 1, 1 * GiB, step)}, {"triad", staircase(caps, triad, 0, 2, 1 * GiB, step)}},
+          at_threads(m.reported, m.private_reported, t)};
+}
+
+std::vector<std::vector<std::string>> names_at(const std::vector<ThreadCountSweep>& counts) {
+  std::vector<std::vector<std::string>> out;
+  for (const SweepLevels& lv : find_levels_by_thread_count(counts)) out.push_back(names(lv));
+  return out;
+}
+
+// A 2-core Zen-1 EPYC: 32 KiB L1 and 512 KiB L2 per core read alike (likwid: 76 GB/s at 16 KiB and at 256 KiB),
+// one 8 MiB L3 for both cores.
+const Machine kZen1{{512 * KiB, 8 * MiB}, 1, {76, 40, 15}, {32 * KiB, 512 * KiB, 8 * MiB}, 2};
+// Distinct L1, L2 and L3 (issue 26's Zen-5 VM's sizes).
+const Machine kUsual{{48 * KiB, 1 * MiB, 32 * MiB}, 2, {500, 270, 125, 50}, {48 * KiB, 1 * MiB, 32 * MiB}, 2};
+
+}  // namespace
+
+TEST(HwLevelsAcrossThreads, L1AndL2ThatReadAlikeAreOneLevelL1PlusL2AtEveryThreadCount) {
+  const std::vector<std::string> want{"L1+L2", "L3", "DRAM"};
+  std::vector<ThreadCountSweep> counts{sweep_at(kZen1, 1), sweep_at(kZen1, 2)};
+  EXPECT_EQ(names_at(counts), (std::vector<std::vector<std::string>>{want, want}));
+  std::vector<SweepLevels> lv = find_levels_by_thread_count(counts);
+  ASSERT_EQ(lv[0].shared.size(), 1u);
+  EXPECT_EQ(lv[0].shared[0], "L1 32 KiB and L2 512 KiB read alike: one level, L1+L2");
+  EXPECT_EQ(lv[1].shared[0], "L1 64 KiB and L2 1 MiB read alike: one level, L1+L2");
+  EXPECT_TRUE(lv[0].disagreements.empty());  // L1 has its level: it shares L2's plateau
+  EXPECT_EQ(level(lv[0], "L1+L2").reported_bytes, 512 * KiB);
+  EXPECT_DOUBLE_EQ(figure(lv[0], "L1+L2", "read"), 76);
+  EXPECT_DOUBLE_EQ(figure(lv[1], "L1+L2", "read"), 152);
+  // With the L3 misreported as well (issue 26's VM), the sweep still names it.
+  Machine bogus_l3 = kZen1;
+  bogus_l3.reported[2] = 508 * MiB;
+  bogus_l3.private_reported = 3;  // reported per core, as that VM did
+  EXPECT_EQ(names_at({sweep_at(bogus_l3, 1), sweep_at(bogus_l3, 2)}),
+            (std::vector<std::vector<std::string>>{want, want}));
+}
+
+TEST(HwLevelsAcrossThreads, DistinctCachesKeepTheirOwnNamesAtEveryThreadCount) {
+  const std::vector<std::string> want{"L1", "L2", "L3", "DRAM"};
+  EXPECT_EQ(names_at({sweep_at(kUsual, 1), sweep_at(kUsual, 2)}), (std::vector<std::vector<std::string>>{want, want}));
+  Machine bogus_l3 = kUsual;  // issue 26: an L3 of 508 MiB per core
+  bogus_l3.reported[2] = 508 * MiB;
+  bogus_l3.private_reported = 3;
+  std::vector<ThreadCountSweep> counts{sweep_at(bogus_l3, 1), sweep_at(bogus_l3, 2)};
+  EXPECT_EQ(names_at(counts), (std::vector<std::vector<std::string>>{want, want}));
+  for (const SweepLevels& lv : find_levels_by_thread_count(counts)) {
+    EXPECT_EQ(level(lv, "L3").reported_bytes, 0u);  // named from the sweep
+    EXPECT_TRUE(lv.shared.empty());
+    ASSERT_EQ(lv.disagreements.size(), 1u);
+  }
+}
+
+TEST(HwLevelsAcrossThreads, AReportedSizeAgreeingAtOneThreadCountOnlyNamesTheLevelAtAll) {
+  // Issue 39's run: the test reported issue 26's sizes (48 KiB, 1 MiB, 508 MiB per core) on the Zen-1 EPYC. Its
+  // quick sweep's point at 512 KiB was still on the L1+L2 plateau at 1 thread (so the 1 MiB "L2" agreed with the
+  // fall), while at 2 threads the point at 1 MiB had fallen (the 2 MiB "L2" agreed with nothing).
+  Machine zen1 = kZen1;
+  zen1.reported = {48 * KiB, 1 * MiB, 508 * MiB};
+  zen1.private_reported = 3;
+  ThreadCountSweep one = sweep_at(zen1, 1, 2.0);
+  Machine two_threads = zen1;
+  two_threads.caps[0] = 512 * KiB - 1;  // x2: the plateau ends at 512 KiB, before the 1 MiB point
+  ThreadCountSweep two = sweep_at(two_threads, 2, 2.0);
+  // Each alone names the plateau differently (what issue 39 saw).
+  EXPECT_EQ(names(find_levels(one.kernels, one.reported)), (std::vector<std::string>{"L1+L2", "L3", "DRAM"}));
+  EXPECT_EQ(names(find_levels(two.kernels, two.reported)), (std::vector<std::string>{"L1", "L2", "DRAM"}));
+  // Together: one name, the one a reported size agrees with.
+  const std::vector<std::string> want{"L1+L2", "L3", "DRAM"};
+  EXPECT_EQ(names_at({one, two}), (std::vector<std::vector<std::string>>{want, want}));
+  EXPECT_EQ(names_at({two, one}), (std::vector<std::vector<std::string>>{want, want}));
+}
+
+TEST(HwLevelsAcrossThreads, ThreadCountsShowingDifferentLevelsKeepTheirOwn) {
+  // At 2 threads the L2s together hold as much as the L3: their plateaus merge into one, and the sweep shows one
+  // cache level fewer. Nothing is forced on it.
+  Machine m = kUsual;
+  m.caps = {48 * KiB, 1 * MiB, 4 * MiB};
+  m.reported = m.caps;
+  ThreadCountSweep one = sweep_at(m, 1);
+  std::vector<uint64_t> caps2{96 * KiB, 4 * MiB};  // x2: L2 and L3 one plateau
+  ThreadCountSweep two{{{"read", staircase(caps2, {1000, 540, 75})}, {"triad", staircase(caps2, {700, 380, 52})}},
+                       at_threads(m.reported, 2, 2)};
+  std::vector<std::vector<std::string>> got = names_at({one, two});
+  EXPECT_EQ(got[0], (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}));
+  EXPECT_EQ(got[1], names(find_levels(two.kernels, two.reported)));
+  EXPECT_EQ(got[1].front(), "L1");
+  EXPECT_EQ(got[1].back(), "DRAM");
+  EXPECT_EQ(got[1].size(), 3u);
+}

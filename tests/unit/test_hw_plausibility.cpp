@@ -62,3 +62,16 @@ TEST(HwPlausibility, ASmallDipWithMoreThreadsIsTolerated) {
     if (m.level == "DRAM") m.gbps = m.threads == 1 ? 50 : 46;  // 8% lower: DRAM saturated by one core
   EXPECT_TRUE(plausibility_warnings(hw).empty());
 }
+
+TEST(HwPlausibility, ALevelSharedByTwoCachesIsOrderedByItsCaches) {
+  // A Zen-1 EPYC's sweep: L1 and L2 one plateau ("L1+L2"), then L3 and DRAM. Sound as it is; an L3 no slower than
+  // L1+L2 is told, as any level no slower than the one before it.
+  HardwareInfo hw;
+  hw.memory = {{"L1+L2", "read", 1, 76, 16 * 1024}, {"L3", "read", 1, 40, 4 * MiB}, {"DRAM", "read", 1, 15, 256 * MiB}};
+  hw.sweep = {{"read", 1, 1024 * MiB, 15}};
+  EXPECT_TRUE(plausibility_warnings(hw).empty());
+  hw.memory[1].gbps = 80;
+  std::vector<std::string> w = plausibility_warnings(hw);
+  EXPECT_TRUE(has(w, "L3 read at 1 thread(s) (80.0 GB/s) is not below L1+L2 (76.0 GB/s)"));
+  EXPECT_EQ(w.size(), 1u);
+}

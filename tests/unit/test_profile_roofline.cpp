@@ -2,6 +2,8 @@
 // threads, shared ones do not), compute vs memory bound, efficiency, and the thread count used for the roofs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/roofline.h"
 
 using namespace rooflens;
@@ -185,4 +187,31 @@ TEST(ProfileRoofline, TheSweepsLevelsDecideWhichCeilingAWorkingSetMeets) {
   EXPECT_EQ(p.roof, "L3 triad x1");
   EXPECT_DOUBLE_EQ(p.attainable, 110);
   EXPECT_NEAR(p.efficiency, 0.5, 1e-12);
+}
+
+// A Zen-1 EPYC's roofs: L1 and L2 read alike, so the sweep found one level for both, "L1+L2" (docs/roofs.md).
+TEST(ProfileRoofline, ALevelSharedByTwoCachesHoldsWhatFitsEitherOfThem) {
+  HardwareInfo hw;
+  hw.machine.caches = {{"L1d", 32 * KiB, 2, 1}, {"L2", 512 * KiB, 2, 1}, {"L3", 8 * MiB, 1, 2}};
+  hw.memory = {{"L1+L2", "read", 1, 76, 16 * KiB}, {"L3", "read", 1, 40, 4 * MiB}, {"DRAM", "read", 1, 15, 1024 * MiB},
+               {"L1+L2", "read", 2, 152, 32 * KiB}, {"L3", "read", 2, 60, 4 * MiB}, {"DRAM", "read", 2, 22, 1024 * MiB}};
+  hw.levels = {{"L1+L2", 1, 4 * KiB, 256 * KiB, 512 * KiB}, {"L3", 1, 1 * MiB, 4 * MiB, 8 * MiB},
+               {"DRAM", 1, 64 * MiB, 1024 * MiB, 0},         {"L1+L2", 2, 4 * KiB, 512 * KiB, 1 * MiB},
+               {"L3", 2, 1 * MiB, 4 * MiB, 8 * MiB},        {"DRAM", 2, 64 * MiB, 1024 * MiB, 0}};
+  EXPECT_EQ(memory_level_for(hw, 8 * KiB, 1), "L1+L2");
+  EXPECT_EQ(memory_level_for(hw, 300 * KiB, 1), "L1+L2");
+  EXPECT_EQ(memory_level_for(hw, 2 * MiB, 2), "L3");
+  RoofPlacement p = place_on_roofline(hw, 2, 0, 300 * KiB, 300.0 * KiB / 76e9);
+  EXPECT_EQ(p.roof, "L1+L2 read x2");
+  EXPECT_DOUBLE_EQ(p.attainable, 152);
+  EXPECT_NEAR(p.efficiency, 0.5, 1e-12);
+  // Without the levels (a hand-edited roofs file), the reported sizes name "L1" or "L2": both are in "L1+L2".
+  hw.levels.clear();
+  EXPECT_EQ(place_on_roofline(hw, 1, 0, 16 * KiB, 1e-6).roof, "L1+L2 read x1");
+  EXPECT_EQ(place_on_roofline(hw, 1, 0, 400 * KiB, 1e-6).roof, "L1+L2 read x1");
+  EXPECT_EQ(place_on_roofline(hw, 1, 0, 6 * MiB, 1e-6).roof, "L3 read x1");
+  // A level the roofs lack falls outward, past levels that end before it.
+  hw.memory.erase(std::remove_if(hw.memory.begin(), hw.memory.end(), [](const MemoryRoof& m) { return m.level == "L3"; }),
+                  hw.memory.end());
+  EXPECT_EQ(place_on_roofline(hw, 1, 0, 6 * MiB, 1e-6).roof, "DRAM read x1");
 }

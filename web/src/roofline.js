@@ -2,7 +2,16 @@
 // type). Ceilings are those at the thread count nearest the run's, as rooflens placed the layers (roofline.cpp).
 // Layers a log-log plot cannot place (no FLOPs: layout/copy kernels; or no bytes or time) still get their dot:
 // a hollow diamond pinned to the bottom-left corner, so every layer of the run is on the chart.
-const LEVELS = ['L1', 'L2', 'L3', 'DRAM'];
+
+// A memory level's place, nearer first (core/level_names.h): "L2" [2, 2], "L1+L2" (caches that read alike, one
+// plateau of the sweep) [1, 2], "DRAM" [9, 9]; null for a name that is no level.
+function levelSpan(name) {
+  if (name === 'DRAM') return [9, 9];
+  const m = /^L([1-8])((?:\+L[1-8])*)$/.exec(name || '');
+  if (!m) return null;
+  const nums = [Number(m[1]), ...(m[2].match(/[1-8]/g) || []).map(Number)];
+  return nums.every((n, i) => n === nums[0] + i) ? [nums[0], nums[nums.length - 1]] : null;
+}
 
 function nearestThreads(roofs, threads) {
   let best = -1;
@@ -19,7 +28,9 @@ function ceilingsFor(hw, threads) {
   const compute = (hw.compute || []).filter((c) => c.gflops > 0);
   const tc = nearestThreads(compute, threads);
   const memory = [];
-  for (const level of LEVELS) {
+  const levels = [...new Set((hw.memory || []).map((m) => m.level))].filter(levelSpan)
+    .sort((a, b) => levelSpan(a)[0] - levelSpan(b)[0] || levelSpan(a)[1] - levelSpan(b)[1]);
+  for (const level of levels) {
     const at = (hw.memory || []).filter((m) => m.level === level && m.gbps > 0);
     const tm = nearestThreads(at, threads);
     const best = at.filter((m) => m.threads === tm).sort((a, b) => b.gbps - a.gbps)[0];
