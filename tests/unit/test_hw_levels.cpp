@@ -256,7 +256,8 @@ ThreadCountSweep sweep_at(const Machine& m, int t, double step = std::sqrt(2.0))
     triad.push_back(0.7 * read.back());
   }
   std::vector<uint64_t> caps = at_threads(m.caps, m.private_caps, t);
-  return {{{"read", staircase(caps, read, 0, 1, 1 * GiB, step)}, {"triad", staircase(caps, triad, 0, 2, 1 * GiB, step)}},
+  return {{{"read", staircase(caps, read, 0, 1, 1 * GiB, step)},
+           {"triad", staircase(caps, triad, 0, 2, 1 * GiB, step)}},
           at_threads(m.reported, m.private_reported, t)};
 }
 

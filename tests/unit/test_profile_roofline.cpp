@@ -193,8 +193,9 @@ TEST(ProfileRoofline, TheSweepsLevelsDecideWhichCeilingAWorkingSetMeets) {
 TEST(ProfileRoofline, ALevelSharedByTwoCachesHoldsWhatFitsEitherOfThem) {
   HardwareInfo hw;
   hw.machine.caches = {{"L1d", 32 * KiB, 2, 1}, {"L2", 512 * KiB, 2, 1}, {"L3", 8 * MiB, 1, 2}};
-  hw.memory = {{"L1+L2", "read", 1, 76, 16 * KiB}, {"L3", "read", 1, 40, 4 * MiB}, {"DRAM", "read", 1, 15, 1024 * MiB},
-               {"L1+L2", "read", 2, 152, 32 * KiB}, {"L3", "read", 2, 60, 4 * MiB}, {"DRAM", "read", 2, 22, 1024 * MiB}};
+  hw.memory = {{"L1+L2", "read", 1, 76, 16 * KiB},  {"L3", "read", 1, 40, 4 * MiB}, {"DRAM", "read", 1, 15, 1024 * MiB},
+               {"L1+L2", "read", 2, 152, 32 * KiB}, {"L3", "read", 2, 60, 4 * MiB},
+               {"DRAM", "read", 2, 22, 1024 * MiB}};
   hw.levels = {{"L1+L2", 1, 4 * KiB, 256 * KiB, 512 * KiB}, {"L3", 1, 1 * MiB, 4 * MiB, 8 * MiB},
                {"DRAM", 1, 64 * MiB, 1024 * MiB, 0},         {"L1+L2", 2, 4 * KiB, 512 * KiB, 1 * MiB},
                {"L3", 2, 1 * MiB, 4 * MiB, 8 * MiB},        {"DRAM", 2, 64 * MiB, 1024 * MiB, 0}};
@@ -211,7 +212,7 @@ TEST(ProfileRoofline, ALevelSharedByTwoCachesHoldsWhatFitsEitherOfThem) {
   EXPECT_EQ(place_on_roofline(hw, 1, 0, 400 * KiB, 1e-6).roof, "L1+L2 read x1");
   EXPECT_EQ(place_on_roofline(hw, 1, 0, 6 * MiB, 1e-6).roof, "L3 read x1");
   // A level the roofs lack falls outward, past levels that end before it.
-  hw.memory.erase(std::remove_if(hw.memory.begin(), hw.memory.end(), [](const MemoryRoof& m) { return m.level == "L3"; }),
-                  hw.memory.end());
+  auto l3 = [](const MemoryRoof& m) { return m.level == "L3"; };
+  hw.memory.erase(std::remove_if(hw.memory.begin(), hw.memory.end(), l3), hw.memory.end());
   EXPECT_EQ(place_on_roofline(hw, 1, 0, 6 * MiB, 1e-6).roof, "DRAM read x1");
 }
