@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -152,6 +153,30 @@ TEST(CapacityDispatcher, CallsPerRequestLetsAnInstanceHoldThatManyMoreCalls) {
   d.set_calls_per_request(1);  // back to a request per call: 6 in flight is above 2, nothing more leaves
   for (int i = 14; i < 16; ++i) d.enqueue({i, i, 1, 0});
   EXPECT_TRUE(d.assign(2).empty());
+}
+
+TEST(CapacityDispatcher, RequestsCarryEachInstancesCallsInOrderUpToCallsPerRequest) {
+  // 2 instances × 2 requests of up to 3 calls: 12 calls leave as four requests of three, each holding one
+  // instance's calls in the order they were assigned (the queue's order).
+  Dispatcher d(2, {2, 1, 0, 3});
+  for (int i = 0; i < 14; ++i) d.enqueue({i, i, 1, 0});
+  const auto r = d.requests(0);
+  ASSERT_EQ(r.size(), 4u);
+  int64_t last_id[2] = {-1, -1};
+  for (const auto& req : r) {
+    EXPECT_EQ(req.calls.size(), 3u);
+    for (const auto& c : req.calls) {
+      EXPECT_EQ(c.instance, req.instance);
+      EXPECT_GT(c.queries[0].id, last_id[req.instance]);
+      last_id[req.instance] = c.queries[0].id;
+    }
+  }
+  // One request's answer frees its three calls: the two queries left go as one request of two.
+  for (int k = 0; k < 3; ++k) d.finished(0);
+  const auto more = d.requests(1);
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].instance, 0);
+  EXPECT_EQ(more[0].calls.size(), 2u);
 }
 
 TEST(CapacityDispatcher, IdleInstancesTakeTurns) {
@@ -354,6 +379,47 @@ TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTi
   off.offline_window = 8;
   EXPECT_NEAR(judge(off, simulate(off, 2, {2, 1, 0}, m), j).completed_qps, 200, 2);
   EXPECT_NEAR(judge(off, simulate(off, 1, {2, 1, 0}, m), j).completed_qps, 100, 1);
+}
+
+TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
+  // 1 ms calls, 2 ms to reach the runner and 2 ms for the answer to come back, 2 requests in flight (concurrency 2).
+  // One call per request: a slot frees 5 ms after its request left, so the runner serves 2 calls per 5 ms and idles
+  // 60% of the time (400 QPS). Eight per request, as Offline sends them: the next request waits at the runner before
+  // the current one ends, the runner never idles (1000 QPS), and the queries of a request complete together.
+  ServiceModel m;
+  m.service_ms[1] = std::vector<double>(100, 1.0);
+  m.send_ms = 2;
+  m.reply_ms = 2;
+  Judging j{0, 99, 0.99, 1, 0.1};
+  auto offline = [](int64_t k) {
+    RunPlan p;
+    p.scenario = Scenario::offline;
+    p.min_duration_s = 2;
+    p.min_queries = 1;
+    p.calls_per_request = k;
+    p.offline_window = 2 * 2 * k;  // the driver's: instances × concurrency × K × 2
+    return p;
+  };
+  const RunPlan one = offline(1), eight = offline(8);
+  EXPECT_NEAR(judge(one, simulate(one, 1, {2, 1, 0}, m), j).completed_qps, 400, 400 * 0.02);
+  const RunRecords r = simulate(eight, 1, {2, 1, 0}, m);
+  EXPECT_NEAR(judge(eight, r, j).completed_qps, 1000, 1000 * 0.02);
+  // One runner answers one request at a time: the queries answered at one instant are one request's.
+  std::map<int64_t, std::vector<const QueryDone*>> by_request;
+  for (const auto& q : r.queries) by_request[q.done.completed_ns].push_back(&q.done);
+  size_t full = 0;
+  for (auto& [completed, calls] : by_request) {
+    ASSERT_LE(calls.size(), 8u);
+    full += calls.size() == 8;
+    std::sort(calls.begin(), calls.end(), [](const QueryDone* a, const QueryDone* b) { return a->start_ns < b->start_ns; });
+    EXPECT_GE(calls.front()->start_ns, calls.front()->sent_ns + 2'000'000);  // reached the runner after `send`
+    for (size_t k = 1; k < calls.size(); ++k) {
+      EXPECT_EQ(calls[k]->sent_ns, calls[0]->sent_ns);       // one request
+      EXPECT_EQ(calls[k]->start_ns, calls[k - 1]->end_ns);   // its calls back to back on the runner
+    }
+    EXPECT_EQ(completed, calls.back()->end_ns + 2'000'000);  // answered once, after the last call
+  }
+  EXPECT_GT(full, by_request.size() * 9 / 10);
 }
 
 TEST(CapacitySettings, BadFlagsNameTheFlag) {
