@@ -201,8 +201,9 @@ PeakRun find_peak_once(const Paths& p, const fs::path& model, int instances, int
   PeakRun r;
   r.model = model.stem().string();
   r.config = fmt::format("{}x{}", instances, threads);
-  const std::string out = measured(capacity_cmd(p, model, fmt::format("--find-peak --slo 100ms --instances {} "
-                                                                      "--threads {} --duration {}", instances, threads, seconds)), p, r.others);
+  const std::string args =
+      fmt::format("--find-peak --slo 100ms --instances {} --threads {} --duration {}", instances, threads, seconds);
+  const std::string out = measured(capacity_cmd(p, model, args), p, r.others);
   const json j = json::parse(out, nullptr, false);
   if (j.is_discarded() || !j.contains("capacity") || j["capacity"]["runs"].empty()) {
     r.why = "no report";

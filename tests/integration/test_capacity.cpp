@@ -1,9 +1,9 @@
 // `rooflens capacity` on the real ONNX Runtime runner and zoo models, through the binary: an Offline run, a Server
 // run far below capacity (VALID) and far above it (INVALID, "reduce --qps"), --find-peak seeded from its own Offline
-// run and bracketing the rate the runner drains, a runner killed mid-run (its queries failed, the instance named, every record kept), Ctrl-C (partial
-// result and records written, exit 1), bad flags (exit 2, one line naming the flag), the self-test. Runs are
-// short (1-2 s on a fast machine): behaviour is checked here, speed in `make bench`. Every rate, SLO and duration is
-// a multiple of what this machine serves, measured on it (capacity_pace.h).
+// run and bracketing the rate the runner drains, a runner killed mid-run (its queries failed, the instance named,
+// every record kept), Ctrl-C (partial result and records written, exit 1), bad flags (exit 2, one line naming the
+// flag), the self-test. Runs are short (1-2 s on a fast machine): behaviour is checked here, speed in `make bench`.
+// Every rate, SLO and duration is a multiple of what this machine serves, measured on it (capacity_pace.h).
 #include <signal.h>
 
 #include <filesystem>
