@@ -1,5 +1,7 @@
 #include "capacity/dispatcher.h"
 
+#include <algorithm>
+
 namespace rooflens::capacity {
 
 Dispatcher::Dispatcher(int32_t instances, BatchingRules rules)
@@ -46,6 +48,22 @@ std::vector<Assignment> Dispatcher::assign(int64_t now_ns) {
     next_ = (static_cast<size_t>(a.instance) + 1) % in_flight_.size();
     out.push_back(std::move(a));
   }
+  return out;
+}
+
+std::vector<OutgoingRequest> Dispatcher::requests(int64_t now_ns) {
+  std::vector<std::vector<Assignment>> per_instance(in_flight_.size());
+  for (Assignment& a : assign(now_ns)) per_instance[static_cast<size_t>(a.instance)].push_back(std::move(a));
+  const auto chunk = static_cast<size_t>(rules_.calls_per_request);
+  std::vector<OutgoingRequest> out;
+  for (size_t i = 0; i < per_instance.size(); ++i)
+    for (size_t at = 0; at < per_instance[i].size(); at += chunk) {
+      OutgoingRequest r;
+      r.instance = static_cast<int32_t>(i);
+      const size_t end = std::min(at + chunk, per_instance[i].size());
+      for (size_t k = at; k < end; ++k) r.calls.push_back(std::move(per_instance[i][k]));
+      out.push_back(std::move(r));
+    }
   return out;
 }
 

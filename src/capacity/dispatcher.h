@@ -5,7 +5,8 @@
 // - Queries wait in one queue, in arrival order; an instance takes calls while it has fewer than `concurrency` ×
 //   `calls_per_request` in flight (the least busy first; among equally busy ones, the next after the last one given
 //   a call, so idle instances take turns and none goes cold while another takes every query), so it never idles
-//   between queries when C > 1. The caller sends up to calls_per_request of an instance's calls as one request.
+//   between queries when C > 1. Up to calls_per_request of an instance's calls travel as one request (requests()),
+//   which its runner serves one after another and answers once.
 // - Without dynamic batching (max_batch 1) a call is one query.
 // - With it (Triton's dynamic batcher): a call merges queued queries in arrival order while their samples fit in
 //   max_batch; it leaves at once when the queue holds a full batch, else when the oldest query has waited
@@ -37,12 +38,20 @@ struct Assignment {               // one runtime call
   int32_t samples = 0;            // Σ of the queries' samples: the runtime call's batch
 };
 
+struct OutgoingRequest {          // what one message to an instance carries
+  int32_t instance = 0;
+  std::vector<Assignment> calls;  // served one after another, answered once
+};
+
 class Dispatcher {
  public:
   Dispatcher(int32_t instances, BatchingRules rules);
   void enqueue(const PendingQuery& q);
-  // Every request the rules let leave at `now_ns`.
+  // Every call the rules let leave at `now_ns`.
   std::vector<Assignment> assign(int64_t now_ns);
+  // The same calls as requests: each instance's in order, up to calls_per_request to a request. The live pool and
+  // the simulation both send what this returns, so they group calls alike.
+  std::vector<OutgoingRequest> requests(int64_t now_ns);
   void finished(int32_t instance);     // one call of the instance was answered
   void set_calls_per_request(int64_t calls) { rules_.calls_per_request = calls < 1 ? 1 : calls; }
   void disable(int32_t instance);      // it died: it takes nothing more

@@ -26,6 +26,10 @@ constexpr double kTimelineSeconds = 2;
 constexpr double kProfileSeconds = 5;        // --profile-layers' server run
 constexpr double kProgressSeconds = 5;       // a progress line while a run goes on
 constexpr int64_t kMaxCallsPerRequest = 64;  // an Offline request's calls (a trivial model's are µs each)
+// Where a peak search without --qps starts: this share of the Offline throughput measured first. The Server peak lies
+// at or below it (a queue that does not drain fails any SLO); 0.8 is VALID at a loose SLO, so the search goes up once
+// and bisects, and at a tight one the widening steps (÷1.25, ÷1.56, ÷2.44, ...) reach the peak in a few runs.
+constexpr double kPeakSeedShare = 0.8;
 
 // Everything one configuration's runs share.
 class ConfigRun {
@@ -51,7 +55,7 @@ class ConfigRun {
     warm_up();
     if (want_prediction()) {
       baseline();
-      if (!out_.stop && !baselines_.empty()) make_prediction();  // before the peak search: its first guess
+      if (!out_.stop && !baselines_.empty()) make_prediction();  // before the scenario: nothing it measures goes in
     }
     if (!out_.stop) scenarios();
     finish_prediction();
@@ -185,6 +189,8 @@ class ConfigRun {
       const Scenario sc = s_.search ? Scenario::offline : s_.scenario;
       out_.run.points.push_back(run_point(plan(sc)));
       if (sc == Scenario::offline) offline_qps_ = out_.run.points.back().completed_qps;
+    } else if (s_.find_peak && s_.qps <= 0) {
+      seed_offline();
     }
     if (!server || out_.stop) return;
     if (!s_.find_peak && !s_.search) {
@@ -196,15 +202,20 @@ class ConfigRun {
     peak_search();
   }
 
+  // A peak search without --qps starts from the Offline throughput of the same configuration, measured first (and
+  // kept as a point of the result), never from the prediction: started at the predicted rate, its first verdict
+  // would pin one end of the bracket there, and the prediction's error would be the bisection's last gap around it.
+  void seed_offline() {
+    out_.run.points.push_back(run_point(plan(Scenario::offline)));
+    offline_qps_ = out_.run.points.back().completed_qps;
+  }
+
   void peak_search() {
     PeakOptions o;
     o.precision = s_.peak_precision;
     // No rate whose minimum query count takes longer than MLPerf's 600 s run.
     o.floor_qps = std::max(o.floor_qps, static_cast<double>(s_.min_queries) / 600);
-    o.start_qps = s_.qps > 0                                          ? s_.qps
-                  : prediction_ && prediction_->peak_qps > 0          ? prediction_->peak_qps
-                  : offline_qps_ > 0                                  ? 0.8 * offline_qps_
-                                                                      : 10;
+    o.start_qps = s_.qps > 0 ? s_.qps : kPeakSeedShare * offline_qps_;  // the user's guess, else seed_offline()'s
     if (ctx_.deadline) o.out_of_time = [d = *ctx_.deadline] { return std::chrono::steady_clock::now() >= d; };
     PeakOutcome found = find_peak(
         o,
@@ -282,10 +293,13 @@ class ConfigRun {
   }
 
   void explain_capacity() {
+    // The capacity asked about: --search's best of Offline and the Server peak; the peak of a peak search (its
+    // Offline seed is not what was asked); else the scenario's run.
     double samples_per_s = 0;
     if (out_.run.peak && out_.run.peak->qps > 0) samples_per_s = out_.run.peak->qps * static_cast<double>(spq_);
-    for (const auto& p : out_.run.points)
-      if (p.scenario == Scenario::offline && p.valid) samples_per_s = std::max(samples_per_s, p.samples_per_s);
+    if (s_.search)
+      for (const auto& p : out_.run.points)
+        if (p.scenario == Scenario::offline && p.valid) samples_per_s = std::max(samples_per_s, p.samples_per_s);
     if (!s_.search && !s_.find_peak && !out_.run.points.empty()) samples_per_s = out_.run.points.back().samples_per_s;
     if (samples_per_s > 0)
       out_.run.explanation = explain(samples_per_s, *ctx_.workload, c_, ctx_.cores, ctx_.roofs);

@@ -49,15 +49,7 @@ void RunnerPool::set_calls_per_request(int64_t calls) {
 }
 
 void RunnerPool::pump(int64_t now) {
-  std::vector<std::vector<Assignment>> per_instance(instances_.size());
-  for (Assignment& a : dispatcher_.assign(now)) per_instance[static_cast<size_t>(a.instance)].push_back(std::move(a));
-  const auto chunk = static_cast<size_t>(spec_.rules.calls_per_request);
-  for (size_t i = 0; i < per_instance.size(); ++i)
-    for (size_t at = 0; at < per_instance[i].size(); at += chunk) {
-      const auto end = per_instance[i].begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, per_instance[i].size()));
-      send(static_cast<int32_t>(i), {std::make_move_iterator(per_instance[i].begin() + static_cast<std::ptrdiff_t>(at)),
-                                     std::make_move_iterator(end)});
-    }
+  for (OutgoingRequest& r : dispatcher_.requests(now)) send(r.instance, std::move(r.calls));
 }
 
 void RunnerPool::send(int32_t instance, std::vector<Assignment> calls) {

@@ -21,18 +21,25 @@ struct Completion {
   bool operator>(const Completion& o) const { return at_ns > o.at_ns; }
 };
 
-struct SimRequest {
-  int32_t instance;
+struct SimCall {
   std::vector<PendingQuery> queries;
-  int64_t sent, start, end;
-  int32_t samples;
+  int32_t samples = 0;
+  int64_t start = 0, end = 0;
+};
+
+struct SimRequest {
+  int32_t instance = 0;
+  int64_t sent = 0;
+  std::vector<SimCall> calls;  // run one after another on the instance's runner; one answer for all
 };
 
 class Simulation {
  public:
   Simulation(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model)
       : plan_(plan), model_(model), dispatcher_(instances, rules), runner_free_(static_cast<size_t>(instances), 0),
-        rng_(plan.seed ^ 0x73696d756c617465ULL) {}
+        rng_(plan.seed ^ 0x73696d756c617465ULL) {
+    dispatcher_.set_calls_per_request(plan.calls_per_request);  // Offline's K calls per request, as the pool sends them
+  }
 
   RunRecords run() {
     if (plan_.scenario == Scenario::server) serve_poisson();
@@ -57,25 +64,34 @@ class Simulation {
     ++outstanding_;
   }
 
+  // A request reaches its runner `send` after it left, its calls run one after another once the runner is free,
+  // and the answer is back `reply` after the last one ended.
   void dispatch() {
-    for (Assignment& a : dispatcher_.assign(now_)) {
-      SimRequest r{a.instance, std::move(a.queries), now_, 0, 0, a.samples};
-      int64_t& free = runner_free_[static_cast<size_t>(a.instance)];
-      r.start = std::max(now_ + ns(model_.send_ms), free);
-      r.end = r.start + ns(model_.draw(a.samples, rng_.uniform()));
-      free = r.end;
-      completions_.push({r.end + ns(model_.reply_ms), requests_.size()});
+    for (OutgoingRequest& out : dispatcher_.requests(now_)) {
+      SimRequest r{out.instance, now_, {}};
+      int64_t& free = runner_free_[static_cast<size_t>(out.instance)];
+      int64_t at = std::max(now_ + ns(model_.send_ms), free);
+      for (Assignment& a : out.calls) {
+        SimCall c{std::move(a.queries), a.samples, at, 0};
+        c.end = c.start + ns(model_.draw(c.samples, rng_.uniform()));
+        at = c.end;
+        r.calls.push_back(std::move(c));
+      }
+      free = at;
+      completions_.push({at + ns(model_.reply_ms), requests_.size()});
       requests_.push_back(std::move(r));
     }
   }
 
   void complete(const Completion& c) {
     const SimRequest& r = requests_[c.request];
-    dispatcher_.finished(r.instance);
-    for (const auto& q : r.queries) {
-      QueryDone& d = rec_.queries[static_cast<size_t>(q.id)].done;
-      d = {q.id, r.instance, r.samples, r.sent, r.start, r.end, c.at_ns, QueryStatus::ok, ""};
-      --outstanding_;
+    for (const SimCall& call : r.calls) {
+      dispatcher_.finished(r.instance);
+      for (const auto& q : call.queries) {
+        QueryDone& d = rec_.queries[static_cast<size_t>(q.id)].done;
+        d = {q.id, r.instance, call.samples, r.sent, call.start, call.end, c.at_ns, QueryStatus::ok, ""};
+        --outstanding_;
+      }
     }
   }
 

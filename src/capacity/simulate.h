@@ -2,9 +2,10 @@
 // The predicted capacity: a discrete-event simulation of a configuration serving a scenario, from its measured
 // single-stream service times. It replays the same Poisson schedule (schedule.h) through the same dispatcher rules
 // (dispatcher.h) onto `instances` simulated runners, each serving one call at a time:
-//   a call sent at t reaches its runner at t + send; the runner starts it when free; it takes a service time drawn
-//   (seeded) from the samples measured at its batch (linear between the batches measured); its answer is back
-//   `reply` after its end, when the slot frees.
+//   a request sent at t reaches its runner at t + send; the runner starts its calls when free, one after another
+//   (Offline's requests carry the plan's calls_per_request, every other scenario's one); each call takes a service
+//   time drawn (seeded) from the samples measured at its batch (linear between the batches measured); the answer is
+//   back `reply` after the last call's end, when its slots free and all its queries complete.
 // The records it yields are judged by the same verdict as a live run (verdict.h). What it cannot know: how much
 // instances slow each other down (shared caches, memory bandwidth, frequency) — the measured-vs-predicted error says.
 #include <cstdint>
@@ -25,7 +26,7 @@ struct ServiceModel {
   double median_ms(int64_t batch) const;
 };
 
-// The records of `plan` as the simulated system would serve it.
+// The records of `plan` as the simulated system would serve it (calls per request: the plan's, over `rules`').
 RunRecords simulate(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model);
 
 }  // namespace rooflens::capacity

@@ -50,7 +50,9 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--percentile", a.s.percentile, "The percentile judged (default: server and multi-stream 99, "
                                                  "single-stream 90)");
   cmd.add_option("--samples-per-query", a.s.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
-  cmd.add_flag("--find-peak", a.s.find_peak, "Server: search the highest VALID QPS (bracket, then bisect)");
+  cmd.add_flag("--find-peak", a.s.find_peak,
+               "Server: search the highest VALID QPS (bracket, then bisect; from --qps, else from 0.8 × an Offline run "
+               "made first)");
   cmd.add_option("--precision", a.precision, "--find-peak stops when the bracket is this narrow")->capture_default_str();
   cmd.add_option("--duration", a.s.min_duration_s, "Minimum seconds per run (default 10; MLPerf: 600)");
   cmd.add_option("--min-queries", a.s.min_queries, "Minimum queries per run (default: what the percentile's early "

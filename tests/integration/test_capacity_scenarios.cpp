@@ -1,7 +1,8 @@
 // More of `rooflens capacity` on the real ONNX Runtime runner with a zoo model: multi-stream queries of several
 // samples (one runtime call each, judged by the early-stopping estimate), dynamic batching merging queued queries
 // into one call (every merged query keeps its own scheduled time), and a runner that stops answering (killed after
-// --timeout, its queries failed with the instance named).
+// --timeout, its queries failed with the instance named). Rates, SLOs and timeouts are multiples of what this
+// machine serves, measured on it (capacity_pace.h).
 #include <signal.h>
 
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "integration/capacity_pace.h"
 #include "support/cli_runner.h"
 #include "support/processes.h"
 #include "support/ort_cli_suite.h"
@@ -27,6 +29,11 @@ class CapacityScenarioTest : public OrtCliSuite<CapacityScenarioTest> {
   static constexpr const char* kDir = "rooflens-capacity-scenarios";
   static void prepare() {
     save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
+  }
+ protected:
+  static const CapacityPace& pace() {
+    static const CapacityPace p = measure_capacity_pace(path("squeezenet.onnx"), dir_->string());
+    return p;
   }
 };
 
@@ -67,11 +74,13 @@ TEST_F(CapacityScenarioTest, MultiStreamQueriesHoldSeveralSamplesInOneCall) {
 }
 
 TEST_F(CapacityScenarioTest, DynamicBatchingMergesQueuedQueriesIntoOneCall) {
+  const CapacityPace& m = pace();
+  ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("batching.json"), csv = path("batching.csv");
-  // Far more arrivals than one runner at batch 1 could take: queries queue, and merge into calls of up to 8.
-  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 400 --slo 200ms --percentile 90 --duration 1 "
-                    "--max-batch 8 --batch-timeout 2ms --threads 1 --no-predict --no-roofs --no-db -q -o " + out +
-                    " --queries " + csv);
+  // Four times the arrivals one runner takes at batch 1: queries queue, and merge into calls of up to 8.
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps " + m.qps(4) + " --slo " + m.ms(10) +
+                    " --percentile 90 --duration 1 --max-batch 8 --batch-timeout 2ms --threads 1 --no-predict "
+                    "--no-roofs --no-db -q -o " + out + " --queries " + csv);
   ASSERT_NE(r.rc, 2) << r.err;
   std::map<std::string, std::vector<std::vector<std::string>>> calls;  // start_ms -> the queries it served
   for (const auto& row : cells(csv))
@@ -94,12 +103,15 @@ TEST_F(CapacityScenarioTest, DynamicBatchingMergesQueuedQueriesIntoOneCall) {
 }
 
 TEST_F(CapacityScenarioTest, AHungRunnerIsKilledAfterTheTimeoutAndItsQueriesFail) {
-  const std::string out = path("hung.json"), csv = path("hung.csv");
-  pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", "30", "--slo", "500ms", "--instances", "2",
-                              "--threads", "1", "--duration", "20", "--timeout", "1", "--no-predict", "--no-roofs",
-                              "--no-db", "-q", "-o", out, "--queries", csv},
+  // Half what one runner serves, on two; a runner holding a request for 20 of its calls' time (1 s at least) is hung.
+  const CapacityPace& m = pace();
+  ASSERT_GT(m.offline_qps, 0);
+  const std::string out = path("hung.json"), csv = path("hung.csv"), timeout = m.seconds(20, 1);
+  pid_t pid = spawn_rooflens({"capacity", path("squeezenet.onnx"), "--qps", m.qps(0.5), "--slo", m.ms(25), "--instances",
+                              "2", "--threads", "1", "--duration", m.seconds(400, 20), "--timeout", timeout,
+                              "--no-predict", "--no-roofs", "--no-db", "-q", "-o", out, "--queries", csv},
                              path("hung.out"), path("hung.err"));
-  ASSERT_TRUE(wait_for([&] { return cells(csv).size() > 20; }, std::chrono::seconds(60)));
+  ASSERT_TRUE(wait_for([&] { return cells(csv).size() > 20; }, m.patience(100)));
   const std::vector<pid_t> kids = children_of(pid);
   ASSERT_EQ(kids.size(), 2u);
   ::kill(kids[0], SIGSTOP);  // alive, but no longer answering
@@ -107,7 +119,7 @@ TEST_F(CapacityScenarioTest, AHungRunnerIsKilledAfterTheTimeoutAndItsQueriesFail
   const json p = json::parse(slurp(out))["capacity"]["runs"][0]["points"].back();
   EXPECT_EQ(p["verdict"], "INVALID");
   EXPECT_NE(p["reasons"][0].get<std::string>().find("instance 0 (pid " + std::to_string(kids[0]) +
-                                                    "): did not answer within 1 s; killed it"),
+                                                    "): did not answer within " + timeout + " s; killed it"),
             std::string::npos)
       << p["reasons"].dump();
   EXPECT_GE(p["failed"].get<int64_t>(), 1);

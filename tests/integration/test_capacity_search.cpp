@@ -1,12 +1,14 @@
 // `rooflens capacity --search` and `--profile-layers` on the real ONNX Runtime runner with a zoo model: the grid
 // as one table with the best configuration named, configurations past the --budget listed as not run, per-layer
-// profiles under load mapped to the user's nodes, one run per instance. Short runs: behaviour, not speed.
+// profiles under load mapped to the user's nodes, one run per instance. Short runs: behaviour, not speed; rates and
+// SLOs are multiples of what this machine serves, measured on it (capacity_pace.h).
 #include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "integration/capacity_pace.h"
 #include "support/cli_runner.h"
 #include "support/ort_cli_suite.h"
 
@@ -21,6 +23,11 @@ class CapacitySearchTest : public OrtCliSuite<CapacitySearchTest> {
   static constexpr const char* kDir = "rooflens-capacity-search";
   static void prepare() {
     save_zoo_model("squeezenet1_0", {}, path("squeezenet.onnx"));
+  }
+ protected:
+  static const CapacityPace& pace() {
+    static const CapacityPace p = measure_capacity_pace(path("squeezenet.onnx"), dir_->string());
+    return p;
   }
 };
 
@@ -69,10 +76,14 @@ TEST_F(CapacitySearchTest, ConfigurationsPastTheBudgetAreListedAsNotRun) {
 }
 
 TEST_F(CapacitySearchTest, ProfileLayersGivesEachInstanceItsLayersUnderLoad) {
+  // What one runner serves, on two (about half their capacity), for as long as 24 queries take: a dozen calls each.
+  const CapacityPace& m = pace();
+  ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("layers.json");
-  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 40 --slo 500ms --percentile 90 --duration 1 "
-                    "--instances 2 --threads 1 --profile-layers --no-predict --no-roofs --no-db -q -o " + out);
-  // Far below capacity, but beside the other test shards on 2 CPUs the verdict is not this test's subject.
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps " + m.qps(1) + " --slo " + m.ms(25) +
+                    " --percentile 90 --duration " + m.seconds(24, 1) + " --instances 2 --threads 1 --profile-layers "
+                    "--no-predict --no-roofs --no-db -q -o " + out);
+  // Below capacity, but beside the other test shards on 2 CPUs the verdict is not this test's subject.
   ASSERT_TRUE(r.rc == 0 || r.rc == 1) << r.out << r.err;
   const json rep = json::parse(slurp(out));
   ASSERT_EQ(rep["runs"].size(), 2u) << rep["capacity"]["runs"][0]["warnings"].dump();
@@ -91,10 +102,14 @@ TEST_F(CapacitySearchTest, ProfileLayersGivesEachInstanceItsLayersUnderLoad) {
 }
 
 TEST_F(CapacitySearchTest, ResultsGoToTheDatabaseAndCompareAsAnyTiming) {
-  const std::string db = path("capacity.db");
+  // Under a third of what the runner serves, an SLO of 25 calls: both runs VALID on any machine.
+  const CapacityPace& m = pace();
+  ASSERT_GT(m.offline_qps, 0);
+  const std::string db = path("capacity.db"), qps = m.qps(0.3);
   for (const char* name : {"a.json", "b.json"}) {
-    CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps 40 --slo 500ms --percentile 90 --duration 1 "
-                      "--threads 1 --no-predict --no-roofs -q --db " + db + " -o " + path(name));
+    CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps " + qps + " --slo " + m.ms(25) +
+                      " --percentile 90 --duration 1 --threads 1 --no-predict --no-roofs -q --db " + db + " -o " +
+                      path(name));
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
   }
   CliResult h = cli("history --db " + db + " --json");
@@ -103,7 +118,7 @@ TEST_F(CapacitySearchTest, ResultsGoToTheDatabaseAndCompareAsAnyTiming) {
   std::vector<std::string> configs;
   for (const auto& s : trends["series"]) configs.push_back(s["config"]);
   const std::string label = "instances=1 threads=1 concurrency=1 batch=1";
-  EXPECT_NE(std::find(configs.begin(), configs.end(), label + " · server qps=40"), configs.end()) << h.out;
+  EXPECT_NE(std::find(configs.begin(), configs.end(), label + " · server qps=" + qps), configs.end()) << h.out;
   EXPECT_NE(std::find(configs.begin(), configs.end(), label + " · headline server"), configs.end()) << h.out;
   for (const auto& s : trends["series"]) EXPECT_EQ(s["points"].size(), 2u) << s["config"];
   // The gate judges the headline like any trend: two sessions are too few to call anything.
@@ -115,6 +130,6 @@ TEST_F(CapacitySearchTest, ResultsGoToTheDatabaseAndCompareAsAnyTiming) {
   const json cmp = json::parse(c.out);
   bool latency_tested = false;
   for (const auto& item : cmp["items"])
-    if (item["config"] == label + " · server qps=40") latency_tested = item.contains("latency") && item["latency"]["tested"] != "";
+    if (item["config"] == label + " · server qps=" + qps) latency_tested = item.contains("latency") && item["latency"]["tested"] != "";
   EXPECT_TRUE(latency_tested) << c.out.substr(0, 2000);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -152,6 +153,30 @@ TEST(CapacityDispatcher, CallsPerRequestLetsAnInstanceHoldThatManyMoreCalls) {
   d.set_calls_per_request(1);  // back to a request per call: 6 in flight is above 2, nothing more leaves
   for (int i = 14; i < 16; ++i) d.enqueue({i, i, 1, 0});
   EXPECT_TRUE(d.assign(2).empty());
+}
+
+TEST(CapacityDispatcher, RequestsCarryEachInstancesCallsInOrderUpToCallsPerRequest) {
+  // 2 instances × 2 requests of up to 3 calls: 12 calls leave as four requests of three, each holding one
+  // instance's calls in the order they were assigned (the queue's order).
+  Dispatcher d(2, {2, 1, 0, 3});
+  for (int i = 0; i < 14; ++i) d.enqueue({i, i, 1, 0});
+  const auto r = d.requests(0);
+  ASSERT_EQ(r.size(), 4u);
+  int64_t last_id[2] = {-1, -1};
+  for (const auto& req : r) {
+    EXPECT_EQ(req.calls.size(), 3u);
+    for (const auto& c : req.calls) {
+      EXPECT_EQ(c.instance, req.instance);
+      EXPECT_GT(c.queries[0].id, last_id[req.instance]);
+      last_id[req.instance] = c.queries[0].id;
+    }
+  }
+  // One request's answer frees its three calls: the two queries left go as one request of two.
+  for (int k = 0; k < 3; ++k) d.finished(0);
+  const auto more = d.requests(1);
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].instance, 0);
+  EXPECT_EQ(more[0].calls.size(), 2u);
 }
 
 TEST(CapacityDispatcher, IdleInstancesTakeTurns) {
@@ -356,6 +381,47 @@ TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTi
   EXPECT_NEAR(judge(off, simulate(off, 1, {2, 1, 0}, m), j).completed_qps, 100, 1);
 }
 
+TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
+  // 1 ms calls, 2 ms to reach the runner and 2 ms for the answer to come back, 2 requests in flight (concurrency 2).
+  // One call per request: a slot frees 5 ms after its request left, so the runner serves 2 calls per 5 ms and idles
+  // 60% of the time (400 QPS). Eight per request, as Offline sends them: the next request waits at the runner before
+  // the current one ends, the runner never idles (1000 QPS), and the queries of a request complete together.
+  ServiceModel m;
+  m.service_ms[1] = std::vector<double>(100, 1.0);
+  m.send_ms = 2;
+  m.reply_ms = 2;
+  Judging j{0, 99, 0.99, 1, 0.1};
+  auto offline = [](int64_t k) {
+    RunPlan p;
+    p.scenario = Scenario::offline;
+    p.min_duration_s = 2;
+    p.min_queries = 1;
+    p.calls_per_request = k;
+    p.offline_window = 2 * 2 * k;  // the driver's: instances × concurrency × K × 2
+    return p;
+  };
+  const RunPlan one = offline(1), eight = offline(8);
+  EXPECT_NEAR(judge(one, simulate(one, 1, {2, 1, 0}, m), j).completed_qps, 400, 400 * 0.02);
+  const RunRecords r = simulate(eight, 1, {2, 1, 0}, m);
+  EXPECT_NEAR(judge(eight, r, j).completed_qps, 1000, 1000 * 0.02);
+  // One runner answers one request at a time: the queries answered at one instant are one request's.
+  std::map<int64_t, std::vector<const QueryDone*>> by_request;
+  for (const auto& q : r.queries) by_request[q.done.completed_ns].push_back(&q.done);
+  size_t full = 0;
+  for (auto& [completed, calls] : by_request) {
+    ASSERT_LE(calls.size(), 8u);
+    full += calls.size() == 8;
+    std::sort(calls.begin(), calls.end(), [](const QueryDone* a, const QueryDone* b) { return a->start_ns < b->start_ns; });
+    EXPECT_GE(calls.front()->start_ns, calls.front()->sent_ns + 2'000'000);  // reached the runner after `send`
+    for (size_t k = 1; k < calls.size(); ++k) {
+      EXPECT_EQ(calls[k]->sent_ns, calls[0]->sent_ns);       // one request
+      EXPECT_EQ(calls[k]->start_ns, calls[k - 1]->end_ns);   // its calls back to back on the runner
+    }
+    EXPECT_EQ(completed, calls.back()->end_ns + 2'000'000);  // answered once, after the last call
+  }
+  EXPECT_GT(full, by_request.size() * 9 / 10);
+}
+
 TEST(CapacitySettings, BadFlagsNameTheFlag) {
   auto error_of = [](Settings s, LeverLists l, int64_t cores) {
     try {
@@ -432,4 +498,33 @@ TEST(CapacityPrediction, OneSlowBaselineCallDoesNotMakeEveryRateInvalid) {
   const Prediction out = predict(m, p);
   EXPECT_GT(out.peak_qps, 20);
   EXPECT_LT(out.peak_qps, 1000 / 3.0 * 1.05);  // never above what one 3 ms runner drains
+}
+
+TEST(CapacityPrediction, ThePeakFallsFarBelowOfflineWhenTheSloIsNearOneCall) {
+  // One runner of 92 ms calls (squeezenet on one thread, sanitizer build, 2 GHz Zen-1 core): at p90 <= 100 ms a query
+  // may barely wait, so the peak is where fewer than 10% of the arrivals find the runner busy, about a tenth of the
+  // Offline rate. With ten calls' time as the SLO the peak is most of it. The SLO against the service time decides
+  // where the peak lies, not the machine (issue 39: an upper bracket of 2.31 QPS beside an Offline 10.82/s).
+  ServiceModel m;
+  for (int i = 0; i < 100; ++i) m.service_ms[1].push_back(92.4 * (1 + 0.05 * ((i % 10) - 4.5) / 4.5));  // ±5%
+  m.send_ms = 0.3;
+  m.reply_ms = 0.2;
+  PredictionPlan p;
+  p.server.scenario = Scenario::server;
+  p.server.min_duration_s = 1;
+  p.server.min_queries = 60;
+  p.server.seed = 7;
+  p.offline.scenario = Scenario::offline;
+  p.offline.min_queries = 200;
+  p.offline.offline_window = 4;
+  p.precision = 0.02;
+  p.judging = {100, 90, 0.99, 1, 0.1};
+  const Prediction tight = predict(m, p);
+  EXPECT_NEAR(tight.offline_samples_per_s, 1000 / 92.4, 0.3);
+  EXPECT_GT(tight.peak_qps, 0);
+  EXPECT_LT(tight.peak_qps, 0.15 * tight.offline_samples_per_s);
+  p.judging.slo_ms = 10 * 92.4;
+  const Prediction loose = predict(m, p);
+  EXPECT_GT(loose.peak_qps, 0.75 * loose.offline_samples_per_s);
+  EXPECT_LT(loose.peak_qps, loose.offline_samples_per_s);
 }
