@@ -66,6 +66,38 @@ const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, in
 
 std::string label(const std::string& name, int64_t threads) { return name + " x" + std::to_string(threads); }
 
+// The level's figure of one kernel ("read", "write") at the thread count nearest `threads`.
+const MemoryRoof* kernel_at(const HardwareInfo& hw, const std::string& level, const std::string& kernel,
+                            int64_t threads) {
+  std::vector<MemoryRoof> at;
+  for (const auto& m : hw.memory)
+    if (m.level == level && m.kernel == kernel && m.gbps > 0) at.push_back(m);
+  if (at.empty()) return nullptr;
+  const int64_t t = nearest_threads(at, threads);
+  for (const auto& m : hw.memory)
+    if (m.level == level && m.kernel == kernel && m.threads == t && m.gbps > 0) return &m;
+  return nullptr;
+}
+
+// The memory ceiling of `bytes`, `written` of them written: a cache level's reads and writes on their own paths
+// (the longer of the two times), else the level's best figure for all of them.
+struct MemoryCeiling {
+  double gbps = 0;
+  std::string roof;
+};
+std::optional<MemoryCeiling> memory_ceiling(const HardwareInfo& hw, const MemoryRoof& best, uint64_t bytes,
+                                            uint64_t written) {
+  MemoryCeiling c{best.gbps, label(best.level + " " + best.kernel, best.threads)};
+  if (written == 0 || written >= bytes || best.level == "DRAM") return c;
+  const MemoryRoof* r = kernel_at(hw, best.level, "read", best.threads);
+  const MemoryRoof* w = kernel_at(hw, best.level, "write", best.threads);
+  if (!r || !w) return c;
+  const double seconds = std::max(static_cast<double>(bytes - written) / r->gbps, static_cast<double>(written) / w->gbps);
+  const double split = static_cast<double>(bytes) / seconds;
+  if (split > c.gbps) c = {split, label(best.level + " read+write", best.threads)};
+  return c;
+}
+
 }  // namespace
 
 std::string memory_level_for(const HardwareInfo& hw, uint64_t bytes, int64_t threads) {
@@ -102,26 +134,27 @@ std::string roof_dtype(const std::string& t) {
 }
 
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
-                                double seconds, const std::string& dtype) {
+                                double seconds, const std::string& dtype, uint64_t written) {
   RoofPlacement p;
   if (seconds <= 0) return p;
   const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw, bytes, threads), threads);
+  const std::optional<MemoryCeiling> ceiling = mem ? memory_ceiling(hw, *mem, bytes, written) : std::nullopt;
   const ComputeRoof* peak = compute_peak(hw, threads, dtype.empty() ? "fp32" : dtype);
   if (flops == 0) {
-    if (!mem || bytes == 0) return p;
+    if (!ceiling || bytes == 0) return p;
     p.bound = "memory";
-    p.roof = label(mem->level + " " + mem->kernel, mem->threads);
-    p.attainable = mem->gbps;
-    p.efficiency = static_cast<double>(bytes) / seconds / 1e9 / mem->gbps;
+    p.roof = ceiling->roof;
+    p.attainable = ceiling->gbps;
+    p.efficiency = static_cast<double>(bytes) / seconds / 1e9 / ceiling->gbps;
     return p;
   }
   if (!peak) return p;
   double achieved = static_cast<double>(flops) / seconds / 1e9;
-  double memory_limit = mem && bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) * mem->gbps
-                                         : INFINITY;
+  double memory_limit = ceiling && bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) * ceiling->gbps
+                                             : INFINITY;
   if (memory_limit < peak->gflops) {
     p.bound = "memory";
-    p.roof = label(mem->level + " " + mem->kernel, mem->threads);
+    p.roof = ceiling->roof;
     p.attainable = memory_limit;
   } else {
     p.bound = "compute";

@@ -31,8 +31,12 @@ std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threa
 // `threads`. A level's memory ceiling is the best any bandwidth kernel reached there, whatever its mix of reads
 // and writes: a layer's bytes are counted as the kernels' are (each tensor once, no write-allocate), so no layer
 // that moves what it is said to move can beat the best of them (docs/roofs.md).
+// `written`: of `bytes`, those the kernel wrote (0: not known). A cache moves what a core reads and what it writes
+// back on paths of their own, so a kernel whose working set lies in a cache is held to the time its reads need at
+// the level's read roof or its writes at its write roof, whichever is longer; in DRAM, whose channels carry both
+// directions in turn, and without the split, to all its bytes at the level's best roof.
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
-                                double seconds, const std::string& dtype = "fp32");
+                                double seconds, const std::string& dtype = "fp32", uint64_t written = 0);
 
 // The roof dtype of an ONNX element type name ("float" -> "fp32", "float16" -> "fp16", "int8"/"uint8" -> "int8",
 // "bfloat16" -> "bf16"); "" for "" and types no roof is measured for.

@@ -401,9 +401,11 @@ class CostFiller {
     // have moved a node's consumers onto another tensor.
     if (std::optional<uint64_t> written = runtime_writes(l)) {
       l.bytes = sat_add(b.reads, *written);
+      l.bytes_written = *written;
       l.bytes_source = BytesSource::runtime_writes;
     } else {
       l.bytes = sat_add(b.reads, b.writes);
+      l.bytes_written = b.writes;
     }
   }
 
@@ -527,7 +529,7 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
     if (in.hw) {
-      RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision));
+      RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
       l.bound = r.bound;
       l.roof = r.roof;
       l.efficiency = r.efficiency;

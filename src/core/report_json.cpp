@@ -244,6 +244,7 @@ void to_json(json& j, const Layer& l) {
   if (l.bytes_source != BytesSource::analysis) j["bytes_source"] = l.bytes_source;
   if (l.padding_macs) j["padding_macs"] = l.padding_macs;
   if (!l.attribution_error.empty()) j["attribution_error"] = l.attribution_error;
+  if (l.bytes_written) j["bytes_written"] = l.bytes_written;  // added with the read/write roof, likewise
 }
 
 void from_json(const json& j, Layer& l) {
@@ -283,6 +284,8 @@ void from_json(const json& j, Layer& l) {
   l.padding_macs = optional_integer(j, "padding_macs", uint64_t{0});
   if (l.padding_macs > l.macs) throw UserError("layer '" + l.name + "': padding_macs exceeds macs");
   l.attribution_error = j.value("attribution_error", std::string());
+  l.bytes_written = optional_integer(j, "bytes_written", uint64_t{0});
+  if (l.bytes_written > l.bytes) throw UserError("layer '" + l.name + "': bytes_written exceeds bytes");
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)

@@ -19,6 +19,7 @@ struct Layer {                    // one kernel of the optimized graph the backe
   double time_ms = 0;             // median over profiled iterations of the kernel's per-iteration time
   double share = 0;               // time_ms / sum of all layers' time_ms
   uint64_t flops = 0, macs = 0, bytes = 0;  // of the owned nodes; bytes = boundary tensors only
+  uint64_t bytes_written = 0;     // of bytes, those the kernel wrote (0: not known; written only when known)
   bool cost_known = true;         // false when an owned node's cost is unknown (flops are then a lower bound)
   double intensity = 0, gflops = 0, gbps = 0;
   std::string bound;              // "compute" | "memory" | "" (no roofs)

@@ -216,3 +216,27 @@ TEST(ProfileRoofline, ALevelSharedByTwoCachesHoldsWhatFitsEitherOfThem) {
   hw.memory.erase(std::remove_if(hw.memory.begin(), hw.memory.end(), l3), hw.memory.end());
   EXPECT_EQ(place_on_roofline(hw, 1, 0, 6 * MiB, 1e-6).roof, "DRAM read x1");
 }
+
+TEST(ProfileRoofline, ACacheCarriesReadsAndWritesOnPathsOfTheirOwnButDramDoesNot) {
+  HardwareInfo hw = hardware();  // L2 x1: read 200, write 150 GB/s; DRAM x1: read 20
+  hw.memory.push_back({"DRAM", "write", 1, 10, 256 * MiB});
+  // 512 KiB in L2, half of it written: its reads need 256 KiB / 200 GB/s, its writes 256 KiB / 150 GB/s; the longer
+  // decides, so all 512 KiB may move at 512 / (256 / 150) = 300 GB/s, above the read figure alone.
+  const uint64_t bytes = 512 * KiB, written = 256 * KiB;
+  const double seconds = static_cast<double>(bytes) / 250e9;  // 250 GB/s achieved
+  RoofPlacement p = place_on_roofline(hw, 1, 0, bytes, seconds, "fp32", written);
+  EXPECT_EQ(p.roof, "L2 read+write x1");
+  EXPECT_NEAR(p.attainable, 300, 1e-9);
+  EXPECT_NEAR(p.efficiency, 250.0 / 300, 1e-9);
+  // Without the split, the best kernel's figure, which 250 GB/s exceeds.
+  p = place_on_roofline(hw, 1, 0, bytes, seconds);
+  EXPECT_EQ(p.roof, "L2 read x1");
+  EXPECT_GT(p.efficiency, 1.2);
+  // A mostly-reading layer gets little more than the read figure: its writes ride beside its reads.
+  p = place_on_roofline(hw, 1, 0, bytes, seconds, "fp32", 16 * KiB);
+  EXPECT_NEAR(p.attainable, 200.0 * 512 / 496, 1e-9);
+  // DRAM's channels carry both directions in turn: all bytes at the best figure, split or not.
+  p = place_on_roofline(hw, 1, 0, 100 * MiB, 0.01, "fp32", 50 * MiB);
+  EXPECT_EQ(p.roof, "DRAM read x1");
+  EXPECT_DOUBLE_EQ(p.attainable, 20);
+}
