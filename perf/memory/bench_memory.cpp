@@ -1,5 +1,9 @@
 // `make bench`, part 9: how close rooflens' memory prediction comes to what the runner held (issue 28's accuracy
 // goal; docs/memory.md). Over corpus and zoo models on ONNX Runtime's CPU provider, in the same run:
+//   E. ONNX Runtime's and glibc's defaults (what a deployment runs with): the predicted peak over the session's
+//      creation and first run — calibrated baseline and node structures + the session's creation and first run
+//      replayed through glibc's rules — against the runner's measured high-water above its start, and whether the
+//      measurement lies in the replay's range; target: median |error| <= 10%, worst <= 25%.
 //   A. arena off, the runner's glibc giving freed large blocks back (mallocMmapThreshold=131072): predicted
 //      (runtime baseline + node structures + weights + executed-order liveness + output copies)
 //      against the measured increase;
@@ -83,8 +87,8 @@ json profile_memory(const Model& m, const std::string& options, const fs::path& 
   const fs::path report = dir / "report.json", err = dir / "stderr.txt";
   std::string cmd = quote(ROOFLENS_BINARY) + " profile " + quote(m.file.string());
   for (const auto& f : m.flags) cmd += " " + quote(f);
-  cmd += " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q -B onnxruntime:" + options +
-         " -o " + quote(report.string());
+  cmd += " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q -B onnxruntime" +
+         (options.empty() ? std::string() : ":" + options) + " -o " + quote(report.string());
   int rc = 0;
   capture(cmd, err, rc);
   if (rc > 1 || !fs::exists(report)) {
@@ -195,12 +199,40 @@ int main() {
                          {"error", true}, {"arena band MB", true}, {"arena measured", true}, {"session beyond MB", true},
                          {"run band MB", true}, {"run measured", true}, {"glibc default MB", true}},
                         {}};
-  std::vector<double> errors;
-  int in_band = 0, banded = 0, run_in_band = 0;
+  rooflens::TextTable e{{{"model", false, 34}, {"baseline MB", true}, {"weights MB", true}, {"kept MB", true},
+                         {"predicted peak MB", true}, {"range MB", true}, {"measured peak MB", true}, {"error", true},
+                         {"in range", true}, {"session pred MB", true}, {"session meas MB", true}},
+                        {}};
+  std::vector<double> errors, default_errors;
+  std::vector<std::string> failed;
+  int in_band = 0, banded = 0, run_in_band = 0, in_range = 0;
   for (const auto& m : models) {
+    const int failures_before = failures;
+    const json dflt = profile_memory(m, "", work, failures);
+    if (!dflt.is_null() && dflt.contains("measured") && dflt.at("predicted").contains("c_allocator")) {
+      const json& p = dflt.at("predicted");
+      const json& c = p.at("c_allocator");
+      const json& meas = dflt.at("measured");
+      const double calibrated = static_cast<double>(u(p, "baseline_bytes") + u(p, "structures_bytes"));
+      const double predicted = static_cast<double>(u(p, "peak_bytes")), measured = static_cast<double>(u(meas, "peak_bytes"));
+      const double low = calibrated + std::max(static_cast<double>(u(c, "low_creation_peak_bytes")),
+                                               static_cast<double>(u(c, "low_run_peak_bytes")));
+      const double err = measured > 0 ? predicted / measured - 1 : 1;
+      default_errors.push_back(std::fabs(err));
+      const bool inside = measured >= std::min(low, predicted) && measured <= predicted;
+      in_range += inside;
+      const double kept = static_cast<double>(u(c, "session_bytes")) -
+                          static_cast<double>(u(p, "weights_bytes") + u(p, "prepacked_bytes"));
+      e.rows.push_back({m.name, mb(static_cast<double>(u(p, "baseline_bytes"))), mb(static_cast<double>(u(p, "weights_bytes"))),
+                        mb(std::max(0.0, kept)), mb(predicted), mb(std::min(low, predicted)) + "–" + mb(predicted),
+                        mb(measured), signed_pct(err), inside ? "yes" : measured < low ? "below" : "above",
+                        mb(calibrated + static_cast<double>(u(c, "session_bytes"))),
+                        mb(static_cast<double>(u(meas, "after_session_bytes")) - static_cast<double>(u(meas, "start_bytes")))});
+    }
     const json off = profile_memory(m, std::string("enableCpuMemArena=false,") + kRelease, work, failures);
     const json arena = profile_memory(m, kRelease, work, failures);
     const json glibc = profile_memory(m, "enableCpuMemArena=false", work, failures);
+    if (failures > failures_before) failed.push_back(m.name);
     if (off.is_null()) continue;
     const json& p = off.at("predicted");
     const double predicted = static_cast<double>(u(p, "total_bytes"));
@@ -214,14 +246,18 @@ int main() {
       const json& meas = arena.at("measured");
       const double low = static_cast<double>(u(ar, "low_bytes")), high = static_cast<double>(u(ar, "high_bytes"));
       const double got = static_cast<double>(u(meas, "increase_bytes"));
-      auto verdict_of = [](double v, double lo, double hi, bool& inside) {
-        inside = v >= lo * 0.97 && v <= hi * 1.03;  // the 3%: the baseline's own run-to-run wobble
+      // Below the band by at most the baseline's own library pages: the baseline is calibrated in a process of its
+      // own on the kernels most models share, and a model that runs none of them never makes those 2.13 MiB resident
+      // (docs/memory.md). No margin above, and none for the run's part (no baseline in it).
+      auto verdict_of = [](double v, double lo, double hi, bool& inside, double below = 0) {
+        inside = v >= lo - below && v <= hi;
         return mb(v) + (inside ? " in" : v < lo ? " below" : " above");
       };
+      constexpr double kBaselinePages = 2.13 * 1024 * 1024;
       band = mb(low) + "–" + mb(high);
       ++banded;
       bool inside = false;
-      verdict = verdict_of(got, low, high, inside);
+      verdict = verdict_of(got, low, high, inside, kBaselinePages);
       in_band += inside;
       // The two phases apart: session creation beyond baseline + weights + packed copies (no arena rule shapes it:
       // the same with the arena off), and the first run above the session against what the arena can hold.
@@ -245,19 +281,37 @@ int main() {
                       verdict, beyond, run_band, run_verdict, glibc.is_null() ? "-" : mb(static_cast<double>(u(glibc.at("measured"), "increase_bytes")))});
   }
   if (!decoders_only) {
-    std::printf("make bench part 9: memory, predicted against measured (ORT CPU; A: arena off, %s)\n%s", kRelease,
-                a.render().c_str());
+    std::printf("make bench part 9: memory, predicted against measured (ORT CPU)\n\nE: ONNX Runtime's and glibc's "
+                "defaults: the peak over the session's creation and first run, predicted before the session existed "
+                "(range: the replay with freed blocks always merging .. kept apart)\n%s", e.render().c_str());
+    const double med_e = default_errors.empty() ? 0 : median(default_errors);
+    const double worst_e = default_errors.empty() ? 0 : *std::max_element(default_errors.begin(), default_errors.end());
+    const bool e_ok = !default_errors.empty() && default_errors.size() == models.size() && med_e <= kMedianTarget &&
+                      worst_e <= kWorstTarget;
+    std::printf("E: median |error| %.1f%% (target <= %.0f%%), worst %.1f%% (target <= %.0f%%) over %zu of %zu models; "
+                "measured inside the range in %d: %s\n\n", med_e * 100, kMedianTarget * 100, worst_e * 100,
+                kWorstTarget * 100, default_errors.size(), models.size(), in_range, e_ok ? "met" : "MISSED");
+    missed += !e_ok;
+    std::printf("A: arena off, %s\n%s", kRelease, a.render().c_str());
     const double med = errors.empty() ? 0 : median(errors);
     const double worst = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
-    const bool a_ok = !errors.empty() && med <= kMedianTarget && worst <= kWorstTarget;
-    std::printf("A: median |error| %.1f%% (target <= %.0f%%), worst %.1f%% (target <= %.0f%%) over %zu models: %s\n",
-                med * 100, kMedianTarget * 100, worst * 100, kWorstTarget * 100, errors.size(),
+    const bool a_ok = !errors.empty() && errors.size() == models.size() && med <= kMedianTarget && worst <= kWorstTarget;
+    std::printf("A: median |error| %.1f%% (target <= %.0f%%), worst %.1f%% (target <= %.0f%%) over %zu of %zu models: "
+                "%s\n", med * 100, kMedianTarget * 100, worst * 100, kWorstTarget * 100, errors.size(), models.size(),
                 a_ok ? "met" : "MISSED");
-    std::printf("B: default arena inside the band of its simulated regions in %d of %d models: %s\n", in_band, banded,
-                in_band == banded && banded > 0 ? "met" : "MISSED");
+    std::printf("B: default arena inside the band of its simulated regions in %d of %d models (%zu measured): %s\n",
+                in_band, banded, models.size(), in_band == banded && banded == static_cast<int>(models.size()) ? "met" : "MISSED");
     std::printf("B, first run above the session (what the arena governs) inside [copies + inputs + written, … + held] in %d "
                 "of %d models\n", run_in_band, banded);
-    missed += !a_ok + (in_band != banded || banded == 0);
+    missed += !a_ok + (in_band != banded || banded != static_cast<int>(models.size()));
+    // A model that failed is a model the targets were not shown on: name it, and the part is not met.
+    if (!failed.empty()) {
+      std::string names;
+      for (const auto& f : failed) names += (names.empty() ? "" : ", ") + f;
+      std::printf("failed: %zu model(s) in some configuration (%s): their figures are missing from the counts above\n",
+                  failed.size(), names.c_str());
+      ++missed;
+    }
   }
 
   if (decoders) {
@@ -273,8 +327,14 @@ int main() {
     double worst_d = 0, worst_rest = 0, worst_small = 0;
     size_t judged = 0;
     std::vector<DecoderRow> dec;
+    const int failures_before = failures;
     for (const auto& sw : sweeps)
       for (auto& r : decoder_sweep(work, sw, failures)) dec.push_back(std::move(r));
+    if (failures > failures_before) {
+      std::printf("D: %d decoder configuration(s) failed (stderr above): their phases are missing from the counts\n",
+                  failures - failures_before);
+      ++missed;
+    }
     for (const auto& r : dec) {
       const double e = r.measured > 0 ? r.predicted / r.measured - 1 : 1;
       const double rest = r.measured > 0 ? r.rest() / r.measured : 0;
@@ -302,6 +362,5 @@ int main() {
     missed += !d_ok;
   }
   if (!std::getenv("ROOFLENS_BENCH_KEEP")) fs::remove_all(work);
-  (void)failures;
   return missed ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-// A small model that runs the kernels most models share, for the runtime's baseline (memory.mjs measureBaseline).
+// A small model that runs the kernels most models share, for the runtime's baseline (runtime_cost.mjs).
 // Why not one trivial node: a kernel's code is resident only once something ran it, so a model whose kernels the
 // baseline never ran adds the runtime library's pages to its own session (text_encoder: 1.5 MiB of file pages over
 // its session's creation and first run, measured from /proc/self/status RssFile), a cost of the runtime that no
@@ -9,6 +9,8 @@
 // what its session leaves behind in the C allocator stays small.
 import { model, node, tensor, valueInfo } from './onnx_write.mjs';
 
+// Bump when the model changes: cached baselines measured with another are not reused (runtime_cost_cache.mjs).
+export const COMMON_KERNELS_VERSION = 1;
 const C = 16, H = 8, T = 4, V = 32;
 export function commonKernelsModel() {
   const init = [];

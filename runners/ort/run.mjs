@@ -32,9 +32,8 @@ import {
 } from './session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
-import { measureBaseline } from './memory.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
-import { nodeCost } from './node_cost_cache.mjs';
+import { runtimeCost } from './runtime_cost_cache.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -75,17 +74,38 @@ async function opLoad(req) {
   if (options.optimizedModelFilePath) options.optimizedModelFilePath = path.resolve(options.optimizedModelFilePath);
   if (loadedSession()) await disposeSession();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
-  // Memory by phase: before anything of this runtime's sessions, the baseline (when asked), the session's creation.
+  // `profile`: the session is the profiled one (run_profiled then runs it instead of creating a second session), in a
+  // private directory, with the graph it executes dumped when asked.
+  let profiling = null, sessionOpts = options;
+  if (req.profile !== undefined) {
+    const p = req.profile;
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badRequest("'profile' must be an object");
+    const parent = p.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badRequest("'profile.tmp_dir' must be a path");
+    const dir = privateProfileDir(parent);
+    const po = profilingOptions(options, dir, optBool(p, 'dump_graph', false));
+    profiling = { dir, graphFile: po.graphFile, used: false };
+    sessionOpts = po.options;
+  }
+  // The runtime's calibration constants (its baseline and its cost per node), from a process of their own and cached:
+  // nothing of this process goes into them.
   const memory = { start_bytes: procStatus().rss };
-  if (optBool(req, 'memory_baseline', false)) {
-    memory.baseline_bytes = await measureBaseline(options);
-    const cost = nodeCost(options);
+  if (optBool(req, 'runtime_cost', false)) {
+    const cost = runtimeCost(options);
+    memory.baseline_bytes = cost.baseline_bytes;
     memory.node_bytes = cost.node_bytes;
-    memory.node_bytes_measured_at = cost.measured_at;
+    memory.runtime_cost_measured_at = cost.measured_at;
+    memory.start_bytes = procStatus().rss;  // reading the cache file is not the model's
   }
   resetPeak();
   const t0 = nowNs();
-  const session = await createSession(model, options);
+  let session;
+  try {
+    session = await createSession(model, sessionOpts);
+  } catch (e) {
+    if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
+    throw e;
+  }
   const loadMs = nsToMs(nowNs() - t0);
   const created = procStatus();
   memory.after_session_bytes = created.rss;
@@ -93,9 +113,9 @@ async function opLoad(req) {
   memory.peak_reset = resetPeak();
   const inputs = session.inputMetadata.map(valueMeta);
   const outputs = session.outputMetadata.map(valueMeta);
-  setLoadedSession({ model, options, session, inputs, outputs, feedsKey: null, feeds: null });
+  setLoadedSession({ model, options, session, inputs, outputs, feedsKey: null, feeds: null, profiling, loadMs });
   // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
-  log(`loaded ${model} (${loadMs.toFixed(1)} ms)`);
+  log(`loaded ${model} (${loadMs.toFixed(1)} ms${profiling ? ', profiled session' : ''})`);
   // The process settings this runner was started with (rooflens records them with the run; it checks them here).
   const processSettings = { malloc_mmap_threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null };
   const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory,
@@ -142,16 +162,24 @@ async function opRunProfiled(req) {
   const iters = timing.profileIterations;
   const returnEvents = optBool(req, 'return_events', false);
   const keep = optBool(req, 'keep_profile', !returnEvents);
-  const parent = req.tmp_dir ?? os.tmpdir();
-  if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
-
-  const dir = privateProfileDir(parent);
-  const { options, graphFile } = profilingOptions(st.options, dir, optBool(req, 'dump_graph', false));
+  // A session loaded with `profile` is the profiled session, once (ORT writes one profile per session); otherwise a
+  // second session of the loaded model's options, created here.
+  const own = st.profiling && !st.profiling.used ? st.profiling : null;
+  let dir, options, graphFile;
+  if (own) {
+    own.used = true;
+    ({ dir, graphFile } = own);
+  } else {
+    const parent = req.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
+    dir = privateProfileDir(parent);
+    ({ options, graphFile } = profilingOptions(st.options, dir, optBool(req, 'dump_graph', false)));
+  }
   let session = null;
   try {
     const t0 = nowNs();
-    session = await createSession(st.model, options);
-    const sessionMs = nsToMs(nowNs() - t0);
+    session = own ? st.session : await createSession(st.model, options);
+    const sessionMs = own ? st.loadMs : nsToMs(nowNs() - t0);
     const runMs = [];
     for (let i = 0; i < warmIters + iters; ++i) {
       const a = nowNs();
@@ -184,7 +212,7 @@ async function opRunProfiled(req) {
     if (returnEvents) res.events = events;
     return res;
   } finally {
-    if (session) {
+    if (session && !own) {
       try { await session.release(); } catch (e) { log('release failed:', e.message); }
     }
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // The runner's one loaded session (request `load`) and ORT's session options, named as ORT names them. Every request
 // after `load` works on this session; creating and running go through here so ORT's failures become `ort` errors.
+import fs from 'node:fs';
 import { ort } from './ort.mjs';
 import { RequestError, badRequest, ortError, log } from './errors.mjs';
 
@@ -51,7 +52,9 @@ export function sessionOptions(raw) {
   return o;
 }
 
-let state = null;  // {model, options, session, inputs: [{name,dtype,dims}], outputs, feedsKey, feeds}
+// {model, options, session, inputs: [{name,dtype,dims}], outputs, feedsKey, feeds, loadMs, profiling}; `profiling`
+// ({dir, graphFile, used}) when the session was loaded as the profiled one (run.mjs load's `profile`).
+let state = null;
 
 export function loadedSession() {
   return state;
@@ -91,5 +94,7 @@ export async function disposeSession() {
   state = null;
   if (st) {
     try { await st.session.release(); } catch (e) { log('release failed:', e.message); }
+    // A profiled session that never profiled leaves its private directory behind otherwise.
+    if (st.profiling && !st.profiling.used) fs.rmSync(st.profiling.dir, { recursive: true, force: true });
   }
 }

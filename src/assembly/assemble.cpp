@@ -104,7 +104,9 @@ void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx,
   in.measured = &measured;
   in.baseline_bytes = m.runtime_baseline_bytes;
   in.node_bytes = m.runtime_node_bytes;
-  in.node_bytes_measured_at = m.runtime_node_bytes_measured_at;
+  in.runtime_cost_measured_at = m.runtime_cost_measured_at;
+  in.session_creation = &m.session_creation;
+  in.c_allocator = &m.c_allocator;
   in.output_copies = m.output_copies;
   in.arena = m.arena;
   r.memory = run_memory(in);

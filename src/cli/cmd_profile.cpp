@@ -45,6 +45,7 @@ struct ProfileCommand {
 std::string settings_json(const ProfileOptions& o, const ReferenceOptions& ref) {
   nlohmann::ordered_json j = timing_to_json(o.timing);
   j["layers"] = o.timing.layers;
+  if (!o.timing.timed) j["timed"] = false;
   j["realtime"] = o.timing.realtime;
   j["repeat"] = o.repeat;
   j["threads"] = o.threads;
@@ -150,7 +151,9 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -o both.json   (two runtimes, one report)\n"
       "  rooflens profile model.onnx --reference ref.onnx --no-layers --commit $SHA --db postgresql://ci@db/perf\n"
       "      (a CI gate: the model and a fixed reference take turns; history --check judges their ratio)\n"
-      "Each configuration runs in a fresh runner: warm-up, a timed run with profiling off, then a profiled run.\n"
+      "Each configuration runs in fresh runners: a profiled session in one (the layers, and the memory prediction),\n"
+      "then the model's session alone in another (warm-up, a timed run with profiling off, the measured memory).\n"
+      "  rooflens profile model.onnx --layers-only   (the layers and the predicted memory, no timed run)\n"
       "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
       "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.\n"
       "Results are also stored in the results database (--db; default $XDG_DATA_HOME/rooflens/results.db) for\n"
@@ -169,6 +172,11 @@ void setup_profile(CLI::App& root, Action& action) {
   cmd->add_option("--opt-level", a->opt_level, "Graph optimization level, as each backend maps it")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));
   add_timing_flags(*cmd, a->o.timing);
+  cmd->add_flag("--layers-only{false}", a->o.timing.timed,
+                "Only the profiled session: the layers and the predicted memory, without the timed run (no "
+                "end-to-end latency, no measured memory) — what a model will hold before its session is made")
+      ->disable_flag_override()
+      ->excludes("--no-layers");
   cmd->add_option("--repeat", a->o.repeat,
                   "Timed runs per configuration, each in a fresh runner, round-robin over the grid (5 for "
                   "rooflens compare)")

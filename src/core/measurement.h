@@ -66,14 +66,20 @@ struct Measurement {
   double wall_s = 0;                          // the measured loop, first start to last end
   std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
   uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
-  // The runner's memory by phase (live backends that read their own /proc; absent otherwise), and the increase a
-  // baseline session of the same runtime caused in it before the model's (the runtime's own baseline; 0: not measured).
+  // The runner's memory by phase (live backends that read their own /proc; absent otherwise).
   std::optional<MemoryMeasured> memory;
+  // The runtime's calibration constants, measured in a process of their own (never the measured runner's), kept by
+  // the backend per runtime, machine and options: what a first session of the runtime costs a process whatever the
+  // model (its baseline), and what one node of a session costs it (a chain of trivial nodes: a lower bound per
+  // node). 0: not measured.
   uint64_t runtime_baseline_bytes = 0;
-  // What one node of a session costs the runtime (its graph, kernel and planner structures), measured on a chain of
-  // trivial nodes apart from the model's session: a lower bound per node (0: not measured).
   uint64_t runtime_node_bytes = 0;
-  std::string runtime_node_bytes_measured_at;  // when it was measured (ISO 8601; a backend may keep it per runtime)
+  std::string runtime_cost_measured_at;       // when they were measured (ISO 8601)
+  // The large blocks the runtime allocates from the C library while it creates the session, in order, and that C
+  // allocator's rules with the runner's setting (empty / absent: not known). A backend states them from the model and
+  // the graph it executed (core/memory.h HeapEvent); the memory room replays them.
+  std::vector<HeapEvent> session_creation;
+  std::optional<CAllocatorRules> c_allocator;
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
   std::optional<ArenaRules> arena;            // the allocator the run's tensors came from, when it is an arena

@@ -3,6 +3,7 @@
 // Filled by the memory room (src/memory/: liveness, KV cache) and by assembly (a run's executed order and its
 // measurement); read by every view. JSON in docs/report-schema.md ("model.memory", "runs[].memory"); how each figure
 // is made and where the rules come from: docs/memory.md.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -74,6 +75,62 @@ struct ArenaRules {
   uint64_t page = 4096;                   // the OS's page: a region's pages are resident once written
 };
 
+// How the C library's allocator places and returns large blocks, and how the process uses it (neutral: glibc's
+// malloc is the C library of the runners rooflens drives on Linux; the backend states the rules and the setting its
+// runner was started with; docs/memory.md "The C allocator"). The memory room replays a run's blocks through them
+// (memory/c_allocator.h).
+struct CAllocatorRules {
+  std::string name = "glibc";
+  // glibc's main arena (malloc/malloc.c, 2.36): a request at or above the mmap threshold that no free chunk and not
+  // the heap's top can serve gets a mapping of its own, unmapped when freed; freeing a mapped block above the
+  // threshold raises the threshold to its size (up to the maximum) and the trim threshold to twice that — unless the
+  // threshold was set (MALLOC_MMAP_THRESHOLD_), which fixes both.
+  uint64_t mmap_threshold = uint64_t{128} << 10;  // DEFAULT_MMAP_THRESHOLD_MIN
+  bool dynamic_threshold = true;
+  uint64_t mmap_threshold_max = uint64_t{32} << 20;  // DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
+  uint64_t trim_threshold = uint64_t{128} << 10;     // DEFAULT_TRIM_THRESHOLD: the heap's top above it is given back
+  uint64_t top_pad = uint64_t{128} << 10;            // DEFAULT_TOP_PAD: kept at the top when the heap grows or shrinks
+  uint64_t page = 4096;
+  // How a runtime's session uses it (the backend's measured facts): the small allocations it makes between two large
+  // ones take the start of a freed block first, so a freed block serves only a request at least `reuse_margin` smaller;
+  // and a block it keeps is followed by `object_bytes` of its small objects (its tensor's name and shape), which keep
+  // the block from merging with the next one when both are freed.
+  uint64_t reuse_margin = 4096;
+  uint64_t object_bytes = 256;
+};
+
+// What a block of the process's heap is for (the parts of a prediction are named after it).
+enum class HeapRole {
+  read_buffer,  // the runtime's buffer for reading the model file
+  serialized,   // a constant as the runtime parsed it from the file
+  copy,         // a constant copied into the runtime's own tensor
+  temporary,    // a graph optimizer's scratch copy while it rewrites a constant
+  rewritten,    // a constant the optimizer made (fused, folded, reordered)
+  packed,       // a constant a kernel packed into its own layout
+  input,        // the caller's input buffers
+  region,       // a region of the runtime's arena
+  tensor,       // an activation allocated on its own (arena off)
+  output,       // a copy of an output handed to the caller
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(HeapRole, {{HeapRole::read_buffer, "read_buffer"}, {HeapRole::serialized, "serialized"},
+                                        {HeapRole::copy, "copy"}, {HeapRole::temporary, "temporary"},
+                                        {HeapRole::rewritten, "rewritten"}, {HeapRole::packed, "packed"},
+                                        {HeapRole::input, "input"}, {HeapRole::region, "region"},
+                                        {HeapRole::tensor, "tensor"}, {HeapRole::output, "output"}})
+
+// One large block a process allocates or frees, in order (a backend states what its runtime does at session creation;
+// the run's blocks come from the arena's regions or the executed order's tensors).
+struct HeapEvent {
+  bool allocate = true;
+  uint64_t id = 0;             // pairs a free with its allocation
+  uint64_t bytes = 0;
+  uint64_t written = UINT64_MAX;  // bytes of it the process writes (pages resident once written); all by default
+  HeapRole role = HeapRole::copy;
+  bool keeps_objects = false;  // a block the runtime keeps, followed by its small objects (CAllocatorRules)
+  bool frees_objects = false;  // (a free) its small objects go with it: the runtime dropped the whole tensor, not
+                               // only its buffer
+};
+
 // The arena simulated over the run's first pass, in the executed order (runs[].memory.predicted.arena).
 struct ArenaPrediction {
   std::vector<uint64_t> regions;          // the regions the arena added, in order
@@ -86,6 +143,23 @@ struct ArenaPrediction {
   uint64_t low_bytes = 0, high_bytes = 0; // the band for measured.increase_bytes: the prediction's parts other than
                                           // activations, plus inputs_bytes, plus written_bytes (low) or held_bytes
                                           // (high)
+  std::vector<uint64_t> region_written_bytes;  // per region: its pages the run's tensors wrote (empty in reports
+                                               // before this field)
+};
+
+// The process's resident set as the C allocator's rules give it for the session's creation and the first run
+// (runs[].memory.predicted.c_allocator): the blocks replayed in order, with the rules the runner's setting gives.
+struct CAllocatorPrediction {
+  std::string setting;               // "glibc default" | "glibc, mmap threshold 131072"
+  uint64_t creation_peak_bytes = 0;  // resident high-water over the session's creation
+  uint64_t session_bytes = 0;        // resident once the session exists
+  uint64_t session_live_bytes = 0;   // of which in use (the rest: freed blocks the allocator keeps)
+  uint64_t run_peak_bytes = 0;       // resident high-water over the first run (inputs, run, output copies)
+  // The same blocks with freed neighbours always merging (no small objects between them): the least the allocator
+  // keeps; the run-to-run spread of glibc's default lies between the two (docs/memory.md).
+  uint64_t low_creation_peak_bytes = 0, low_session_bytes = 0, low_run_peak_bytes = 0;
+  // What the blocks were, summed over the session's creation (each allocation counted once).
+  uint64_t serialized_bytes = 0, copies_bytes = 0, temporaries_bytes = 0, rewritten_bytes = 0, packed_bytes = 0;
 };
 
 // What the run should need, predicted in the order the runtime executed its kernels (runs[].memory.predicted).
@@ -100,16 +174,22 @@ struct MemoryPrediction {
   std::string peak_layer_name;
   uint64_t topological_bytes = 0;        // the analysis' liveness peak at this run's dims (topological order)
   uint64_t naive_bytes = 0;              // the no-reuse sum at this run's dims
-  uint64_t baseline_bytes = 0;           // the runtime's own: a baseline session's increase, measured in this run's
-                                         // runner before the model's session (0: not measured)
+  uint64_t baseline_bytes = 0;           // the runtime's own: what a first session of it costs a process whatever
+                                         // the model, a calibration constant measured in a process of its own
+                                         // (0: not measured)
   uint64_t structures_bytes = 0;         // the session's graph and kernel structures: the model's nodes times what
-                                         // one node of a trivial chain cost the runtime, measured (0: not measured;
-                                         // a lower bound)
+                                         // one node of a trivial chain cost the runtime, a calibration constant
+                                         // (0: not measured; a lower bound)
   uint64_t output_copies_bytes = 0;      // copies of the graph outputs the runtime's binding hands the caller (the
                                          // Node.js binding copies each output into a JavaScript buffer)
-  uint64_t total_bytes = 0;              // baseline + structures + weights + prepacked + activations + output
-                                         // copies: the runner's
-                                         // predicted increase from before its session to the peak of its first run
+  uint64_t total_bytes = 0;              // the predicted increase of the runner's resident set from before its
+                                         // session to the peak of its first run: baseline + structures + the C
+                                         // allocator's replay of the session's creation and first run (c_allocator),
+                                         // else baseline + structures + weights + prepacked + activations + copies
+  uint64_t peak_bytes = 0;               // the predicted high-water above the start over the session's creation and
+                                         // its first run (what a deployment must hold room for)
+  std::optional<CAllocatorPrediction> c_allocator;  // the blocks replayed through the C allocator's rules (a backend
+                                                    // that states its session's creation)
   std::optional<ArenaPrediction> arena;  // with the runtime's arena on: its regions over the first run, and the band
 };
 
@@ -123,6 +203,8 @@ struct MemoryMeasured {
   uint64_t probe_peak_bytes = 0;         // VmHWM over the session's first run, before the warm-up (0: not measured)
   bool peak_reset = false;               // the high-water mark could be reset between the phases (Linux clear_refs)
   uint64_t increase_bytes = 0;           // (probe_peak, else run_peak) - start: what predicted.total_bytes predicts
+  uint64_t peak_bytes = 0;               // max(session_peak, probe_peak, else run_peak) - start: the high-water over the
+                                         // session's creation and its first run, what predicted.peak_bytes predicts
   // The runtime's own allocator figures, where it reports them (ONNX Runtime's arena, in its profiled session).
   std::optional<uint64_t> allocator_held_bytes;       // largest the allocator held
   std::optional<uint64_t> allocator_in_use_peak_bytes; // largest it had handed out at once
@@ -131,6 +213,11 @@ struct MemoryMeasured {
 // (probe_peak, else run_peak) - start, 0 when neither was measured.
 inline uint64_t measured_increase(const MemoryMeasured& m) {
   const uint64_t peak = m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes;
+  return peak > m.start_bytes ? peak - m.start_bytes : 0;
+}
+// max(session_peak, probe_peak, else run_peak) - start, 0 when nothing was measured.
+inline uint64_t measured_peak(const MemoryMeasured& m) {
+  const uint64_t peak = std::max(m.session_peak_bytes, m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes);
   return peak > m.start_bytes ? peak - m.start_bytes : 0;
 }
 
@@ -143,10 +230,17 @@ struct RunMemory {
   std::vector<std::string> notes;
 };
 
-// What the C allocator kept after session creation, when it is most of the difference: the "session beyond its
-// prediction" part when it is at least 64 MiB and at least half the weights (the graph optimizer's copies of them,
-// freed below the heap's top); 0 otherwise. The allocator-retention lint and the profile's memory lines share it.
+// What the C allocator keeps after session creation, when it is a large part of what the process holds: at least
+// 64 MiB and at least half the weights (the graph optimizer's copies of them, freed below the heap's top); 0
+// otherwise. Predicted by the replay through the C allocator's rules when the run has one, else the measured "session
+// beyond its prediction" part. The allocator-retention lint and the profile's memory lines share it.
 inline uint64_t allocator_retention_bytes(const RunMemory& m) {
+  const uint64_t big = uint64_t{64} * 1024 * 1024;
+  if (const auto& c = m.predicted.c_allocator) {
+    const uint64_t live = m.predicted.weights_bytes + m.predicted.prepacked_bytes;
+    const uint64_t kept = c->session_bytes > live ? c->session_bytes - live : 0;
+    return kept >= big && kept >= m.predicted.weights_bytes / 2 ? kept : 0;
+  }
   if (!m.measured) return 0;
   for (const auto& part : m.explained) {
     if (part.name != "session beyond its prediction") continue;

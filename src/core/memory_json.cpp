@@ -16,9 +16,11 @@ ROOFLENS_JSON_FIELDS(ActivationsMemory, naive_bytes, peak_bytes, peak_node, peak
                      outputs_bytes, largest_tensor_bytes, largest_tensor)
 ROOFLENS_JSON_FIELDS(ModelMemory, weights, activations, peak_bytes, live_bytes, notes)
 ROOFLENS_JSON_FIELDS(MemoryPart, name, bytes, note)
-// ArenaPrediction: inputs_bytes came after reports with an arena band were first written (read as 0 when absent).
+// ArenaPrediction: inputs_bytes and region_written_bytes came after reports with an arena band were first written
+// (read as 0 / empty when absent).
 void to_json(json& j, const ArenaPrediction& a) {
   j["regions"] = a.regions;
+  j["region_written_bytes"] = a.region_written_bytes;
   j["held_bytes"] = a.held_bytes;
   j["written_bytes"] = a.written_bytes;
   j["in_use_peak_bytes"] = a.in_use_peak_bytes;
@@ -28,6 +30,10 @@ void to_json(json& j, const ArenaPrediction& a) {
 }
 void from_json(const json& j, ArenaPrediction& a) {
   read_field(j, "regions", a.regions);
+  if (j.contains("region_written_bytes")) read_field(j, "region_written_bytes", a.region_written_bytes);
+  if (!a.region_written_bytes.empty() && a.region_written_bytes.size() != a.regions.size())
+    throw UserError("memory.predicted.arena: region_written_bytes has " + std::to_string(a.region_written_bytes.size()) +
+                    " entries for " + std::to_string(a.regions.size()) + " regions");
   read_field(j, "held_bytes", a.held_bytes);
   read_field(j, "written_bytes", a.written_bytes);
   read_field(j, "in_use_peak_bytes", a.in_use_peak_bytes);
@@ -35,6 +41,9 @@ void from_json(const json& j, ArenaPrediction& a) {
   read_field(j, "low_bytes", a.low_bytes);
   read_field(j, "high_bytes", a.high_bytes);
 }
+ROOFLENS_JSON_FIELDS(CAllocatorPrediction, setting, creation_peak_bytes, session_bytes, session_live_bytes,
+                     run_peak_bytes, low_creation_peak_bytes, low_session_bytes, low_run_peak_bytes, serialized_bytes, copies_bytes,
+                     temporaries_bytes, rewritten_bytes, packed_bytes)
 // MemoryPrediction's fields but the arena, which only a run with the runtime's arena on has.
 #define ROOFLENS_MEMORY_PREDICTION_FIELDS                                                                        \
   weights_bytes, weights_source, prepacked_bytes, activations_bytes, peak_layer, peak_layer_name,               \
@@ -42,12 +51,19 @@ void from_json(const json& j, ArenaPrediction& a) {
 void to_json(json& nlohmann_json_j, const MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_MEMORY_PREDICTION_FIELDS))
   nlohmann_json_j["structures_bytes"] = nlohmann_json_t.structures_bytes;
+  nlohmann_json_j["peak_bytes"] = nlohmann_json_t.peak_bytes;
+  if (nlohmann_json_t.c_allocator) nlohmann_json_j["c_allocator"] = *nlohmann_json_t.c_allocator;
   if (nlohmann_json_t.arena) nlohmann_json_j["arena"] = *nlohmann_json_t.arena;
 }
 void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_MEMORY_PREDICTION_FIELDS))
   // Added after reports with a run's memory were first written: absent reads as not measured.
   nlohmann_json_t.structures_bytes = optional_integer(nlohmann_json_j, "structures_bytes", uint64_t{0});
+  // Reports before the session's creation was predicted: the peak is the first run's.
+  nlohmann_json_t.peak_bytes = optional_integer(nlohmann_json_j, "peak_bytes", nlohmann_json_t.total_bytes);
+  if (nlohmann_json_j.contains("c_allocator")) {
+    nlohmann_json_t.c_allocator = nlohmann_json_j.at("c_allocator").get<CAllocatorPrediction>();
+  }
   if (nlohmann_json_j.contains("arena")) {
     ArenaPrediction a = nlohmann_json_j.at("arena").get<ArenaPrediction>();
     if (a.low_bytes > a.high_bytes || a.written_bytes > a.held_bytes)
@@ -104,7 +120,8 @@ void to_json(json& j, const MemoryMeasured& m) {
            {"run_peak_bytes", m.run_peak_bytes},
            {"probe_peak_bytes", m.probe_peak_bytes},
            {"peak_reset", m.peak_reset},
-           {"increase_bytes", m.increase_bytes}};
+           {"increase_bytes", m.increase_bytes},
+           {"peak_bytes", measured_peak(m)}};
   if (m.allocator_held_bytes) j["allocator_held_bytes"] = *m.allocator_held_bytes;
   if (m.allocator_in_use_peak_bytes) j["allocator_in_use_peak_bytes"] = *m.allocator_in_use_peak_bytes;
 }
@@ -121,6 +138,11 @@ void from_json(const json& j, MemoryMeasured& m) {
     m.allocator_in_use_peak_bytes = checked_integer<uint64_t>(j.at("allocator_in_use_peak_bytes"), "allocator_in_use_peak_bytes");
   if (m.increase_bytes != measured_increase(m))
     throw UserError("memory.measured: increase_bytes is not (probe_peak_bytes, else run_peak_bytes) - start_bytes");
+  // Derived from the phases (reports before it was written have none).
+  m.peak_bytes = optional_integer(j, "peak_bytes", measured_peak(m));
+  if (m.peak_bytes != measured_peak(m))
+    throw UserError("memory.measured: peak_bytes is not max(session_peak_bytes, probe_peak_bytes else run_peak_bytes) "
+                    "- start_bytes");
 }
 
 void to_json(json& j, const RunMemory& m) {

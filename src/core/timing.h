@@ -18,6 +18,9 @@ struct TimingOptions {
   double adaptive_confidence = 0.95;
   int profile_iterations = 10;   // measured profiled runs for layer times (after warmup_iterations of warm-up)
   bool layers = true;            // run the profiled session at all
+  // Run the timed runner at all (profile --layers-only: no): without it a configuration has its layers and its
+  // predicted memory but no end-to-end samples and no measured memory (a backend that cannot leave it out times it).
+  bool timed = true;
   // --realtime: the runner process at real-time priority (SCHED_FIFO), its main thread and the runtime's intra-op
   // workers each on a CPU of their own, so the other processes of a busy machine cannot take its CPUs (normal
   // scheduling, with a warning in the run, where the system does not allow it). How the process is started, so

@@ -57,10 +57,14 @@ void allocator_retention(const RunFacts& f, FindingSink& out) {
   const uint64_t kept = allocator_retention_bytes(*f.run.memory);
   if (!kept) return;
   const uint64_t weights = f.run.memory->predicted.weights_bytes;
-  Finding& x = out.add(Severity::info, "the session holds " + mb(kept) + " beyond its runtime, weights and packed copies");
-  x.evidence = {{"beyond the prediction", static_cast<double>(kept), "bytes"},
+  const bool predicted = f.run.memory->predicted.c_allocator.has_value();
+  Finding& x = out.add(Severity::info, "the session holds " + mb(kept) + " beyond its runtime, weights and packed copies" +
+                                           (predicted ? " (predicted: the C allocator keeps it)" : ""));
+  x.evidence = {{predicted ? "kept by the C allocator (predicted)" : "beyond the prediction", static_cast<double>(kept),
+                 "bytes"},
                 {"weights", static_cast<double>(weights), "bytes"}};
-  x.mitigation = "Most likely memory the C allocator kept after the runtime freed it: graph optimization copies "
+  x.mitigation = std::string(predicted ? "Memory" : "Most likely memory") +
+                 " the C allocator kept after the runtime freed it: graph optimization copies "
                  "the weights (layout reorders, fusions) and frees the originals below the heap's top, where glibc "
                  "does not return them. A fixed mmap threshold gives large blocks back when freed "
                  "(-B onnxruntime:mallocMmapThreshold=131072, i.e. MALLOC_MMAP_THRESHOLD_ in a deployment), as does "

@@ -55,7 +55,13 @@ class Arena {
     by_address_[chunks_[c].address] = c;
   }
 
-  ArenaPrediction result() const { return out_; }
+  ArenaPrediction result() const {
+    ArenaPrediction out = out_;
+    const uint64_t page = std::max<uint64_t>(1, rules_.page);
+    for (const auto& pages : written_)
+      out.region_written_bytes.push_back(sat_mul(static_cast<uint64_t>(std::count(pages.begin(), pages.end(), true)), page));
+    return out;
+  }
 
  private:
   uint64_t round(uint64_t bytes) const {

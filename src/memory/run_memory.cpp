@@ -7,6 +7,7 @@
 #include "core/saturating.h"
 #include "core/units.h"
 #include "memory/arena.h"
+#include "memory/c_allocator.h"
 #include "memory/executed_memory.h"
 #include "memory/liveness.h"
 #include "memory/model_memory.h"
@@ -80,6 +81,48 @@ uint64_t used_weight_bytes(const ModelInfo& model) {
   return w.bytes - std::min(w.bytes, w.unused_bytes);
 }
 
+namespace {
+
+// The first run's blocks, after the session's: the caller's inputs, the run's own (the arena's regions as far as the
+// run wrote them, else each tensor as the executed order allocates and frees it), then the copies of the outputs.
+std::vector<HeapEvent> first_run_blocks(const MemoryPrediction& p, const ExecutedMemory* e, uint64_t inputs_bytes) {
+  std::vector<HeapEvent> out;
+  uint64_t id = uint64_t{1} << 40;  // apart from the creation's ids
+  auto allocate = [&](uint64_t bytes, uint64_t written, HeapRole role) {
+    if (!bytes) return;
+    HeapEvent h;
+    h.id = ++id;
+    h.bytes = bytes;
+    h.written = written;
+    h.role = role;
+    out.push_back(h);
+  };
+  allocate(inputs_bytes, inputs_bytes, HeapRole::input);
+  if (p.arena) {
+    for (size_t i = 0; i < p.arena->regions.size(); ++i)
+      allocate(p.arena->regions[i], i < p.arena->region_written_bytes.size() ? p.arena->region_written_bytes[i]
+                                                                              : p.arena->regions[i],
+               HeapRole::region);
+  } else if (e) {
+    const uint64_t base = ++id;
+    id += e->events.size() + 1;
+    for (const auto& b : e->events) {
+      HeapEvent h;
+      h.allocate = b.allocate;
+      h.id = base + static_cast<uint64_t>(std::max(0, b.buffer));
+      h.bytes = b.bytes;
+      h.role = HeapRole::tensor;
+      out.push_back(h);
+    }
+  } else {
+    allocate(p.activations_bytes, p.activations_bytes, HeapRole::tensor);  // no order known: the peak as one block
+  }
+  allocate(p.output_copies_bytes, p.output_copies_bytes, HeapRole::output);
+  return out;
+}
+
+}  // namespace
+
 std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   RunMemory m;
   MemoryPrediction& p = m.predicted;
@@ -136,10 +179,12 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   // executed graph's.
   const size_t nodes = in.analysis ? in.analysis->nodes.size() : in.executed ? in.executed->nodes.size() : 0;
   p.structures_bytes = sat_mul(in.node_bytes, static_cast<uint64_t>(nodes));
-  if (in.node_bytes && !in.node_bytes_measured_at.empty())
-    m.notes.push_back("node structures: " + std::to_string(nodes) + " nodes x " + std::to_string(in.node_bytes) +
-                      " bytes, one trivial node's cost in this runtime with these options, measured " +
-                      in.node_bytes_measured_at + " (the backend keeps it per runtime and options; docs/memory.md)");
+  if ((in.node_bytes || in.baseline_bytes) && !in.runtime_cost_measured_at.empty())
+    m.notes.push_back("calibration: the runtime's baseline " + si_bytes(static_cast<double>(in.baseline_bytes)) +
+                      " and " + std::to_string(in.node_bytes) + " bytes per node (x " + std::to_string(nodes) +
+                      " nodes), measured " + in.runtime_cost_measured_at +
+                      " in a process of their own with these options (the backend keeps them per runtime, machine "
+                      "and options; docs/memory.md)");
   const uint64_t beside = sat_add(sat_add(sat_add(p.baseline_bytes, p.structures_bytes), p.weights_bytes),
                                   sat_add(p.prepacked_bytes, p.output_copies_bytes));
   p.total_bytes = sat_add(beside, p.activations_bytes);
@@ -162,6 +207,23 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   } else if (in.arena) {
     m.notes.push_back("no executed graph: the runtime's arena was not simulated (no band)");
   }
+  p.peak_bytes = p.total_bytes;
+  if (in.c_allocator && *in.c_allocator && in.session_creation && !in.session_creation->empty()) {
+    uint64_t inputs = e ? e->inputs_bytes : 0;
+    if (!e && in.analysis) inputs = topological_memory(*in.analysis, in.inputs, in.outputs).activations.inputs_bytes;
+    const CAllocatorReplay blocks{*in.session_creation, first_run_blocks(p, e ? &*e : nullptr, inputs)};
+    p.c_allocator = replay_c_allocator(**in.c_allocator, blocks);
+    const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
+    p.total_bytes = sat_add(calibrated, p.c_allocator->run_peak_bytes);
+    p.peak_bytes = sat_add(calibrated, std::max(p.c_allocator->creation_peak_bytes, p.c_allocator->run_peak_bytes));
+    m.notes.push_back("the session's creation and first run replayed through the C allocator's rules (" +
+                      p.c_allocator->setting + "): " + si_bytes(static_cast<double>(p.c_allocator->session_bytes)) +
+                      " resident once the session exists, of which " +
+                      si_bytes(static_cast<double>(p.c_allocator->session_live_bytes)) +
+                      " in use; glibc's placement varies from run to run between the replay with freed blocks "
+                      "kept apart by small objects and one where they always merge (" +
+                      si_bytes(static_cast<double>(p.c_allocator->low_session_bytes)) + " at creation)");
+  }
   if (in.measured && *in.measured) {
     m.measured = **in.measured;
     m.explained = explain_memory(p, *m.measured);
@@ -173,13 +235,14 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
   std::vector<MemoryPart> out;
   if (m.run_peak_bytes == 0) return out;
   out.push_back({"runtime baseline", static_cast<int64_t>(p.baseline_bytes),
-                 p.baseline_bytes ? "a session of the same runtime in this runner that ran the kernels most models "
-                                    "share (their code, thread pool, allocators): measured"
+                 p.baseline_bytes ? "what a first session of this runtime costs a process whatever the model (its code, "
+                                    "thread pool, allocators): a calibration constant, measured once in a process of its "
+                                    "own with these options"
                                   : "not measured: counted in the session's difference below"});
   if (p.structures_bytes)
     out.push_back({"node structures", static_cast<int64_t>(p.structures_bytes),
-                   "the model's nodes times what one node of a chain of trivial nodes cost the runtime in a process of "
-                   "its own (graph, kernel and planner structures): measured per node, a lower bound"});
+                   "the model's nodes times what one node of a chain of trivial nodes cost the runtime: a calibration "
+                   "constant measured in the same process of its own, a lower bound"});
   out.push_back({"weights", static_cast<int64_t>(p.weights_bytes),
                  p.weights_source == "executed_graph" ? "the constant inputs of the kernels the runtime ran, at the "
                                                         "sizes it reported: predicted"
@@ -187,32 +250,64 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
   if (p.prepacked_bytes)
     out.push_back({"pre-packed copies", static_cast<int64_t>(p.prepacked_bytes),
                    "weights the runtime packs for a kernel while another still reads them as they are: estimated"});
-  out.push_back({"activations", static_cast<int64_t>(p.activations_bytes),
-                 "liveness peak in the executed order with the runtime's buffer reuse: predicted"});
-  if (p.output_copies_bytes)
-    out.push_back({"output copies", static_cast<int64_t>(p.output_copies_bytes),
-                   "the outputs as the runtime's binding copies them for the caller: predicted"});
+  const CAllocatorPrediction* c = p.c_allocator ? &*p.c_allocator : nullptr;
+  if (c) {
+    const uint64_t live = sat_add(p.weights_bytes, p.prepacked_bytes);
+    out.push_back({"kept by the C allocator", diff(c->session_bytes, std::min(c->session_bytes, live)),
+                   "blocks the session's creation freed that the C allocator keeps resident (the file's constants as "
+                   "parsed, their copies before the optimizer replaced them, its scratch copies, originals of packed "
+                   "weights), replayed through " + c->setting + "'s rules: predicted"});
+  }
+  if (c) {
+    // The first run as the replay places its blocks: the caller's inputs, the arena's regions (or each tensor), the
+    // output copies — what they add beyond the memory the allocator kept.
+    out.push_back({"first run", diff(c->run_peak_bytes, std::min(c->run_peak_bytes, c->session_bytes)),
+                   "the caller's inputs, the run's tensors (" + si_bytes(static_cast<double>(p.activations_bytes)) +
+                   " at their liveness peak in the executed order" + (p.arena ? ", in the arena's regions" : "") +
+                   ") and the output copies, beyond the memory the allocator kept: predicted"});
+  } else {
+    out.push_back({"activations", static_cast<int64_t>(p.activations_bytes),
+                   "liveness peak in the executed order with the runtime's buffer reuse: predicted"});
+    if (p.output_copies_bytes)
+      out.push_back({"output copies", static_cast<int64_t>(p.output_copies_bytes),
+                     "the outputs as the runtime's binding copies them for the caller: predicted"});
+  }
   // What the runner held beyond each prediction, phase by phase (measured - predicted).
   const uint64_t session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
+  const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
   const uint64_t session_predicted =
-      sat_add(sat_add(p.baseline_bytes, p.structures_bytes), sat_add(p.weights_bytes, p.prepacked_bytes));
+      c ? sat_add(calibrated, c->session_bytes) : sat_add(calibrated, sat_add(p.weights_bytes, p.prepacked_bytes));
   out.push_back({"session beyond its prediction", diff(session, session_predicted),
-                 "measured after session creation minus baseline, structures and weights: memory the C allocator kept "
-                 "after the runtime freed it (copies made while loading and optimizing the graph), "
-                 "and what real nodes hold beyond trivial ones (attributes, kernels with state)"});
+                 c ? "measured after session creation minus its prediction (baseline, structures and the C allocator's "
+                     "replay of the creation): what real nodes hold beyond trivial ones, and where glibc placed the "
+                     "blocks otherwise than the replay"
+                   : "measured after session creation minus baseline, structures and weights: memory the C allocator "
+                     "kept after the runtime freed it (copies made while loading and optimizing the graph), and what "
+                     "real nodes hold beyond trivial ones (attributes, kernels with state)"});
   const uint64_t peak = m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes;
   const uint64_t run = peak > m.after_session_bytes ? peak - m.after_session_bytes : 0;
+  const uint64_t run_predicted =
+      c ? (c->run_peak_bytes > c->session_bytes ? c->run_peak_bytes - c->session_bytes : 0)
+        : sat_add(p.activations_bytes, p.output_copies_bytes);
   std::string note = std::string(m.probe_peak_bytes ? "peak of the session's first run" : "peak of the timed runs") +
-                     " above the session, minus the predicted activations and output copies: negative when they "
-                     "reused memory the allocator kept from session creation, positive for buffers kernels allocate "
-                     "for themselves (im2col, packing)";
+                     " above the session, minus " +
+                     (c ? "the replay's (what the run's blocks added beyond the memory the allocator kept)"
+                        : "the predicted activations and output copies") +
+                     ": negative when they reused memory the allocator kept from session creation, positive for "
+                     "buffers kernels allocate for themselves (im2col, packing)";
   if (m.allocator_held_bytes && m.allocator_in_use_peak_bytes)
     note += "; the runtime's allocator held " + si_bytes(static_cast<double>(*m.allocator_held_bytes)) + " for a peak of " +
             si_bytes(static_cast<double>(*m.allocator_in_use_peak_bytes)) + " in use (arena slack " +
             si_bytes(static_cast<double>(*m.allocator_held_bytes - std::min(*m.allocator_held_bytes, *m.allocator_in_use_peak_bytes))) + ")";
   if (!m.peak_reset) note += "; the high-water mark could not be reset after session creation, so the run's peak "
                              "may be the session's";
-  out.push_back({"run beyond its prediction", diff(run, sat_add(p.activations_bytes, p.output_copies_bytes)), note});
+  out.push_back({"run beyond its prediction", diff(run, run_predicted), note});
+  if (m.peak_bytes > m.increase_bytes)
+    out.push_back({"creation above the first run", diff(m.peak_bytes, m.increase_bytes),
+                   "not in the increase: the session's creation peaked above its first run (blocks the runtime held "
+                   "while it parsed and optimized the graph)" +
+                   (c ? std::string("; predicted ") + si_bytes(static_cast<double>(p.peak_bytes)) + " at the peak"
+                      : std::string())});
   if (m.probe_peak_bytes && m.run_peak_bytes > m.probe_peak_bytes)
     out.push_back({"timed runs beyond one run", diff(m.run_peak_bytes, m.probe_peak_bytes),
                    "not in the increase: the timed runs' peak above the first run's — copies of earlier outputs "

@@ -22,7 +22,9 @@ struct RunMemorySources {
   const std::optional<MemoryMeasured>* measured = nullptr;
   uint64_t baseline_bytes = 0;                         // Measurement::runtime_baseline_bytes
   uint64_t node_bytes = 0;                             // Measurement::runtime_node_bytes
-  std::string node_bytes_measured_at;                  // Measurement::runtime_node_bytes_measured_at
+  std::string runtime_cost_measured_at;                // Measurement::runtime_cost_measured_at
+  const std::vector<HeapEvent>* session_creation = nullptr;  // Measurement::session_creation
+  const std::optional<CAllocatorRules>* c_allocator = nullptr;  // Measurement::c_allocator
   int64_t output_copies = 0;                           // Measurement::output_copies
   std::optional<ArenaRules> arena;                     // Measurement::arena
 };

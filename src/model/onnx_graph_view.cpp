@@ -32,6 +32,32 @@ GraphView graph_view(const Model& model) {
   return v;
 }
 
+namespace {
+
+uint64_t tensor_proto_bytes(const onnx::TensorProto& t) {
+  uint64_t elements = 1;
+  for (const int64_t d : t.dims()) elements = sat_mul(elements, static_cast<uint64_t>(std::max<int64_t>(d, 0)));
+  return (sat_mul(elements, static_cast<uint64_t>(dtype_bits(static_cast<DType>(t.data_type())))) + 7) / 8;
+}
+
+// A graph's constants in file order: its nodes (a Constant's value; a subgraph's constants at its node), then its
+// initializers.
+void constants_in_file_order(const onnx::GraphProto& g, std::vector<GraphView::Constant>& out, int depth = 0) {
+  if (depth > 64) return;  // the loader refuses deeper nesting; a reader of structure only stops here
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.type() == onnx::AttributeProto::TENSOR && n.op_type() == "Constant" && n.output_size() > 0)
+        out.push_back({n.output(0), tensor_proto_bytes(a.t())});
+      else if (a.type() == onnx::AttributeProto::GRAPH)
+        constants_in_file_order(a.g(), out, depth + 1);
+      else if (a.type() == onnx::AttributeProto::GRAPHS)
+        for (const auto& sub : a.graphs()) constants_in_file_order(sub, out, depth + 1);
+    }
+  for (const auto& t : g.initializer()) out.push_back({t.name(), tensor_proto_bytes(t)});
+}
+
+}  // namespace
+
 GraphView read_graph_view(const std::string& path) {
   MappedFile file(path);
   Skeleton sk;
@@ -47,10 +73,9 @@ GraphView read_graph_view(const std::string& path) {
   std::unordered_set<std::string> available;
   for (const auto& t : g.initializer()) {
     available.insert(t.name());
-    uint64_t elements = 1;
-    for (const int64_t d : t.dims()) elements = sat_mul(elements, static_cast<uint64_t>(std::max<int64_t>(d, 0)));
-    v.constant_bytes[t.name()] = (sat_mul(elements, static_cast<uint64_t>(dtype_bits(static_cast<DType>(t.data_type())))) + 7) / 8;
+    v.constant_bytes[t.name()] = tensor_proto_bytes(t);
   }
+  constants_in_file_order(g, v.constants);
   for (const auto& in : g.input())
     if (!available.count(in.name())) {
       v.graph_inputs.insert(in.name());

@@ -35,6 +35,13 @@ std::string e2e_table(const Report& r) {
   if (runs) t.columns.insert(t.columns.begin() + 7, {{"runs", true}, {"run medians ms", true}, {"spread", true}});
   for (const auto& run : r.runs) {
     const auto& s = run.latency_ms;
+    if (s.n == 0 && run.latencies_ms.empty()) {  // not timed (--layers-only): no figure, not a zero
+      std::vector<std::string> row(t.columns.size(), "-");
+      row[0] = run.label();
+      row[10 + (runs ? 3 : 0)] = run.layers.empty() || run.coverage <= 0 ? "-" : pct(run.coverage);
+      t.rows.push_back(std::move(row));
+      continue;
+    }
     std::vector<std::string> row{run.label(), fixed(s.median, 3), fixed(s.p90, 3),
                                  fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
                                  fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),

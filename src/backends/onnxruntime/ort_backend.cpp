@@ -1,5 +1,5 @@
-// OrtBackend: RunRequest -> (load, timed run with profiling off, profiled run in its own session) -> Measurement,
-// in a fresh runner per configuration; live_runner() hands out live runners (ort_live_runner.h) for zoo runs.
+// OrtBackend: RunRequest -> (profiled session in a runner of its own, then load, timed run with profiling off in a
+// second) -> Measurement, fresh runners per configuration; live_runner() hands out live runners (ort_live_runner.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
 #include <sched.h>
@@ -14,9 +14,12 @@
 #include "backends/onnxruntime/ort_memory_rules.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_live_runner.h"
+#include "backends/onnxruntime/ort_session_memory.h"
 #include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
 #include "backends/serving.h"
+#include "core/errors.h"
+#include "model/onnx_graph_view.h"
 
 namespace rooflens::ort {
 namespace {
@@ -56,6 +59,35 @@ RunnerConfig placed(int64_t threads, OrtSessionOptions& opts, RooflensChoices& c
   return rc;
 }
 
+// What the runtime allocates while it creates the session (ort_session_memory.h), from the model and the graph the
+// profiled session executed (the model again when there was none), and the C allocator the runner places it with.
+void add_session_creation(Measurement& m, const std::filesystem::path& model, const OrtSessionOptions& opts) {
+  try {
+    const GraphView user = read_graph_view(model.string());
+    std::error_code ec;
+    const uint64_t file_bytes = std::filesystem::file_size(model, ec);
+    m.session_creation = session_creation_blocks(user, m.executed_graph ? *m.executed_graph : user, ec ? 0 : file_bytes);
+    m.c_allocator = runner_c_allocator(opts.mallocMmapThreshold);
+  } catch (const UserError& e) {
+    m.warnings.push_back("the session's creation was not predicted: " + std::string(e.what()));
+  }
+}
+
+// The profiled runner's part of a configuration joined to the measured runner's.
+void take_profiled(Measurement& out, Measurement&& p) {
+  out.profiled_latencies_ms = std::move(p.profiled_latencies_ms);
+  out.profiled_runs_ms = std::move(p.profiled_runs_ms);
+  out.kernels = std::move(p.kernels);
+  out.dispatch = std::move(p.dispatch);
+  out.threads_observed = std::move(p.threads_observed);
+  out.kernel_time_step_ms = p.kernel_time_step_ms;
+  out.executed_graph = std::move(p.executed_graph);
+  out.profile_error = std::move(p.profile_error);
+  out.session_creation = std::move(p.session_creation);
+  out.c_allocator = std::move(p.c_allocator);
+  out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
+}
+
 class OrtBackend : public Backend {
  public:
   explicit OrtBackend(OrtSessionOptions base)
@@ -87,6 +119,10 @@ class OrtBackend : public Backend {
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
+  // A configuration in two runners, one after the other: the profiled session in a runner of its own (the layers,
+  // the graph the runtime executed, and the runtime's calibration constants — everything the memory prediction is
+  // made of), then the measured runner, which holds the model's session alone: its memory, its first run, the timed
+  // runs. The prediction is fixed before the measured session exists, and nothing of that process goes into it.
   Measurement run(const RunRequest& r) override {
     OrtSessionOptions opts = base_;
     const RunSetting threads = ort_threads(r.key.threads, base_, budget_);
@@ -94,29 +130,64 @@ class OrtBackend : public Backend {
     opts.intraOpNumThreads = static_cast<int>(n);  // always explicit: the run is labelled with what ORT was given
     for (const auto& [k, v] : r.feed.dims) opts.freeDimensionOverrides[k] = v;
 
-    Measurement out;
     RooflensChoices choices;
-    OrtRunner runner(with_process_options(r.timing.realtime ? placed(n, opts, choices) : runner_config(), opts));
-    pid_ = runner.process().pid();
+    const RunnerConfig config =
+        with_process_options(r.timing.realtime ? placed(n, opts, choices) : runner_config(), opts);
+    const Inputs in = inputs_of(r.feed);
+    Measurement out, profiled;
+    LoadResult calibrated;
+    bool realtime_refused = false;
     std::string stage = "load";
     try {
-      LoadResult l = runner.load(r.model, opts, r.timeout, /*memory_baseline=*/true);
+      if (r.timing.layers) {
+        OrtRunner prof(config);
+        pid_ = prof.process().pid();
+        LoadExtras extras;
+        extras.runtime_cost = extras.profiled_session = extras.dump_graph = true;
+        extras.profile_dir = r.work_dir;
+        calibrated = prof.load(r.model, opts, r.timeout, extras);
+        if (r.timing.realtime) prof.process().enter_realtime();
+        stage = "profile";
+        add_profiled_measurement(profiled, prof, in, r.timing, r.work_dir, r.timeout);
+        realtime_refused = prof.process().realtime_refused();
+      }
+      add_session_creation(profiled, r.model, opts);
+      if (!r.timing.timed && r.timing.layers) {  // --layers-only: the prediction without the measured session
+        pid_ = 0;
+        take_profiled(out, std::move(profiled));
+        add_runtime_cost(out, calibrated);
+        out.load_ms = calibrated.load_ms;
+        out.threads = n;
+        out.output_copies = 1;  // onnxruntime-node copies every output of session.run into a JavaScript buffer
+        if (opts.enableCpuMemArena.value_or(true)) out.arena = ort::cpu_arena_rules();
+        out.settings = effective_settings(opts, base_, threads, choices);
+        return out;
+      }
+      stage = "load";
+      OrtRunner runner(config);
+      pid_ = runner.process().pid();
+      LoadExtras extras;
+      extras.runtime_cost = !r.timing.layers;  // from the cache or a process of its own, as above
+      const LoadResult l = runner.load(r.model, opts, r.timeout, extras);
       if (r.timing.realtime) runner.process().enter_realtime();  // its intra-op workers have pinned themselves
       stage = "run";
-      out = measure_loaded(runner, inputs_of(r.feed), r.timing, r.work_dir, r.timeout, stage, /*memory_probe=*/true);
+      out = timed_measurement(runner, in, r.timing, r.timeout, /*memory_probe=*/true);
       out.load_ms = l.load_ms;
       add_load_memory(out, l);
+      add_runtime_cost(out, r.timing.layers ? calibrated : l);
+      realtime_refused = realtime_refused || runner.process().realtime_refused();
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);
     }
     pid_ = 0;
+    take_profiled(out, std::move(profiled));
     out.threads = n;
     // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
     if (opts.enableCpuMemArena.value_or(true)) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, threads, choices);
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
-    if (runner.process().realtime_refused())
+    if (realtime_refused)
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
                              "runner ran at normal priority, pinned");
     return out;

@@ -131,33 +131,34 @@ Inputs inputs_of(const FeedSpec& f) {
   return in;
 }
 
-Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOptions& timing,
-                           const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
-                           std::string& stage, bool memory_probe) {
+Measurement timed_measurement(OrtRunner& runner, const Inputs& in, const TimingOptions& timing,
+                              std::chrono::milliseconds timeout, bool memory_probe) {
   Measurement out;
-  stage = "run";
   TimedRunResult timed = runner.run_timed(in, timing, timeout, memory_probe);
   out.latencies_ms = timed.latencies_ms;
   out.wall_s = timed.wall_s;
   out.stop_reason = timed.stop_reason;
-  out.peak_rss_bytes = timed.peak_rss_bytes;  // before the profiled session exists: this run's peak
+  out.peak_rss_bytes = timed.peak_rss_bytes;
   if (timed.run_peak_bytes) {
     out.memory = MemoryMeasured{};
     out.memory->run_peak_bytes = *timed.run_peak_bytes;
     out.memory->probe_peak_bytes = timed.probe_peak_bytes;
     out.memory->peak_reset = timed.run_peak_reset;
   }
-  if (!timing.layers) return out;
-  stage = "profile";
+  return out;
+}
+
+void add_profiled_measurement(Measurement& out, OrtRunner& runner, const Inputs& in, const TimingOptions& timing,
+                              const std::filesystem::path& work_dir, std::chrono::milliseconds timeout) {
   ProfiledRunResult prof;
   try {
     prof = runner.run_profiled(in, timing, timeout, work_dir, /*keep_profile=*/false, /*dump_graph=*/true);
   } catch (const RunnerError& e) {
-    // The runtime refused the profiled run but the runner lives on: the timed run above is a result of its
-    // own, so keep it and say why the layers are missing. A dead or hung runner still ends the measurement.
+    // The runtime refused the profiled run but the runner lives on: the timed run is a result of its own, so keep it
+    // and say why the layers are missing. A dead or hung runner still ends the measurement.
     if (e.kind != ReplyStatus::error) throw;
     out.profile_error = e.what();
-    return out;
+    return;
   }
   out.profiled_latencies_ms = prof.run_latencies_ms;
   for (int64_t us : prof.profile.run_durations_us(prof.warmup_iterations))
@@ -173,6 +174,16 @@ Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOpti
                                       problem);
   if (!problem.empty())
     out.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
+}
+
+Measurement measure_loaded(OrtRunner& runner, const Inputs& in, const TimingOptions& timing,
+                           const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
+                           std::string& stage, bool memory_probe) {
+  stage = "run";
+  Measurement out = timed_measurement(runner, in, timing, timeout, memory_probe);
+  if (!timing.layers) return out;
+  stage = "profile";
+  add_profiled_measurement(out, runner, in, timing, work_dir, timeout);
   return out;
 }
 
@@ -186,11 +197,15 @@ void add_load_memory(Measurement& m, const LoadResult& load) {
   mm.probe_peak_bytes = m.memory->probe_peak_bytes;
   mm.peak_reset = load.memory->peak_reset && m.memory->peak_reset;
   mm.increase_bytes = measured_increase(mm);
+  mm.peak_bytes = measured_peak(mm);
   m.memory = mm;
-  m.runtime_baseline_bytes = load.baseline_bytes;
-  m.runtime_node_bytes = load.node_bytes;
-  m.runtime_node_bytes_measured_at = load.node_bytes_measured_at;
   m.output_copies = 1;  // onnxruntime-node copies every output of session.run into a new JavaScript buffer
+}
+
+void add_runtime_cost(Measurement& m, const LoadResult& calibrated) {
+  m.runtime_baseline_bytes = calibrated.baseline_bytes;
+  m.runtime_node_bytes = calibrated.node_bytes;
+  m.runtime_cost_measured_at = calibrated.runtime_cost_measured_at;
 }
 
 BackendError backend_error(const std::string& stage, const RunnerError& e) {

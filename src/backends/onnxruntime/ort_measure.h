@@ -14,10 +14,18 @@
 
 namespace rooflens::ort {
 
-// Fills everything of the Measurement but load_ms and threads; the executed graph is the profiled session's own
-// (read from the graph it dumped: node names ORT generates differ between sessions). Sets `stage` to "run" or
-// "profile" before each step, so a RunnerError caught by the caller can say where it happened. Throws RunnerError.
-// `memory_probe`: the first run, before the warm-up, with a peak of its own (MemoryMeasured::probe_peak_bytes).
+// The timed run with profiling off on a loaded runner: the e2e samples, and with `memory_probe` the session's first
+// run before the warm-up with a peak of its own (MemoryMeasured::probe_peak_bytes). Throws RunnerError.
+Measurement timed_measurement(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
+                              std::chrono::milliseconds timeout, bool memory_probe = false);
+// The profiled run on a loaded runner (its loaded session when that is the profiled one): kernels, dispatch, threads,
+// and the executed graph — the profiled session's own (read from the graph it dumped: node names ORT generates differ
+// between sessions). When the runtime refuses the profiled run but the runner lives, `m.profile_error` says why.
+// Throws RunnerError otherwise.
+void add_profiled_measurement(Measurement& m, OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
+                              const std::filesystem::path& work_dir, std::chrono::milliseconds timeout);
+// Both on one loaded runner (the live runner: `bench`, turns). Sets `stage` to "run" or "profile" before each step,
+// so a RunnerError caught by the caller can say where it happened.
 Measurement measure_loaded(OrtRunner& runner, const Inputs& inputs, const TimingOptions& timing,
                            const std::filesystem::path& work_dir, std::chrono::milliseconds timeout,
                            std::string& stage, bool memory_probe = false);
@@ -37,6 +45,8 @@ Inputs inputs_of(const FeedSpec& feed);
 // The runner's memory around session creation (from `load`) joined to the timed runs' peak measure_loaded took;
 // the measurement's memory is dropped when either side is missing.
 void add_load_memory(Measurement& m, const LoadResult& load);
+// The runtime's calibration constants a load returned (LoadExtras::runtime_cost: measured in a process of their own).
+void add_runtime_cost(Measurement& m, const LoadResult& calibrated);
 
 // A RunnerError as the backend interface reports it: kind error|timeout|died, the runner's error code.
 BackendError backend_error(const std::string& stage, const RunnerError& e);

@@ -276,10 +276,15 @@ void check_process_settings(const json& load_reply, const OrtSessionOptions& opt
 }  // namespace
 
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
-                           std::chrono::milliseconds timeout, bool memory_baseline) {
+                           std::chrono::milliseconds timeout, const LoadExtras& extras) {
   model_ = model;
   ojson req = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
-  if (memory_baseline) req["memory_baseline"] = true;
+  if (extras.runtime_cost) req["runtime_cost"] = true;
+  if (extras.profiled_session) {
+    ojson p = {{"dump_graph", extras.dump_graph}};
+    if (!extras.profile_dir.empty()) p["tmp_dir"] = fs::absolute(extras.profile_dir).string();
+    req["profile"] = p;
+  }
   json r = call(json::parse(req.dump()), timeout);
   LoadResult out;
   out.model = field<std::string>(r, "model", model.string());
@@ -300,7 +305,7 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     out.memory = mm;
     out.baseline_bytes = field<uint64_t>(m, "baseline_bytes", 0);
     out.node_bytes = field<uint64_t>(m, "node_bytes", 0);
-    out.node_bytes_measured_at = field<std::string>(m, "node_bytes_measured_at", "");
+    out.runtime_cost_measured_at = field<std::string>(m, "runtime_cost_measured_at", "");
   }
   return out;
 }

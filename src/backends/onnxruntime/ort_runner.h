@@ -107,12 +107,25 @@ struct LoadResult {
   std::vector<ValueInfo> inputs, outputs;
   std::optional<std::filesystem::path> optimized_model;  // when optimizedModelFilePath was given and written
   uint64_t peak_rss_bytes = 0;
-  // The runner's memory around session creation (start, after the session, its peak; run_peak_bytes 0), and what a
-  // baseline session added before it when asked (load's memory_baseline). Absent from runners that do not say.
+  // The runner's memory around session creation (start, after the session, its peak; run_peak_bytes 0). Absent from
+  // runners that do not say.
   std::optional<MemoryMeasured> memory;
+  // The runtime's calibration constants when asked (LoadExtras::runtime_cost), measured in a process of their own and
+  // cached by the runner: what a first session of the runtime costs a process (its baseline) and what one node of a
+  // session costs it (a chain of trivial nodes). 0: not measured.
   uint64_t baseline_bytes = 0;
-  uint64_t node_bytes = 0;  // what one node of a session costs the runtime (a chain of trivial nodes; 0: not measured)
-  std::string node_bytes_measured_at;  // when (ISO 8601): the runner keeps the figure per runtime and options
+  uint64_t node_bytes = 0;
+  std::string runtime_cost_measured_at;  // when (ISO 8601): the runner keeps the figures per runtime and options
+};
+
+// What `load` does besides creating the session.
+struct LoadExtras {
+  bool runtime_cost = false;  // return the runtime's calibration constants (LoadResult::baseline_bytes, node_bytes)
+  // The session is the profiled one: run_profiled then runs it instead of creating a second session, so a process
+  // that only profiles holds one session. In a private temp dir under profile_dir (empty: the system's).
+  bool profiled_session = false;
+  std::filesystem::path profile_dir;
+  bool dump_graph = false;    // with profiled_session: the session writes the graph it executed
 };
 
 struct TimedRunResult {
@@ -228,14 +241,15 @@ class OrtRunner {
   std::string node_version() const;
   const nlohmann::json& hello() const { return process_.hello(); }
 
-  // `memory_baseline`: first measure what a baseline session adds to the runner (LoadResult::baseline_bytes).
   LoadResult load(const std::filesystem::path& model, const OrtSessionOptions& options,
-                  std::chrono::milliseconds timeout = std::chrono::minutes(5), bool memory_baseline = false);
+                  std::chrono::milliseconds timeout = std::chrono::minutes(5), const LoadExtras& extras = {});
   // The measured loop with profiling off: warm-up and stop rule from `timing` (its profile fields unused).
   // `memory_probe`: the first run, before the warm-up, with a peak of its own (probe_peak_bytes).
   TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
                            bool memory_probe = false);
-  // A second session with profiling on, in a private temp dir under `tmp_dir` (empty: the system's):
+  // The loaded session when it was loaded as the profiled one (LoadExtras::profiled_session; `tmp_dir` and `dump_graph`
+  // then come from the load), else a second session with profiling on, in a private temp dir under `tmp_dir` (empty:
+  // the system's):
   // timing.warmup_iterations dropped, then timing.profile_iterations measured. The profile file is read and
   // deleted unless `keep_profile` (its path is then in the result). `dump_graph`: the profiled session also writes
   // the graph it executed (its generated node names are its own: another session's graph would not match them).

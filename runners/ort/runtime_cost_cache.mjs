@@ -1,0 +1,60 @@
+// The runtime's calibration constants (runtime_cost.mjs: its baseline and its cost per node) kept per machine, runtime
+// and options, as rooflens keeps its roofs: $XDG_CACHE_HOME/rooflens/runtime-cost.json (or ~/.cache/rooflens).
+// Measuring them starts a process that makes two sessions (~0.3 s), once per configuration a run loads; the figures
+// are the runtime's, not the model's, so they are measured once and read back with the date they were measured. A file
+// that cannot be read or parsed is measured over.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ort } from './ort.mjs';
+import { measureRuntimeCost, optionsForOtherModels } from './memory.mjs';
+import { CHAIN_NODES } from './onnx_chain.mjs';
+import { COMMON_KERNELS_VERSION } from './common_kernels.mjs';
+
+function cacheFile() {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'rooflens', 'runtime-cost.json');
+}
+
+// Everything the figures depend on: the runtime and its host, the C allocator's setting, the session options (in a
+// fixed key order), the machine, and how they are measured (the chain's length, the baseline model's version: figures
+// from another are not reused).
+function keyOf(options) {
+  const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
+                         os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
+                         sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`,
+                         `common kernels ${COMMON_KERNELS_VERSION}`]);
+}
+
+function readCache(file) {
+  try {
+    const c = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return c && typeof c === 'object' && !Array.isArray(c) ? c : {};
+  } catch (e) {
+    return {};
+  }
+}
+
+const valid = (e) => e && Number.isInteger(e.baseline_bytes) && e.baseline_bytes > 0 && Number.isInteger(e.node_bytes) &&
+                     e.node_bytes > 0 && typeof e.measured_at === 'string';
+
+// {baseline_bytes, node_bytes, measured_at (ISO time)}; both 0 when they could not be measured (then nothing is kept).
+export function runtimeCost(options) {
+  const file = cacheFile();
+  const key = keyOf(options);
+  const hit = readCache(file)[key];
+  if (valid(hit)) return hit;
+  const entry = { ...measureRuntimeCost(options), measured_at: new Date().toISOString() };
+  if (valid(entry)) {
+    try {
+      // Another runner may write at the same time: each writes a whole file and renames it into place.
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify({ ...readCache(file), [key]: entry }));
+      fs.renameSync(tmp, file);
+    } catch (e) { /* the figures are still this run's; the next run measures again */ }
+  }
+  return entry;
+}
