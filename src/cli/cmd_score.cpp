@@ -83,9 +83,11 @@ int print_validation(const ScoreCommand& a, const ScoreResult& r) {
   bool all_valid = !r.partial;
   std::string text = fmt::format("rooflens score --validate · suite {} · {} workload(s) against the reference outputs\n",
                                  r.suite, r.workloads.size());
+  size_t width = 0;
+  for (const auto& w : r.workloads) width = std::max(width, w.id.size());
   for (const auto& w : r.workloads) {
     all_valid = all_valid && (w.status == WorkloadStatus::valid || w.status == WorkloadStatus::unsupported);
-    text += fmt::format("  {:<20} {:<11} {}{}\n", w.id, to_string(w.status),
+    text += fmt::format("  {:<{}} {:<11} {}{}\n", w.id, width, to_string(w.status),
                         w.max_abs_error > 0 ? fmt::format("max abs error {:.3g}  ", w.max_abs_error) : "", w.reason);
   }
   if (a.json) std::cout << score_to_json(r);

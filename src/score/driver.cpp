@@ -65,6 +65,14 @@ bool subset_run(const ScoreResult& r) {
                      [](const std::string& s) { return s.find("--workloads") != std::string::npos; });
 }
 
+// The mode's settings with the options' overrides: what the run measures with (and its harness names).
+ModeSettings mode_of(const Suite& suite, const ScoreOptions& o) {
+  ModeSettings mode = suite.mode(o.quick);
+  if (o.repetitions > 0) mode.repetitions = o.repetitions;
+  if (o.offline_seconds >= 0) mode.offline_seconds = o.offline_seconds;
+  return mode;
+}
+
 ScoreWorkload run_one(const WorkloadDef& def, const ScoreOptions& o, const Suite& suite, const ModeSettings& mode,
                       const ScoreContext& ctx) {
   ScoreWorkload w;
@@ -130,13 +138,6 @@ std::vector<std::string> categories_of(const Suite& suite, const ScoreResult& r)
     if (used) out.push_back(c);
   }
   return out;
-}
-
-ModeSettings mode_of(const Suite& suite, const ScoreOptions& o) {
-  ModeSettings mode = suite.mode(o.quick);
-  if (o.repetitions > 0) mode.repetitions = o.repetitions;
-  if (o.offline_seconds >= 0) mode.offline_seconds = o.offline_seconds;
-  return mode;
 }
 
 ScoreResult run_suite(const Suite& suite, const ScoreOptions& o, const ScoreContext& ctx) {

@@ -42,9 +42,6 @@ struct ScoreContext {
 // The workloads a run covers, in suite order. Throws UsageError naming an unknown --workloads id.
 std::vector<const WorkloadDef*> selected(const Suite& suite, const ScoreOptions& o);
 
-// The mode's settings with the options' overrides (what the run measures with).
-ModeSettings mode_of(const Suite& suite, const ScoreOptions& o);
-
 ScoreResult run_suite(const Suite& suite, const ScoreOptions& o, const ScoreContext& ctx);
 
 // The categories of a result, in suite order: those its workloads' figures belong to.
