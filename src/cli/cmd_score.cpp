@@ -130,6 +130,9 @@ int run_project(const ScoreCommand& a) {
   setup.reference_roofs = *suite.reference_roofs;
   setup.machine = machine_of(std::nullopt, *make_backend(parse_backend_spec("onnxruntime")), cores, "");
   setup.created_at = now_iso();
+  if (auto c = suite.constants.find(score::mode_name(a.o.quick)); c != suite.constants.end() && c->second.provisional)
+    setup.warnings.push_back("suite " + suite.version + "'s " + c->first + " constants and reference roofs are "
+                             "provisional (measured on a shared machine while the suite was made)");
   if (!a.quiet) std::cerr << "rooflens score: analysing the suite's models for the projection\n";
   const auto workloads = projection_workloads(suite, a.o, work.path(), cores);
   ScoreProjectOptions p{a.project, a.out_json, a.json, a.quiet, a.db};

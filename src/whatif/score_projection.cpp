@@ -156,6 +156,7 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
                        " roofs of " + target.device +
                        ", times scaled by the reference's own (time / per-node roofline time); efficiency " +
                        (efficiency ? efficiency->summary() : std::string("assumed equal to the reference's")));
+  r.warnings.insert(r.warnings.end(), setup.warnings.begin(), setup.warnings.end());
   size_t projected = 0;
   for (const auto& w : workloads) {
     ScoreWorkload out;

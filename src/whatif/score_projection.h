@@ -61,6 +61,7 @@ struct ProjectionSetup {
   HardwareInfo reference_roofs;         // the reference configuration's roofs (the suite's)
   ScoreMachine machine;                 // who projects (this machine, rooflens, the runtime the suite names)
   std::string created_at;               // ISO 8601 UTC
+  std::vector<std::string> warnings;    // the suite's, carried into the result (provisional constants)
 };
 
 // The nodes of one analysed pass as work: nodes that run, with their flops and bytes (read + written).
