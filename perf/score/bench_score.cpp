@@ -1,8 +1,10 @@
-// `make bench`, score part (issue 29): how long `rooflens score --quick` and the full suite take on this machine
-// (targets: quick ≤ 120 s, full ≤ 600 s on 2 cores) and how stable the overall score is over consecutive full runs
-// (target: spread (max − min) / median ≤ 3%). Every run also records how many CPUs other processes kept busy
+// `make bench`, score part (issues 29, 39): how long `rooflens score --quick` and the full suite take on this
+// machine (targets: quick ≤ 120 s, full ≤ 600 s on 2 cores), how wide each run's overall 95% interval is (targets:
+// quick within ±5%, full within ±2% — the larger of the two half-widths in log terms), and how stable the overall
+// score is over consecutive full runs (target: spread (max − min) / median ≤ 3%). Every run also records how many CPUs other processes kept busy
 // meanwhile ("others' CPUs"): near the core count, the machine was shared and the figures are its, not the suite's.
 // Environment: ROOFLENS_SCORE_FULL_RUNS (default 3; 0 times quick only), ROOFLENS_BENCH_KEEP=1 keeps the results.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +25,12 @@ using namespace bench_util;
 namespace {
 
 constexpr double kQuickTargetS = 120, kFullTargetS = 600, kSpreadTarget = 0.03;
+constexpr double kQuickCiTarget = 0.05, kFullCiTarget = 0.02;  // the overall's 95% half-width, relative
+
+// The interval's half-width relative to the score: the larger side (the interval is symmetric in log terms).
+double half_width(double score, double low, double high) {
+  return score > 0 && low > 0 ? std::max(high / score - 1, 1 - low / score) : 0;
+}
 
 struct Run {
   std::string label;
@@ -63,20 +71,25 @@ int main() {
 
   rooflens::TextTable t;
   t.columns = {{"run"}, {"seconds", true}, {"target s", true}, {"others' CPUs", true}, {"overall", true},
-               {"95% CI", true}, {"complete"}, {"exit", true}};
+               {"95% CI", true}, {"± half", true}, {"target ±", true}, {"complete"}, {"exit", true}};
   bool ok = true;
   std::vector<double> overall;
   for (const Run& r : runs) {
-    const double target = r.label == "quick" ? kQuickTargetS : kFullTargetS;
-    ok = ok && r.seconds <= target && !r.incomplete;
-    if (r.label != "quick" && r.overall > 0) overall.push_back(r.overall);
+    const bool quick = r.label == "quick";
+    const double target = quick ? kQuickTargetS : kFullTargetS, ci_target = quick ? kQuickCiTarget : kFullCiTarget;
+    const double half = half_width(r.overall, r.low, r.high);
+    ok = ok && r.seconds <= target && !r.incomplete && r.high > 0 && half <= ci_target;
+    if (!quick && r.overall > 0) overall.push_back(r.overall);
     t.rows.push_back({r.label, fmt::format("{:.0f}", r.seconds), fmt::format("{:.0f}", target),
                       fmt::format("{:.2f}", r.others_cpus), fmt::format("{:.0f}", r.overall),
-                      r.high > 0 ? fmt::format("[{:.0f}, {:.0f}]", r.low, r.high) : "-", r.incomplete ? "no" : "yes",
-                      std::to_string(r.rc)});
+                      r.high > 0 ? fmt::format("[{:.0f}, {:.0f}]", r.low, r.high) : "-",
+                      r.high > 0 ? fmt::format("{:.1f}%", half * 100) : "-", fmt::format("{:.0f}%", ci_target * 100),
+                      r.incomplete ? "no" : "yes", std::to_string(r.rc)});
   }
-  std::printf("rooflens score: time and stability (quick ≤ %.0f s, full ≤ %.0f s, full-run spread ≤ %.0f%%)\n%s",
-              kQuickTargetS, kFullTargetS, kSpreadTarget * 100, t.render().c_str());
+  std::printf("rooflens score: time, interval and stability (quick ≤ %.0f s and ±%.0f%%, full ≤ %.0f s and ±%.0f%%, "
+              "full-run spread ≤ %.0f%%)\n%s",
+              kQuickTargetS, kQuickCiTarget * 100, kFullTargetS, kFullCiTarget * 100, kSpreadTarget * 100,
+              t.render().c_str());
   if (overall.size() >= 2) {
     const auto [lo, hi] = std::minmax_element(overall.begin(), overall.end());
     const double spread = (*hi - *lo) / median(overall);

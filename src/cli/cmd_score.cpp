@@ -1,4 +1,4 @@
-// `rooflens score`: a hardware AI benchmark score — the versioned suite (src/score/, data/score/v1/suite.json)
+// `rooflens score`: a hardware AI benchmark score — the versioned suite (src/score/, data/score/v2/suite.json)
 // measured on this machine through capacity and generation, validated against the suite's reference outputs,
 // scored against its reference constants and explained as roof ratio × efficiency (docs/score.md).
 #include <algorithm>
@@ -33,8 +33,9 @@ namespace {
 
 struct ScoreCommand {
   score::ScoreOptions o;
-  std::string out_json, from, suite_file, write_references, reference_result, roofs_file, project;
-  bool json = false, no_roofs = false, quiet = false;
+  std::string out_json, from, suite_file, write_references, roofs_file, project;
+  std::vector<std::string> reference_results;   // --reference-result, one per mode
+  bool json = false, no_roofs = false, quiet = false, provisional = false;
   DbFlags db;
 };
 
@@ -77,6 +78,24 @@ void print_result(const ScoreCommand& a, const ScoreResult& r) {
 
 int exit_code(const ScoreResult& r) { return r.partial || r.overall.incomplete || r.overall.score <= 0 ? 1 : 0; }
 
+// `--validate`: one line per workload, what the gate said. 0 when every workload that runs is valid.
+int print_validation(const ScoreCommand& a, const ScoreResult& r) {
+  bool all_valid = !r.partial;
+  std::string text = fmt::format("rooflens score --validate · suite {} · {} workload(s) against the reference outputs\n",
+                                 r.suite, r.workloads.size());
+  size_t width = 0;
+  for (const auto& w : r.workloads) width = std::max(width, w.id.size());
+  for (const auto& w : r.workloads) {
+    all_valid = all_valid && (w.status == WorkloadStatus::valid || w.status == WorkloadStatus::unsupported);
+    text += fmt::format("  {:<{}} {:<11} {}{}\n", w.id, width, to_string(w.status),
+                        w.max_abs_error > 0 ? fmt::format("max abs error {:.3g}  ", w.max_abs_error) : "", w.reason);
+  }
+  if (a.json) std::cout << score_to_json(r);
+  else std::cout << text;
+  if (!a.out_json.empty()) write_file_atomically(a.out_json, score_to_json(r));
+  return all_valid ? 0 : 1;
+}
+
 int run_from(const ScoreCommand& a) {
   const score::Suite suite = load_suite(a);
   ScoreResult r = score::rescore_stored(suite, read_result(a.from, "--from"));
@@ -111,6 +130,9 @@ int run_project(const ScoreCommand& a) {
   setup.reference_roofs = *suite.reference_roofs;
   setup.machine = machine_of(std::nullopt, *make_backend(parse_backend_spec("onnxruntime")), cores, "");
   setup.created_at = now_iso();
+  if (auto c = suite.constants.find(score::mode_name(a.o.quick)); c != suite.constants.end() && c->second.provisional)
+    setup.warnings.push_back("suite " + suite.version + "'s " + c->first + " constants and reference roofs are "
+                             "provisional (measured on a shared machine while the suite was made)");
   if (!a.quiet) std::cerr << "rooflens score: analysing the suite's models for the projection\n";
   const auto workloads = projection_workloads(suite, a.o, work.path(), cores);
   ScoreProjectOptions p{a.project, a.out_json, a.json, a.quiet, a.db};
@@ -127,8 +149,12 @@ int run_score_command(ScoreCommand& a) {
     if (!a.write_references.empty()) throw UsageError("--from and --write-references: give one of them");
     return run_from(a);
   }
-  if (!a.reference_result.empty() && a.write_references.empty())
+  if (!a.reference_results.empty() && a.write_references.empty())
     throw UsageError("--reference-result sets the constants of a suite file: use it with --write-references FILE");
+  if (a.provisional && a.reference_results.empty())
+    throw UsageError("--provisional marks constants: use it with --write-references FILE --reference-result RESULT");
+  if (a.o.validate_only && !a.write_references.empty())
+    throw UsageError("--validate checks the outputs only: give it without --write-references");
   if (a.o.repetitions < 0) throw UsageError("--repetitions: give at least 1");
   const score::Suite suite = load_suite(a);
   (void)score::selected(suite, a.o);  // an unknown --workloads id is a usage error before anything runs
@@ -138,8 +164,9 @@ int run_score_command(ScoreCommand& a) {
   disabled.opt_level = "disabled";  // graphOptimizationLevel=disabled: the references
   std::unique_ptr<Backend> reference = make_backend(disabled);
   // With --reference-result the roofs are the reference configuration's, written into the suite for --project.
+  // --validate measures no figure, so it needs none.
   std::optional<HardwareInfo> roofs;
-  if (a.write_references.empty() || !a.reference_result.empty())
+  if (!a.o.validate_only && (a.write_references.empty() || !a.reference_results.empty()))
     roofs = obtain_roofs({a.no_roofs, a.roofs_file, a.quiet, "score"});
   TempDir work("rooflens-score");
   InterruptWatcher watcher("rooflens score: interrupted — finishing the workload under way as failed and writing "
@@ -162,12 +189,15 @@ int run_score_command(ScoreCommand& a) {
 
   if (!a.write_references.empty()) {
     score::Suite s = score::with_references(suite, ctx);
-    if (!a.reference_result.empty())
-      s = score::with_constants(s, read_result(a.reference_result, "--reference-result"),
-                                fmt::format("{} ({} cores used), {}, rooflens {}",
-                                            ctx.machine.machine.model, cores, ctx.machine.runtime.runtime,
-                                            ctx.machine.tool.version),
-                                roofs);
+    if (!a.reference_results.empty()) {
+      score::ConstantsSource source;
+      for (const auto& file : a.reference_results) source.results.push_back(read_result(file, "--reference-result"));
+      source.configuration = fmt::format("{} ({} cores used), {}, rooflens {}", ctx.machine.machine.model, cores,
+                                         ctx.machine.runtime.runtime, ctx.machine.tool.version);
+      source.provisional = a.provisional;
+      source.roofs = roofs;
+      s = score::with_constants(s, source);
+    }
     write_file_atomically(a.write_references, score::suite_to_json(s));
     if (!a.quiet) std::cerr << "rooflens score: suite written to " << a.write_references << "\n";
     return 0;
@@ -181,6 +211,7 @@ int run_score_command(ScoreCommand& a) {
     };
   ScoreResult r = score::run_suite(suite, a.o, ctx);
   r.created_at = now_iso();
+  if (a.o.validate_only) return print_validation(a, r);  // no figure: nothing to score or store
   print_result(a, r);
   const int rc = exit_code(r);
   // Only a finished suite goes into the results database (history --scores puts machines side by side); a partial
@@ -199,33 +230,41 @@ void setup_score(CLI::App& root, Action& action) {
   cmd->footer(
       "Examples:\n"
       "  rooflens score --quick                      (one workload per category, shorter runs: ~1-2 min)\n"
-      "  rooflens score -o score.json                (the full suite v1: ~10 min on 2 cores)\n"
+      "  rooflens score -o score.json                (the full suite v2: ~6 min on 2 cores)\n"
+      "  rooflens score --validate                   (every workload's outputs against the references; no figure)\n"
       "  rooflens score --from score.json            (score a stored result again from its raw figures)\n"
       "  rooflens score --project a100-sxm4-80gb     (PROJECTED from the analysis onto a datasheet device's roofs)\n"
-      "  rooflens score --project this               (onto this machine's roofs: the projection's calibration)\n"
-      "  rooflens score --write-references suite.json [--reference-result full.json]\n"
+      "  rooflens score --project this               (onto this machine's roofs, efficiency learned from stored\n"
+      "                                               scores of its CPU class: the projection's calibration)\n"
+      "  rooflens score --write-references suite.json [--reference-result full.json --reference-result quick.json]\n"
       "  rooflens history --scores [--html scores.html]   (stored scores of machines side by side)\n"
       "Scores: reference time / measured time × 1000 per figure; geometric means per category and overall, with\n"
       "95% intervals over the repetitions. A workload whose outputs differ from the suite's references is INVALID\n"
       "and the overall score incomplete. Quick and full scores are never compared. Exit 0: a complete score; 1: an\n"
       "incomplete or partial one (INVALID, failed, Ctrl-C); 2: usage. Details: docs/score.md.");
   cmd->add_flag("--quick", a->o.quick, "One workload per category with shorter runs (labelled quick)");
+  cmd->add_flag("--validate", a->o.validate_only,
+                "Only check every workload's outputs against the suite's references (no figure, nothing stored); "
+                "exit 0 when all are valid");
   cmd->add_option("-o,--output", a->out_json, "Write the JSON result here (rewritten after every workload)");
   cmd->add_flag("--json", a->json, "Print the JSON result on stdout instead of the table");
   cmd->add_option("--from", a->from, "Score a stored result (-o FILE) again from its raw figures; runs nothing");
   cmd->add_option("--project", a->project,
                   "Project the suite onto DEVICE's roofs (hw --device lists them; 'this': this machine's measured "
-                  "roofs, with the calibration error against its latest measured score); runs nothing, labelled "
-                  "PROJECTED");
-  cmd->add_option("--suite", a->suite_file, "A suite file instead of the built-in one (data/score/v1/suite.json)");
+                  "roofs, efficiency learned from stored measured scores of its CPU class, and the calibration error "
+                  "against its latest measured score); runs nothing, labelled PROJECTED");
+  cmd->add_option("--suite", a->suite_file, "A suite file instead of the built-in one (data/score/v2/suite.json)");
   cmd->add_option("--workloads", a->o.workloads, "Only these workload ids (the score is then incomplete)")
       ->delimiter(',');
-  cmd->add_option("--repetitions", a->o.repetitions, "Repetitions per workload instead of the suite's (3)");
+  cmd->add_option("--repetitions", a->o.repetitions,
+                  "Repetitions per workload instead of the suite's (the scores then say their harness differs)");
   cmd->add_option("--write-references", a->write_references,
                   "Regenerate the reference outputs (ONNX Runtime, graphOptimizationLevel=disabled) into this suite file");
-  cmd->add_option("--reference-result", a->reference_result,
-                  "With --write-references: take the reference constants from this full result (the reference "
-                  "configuration's measurement)");
+  cmd->add_option("--reference-result", a->reference_results,
+                  "With --write-references: take the reference constants of this result's mode (full or quick; give "
+                  "one of each) from it — the reference configuration's measurement, with this rooflens' harness");
+  cmd->add_flag("--provisional", a->provisional,
+                "With --reference-result: mark the constants provisional (not the reference configuration's yet)");
   cmd->add_option("--roofs", a->roofs_file, "Ceilings from this file instead of this machine's measured ones");
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofs: scores are not decomposed into roof ratio × efficiency");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");

@@ -28,6 +28,7 @@ struct MakeArgs {
   std::uint64_t seed = 0;
   bool external_data = false;
   std::string quantize;  // "" | "qdq"
+  zoo::QdqOptions qdq;    // --reduce-range
   bool kv_cache = false;
   zoo::DecoderConfig decoder;
 };
@@ -82,14 +83,16 @@ int run_make(const MakeArgs& a) {
   o.decoder = a.decoder;
   zoo::BuiltModel m = zoo::make_model(spec, o);
   std::string quantized;
+  if (a.qdq.reduce_range && a.quantize.empty()) throw UsageError("--reduce-range: give it with --quantize qdq");
   if (a.quantize == "qdq") {
-    zoo::QdqStats q = zoo::quantize_qdq(m.model);
+    zoo::QdqStats q = zoo::quantize_qdq(m.model, a.qdq);
     auto* prop = m.model.add_metadata_props();
     prop->set_key("rooflens.zoo.quantize");
-    prop->set_value("qdq");
+    prop->set_value(a.qdq.reduce_range ? "qdq reduce_range" : "qdq");
     quantized = fmt::format("\n  quantized (QDQ): {} Conv/MatMul/Gemm nodes, {} QuantizeLinear + {} DequantizeLinear "
-                            "added; int8 weights, uint8 activations (fixed scale, not calibrated)",
-                            q.quantized_nodes, q.quantize_nodes, q.dequantize_nodes);
+                            "added; int8 weights{}, uint8 activations (fixed scale, not calibrated)",
+                            q.quantized_nodes, q.quantize_nodes, q.dequantize_nodes,
+                            a.qdq.reduce_range ? " in 7 bits (reduce_range)" : "");
   }
   const std::string inputs = zoo::describe_inputs(m.model);
   const zoo::SavedFiles saved = zoo::save_model(m.model, a.output, a.external_data);
@@ -138,6 +141,9 @@ void setup_zoo(CLI::App& root, Action& action) {
   make->add_option("--quantize", args->quantize, "Write a quantized variant: qdq (QuantizeLinear/DequantizeLinear "
                                                  "around Conv, MatMul, Gemm)")
       ->check(CLI::IsMember({"qdq"}));
+  make->add_flag("--reduce-range", args->qdq.reduce_range,
+                 "With --quantize qdq: 7-bit weights ([-64, 64]), as ONNX Runtime's quantizer writes them for x86 "
+                 "CPUs without VNNI, whose u8s8 kernels saturate on full-range weights");
   make->add_flag("--external-data", args->external_data,
                  "Write weights to FILE.data next to the model (ONNX external data, 4096-byte aligned)");
   const std::string decoders = "Decoders (gpt2, llama)";
@@ -166,10 +172,12 @@ void setup_zoo(CLI::App& root, Action& action) {
       "  rooflens zoo make gpt2 -o gpt2-kv.onnx --kv-cache           # past_key_values.N.* in, present.N.* out\n"
       "  rooflens zoo make llama -o tiny.onnx --kv-cache --layers 2 --hidden 256 --heads 4 --kv-heads 2 --vocab 1000\n"
       "  rooflens zoo make resnet18 -o r18q.onnx --quantize qdq      # Q/DQ around every Conv/MatMul/Gemm\n"
+      "  rooflens zoo make resnet18 -o r18q7.onnx --quantize qdq --reduce-range   # the same with 7-bit weights\n"
       "--quantize qdq writes what a static int8 quantizer writes in QDQ format for op_types_to_quantize =\n"
       "Conv, MatMul, Gemm: int8 weights (symmetric, per tensor), int32 biases, uint8 activations with one fixed\n"
       "scale (no calibration, so outputs differ from the float model); other ops stay float between a\n"
-      "DequantizeLinear and a QuantizeLinear.\n");
+      "DequantizeLinear and a QuantizeLinear. --reduce-range keeps the weights in 7 bits, so CPUs without VNNI\n"
+      "(AVX2 only) compute the same integers as CPUs with it (docs/zoo.md).\n");
   make->callback([&action, args] { action = [args] { return run_make(*args); }; });
 }
 

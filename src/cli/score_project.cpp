@@ -11,6 +11,7 @@
 #include "db/score_store.h"
 #include "db/store.h"
 #include "hw/datasheets.h"
+#include "whatif/score_projection_efficiency.h"
 
 namespace rooflens::cli {
 namespace {
@@ -29,6 +30,21 @@ std::optional<ScoreResult> latest_measured(const ScoreProjectOptions& o, const S
     if (!o.quiet) std::cerr << "rooflens score: no calibration: " << e.what() << "\n";
     return std::nullopt;
   }
+}
+
+// Every stored measured score of the suite (any machine, either mode): what the projection may learn efficiency
+// from (whatif/score_projection_efficiency.h picks the ones that teach the target).
+std::vector<EfficiencyEvidence> stored_evidence(const ScoreProjectOptions& o, const std::string& suite) {
+  std::vector<EfficiencyEvidence> out;
+  if (o.db.off) return out;
+  try {
+    auto store = db::ResultStore::open(db::resolve_db_url(o.db.url));
+    for (auto& s : db::load_scores(store->connection(), db::ScoreQuery{suite, "", "", true}))
+      out.push_back({s.machine, std::move(s.result)});
+  } catch (const db::DbError& e) {
+    if (!o.quiet) std::cerr << "rooflens score: efficiency not learned (database): " << e.what() << "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -72,15 +88,19 @@ std::string projection_text(const ScoreResult& r, const std::vector<CalibrationR
   std::string out = fmt::format("PROJECTED score of {} (suite {}, {}) — not measured\n", r.device, r.suite,
                                 r.quick ? "quick" : "full");
   auto line = [&](const ScoreAggregate& a) {
-    out += a.score > 0 ? fmt::format("  {:<18} {:>8.0f}   roofs {:.2f}× × efficiency {:.2f}× (assumed){}\n", a.name,
-                                     a.score, a.roof_ratio, a.efficiency, a.incomplete ? "  incomplete" : "")
+    // The explanation ends with where the efficiency came from ("... efficiency 1.31× learned").
+    const auto at = a.explanation.find("efficiency"), end = a.explanation.find("; incomplete");
+    out += a.score > 0 ? fmt::format("  {:<18} {:>8.0f}   roofs {:.2f}× × {}{}\n", a.name, a.score, a.roof_ratio,
+                                     at == std::string::npos ? fmt::format("efficiency {:.2f}×", a.efficiency)
+                                                             : a.explanation.substr(at, end - at),
+                                     a.incomplete ? "  incomplete" : "")
                        : fmt::format("  {:<18} {:>8}\n", a.name, "-");
   };
   line(r.overall);
   for (const auto& c : r.categories) line(c);
   for (const auto& w : r.warnings) out += "  note: " + w + "\n";
   if (!calibration.empty()) {
-    out += "calibration on this machine: projected / measured - 1\n";
+    out += "calibration on this machine: projected / measured - 1 (over the categories both scored)\n";
     for (const auto& c : calibration)
       out += fmt::format("  {:<18} projected {:>8.0f}  measured {:>8.0f}  error {:+.1f}%\n", c.name, c.projected,
                          c.measured, c.error * 100);
@@ -93,7 +113,14 @@ int run_score_project(const ScoreProjectOptions& o, const std::vector<Projection
   o.db.validate();
   ProjectionTarget target = projection_target(o.device, o.quiet);
   if (setup.created_at.empty()) setup.created_at = now_iso8601_utc();
-  ScoreResult r = project_score(workloads, setup, target);
+  EfficiencyTarget who{setup.suite, setup.quick, "", ""};
+  if (projects_this_machine(o.device)) {
+    who.isa_class = isa_class_of(setup.machine.machine);
+    who.machine = fingerprint_of(setup.machine.machine, nullptr).id;
+  }
+  const std::vector<EfficiencyEvidence> evidence = stored_evidence(o, setup.suite);
+  const EfficiencyTable efficiency(evidence, who);
+  ScoreResult r = project_score(workloads, setup, target, &efficiency);
   std::vector<CalibrationRow> calibration;
   if (projects_this_machine(o.device))
     if (auto measured = latest_measured(o, r)) calibration = calibration_error(r, *measured);

@@ -1,7 +1,8 @@
 #pragma once
 // `rooflens score --project DEVICE`: the suite projected onto a datasheet device's roofs, or onto this machine's own
-// measured roofs (DEVICE "this" or "measured": then the calibration error against this machine's latest measured
-// score of the same suite and mode is printed). The score command binds ScoreProjectOptions and hands over the
+// measured roofs (DEVICE "this" or "measured": then each figure's efficiency is learned from the measured scores of
+// this machine's CPU class in the database — whatif/score_projection_efficiency.h — and the calibration error against
+// this machine's latest measured score of the same suite and mode is printed). The score command binds ScoreProjectOptions and hands over the
 // suite's workloads as projection inputs (whatif/score_projection.h) with the suite's reference roofs; the result
 // is printed, written with -o, and stored (kind "projected") like a measured score.
 #include <string>

@@ -35,7 +35,7 @@ std::vector<ProjectionWorkload> projection_workloads(const score::Suite& suite, 
           f.nodes = projected_work(x.pass, def->precision);
           f.units_per_pass = x.units_per_pass;
         }
-      if (auto it = def->figures.find(metric); it != def->figures.end()) f.reference_time_ms = it->second.time_ms;
+      if (const score::FigureReference* ref = score::reference_of(*def, o.quick, metric)) f.reference_time_ms = ref->time_ms;
       w.figures.push_back(std::move(f));
     }
     out.push_back(std::move(w));

@@ -10,6 +10,7 @@
 // latency", "fp32 throughput", "int8 latency", "int8 throughput", "generative"). A repetition is one measurement of
 // every figure of a workload (a fresh pool of runners each time).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,8 @@ struct ScoreResult {
   ScoreMachine machine;
   int64_t repetitions = 0;        // asked per workload
   std::string ci_method;          // how intervals are computed (t-based on log scores over repetitions)
+  std::map<std::string, std::string> harness;  // measured: the harness fingerprint the figures were measured with
+                                               // (score/harness.h); empty in results before suite v2 and projections
   std::vector<ScoreWorkload> workloads;  // in suite order
   std::vector<ScoreAggregate> categories;  // in suite order
   ScoreAggregate overall;

@@ -78,7 +78,8 @@ void to_json(json& j, const ScoreResult& r) {
            {"quick", r.quick},         {"kind", r.kind},
            {"device", r.device},       {"created_at", r.created_at},
            {"machine", r.machine},     {"repetitions", r.repetitions},
-           {"ci_method", r.ci_method}, {"workloads", r.workloads},
+           {"ci_method", r.ci_method}, {"harness", r.harness},
+           {"workloads", r.workloads},
            {"categories", r.categories}, {"overall", r.overall},
            {"partial", r.partial},     {"seconds", r.seconds},
            {"warnings", r.warnings}};
@@ -95,6 +96,7 @@ void from_json(const json& j, ScoreResult& r) {
   j.at("machine").get_to(r.machine);
   j.at("repetitions").get_to(r.repetitions);
   j.at("ci_method").get_to(r.ci_method);
+  if (j.contains("harness")) j.at("harness").get_to(r.harness);  // results of suite v1 have none
   j.at("workloads").get_to(r.workloads);
   j.at("categories").get_to(r.categories);
   j.at("overall").get_to(r.overall);

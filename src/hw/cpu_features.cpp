@@ -85,4 +85,13 @@ FeatureMask parse_features(const std::string& list) {
   return m;
 }
 
+bool has_vnni(FeatureMask m) { return (m & (kAvx512vnni | kAvxVnni)) != 0; }
+
+std::string isa_class(FeatureMask m) {
+  const std::string vnni = has_vnni(m) ? "-vnni" : "";
+  if (m & kAvx512f) return "avx512" + vnni;
+  if (m & kAvx2) return "avx2" + vnni;
+  return "other";
+}
+
 }  // namespace rooflens::hw

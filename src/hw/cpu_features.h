@@ -34,4 +34,14 @@ std::vector<std::string> feature_names(FeatureMask m);  // "sse2", "avx", "fma",
 // Parses "avx2,fma" into a mask; throws UserError naming the unknown feature.
 FeatureMask parse_features(const std::string& list);
 
+// A dot-product instruction for uint8 × int8 that accumulates in 32 bits (AVX512-VNNI or AVX-VNNI). Without one,
+// ONNX Runtime's u8s8 kernels on x86 use AVX2's vpmaddubsw, whose 16-bit sums of two products saturate unless the
+// weights use 7 bits (reduce_range): the int8 results of such a CPU differ from a VNNI CPU's (docs/score.md).
+bool has_vnni(FeatureMask m);
+
+// The CPU class that decides which of ONNX Runtime's x86 kernels run (fp32 by vector width, int8 by VNNI):
+// "avx512-vnni", "avx512", "avx2-vnni" (AVX-VNNI without AVX-512), "avx2", or "other". What `score --project`
+// learns efficiency per (docs/score.md).
+std::string isa_class(FeatureMask m);
+
 }  // namespace rooflens::hw

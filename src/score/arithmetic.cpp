@@ -34,18 +34,55 @@ std::vector<const ScoreFigure*> valid_figures(const std::string& category, const
   return out;
 }
 
-// Per repetition index, the geometric mean over the figures' repetition scores (only the indices every figure
-// has): the category's score as each repetition alone would give it.
-std::vector<double> per_repetition(const std::vector<const ScoreFigure*>& figs) {
-  if (figs.empty()) return {};
-  size_t n = SIZE_MAX;
-  for (const auto* f : figs) n = std::min(n, f->repetitions.size());
-  std::vector<double> out;
-  for (size_t i = 0; i < n; ++i) {
-    double s = 0;
-    for (const auto* f : figs) s += std::log(score_of(*f, f->repetitions[i]));
-    out.push_back(std::exp(s / static_cast<double>(figs.size())));
+// An aggregate's interval (category or overall): its log score is Σ over member figures of weight × mean over
+// repetitions of log score. Figures of one workload are measured in the same repetitions, so they are summed per
+// repetition first (u_i = Σ weight × log score_i over the workload's figures: whatever their repetitions share
+// stays in u); workloads are measured one after another in fresh processes, so their terms are independent and
+// their variances add:
+//   var = Σ_w s²(u_w) / n_w,   df = var² / Σ_w (s²(u_w) / n_w)² / (n_w - 1)   (Welch–Satterthwaite)
+//   CI  = exp(Σ_w mean(u_w) ± t(0.975, df) × √var)
+// A workload with one repetition gives no variance: then no interval.
+struct Member {
+  const ScoreWorkload* workload = nullptr;
+  const ScoreFigure* figure = nullptr;
+  double weight = 1;
+};
+
+ScoreInterval welch_interval(const std::vector<Member>& members) {
+  std::map<const ScoreWorkload*, std::vector<const Member*>> by_workload;
+  for (const auto& m : members) by_workload[m.workload].push_back(&m);
+  double centre = 0, var = 0, df_denominator = 0;
+  for (const auto& [w, ms] : by_workload) {
+    size_t n = SIZE_MAX;
+    for (const Member* m : ms) n = std::min(n, m->figure->repetitions.size());
+    if (n < 2) return {};
+    std::vector<double> u(n, 0.0);
+    for (const Member* m : ms)
+      for (size_t i = 0; i < n; ++i) u[i] += m->weight * std::log(score_of(*m->figure, m->figure->repetitions[i]));
+    double mean = 0;
+    for (double x : u) mean += x;
+    mean /= static_cast<double>(n);
+    double ss = 0;
+    for (double x : u) ss += (x - mean) * (x - mean);
+    const double term = ss / static_cast<double>(n - 1) / static_cast<double>(n);
+    centre += mean;
+    var += term;
+    df_denominator += term * term / static_cast<double>(n - 1);
   }
+  if (by_workload.empty()) return {};
+  if (!(var > 0)) return {std::exp(centre), std::exp(centre)};
+  const double half = student_t_quantile(0.975, var * var / df_denominator) * std::sqrt(var);
+  return {std::exp(centre - half), std::exp(centre + half)};
+}
+
+// The valid figures of a category with their workloads, each weighted 1 / (their count).
+std::vector<Member> category_members(const std::string& category, const std::vector<ScoreWorkload>& ws) {
+  std::vector<Member> out;
+  for (const auto& w : ws)
+    if (w.status == WorkloadStatus::valid)
+      for (const auto& f : w.figures)
+        if (f.category == category && f.score > 0) out.push_back({&w, &f, 1});
+  for (auto& m : out) m.weight = 1.0 / static_cast<double>(out.size());
   return out;
 }
 
@@ -124,7 +161,7 @@ ScoreAggregate aggregate_category(const std::string& name, const std::vector<Sco
     roofs.push_back(f->roof_ratio);
   }
   a.score = geomean(scores);
-  a.ci = log_t_interval(per_repetition(figs));
+  a.ci = welch_interval(category_members(name, workloads));
   a.roof_ratio = geomean(roofs);  // 0 unless every valid figure has roofs
   a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
   a.explanation = explain(a, workloads);
@@ -137,28 +174,26 @@ ScoreAggregate aggregate_overall(const std::vector<ScoreAggregate>& categories,
   a.name = "overall";
   a.members = static_cast<int64_t>(categories.size());
   std::vector<double> scores, roofs;
-  std::vector<std::vector<double>> reps;
+  std::vector<std::vector<Member>> parts;
   for (const auto& c : categories) {
     a.incomplete = a.incomplete || c.incomplete;
     if (c.score <= 0) continue;
     ++a.valid_members;
     scores.push_back(c.score);
     roofs.push_back(c.roof_ratio);
-    reps.push_back(per_repetition(valid_figures(c.name, workloads)));
+    parts.push_back(category_members(c.name, workloads));
   }
   a.incomplete = a.incomplete || a.valid_members < a.members || a.members == 0;
   a.score = geomean(scores);
   a.roof_ratio = geomean(roofs);
   a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
-  size_t n = reps.empty() ? 0 : SIZE_MAX;
-  for (const auto& r : reps) n = std::min(n, r.size());
-  std::vector<double> overall_reps;
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<double> xs;
-    for (const auto& r : reps) xs.push_back(r[i]);
-    overall_reps.push_back(geomean(xs));
-  }
-  a.ci = log_t_interval(overall_reps);
+  std::vector<Member> members;  // every valid figure, weighted 1 / (categories × its category's figures)
+  for (auto& part : parts)
+    for (auto& m : part) {
+      m.weight /= static_cast<double>(parts.size());
+      members.push_back(m);
+    }
+  a.ci = welch_interval(members);
   a.explanation = explain(a, workloads);
   return a;
 }

@@ -2,9 +2,9 @@
 // The score's arithmetic, pure functions of the raw figures (docs/score.md, "Formulas"):
 //   per figure and repetition   score_i = reference_time / time_i × 1000   (time: ms per sample, prompt or token)
 //   per figure                  score = geometric mean of score_i; 95% CI t-based on log score_i
-//   per category                geometric mean of its valid figures' scores; CI t-based on the per-repetition
-//                               geometric means (log scale)
-//   overall                     geometric mean of the categories, CI the same way
+//   per category                geometric mean of its valid figures' scores; CI from the figures' own spreads,
+//                               workloads independent (Welch–Satterthwaite degrees of freedom, arithmetic.cpp)
+//   overall                     geometric mean of the categories, CI the same way over every figure
 //   decomposition               score / 1000 = roof_ratio × efficiency, roof_ratio = reference t_roof / t_roof
 // `score --from` runs the same functions on a stored result, so a score is reproducible from its raw figures.
 #include <string>
@@ -15,7 +15,9 @@
 namespace rooflens::score {
 
 inline constexpr const char* kCiMethod =
-    "t-based 95% interval on log scores over repetitions (Student's t, n-1 degrees of freedom)";
+    "95% intervals on log scores: a figure's t-based over its repetitions (n-1 degrees of freedom); a category's "
+    "and the overall's from the variances of the workloads' parts, workloads independent (Welch-Satterthwaite "
+    "degrees of freedom)";
 
 double geomean(const std::vector<double>& xs);  // 0 when empty or any x <= 0
 

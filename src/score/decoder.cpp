@@ -16,6 +16,7 @@
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
+#include "score/harness.h"
 #include "score/kinds_list.h"
 #include "score/references.h"
 #include "score/roof_bound.h"
@@ -34,7 +35,7 @@ GenerationConfig config_of(const WorkloadDef& def, const std::filesystem::path& 
   c.next_token = NextToken::greedy;
   c.seed = def.seed;
   c.threads = ctx.cores;
-  c.timing.warmup_iterations = 1;
+  c.timing.warmup_iterations = static_cast<int>(kGenerateWarmupRequests);
   c.timing.warmup_ms = 0;
   c.timing.iterations = static_cast<int>(requests);
   c.timing.duration_s = 0;
@@ -57,12 +58,6 @@ Analysis step_analysis(const std::filesystem::path& model, const DecoderIo& io, 
   return analyze_model(load_model(model.string(), s), CostRegistry::builtin());
 }
 
-// Work and bytes of one step, decode bytes as the weights a step reads plus its activations' boundary bytes.
-std::pair<double, double> step_work(const std::filesystem::path& model, const DecoderIo& io, int64_t tokens, int64_t past) {
-  const Analysis a = step_analysis(model, io, tokens, past);
-  return {static_cast<double>(a.totals.flops), static_cast<double>(a.totals.bytes_read + a.totals.bytes_written)};
-}
-
 // The decode figure's step: one token in the middle of decoding, as run() decomposes it.
 int64_t decode_past(const WorkloadDef& def) { return def.prompt + def.gen / 2; }
 
@@ -82,8 +77,12 @@ class Decoder final : public WorkloadKind {
       out.reason = "the suite has no reference tokens for it (regenerate with score --write-references)";
       return;
     }
+    if (ctx.validate_only) {
+      validate_tokens(def, model, ctx, out);
+      return;
+    }
     const GenerationConfig c = config_of(def, model, ctx, ctx.mode->generate_requests);
-    ScoreFigure prefill = figure_of(def, "prefill"), decode = figure_of(def, "decode");
+    ScoreFigure prefill = figure_of(def, "prefill", ctx.quick), decode = figure_of(def, "decode", ctx.quick);
     prefill.config = fmt::format("prompt {} tokens, threads={}", def.prompt, ctx.cores);
     decode.config = fmt::format("{} greedy steps after a {}-token prompt, threads={}", def.gen, def.prompt, ctx.cores);
     out.status = WorkloadStatus::valid;
@@ -109,12 +108,19 @@ class Decoder final : public WorkloadKind {
       prefill.repetitions.push_back(median_of(pre));
       decode.repetitions.push_back(median_of(dec));
     }
-    const auto [pf, pb] = step_work(model, c.io, def.prompt, 0);
-    const auto [df, db] = step_work(model, c.io, 1, decode_past(def));
-    prefill.roof = roof_bound(pf / static_cast<double>(def.prompt), pb / static_cast<double>(def.prompt), "fp32",
-                              ctx.cores, ctx.roofs);
-    decode.roof = roof_bound(df, db, "fp32", ctx.cores, ctx.roofs);
+    const std::vector<FigureWork> steps = work(def, model);  // prefill per prompt token, a decode step mid-way
+    prefill.roof = roof_bound(steps[0], "fp32", ctx.cores, ctx.roofs);
+    decode.roof = roof_bound(steps[1], "fp32", ctx.cores, ctx.roofs);
     out.figures = {prefill, decode};
+  }
+
+  // `score --validate`: one generation's greedy tokens against the reference's.
+  static void validate_tokens(const WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx,
+                              ScoreWorkload& out) {
+    if (ctx.progress) ctx.progress(def.id + " · validating the greedy tokens");
+    const GateResult g = check_tokens_against(def.tokens, generation_of(*ctx.backend).generate(config_of(def, model, ctx, 1)).tokens);
+    out.status = g.passed ? WorkloadStatus::valid : WorkloadStatus::invalid;
+    out.reason = g.message;
   }
 
   std::vector<FigureWork> work(const WorkloadDef& def, const std::filesystem::path& model) const override {

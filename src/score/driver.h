@@ -22,6 +22,7 @@ struct ScoreOptions {
   std::vector<std::string> workloads;   // --workloads: only these ids (a subset is always incomplete)
   int64_t repetitions = 0;              // --repetitions: override the mode's (0: the suite's)
   double offline_seconds = -1;          // override the mode's (< 0: the suite's)
+  bool validate_only = false;           // --validate: every workload's outputs against the references, no figure
 };
 
 struct ScoreContext {
@@ -53,10 +54,18 @@ ScoreResult rescore_stored(const Suite& suite, ScoreResult stored);
 // `score --write-references`: every workload's reference outputs regenerated on ctx.reference_backend.
 Suite with_references(const Suite& suite, const ScoreContext& ctx);
 
-// `score --write-references --reference-result FILE`: the reference constants (times, roof times) set from a
-// stored full result measured on the reference configuration; `configuration` describes that configuration and
-// `roofs` are its measured roofs (what `score --project` scales from; none: the suite then cannot be projected).
-Suite with_constants(const Suite& suite, const ScoreResult& reference, const std::string& configuration,
-                     const std::optional<HardwareInfo>& roofs);
+// `score --write-references --reference-result FILE...`: the reference constants (times, roof times) of each
+// result's mode (full or quick) set from that result, measured on the reference configuration with this code's
+// harness for the suite (UserError naming the difference otherwise: constants must mean what the code measures; the
+// build is recorded as the result states it), and recorded with that harness; `configuration` describes the configuration, `provisional` marks constants that are not the
+// reference configuration's yet, `roofs` are its measured roofs (what `score --project` scales from; none: the
+// suite then cannot be projected).
+struct ConstantsSource {
+  std::vector<ScoreResult> results;     // one per mode at most
+  std::string configuration;
+  bool provisional = false;
+  std::optional<HardwareInfo> roofs;
+};
+Suite with_constants(const Suite& suite, const ConstantsSource& source);
 
 }  // namespace rooflens::score

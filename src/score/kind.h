@@ -23,6 +23,8 @@ struct KindContext {
   int64_t cores = 1;                      // physical cores rooflens may use
   std::filesystem::path work_dir;         // models and runner files of this command
   const ModeSettings* mode = nullptr;
+  bool quick = false;                     // the mode is quick (its figures take the quick constants)
+  bool validate_only = false;             // `score --validate`: check the outputs, measure nothing
   const Tolerance* tolerance = nullptr;   // for the workload's precision
   const std::atomic<bool>* interrupted = nullptr;
   std::function<void(const std::string&)> progress;
@@ -43,7 +45,8 @@ class WorkloadKind {
   // Runs the model on the reference backend and stores its outputs (or greedy tokens) in `def`.
   virtual void write_reference(WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx) const = 0;
   // Validates against def's references, then measures mode->repetitions repetitions into `out` (status, figures
-  // with raw repetitions and roofs). Throws on faults (BackendError, UserError): the driver records them.
+  // with raw repetitions and roofs); with ctx.validate_only only the status. Throws on faults (BackendError,
+  // UserError): the driver records them.
   virtual void run(const WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx,
                    ScoreWorkload& out) const = 0;
   // The work of each figure the kind measures, from the model's static analysis (nothing runs).
@@ -53,8 +56,8 @@ class WorkloadKind {
 // Throws UserError naming the kind when there is none of that name.
 const WorkloadKind& kind_of(const std::string& name);
 
-// The zoo model of a workload, built into `dir` (seeded weights; int8: the zoo's QDQ quantization). fp16 is never
-// built (the caller marks it unsupported first).
+// The zoo model of a workload, built into `dir` (seeded weights; int8: the zoo's QDQ quantization, with 7-bit
+// weights when def.reduce_range). fp16 is never built (the caller marks it unsupported first).
 std::filesystem::path build_model(const WorkloadDef& def, const std::filesystem::path& dir);
 
 }  // namespace rooflens::score

@@ -25,7 +25,7 @@ std::filesystem::path build_model(const WorkloadDef& def, const std::filesystem:
     if (k == "vocab") o.decoder.vocab = v;
   }
   zoo::BuiltModel m = zoo::make_model(spec, o);
-  if (def.precision == "int8") (void)zoo::quantize_qdq(m.model);
+  if (def.precision == "int8") (void)zoo::quantize_qdq(m.model, zoo::QdqOptions{def.reduce_range});
   else if (def.precision != "fp32")
     throw UserError(fmt::format("score: workload '{}': precision {} is not built", def.id, def.precision));
   std::filesystem::create_directories(dir);

@@ -1,15 +1,19 @@
 #pragma once
-// The roof that bounds a figure: t_roof = max(flops / compute roof of the workload's dtype, bytes / DRAM read
-// roof), each roof taken at the thread count nearest the cores the figure used (as capacity's explanation does).
+// The roof that bounds a figure: each node of one pass of the model alone on the roofline — the compute roof of its
+// dtype (int8 for a quantized matrix node), the memory roof of the level its bytes fit in — summed, per unit of the
+// figure, at the thread count nearest the cores the figure used. It is the time `score --project` projects with
+// (whatif/score_projection.h), so a measured figure's efficiency and a projected one mean one thing.
 #include <cstdint>
 #include <string>
 
 #include "core/report.h"
 #include "core/score.h"
+#include "score/kind.h"
 
 namespace rooflens::score {
 
-// `dtype`: "fp32" | "int8" (int8 falls back to nothing: no int8 roof, no decomposition). Per unit of the figure.
-RoofBound roof_bound(double flops, double bytes, const std::string& dtype, int64_t threads, const HardwareInfo* roofs);
+// `precision`: the workload's ("fp32" | "int8"). No roofs, or roofs without a ceiling for some of the work (an
+// int8 roof the machine lacks): the flops and bytes only, time 0 (the figure is not decomposed).
+RoofBound roof_bound(const FigureWork& work, const std::string& precision, int64_t threads, const HardwareInfo* roofs);
 
 }  // namespace rooflens::score

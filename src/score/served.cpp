@@ -9,11 +9,11 @@
 
 #include "analysis/analyze.h"
 #include "backends/fault_injection.h"
-#include "capacity/early_stopping.h"
 #include "capacity/run.h"
 #include "capacity/settings.h"
 #include "capacity/workload.h"
 #include "core/errors.h"
+#include "score/harness.h"
 #include "score/kinds_list.h"
 #include "score/references.h"
 #include "score/roof_bound.h"
@@ -22,7 +22,6 @@ namespace rooflens::score {
 namespace {
 
 constexpr auto kTimeout = std::chrono::minutes(5);
-constexpr double kPercentile = 90, kConfidence = 0.99;
 
 std::vector<TensorValue> outputs_of(Backend& backend, const capacity::Workload& w, int64_t threads,
                                    const std::string& test_hook = "") {
@@ -54,12 +53,12 @@ class Served final : public WorkloadKind {
            ScoreWorkload& out) const override {
     const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
     out.shape = shape_text(w);
-    if (!validate(def, w, ctx, out)) return;
-    ScoreFigure latency = figure_of(def, "latency"), throughput = figure_of(def, "throughput");
-    latency.config = fmt::format("single-stream p{:g} (early stopping, {:g}% confidence), threads={}", kPercentile,
-                                 kConfidence * 100, ctx.cores);
-    const double fl = static_cast<double>(w.flops_per_sample), by = static_cast<double>(w.bytes_per_sample);
-    latency.roof = roof_bound(fl, by, def.precision, ctx.cores, ctx.roofs);
+    if (!validate(def, w, ctx, out) || ctx.validate_only) return;
+    ScoreFigure latency = figure_of(def, "latency", ctx.quick), throughput = figure_of(def, "throughput", ctx.quick);
+    latency.config = fmt::format("single-stream p{:g} of {} queries, threads={}", kLatencyPercentile,
+                                 ctx.mode->latency_queries, ctx.cores);
+    const FigureWork pass = work(def, model).front();  // one sample of a batch-1 pass, both figures
+    latency.roof = roof_bound(pass, def.precision, ctx.cores, ctx.roofs);
     std::optional<CapacityConfig> best;
     for (int64_t rep = 0; rep < ctx.mode->repetitions; ++rep) {
       if (stopped(ctx)) throw UserError("interrupted");
@@ -71,7 +70,7 @@ class Served final : public WorkloadKind {
       throughput.repetitions.push_back(rate);
     }
     throughput.config = "offline " + best->label();
-    throughput.roof = roof_bound(fl, by, def.precision, std::min(ctx.cores, best->instances * best->threads), ctx.roofs);
+    throughput.roof = roof_bound(pass, def.precision, std::min(ctx.cores, best->instances * best->threads), ctx.roofs);
     out.figures = {latency, throughput};
   }
 
@@ -140,47 +139,25 @@ class Served final : public WorkloadKind {
     return r.runs.front().points.back();
   }
 
-  // The early-stopping p90 estimate of one stream on every core.
+  // The p90 (nearest rank) of the mode's query count, one stream on every core; MLPerf's early stopping must pass.
   static double single_stream(const capacity::Workload& w, const KindContext& ctx) {
-    capacity::Settings s;
-    s.scenario = Scenario::single_stream;
-    s.percentile = kPercentile;
-    s.confidence = kConfidence;
-    s.min_duration_s = 1e-3;  // the query count decides
-    s.min_queries = capacity::min_under_limit(1, kPercentile / 100, kConfidence) + 1;
-    s.predict = false;
-    s.seed = 1;
-    capacity::LeverLists levers;
-    levers.threads = {ctx.cores};
+    capacity::Settings s = latency_settings(*ctx.mode);
+    capacity::LeverLists levers = latency_levers(ctx.cores);
     capacity::resolve(s, levers, ctx.cores);
     const auto d = driver(w, s, ctx);
     const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;
     const ScenarioResult& p = only_point(r, "single-stream");
-    if (!p.early_stopping.passed || p.early_stopping.estimate_ms <= 0)
-      throw UserError(fmt::format("single-stream: no p90 estimate ({} of {} queries answered)", p.completed, p.queries));
-    return p.early_stopping.estimate_ms;
+    if (!p.early_stopping.passed || p.percentile_ms <= 0)
+      throw UserError(fmt::format("single-stream: no p{:g} ({} of {} queries answered)", kLatencyPercentile,
+                                  p.completed, p.queries));
+    return p.percentile_ms;
   }
 
   // Offline samples/s: with no configuration yet, the best of one instance on every core and one per core.
   static std::pair<CapacityConfig, double> offline(const capacity::Workload& w, const KindContext& ctx,
                                                    const std::optional<CapacityConfig>& known) {
-    capacity::Settings s;
-    s.scenario = Scenario::offline;
-    s.min_duration_s = std::max(1e-3, ctx.mode->offline_seconds);
-    s.min_queries = ctx.mode->offline_min_queries;
-    s.predict = false;
-    s.seed = 1;
-    s.search = !known && ctx.cores > 1;
-    s.search_budget_s = 1e9;
-    capacity::LeverLists levers;
-    levers.concurrency = {2};  // the next request waits in the runner
-    if (known) {
-      levers.instances = {known->instances};
-      levers.threads = {known->threads};
-    } else {
-      levers.instances = ctx.cores > 1 ? std::vector<int64_t>{1, ctx.cores} : std::vector<int64_t>{1};
-      levers.threads = {0};  // the cores divided among the instances
-    }
+    capacity::Settings s = throughput_settings(*ctx.mode, !known && ctx.cores > 1);
+    capacity::LeverLists levers = throughput_levers(known, ctx.cores);
     capacity::resolve(s, levers, ctx.cores);
     const auto d = driver(w, s, ctx);
     const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;

@@ -1,5 +1,6 @@
 #include "score/suite.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -62,7 +63,57 @@ ModeSettings read_mode(const Reader& r, const json& j, const std::string& f) {
   m.offline_seconds = r.num(j, "offline_seconds", f, 0, 3600);
   m.offline_min_queries = r.integer(j, "offline_min_queries", f, 1, 1000000);
   m.generate_requests = r.integer(j, "generate_requests", f, 1, 10000);
+  // The p90's early stopping needs 64 queries at least (capacity/early_stopping.h): fewer would never pass.
+  if (j.contains("latency_queries")) m.latency_queries = r.integer(j, "latency_queries", f, 64, 1000000);
   return m;
+}
+
+ModeConstants read_constants(const Reader& r, const json& j, const std::string& f) {
+  ModeConstants c;
+  c.configuration = r.str(j, "configuration", f);
+  const json& p = r.at(j, "provisional", f);
+  if (!p.is_boolean()) r.fail(f + ".provisional", "expected true or false");
+  c.provisional = p.get<bool>();
+  const json& h = r.at(j, "harness", f);
+  if (!h.is_object()) r.fail(f + ".harness", "expected an object of texts");
+  for (const auto& [k, v] : h.items()) c.harness[k] = r.str(h, k, f + ".harness");
+  return c;
+}
+
+FigureReference read_figure(const Reader& r, const json& v, const std::string& f) {
+  FigureReference fr;
+  fr.time_ms = r.num(v, "time_ms", f, 0, 1e9);
+  fr.roof_time_ms = r.num(v, "roof_time_ms", f, 0, 1e9);
+  return fr;
+}
+
+// A workload's constants: by mode ({"full": {metric: ...}, "quick": {...}}), or — suite v1's layout — by metric
+// alone, which v1 scored both modes against.
+FigureConstants read_figures(const Reader& r, const WorkloadDef& w, const json& figs, const std::string& f) {
+  if (!figs.is_object()) r.fail(f, "expected an object by mode");
+  const auto metrics = metrics_of(w);
+  auto metric = [&](const std::string& m, const std::string& at) {
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
+      r.fail(at, "not a metric of a " + w.kind + " workload");
+  };
+  FigureConstants out;
+  const bool by_mode = figs.contains("full") || figs.contains("quick");
+  if (!by_mode) {
+    for (const auto& [m, v] : figs.items()) {
+      metric(m, f + "." + m);
+      out["full"][m] = out["quick"][m] = read_figure(r, v, f + "." + m);
+    }
+    return out;
+  }
+  for (const auto& [mode, by_metric] : figs.items()) {
+    if (mode != "full" && mode != "quick") r.fail(f + "." + mode, "not a mode (full, quick)");
+    if (!by_metric.is_object()) r.fail(f + "." + mode, "expected an object by metric");
+    for (const auto& [m, v] : by_metric.items()) {
+      metric(m, f + "." + mode + "." + m);
+      out[mode][m] = read_figure(r, v, f + "." + mode + "." + m);
+    }
+  }
+  return out;
 }
 
 OutputSample read_output(const Reader& r, const json& j, const std::string& f) {
@@ -109,6 +160,12 @@ WorkloadDef read_workload(const Reader& r, const json& j, const std::string& f) 
   w.gen = r.integer(j, "gen", wf, 0, 65536);
   if (w.kind == "decoder" && (w.prompt < 1 || w.gen < 1)) r.fail(wf, "a decoder needs prompt and gen of at least 1");
   if (j.contains("test_hook")) w.test_hook = r.str(j, "test_hook", wf);
+  if (j.contains("reduce_range")) {
+    const json& rr = j.at("reduce_range");
+    if (!rr.is_boolean()) r.fail(wf + ".reduce_range", "expected true or false");
+    if (w.precision != "int8") r.fail(wf + ".reduce_range", "only an int8 workload is quantized");
+    w.reduce_range = rr.get<bool>();
+  }
   const json& ref = r.at(j, "reference", wf);
   const std::string rf = wf + ".reference";
   for (const auto& o : r.array(ref, "outputs", rf, 64)) w.outputs.push_back(read_output(r, o, rf + ".outputs"));
@@ -121,17 +178,7 @@ WorkloadDef read_workload(const Reader& r, const json& j, const std::string& f) 
     }
     w.tokens.push_back(std::move(ids));
   }
-  const json& figs = r.at(ref, "figures", rf);
-  if (!figs.is_object()) r.fail(rf + ".figures", "expected an object by metric");
-  for (const auto& [metric, v] : figs.items()) {
-    const auto metrics = metrics_of(w);
-    if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end())
-      r.fail(rf + ".figures." + metric, "not a metric of a " + w.kind + " workload");
-    FigureReference fr;
-    fr.time_ms = r.num(v, "time_ms", rf + ".figures." + metric, 0, 1e9);
-    fr.roof_time_ms = r.num(v, "roof_time_ms", rf + ".figures." + metric, 0, 1e9);
-    w.figures[metric] = fr;
-  }
+  w.figures = read_figures(r, w, r.at(ref, "figures", rf), rf + ".figures");
   return w;
 }
 
@@ -152,14 +199,23 @@ std::string unit_of(const std::string& metric) {
   return "tokens/s";
 }
 
-ScoreFigure figure_of(const WorkloadDef& w, const std::string& metric) {
+std::string mode_name(bool quick) { return quick ? "quick" : "full"; }
+
+const FigureReference* reference_of(const WorkloadDef& w, bool quick, const std::string& metric) {
+  auto mode = w.figures.find(mode_name(quick));
+  if (mode == w.figures.end()) return nullptr;
+  auto it = mode->second.find(metric);
+  return it == mode->second.end() ? nullptr : &it->second;
+}
+
+ScoreFigure figure_of(const WorkloadDef& w, const std::string& metric, bool quick) {
   ScoreFigure f;
   f.metric = metric;
   f.category = category_of(w, metric);
   f.unit = unit_of(metric);
-  if (auto it = w.figures.find(metric); it != w.figures.end()) {
-    f.reference_time_ms = it->second.time_ms;
-    f.reference_roof_time_ms = it->second.roof_time_ms;
+  if (const FigureReference* ref = reference_of(w, quick, metric)) {
+    f.reference_time_ms = ref->time_ms;
+    f.reference_roof_time_ms = ref->roof_time_ms;
   }
   return f;
 }
@@ -198,6 +254,14 @@ Suite parse_suite(const std::string& text, const std::string& what) {
   }
   s.full = read_mode(r, r.at(j, "full", "suite"), "full");
   s.quick = read_mode(r, r.at(j, "quick", "suite"), "quick");
+  if (j.contains("constants")) {
+    const json& c = j.at("constants");
+    if (!c.is_object()) r.fail("suite.constants", "expected an object by mode");
+    for (const auto& [mode, v] : c.items()) {
+      if (mode != "full" && mode != "quick") r.fail("suite.constants." + mode, "not a mode (full, quick)");
+      s.constants[mode] = read_constants(r, v, "suite.constants." + mode);
+    }
+  }
   std::set<std::string> ids;
   for (const auto& w : r.array(j, "workloads", "suite", 256)) {
     s.workloads.push_back(read_workload(r, w, "workloads[]"));
@@ -221,14 +285,26 @@ std::string suite_to_json(const Suite& s) {
   j["tolerances"] = tol;
   auto mode = [](const ModeSettings& m) {
     return json{{"repetitions", m.repetitions}, {"offline_seconds", m.offline_seconds},
-                {"offline_min_queries", m.offline_min_queries}, {"generate_requests", m.generate_requests}};
+                {"offline_min_queries", m.offline_min_queries}, {"generate_requests", m.generate_requests},
+                {"latency_queries", m.latency_queries}};
   };
   j["full"] = mode(s.full);
   j["quick"] = mode(s.quick);
+  json constants = json::object();
+  for (const auto& [name, c] : s.constants) {
+    json harness = json::object();
+    for (const auto& [k, v] : c.harness) harness[k] = v;
+    constants[name] = json{{"configuration", c.configuration}, {"provisional", c.provisional}, {"harness", harness}};
+  }
+  if (!s.constants.empty()) j["constants"] = constants;
   json ws = json::array();
   for (const auto& w : s.workloads) {
     json figs = json::object();
-    for (const auto& [m, f] : w.figures) figs[m] = json{{"time_ms", f.time_ms}, {"roof_time_ms", f.roof_time_ms}};
+    for (const auto& [mode_key, by_metric] : w.figures) {
+      json m = json::object();
+      for (const auto& [metric, f] : by_metric) m[metric] = json{{"time_ms", f.time_ms}, {"roof_time_ms", f.roof_time_ms}};
+      figs[mode_key] = m;
+    }
     json outs = json::array();
     for (const auto& o : w.outputs) outs.push_back(output_json(o));
     json dec = json::object();
@@ -238,6 +314,7 @@ std::string suite_to_json(const Suite& s) {
                       {"prompt", w.prompt}, {"gen", w.gen},
                       {"reference", json{{"figures", figs}, {"outputs", outs}, {"tokens", w.tokens}}}});
     if (!w.test_hook.empty()) ws.back()["test_hook"] = w.test_hook;
+    if (w.precision == "int8") ws.back()["reduce_range"] = w.reduce_range;
   }
   j["workloads"] = ws;
   if (s.reference_roofs) j["reference_roofs"] = json::parse(hardware_to_json(*s.reference_roofs));

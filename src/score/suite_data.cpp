@@ -1,11 +1,11 @@
-// The built-in suite is data/score/v1/suite.json, linked in with .incbin (CMake passes its path and rebuilds this
+// The built-in suite is data/score/v2/suite.json, linked in with .incbin (CMake passes its path and rebuilds this
 // object when it changes), so `rooflens score` needs no file at run time.
 #include <string>
 
 #include "score/suite.h"
 
 #ifndef ROOFLENS_SCORE_SUITE_JSON
-#error "ROOFLENS_SCORE_SUITE_JSON (data/score/v1/suite.json) must be defined by the build"
+#error "ROOFLENS_SCORE_SUITE_JSON (data/score/v2/suite.json) must be defined by the build"
 #endif
 
 __asm__(
@@ -27,7 +27,7 @@ namespace rooflens::score {
 
 const Suite& builtin_suite() {
   static const Suite s = parse_suite(std::string(rooflens_score_suite_begin, rooflens_score_suite_end),
-                                     "the built-in suite (data/score/v1/suite.json)");
+                                     "the built-in suite (data/score/v2/suite.json)");
   return s;
 }
 

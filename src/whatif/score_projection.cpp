@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/roofline.h"
+#include "whatif/score_projection_efficiency.h"
 #include "core/errors.h"
 
 namespace rooflens {
@@ -29,12 +30,23 @@ double geomean(const std::vector<double>& xs) {
   return std::exp(s / static_cast<double>(xs.size()));
 }
 
-std::string explain(const ScoreAggregate& a) {
-  if (a.score <= 0) return a.name + ": nothing projected";
-  return fmt::format("{} {:.2f}× the reference (PROJECTED): roofs {:.2f}×, efficiency {:.2f}× assumed (the "
-                     "reference's){}",
-                     a.name, a.score / 1000, a.roof_ratio, a.efficiency, a.incomplete ? "; incomplete" : "");
+// How an aggregate's efficiency came about: "learned" (every member's), "assumed" (none), or "partly learned".
+std::string efficiency_origin(int64_t learned, int64_t members) {
+  if (learned == 0) return "assumed (the reference's)";
+  if (learned == members) return "learned";
+  return fmt::format("learned for {} of {} figures, the rest assumed", learned, members);
 }
+
+std::string explain(const ScoreAggregate& a, const std::string& origin) {
+  if (a.score <= 0) return a.name + ": nothing projected";
+  return fmt::format("{} {:.2f}× the reference (PROJECTED): roofs {:.2f}×, efficiency {:.2f}× {}{}", a.name,
+                     a.score / 1000, a.roof_ratio, a.efficiency, origin, a.incomplete ? "; incomplete" : "");
+}
+
+// Projected figures note their efficiency's origin at the end of their config: "...; efficiency 1.31× learned from ...".
+constexpr const char* kLearned = "; efficiency learned";
+
+bool learned(const ScoreFigure& f) { return f.config.find(kLearned) != std::string::npos; }
 
 // One node alone on the roofline: its time (s; -1 when the roofs give no ceiling for its work) and placement.
 struct NodeTime {
@@ -50,39 +62,19 @@ NodeTime node_time(const ProjectedWork& n, const HardwareInfo& roofs, int64_t th
   return t;
 }
 
-// The figure's work per unit and the roofs that bound it on the target: compute or memory by where most of the
-// per-node roofline time goes; the first compute and memory ceilings met name the roofs.
 double units_of(const ProjectionFigure& f) { return f.units_per_pass > 0 ? f.units_per_pass : 1; }
-
-RoofBound bound_of(const ProjectionFigure& f, const HardwareInfo& roofs, double target_ms) {
-  RoofBound b;
-  double compute = 0, memory = 0;
-  for (const auto& n : f.nodes) {
-    b.flops += n.flops / units_of(f);
-    b.bytes += n.bytes / units_of(f);
-    const NodeTime t = node_time(n, roofs, f.threads);
-    const RoofPlacement& p = t.placement;
-    (p.bound == "compute" ? compute : memory) += std::max(t.seconds, 0.0);
-    if (p.bound == "compute" && b.compute_roof.empty()) {
-      b.compute_roof = p.roof;
-      b.compute_gflops = p.attainable;
-    }
-    if (p.bound == "memory" && b.memory_roof.empty()) b.memory_roof = p.roof;
-  }
-  b.bound = compute >= memory ? "compute" : "memory";
-  b.time_ms = target_ms;
-  return b;
-}
 
 ScoreAggregate aggregate(const std::string& name, const std::vector<const ScoreFigure*>& members, size_t valid_count) {
   ScoreAggregate a;
   a.name = name;
   std::vector<double> s, rr, ef;
+  int64_t from_evidence = 0;
   for (const ScoreFigure* f : members) {
     if (f->score <= 0) continue;
     s.push_back(f->score);
     rr.push_back(f->roof_ratio);
     ef.push_back(f->efficiency);
+    from_evidence += learned(*f);
   }
   a.members = static_cast<int64_t>(valid_count);
   a.valid_members = static_cast<int64_t>(s.size());
@@ -90,7 +82,7 @@ ScoreAggregate aggregate(const std::string& name, const std::vector<const ScoreF
   a.score = geomean(s);
   a.roof_ratio = geomean(rr);
   a.efficiency = geomean(ef);
-  a.explanation = explain(a);
+  a.explanation = explain(a, efficiency_origin(from_evidence, a.valid_members));
   return a;
 }
 
@@ -120,8 +112,36 @@ double roofline_time_ms(const std::vector<ProjectedWork>& nodes, const HardwareI
   return seconds * 1000;
 }
 
+RoofBound roofline_bound(const std::vector<ProjectedWork>& nodes, double units_per_pass, const HardwareInfo& roofs,
+                         int64_t threads) {
+  RoofBound b;
+  const double units = units_per_pass > 0 ? units_per_pass : 1;
+  double compute = 0, memory = 0;
+  bool complete = true;
+  for (const auto& n : nodes) {
+    b.flops += n.flops / units;
+    b.bytes += n.bytes / units;
+    const NodeTime t = node_time(n, roofs, threads);
+    if (t.seconds < 0) complete = false;
+    const RoofPlacement& p = t.placement;
+    (p.bound == "compute" ? compute : memory) += std::max(t.seconds, 0.0);
+    if (p.bound == "compute" && b.compute_roof.empty()) {
+      b.compute_roof = p.roof;
+      b.compute_gflops = p.attainable;
+    }
+    if (p.bound == "memory" && b.memory_roof.empty()) {
+      b.memory_roof = p.roof;
+      b.memory_gbps = p.attainable;
+    }
+  }
+  if (!complete || compute + memory <= 0) return b;  // a figure is decomposed against all its work or not at all
+  b.bound = compute >= memory ? "compute" : "memory";
+  b.time_ms = (compute + memory) * 1000 / units;
+  return b;
+}
+
 ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, const ProjectionSetup& setup,
-                          const ProjectionTarget& target) {
+                          const ProjectionTarget& target, const EfficiencyTable* efficiency) {
   ScoreResult r;
   r.suite = setup.suite;
   r.quick = setup.quick;
@@ -134,8 +154,9 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
   r.ci_method = "none: a projection has no repetitions, so no interval";
   r.warnings.push_back("PROJECTED, not measured: each model node alone on the " + target.roofs_source +
                        " roofs of " + target.device +
-                       ", times scaled by the reference's own (time / per-node roofline time); efficiency assumed "
-                       "equal to the reference's");
+                       ", times scaled by the reference's own (time / per-node roofline time); efficiency " +
+                       (efficiency ? efficiency->summary() : std::string("assumed equal to the reference's")));
+  r.warnings.insert(r.warnings.end(), setup.warnings.begin(), setup.warnings.end());
   size_t projected = 0;
   for (const auto& w : workloads) {
     ScoreWorkload out;
@@ -172,16 +193,20 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
         out.figures.push_back(std::move(x));
         continue;
       }
-      x.time_ms = f.reference_time_ms * t_target / t_ref;
+      const LearnedEfficiency eff =
+          efficiency ? efficiency->of(w.id, f.metric, f.category) : LearnedEfficiency{};
+      x.roof_ratio = t_ref / t_target;
+      x.efficiency = eff.factor;
+      x.time_ms = f.reference_time_ms / (x.roof_ratio * x.efficiency);
       x.value = x.unit == "ms" ? x.time_ms : 1000 / x.time_ms;
       x.repetitions = {x.value};
-      x.config = fmt::format("projected: reference {:.4g} ms × roofline {:.4g} ms (target) / {:.4g} ms (reference)",
-                             f.reference_time_ms, t_target, t_ref);
-      x.roof = bound_of(f, target.roofs, t_target);
+      x.config = fmt::format("projected: reference {:.4g} ms × roofline {:.4g} ms (target) / {:.4g} ms (reference)"
+                             "{} {:.2f}× {}",
+                             f.reference_time_ms, t_target, t_ref, eff.learned ? kLearned : "; efficiency",
+                             eff.factor, eff.learned ? "from " + eff.source : eff.source);
+      x.roof = roofline_bound(f.nodes, units, target.roofs, f.threads);
       x.reference_roof_time_ms = t_ref;
-      x.score = f.reference_time_ms / x.time_ms * 1000;
-      x.roof_ratio = t_ref / t_target;
-      x.efficiency = x.score / 1000 / x.roof_ratio;
+      x.score = 1000 * x.roof_ratio * x.efficiency;
       out.figures.push_back(std::move(x));
       ++projected;
     }
@@ -213,7 +238,11 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
   r.overall.roof_ratio = geomean(rr);
   r.overall.efficiency = geomean(ef);
   for (const auto& c : r.categories) r.overall.incomplete = r.overall.incomplete || c.incomplete || c.score <= 0;
-  r.overall.explanation = explain(r.overall);
+  int64_t figures = 0, from_evidence = 0;
+  for (const auto& w : r.workloads)
+    for (const auto& f : w.figures)
+      if (f.score > 0) ++figures, from_evidence += learned(f);
+  r.overall.explanation = explain(r.overall, efficiency_origin(from_evidence, figures));
   return r;
 }
 
@@ -225,13 +254,19 @@ std::vector<CalibrationRow> calibration_error(const ScoreResult& projected, cons
                     projected.suite + (projected.quick ? " quick" : " full") + " vs " + measured.suite +
                     (measured.quick ? " quick" : " full") + "): never compared");
   std::vector<CalibrationRow> out;
-  auto add = [&](const ScoreAggregate& p, const ScoreAggregate& m) {
-    if (p.score > 0 && m.score > 0) out.push_back({p.name, p.score, m.score, p.score / m.score - 1});
-  };
+  std::vector<double> p_common, m_common;
   for (const auto& p : projected.categories)
     for (const auto& m : measured.categories)
-      if (p.name == m.name) add(p, m);
-  add(projected.overall, measured.overall);
+      if (p.name == m.name && p.score > 0 && m.score > 0) {
+        out.push_back({p.name, p.score, m.score, p.score / m.score - 1});
+        p_common.push_back(p.score);
+        m_common.push_back(m.score);
+      }
+  if (out.empty()) return out;
+  const size_t all = std::max(projected.categories.size(), measured.categories.size());
+  const double p = geomean(p_common), m = geomean(m_common);
+  out.push_back({out.size() < all ? fmt::format("overall ({} of {} categories)", out.size(), all) : "overall", p, m,
+                 p / m - 1});
   return out;
 }
 

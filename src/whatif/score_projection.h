@@ -6,11 +6,14 @@
 // The model, per figure (one unit: a sample, a prompt's prefill, a token):
 //   T(roofs)   = Σ over the model's nodes of max(flops / compute roof of its dtype, bytes / memory roof of the level
 //                its bytes fit in) — each node alone on the roofline (analysis/roofline.h picks the roofs, as whatif)
-//   time       = reference time × T(target) / T(reference roofs)   (the device keeps the reference's efficiency)
-//   score      = reference time / time × 1000 = 1000 × T(reference) / T(target)
-// so the decomposition is all roof ratio (T(reference) / T(target)) and the efficiency is 1 by assumption: a
-// projection cannot know how well a runtime uses a device, and says so. Projecting onto this machine's own measured
-// roofs and holding the result against its measured score gives the projection's calibration error.
+//   roof ratio = T(reference roofs) / T(target)
+//   efficiency = learned for the target's CPU class from stored measured scores (score_projection_efficiency.h),
+//                else 1 (the reference's, assumed) — each figure says which
+//   time       = reference time / (roof ratio × efficiency),   score = 1000 × roof ratio × efficiency
+// T is the roof time a measured score decomposes with too (score/roof_bound.h): a measured figure's efficiency and
+// a projected one mean one thing, which is what lets a projection learn from measurements. Projecting onto this
+// machine's own measured roofs and holding the result against its measured score gives the projection's
+// calibration error.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +61,7 @@ struct ProjectionSetup {
   HardwareInfo reference_roofs;         // the reference configuration's roofs (the suite's)
   ScoreMachine machine;                 // who projects (this machine, rooflens, the runtime the suite names)
   std::string created_at;               // ISO 8601 UTC
+  std::vector<std::string> warnings;    // the suite's, carried into the result (provisional constants)
 };
 
 // The nodes of one analysed pass as work: nodes that run, with their flops and bytes (read + written).
@@ -65,19 +69,30 @@ struct ProjectionSetup {
 // runtime runs a QDQ model's; everything else in the dtype of its first input.
 std::vector<ProjectedWork> projected_work(const Analysis& pass, const std::string& precision);
 
-// Projects every figure; a figure whose roofs give no time (no compute or memory roof for its work) is left out
-// with a warning and its workload marked failed (the overall then incomplete). Throws UserError when no figure
-// at all can be projected.
+class EfficiencyTable;
+
+// Projects every figure (efficiency from `efficiency`, or 1 assumed when null); a figure whose roofs give no time
+// (no compute or memory roof for its work) is left out with a warning and its workload marked failed (the overall
+// then incomplete). Throws UserError when no figure at all can be projected.
 ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, const ProjectionSetup& setup,
-                          const ProjectionTarget& target);
+                          const ProjectionTarget& target, const EfficiencyTable* efficiency = nullptr);
 
 // Σ max(flops / compute, bytes / memory) over `nodes` on `roofs` at `threads`, in ms per pass; -1 when a node has
 // work but the roofs give no ceiling for it.
 double roofline_time_ms(const std::vector<ProjectedWork>& nodes, const HardwareInfo& roofs, int64_t threads);
 
+// The roof of one figure on `roofs`: per unit (a pass yields `units_per_pass`), its flops and bytes, the time above
+// (time_ms 0 when the roofs give no ceiling for some of its work), bound by compute or memory by where most of that
+// time goes, and the first compute and memory ceilings met. What a measured figure decomposes with (score/).
+RoofBound roofline_bound(const std::vector<ProjectedWork>& nodes, double units_per_pass, const HardwareInfo& roofs,
+                         int64_t threads);
+
 // Calibration: a projected score of this machine against its measured score (same suite and mode), per category and
-// overall: projected / measured - 1 (+0.25: the projection says 25% more than was measured). Categories either side
-// lacks are left out. Throws UserError when the two are not of one suite and mode, or not projected vs measured.
+// overall: projected / measured - 1 (+0.25: the projection says 25% more than was measured). Only the categories
+// both sides scored are compared, and the overall row is the geometric mean over those on each side (named
+// "overall (N of M categories)" when some are left out), so a projection that includes int8 is never held against a
+// measurement that does not. Throws UserError when the two are not of one suite and mode, or not projected vs
+// measured.
 struct CalibrationRow {
   std::string name;
   double projected = 0, measured = 0, error = 0;

@@ -28,7 +28,8 @@ std::vector<float> floats_of(const onnx::TensorProto& t) {
 
 class Rewriter {
  public:
-  explicit Rewriter(onnx::ModelProto& m) : g_(*m.mutable_graph()) {
+  Rewriter(onnx::ModelProto& m, const QdqOptions& o)
+      : g_(*m.mutable_graph()), weight_range_(o.reduce_range ? kReducedWeightRange : kWeightRange) {
     for (auto& t : *g_.mutable_initializer()) init_[t.name()] = &t;
     for (const auto& n : g_.node())
       for (const auto& in : n.input()) ++uses_[in];
@@ -117,7 +118,7 @@ class Rewriter {
     return dq;
   }
 
-  // A float weight: int8, symmetric, per tensor, behind a DequantizeLinear.
+  // A float weight: int8, symmetric, per tensor (in [-weight_range_, weight_range_]), behind a DequantizeLinear.
   std::string weight(const std::string& name, float& scale) {
     --uses_[name];
     auto done = weights_.find(name);  // a weight shared by several nodes is quantized once
@@ -128,12 +129,13 @@ class Rewriter {
     std::vector<float> w = floats_of(*init_.at(name));
     float max = 0;
     for (float x : w) max = std::max(max, std::fabs(x));
-    scale = max > 0 ? max / 127.0f : 1.0f;
+    const auto range = static_cast<float>(weight_range_);
+    scale = max > 0 ? max / range : 1.0f;
     onnx::TensorProto* q = add_init(name + "_quantized", onnx::TensorProto::INT8);
     q->mutable_dims()->CopyFrom(init_.at(name)->dims());
     std::string raw(w.size(), '\0');
     for (size_t i = 0; i < w.size(); ++i)
-      raw[i] = static_cast<char>(static_cast<int8_t>(std::lround(std::clamp(w[i] / scale, -127.0f, 127.0f))));
+      raw[i] = static_cast<char>(static_cast<int8_t>(std::lround(std::clamp(w[i] / scale, -range, range))));
     q->set_raw_data(raw);
     std::string s = scalar_f32(name + "_scale", scale);
     std::string zp = name + "_zero_point";
@@ -176,16 +178,17 @@ class Rewriter {
   std::map<std::string, std::string> dequantized_;  // float tensor -> its dequantized copy
   std::map<std::string, std::pair<std::string, float>> weights_;  // float weight -> (dequantized, scale)
   std::string act_scale_, act_zp_;
+  int32_t weight_range_;
   QdqStats stats_;
 };
 
 }  // namespace
 
-QdqStats quantize_qdq(onnx::ModelProto& model) {
+QdqStats quantize_qdq(onnx::ModelProto& model, const QdqOptions& options) {
   for (const auto& op : model.opset_import())
     if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() < 13)
       throw UserError("--quantize qdq needs opset 13 or later (the model has " + std::to_string(op.version()) + ")");
-  return Rewriter(model).run();
+  return Rewriter(model, options).run();
 }
 
 }  // namespace rooflens::zoo

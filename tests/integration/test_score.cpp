@@ -1,5 +1,6 @@
 // `rooflens score` through the binary on the real ONNX Runtime runner, with a test-only suite of tiny workloads
-// (SqueezeNet at 64×64 in fp32 and int8, a one-layer GPT-2-shaped decoder, an fp16 entry) so a whole run takes
+// (SqueezeNet at 64×64 in fp32 and int8 — 7-bit weights, so it validates with and without VNNI alike —, a one-layer
+// GPT-2-shaped decoder, an fp16 entry) so a whole run takes
 // seconds: references regenerated with graph optimizations disabled, constants taken from a measured result, the
 // validity gate (a perturbed reference output makes its workload INVALID with its max error, the overall score
 // incomplete, exit 1), a crashing runtime (test hook) failing one workload while the rest goes on, `--from`
@@ -32,13 +33,15 @@ json tiny_suite() {
   sq32["image"] = 64;
   json sq8 = entry("squeeze-int8", "served", "squeezenet1_0", "int8");
   sq8["image"] = 64;
+  sq8["reduce_range"] = true;
   json dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
   dec["decoder"] = {{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"vocab", 512}};
   dec["prompt"] = 4;
   dec["gen"] = 4;
   json fp16 = entry("squeeze-fp16", "served", "squeezenet1_0", "fp16");
-  json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2}};
-  return {{"suite", "v1"},
+  json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2},
+               {"latency_queries", 64}};
+  return {{"suite", "v2"},
           {"reference_configuration", "test"},
           {"categories", {"fp32 latency", "fp32 throughput", "int8 latency", "int8 throughput", "generative"}},
           {"tolerances", {{"fp32", {{"rtol", 1e-3}, {"atol", 1e-4}, {"percent_mismatch", 0}}},
@@ -92,6 +95,13 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   ASSERT_EQ(consts.rc, 0) << consts.err;
   EXPECT_EQ(load("suite.json")["reference_roofs"]["machine"], load("l4.json")["hardware"]["machine"]);
 
+  // The constants carry the harness the result was measured with, per mode (the tiny suite's full and quick are alike,
+  // so the quick run's result below is scored against constants of its own harness too).
+  const json written = load("suite.json");
+  EXPECT_EQ(written["constants"]["full"]["harness"], m["harness"]);
+  EXPECT_FALSE(written["constants"]["full"]["provisional"].get<bool>());
+  EXPECT_FALSE(written["constants"].contains("quick")) << "no quick result was given";
+
   // Scored again with the constants from its own raw figures: every figure 1000 (its own reference), complete.
   CliResult again = cli("score --from " + path("first.json") + " --suite " + path("suite.json") + " --json");
   ASSERT_EQ(again.rc, 0) << again.err;
@@ -99,6 +109,8 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   EXPECT_NEAR(s["overall"]["score"].get<double>(), 1000, 1e-6);
   EXPECT_FALSE(s["overall"]["incomplete"].get<bool>());
   EXPECT_EQ(s["categories"].size(), 5u);
+  for (const auto& w : s["warnings"])
+    EXPECT_EQ(w.get<std::string>().find("constants:"), std::string::npos) << "same harness, final constants: " << w;
 
   // The gate and a fault: squeeze-int8's reference outputs moved, tinygpt's first token changed, squeeze-fp32's runtime
   // crashes while validating (test hook); each is reported, nothing stops the run, the overall is incomplete.
@@ -177,7 +189,7 @@ TEST_F(ScoreTest, ProjectionFromTheSuitesReferenceRoofs) {
 }
 
 TEST_F(ScoreTest, BadInputIsOneLine) {
-  write_file(path("broken.json"), "{\"suite\": \"v1\"}");
+  write_file(path("broken.json"), "{\"suite\": \"v2\"}");
   CliResult r = cli("score --suite " + path("broken.json") + " --quick -q --no-db");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;

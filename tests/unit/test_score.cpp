@@ -1,5 +1,6 @@
 // The score's arithmetic (score/arithmetic.h) against values computed here by hand: geometric means, the t-based
-// interval on log scores, a figure's score from its repetitions and reference, categories and the overall score,
+// interval on log scores, a figure's score from its repetitions and reference, categories and the overall score
+// with their intervals from the workloads' spreads (Welch–Satterthwaite),
 // the decomposition roof ratio × efficiency reproducing the score ratio, an INVALID workload making its category and
 // the overall score incomplete; the result's JSON round trip; the suite file's validated reader.
 #include <cmath>
@@ -111,6 +112,43 @@ TEST(ScoreArithmetic, DecompositionReproducesTheScoreRatio) {
   EXPECT_NE(lat.explanation.find("efficiency"), std::string::npos);
 }
 
+// A category of two workloads whose log scores each spread ±0.1 over 3 repetitions (sample variance 0.01): each is
+// half the category, so its part varies 0.25 × 0.01 / 3 per mean; two equal parts give Welch–Satterthwaite's
+// df = (2v)² / (2 v² / 2) = 4, and the half-width is t(0.975, 4) × √(2 × 0.25 × 0.01 / 3) = 2.776445 × 0.0408248.
+// The old interval (t over the 3 per-repetition geometric means, 2 df) would be t(0.975, 2) = 4.303 wide.
+TEST(ScoreArithmetic, CategoryIntervalPoolsTheWorkloadsSpreads) {
+  const double e = std::exp(0.1);
+  // Latency in ms against a reference of 100 ms: score = 100 / ms × 1000.
+  std::vector<ScoreWorkload> ws{workload("a", {latency({100 * e, 100, 100 / e}, 100)}),
+                                workload("b", {latency({50 / e, 50 * e, 50}, 100)})};
+  for (auto& w : ws)
+    for (auto& x : w.figures) score_figure(x, true);
+  const ScoreAggregate lat = aggregate_category("fp32 latency", ws);
+  EXPECT_NEAR(lat.score, std::sqrt(1000.0 * 2000.0), 1e-6);
+  EXPECT_NEAR(std::log(lat.ci.high / lat.score), 2.7764451 * std::sqrt(2 * 0.25 * 0.01 / 3), 1e-6);
+  EXPECT_NEAR(std::log(lat.score / lat.ci.low), 2.7764451 * std::sqrt(2 * 0.25 * 0.01 / 3), 1e-6);
+  // One repetition somewhere: no variance for that workload, so no interval at all.
+  ws[1].figures[0].repetitions = {50};
+  score_figure(ws[1].figures[0], true);
+  EXPECT_EQ(aggregate_category("fp32 latency", ws).ci.high, 0);
+}
+
+// Two figures of one workload are measured in the same repetitions: the overall sums them per repetition before
+// taking a spread, so a repetition that was slower for one and faster for the other by as much cancels out — where
+// treating the figures as independent would add their spreads.
+TEST(ScoreArithmetic, OverallIntervalKeepsWhatAWorkloadsFiguresShare) {
+  const double e = std::exp(0.2);
+  // Latency scores 1000/e, 1000e, 1000; throughput (10 samples/s is 100 ms per sample: 1000) the mirror image.
+  std::vector<ScoreWorkload> ws{workload("a", {latency({100 * e, 100 / e, 100}, 100), throughput({10 * e, 10 / e, 10}, 100)})};
+  for (auto& x : ws[0].figures) score_figure(x, true);
+  EXPECT_GT(ws[0].figures[0].ci.high, ws[0].figures[0].score * 1.1) << "each figure alone spreads";
+  const ScoreAggregate l = aggregate_category("fp32 latency", ws), t = aggregate_category("fp32 throughput", ws);
+  const ScoreAggregate overall = aggregate_overall({l, t}, ws);
+  EXPECT_NEAR(overall.score, 1000, 1e-6);
+  EXPECT_NEAR(overall.ci.low, 1000, 1e-6) << "the two figures' repetitions cancel in the overall";
+  EXPECT_NEAR(overall.ci.high, 1000, 1e-6);
+}
+
 TEST(ScoreArithmetic, InvalidWorkloadMakesTheScoreIncomplete) {
   std::vector<ScoreWorkload> ws{workload("a", {latency({50, 50}, 100)}),
                                 workload("b", {latency({10, 10}, 100)}, WorkloadStatus::invalid)};
@@ -158,7 +196,7 @@ TEST(ScoreRecord, JsonRoundTripAndValidatedReading) {
 
 TEST(ScoreSuite, BuiltinSuiteReadsAndRoundTrips) {
   const Suite& s = builtin_suite();
-  EXPECT_EQ(s.version, "v1");
+  EXPECT_EQ(s.version, "v2");
   EXPECT_EQ(s.categories.size(), 5u);
   EXPECT_FALSE(s.workloads.empty());
   const Suite again = parse_suite(suite_to_json(s), "round trip");

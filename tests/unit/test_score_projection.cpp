@@ -13,6 +13,7 @@
 #include "support/ort_suite.h"
 #include "support/score_builder.h"
 #include "whatif/score_projection.h"
+#include "whatif/score_projection_efficiency.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 #include "cli/score_projection_suite.h"
@@ -116,6 +117,8 @@ TEST(ScoreProjection, MissingReferenceMakesTheOverallIncomplete) {
   EXPECT_THROW(project_score(w, setup(roofs(50, 0, 10)), {roofs(100, 0, 20), "dev", "datasheet"}), UserError);
 }
 
+// The overall row compares the geometric means over the categories both sides scored: a projection that includes
+// int8 is never held against a measurement without it (the measured overall below, 1000, covers other categories).
 TEST(ScoreProjection, CalibrationIsProjectedOverMeasuredWithinOneSuiteAndMode) {
   ScoreResult measured = rooflens::testing::score_result("cpu", 1000, {{"fp32 latency", 800}, {"int8 throughput", 1250}});
   ScoreResult projected = rooflens::testing::score_result("cpu", 1100, {{"fp32 latency", 1000}, {"int8 throughput", 1250}});
@@ -126,7 +129,13 @@ TEST(ScoreProjection, CalibrationIsProjectedOverMeasuredWithinOneSuiteAndMode) {
   EXPECT_NEAR(rows[0].error, 0.25, 1e-12);
   EXPECT_NEAR(rows[1].error, 0, 1e-12);
   EXPECT_EQ(rows[2].name, "overall");
-  EXPECT_NEAR(rows[2].error, 0.1, 1e-12);
+  EXPECT_NEAR(rows[2].error, std::sqrt(1000.0 * 1250) / std::sqrt(800.0 * 1250) - 1, 1e-12);
+  measured.categories[1].score = 0;  // int8 INVALID on the measured machine
+  rows = calibration_error(projected, measured);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].name, "overall (1 of 2 categories)");
+  EXPECT_NEAR(rows[1].projected, 1000, 1e-9);
+  EXPECT_NEAR(rows[1].measured, 800, 1e-9);
   projected.quick = true;
   EXPECT_THROW(calibration_error(projected, measured), UserError) << "quick and full are never compared";
   EXPECT_THROW(calibration_error(measured, measured), UserError);
@@ -233,4 +242,108 @@ TEST(ScoreProjection, TheSuitesWorkloadsAreProjectedFp16SaysSoAndCounts) {
   EXPECT_EQ(int8_nodes(workloads[0]), 0);
   EXPECT_GT(int8_nodes(workloads[1]), 20);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A stored measured score of suite v1, full, on a machine of `isa` whose figure `net-fp32` latency had efficiency
+// `figure` and whose fp32 latency category had `category`.
+EfficiencyEvidence stored(const std::string& machine, const std::vector<std::string>& isa, bool quick, double figure,
+                          double category = 0) {
+  ScoreResult r = rooflens::testing::score_result(machine, 1000, {{"fp32 latency", 1000}});
+  r.quick = quick;
+  r.machine.machine.isa = isa;
+  r.categories[0].efficiency = category;
+  ScoreWorkload w;
+  w.id = "net-fp32";
+  w.status = WorkloadStatus::valid;
+  ScoreFigure f;
+  f.metric = "latency";
+  f.category = "fp32 latency";
+  f.score = figure > 0 ? 1000 : 0;
+  f.efficiency = figure;
+  w.figures.push_back(f);
+  r.workloads.push_back(w);
+  return {"id-" + machine, r};
+}
+
+const std::vector<std::string> kAvx2{"sse2", "avx", "fma", "avx2"};
+const std::vector<std::string> kAvx512Vnni{"sse2", "avx", "fma", "avx2", "avx512f", "avx512_vnni"};
+
+}  // namespace
+
+TEST(ScoreProjectionEfficiency, IsaClassesTellKernelsApart) {
+  MachineDesc m;
+  m.isa = kAvx2;
+  EXPECT_EQ(isa_class_of(m), "avx2");
+  m.isa = kAvx512Vnni;
+  EXPECT_EQ(isa_class_of(m), "avx512-vnni");
+  m.isa = {"sse2", "avx", "avx2", "avx_vnni"};
+  EXPECT_EQ(isa_class_of(m), "avx2-vnni");
+  m.isa = {"neon"};
+  EXPECT_EQ(isa_class_of(m), "other");
+}
+
+// Efficiency per figure from stored measured scores of the target's class: each machine's own geometric mean first,
+// then across machines (machine a's two scores count once); other classes, projections and the target machine's
+// score in the projection's own mode never teach; a figure no score has falls back to its category, then to 1.
+TEST(ScoreProjectionEfficiency, LearnedFromStoredScoresOfTheSameClassOnly) {
+  std::vector<EfficiencyEvidence> db{stored("a", kAvx2, false, 1.0), stored("a", kAvx2, false, 4.0),
+                                     stored("b", kAvx2, false, 2.0),
+                                     stored("c", kAvx512Vnni, false, 9.0),  // another class
+                                     stored("me", kAvx2, false, 100.0),      // the run a full projection predicts
+                                     stored("me", kAvx2, true, 2.0)};       // its quick score: a separate run
+  db.push_back(stored("d", kAvx2, false, 50.0));
+  db.back().result.kind = "projected";
+  EfficiencyTable t(db, {"v1", false, "avx2", "id-me"});
+  EXPECT_EQ(t.evidence(), 4u);
+  const LearnedEfficiency e = t.of("net-fp32", "latency", "fp32 latency");
+  EXPECT_TRUE(e.learned);
+  // machines: a = sqrt(1 × 4) = 2, b = 2, me (quick) = 2 -> 2.
+  EXPECT_NEAR(e.factor, 2.0, 1e-12);
+  EXPECT_NE(e.source.find("3 machines"), std::string::npos) << e.source;
+
+  // No figure efficiency anywhere, a category one: the category's.
+  std::vector<EfficiencyEvidence> cats{stored("a", kAvx2, false, 0, 1.5), stored("b", kAvx2, false, 0, 1.5)};
+  const LearnedEfficiency c = EfficiencyTable(cats, {"v1", false, "avx2", ""}).of("net-fp32", "latency", "fp32 latency");
+  EXPECT_TRUE(c.learned);
+  EXPECT_NEAR(c.factor, 1.5, 1e-12);
+  EXPECT_NE(c.source.find("category"), std::string::npos) << c.source;
+
+  const EfficiencyTable none(db, {"v1", false, "avx512", "id-me"});
+  const LearnedEfficiency n = none.of("net-fp32", "latency", "fp32 latency");
+  EXPECT_FALSE(n.learned);
+  EXPECT_EQ(n.factor, 1.0);
+  EXPECT_NE(none.summary().find("assumed"), std::string::npos) << none.summary();
+  EXPECT_FALSE(EfficiencyTable(db, {"v2", false, "avx2", ""}).of("net-fp32", "latency", "fp32 latency").learned)
+      << "another suite's scores never teach";
+  EXPECT_FALSE(EfficiencyTable(db, {"v1", false, "", ""}).of("net-fp32", "latency", "fp32 latency").learned)
+      << "a datasheet device has no class";
+}
+
+// The projection applies the learned efficiency: score = 1000 × roof ratio × efficiency, the time accordingly, and
+// every figure and aggregate says where its efficiency came from.
+TEST(ScoreProjectionEfficiency, AProjectionAppliesWhatItLearned) {
+  std::vector<ProjectionWorkload> w(1);
+  w[0].id = "net-fp32";
+  w[0].figures.push_back(figure("latency", "fp32 latency", "ms", {{1e9, 1e6, "fp32"}, {0, 1e8, "fp32"}}, 60));
+  ProjectionSetup s = setup(roofs(50, 100, 10));
+  s.categories = {"fp32 latency"};
+  ProjectionTarget target{roofs(100, 400, 20), "this machine", "measured"};
+  const std::vector<EfficiencyEvidence> db{stored("a", kAvx2, false, 1.25)};
+  const EfficiencyTable learned(db, {"v1", false, "avx2", "id-me"});
+  ScoreResult r = project_score(w, s, target, &learned);
+  const ScoreFigure& f = r.workloads[0].figures[0];
+  EXPECT_NEAR(f.roof_ratio, 2, 1e-12) << "as in the hand-computed case above";
+  EXPECT_NEAR(f.efficiency, 1.25, 1e-12);
+  EXPECT_NEAR(f.score, 2500, 1e-9);
+  EXPECT_NEAR(f.time_ms, 24, 1e-9) << "60 ms / (2 × 1.25)";
+  EXPECT_NE(f.config.find("efficiency learned"), std::string::npos) << f.config;
+  EXPECT_NE(r.overall.explanation.find("learned"), std::string::npos) << r.overall.explanation;
+  EXPECT_NEAR(r.overall.roof_ratio * r.overall.efficiency, r.overall.score / 1000, 1e-12);
+  const EfficiencyTable nothing({}, {"v1", false, "avx2", "id-me"});
+  const ScoreResult assumed = project_score(w, s, target, &nothing);
+  EXPECT_NEAR(assumed.overall.score, 2000, 1e-9);
+  EXPECT_NE(assumed.overall.explanation.find("assumed"), std::string::npos) << assumed.overall.explanation;
+  EXPECT_NE(cli::projection_text(r, {}).find("learned"), std::string::npos) << cli::projection_text(r, {});
 }

@@ -1,4 +1,4 @@
-// zoo make --quantize qdq: every Conv/Gemm reads DequantizeLinear'd activations and int8 weights (int32 biases),
+// zoo make --quantize qdq [--reduce-range]: every Conv/Gemm reads DequantizeLinear'd activations and int8 weights (int32 biases),
 // writes through a QuantizeLinear -> DequantizeLinear pair, the float weights are gone, the result passes ONNX's
 // checker and rooflens' own analysis knows every op's cost.
 #include <gtest/gtest.h>
@@ -80,4 +80,27 @@ TEST(ZooQuantize, RefusesOpsetsBelow13) {
   zoo::BuiltModel m = zoo::make_model(zoo::find_model("squeezenet1_0"), o);
   m.model.mutable_opset_import(0)->set_version(12);
   EXPECT_THROW(zoo::quantize_qdq(m.model), UserError);
+}
+
+// --reduce-range: every Conv/Gemm weight in 7 bits, [-64, 64], reaching ±64 (its scale is max |w| / 64); the default
+// reaches ±127. The graph is the same either way: only the weights' range and scales differ.
+TEST(ZooQuantize, ReduceRangeKeepsWeightsIn7Bits) {
+  zoo::ZooOptions o;
+  o.image = 32;
+  auto extremes = [&](bool reduce) {
+    zoo::BuiltModel m = zoo::make_model(zoo::find_model("resnet18"), o);
+    const zoo::QdqStats stats = zoo::quantize_qdq(m.model, zoo::QdqOptions{reduce});
+    EXPECT_EQ(stats.quantized_nodes, 21);
+    std::set<int> peaks;  // max |q| of each int8 weight tensor
+    for (const auto& t : m.model.graph().initializer()) {
+      if (t.data_type() != onnx::TensorProto::INT8 || t.dims_size() == 0) continue;
+      int peak = 0;
+      for (char c : t.raw_data()) peak = std::max(peak, std::abs(static_cast<int>(static_cast<int8_t>(c))));
+      peaks.insert(peak);
+    }
+    EXPECT_NO_THROW(onnx::checker::check_model(m.model));
+    return peaks;
+  };
+  EXPECT_EQ(extremes(true), std::set<int>{64}) << "every weight tensor's largest value maps to 64";
+  EXPECT_EQ(extremes(false), std::set<int>{127});
 }
