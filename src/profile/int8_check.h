@@ -1,0 +1,41 @@
+#pragma once
+// profile's int8 check (docs/profile.md, "int8 on CPUs without VNNI"): an int8 run's outputs against the same model
+// run with graph optimizations disabled, where its integer matmuls compute as DequantizeLinear -> float op ->
+// QuantizeLinear. On an x86 CPU without VNNI the runtime's u8s8 kernels can saturate (core/int8_kernels.h); the
+// comparison measures what that costs the outputs, and lint's `u8s8-saturation` names it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/int8_kernels.h"
+#include "validation/allclose.h"
+
+namespace rooflens {
+
+// --int8-check: auto (QDQ int8 models on a CPU whose u8s8 kernels saturate, unless every weight is within the reduced
+// range), always (QDQ int8 models on any CPU), never.
+enum class Int8CheckMode { automatic, always, never };
+Int8CheckMode parse_int8_check(const std::string& text);  // "auto" | "always" | "never"; UsageError otherwise
+
+// What the comparison holds each output element to. The runtime's integer kernels requantize every layer, so even
+// where nothing saturates an output can round to the neighbouring step of its quantization: measured here (AVX-512
+// VNNI, the zoo's QDQ ResNet-50 and MobileNetV2) the optimized logits stay within one step (0.05) of the unoptimized
+// run, while the same models on an emulated AVX2 CPU move by 3 and 75 steps (docs/profile.md). So an element of an
+// output a DequantizeLinear produces passes within 1.5 of its steps (values are whole steps: one step off passes,
+// two do not); outputs of float ops are held to 5% + 0.05, the score suite's int8 tolerance.
+Tolerance int8_check_tolerance(std::optional<double> output_step);
+
+// Whether a run of a model with these int8 weights gets the check on a CPU with these features. Only weights read
+// through a DequantizeLinear give an unoptimized run that computes in float: a model of QLinearConv/MatMulInteger
+// nodes runs the same integer kernels at every optimization level, so it has no reference this way.
+bool wants_int8_check(Int8CheckMode mode, const std::optional<Int8Weights>& weights, const std::vector<std::string>& isa);
+
+// The comparison for run request `r` on `backend`: one live runner loads the model as the run did (its options,
+// threads and dims) and at opt-level disabled, runs each once on the run's inputs, and compares. `isa` is recorded
+// with it. Throws BackendError when either session fails (the run stands; the caller notes why it has no check).
+// `output_step` (analysis/int8_weights.h) sets the tolerance above.
+Int8Check check_int8_outputs(Backend& backend, const RunRequest& r, const std::vector<std::string>& isa,
+                             std::optional<double> output_step);
+
+}  // namespace rooflens
