@@ -65,7 +65,7 @@ struct Int8Scan {
   std::set<std::string> read;
 
   void add(const std::string& name, bool through_dequantize, const int8_t* v, size_t n) {
-    if (!read.insert(name).second || n == 0) return;
+    if (n == 0 || !read.insert(name).second) return;
     const auto [lo, hi] = std::minmax_element(v, v + n);
     w.min = w.tensors == 0 ? *lo : std::min<int64_t>(w.min, *lo);
     w.max = w.tensors == 0 ? *hi : std::max<int64_t>(w.max, *hi);
@@ -90,12 +90,18 @@ std::vector<int8_t> packed_values(const uint8_t* p, const uint8_t* end) {
   return out;
 }
 
-// One initializer stored in the model file itself, as far as this file needs it: int8 values, or one float.
+// One initializer stored in the model file itself, as far as this file needs it: its int8 values (in the mapped
+// file, or unpacked from int32_data), or a float tensor's first value.
 struct StoredTensor {
   std::string name;
   uint64_t dtype = 0;
-  std::vector<int8_t> int8s;
-  std::optional<float> first_float;  // a float tensor's first value
+  const int8_t* raw = nullptr;       // raw_data in the mapping
+  size_t raw_count = 0;
+  std::vector<int8_t> unpacked;      // int32_data
+  std::optional<float> first_float;
+
+  const int8_t* int8_values() const { return raw ? raw : unpacked.data(); }
+  size_t int8_count() const { return raw ? raw_count : unpacked.size(); }
 };
 
 StoredTensor stored_tensor(const uint8_t* b, const uint8_t* e, const uint8_t* base) {
@@ -113,23 +119,23 @@ StoredTensor stored_tensor(const uint8_t* b, const uint8_t* e, const uint8_t* ba
     else if (x.number == f::raw_data && x.type == WireType::Len) raw = x.payload, raw_bytes = x.length;
     else if (x.number == f::int32_data && x.type == WireType::Len) {
       const auto v = packed_values(x.payload, x.payload + x.length);
-      t.int8s.insert(t.int8s.end(), v.begin(), v.end());
+      t.unpacked.insert(t.unpacked.end(), v.begin(), v.end());
     } else if (x.number == f::int32_data && x.type == WireType::Varint) {
-      t.int8s.push_back(static_cast<int8_t>(static_cast<int32_t>(x.varint)));
-    } else if (x.number == f::float_data && x.type == WireType::Len && x.length >= 4 && !t.first_float) {
-      float v;
-      std::memcpy(&v, x.payload, 4);
-      t.first_float = v;
-    } else if (x.number == f::float_data && x.type == WireType::Fixed32 && !t.first_float) {
+      t.unpacked.push_back(static_cast<int8_t>(static_cast<int32_t>(x.varint)));
+    } else if (x.number == f::float_data && (x.type == WireType::Len ? x.length >= 4 : x.type == WireType::Fixed32) &&
+               !t.first_float) {
       float v;
       std::memcpy(&v, x.payload, 4);
       t.first_float = v;
     }
   }
-  if (external) return StoredTensor{t.name, t.dtype, {}, std::nullopt};  // its bytes are elsewhere
+  if (external) {  // its bytes are in another file
+    t.unpacked.clear();
+    return t;
+  }
   if (raw && t.dtype == static_cast<uint64_t>(DType::Int8)) {
-    const auto* v = reinterpret_cast<const int8_t*>(raw);
-    t.int8s.assign(v, v + raw_bytes);
+    t.raw = reinterpret_cast<const int8_t*>(raw);
+    t.raw_count = raw_bytes;
   }
   if (raw && t.dtype == static_cast<uint64_t>(DType::Float) && raw_bytes >= 4) {
     float v;
@@ -180,7 +186,7 @@ std::optional<Int8Weights> int8_weights(const Model& model) {
     each_stored_initializer(model.path, [&](const StoredTensor& t) {
       auto it = wanted.find(t.name);
       if (it != wanted.end() && t.dtype == static_cast<uint64_t>(DType::Int8))
-        scan.add(t.name, it->second, t.int8s.data(), t.int8s.size());
+        scan.add(t.name, it->second, t.int8_values(), t.int8_count());
     });
     scan_external(model, wanted, scan);
   } catch (const std::exception&) {  // the file changed since loading: the range cannot be told

@@ -15,6 +15,9 @@
 #include "profile/profile.h"
 #include "support/backend_info.h"
 #include "support/onnx_builder.h"
+#include "zoo/quantize.h"
+#include "zoo/registry.h"
+#include "zoo/save.h"
 
 using namespace rooflens;
 using namespace rooflens::testing;
@@ -145,6 +148,27 @@ TEST(Int8Weights, TheRangeOfTheWeightsAQdqMatmulMultiplies) {
   EXPECT_NEAR(output_quantization_step(load_model(reduced)).value_or(0), 0.25, 1e-7);
   EXPECT_FALSE(output_quantization_step(load_model(fp32)).has_value());
   for (const auto& p : {full, reduced, fp32}) fs::remove(p);
+}
+
+TEST(Int8Weights, TheZoosQdqModelInlineAndWithExternalData) {
+  zoo::ZooOptions o;
+  o.batch = 1;
+  o.image = 64;
+  const std::string inline_path = temp_path("sq.onnx"), external_path = temp_path("sq-ext.onnx");
+  auto built = zoo::make_model(zoo::find_model("squeezenet1_0"), o);
+  const zoo::QdqStats stats = zoo::quantize_qdq(built.model);
+  onnx::ModelProto copy = built.model;
+  zoo::save_model(built.model, inline_path, false);
+  zoo::save_model(copy, external_path, true);  // every large weight in a side file
+  auto a = int8_weights(load_model(inline_path)), b = int8_weights(load_model(external_path));
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(a->through_dequantize, stats.quantized_nodes);  // one int8 weight behind each quantized Conv
+  EXPECT_EQ(a->tensors, b->tensors);
+  EXPECT_EQ(a->elements, b->elements);
+  EXPECT_EQ(a->min, b->min);
+  EXPECT_EQ(a->max, b->max);
+  EXPECT_FALSE(a->reduced_range()) << a->min << ".." << a->max;
+  for (const auto& p : {inline_path, external_path, external_path + ".data"}) fs::remove(p);
 }
 
 TEST(Int8Check, WhichRunsAreCheckedAndHowClosely) {
