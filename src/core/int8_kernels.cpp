@@ -55,6 +55,6 @@ bool Int8Check::passed() const {
 }
 
 ROOFLENS_JSON_FIELDS(Int8Weights, tensors, elements, min, max, through_dequantize)
-ROOFLENS_JSON_FIELDS(Int8Check, isa, output_step, rtol, atol, validation)
+ROOFLENS_JSON_FIELDS(Int8Check, isa, output_step, rtol, atol, percent_mismatch, validation)
 
 }  // namespace rooflens

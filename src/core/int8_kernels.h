@@ -51,6 +51,7 @@ struct Int8Check {
   std::vector<std::string> isa;   // the CPU features the verdict used (the report's machine, else rooflens' cpuid)
   double output_step = 0;         // the outputs' quantization step the tolerance comes from (0: not quantized outputs)
   double rtol = 0, atol = 0;      // the tolerance elements were held to (validation/allclose.h semantics)
+  double percent_mismatch = 0;    // the share of an output's elements that may lie beyond it, in percent
   Validation validation;          // reference: kUnoptimizedReference; one data set (the run's own inputs)
 
   uint64_t elements() const;      // over every compared output

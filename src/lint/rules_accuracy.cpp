@@ -78,7 +78,8 @@ std::string deviation_text(const Int8Check& c) {
   std::string max = short_number(c.max_abs_error());
   if (c.output_step > 0) max += ", " + short_number(c.max_abs_error() / c.output_step) + " steps";
   return std::to_string(c.mismatched()) + " of " + std::to_string(c.elements()) + " output elements " + tolerance +
-         " a run at " + kUnoptimizedReference + " (max abs error " + max + ")";
+         " a run at " + kUnoptimizedReference + " (max abs error " + max + "; " + short_number(c.percent_mismatch) +
+         "% may differ)";
 }
 
 const char* kWhy =

@@ -18,8 +18,8 @@ bool wants_int8_check(Int8CheckMode mode, const std::optional<Int8Weights>& weig
 }
 
 Tolerance int8_check_tolerance(std::optional<double> output_step) {
-  if (output_step && *output_step > 0) return Tolerance{0, 1.5 * *output_step, 0};
-  return Tolerance{0.05, 0.05, 0};
+  if (output_step && *output_step > 0) return Tolerance{0, 1.5 * *output_step, kInt8CheckPercentMismatch};
+  return Tolerance{0.05, 0.05, kInt8CheckPercentMismatch};
 }
 
 Int8Check check_int8_outputs(Backend& backend, const RunRequest& r, const std::vector<std::string>& isa,
@@ -47,6 +47,7 @@ Int8Check check_int8_outputs(Backend& backend, const RunRequest& r, const std::v
   c.output_step = output_step.value_or(0);
   c.rtol = tol.rtol;
   c.atol = tol.atol;
+  c.percent_mismatch = tol.percent_mismatch;
   c.validation.reference = kUnoptimizedReference;
   c.validation.data_sets = 1;
   check_outputs(unoptimized, got, tol, 0, c.validation);

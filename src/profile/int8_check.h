@@ -18,12 +18,15 @@ namespace rooflens {
 enum class Int8CheckMode { automatic, always, never };
 Int8CheckMode parse_int8_check(const std::string& text);  // "auto" | "always" | "never"; UsageError otherwise
 
-// What the comparison holds each output element to. The runtime's integer kernels requantize every layer, so even
-// where nothing saturates an output can round to the neighbouring step of its quantization: measured here (AVX-512
-// VNNI, the zoo's QDQ ResNet-50 and MobileNetV2) the optimized logits stay within one step (0.05) of the unoptimized
-// run, while the same models on an emulated AVX2 CPU move by 3 and 75 steps (docs/profile.md). So an element of an
-// output a DequantizeLinear produces passes within 1.5 of its steps (values are whole steps: one step off passes,
-// two do not); outputs of float ops are held to 5% + 0.05, the score suite's int8 tolerance.
+// What the comparison holds the outputs to. The runtime's integer kernels requantize every layer, so even where
+// nothing saturates an output rounds to a neighbouring step of its quantization now and then, and a deep network
+// carries some of that to its outputs: measured here (AVX-512 VNNI) the zoo's QDQ ResNet-50 stays within 2 steps of
+// its unoptimized run, 3 of 1000 logits beyond 1.5 steps, while on an emulated AVX2 CPU the saturated sums move
+// 947 of them, by up to 75 steps, and MobileNetV2's 121 (224x224) and 28 (64x64) of 1000 (docs/profile.md). So an
+// element of an output a DequantizeLinear produces is held to 1.5 of its steps (values are whole steps apart: one
+// step off passes, two do not), other outputs to 5% + 0.05 (the score suite's int8 tolerance), and an output passes
+// while at most 1% of its elements lie beyond (the score's allowance too).
+inline constexpr double kInt8CheckPercentMismatch = 1.0;
 Tolerance int8_check_tolerance(std::optional<double> output_step);
 
 // Whether a run of a model with these int8 weights gets the check on a CPU with these features. Only weights read
