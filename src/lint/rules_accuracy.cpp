@@ -87,8 +87,9 @@ const char* kWhy =
     "products into a signed 16-bit lane, which saturates (255 x 127 x 2 > 32,767) and changes the result without an "
     "error. ";
 
+// What to do, after "Run " or "run ".
 const char* kFixes =
-    "Run the u8u8 kernels instead, which do not saturate (ONNX Runtime's session.x64quantprecision: -B "
+    "the u8u8 kernels instead, which do not saturate (ONNX Runtime's session.x64quantprecision: -B "
     "onnxruntime:session.x64quantprecision=1, at some cost in speed), or quantize the weights so no pair can "
     "saturate: with a reduced range (7 bits, |w| <= 64: onnxruntime.quantization's reduce_range=True) or as uint8 "
     "(U8U8: weight_type=QuantType.QUInt8). Signed activations (S8S8) do not help on x86: ONNX Runtime turns them into "
@@ -130,9 +131,10 @@ void u8s8_saturation(const RunFacts& f, FindingSink& out) {
     x = &out.add(Severity::info, what + " multiply full-range int8 weights" + range +
                                      ": no saturation here (VNNI), but on x86 CPUs without VNNI they saturate");
     x->mitigation = std::string("This CPU sums uint8 x int8 products in 32 bits (VNNI). On AVX2 CPUs and AVX-512 CPUs "
-                                "without VNNI (AMD Zen 1-3, Intel before Cascade Lake, many cloud instances) ONNX "
+                                "without VNNI (AMD Zen 1-3, Intel servers before Cascade Lake and clients before Ice "
+                                "Lake, many cloud instances) ONNX "
                                 "Runtime multiplies with vpmaddubsw, whose 16-bit pair sums saturate with these "
-                                "weights. To ship this model to them: ") + kFixes;
+                                "weights. To ship this model to them, run ") + kFixes;
   } else if (f.run.int8_check && !f.run.int8_check->passed()) {
     x = &out.add(Severity::error, what + " on a CPU without VNNI: " + deviation_text(*f.run.int8_check));
   } else if (f.run.int8_check) {
@@ -142,10 +144,10 @@ void u8s8_saturation(const RunFacts& f, FindingSink& out) {
   } else {
     x = &out.add(Severity::warning, what + " on a CPU without VNNI" + range +
                                         ": their 16-bit pair sums saturate with full-range weights");
-    x->mitigation = std::string(kWhy) + kFixes + " rooflens profile --int8-check always measures the outputs against a "
+    x->mitigation = std::string(kWhy) + "Run " + kFixes + " rooflens profile --int8-check always measures the outputs against a "
                     "run at --opt-level disabled (QDQ models).";
   }
-  if (x->mitigation.empty()) x->mitigation = std::string(kWhy) + kFixes;
+  if (x->mitigation.empty()) x->mitigation = std::string(kWhy) + "Run " + kFixes;
   if (!layers.empty()) name_layers(*x, f.run, layers);
   else x->onnx_nodes = nodes;
   add_evidence(*x, f, layers, nodes.size());
