@@ -67,6 +67,11 @@ class Int8EmulatedTest : public ::testing::Test {
     if (!ort_runner_available()) return "onnxruntime-node is not installed: run `make deps`";
     const std::string qemu = first_line_of("command -v qemu-x86_64");
     if (qemu.empty()) return "qemu-x86_64 is not installed (Debian's qemu-user: apt-get install qemu-user)";
+    // "qemu-x86_64 version 7.2.19 (Debian 1:7.2+dfsg-7+deb12u12)": TCG emulates AVX2 from 7.2 on.
+    int major = 0, minor = 0;
+    const std::string version = first_line_of(shell_quote(qemu) + " --version");
+    if (std::sscanf(version.c_str(), "qemu-x86_64 version %d.%d", &major, &minor) != 2 || major * 100 + minor < 702)
+      return "qemu-x86_64 before 7.2 does not emulate AVX2 (" + version + ")";
     const std::string node = first_line_of("command -v node");
     if (node.empty()) return "node is not on PATH";
     fs::create_directories(*dir_ / "bin");
