@@ -26,7 +26,7 @@ TEST_PKGS=(
   sqlite3 postgresql                  # tests read the database; tests start a throwaway PostgreSQL cluster
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
-  qemu-user                           # the score's int8 workloads on an emulated CPU without VNNI (qemu-x86_64 -cpu Haswell)
+  qemu-user                           # qemu-x86_64 -cpu Haswell: ONNX Runtime's int8 kernels of CPUs without VNNI (the score's int8 workloads, the int8 lint)
   # Test data only (`make corpus`): real PyTorch exports of torchvision models, counted independently with
   # python3-onnx. OpenBLAS makes the exporter's traced forward passes ~6x faster than Debian's reference BLAS.
   python3-torch python3-torchvision python3-onnx libopenblas0-pthread

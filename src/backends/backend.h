@@ -82,6 +82,9 @@ struct ModelLoad {
   std::filesystem::path model;
   std::string name;                                          // what the caller calls it (a zoo entry's name)
   std::vector<std::pair<std::string, std::string>> options;  // over the backend's own, in the -B spelling
+  // --opt-level for this session alone (disabled | basic | extended | layout | all), mapped as each backend maps
+  // BackendSpec::opt_level; it wins over the backend's options and `options` (profile's int8 check: opt-level disabled)
+  std::optional<std::string> opt_level;
   std::map<std::string, int64_t> dims;                       // fixed at session creation
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   int64_t threads = 0;                                       // intra-op threads; 0: the backend's own setting

@@ -152,6 +152,7 @@ int run_bench_command(const BenchArgs& a) {
   header.tool = tool_info("bench");
   header.options = options_used(a, plan);
   header.system = hw::describe_machine(hw::detect_features());
+  plan.isa = header.system->isa;
   header.configs = configs.described;
   ResultsDir results(a.output, header,
                      a.overwrite ? OpenMode::overwrite : a.resume ? OpenMode::resume : OpenMode::fresh);

@@ -20,6 +20,7 @@
 #include "compare/runtimes.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "hw/cpu_features.h"
 #include "profile/profile.h"
 #include "profile/with_reference.h"
 #include "reporters/html_report.h"
@@ -33,7 +34,7 @@ namespace {
 struct ProfileCommand {
   ProfileOptions o;
   std::vector<std::string> backends, sweeps, inputs;
-  std::string batches, html, roofs, opt_level;
+  std::string batches, html, roofs, opt_level, int8_check = "auto";
   ShapeFlags shape;
   double timeout_s = 900;
   bool quiet = false, json = false, no_roofs = false;
@@ -80,6 +81,8 @@ ProfileOptions to_options(const ProfileCommand& a) {
   }
   if (!a.opt_level.empty())
     for (auto& b : o.backends) b.opt_level = a.opt_level;
+  o.int8_check = parse_int8_check(a.int8_check);
+  o.isa = hw::feature_names(hw::detect_features());
   if (!a.batches.empty()) o.batches = parse_int_list(a.batches, "-b");
   for (const auto& s : a.sweeps) o.sweeps.push_back(parse_sweep(s));
   o.shapes = a.shape.overrides();
@@ -171,6 +174,12 @@ void setup_profile(CLI::App& root, Action& action) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--opt-level", a->opt_level, "Graph optimization level, as each backend maps it")
       ->check(CLI::IsMember({"disabled", "basic", "extended", "layout", "all"}));
+  cmd->add_option("--int8-check", a->int8_check,
+                  "Compare an int8 (QDQ) model's outputs with a run at --opt-level disabled after each configuration: "
+                  "auto (on x86 CPUs without VNNI, where u8s8 kernels can saturate), always, never "
+                  "(docs/profile.md)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   add_timing_flags(*cmd, a->o.timing);
   cmd->add_flag("--layers-only{false}", a->o.timing.timed,
                 "Only the profiled session: the layers and the predicted memory, without the timed run (no "

@@ -16,7 +16,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Severity, {{Severity::info, "info"}, {Severity::war
 struct Evidence {                 // one number behind a finding
   std::string name;               // "time share", "Q/DQ layers"
   double value = 0;
-  std::string unit;               // "ratio" (0.12 = 12%), "ms", "count", "threads", "bytes", "FLOP/B"
+  std::string unit;               // "ratio" (0.12 = 12%), "ms", "count", "threads", "bytes", "FLOP/B"; "" a plain number
 };
 
 struct Finding {

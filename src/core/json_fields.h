@@ -87,5 +87,11 @@ void to_json(json& j, const DispatchBreakdown& v);
 void from_json(const json& j, DispatchBreakdown& v);
 void to_json(json& j, const Generation& v);    // generation_json.cpp
 void from_json(const json& j, Generation& v);
+void to_json(json& j, const Validation& v);    // bench_results_json.cpp
+void from_json(const json& j, Validation& v);
+void to_json(json& j, const Int8Weights& v);   // int8_kernels.cpp
+void from_json(const json& j, Int8Weights& v);
+void to_json(json& j, const Int8Check& v);
+void from_json(const json& j, Int8Check& v);
 
 }  // namespace rooflens

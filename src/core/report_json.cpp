@@ -133,6 +133,7 @@ void to_json(json& j, const ModelInfo& m) {
   to_json(j, static_cast<const ModelCore&>(m));
   put_unless(j, "constant_tensors", m.constant_tensors, int64_t{0});
   if (m.memory) j["memory"] = *m.memory;
+  if (m.int8_weights) j["int8_weights"] = *m.int8_weights;
 }
 void from_json(const json& j, ModelInfo& m) {
   from_json(j, static_cast<ModelCore&>(m));
@@ -141,6 +142,7 @@ void from_json(const json& j, ModelInfo& m) {
     m.memory = j.at("memory").get<ModelMemory>();
     check_model_memory(*m.memory, m.analysis.nodes.size());
   }
+  if (j.contains("int8_weights")) m.int8_weights = j.at("int8_weights").get<Int8Weights>();
 }
 
 
@@ -343,6 +345,7 @@ void to_json(json& j, const ProfileRun& r) {
   if (r.threads_observed) j["threads_observed"] = *r.threads_observed;
   if (r.dispatch) j["dispatch"] = *r.dispatch;
   if (r.memory) j["memory"] = *r.memory;
+  if (r.int8_check) j["int8_check"] = *r.int8_check;
 }
 
 void from_json(const json& j, ProfileRun& r) {
@@ -392,6 +395,7 @@ void from_json(const json& j, ProfileRun& r) {
     r.memory = j.at("memory").get<RunMemory>();
     check_run_memory(*r.memory, r.layers.size(), r.label());
   }
+  if (j.contains("int8_check")) r.int8_check = j.at("int8_check").get<Int8Check>();
   if (j.contains("reference")) {
     r.reference = j.at("reference").get<ReferenceTiming>();
     const ReferenceTiming& ref = *r.reference;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/int8_kernels.h"
 #include "core/memory.h"
 
 namespace rooflens {
@@ -99,6 +100,8 @@ struct ModelInfo {
   uint64_t weight_bytes = 0;                // initializers and constant tensors
   Analysis analysis;
   std::optional<ModelMemory> memory;        // predicted need at the analysis' dims (absent in older reports)
+  std::optional<Int8Weights> int8_weights;  // the int8 weights of its integer matmuls (core/int8_kernels.h); profile
+                                            // writes it for models that have some
 };
 
 }  // namespace rooflens

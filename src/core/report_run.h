@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/int8_kernels.h"
 #include "core/memory.h"
 #include "core/report_layer.h"
 #include "core/run_key.h"
@@ -77,6 +78,7 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   std::optional<ThreadsObserved> threads_observed;  // the runtime's thread pool as its profile showed it
   std::optional<DispatchBreakdown> dispatch;      // where between_kernels_ms goes, as far as the source timed it
   std::optional<RunMemory> memory;                // predicted in the executed order, measured, explained
+  std::optional<Int8Check> int8_check;            // its outputs against an unoptimized run (core/int8_kernels.h)
 
   // The run's repetitions, read one way everywhere (what a repetition is: core/repetitions.h).
   // True when every repetition had a fresh runner, so the spread of their medians is run-to-run variation; false when

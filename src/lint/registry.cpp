@@ -14,6 +14,7 @@ const std::vector<LintRule>& lint_rules() {
     add_timing_rules(r);        // rules_timing.cpp: headroom, time between kernels
     add_setup_rules(r);         // rules_setup.cpp: threads above physical cores, unstable timings
     add_memory_rules(r);        // rules_memory.cpp: arena growth, packed copies, allocator retention, working set
+    add_accuracy_rules(r);      // rules_accuracy.cpp: u8s8 int8 kernels that saturate on x86 CPUs without VNNI
     return r;
   }();
   return rules;

@@ -73,5 +73,6 @@ void add_fusion_rules(RuleList& rules);
 void add_timing_rules(RuleList& rules);
 void add_setup_rules(RuleList& rules);
 void add_memory_rules(RuleList& rules);
+void add_accuracy_rules(RuleList& rules);
 
 }  // namespace rooflens

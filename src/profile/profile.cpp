@@ -7,6 +7,7 @@
 
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
+#include "analysis/int8_weights.h"
 #include "analysis/model_summary.h"
 #include "assembly/assemble.h"
 #include "core/atomic_file.h"
@@ -90,7 +91,7 @@ class GridRun {
   GridRun(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
           const ProfileHooks& hooks, Report& rep)
       : o_(o), backends_(backends), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"),
-        rounds_(std::max(1, o.repeat)) {
+        rounds_(std::max(1, o.repeat)), isa_(hw && !hw->machine.isa.empty() ? hw->machine.isa : o.isa) {
     const std::vector<RunKey> grid = expand_grid(o);
     const bool several = backends.size() > 1;
     for (size_t b = 0; b < backends.size(); ++b)
@@ -260,7 +261,10 @@ class GridRun {
         if (live && !run.live_from) run.live_from = static_cast<int64_t>(run.repetitions.size());
         add_repetition(run, measured);
       }
-      else first_run(slot, *m, measured);
+      else {
+        first_run(slot, *m, measured);
+        check_int8(slot, *m, r);
+      }
       if (round == rounds_) slot.live_runner.reset();  // its last round: the process ends
     } catch (const BackendError& e) {
       slot.live_runner.reset();
@@ -271,6 +275,22 @@ class GridRun {
       if (!(stopped && slot.run))
         fail(slot, round, e.stage, stopped ? "interrupted" : e.kind, stopped ? "interrupted (Ctrl-C)" : message,
              e.stderr_tail);
+    }
+  }
+
+  // The configuration's outputs against an unoptimized run, when the model and the CPU call for it (after the run,
+  // so it never shares the CPUs with the timing). A check that fails leaves the run as it is, with the reason.
+  void check_int8(Slot& slot, const Model& m, const RunRequest& r) {
+    if (!wants_int8_check(o_.int8_check, rep_.model.int8_weights, isa_)) return;
+    if (hooks_.interrupted && hooks_.interrupted->load()) return;
+    if (hooks_.progress)
+      hooks_.progress(slot.key.label() + " · int8 check against " + kUnoptimizedReference,
+                      (static_cast<size_t>(round_) - 1) * slots_.size() + next_, slots_.size() * static_cast<size_t>(rounds_));
+    ProfileRun& run = rep_.runs[*slot.run];
+    try {
+      run.int8_check = check_int8_outputs(*backends_[slot.backend], r, isa_, output_quantization_step(m));
+    } catch (const BackendError& e) {
+      run.warnings.push_back(std::string("int8 check against ") + kUnoptimizedReference + " failed: " + e.detail);
     }
   }
 
@@ -293,6 +313,7 @@ class GridRun {
   Report& rep_;
   TempDir work_;
   const int rounds_;
+  const std::vector<std::string> isa_;  // the machine's CPU features: the roofs' machine, else o_.isa
   std::vector<Slot> slots_;
   int round_ = 1;      // the round step() is in
   size_t next_ = 0;    // the next slot of that round
@@ -370,6 +391,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
   predict_model_memory(rep.model);
+  rep.model.int8_weights = int8_weights(base);
   const std::vector<std::string> labels = backend_labels(o);
   for (size_t b = 0; b < backends.size(); ++b) {
     rep.backends.push_back(backends[b]->info());

@@ -18,6 +18,7 @@
 #include "core/report.h"
 #include "core/timing.h"
 #include "model/shapes.h"
+#include "profile/int8_check.h"
 
 namespace rooflens {
 
@@ -44,6 +45,12 @@ struct ProfileOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage of one configuration
   std::map<std::string, std::string> input_files;  // --input NAME=FILE
   std::string report_path;         // -f; "" = not written while running
+  // --int8-check: when an int8 run's outputs are compared with an unoptimized run (profile/int8_check.h), once per
+  // configuration after its first run.
+  Int8CheckMode int8_check = Int8CheckMode::automatic;
+  // The CPU features of the machine the runs run on (the CLI: rooflens' cpuid), for the int8 check's verdict when
+  // the roofs name none (--no-roofs, a datasheet); the roofs' machine is the report's machine when they do.
+  std::vector<std::string> isa;
 };
 
 // "1-64" -> 1,2,4,...,64 (powers of two, as PRoof and trtexec sweep); "1,8,32" -> as listed; "4" -> 4.

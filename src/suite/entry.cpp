@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/input_bounds.h"
+#include "analysis/int8_weights.h"
 #include "core/errors.h"
 #include "core/stats.h"
 #include "model/loader.h"
@@ -88,6 +89,30 @@ std::string data_sets_label(const std::vector<fs::path>& sets) {
   return sets.front().filename().string() + ".." + sets.back().filename().string();
 }
 
+// The line a failed validation of an int8 model adds on a CPU whose u8s8 kernels saturate, when the model's weights
+// use the full int8 range (core/int8_kernels.h): the likely cause of its deviation, and where to measure it. "" else.
+std::string int8_saturation_note(const BenchModel& m, const SuitePlan& plan) {
+  if (!u8s8_saturates(plan.isa)) return "";
+  std::optional<Int8Weights> w;
+  try {
+    w = int8_weights(load_model(m.path.string(), overrides_of(m)));
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (!w || w->reduced_range()) return "";
+  return "; int8 on a CPU without VNNI: ONNX Runtime's u8s8 kernels sum uint8 x int8 pairs in 16 bits, which "
+         "saturate with this model's full-range weights (" + std::to_string(w->min) + ".." + std::to_string(w->max) +
+         "): a likely cause (rooflens profile measures it against --opt-level disabled; -B "
+         "onnxruntime:session.x64quantprecision=1 runs kernels that do not saturate; docs/lint.md, u8s8-saturation)";
+}
+
+// A failed validation's verdict: the first failed output, and for an int8 model what this CPU does to it.
+Verdict validation_failure(const Validation& v, const Tolerance& tol, const BenchModel& m, const SuitePlan& plan) {
+  std::string message = validation_message(v, tol);
+  if (validation_error_type(v) == "mismatch") message += int8_saturation_note(m, plan);
+  return Verdict{"fail", "validate", validation_error_type(v), message};
+}
+
 void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, LiveRunner& runner, BenchEntry& e) {
   Validation v;
   v.reference = data_sets_label(m.data_sets);
@@ -111,7 +136,7 @@ void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, LiveRun
     return;
   }
   e.validation = v;
-  if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
+  if (!validation_passed(v)) throw validation_failure(v, tol, m, plan);
 }
 
 void validate_against_reference(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner, BenchEntry& e) {
@@ -135,7 +160,7 @@ void validate_against_reference(ModelContext& ctx, const EntrySetup& s, LiveRunn
   const Tolerance tol = tolerance_for(ctx.model, s.plan);
   check_outputs(*ctx.reference, runner.outputs(feed, s.plan.timeout), tol, 0, v);
   e.validation = v;
-  if (!validation_passed(v)) throw Verdict{"fail", "validate", validation_error_type(v), validation_message(v, tol)};
+  if (!validation_passed(v)) throw validation_failure(v, tol, ctx.model, s.plan);
 }
 
 BenchMetrics metrics_of(const Measurement& br, int64_t nodes) {

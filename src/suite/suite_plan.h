@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "validation/allclose.h"
@@ -18,6 +19,9 @@ struct SuitePlan {
   TimingOptions timing = TimingOptions::suite();  // benchmark mode; timing.layers: a short profiled run for
                                                  // metrics.csv
   int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
+  // The CPU features of the machine the runners run on (results.json's system.isa): a failed validation of an int8
+  // model says when they make its u8s8 kernels saturate (core/int8_kernels.h).
+  std::vector<std::string> isa;
   // TEST ONLY (ROOFLENS_TEST_HOOKS=1): model name -> fault its runner process suffers (backends/fault_injection.h)
   std::map<std::string, std::string> test_faults;
 

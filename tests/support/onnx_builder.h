@@ -81,4 +81,40 @@ inline void matmul_chain_model(const std::string& path, int layers) {
   save(m, path);
 }
 
+// A scalar initializer of any element type from its raw bytes.
+inline void add_scalar_initializer(onnx::GraphProto* g, const std::string& name, int elem, const std::string& raw) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem);
+  t->set_raw_data(raw);
+}
+
+// x float[1,4] -> QuantizeLinear -> DequantizeLinear -> MatMul with W = DequantizeLinear(int8 `weights`, 4x2) ->
+// QuantizeLinear -> DequantizeLinear -> y float[1,2]: the QDQ form a runtime fuses into one u8s8 matmul. Activations
+// are uint8 with scale `activation_scale` (the output's quantization step), weights int8 with scale 0.01.
+inline void qdq_matmul_model(const std::string& path, const std::vector<int8_t>& weights, float activation_scale = 0.05f) {
+  onnx::ModelProto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 4});
+  add_value(g->mutable_output(), "y", {1, 2});
+  auto f32 = [](float v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+  add_scalar_initializer(g, "act_scale", onnx::TensorProto::FLOAT, f32(activation_scale));
+  add_scalar_initializer(g, "act_zp", onnx::TensorProto::UINT8, std::string(1, '\0'));
+  add_scalar_initializer(g, "w_scale", onnx::TensorProto::FLOAT, f32(0.01f));
+  add_scalar_initializer(g, "w_zp", onnx::TensorProto::INT8, std::string(1, '\0'));
+  auto* w = g->add_initializer();
+  w->set_name("w_q");
+  w->set_data_type(onnx::TensorProto::INT8);
+  w->add_dims(4);
+  w->add_dims(2);
+  w->set_raw_data(std::string(reinterpret_cast<const char*>(weights.data()), weights.size()));
+  add_node(g, "QuantizeLinear", {"x", "act_scale", "act_zp"}, {"x_q"}, "q_x");
+  add_node(g, "DequantizeLinear", {"x_q", "act_scale", "act_zp"}, {"x_dq"}, "dq_x");
+  add_node(g, "DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w_dq"}, "dq_w");
+  add_node(g, "MatMul", {"x_dq", "w_dq"}, {"mm"}, "matmul");
+  add_node(g, "QuantizeLinear", {"mm", "act_scale", "act_zp"}, {"y_q"}, "q_y");
+  add_node(g, "DequantizeLinear", {"y_q", "act_scale", "act_zp"}, {"y"}, "dq_y");
+  save(m, path);
+}
+
 }  // namespace rooflens::testing

@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "suite/entry.h"
+#include "support/onnx_builder.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
@@ -184,4 +185,24 @@ TEST_F(BenchEntryVerdicts, WithoutTestDataTheFirstConfigurationIsTheReference) {
   EXPECT_EQ(b.status, "fail");
   EXPECT_EQ(b.error_type, "mismatch");
   EXPECT_EQ(b.validation->reference, "config:A");
+}
+
+TEST_F(BenchEntryVerdicts, AnInt8ModelsMismatchOnACpuWithoutVnniSaysWhy) {
+  ScriptedLiveRunner s;
+  s.on_outputs = [](const FeedSpec&) { return std::vector<TensorValue>{floats("y", {1, 3})}; };
+  const std::string note = "int8 on a CPU without VNNI";
+  rooflens::testing::qdq_matmul_model(model_.path.string(), {-128, 127, 3, -7, 64, -64, 0, 100});
+  plan_.isa = {"sse2", "avx", "fma", "avx2"};
+  BenchEntry e = run(s, model_);
+  EXPECT_EQ(e.error_type, "mismatch");
+  EXPECT_NE(e.message.find(note), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("(-128..127)"), std::string::npos) << e.message;
+  // With VNNI nothing saturates; weights within ±64 cannot saturate; an fp32 model has no int8 kernels.
+  plan_.isa = {"sse2", "avx", "fma", "avx2", "avx512f", "avx512bw", "avx512_vnni"};
+  EXPECT_EQ(run(s, model_).message.find(note), std::string::npos);
+  plan_.isa = {"sse2", "avx", "fma", "avx2"};
+  rooflens::testing::qdq_matmul_model(model_.path.string(), {-64, 64, 3, -7, 10, -1, 0, 63});
+  EXPECT_EQ(run(s, model_).message.find(note), std::string::npos);
+  rooflens::testing::matmul_chain_model(model_.path.string(), 1);
+  EXPECT_EQ(run(s, model_).message.find(note), std::string::npos);
 }

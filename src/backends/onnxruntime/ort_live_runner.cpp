@@ -30,6 +30,7 @@ class OrtLiveRunner : public LiveRunner {
   ServedModel load(const ModelLoad& m) override {
     OrtSessionOptions user = base_;
     for (const auto& [k, v] : m.options) apply_ort_option(user, k, v);
+    if (m.opt_level) user.set("graphOptimizationLevel", *m.opt_level);
     OrtSessionOptions opts = user;
     for (const auto& [k, v] : m.dims) opts.freeDimensionOverrides[k] = v;
     const RunSetting threads = ort_threads(m.threads, user, budget_);

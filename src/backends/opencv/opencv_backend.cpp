@@ -60,6 +60,10 @@ class OpenCvLiveRunner : public LiveRunner {
   ServedModel load(const ModelLoad& m) override {
     if (!m.options.empty()) throw UsageError("-B opencv: per-model options are not supported");
     loaded_ = resolved(options_, m.threads, budget_, threads_);
+    if (m.opt_level) {
+      loaded_.fusion = *m.opt_level != "disabled";
+      loaded_.fusion_given = true;
+    }
     return child("load").load(m.model, m.dims, {}, loaded_, m.timeout);
   }
 
