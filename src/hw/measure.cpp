@@ -57,12 +57,15 @@ uint64_t reported_llc(const MachineDesc& m) {
   return llc;
 }
 
-// The most one team's buffer may hold (`teams` thread counts are measured side by side): a quarter of the
-// memory free now, shared, so the rest of the machine keeps room; 4 GiB each when unknown.
+// The most one team's buffer may hold (`teams` thread counts are measured side by side): half the memory free now,
+// shared, so the rest of the machine keeps room; 4 GiB each when unknown. A quarter was not enough where the last
+// cache is large: a 2-core Sapphire Rapids guest (260 MiB of L3, 23.5 GiB free) reads its L3 to 256 MiB at 2
+// threads, so DRAM's plateau begins at 1 GiB and needs the sweep to 4 GiB to show itself; at a quarter (2.9 GiB per
+// team) --quick stopped at 2 GiB and left 2 threads without a DRAM roof in some runs.
 uint64_t memory_limit(int teams) {
   uint64_t avail = available_memory_bytes();
   if (avail == 0) return 4 * kGiB;
-  return std::max<uint64_t>(avail / 4 / static_cast<uint64_t>(std::max(teams, 1)), 256 * kMiB);
+  return std::max<uint64_t>(avail / 2 / static_cast<uint64_t>(std::max(teams, 1)), 256 * kMiB);
 }
 
 // Where the sweep starts ending: full, max(8 x reported LLC, 1 GiB) (STREAM wants 4x the caches; a reported size
