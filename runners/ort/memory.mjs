@@ -9,20 +9,35 @@ export function optionsForOtherModels(options) {
   return rest;
 }
 
-// The runtime's baseline and its cost per node, from a child process with the same options and environment (the C
+// The runtime's baseline and its cost per node, from child processes with the same options and environment (the C
 // allocator's setting among it). A real node holds at least what a trivial one does (attributes, more inputs, a kernel
-// with state): node_bytes is a lower bound per node. Both 0 when the child fails; the reason goes to stderr.
+// with state): node_bytes is a lower bound per node. Each figure is the median of three processes: what one process's
+// heap happens to reuse moves it by a few hundred KB. All 0 when a child fails; the reason goes to stderr.
 const RUNTIME_COST_SCRIPT = fileURLToPath(new URL('./runtime_cost.mjs', import.meta.url));
-export function measureRuntimeCost(options) {
-  const input = JSON.stringify(optionsForOtherModels(options));
-  const child = spawnSync(process.execPath, [RUNTIME_COST_SCRIPT], { input, encoding: 'utf8', timeout: 120000 });
+const CALIBRATION_PROCESSES = 3;
+const FIELDS = ['baseline_bytes', 'baseline_run_bytes', 'node_bytes'];
+function measureOnce(input) {
+  // --expose-gc: the child collects the garbage of building its models before it counts.
+  const child = spawnSync(process.execPath, ['--expose-gc', RUNTIME_COST_SCRIPT],
+                          { input, encoding: 'utf8', timeout: 120000 });
   try {
     if (child.status === 0) {
       const r = JSON.parse(child.stdout);
-      return { baseline_bytes: r.baseline_bytes, node_bytes: r.node_bytes };
+      if (FIELDS.every((f) => Number.isInteger(r[f]))) return r;
     }
   } catch (e) { /* reported below */ }
   process.stderr.write(`rooflens-ort-runner: the runtime's cost was not measured (${child.error ?? `exit ${child.status}`}): ` +
                        `${String(child.stderr).trim().split('\n').pop()}\n`);
-  return { baseline_bytes: 0, node_bytes: 0 };
+  return null;
+}
+export function measureRuntimeCost(options) {
+  const input = JSON.stringify(optionsForOtherModels(options));
+  const runs = [];
+  for (let i = 0; i < CALIBRATION_PROCESSES; ++i) {
+    const r = measureOnce(input);
+    if (!r) return Object.fromEntries(FIELDS.map((f) => [f, 0]));
+    runs.push(r);
+  }
+  const median = (f) => runs.map((r) => r[f]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  return Object.fromEntries(FIELDS.map((f) => [f, median(f)]));
 }

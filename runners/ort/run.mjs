@@ -93,6 +93,7 @@ async function opLoad(req) {
   if (optBool(req, 'runtime_cost', false)) {
     const cost = runtimeCost(options);
     memory.baseline_bytes = cost.baseline_bytes;
+    memory.baseline_run_bytes = cost.baseline_run_bytes;
     memory.node_bytes = cost.node_bytes;
     memory.runtime_cost_measured_at = cost.measured_at;
     memory.start_bytes = procStatus().rss;  // reading the cache file is not the model's

@@ -37,10 +37,12 @@ function readCache(file) {
   }
 }
 
+// An entry without baseline_run_bytes was measured before it was (and by one process): measured over.
 const valid = (e) => e && Number.isInteger(e.baseline_bytes) && e.baseline_bytes > 0 && Number.isInteger(e.node_bytes) &&
-                     e.node_bytes > 0 && typeof e.measured_at === 'string';
+                     e.node_bytes > 0 && Number.isInteger(e.baseline_run_bytes) && e.baseline_run_bytes >= 0 &&
+                     typeof e.measured_at === 'string';
 
-// {baseline_bytes, node_bytes, measured_at (ISO time)}; both 0 when they could not be measured (then nothing is kept).
+// {baseline_bytes, baseline_run_bytes, node_bytes, measured_at (ISO time)}; all 0 when they could not be measured (then nothing is kept).
 export function runtimeCost(options) {
   const file = cacheFile();
   const key = keyOf(options);

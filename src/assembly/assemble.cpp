@@ -103,6 +103,7 @@ void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx,
   const std::optional<MemoryMeasured> measured = measured_memory(m);
   in.measured = &measured;
   in.baseline_bytes = m.runtime_baseline_bytes;
+  in.baseline_run_bytes = m.runtime_baseline_run_bytes;
   in.node_bytes = m.runtime_node_bytes;
   in.runtime_cost_measured_at = m.runtime_cost_measured_at;
   in.session_creation = &m.session_creation;

@@ -62,6 +62,7 @@ struct GenerationMeasurement {
   std::optional<MemoryMeasured> memory;
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
   uint64_t runtime_baseline_bytes = 0;
+  uint64_t runtime_baseline_run_bytes = 0;  // of it, what its first run added (Measurement's field of that name)
   int64_t output_copies = 0;
   CallerMemory caller;           // the caller's side of the loop (a garbage-collected binding's buffers and heap)
   std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage collected

@@ -73,6 +73,9 @@ struct Measurement {
   // model (its baseline), and what one node of a session costs it (a chain of trivial nodes: a lower bound per
   // node). 0: not measured.
   uint64_t runtime_baseline_bytes = 0;
+  // Of the baseline, what its first run added: pages a process holds only once those kernels ran (their code, which
+  // the runtime picks by ISA, so it differs by CPU class).
+  uint64_t runtime_baseline_run_bytes = 0;
   uint64_t runtime_node_bytes = 0;
   std::string runtime_cost_measured_at;       // when they were measured (ISO 8601)
   // The large blocks the runtime allocates from the C library while it creates the session, in order, and that C

@@ -177,6 +177,10 @@ struct MemoryPrediction {
   uint64_t baseline_bytes = 0;           // the runtime's own: what a first session of it costs a process whatever
                                          // the model, a calibration constant measured in a process of its own
                                          // (0: not measured)
+  uint64_t baseline_run_bytes = 0;       // of baseline_bytes, what the calibration's first run added: the pages of
+                                         // the kernels it ran (their code differs by CPU class), which a session
+                                         // holds only once its own kernels ran, and a model running none of them
+                                         // never does — how far below the baseline a session may stay
   uint64_t structures_bytes = 0;         // the session's graph and kernel structures: the model's nodes times what
                                          // one node of a trivial chain cost the runtime, a calibration constant
                                          // (0: not measured; a lower bound)
@@ -292,6 +296,7 @@ struct KvMemory {
   uint64_t prefill_peak_bytes = 0;       // baseline + weights + prepacked + the prefill's activations + output copies
   uint64_t decode_peak_bytes = 0;        // baseline + weights + prepacked + the last step's activations + output copies
   uint64_t baseline_bytes = 0;           // the runtime's own (a baseline session; 0: not measured)
+  uint64_t baseline_run_bytes = 0;       // of it, what its first run added (MemoryPrediction::baseline_run_bytes)
   uint64_t predicted_bytes = 0;          // the larger of the two peaks: the runner's predicted increase
   // The runner's measured increase over its start: each phase's own peak over the timed requests (0: not measured).
   uint64_t prefill_measured_bytes = 0, decode_measured_bytes = 0;

@@ -51,6 +51,7 @@ ROOFLENS_JSON_FIELDS(CAllocatorPrediction, setting, creation_peak_bytes, session
 void to_json(json& nlohmann_json_j, const MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, ROOFLENS_MEMORY_PREDICTION_FIELDS))
   nlohmann_json_j["structures_bytes"] = nlohmann_json_t.structures_bytes;
+  nlohmann_json_j["baseline_run_bytes"] = nlohmann_json_t.baseline_run_bytes;
   nlohmann_json_j["peak_bytes"] = nlohmann_json_t.peak_bytes;
   if (nlohmann_json_t.c_allocator) nlohmann_json_j["c_allocator"] = *nlohmann_json_t.c_allocator;
   if (nlohmann_json_t.arena) nlohmann_json_j["arena"] = *nlohmann_json_t.arena;
@@ -59,6 +60,7 @@ void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_MEMORY_PREDICTION_FIELDS))
   // Added after reports with a run's memory were first written: absent reads as not measured.
   nlohmann_json_t.structures_bytes = optional_integer(nlohmann_json_j, "structures_bytes", uint64_t{0});
+  nlohmann_json_t.baseline_run_bytes = optional_integer(nlohmann_json_j, "baseline_run_bytes", uint64_t{0});
   // Reports before the session's creation was predicted: the peak is the first run's.
   nlohmann_json_t.peak_bytes = optional_integer(nlohmann_json_j, "peak_bytes", nlohmann_json_t.total_bytes);
   if (nlohmann_json_j.contains("c_allocator")) {
@@ -78,7 +80,8 @@ ROOFLENS_JSON_FIELDS(MemoryProjection, measured_predicted_bytes, weights_bytes, 
 template <typename Kv>
 auto kv_memory_parts(Kv& k) {
   using Field = std::conditional_t<std::is_const_v<Kv>, const uint64_t*, uint64_t*>;
-  return std::array<std::pair<const char*, Field>, 10>{{
+  return std::array<std::pair<const char*, Field>, 11>{{
+      {"baseline_run_bytes", &k.baseline_run_bytes},
       {"prefill_copies_bytes", &k.prefill_copies_bytes},
       {"decode_copies_bytes", &k.decode_copies_bytes},
       {"uncollected_copies_bytes", &k.uncollected_copies_bytes},

@@ -202,6 +202,7 @@ class GenerateGrid {
     s.output_copies = m.output_copies;
     s.baseline_bytes = m.runtime_baseline_bytes;
     KvMemory k = kv_memory(s);
+    k.baseline_run_bytes = m.runtime_baseline_run_bytes;
     if (m.memory) {
       const uint64_t start = m.memory->start_bytes;
       auto above = [start](uint64_t peak) { return peak > start ? peak - start : 0; };

@@ -175,13 +175,14 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
       p.output_copies_bytes = sat_mul(t.activations.outputs_bytes, static_cast<uint64_t>(std::max<int64_t>(0, in.output_copies)));
   }
   p.baseline_bytes = in.baseline_bytes;
+  p.baseline_run_bytes = in.baseline_run_bytes;
   // The model's own nodes are what the runtime parses, optimizes and makes kernels of; without the model, the
   // executed graph's.
   const size_t nodes = in.analysis ? in.analysis->nodes.size() : in.executed ? in.executed->nodes.size() : 0;
   p.structures_bytes = sat_mul(in.node_bytes, static_cast<uint64_t>(nodes));
   if ((in.node_bytes || in.baseline_bytes) && !in.runtime_cost_measured_at.empty())
     m.notes.push_back("calibration: the runtime's baseline " + si_bytes(static_cast<double>(in.baseline_bytes)) +
-                      " and " + std::to_string(in.node_bytes) + " bytes per node (x " + std::to_string(nodes) +
+                      " (its first run " + si_bytes(static_cast<double>(in.baseline_run_bytes)) + ") and " + std::to_string(in.node_bytes) + " bytes per node (x " + std::to_string(nodes) +
                       " nodes), measured " + in.runtime_cost_measured_at +
                       " in a process of their own with these options (the backend keeps them per runtime, machine "
                       "and options; docs/memory.md)");

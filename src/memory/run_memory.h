@@ -21,6 +21,7 @@ struct RunMemorySources {
   uint64_t model_weights_bytes = 0;                    // the model file's weights a node reads
   const std::optional<MemoryMeasured>* measured = nullptr;
   uint64_t baseline_bytes = 0;                         // Measurement::runtime_baseline_bytes
+  uint64_t baseline_run_bytes = 0;                     // Measurement::runtime_baseline_run_bytes
   uint64_t node_bytes = 0;                             // Measurement::runtime_node_bytes
   std::string runtime_cost_measured_at;                // Measurement::runtime_cost_measured_at
   const std::vector<HeapEvent>* session_creation = nullptr;  // Measurement::session_creation

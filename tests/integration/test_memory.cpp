@@ -26,8 +26,10 @@ namespace {
 const std::string kQuick = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
 const std::string kRelease = "mallocMmapThreshold=131072";
 // The runtime's baseline is calibrated in a process of its own on the kernels most models share; a model that runs
-// none of them never makes their library pages resident: 2.13 MiB (docs/memory.md), the one margin below a band.
-constexpr double kBaselinePages = 2.13 * 1024 * 1024;
+// none of them never makes their pages resident, nor does a session before its first run: the calibration's own first
+// run measured them on this machine (predicted.baseline_run_bytes: 1.9 MiB on an AVX-512 Xeon; the kernels the
+// runtime picks, and so their code, differ by CPU class), the one margin below a band.
+double baseline_pages(const json& predicted) { return predicted.at("baseline_run_bytes").get<double>(); }
 
 fs::path corpus_dir() {
   if (const char* env = std::getenv("ROOFLENS_CORPUS")) return env;
@@ -95,16 +97,17 @@ TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
     EXPECT_LE(p.at("weights_bytes").get<double>(), 1.02 * r.at("model").at("weight_bytes").get<double>()) << c.file;
     EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real session costs MBs
     // The session's node structures: a trivial node costs KBs, and a real node at least that, so they stay under
-    // what the session measured beyond baseline and weights — give or take the baseline's own library pages (2.13 MiB
-    // measured, docs/memory.md), which a model that runs none of its kernels never makes resident: the baseline is
-    // calibrated in a process of its own, on the kernels most models share.
+    // what the session measured beyond baseline and weights — give or take the pages of the baseline's first run,
+    // which a session has not made resident before its own (baseline_pages), and half a MiB of what one process's heap
+    // happens to reuse.
     const double per_node = p.at("structures_bytes").get<double>() / static_cast<double>(
                                 r.at("model").at("analysis").at("nodes").size());
     EXPECT_TRUE(per_node > 500 && per_node < 50'000) << c.file << ": " << per_node << " bytes per node";
     const json& meas = m.at("measured");
     EXPECT_LE(p.at("baseline_bytes").get<double>() + p.at("structures_bytes").get<double>() +
                   p.at("weights_bytes").get<double>() + p.at("prepacked_bytes").get<double>(),
-              meas.at("after_session_bytes").get<double>() - meas.at("start_bytes").get<double>() + 2.5 * (1 << 20))
+              meas.at("after_session_bytes").get<double>() - meas.at("start_bytes").get<double>() + baseline_pages(p) +
+                  0.5 * (1 << 20))
         << c.file;
     EXPECT_TRUE(m.at("measured").at("peak_reset").get<bool>()) << c.file;
     // The session as the replay of its creation predicts it (glibc giving large blocks back: its live blocks), within
@@ -153,7 +156,7 @@ TEST_F(MemoryTest, TheDefaultArenaLiesInsideItsBandAndItsOwnFiguresAreKept) {
                        a.at("inputs_bytes").get<double>();
   EXPECT_EQ(a.at("low_bytes").get<double>(), fixed + a.at("written_bytes").get<double>());
   const double got = m.at("measured").at("increase_bytes").get<double>();
-  EXPECT_GE(got, a.at("low_bytes").get<double>() - kBaselinePages) << m.dump();
+  EXPECT_GE(got, a.at("low_bytes").get<double>() - baseline_pages(p)) << m.dump();
   EXPECT_LE(got, a.at("high_bytes").get<double>()) << m.dump();
   // ORT writes its arena's figures into the profile when the arena is on: held at least what was in use.
   const json& measured = m.at("measured");
@@ -179,7 +182,7 @@ TEST_F(MemoryTest, ATextModelsKernelsRanInTheBaselineSoItsIncreaseLiesInsideItsB
   ASSERT_TRUE(m.at("predicted").contains("arena")) << m.dump();
   const json& a = m.at("predicted").at("arena");
   const double got = m.at("measured").at("increase_bytes").get<double>();
-  EXPECT_GE(got, a.at("low_bytes").get<double>() - kBaselinePages) << m.dump();
+  EXPECT_GE(got, a.at("low_bytes").get<double>() - baseline_pages(m.at("predicted"))) << m.dump();
   EXPECT_LE(got, a.at("high_bytes").get<double>()) << m.dump();
 }
 
@@ -230,6 +233,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   std::vector<double> decode_measured, decode_collected, kv_end;
   for (const auto& run : runs) {
     const json& m = run.at("memory");
+    SCOPED_TRACE("run memory: " + m.dump());  // every figure, when an expectation on another class fails
     EXPECT_EQ(m.at("kv_bytes_per_token").get<uint64_t>(), per_token);
     const uint64_t batch = run.at("batch").get<uint64_t>(), prompt = run.at("prompt").get<uint64_t>();
     const uint64_t gen = run.at("gen").get<uint64_t>();
@@ -279,7 +283,10 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
       const double rest = collected - peak - m.at("session_beyond_bytes").get<double>() -
                           m.at("collected_heap_bytes").get<double>();
       // The decode step's rest is fixed (2-3 MB); the prefill's grows with the prompt (4 MB at batch 2, prompt 512).
-      const double bound = phase == "decode" ? 4e6 : 0.1 * collected;
+      // Part of it is the pages of the kernels the first run makes resident, which the baseline holds for its own
+      // kernels: how many differs by CPU class (the runtime picks its kernels by ISA), so they widen the bound as the
+      // calibration measured them here (1.9 MB on an AVX-512 Xeon, where the rest was 1.5-1.9 MB decoding).
+      const double bound = (phase == "decode" ? 2e6 : 0.1 * collected) + m.at("baseline_run_bytes").get<double>();
       EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory request " << collected;
     }
     EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 1.5e6);  // the collections keep V8's heap where it was

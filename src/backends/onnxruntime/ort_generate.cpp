@@ -74,6 +74,7 @@ class OrtGeneration : public DecoderGeneration {
         mm.peak_bytes = measured_peak(mm);
         m.memory = mm;
         m.runtime_baseline_bytes = loaded.baseline_bytes;
+        m.runtime_baseline_run_bytes = loaded.baseline_run_bytes;
         m.output_copies = 1;  // onnxruntime-node copies every output into a new JavaScript buffer
       } else {
         m.memory.reset();

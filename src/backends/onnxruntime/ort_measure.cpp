@@ -204,6 +204,7 @@ void add_load_memory(Measurement& m, const LoadResult& load) {
 
 void add_runtime_cost(Measurement& m, const LoadResult& calibrated) {
   m.runtime_baseline_bytes = calibrated.baseline_bytes;
+  m.runtime_baseline_run_bytes = calibrated.baseline_run_bytes;
   m.runtime_node_bytes = calibrated.node_bytes;
   m.runtime_cost_measured_at = calibrated.runtime_cost_measured_at;
 }

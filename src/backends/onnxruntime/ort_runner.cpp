@@ -304,6 +304,7 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     mm.peak_reset = field<bool>(m, "peak_reset", false);
     out.memory = mm;
     out.baseline_bytes = field<uint64_t>(m, "baseline_bytes", 0);
+    out.baseline_run_bytes = field<uint64_t>(m, "baseline_run_bytes", 0);
     out.node_bytes = field<uint64_t>(m, "node_bytes", 0);
     out.runtime_cost_measured_at = field<std::string>(m, "runtime_cost_measured_at", "");
   }

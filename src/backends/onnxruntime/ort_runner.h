@@ -114,6 +114,7 @@ struct LoadResult {
   // cached by the runner: what a first session of the runtime costs a process (its baseline) and what one node of a
   // session costs it (a chain of trivial nodes). 0: not measured.
   uint64_t baseline_bytes = 0;
+  uint64_t baseline_run_bytes = 0;  // of baseline_bytes, what its first run added
   uint64_t node_bytes = 0;
   std::string runtime_cost_measured_at;  // when (ISO 8601): the runner keeps the figures per runtime and options
 };
