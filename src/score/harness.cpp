@@ -83,7 +83,8 @@ HarnessFingerprint harness_fingerprint(const ModeSettings& mode, const std::stri
                               "stopping at {}% confidence must pass",
                               number(lat.percentile), lat.min_queries, number(lat.confidence * 100))},
       {"throughput", fmt::format("offline, >= {} s and >= {} queries, concurrency {}, ~{} ms of calls per request; "
-                                 "the first repetition picks the best of one instance on every core and one per core",
+                                 "a search before the repetitions, not one of them, picks the best of one instance on every "
+                                 "core and one per core",
                                  number(thr.min_duration_s), thr.min_queries, kOfflineConcurrency,
                                  number(thr.offline_request_ms))},
       {"samples", fmt::format("{} seeded samples per instance (seed {})", lat.sample_count, lat.seed)},
