@@ -215,9 +215,11 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
 void note_setting_changes(ProfileRun& r, const Measurement& m) {
   for (const auto& s : m.settings) {
     const RunSetting* first = find_setting(r.settings, s.name);
-    if (!first || first->value == s.value) continue;
+    if (first && first->value == s.value) continue;
+    // A setting the first repetition had no entry for (the turns' runner_cpus): it was left to the runtime and the OS.
     const std::string w = "repetitions from " + std::to_string(r.repetitions.size() + 1) + " on ran with " + s.name +
-                          " " + s.value + " [" + to_string(s.source) + "], the first with " + first->value;
+                          " " + s.value + " [" + to_string(s.source) + "], the first " +
+                          (first ? "with " + first->value : std::string("without it"));
     const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& x) {
       return x.rfind("repetitions from ", 0) == 0 && x.find(" ran with " + s.name + " " + s.value + " [") != std::string::npos;
     });

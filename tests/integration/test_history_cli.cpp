@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/common/cpu_budget.h"
 #include "core/history.h"
 #include "core/sha256.h"
 #include "db/store.h"
@@ -323,6 +324,12 @@ TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) 
   EXPECT_FALSE(run["layers"].empty());
   EXPECT_EQ(run["live_from"], 1);  // every repetition after the fresh one is a turn on a live runner
   for (const auto& w : run["warnings"]) EXPECT_EQ(w.get<std::string>().find("run-to-run"), std::string::npos) << w;
+  // On one thread of several cores, the two sides took their turns on the same CPU, and the run says so.
+  if (rooflens::cpu_budget().cores > 1) {
+    bool placed = false;
+    for (const auto& w : run["warnings"]) placed |= w.get<std::string>().find("ran with runner_cpus ") != std::string::npos;
+    EXPECT_TRUE(placed) << run["warnings"].dump();
+  }
   CliResult gate = run_cli("history --check" + db, dir_.string());
   EXPECT_EQ(gate.rc, 0) << gate.out << gate.err;
 

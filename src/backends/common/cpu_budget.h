@@ -47,6 +47,10 @@ std::vector<std::vector<int>> disjoint_cpu_sets(int64_t sets, int64_t cores_each
 std::vector<std::vector<int>> disjoint_cpu_sets(const std::vector<int>& cpus, int64_t sets, int64_t cores_each,
                                                 const std::function<std::optional<std::pair<int, int>>(int)>& package_core);
 
+// Moves every thread of process `pid` onto `cpus` (threads it starts later inherit the mask of their creator, so
+// they stay there too). False when /proc cannot list its threads or one of them refused.
+bool pin_process(int pid, const std::vector<int>& cpus);
+
 // What a run's thread count means on this budget: more threads than allowed CPUs share them (each kernel's
 // barrier then waits for a descheduled thread). "" when nothing needs saying.
 std::string oversubscription_warning(int64_t threads, const CpuBudget& budget);

@@ -2,8 +2,11 @@
 // two instances never share a core's vector units through SMT siblings.
 #include <sched.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+#include <system_error>
 
 #include "backends/common/cpu_budget.h"
 
@@ -41,6 +44,26 @@ std::vector<std::vector<int>> disjoint_cpu_sets(const std::vector<int>& cpus, in
 
 std::vector<std::vector<int>> disjoint_cpu_sets(int64_t sets, int64_t cores_each) {
   return disjoint_cpu_sets(cpu_budget().cpus, sets, cores_each, sysfs_core);
+}
+
+bool pin_process(int pid, const std::vector<int>& cpus) {
+  cpu_set_t want;
+  CPU_ZERO(&want);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
+  std::error_code ec;
+  bool all = true, any = false;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    int tid = 0;
+    try {
+      tid = std::stoi(task.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    any = true;
+    all = ::sched_setaffinity(tid, sizeof want, &want) == 0 && all;
+  }
+  return !ec && any && all;
 }
 
 }  // namespace rooflens
