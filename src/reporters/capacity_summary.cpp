@@ -90,7 +90,12 @@ std::string details(const CapacityResult& c, const CapacityRun& r) {
                        sig(static_cast<double>(e->flops_per_sample) / 1e9), sig(e->gflops));
     if (!e->compute_roof.empty()) out += fmt::format(" ({:.0f}% of {})", 100 * e->compute_share, e->compute_roof);
     out += fmt::format(", layers moving {} GB/s", sig(e->gbps));
-    if (!e->dram_roof.empty()) out += fmt::format(" ({:.0f}% of {})", 100 * e->dram_share, e->dram_roof);
+    // The layers' bytes are every read and write of every layer, wherever they were served: beyond what DRAM gives,
+    // the caches served the rest (a model whose weights fit the last level), which the line says rather than imply a
+    // figure above its roof.
+    if (!e->dram_roof.empty())
+      out += fmt::format(" ({:.0f}% of {}{})", 100 * e->dram_share, e->dram_roof,
+                         e->dram_share > 1 ? ": more than DRAM gives, so caches served part of it" : "");
     out += fmt::format(" on {} core(s)\n", e->cores_in_use);
   }
   if (const ScenarioResult* p = headline_point(r, c.settings.scenario)) {
