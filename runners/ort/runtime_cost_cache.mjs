@@ -3,6 +3,7 @@
 // Measuring them starts a process that makes two sessions (~0.3 s), once per configuration a run loads; the figures
 // are the runtime's, not the model's, so they are measured once and read back with the date they were measured. A file
 // that cannot be read or parsed is measured over.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,13 +17,27 @@ function cacheFile() {
   return path.join(base, 'rooflens', 'runtime-cost.json');
 }
 
+// The machine's class as far as a process's pages depend on it: the CPU's features (the runtime picks its kernels, and so
+// the code pages a first run makes resident, by ISA), the kernel (how page faults map file pages) and its transparent
+// huge page mode. The CPU's name is not enough: a KVM guest reports "Intel(R) Xeon(R) Processor" whatever the host, and
+// a home directory that moves between hosts would hand one host's figures to another (docs/memory.md).
+function readOr(file, fallback) {
+  try { return fs.readFileSync(file, 'utf8'); } catch (e) { return fallback; }
+}
+function machineClass() {
+  const flags = /^flags\s*:\s*(.*)$/m.exec(readOr('/proc/cpuinfo', ''))?.[1] ?? '';
+  const thp = /\[(\w+)\]/.exec(readOr('/sys/kernel/mm/transparent_hugepage/enabled', ''))?.[1] ?? null;
+  return [createHash('sha256').update(flags.trim().split(/\s+/).sort().join(' ')).digest('hex').slice(0, 16),
+          os.release(), thp];
+}
+
 // Everything the figures depend on: the runtime and its host, the C allocator's setting, the session options (in a
-// fixed key order), the machine, and how they are measured (the chain's length, the baseline model's version: figures
-// from another are not reused).
+// fixed key order), the machine and its class, and how they are measured (the chain's length, the baseline model's
+// version: figures from another are not reused).
 function keyOf(options) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
-  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
+  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '', ...machineClass(),
                          os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
                          sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`,
                          `common kernels ${COMMON_KERNELS_VERSION}`]);

@@ -63,7 +63,7 @@ int run_hw(const HwArgs& a) {
     bool cacheable = a.threads.empty() && a.without_isa.empty();
     std::string dir = hw::cache_dir_from_env();
     MachineDesc here = hw::describe_machine(hw::detect_features());
-    std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
+    std::string key = hw::cache_key(here, ROOFLENS_VERSION);
     std::optional<HardwareInfo> cached;
     if (cacheable && !a.refresh) cached = hw::load_cached(dir, key, !a.quick);
     if (cached) {
@@ -125,8 +125,9 @@ void setup_hw(CLI::App& root, Action& action) {
       ->excludes(without);
   cmd->footer(
       "Memory levels come from the measured sweep; reported cache sizes are hints (docs/roofs.md).\n"
-      "Results are cached per machine under $XDG_CACHE_HOME/rooflens (or ~/.cache/rooflens), keyed by CPU\n"
-      "model, core count and rooflens version, and reused unless --refresh.\n"
+      "Results are cached per machine under $XDG_CACHE_HOME/rooflens (or ~/.cache/rooflens), keyed by the\n"
+      "machine's class (CPU model, cores, usable ISA, cache sizes, memory) and rooflens version, and reused\n"
+      "unless --refresh.\n"
       "Examples:\n"
       "  rooflens hw --quick\n"
       "  rooflens hw --refresh --threads 1,2 --verbose -o roofs.json\n"

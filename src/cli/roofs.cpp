@@ -14,7 +14,7 @@ std::optional<HardwareInfo> obtain_roofs(const RoofsRequest& r) {
   if (!r.file.empty()) return hw::load_roofs_file(r.file);
   MachineDesc here = hw::describe_machine(hw::detect_features());
   std::string dir = hw::cache_dir_from_env();
-  std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
+  std::string key = hw::cache_key(here, ROOFLENS_VERSION);
   if (auto cached = hw::load_cached(dir, key, false)) return cached;
   if (!r.quiet) std::cerr << "rooflens " << r.command << ": no cached roofs for this machine; measuring them (hw --quick)…\n";
   hw::HwOptions opts;

@@ -22,7 +22,7 @@ SetupItem roofs_item() {
   SetupItem it{"roofs", false, false, ""};
   const MachineDesc here = hw::describe_machine(hw::detect_features());
   const std::string dir = hw::cache_dir_from_env();
-  const std::string key = hw::cache_key(here.model, here.cores, ROOFLENS_VERSION);
+  const std::string key = hw::cache_key(here, ROOFLENS_VERSION);
   if (auto cached = hw::load_cached(dir, key, false)) {
     it.ok = true;
     it.detail = std::string(cached->quick ? "quick" : "full") + " roofs measured " + cached->measured_at + " on " +

@@ -59,7 +59,7 @@ struct HwError {
 
 struct HardwareInfo {
   std::string source = "measured";  // "measured" | "datasheet"
-  std::string cache_key;            // CPU model + core count + rooflens version ("" for datasheets)
+  std::string cache_key;            // machine class (hw/roof_cache.h) + rooflens version ("" for datasheets)
   std::string measured_at;          // ISO 8601 UTC, "" for datasheets
   bool quick = false;               // measured with --quick (fewer kernels and points)
   MachineDesc machine;

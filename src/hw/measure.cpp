@@ -293,8 +293,9 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
   hw.quick = o.quick;
   hw.measured_at = iso_now();
   hw.machine = describe_machine(mask);
+  // The key names the machine as it is, before a test's stand-in caches replace what it reports.
+  hw.cache_key = cache_key(hw.machine, version);
   if (o.reported_caches) hw.machine.caches = *o.reported_caches;
-  hw.cache_key = cache_key(hw.machine.model, hw.machine.cores, version);
   const BwKernelSet& bw = o.bandwidth_set ? *o.bandwidth_set : select_bandwidth(mask);
   std::vector<ComputeKernel> kernels = select_compute(o.compute_registry ? *o.compute_registry : compute_kernels(), mask);
   if (o.quick) {  // the best kernel of each dtype (the list is best first): an int8 layer still meets an int8 roof

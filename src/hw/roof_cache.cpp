@@ -20,9 +20,12 @@ std::optional<std::string> slurp(const std::string& path) {
 }
 }  // namespace
 
-std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version) {
-  return cpu_model + "|" + std::to_string(cores) + " cores|rooflens " + version + "|roofs " +
-         std::to_string(kRoofsRevision);
+std::string cache_key(const MachineDesc& m, const std::string& version) {
+  std::string key = m.model + "|" + std::to_string(m.cores) + " cores|isa";
+  for (const std::string& f : m.isa) key += " " + f;
+  key += "|caches";
+  for (const CacheInfo& c : m.caches) key += " " + c.level + ":" + std::to_string(c.size_bytes) + "x" + std::to_string(c.instances);
+  return key + "|memory " + std::to_string(m.memory_bytes) + "|rooflens " + version + "|roofs " + std::to_string(kRoofsRevision);
 }
 
 std::string cache_dir(const char* xdg, const char* home) {

@@ -1,7 +1,10 @@
 #pragma once
 // The per-machine cache of measured roofs, so other commands (and a second `rooflens hw`) reuse them.
-// Key = CPU model + core count + rooflens version + roofs revision: a new CPU (VM migrated, image moved), a new
-// rooflens (kernels may have changed) or a new way of measuring measures again. The key is also stored inside the file and checked on load.
+// Key = the machine's class (CPU model, cores, the ISA extensions usable here, cache sizes, memory) + rooflens version +
+// roofs revision: a new CPU (VM migrated, image moved), a new rooflens (kernels may have changed) or a new way of
+// measuring measures again. The class is more than the model's name: a KVM guest reports "Intel(R) Xeon(R) Processor"
+// or "AMD EPYC Processor" whatever the host, and a home directory that moves between hosts with it would otherwise hand
+// one host's AVX-512 roofs to an AVX2-only one. The key is also stored inside the file and checked on load.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,7 +21,7 @@ namespace rooflens::hw {
 // at 1 thread and "L1" at 2).
 inline constexpr int kRoofsRevision = 4;
 
-std::string cache_key(const std::string& cpu_model, int64_t cores, const std::string& version);
+std::string cache_key(const MachineDesc& machine, const std::string& version);
 
 // $XDG_CACHE_HOME/rooflens, else $HOME/.cache/rooflens; "" when neither is set. Values passed in, not read
 // here, so callers and tests decide the environment.

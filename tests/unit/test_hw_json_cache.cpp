@@ -13,6 +13,20 @@ using namespace rooflens::hw;
 namespace fs = std::filesystem;
 
 namespace {
+// A KVM guest's view of a machine: the model's name is the hypervisor's, whatever the host.
+MachineDesc guest(const std::string& model, int64_t cores, std::vector<std::string> isa = {"sse2", "avx2", "avx512f"}) {
+  MachineDesc m;
+  m.model = model;
+  m.cores = cores;
+  m.isa = std::move(isa);
+  m.caches = {{"L1d", 49152, 2, 1}, {"L2", 2097152, 2, 1}, {"L3", 272629760, 1, 2}};
+  m.memory_bytes = 25276510208ull;
+  return m;
+}
+std::string cache_key(const std::string& model, int64_t cores, const std::string& version) {
+  return hw::cache_key(guest(model, cores), version);
+}
+
 HardwareInfo sample_hw(const std::string& key) {
   HardwareInfo h;
   h.cache_key = key;
@@ -104,6 +118,24 @@ TEST(HwCache, HitOnSameKeyMissOnVersionOrCpuChange) {
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 2, "0.2.0"), true));  // new rooflens
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon B", 2, "0.1.0"), true));  // other CPU model
   EXPECT_FALSE(load_cached(d.path.string(), cache_key("Xeon A", 4, "0.1.0"), true));  // other core count
+}
+
+TEST(HwCache, AGuestOfAnotherCpuClassWithTheSameNameMisses) {
+  // Both hosts' guests say "Intel(R) Xeon(R) Processor" with 2 cores: the roofs of the AVX-512 one must not serve the
+  // AVX2-only one, nor those of a host with other caches or memory.
+  TempDir d;
+  const std::string name = "Intel(R) Xeon(R) Processor";
+  MachineDesc avx512 = guest(name, 2);
+  std::string key = hw::cache_key(avx512, "0.1.0");
+  store_cached(d.path.string(), sample_hw(key));
+  EXPECT_TRUE(load_cached(d.path.string(), hw::cache_key(guest(name, 2), "0.1.0"), true));
+  EXPECT_FALSE(load_cached(d.path.string(), hw::cache_key(guest(name, 2, {"sse2", "avx2"}), "0.1.0"), true));
+  MachineDesc other_l3 = avx512;
+  other_l3.caches.back().size_bytes = 33554432;
+  EXPECT_FALSE(load_cached(d.path.string(), hw::cache_key(other_l3, "0.1.0"), true));
+  MachineDesc other_memory = avx512;
+  other_memory.memory_bytes /= 2;
+  EXPECT_FALSE(load_cached(d.path.string(), hw::cache_key(other_memory, "0.1.0"), true));
 }
 
 TEST(HwCache, RoofsMeasuredTheOldWayAreMeasuredAgain) {
