@@ -38,6 +38,17 @@ fs::path corpus_dir() {
 
 class MemoryTest : public ::testing::Test {
  protected:
+  // The runtime's calibration measured in this test run, on this machine, in processes of their own (a cache of the
+  // suite's own): the home directory's may have come with a snapshot of another host's, or another boot's, whose
+  // baseline differs by MBs. No roofs: memory needs none, and measuring them would only slow the suite.
+  static void SetUpTestSuite() { calibration_ = fresh_test_dir("rooflens-memory-calibration"); }
+  static void TearDownTestSuite() {
+    if (!calibration_.empty()) fs::remove_all(calibration_);
+  }
+  CliResult run(const std::string& args) {
+    return run_cli_env("XDG_CACHE_HOME=" + shell_quote(calibration_.string()) + " ", args + " --no-roofs",
+                       dir_.string());
+  }
   void SetUp() override {
     if (!ort_runner_available()) GTEST_SKIP() << "runners/ort not installed (make deps)";
     dir_ = fresh_test_dir("rooflens-memory-test");
@@ -49,9 +60,8 @@ class MemoryTest : public ::testing::Test {
   // The report of `rooflens profile MODEL FLAGS -B onnxruntime:OPTIONS`.
   json profile(const fs::path& model, const std::string& flags, const std::string& options) {
     const fs::path report = dir_ / "report.json";
-    CliResult r = run_cli("profile " + shell_quote(model.string()) + " " + flags + kQuick + " -B onnxruntime:" +
-                              options + " -o " + shell_quote(report.string()),
-                          dir_.string());
+    CliResult r = run("profile " + shell_quote(model.string()) + " " + flags + kQuick + " -B onnxruntime:" +
+                              options + " -o " + shell_quote(report.string()));
     EXPECT_LE(r.rc, 1) << r.err;  // 1: a timing warning; the figures stand
     return json::parse(slurp(report.string()));
   }
@@ -67,6 +77,7 @@ class MemoryTest : public ::testing::Test {
     return model;
   }
   fs::path dir_;
+  static inline fs::path calibration_;
 };
 
 double error_of(const json& memory) {
@@ -195,10 +206,9 @@ TEST_F(MemoryTest, WithTheDefaultsThePeakOfTheZooResNet50IsPredictedBeforeItsSes
   const fs::path model = dir_ / "resnet50.onnx";
   rooflens::zoo::save_model(built.model, model, false);
   const fs::path full = dir_ / "full.json", only = dir_ / "only.json";
-  CliResult a = run_cli("profile " + model.string() + " --batch 1" + kQuick + " -o " + full.string(), dir_.string());
+  CliResult a = run("profile " + model.string() + " --batch 1" + kQuick + " -o " + full.string());
   ASSERT_LE(a.rc, 1) << a.err;
-  CliResult b = run_cli("profile " + model.string() + " --batch 1 --layers-only" + kQuick + " -o " + only.string(),
-                        dir_.string());
+  CliResult b = run("profile " + model.string() + " --batch 1 --layers-only" + kQuick + " -o " + only.string());
   ASSERT_EQ(b.rc, 0) << b.err;
   const json m = json::parse(slurp(full.string())).at("runs").at(0).at("memory");
   const json lo = json::parse(slurp(only.string())).at("runs").at(0);
@@ -222,10 +232,9 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   // states it (docs/memory.md).
   const fs::path model = small_llama();
   const fs::path report = dir_ / "generate.json";
-  CliResult g = run_cli("generate " + model.string() + " -p 128,512 -n 32 -b 2 --requests 2 --warmup 0 --duration 0 "
+  CliResult g = run("generate " + model.string() + " -p 128,512 -n 32 -b 2 --requests 2 --warmup 0 --duration 0 "
                         "--no-layers --no-db -q -B onnxruntime:enableCpuMemArena=false,enableMemPattern=false," +
-                            kRelease + " -o " + report.string(),
-                        dir_.string());
+                            kRelease + " -o " + report.string());
   ASSERT_LE(g.rc, 1) << g.err;
   const json runs = json::parse(slurp(report.string())).at("generation").at("runs");
   ASSERT_EQ(runs.size(), 2u);
@@ -312,9 +321,8 @@ TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {
   // configuration's failure (an error with the runtime's words), not a crash; the report is written.
   const fs::path model = small_llama();
   const fs::path report = dir_ / "huge_generate.json";
-  CliResult g = run_cli("generate " + model.string() + " -p 131072 -n 1 --requests 1 --warmup 0 --duration 0 "
-                        "--no-layers --no-db -o " + report.string(),
-                        dir_.string());
+  CliResult g = run("generate " + model.string() + " -p 131072 -n 1 --requests 1 --warmup 0 --duration 0 "
+                        "--no-layers --no-db -o " + report.string());
   EXPECT_EQ(g.rc, 1) << g.err;
   EXPECT_NE(g.err.find("rooflens generate: warning: "), std::string::npos) << g.err;
   EXPECT_NE(g.err.find("free here"), std::string::npos) << g.err;
@@ -343,9 +351,8 @@ TEST_F(MemoryTest, ARunThatCannotFitIsWarnedAboutBeforeItRuns) {
   shape->add_int64_data(1 << 20);  // 2^40 floats: 4 TiB
   add_node(g, "ReduceSum", {"big"}, {"y"}, "sum");
   save(m, (dir_ / "huge.onnx").string());
-  CliResult r = run_cli("profile " + (dir_ / "huge.onnx").string() + kQuick + " --no-roofs -o " +
-                            (dir_ / "huge.json").string(),
-                        dir_.string());
+  CliResult r = run("profile " + (dir_ / "huge.onnx").string() + kQuick + " -o " +
+                            (dir_ / "huge.json").string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_NE(r.err.find("rooflens profile: warning: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("free here"), std::string::npos) << r.err;
