@@ -10,6 +10,7 @@
 #include "core/stats.h"
 #include "core/units.h"
 #include "memory/run_memory.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -146,7 +147,7 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
   for (const auto& l : lb.layers) sum += l.time_ms;
   // Kernel times and the run they belong to, on the runtime's one clock (timing around the runtime's call adds
   // the binding's overhead, which no kernel can cover).
-  double run_median = m.profiled_runs_ms.empty() ? r.profiled_latency_ms.median : median_of(m.profiled_runs_ms);
+  double run_median = m.profiled_runs_ms.empty() ? r.profiled_latency_ms.median : stats::median_of(m.profiled_runs_ms);
   if (run_median > 0) r.coverage = sum / run_median;
   // Per iteration when the runtime timed each run (noise in one kernel is not missing time; core/coverage.h).
   std::vector<std::vector<double>> per_kernel;

@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "mapping/layer_map.h"
 #include "model/tensor.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -453,7 +454,7 @@ Layer timed_layer(const KernelRecord& k) {
   // The source's median wins; a source that gives only a mean (older trtexec) is timed by it.
   l.time_ms = k.median_ms ? *k.median_ms
               : k.per_iteration_ms.empty() && k.mean_ms ? *k.mean_ms
-                                                        : median_of(k.per_iteration_ms);
+                                                        : stats::median_of(k.per_iteration_ms);
   l.start_ms = k.start_ms;
   l.input_shapes = k.input_shapes;
   l.output_shapes = k.output_shapes;

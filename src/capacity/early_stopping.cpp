@@ -4,45 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "stats/binomial.h"
+
 namespace rooflens::capacity {
-namespace {
-
-// The continued fraction of I_x(a, b) (modified Lentz), converging fast for x < (a + 1) / (a + b + 2).
-double beta_fraction(double x, double a, double b) {
-  constexpr double kTiny = 1e-300, kEps = 1e-15;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1 / d;
-  double f = d;
-  for (int m = 1; m < 100000; ++m) {
-    for (int odd = 0; odd < 2; ++odd) {
-      const double num = odd == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-                                  : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
-      d = 1 + num * d;
-      if (std::fabs(d) < kTiny) d = kTiny;
-      c = 1 + num / c;
-      if (std::fabs(c) < kTiny) c = kTiny;
-      d = 1 / d;
-      const double step = c * d;
-      f *= step;
-      if (odd == 1 && std::fabs(step - 1) < kEps) return f;
-    }
-  }
-  return f;
-}
-
-}  // namespace
-
-double incomplete_beta(double x, double a, double b) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  if (x < (a + 1) / (a + b + 2)) return std::exp(log_front) * beta_fraction(x, a, b) / a;
-  return 1 - std::exp(log_front) * beta_fraction(1 - x, b, a) / b;
-}
-
 double under_limit_odds(int64_t h, int64_t t, double p) {
-  return incomplete_beta(p, static_cast<double>(h), static_cast<double>(t + 1));
+  return stats::binomial_at_least(h, h + t, p);
 }
 
 int64_t min_under_limit(int64_t t, double p, double confidence) {

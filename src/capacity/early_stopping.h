@@ -13,9 +13,6 @@
 
 namespace rooflens::capacity {
 
-// I_x(a, b) for a, b > 0 and x in [0, 1], by the continued fraction (to ~1e-14).
-double incomplete_beta(double x, double a, double b);
-
 // P(Binomial(h + t, p) >= h) = I_p(h, t + 1): the odds of h or more of h + t queries under the limit when each is
 // under it with probability p.
 double under_limit_odds(int64_t h, int64_t t, double p);

@@ -4,6 +4,7 @@
 
 #include "capacity/find_peak.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens::capacity {
 namespace {
@@ -32,8 +33,8 @@ ServiceModel service_model(const std::vector<RunRecords>& baselines) {
       send.push_back(ms(q.done.start_ns - q.done.sent_ns));
       reply.push_back(ms(q.done.completed_ns - q.done.end_ns));
     }
-  m.send_ms = std::max(0.0, median_of(send));
-  m.reply_ms = std::max(0.0, median_of(reply));
+  m.send_ms = std::max(0.0, stats::median_of(send));
+  m.reply_ms = std::max(0.0, stats::median_of(reply));
   return m;
 }
 

@@ -5,15 +5,6 @@
 
 namespace rooflens::capacity {
 
-uint64_t SplitMix64::next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
 PoissonSchedule::PoissonSchedule(double qps, uint64_t seed) : qps_(qps), rng_(seed) {}
 
 int64_t PoissonSchedule::next_ns() {
@@ -32,7 +23,7 @@ std::vector<int64_t> poisson_arrivals(double qps, uint64_t seed, int64_t count) 
 uint64_t schedule_seed(uint64_t seed, double qps) {
   uint64_t bits = 0;
   std::memcpy(&bits, &qps, sizeof bits);
-  SplitMix64 mix(seed ^ bits);
+  stats::SplitMix64 mix(seed ^ bits);
   return mix.next();
 }
 

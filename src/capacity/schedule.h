@@ -5,18 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "stats/splitmix64.h"
+
 namespace rooflens::capacity {
-
-// SplitMix64: a small, well-mixed 64-bit generator (Steele, Lea & Flood 2014).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next();
-  double uniform();  // [0, 1), 53 random bits
-
- private:
-  uint64_t state_;
-};
 
 class PoissonSchedule {
  public:
@@ -26,7 +17,7 @@ class PoissonSchedule {
 
  private:
   double qps_;
-  SplitMix64 rng_;
+  stats::SplitMix64 rng_;
   double at_s_ = 0;
 };
 

@@ -154,7 +154,7 @@ class Simulation {
   const ServiceModel& model_;
   Dispatcher dispatcher_;
   std::vector<int64_t> runner_free_;
-  SplitMix64 rng_;
+  stats::SplitMix64 rng_;
   RunRecords rec_;
   std::vector<SimRequest> requests_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;

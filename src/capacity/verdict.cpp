@@ -8,6 +8,7 @@
 
 #include "capacity/early_stopping.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens::capacity {
 namespace {
@@ -24,18 +25,18 @@ QueryLatency summary(std::vector<double> v) {
   double sum = 0;
   for (double x : v) sum += x;
   q.mean = sum / static_cast<double>(v.size());
-  q.p50 = percentile_nearest_rank(v, 50);
-  q.p90 = percentile_nearest_rank(v, 90);
-  q.p95 = percentile_nearest_rank(v, 95);
-  q.p99 = percentile_nearest_rank(v, 99);
-  q.p999 = percentile_nearest_rank(v, 99.9);
+  q.p50 = stats::percentile_nearest_rank(v, 50);
+  q.p90 = stats::percentile_nearest_rank(v, 90);
+  q.p95 = stats::percentile_nearest_rank(v, 95);
+  q.p99 = stats::percentile_nearest_rank(v, 99);
+  q.p999 = stats::percentile_nearest_rank(v, 99.9);
   return q;
 }
 
 double at_percentile(std::vector<double> all, double p) {
   if (all.empty()) return 0;
   std::sort(all.begin(), all.end());
-  return percentile_nearest_rank(all, p);
+  return stats::percentile_nearest_rank(all, p);
 }
 
 std::vector<InstanceUse> instance_use(const RunRecords& r, int64_t instances, double wall_s) {
@@ -105,7 +106,7 @@ void fill_latency(ScenarioResult& s, const RunRecords& r, const Judging& j, std:
   s.latency_ms = summary(all);
   if (s.scenario == Scenario::server && !lags.empty()) {
     std::sort(lags.begin(), lags.end());
-    s.issue_lag = {percentile_nearest_rank(lags, 50), percentile_nearest_rank(lags, 99), lags.back()};
+    s.issue_lag = {stats::percentile_nearest_rank(lags, 50), stats::percentile_nearest_rank(lags, 99), lags.back()};
   }
 }
 

@@ -3,6 +3,7 @@
 #include "compare/significance.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -26,8 +27,8 @@ TestUnits test_units(const std::vector<double>& base, const std::vector<double>&
     for (double v : base) u.base_blocks.push_back({v});
     for (double v : next) u.new_blocks.push_back({v});
   }
-  for (const auto& b : u.base_blocks) u.base.push_back(median_of(b));
-  for (const auto& b : u.new_blocks) u.next.push_back(median_of(b));
+  for (const auto& b : u.base_blocks) u.base.push_back(stats::median_of(b));
+  for (const auto& b : u.new_blocks) u.next.push_back(stats::median_of(b));
   return u;
 }
 
@@ -97,8 +98,8 @@ LatencyComparison compare_latency(const LatencySide& base, const LatencySide& ne
     l.significant = l.tested && l.p_value < o.alpha && (l.ci_low > 1 || l.ci_high < 1);
     return l;
   }
-  l.base_median_ms = base.samples.empty() ? base.stats_median : median_of(base.samples);
-  l.new_median_ms = next.samples.empty() ? next.stats_median : median_of(next.samples);
+  l.base_median_ms = base.samples.empty() ? base.stats_median : stats::median_of(base.samples);
+  l.new_median_ms = next.samples.empty() ? next.stats_median : stats::median_of(next.samples);
   set_change(l);
   test_single_runs(base.samples, next.samples, o, l);
   l.significant = l.tested && l.p_value < o.alpha && (l.ci_low > 1 || l.ci_high < 1);

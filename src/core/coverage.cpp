@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens {
 
@@ -29,7 +30,7 @@ std::optional<double> median_over(const std::vector<double>& per_iteration, cons
   for (size_t i = 0; i < counts.size() && i < per_iteration.size(); ++i)
     if (counts[i]) v.push_back(f(i));
   if (v.empty()) return std::nullopt;
-  return median_of(v);
+  return stats::median_of(v);
 }
 
 }  // namespace
@@ -66,8 +67,8 @@ IterationCoverage iteration_coverage(const std::vector<std::vector<double>>& ker
   }
   IterationCoverage c;
   c.iterations = ratios.size();
-  c.coverage = median_of(ratios);
-  c.between_kernels_ms = median_of(gaps);
+  c.coverage = stats::median_of(ratios);
+  c.between_kernels_ms = stats::median_of(gaps);
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens {
 
@@ -39,7 +40,7 @@ std::vector<std::vector<double>> split_repetitions(const std::vector<double>& sa
 
 std::vector<double> repetition_medians(const std::vector<double>& samples, const std::vector<int64_t>& sizes) {
   std::vector<double> out;
-  for (auto& rep : split_repetitions(samples, sizes)) out.push_back(median_of(std::move(rep)));
+  for (auto& rep : split_repetitions(samples, sizes)) out.push_back(stats::median_of(std::move(rep)));
   return out;
 }
 
@@ -51,26 +52,16 @@ RepetitionSpread repetition_spread(const std::vector<double>& samples, const std
   std::vector<double> medians, cvs;
   s.min_samples = reps.front().size();
   for (const auto& r : reps) {
-    medians.push_back(median_of(r));
-    cvs.push_back(robust_cv(r));
+    medians.push_back(stats::median_of(r));
+    cvs.push_back(stats::robust_cv(r));
     s.min_samples = std::min(s.min_samples, r.size());
   }
   s.min_median = *std::min_element(medians.begin(), medians.end());
   s.max_median = *std::max_element(medians.begin(), medians.end());
-  double all = median_of(samples);
+  double all = stats::median_of(samples);
   s.spread = all > 0 ? (s.max_median - s.min_median) / all : 0;
-  s.within_cv = median_of(cvs);
+  s.within_cv = stats::median_of(cvs);
   return s;
-}
-
-double robust_cv(const std::vector<double>& samples) {
-  if (samples.size() < 2) return 0;
-  double m = median_of(samples);
-  if (!(m > 0)) return 0;
-  std::vector<double> deviations;
-  deviations.reserve(samples.size());
-  for (double v : samples) deviations.push_back(std::fabs(v - m));
-  return 1.4826 * median_of(std::move(deviations)) / m;
 }
 
 bool spread_is_large(const RepetitionSpread& s) {

@@ -53,9 +53,7 @@ RepetitionSpread repetition_spread(const std::vector<double>& samples, const std
 // True when the repetitions' medians differ by more than the noise inside a run explains: the spread exceeds
 // the within-run (robust) CV, 2%, and 4 standard errors of a median at that CV (1.2533 * cv / sqrt(n), n the
 // fewest samples of a repetition; it matters for short repetitions only). One run then says little about the next.
-
-// 1.4826 * median(|x - median|) / median: a CV that a few outliers cannot inflate; 0 for fewer than 2 samples.
-double robust_cv(const std::vector<double>& samples);
+// The within-run CV is stats::robust_cv (stats/order.h).
 bool spread_is_large(const RepetitionSpread& s);
 
 }  // namespace rooflens

@@ -4,21 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "stats/order.h"
+
 namespace rooflens {
-
-double percentile_nearest_rank(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
-  size_t i = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
-  return sorted[std::min(i, sorted.size() - 1)];
-}
-
-double median_of(std::vector<double> s) {
-  if (s.empty()) return 0;
-  std::sort(s.begin(), s.end());
-  size_t n = s.size();
-  return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 LatencyStats summarize(std::vector<double> s) {
   LatencyStats st;
@@ -28,10 +16,10 @@ LatencyStats summarize(std::vector<double> s) {
   st.min = s.front();
   st.max = s.back();
   st.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
-  st.median = median_of(s);
-  st.p90 = percentile_nearest_rank(s, 90);
-  st.p95 = percentile_nearest_rank(s, 95);
-  st.p99 = percentile_nearest_rank(s, 99);
+  st.median = stats::median_of(s);
+  st.p90 = stats::percentile_nearest_rank(s, 90);
+  st.p95 = stats::percentile_nearest_rank(s, 95);
+  st.p99 = stats::percentile_nearest_rank(s, 99);
   if (s.size() > 1) {
     double ss = 0;
     for (double x : s) ss += (x - st.mean) * (x - st.mean);

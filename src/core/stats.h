@@ -7,11 +7,7 @@
 
 namespace rooflens {
 
+// Order statistics (median, nearest-rank percentile) are stats/order.h's.
 LatencyStats summarize(std::vector<double> samples);
-
-// Nearest-rank percentile of already sorted samples; p in (0, 100]. 0 for an empty vector.
-double percentile_nearest_rank(const std::vector<double>& sorted, double p);
-
-double median_of(std::vector<double> samples);  // 0 for an empty vector; mean of the middle two when even
 
 }  // namespace rooflens

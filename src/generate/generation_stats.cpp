@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/saturating.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -44,7 +45,7 @@ void context_series(GenerationRun& r, size_t requests) {
     ContextPoint p;
     p.context = r.prompt + static_cast<int64_t>(s) + 1;
     p.n = static_cast<int64_t>(at.size());
-    p.tpot_ms = median_of(at);
+    p.tpot_ms = stats::median_of(at);
     p.kv_bytes = kv_read(r, p.context);
     p.bytes = sat_add(r.weight_bytes, p.kv_bytes);
     p.gbps = p.tpot_ms > 0 ? static_cast<double>(p.bytes) / (p.tpot_ms / 1000.0) / 1e9 : 0;

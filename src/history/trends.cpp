@@ -10,6 +10,7 @@
 #include "compare/verdict.h"
 #include "core/errors.h"
 #include "core/reference_ratio.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -44,12 +45,6 @@ TrendPoint point_of(const HistoryPoint& h) {
 }
 
 bool timed(const TrendPoint& p) { return p.status == "pass" && p.center_ms > 0; }
-
-double geometric_mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += std::log(x);
-  return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
-}
 
 // Indices of the timed points, and their centres.
 struct Timed {
@@ -142,7 +137,7 @@ TrendCheck judge(const TrendSeries& s, const TrendPoint& latest, const CheckOpti
   } else {
     c.baseline_ratio = w.base_center;
     c.latest_ratio = latest.reference_ratio;
-    c.baseline_ms = geometric_mean(base_ms);  // shown beside, not judged
+    c.baseline_ms = stats::geometric_mean(base_ms);  // shown beside, not judged
   }
   // The verdict words and rules are compare's, on the same LatencyComparison (its "medians" are the judged values:
   // ratios when judged by the reference; the rules read only the ratio of the two, p and the interval).

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/order.h"
+
 namespace rooflens::hw {
 namespace {
 
-double median_of(const std::vector<double>& v, size_t first, size_t last) {
-  std::vector<double> s(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-  std::sort(s.begin(), s.end());
-  size_t n = s.size();
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+// The median of v[first..last].
+double median_between(const std::vector<double>& v, size_t first, size_t last) {
+  return stats::median_of({v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(last) + 1});
 }
 
 bool close(double a, double b, double tol) { return std::abs(std::log(a / b)) <= std::log1p(tol); }
@@ -26,7 +26,7 @@ std::vector<Plateau> find_plateaus(const std::vector<uint64_t>& ws, const std::v
                                    const PlateauOptions& opts) {
   std::vector<Plateau> runs;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!runs.empty() && close(values[i], median_of(values, runs.back().first, runs.back().last), opts.tolerance)) {
+    if (!runs.empty() && close(values[i], median_between(values, runs.back().first, runs.back().last), opts.tolerance)) {
       runs.back().last = i;
     } else {
       runs.push_back({i, i, 0});
@@ -35,11 +35,11 @@ std::vector<Plateau> find_plateaus(const std::vector<uint64_t>& ws, const std::v
   std::vector<Plateau> kept;
   for (Plateau r : runs) {
     if (static_cast<double>(ws[r.last]) < opts.min_span * static_cast<double>(ws[r.first])) continue;
-    r.height = median_of(values, r.first, r.last);
+    r.height = median_between(values, r.first, r.last);
     // A dip (a transition-length run) split one level in two: the halves are adjacent once the dip is dropped.
     if (!kept.empty() && close(kept.back().height, r.height, opts.tolerance)) {
       kept.back().last = r.last;
-      kept.back().height = median_of(values, kept.back().first, r.last);
+      kept.back().height = median_between(values, kept.back().first, r.last);
     } else {
       kept.push_back(r);
     }

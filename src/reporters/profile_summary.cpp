@@ -13,6 +13,7 @@
 #include "reporters/memory_text.h"
 #include "reporters/report_text.h"
 #include "reporters/run_setup_text.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
@@ -115,7 +116,7 @@ std::string reference_lines(const Report& r) {
     out += "\n" + run.label() + " ÷ reference " + ref.name + " (timed in turns, " + std::to_string(n) +
            " pairs): " + fixed(reference_ratio(run), 3) + " (median pair; middle half " + fixed(ratios[n / 4], 3) +
            "–" + fixed(ratios[(3 * n) / 4], 3) + "); reference p50 " +
-           fixed(median_of(ref.latencies_ms), 3) + " ms\n";
+           fixed(stats::median_of(ref.latencies_ms), 3) + " ms\n";
   }
   return out;
 }

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "compare/student_t.h"
+#include "stats/student_t.h"
 
 namespace rooflens::score {
 namespace {
@@ -71,7 +71,7 @@ ScoreInterval welch_interval(const std::vector<Member>& members) {
   }
   if (by_workload.empty()) return {};
   if (!(var > 0)) return {std::exp(centre), std::exp(centre)};
-  const double half = student_t_quantile(0.975, var * var / df_denominator) * std::sqrt(var);
+  const double half = stats::student_t_quantile(0.975, var * var / df_denominator) * std::sqrt(var);
   return {std::exp(centre - half), std::exp(centre + half)};
 }
 
@@ -109,7 +109,7 @@ ScoreInterval log_t_interval(const std::vector<double>& xs) {
   double ss = 0;
   for (double x : xs) ss += (std::log(x) - mean) * (std::log(x) - mean);
   const double sd = std::sqrt(ss / (n - 1));
-  const double half = student_t_quantile(0.975, n - 1) * sd / std::sqrt(n);
+  const double half = stats::student_t_quantile(0.975, n - 1) * sd / std::sqrt(n);
   return {std::exp(mean - half), std::exp(mean + half)};
 }
 

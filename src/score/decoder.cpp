@@ -20,6 +20,7 @@
 #include "score/kinds_list.h"
 #include "score/references.h"
 #include "score/roof_bound.h"
+#include "stats/order.h"
 
 namespace rooflens::score {
 namespace {
@@ -105,8 +106,8 @@ class Decoder final : public WorkloadKind {
         if (steps > 0) dec.push_back(static_cast<double>(r.steps_ms.size()) / (steps / 1000));
       }
       if (pre.empty() || dec.empty()) throw UserError("generation returned no timed request");
-      prefill.repetitions.push_back(median_of(pre));
-      decode.repetitions.push_back(median_of(dec));
+      prefill.repetitions.push_back(stats::median_of(pre));
+      decode.repetitions.push_back(stats::median_of(dec));
     }
     const std::vector<FigureWork> steps = work(def, model);  // prefill per prompt token, a decode step mid-way
     prefill.roof = roof_bound(steps[0], "fp32", ctx.cores, ctx.roofs);

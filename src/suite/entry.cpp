@@ -10,6 +10,7 @@
 #include "core/stats.h"
 #include "model/loader.h"
 #include "validation/tensor_file.h"
+#include "stats/order.h"
 
 namespace rooflens::suite {
 namespace fs = std::filesystem;
@@ -174,7 +175,7 @@ BenchMetrics metrics_of(const Measurement& br, int64_t nodes) {
     ProviderShare& p = by[k.device];
     p.provider = k.device;
     ++p.nodes;
-    double t = median_of(k.per_iteration_ms);
+    double t = stats::median_of(k.per_iteration_ms);
     p.time_ms += t;
     total += t;
   }

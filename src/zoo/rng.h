@@ -7,14 +7,9 @@
 #include <cstdint>
 #include <string_view>
 
-namespace rooflens::zoo {
+#include "stats/splitmix64.h"
 
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+namespace rooflens::zoo {
 
 // FNV-1a: a stable, platform-independent hash (std::hash is allowed to differ between libraries).
 inline std::uint64_t fnv1a(std::string_view s) {
@@ -25,15 +20,15 @@ inline std::uint64_t fnv1a(std::string_view s) {
 
 // Fills out[0..n) with uniform floats in [lo, hi). Two 24-bit mantissas per 64-bit draw.
 inline void fill_uniform(float* out, std::size_t n, std::uint64_t seed, float lo, float hi) {
-  std::uint64_t state = seed;
+  stats::SplitMix64 rng(seed);
   const float scale = (hi - lo) * (1.0f / 16777216.0f);
   std::size_t i = 0;
   for (; i + 1 < n; i += 2) {
-    const std::uint64_t r = splitmix64(state);
+    const std::uint64_t r = rng.next();
     out[i] = lo + static_cast<float>(r >> 40) * scale;
     out[i + 1] = lo + static_cast<float>((r >> 16) & 0xFFFFFF) * scale;
   }
-  if (i < n) out[i] = lo + static_cast<float>(splitmix64(state) >> 40) * scale;
+  if (i < n) out[i] = lo + static_cast<float>(rng.next() >> 40) * scale;
 }
 
 }  // namespace rooflens::zoo

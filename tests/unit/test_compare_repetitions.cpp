@@ -1,8 +1,6 @@
-// Repeated runs in `rooflens compare`: Student's t through the regularized incomplete beta function, Welch's
-// t-test on the logs of run medians, and the verdicts it gives where a single run per side is fooled by the
-// machine. Reference figures come from an independent Python implementation (stdlib only): the incomplete beta
-// by its hypergeometric power series (not the continued fraction under test), the t CDF cross-checked by Simpson
-// integration of the density; closed forms and printed t tables where they exist.
+// Repeated runs in `rooflens compare`: Welch's t-test on the logs of run medians (Student's t is stats/'s, tested in
+// test_stats.cpp), and the verdicts it gives where a single run per side is fooled by the machine. Reference figures
+// come from an independent Python implementation (stdlib only).
 #include <cmath>
 #include <random>
 #include <vector>
@@ -14,7 +12,6 @@
 #include "compare/compare.h"
 #include "compare/significance.h"
 #include "compare/sources.h"
-#include "compare/student_t.h"
 #include "compare/verdict.h"
 #include "core/repetitions.h"
 #include "core/stats.h"
@@ -46,50 +43,6 @@ LatencySide first_run(const LatencySide& s) {
 }
 
 }  // namespace
-
-// ---- the t distribution ----
-
-TEST(StudentT, IncompleteBetaAgainstClosedFormsAndAnIndependentSeries) {
-  EXPECT_NEAR(incomplete_beta(2, 3, 0.5), 11.0 / 16, 1e-15);  // integer a, b: a binomial tail, 11/16
-  EXPECT_NEAR(incomplete_beta(1, 1, 0.37), 0.37, 1e-15);      // uniform
-  EXPECT_NEAR(incomplete_beta(3.5, 1, 0.6), std::pow(0.6, 3.5), 1e-15);  // I_x(a, 1) = x^a
-  EXPECT_NEAR(incomplete_beta(0.5, 0.5, 0.2), 2 / M_PI * std::asin(std::sqrt(0.2)), 1e-14);  // arcsine law
-  // Python power series (x^a (1-x)^b / (a B(a,b)) * 2F1(a+b, 1; a+1; x), with the symmetry for large x).
-  EXPECT_NEAR(incomplete_beta(2.5, 0.5, 0.3), 0.018927124071945616, 1e-15);
-  EXPECT_NEAR(incomplete_beta(10, 0.5, 0.9), 0.15164090963471025, 1e-14);
-  EXPECT_NEAR(incomplete_beta(50, 3.5, 0.95), 0.6287445871499431, 1e-13);
-  EXPECT_NEAR(incomplete_beta(4, 7, 0.3) + incomplete_beta(7, 4, 0.7), 1, 1e-15);  // symmetry
-  EXPECT_EQ(incomplete_beta(2, 3, 0), 0);
-  EXPECT_EQ(incomplete_beta(2, 3, 1), 1);
-  EXPECT_TRUE(std::isnan(incomplete_beta(-1, 3, 0.5)));
-}
-
-TEST(StudentT, CdfAndTwoSidedTail) {
-  EXPECT_NEAR(student_t_cdf(2, 5), 0.9490302605850709, 1e-14);  // Simpson integration agrees to 4e-15
-  EXPECT_NEAR(student_t_cdf(-2, 5), 1 - 0.9490302605850709, 1e-14);
-  EXPECT_DOUBLE_EQ(student_t_cdf(0, 3), 0.5);
-  EXPECT_NEAR(student_t_cdf(1, 1), 0.75, 1e-15);  // Cauchy: 1/2 + atan(1)/pi
-  EXPECT_NEAR(student_t_two_sided_p(3.5, 2.7), 0.04652560492194135, 1e-14);  // fractional df, as Welch's are
-  // Far in the tail the two-sided p keeps its digits (1 - cdf would round to 0 around 1e-16).
-  EXPECT_NEAR(student_t_two_sided_p(10, 30) / 4.5752514082295786e-11, 1, 1e-10);
-  EXPECT_EQ(student_t_two_sided_p(INFINITY, 4), 0);
-}
-
-TEST(StudentT, QuantilesMatchTheTables) {
-  // Two-sided 95% critical values of printed t tables (and the Python bisection of the series CDF).
-  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706204736174655, 1e-9);
-  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.302652729749456, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.975, 5), 2.570581835636313, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.975, 10), 2.228138851986274, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.975, 30), 2.042272456301233, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.995, 4), 4.604094871349979, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.975, 3.4), 2.980773502558617, 1e-11);
-  EXPECT_NEAR(student_t_quantile(0.975, 1e6), 1.959963984540054, 1e-5);  // -> the normal's
-  EXPECT_NEAR(student_t_quantile(0.025, 5), -2.570581835636313, 1e-11);
-  EXPECT_EQ(student_t_quantile(0.5, 7), 0);
-  for (double p : {0.6, 0.9, 0.99, 0.9999})
-    EXPECT_NEAR(student_t_cdf(student_t_quantile(p, 2.5), 2.5), p, 1e-13) << p;
-}
 
 // ---- Welch's t-test on log(run medians) ----
 

@@ -10,6 +10,7 @@
 
 #include "compare/significance.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 using namespace rooflens;
 
@@ -223,8 +224,8 @@ TEST(CompareBlocks, DriftWithinARunIsNoiseOnBlocksButNotOnSamples) {
     raw_significant += mann_whitney_u(base, next).p_value < 0.05;
     auto bb = time_blocks(base, time_block_count(base.size())), nb = time_blocks(next, time_block_count(next.size()));
     std::vector<double> bm, nm;
-    for (const auto& b : bb) bm.push_back(median_of(b));
-    for (const auto& b : nb) nm.push_back(median_of(b));
+    for (const auto& b : bb) bm.push_back(stats::median_of(b));
+    for (const auto& b : nb) nm.push_back(stats::median_of(b));
     block_significant += mann_whitney_u(bm, nm).p_value < 0.05;
     auto ci = bootstrap_median_ratio(bb, nb, o);
     covered += ci.low <= 1 && 1 <= ci.high;

@@ -4,6 +4,7 @@
 
 #include "core/coverage.h"
 #include "core/stats.h"
+#include "stats/order.h"
 
 using namespace rooflens;
 
@@ -18,8 +19,8 @@ TEST(IterationCoverage, NoiseInOneKernelIsNotMissingTime) {
   EXPECT_DOUBLE_EQ(c.between_kernels_ms, 1.0);
   // Σ of medians says 30 of 51 ms: 59%, "missing" time that was never between kernels.
   double medians = 0;
-  for (const auto& v : k) medians += median_of(v);
-  EXPECT_DOUBLE_EQ(medians / median_of(runs), 30.0 / 51);
+  for (const auto& v : k) medians += stats::median_of(v);
+  EXPECT_DOUBLE_EQ(medians / stats::median_of(runs), 30.0 / 51);
 }
 
 TEST(IterationCoverage, EdgeCases) {

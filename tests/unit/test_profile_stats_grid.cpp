@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/stats.h"
 #include "profile/profile.h"
+#include "stats/order.h"
 
 using namespace rooflens;
 
@@ -61,9 +62,9 @@ TEST(ProfileStats, PercentilesAtLargerCountsAreExactRanks) {
 }
 
 TEST(ProfileStats, MedianOddEvenAndSampleStd) {
-  EXPECT_EQ(median_of({3, 1, 2}), 2);
-  EXPECT_EQ(median_of({4, 1, 3, 2}), 2.5);
-  EXPECT_EQ(median_of({}), 0);
+  EXPECT_EQ(stats::median_of({3, 1, 2}), 2);
+  EXPECT_EQ(stats::median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(stats::median_of({}), 0);
   LatencyStats s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
   EXPECT_DOUBLE_EQ(s.mean, 5);
   EXPECT_DOUBLE_EQ(s.median, 4.5);
@@ -87,9 +88,9 @@ TEST(ProfileStats, SingleAndEmptySamples) {
   EXPECT_EQ(none.mean, 0);
   EXPECT_EQ(none.p99, 0);
   EXPECT_FALSE(std::isnan(none.cv));
-  EXPECT_EQ(percentile_nearest_rank({}, 50), 0);
-  EXPECT_EQ(percentile_nearest_rank({1, 2, 3}, 0.001), 1);  // smallest rank is 1
-  EXPECT_EQ(percentile_nearest_rank({1, 2, 3}, 100), 3);
+  EXPECT_EQ(stats::percentile_nearest_rank({}, 50), 0);
+  EXPECT_EQ(stats::percentile_nearest_rank({1, 2, 3}, 0.001), 1);  // smallest rank is 1
+  EXPECT_EQ(stats::percentile_nearest_rank({1, 2, 3}, 100), 3);
 }
 
 // ---- grid flags ----

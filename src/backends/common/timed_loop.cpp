@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "stats/order.h"
+
 namespace rooflens {
 namespace {
 
@@ -11,33 +13,7 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// Inverse standard normal CDF by bisection on erfc: exact enough for a stop rule, and no table to get wrong.
-double normal_quantile(double p) {
-  double lo = -10, hi = 10;
-  for (int i = 0; i < 100; ++i) {
-    double mid = (lo + hi) / 2;
-    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
-double median_sorted(const std::vector<double>& s) {
-  size_t n = s.size();
-  return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 }  // namespace
-
-std::optional<std::pair<double, double>> median_ci(std::vector<double> s, double confidence) {
-  const double n = static_cast<double>(s.size());
-  const double z = normal_quantile(0.5 + confidence / 2);
-  const double j = std::floor((n - z * std::sqrt(n)) / 2);
-  const double k = std::ceil(1 + (n + z * std::sqrt(n)) / 2);
-  if (j < 1 || k > n) return std::nullopt;
-  std::sort(s.begin(), s.end());
-  return std::make_pair(s[static_cast<size_t>(j) - 1], s[static_cast<size_t>(k) - 1]);
-}
 
 TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void()>& once) {
   TimedLoopResult out;
@@ -66,10 +42,8 @@ TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void(
       break;
     }
     if (min_met && t.adaptive && n >= next_check) {
-      auto ci = median_ci(out.latencies_ms, t.adaptive_confidence);
-      std::vector<double> sorted = out.latencies_ms;
-      std::sort(sorted.begin(), sorted.end());
-      const double m = median_sorted(sorted);
+      auto ci = stats::median_ci(out.latencies_ms, t.adaptive_confidence);
+      const double m = stats::median_of(out.latencies_ms);
       if (ci && ci->first >= m * (1 - t.adaptive_rel_ci) && ci->second <= m * (1 + t.adaptive_rel_ci)) {
         out.stop_reason = "ci_reached";
         break;
@@ -86,7 +60,7 @@ TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void(
     }
   }
   out.wall_s = std::chrono::duration<double>(Clock::now() - m0).count();
-  if (t.adaptive) out.median_ci_ms = median_ci(out.latencies_ms, t.adaptive_confidence);
+  if (t.adaptive) out.median_ci_ms = stats::median_ci(out.latencies_ms, t.adaptive_confidence);
   return out;
 }
 

@@ -24,8 +24,4 @@ struct TimedLoopResult {
 
 TimedLoopResult run_timed_loop(const TimingOptions& timing, const std::function<void()>& once);
 
-// The distribution-free confidence interval of the median from order statistics (ranks ⌊(n − z√n)/2⌋ and
-// ⌈1 + (n + z√n)/2⌉, 1-based); nullopt when n is too small for it.
-std::optional<std::pair<double, double>> median_ci(std::vector<double> samples, double confidence);
-
 }  // namespace rooflens
