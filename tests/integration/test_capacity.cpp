@@ -27,7 +27,7 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string kQuick = " --threads 1 --no-roofs --no-db -q ";
+const std::string kQuickCapacity = " --threads 1 --no-roofs --no-db -q ";
 const std::string kNoThreads = " --no-roofs --no-db -q ";
 
 class CapacityTest : public OrtCliSuite<CapacityTest> {
@@ -79,7 +79,7 @@ double offered_load(const json& point) {
 
 TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
   const std::string out = path("offline.json"), csv = path("offline.csv");
-  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --scenario offline --duration 1" + kQuick + "-o " + out +
+  CliResult r = cli("capacity " + path("squeezenet.onnx") + " --scenario offline --duration 1" + kQuickCapacity + "-o " + out +
                     " --queries " + csv);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("rooflens capacity:", 0), 0u);
@@ -132,7 +132,7 @@ TEST_F(CapacityTest, ServerFarBelowCapacityIsValid) {
   ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("below.json"), qps = m.qps(0.25), slo = m.ms(25);
   CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps " + qps + " --slo " + slo +
-                    " --percentile 90 --duration 2" + kQuick + "--no-predict -o " + out);
+                    " --percentile 90 --duration 2" + kQuickCapacity + "--no-predict -o " + out);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("VALID  server at " + qps + " QPS"), std::string::npos) << r.out;
   const json rep = report(out);
@@ -152,7 +152,7 @@ TEST_F(CapacityTest, ServerFarAboveCapacityIsInvalidAndSaysReduceQps) {
   ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("above.json"), qps = m.qps(8);
   CliResult r = cli("capacity " + path("squeezenet.onnx") + " --qps " + qps + " --slo " + m.ms(2) +
-                    " --percentile 90 --duration 1" + kQuick + "--no-predict -o " + out);
+                    " --percentile 90 --duration 1" + kQuickCapacity + "--no-predict -o " + out);
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("INVALID  server at " + qps + " QPS"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reduce --qps"), std::string::npos) << r.out;
@@ -172,7 +172,7 @@ TEST_F(CapacityTest, FindPeakBracketsTheRateTheRunnerDrains) {
   ASSERT_GT(m.offline_qps, 0);
   const std::string peak = path("peak.json");
   CliResult r = cli("capacity " + path("squeezenet.onnx") + " --find-peak --slo " + m.ms(8) + " --percentile 90 "
-                    "--duration 1 --precision 20% --min-queries 100" + kQuick + "-o " + peak);
+                    "--duration 1 --precision 20% --min-queries 100" + kQuickCapacity + "-o " + peak);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   const json rep = report(peak);
   const json& run = rep["capacity"]["runs"][0];
@@ -214,7 +214,7 @@ TEST_F(CapacityTest, FindPeakGivesUpWhenQueriesMissTheSloWithoutQueueing) {
   ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("no-peak.json"), qps = m.qps(0.2);
   CliResult r = cli("capacity " + path("squeezenet.onnx") + " --find-peak --qps " + qps + " --slo " + m.ms(0.05) +
-                    " --percentile 90 --duration 0.5 --min-queries 30 --no-predict" + kQuick + "-o " + out);
+                    " --percentile 90 --duration 0.5 --min-queries 30 --no-predict" + kQuickCapacity + "-o " + out);
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("INVALID  no server QPS tried was VALID"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("warning: find-peak stopped at " + qps + " QPS"), std::string::npos) << r.out;

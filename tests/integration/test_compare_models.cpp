@@ -41,11 +41,11 @@ class CompareModels : public ::testing::Test {
   fs::path dir_;
 };
 
-const std::string kQuick = " --interleave runs --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
+const std::string kQuickRuns = " --interleave runs --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
 const std::string kQuickChunks = " --chunks 12 --chunk-iterations 3 --duration 0.1 --warmup-ms 20 --threads 1 -q ";
 
 TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
-  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuick +
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuickRuns +
                             "--fail-on-regression --reports " + path("kept"),
                         dir_.string());
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
@@ -67,7 +67,7 @@ TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
 
 TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
   fs::copy_file(path("light.onnx"), path("light-copy.onnx"));
-  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuick + "--json",
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuickRuns + "--json",
                         dir_.string());
   ASSERT_EQ(r.rc, 0) << r.err;
   std::string v = json::parse(r.out)["items"][0]["verdict"];

@@ -23,7 +23,7 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string kQuick = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
+const std::string kQuickMemory = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
 const std::string kRelease = "mallocMmapThreshold=131072";
 // The runtime's baseline is calibrated in a process of its own on the kernels most models share; a model that runs
 // none of them never makes their pages resident, nor does a session before its first run: the calibration's own first
@@ -60,7 +60,7 @@ class MemoryTest : public ::testing::Test {
   // The report of `rooflens profile MODEL FLAGS -B onnxruntime:OPTIONS`.
   json profile(const fs::path& model, const std::string& flags, const std::string& options) {
     const fs::path report = dir_ / "report.json";
-    CliResult r = run("profile " + shell_quote(model.string()) + " " + flags + kQuick + " -B onnxruntime:" +
+    CliResult r = run("profile " + shell_quote(model.string()) + " " + flags + kQuickMemory + " -B onnxruntime:" +
                               options + " -o " + shell_quote(report.string()));
     EXPECT_LE(r.rc, 1) << r.err;  // 1: a timing warning; the figures stand
     return json::parse(slurp(report.string()));
@@ -206,9 +206,9 @@ TEST_F(MemoryTest, WithTheDefaultsThePeakOfTheZooResNet50IsPredictedBeforeItsSes
   const fs::path model = dir_ / "resnet50.onnx";
   rooflens::zoo::save_model(built.model, model, false);
   const fs::path full = dir_ / "full.json", only = dir_ / "only.json";
-  CliResult a = run("profile " + model.string() + " --batch 1" + kQuick + " -o " + full.string());
+  CliResult a = run("profile " + model.string() + " --batch 1" + kQuickMemory + " -o " + full.string());
   ASSERT_LE(a.rc, 1) << a.err;
-  CliResult b = run("profile " + model.string() + " --batch 1 --layers-only" + kQuick + " -o " + only.string());
+  CliResult b = run("profile " + model.string() + " --batch 1 --layers-only" + kQuickMemory + " -o " + only.string());
   ASSERT_EQ(b.rc, 0) << b.err;
   const json m = json::parse(slurp(full.string())).at("runs").at(0).at("memory");
   const json lo = json::parse(slurp(only.string())).at("runs").at(0);
@@ -351,7 +351,7 @@ TEST_F(MemoryTest, ARunThatCannotFitIsWarnedAboutBeforeItRuns) {
   shape->add_int64_data(1 << 20);  // 2^40 floats: 4 TiB
   add_node(g, "ReduceSum", {"big"}, {"y"}, "sum");
   save(m, (dir_ / "huge.onnx").string());
-  CliResult r = run("profile " + (dir_ / "huge.onnx").string() + kQuick + " -o " +
+  CliResult r = run("profile " + (dir_ / "huge.onnx").string() + kQuickMemory + " -o " +
                             (dir_ / "huge.json").string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_NE(r.err.find("rooflens profile: warning: "), std::string::npos) << r.err;

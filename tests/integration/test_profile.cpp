@@ -32,7 +32,6 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string& kQuick = kQuickProfile;
 
 class ProfileTest : public ::testing::Test {
  protected:
@@ -75,7 +74,7 @@ TEST_F(ProfileTest, EveryKernelMapsAndEveryNodeIsAccountedForAtEveryOptimization
   for (const std::string m : {"resnet50", "mobilenet_v2", "vit_b_16"}) {
     for (const std::string level : {"disabled", "basic", "extended", "all"}) {
       std::string report = path(m + "." + level + ".json");
-      auto r = run_cli("profile " + model(m) + kQuick + "--layers-only --no-roofs --opt-level " + level + " -o " +
+      auto r = run_cli("profile " + model(m) + kQuickProfile + "--layers-only --no-roofs --opt-level " + level + " -o " +
                            report,
                        *dir_);
       ASSERT_EQ(r.rc, 0) << m << " " << level << ": " << r.err << r.out;
@@ -95,7 +94,7 @@ TEST_F(ProfileTest, EveryKernelMapsAndEveryNodeIsAccountedForAtEveryOptimization
 TEST_F(ProfileTest, FusedLayersOwnTheirOriginalNodes) {
   std::string report = path("resnet50.all.json");
   if (!fs::exists(report)) {
-    auto r = run_cli("profile " + model("resnet50") + kQuick + "--no-roofs --opt-level all -o " + report, *dir_);
+    auto r = run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs --opt-level all -o " + report, *dir_);
     ASSERT_EQ(r.rc, 0) << r.err;
   }
   json rep = read_json(report);
@@ -137,7 +136,7 @@ TEST_F(ProfileTest, LayersArePlacedOnTheGivenRoofs) {
   std::ofstream(roofs) << R"({"source":"datasheet","compute":[{"name":"fp32_fma","isa":"avx512","dtype":"fp32",
     "threads":2,"gflops":100}],"memory":[{"level":"DRAM","kernel":"read","threads":2,"gbps":10}]})";
   std::string report = path("roofline.json");
-  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--roofs " + roofs + " -o " + report, *dir_);
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuickProfile + "--roofs " + roofs + " -o " + report, *dir_);
   ASSERT_EQ(r.rc, 0) << r.err;
   json rep = read_json(report);
   EXPECT_EQ(rep["hardware"]["source"], "datasheet");
@@ -164,7 +163,7 @@ TEST_F(ProfileTest, LayersArePlacedOnTheGivenRoofs) {
 
 TEST_F(ProfileTest, BatchRangeGivesOneRunPerPowerOfTwo) {
   std::string report = path("batches.json");
-  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1-8 -o " + report, *dir_);
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuickProfile + "--no-roofs --no-layers -b 1-8 -o " + report, *dir_);
   ASSERT_EQ(r.rc, 0) << r.err;
   json rep = read_json(report);
   ASSERT_EQ(rep["runs"].size(), 4u);
@@ -181,7 +180,7 @@ TEST_F(ProfileTest, BatchRangeGivesOneRunPerPowerOfTwo) {
 }
 
 TEST_F(ProfileTest, FixedBatchModelRefusesABatchRangeClearly) {
-  auto r = run_cli("profile " + model("squeezenet_fixed") + kQuick + "--no-roofs -b 1-8", *dir_);
+  auto r = run_cli("profile " + model("squeezenet_fixed") + kQuickProfile + "--no-roofs -b 1-8", *dir_);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("fixed batch of 1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--shape"), std::string::npos) << r.err;
@@ -190,7 +189,7 @@ TEST_F(ProfileTest, FixedBatchModelRefusesABatchRangeClearly) {
 
 TEST_F(ProfileTest, SweepCombinesThreadsAndBatchAsAGrid) {
   std::string report = path("grid.json");
-  auto r = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1,2 --sweep threads=1,2 -o " +
+  auto r = run_cli("profile " + model("squeezenet1_0") + kQuickProfile + "--no-roofs --no-layers -b 1,2 --sweep threads=1,2 -o " +
                        report,
                    *dir_);
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -210,7 +209,7 @@ TEST_F(ProfileTest, TokenIdsStayInsideTheEmbeddingTable) {
   add_value(g->mutable_output(), "y", {-1, 16, 4}, {"batch", "", ""});
   save(m, path("embed.onnx"));
   std::string report = path("embed.json");
-  auto r = run_cli("profile " + path("embed.onnx") + kQuick + "--no-roofs -o " + report, *dir_);
+  auto r = run_cli("profile " + path("embed.onnx") + kQuickProfile + "--no-roofs -o " + report, *dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   EXPECT_EQ(read_json(report)["runs"].size(), 1u);
 }
@@ -226,7 +225,7 @@ TEST_F(ProfileTest, NodeNamesWithQuotesAndBackslashesKeepTheirLayers) {
   add_value(g->mutable_output(), "z", {1, 16});
   save(m, path("quotes.onnx"));
   std::string report = path("quotes.json");
-  auto r = run_cli("profile " + path("quotes.onnx") + kQuick + "--no-roofs -o " + report, *dir_);
+  auto r = run_cli("profile " + path("quotes.onnx") + kQuickProfile + "--no-roofs -o " + report, *dir_);
   ASSERT_EQ(r.rc, 0) << r.err << r.out;
   json rep = read_json(report);
   ASSERT_EQ(rep["runs"].size(), 1u);
@@ -249,12 +248,12 @@ TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
   add_value(g->mutable_output(), "y", {1, 4});
   save(m, path("refused.onnx"));
   std::string report = path("refused.json");
-  auto r = run_cli("profile " + path("refused.onnx") + kQuick + "--no-roofs -o " + report, *dir_);
+  auto r = run_cli("profile " + path("refused.onnx") + kQuickProfile + "--no-roofs -o " + report, *dir_);
   EXPECT_EQ(r.rc, 1);
   json rep = read_json(report);
   ASSERT_EQ(rep["failures"].size(), 1u);
   EXPECT_EQ(rep["failures"][0]["stage"], "load");
-  // Named as a run of this configuration would be (fixed batch 1, kQuick's 2 threads), not as requested (0, 0).
+  // Named as a run of this configuration would be (fixed batch 1, kQuickProfile's 2 threads), not as requested (0, 0).
   EXPECT_EQ(rep["failures"][0]["batch"], 1);
   EXPECT_EQ(rep["failures"][0]["threads"], 2);
   std::string msg = rep["failures"][0]["message"];
@@ -266,7 +265,7 @@ TEST_F(ProfileTest, ModelOrtRefusesIsAFailureCarryingOrtsMessage) {
 TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
   // 100 ms is too short to load ResNet-50 (100 MB): both batch sizes time out, each recorded, none aborts the run.
   std::string report = path("timeout.json");
-  auto r = run_cli("profile " + model("resnet50") + kQuick + "--no-roofs --timeout 0.1 -b 1,2 -o " + report, *dir_);
+  auto r = run_cli("profile " + model("resnet50") + kQuickProfile + "--no-roofs --timeout 0.1 -b 1,2 -o " + report, *dir_);
   EXPECT_EQ(r.rc, 1);
   json rep = read_json(report);
   ASSERT_EQ(rep["failures"].size(), 2u) << rep["failures"].dump();
@@ -435,7 +434,7 @@ TEST_F(ProfileTest, ARunnerKilledInALaterRunFailsTheConfiguration) {
   EXPECT_FALSE(rep["partial"].get<bool>());
 
   std::string passing = path("repeat-passing.json");
-  auto ok = run_cli("profile " + model("squeezenet1_0") + kQuick + "--no-roofs --no-layers -b 1 -o " + passing, *dir_);
+  auto ok = run_cli("profile " + model("squeezenet1_0") + kQuickProfile + "--no-roofs --no-layers -b 1 -o " + passing, *dir_);
   ASSERT_EQ(ok.rc, 0) << ok.err;
   auto cmp = run_cli("compare " + passing + " " + report + " --json --fail-on-regression", *dir_);
   EXPECT_EQ(cmp.rc, 1);
@@ -447,7 +446,7 @@ TEST_F(ProfileTest, ARunnerKilledInALaterRunFailsTheConfiguration) {
 
 TEST_F(ProfileTest, TwoRunsAtOnceInOneDirectoryDoNotInterfere) {
   std::string a = path("twin-a.json"), b = path("twin-b.json");
-  auto common = "profile " + model("squeezenet1_0") + kQuick + "--no-roofs -o ";
+  auto common = "profile " + model("squeezenet1_0") + kQuickProfile + "--no-roofs -o ";
   std::string tmp = path("shared-tmp");  // one TMPDIR for both: their private dirs must not collide
   fs::create_directories(tmp);
   pid_t pa = spawn_rooflens(split_args(common + a), path("a.out"), path("a.err"), tmp);

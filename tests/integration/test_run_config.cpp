@@ -27,7 +27,7 @@ using namespace rooflens::testing;
 namespace {
 
 // Short timings, no --threads: the thread count is rooflens' to choose.
-const std::string kQuick = " --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q --no-db ";
+const std::string kQuickRunConfig = " --warmup-ms 0 --duration 0 --iterations 3 --profile-iterations 3 -q --no-db ";
 
 class RunConfigTest : public ::testing::Test {
  protected:
@@ -52,7 +52,7 @@ class RunConfigTest : public ::testing::Test {
 
   // `rooflens profile` (under `prefix`, e.g. a taskset) into REPORT; its first run.
   static json profile(const std::string& prefix, const std::string& args, const std::string& report) {
-    auto r = run_cli_env(prefix, "profile " + args + kQuick + "-f " + report, *dir_);
+    auto r = run_cli_env(prefix, "profile " + args + kQuickRunConfig + "-f " + report, *dir_);
     EXPECT_EQ(r.rc, 0) << r.err;
     json rep = json::parse(slurp(report), nullptr, false);
     if (rep.is_discarded() || rep["runs"].empty()) {

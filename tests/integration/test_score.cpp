@@ -16,30 +16,30 @@
 #include "support/ort_cli_suite.h"
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;  // keys in the order written: the suite file's
 using namespace rooflens::testing;
 
 namespace {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-json tiny_suite() {
+ojson tiny_suite() {
   auto entry = [](std::string id, std::string kind, std::string model, std::string precision) {
-    return json{{"id", id}, {"kind", kind}, {"model", model}, {"precision", precision}, {"quick", true}, {"seed", 3},
-                {"image", 0}, {"seq", 0}, {"decoder", json::object()}, {"prompt", 0}, {"gen", 0},
-                {"reference", {{"figures", json::object()}, {"outputs", json::array()}, {"tokens", json::array()}}}};
+    return ojson{{"id", id}, {"kind", kind}, {"model", model}, {"precision", precision}, {"quick", true}, {"seed", 3},
+                {"image", 0}, {"seq", 0}, {"decoder", ojson::object()}, {"prompt", 0}, {"gen", 0},
+                {"reference", {{"figures", ojson::object()}, {"outputs", ojson::array()}, {"tokens", ojson::array()}}}};
   };
-  json sq32 = entry("squeeze-fp32", "served", "squeezenet1_0", "fp32");
+  ojson sq32 = entry("squeeze-fp32", "served", "squeezenet1_0", "fp32");
   sq32["image"] = 64;
-  json sq8 = entry("squeeze-int8", "served", "squeezenet1_0", "int8");
+  ojson sq8 = entry("squeeze-int8", "served", "squeezenet1_0", "int8");
   sq8["image"] = 64;
   sq8["reduce_range"] = true;
-  json dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
+  ojson dec = entry("tinygpt-fp32", "decoder", "gpt2", "fp32");
   dec["decoder"] = {{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"vocab", 512}};
   dec["prompt"] = 4;
   dec["gen"] = 4;
-  json fp16 = entry("squeeze-fp16", "served", "squeezenet1_0", "fp16");
-  json mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2},
+  ojson fp16 = entry("squeeze-fp16", "served", "squeezenet1_0", "fp16");
+  ojson mode = {{"repetitions", 2}, {"offline_seconds", 0.2}, {"offline_min_queries", 4}, {"generate_requests", 2},
                {"latency_queries", 64}};
   return {{"suite", "v2"},
           {"reference_configuration", "test"},
@@ -58,8 +58,8 @@ class ScoreTest : public OrtCliSuite<ScoreTest> {
     write_file(path("base.json"), tiny_suite().dump(1));
   }
  protected:
-  static json load(const std::string& file) { return json::parse(slurp(path(file))); }
-  static const json& workload(const json& r, const std::string& id) {
+  static ojson load(const std::string& file) { return ojson::parse(slurp(path(file))); }
+  static const ojson& workload(const ojson& r, const std::string& id) {
     for (const auto& w : r["workloads"])
       if (w["id"] == id) return w;
     throw std::runtime_error("no workload " + id);
@@ -70,7 +70,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   // References, then a measured result, then constants from it: a suite as the reference configuration makes one.
   CliResult refs = cli("score --suite " + path("base.json") + " --write-references " + path("refs.json") + " -q");
   ASSERT_EQ(refs.rc, 0) << refs.err;
-  const json r = load("refs.json");
+  const ojson r = load("refs.json");
   EXPECT_FALSE(r["workloads"][0]["reference"]["outputs"].empty());
   EXPECT_EQ(r["workloads"][2]["reference"]["tokens"][0].size(), 5u);  // the prefill's token + 4 steps
   const std::string db = shell_quote(path("scores.db"));
@@ -80,7 +80,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   CliResult listed = cli("history --scores --json --db " + db);
   ASSERT_EQ(listed.rc, 0) << listed.err;
   EXPECT_NE(listed.out.find("\"quick\""), std::string::npos) << listed.out;
-  json m = load("first.json");
+  ojson m = load("first.json");
   for (const char* id : {"squeeze-fp32", "squeeze-int8", "tinygpt-fp32"}) {
     EXPECT_EQ(workload(m, id)["status"], "valid") << id << ": " << workload(m, id)["reason"];
     for (const auto& f : workload(m, id)["figures"]) EXPECT_EQ(f["repetitions"].size(), 2u) << id;
@@ -97,7 +97,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
 
   // The constants carry the harness the result was measured with, per mode (the tiny suite's full and quick are alike,
   // so the quick run's result below is scored against constants of its own harness too).
-  const json written = load("suite.json");
+  const ojson written = load("suite.json");
   EXPECT_EQ(written["constants"]["full"]["harness"], m["harness"]);
   EXPECT_FALSE(written["constants"]["full"]["provisional"].get<bool>());
   EXPECT_FALSE(written["constants"].contains("quick")) << "no quick result was given";
@@ -105,7 +105,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   // Scored again with the constants from its own raw figures: every figure 1000 (its own reference), complete.
   CliResult again = cli("score --from " + path("first.json") + " --suite " + path("suite.json") + " --json");
   ASSERT_EQ(again.rc, 0) << again.err;
-  const json s = json::parse(again.out);
+  const ojson s = ojson::parse(again.out);
   EXPECT_NEAR(s["overall"]["score"].get<double>(), 1000, 1e-6);
   EXPECT_FALSE(s["overall"]["incomplete"].get<bool>());
   EXPECT_EQ(s["categories"].size(), 5u);
@@ -114,7 +114,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
 
   // The gate and a fault: squeeze-int8's reference outputs moved, tinygpt's first token changed, squeeze-fp32's runtime
   // crashes while validating (test hook); each is reported, nothing stops the run, the overall is incomplete.
-  json bad = load("suite.json");
+  ojson bad = load("suite.json");
   for (auto& w : bad["workloads"]) {
     if (w["id"] == "squeeze-int8")  // every element: int8's tolerance lets 1% of them differ
       for (auto& v : w["reference"]["outputs"][0]["values"]) v = v.get<double>() + 10;
@@ -125,7 +125,7 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
   CliResult gate = run_cli_env("ROOFLENS_TEST_HOOKS=1 ", "score --suite " + path("bad.json") + " --no-roofs -q --no-db -o " +
                                    path("bad-result.json"), dir_->string());
   EXPECT_EQ(gate.rc, 1) << gate.err;
-  const json g = load("bad-result.json");
+  const ojson g = load("bad-result.json");
   EXPECT_EQ(workload(g, "squeeze-int8")["status"], "INVALID");
   EXPECT_GE(workload(g, "squeeze-int8")["max_abs_error"].get<double>(), 9.0);
   for (const auto& f : workload(g, "squeeze-int8")["figures"]) EXPECT_TRUE(f["repetitions"].empty());
@@ -145,9 +145,9 @@ TEST_F(ScoreTest, ReferencesConstantsGateFaultsAndReproducibility) {
 // reference's own roofs every figure is its reference (1000); onto a faster device higher, labelled PROJECTED; a
 // suite without reference roofs, or an unknown device, is one line.
 TEST_F(ScoreTest, ProjectionFromTheSuitesReferenceRoofs) {
-  json suite = tiny_suite();
-  json figures = {{"latency", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}, {"throughput", {{"time_ms", 1.0}, {"roof_time_ms", 0}}}};
-  json steps = {{"prefill", {{"time_ms", 0.5}, {"roof_time_ms", 0}}}, {"decode", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}};
+  ojson suite = tiny_suite();
+  ojson figures = {{"latency", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}, {"throughput", {{"time_ms", 1.0}, {"roof_time_ms", 0}}}};
+  ojson steps = {{"prefill", {{"time_ms", 0.5}, {"roof_time_ms", 0}}}, {"decode", {{"time_ms", 2.0}, {"roof_time_ms", 0}}}};
   for (auto& w : suite["workloads"]) w["reference"]["figures"] = w["kind"] == "decoder" ? steps : figures;
   write_file(path("noroofs.json"), suite.dump(1));
   CliResult none = cli("score --suite " + path("noroofs.json") + " --project l4 -q --no-db");
@@ -160,7 +160,7 @@ TEST_F(ScoreTest, ProjectionFromTheSuitesReferenceRoofs) {
   write_file(path("withroofs.json"), suite.dump(1));
   CliResult self = cli("score --suite " + path("withroofs.json") + " --project l4 -q --no-db --json");
   ASSERT_EQ(self.rc, 0) << self.err;
-  const json p = json::parse(self.out);
+  const ojson p = ojson::parse(self.out);
   EXPECT_EQ(p["kind"], "projected");
   EXPECT_NEAR(p["overall"]["score"].get<double>(), 1000, 1e-6) << "the reference's own roofs project to 1000";
   EXPECT_FALSE(p["overall"]["incomplete"].get<bool>()) << "fp16 is unsupported, every other workload projected";
@@ -171,7 +171,7 @@ TEST_F(ScoreTest, ProjectionFromTheSuitesReferenceRoofs) {
                          path("h100.json"));
   ASSERT_EQ(faster.rc, 0) << faster.err;
   EXPECT_NE(faster.out.find("PROJECTED score of"), std::string::npos) << faster.out;
-  const json h = load("h100.json");
+  const ojson h = load("h100.json");
   EXPECT_GT(h["overall"]["score"].get<double>(), 1000) << "an H100's roofs are above an L4's";
   EXPECT_NEAR(h["overall"]["score"].get<double>() / 1000, h["overall"]["roof_ratio"].get<double>(), 1e-9);
 

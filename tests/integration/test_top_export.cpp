@@ -24,7 +24,6 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string& kQuick = kQuickProfile;
 
 class TopExportTest : public ::testing::Test {
  protected:
@@ -35,7 +34,7 @@ class TopExportTest : public ::testing::Test {
     zoo::ZooOptions sq;
     sq.image = 64;
     save_zoo_model("squeezenet1_0", sq, path("squeezenet1_0.onnx"));
-    auto r = run_cli("profile " + path("squeezenet1_0.onnx") + kQuick + "--no-roofs -b 1,2 -o " + path("report.json"), *dir_);
+    auto r = run_cli("profile " + path("squeezenet1_0.onnx") + kQuickProfile + "--no-roofs -b 1,2 -o " + path("report.json"), *dir_);
     profiled_ = r.rc == 0;
     profile_log_ = r.err + r.out;
     run_cli("analyze " + path("squeezenet1_0.onnx") + " --format json -o " + path("analyze.json"), *dir_);

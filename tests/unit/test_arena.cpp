@@ -7,15 +7,16 @@
 #include "core/memory_json.h"
 #include "memory/arena.h"
 #include "memory/liveness.h"
+#include "support/byte_units.h"
 
 using namespace rooflens;
 
 namespace {
 
-constexpr uint64_t MiB = uint64_t{1} << 20;
+using rooflens::testing::MiB;
 
-BufferEvent alloc(int b, uint64_t bytes) { return {b, bytes, true}; }
-BufferEvent release(int b) { return {b, 0, false}; }
+BufferEvent buffer_alloc(int b, uint64_t bytes) { return {b, bytes, true}; }
+BufferEvent buffer_release(int b) { return {b, 0, false}; }
 
 ArenaPrediction run(const std::vector<BufferEvent>& events) { return simulate_arena(ort::cpu_arena_rules(), events); }
 
@@ -25,7 +26,7 @@ TEST(Arena, RegionsDoubleFromOneMebibyteAndAFittingRegionDoublesTheNextOne) {
   // 0.6 MiB takes the first 1 MiB region; 0.6 MiB more gets a 2 MiB region (split: its 1.4 MiB rest stays free);
   // 1.2 MiB fits that rest, no region; 3 MiB fits nothing: 4 MiB, the size after 2 MiB.
   const uint64_t a = 6 * MiB / 10;
-  ArenaPrediction p = run({alloc(0, a), alloc(1, a), alloc(2, 2 * a), alloc(3, 3 * MiB)});
+  ArenaPrediction p = run({buffer_alloc(0, a), buffer_alloc(1, a), buffer_alloc(2, 2 * a), buffer_alloc(3, 3 * MiB)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB, 2 * MiB, 4 * MiB}));
   EXPECT_EQ(p.held_bytes, 7 * MiB);
 }
@@ -33,7 +34,7 @@ TEST(Arena, RegionsDoubleFromOneMebibyteAndAFittingRegionDoublesTheNextOne) {
 TEST(Arena, ARequestLargerThanTheNextRegionDoublesItUntilItFitsAndTheSizeIsKeptOnce) {
   // 5 MiB first: 1 -> 2 -> 4 -> 8 MiB, and 8 MiB stays the next size (it was raised for this request), so a second
   // 5 MiB that does not fit the rest gets 8 MiB again, and a third 16 MiB.
-  ArenaPrediction p = run({alloc(0, 5 * MiB), alloc(1, 5 * MiB), alloc(2, 5 * MiB)});
+  ArenaPrediction p = run({buffer_alloc(0, 5 * MiB), buffer_alloc(1, 5 * MiB), buffer_alloc(2, 5 * MiB)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{8 * MiB, 8 * MiB, 16 * MiB}));
 }
 
@@ -41,18 +42,18 @@ TEST(Arena, ReleasedMemoryIsReusedByBestFitAndNeighboursCoalesce) {
   // Three 256 KiB chunks in the first region; freeing the first two merges them into 512 KiB, which a 400 KiB request
   // takes (best fit: the 256 KiB rest at the region's end is too small) without a new region.
   const uint64_t q = 256 * 1024;
-  ArenaPrediction p = run({alloc(0, q), alloc(1, q), alloc(2, q), release(0), release(1), alloc(3, 400 * 1024)});
+  ArenaPrediction p = run({buffer_alloc(0, q), buffer_alloc(1, q), buffer_alloc(2, q), buffer_release(0), buffer_release(1), buffer_alloc(3, 400 * 1024)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB}));
   EXPECT_EQ(p.in_use_peak_bytes, 3 * q);
   // Without the merge (only the first freed) 400 KiB fits neither 256 KiB hole: a second region.
-  ArenaPrediction q2 = run({alloc(0, q), alloc(1, q), alloc(2, q), alloc(4, q), release(0), release(2), alloc(3, 400 * 1024)});
+  ArenaPrediction q2 = run({buffer_alloc(0, q), buffer_alloc(1, q), buffer_alloc(2, q), buffer_alloc(4, q), buffer_release(0), buffer_release(2), buffer_alloc(3, 400 * 1024)});
   EXPECT_EQ(q2.regions, (std::vector<uint64_t>{MiB, 2 * MiB}));
 }
 
 TEST(Arena, AChunkUnderTwiceTheRequestIsHandedOutWholeAndCountsWholeInUse) {
   // 600 KiB from a fresh 1 MiB region: 1 MiB < 2 x 600 KiB and the 424 KiB rest is under the 128 MiB dead-bytes
   // limit, so the whole region is the chunk (ORT's in-use figure jumps by the region); 300 KiB then needs a region.
-  ArenaPrediction p = run({alloc(0, 600 * 1024), alloc(1, 300 * 1024)});
+  ArenaPrediction p = run({buffer_alloc(0, 600 * 1024), buffer_alloc(1, 300 * 1024)});
   EXPECT_EQ(p.in_use_peak_bytes, MiB + 300 * 1024);  // the second request's 2 MiB region is split: 300 KiB counted
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB, 2 * MiB}));
 }
@@ -61,20 +62,20 @@ TEST(Arena, RequestsAreRoundedTo256BytesAndNoChunkSpansTwoRegions) {
   // 1000 requests of 1 byte take 256 bytes each: 256,000 bytes in use, one region. A free 1 MiB region and a free
   // 600 KiB chunk at the start of the next region cannot serve 1.5 MiB between them: a new region (4 MiB).
   std::vector<BufferEvent> small;
-  for (int i = 0; i < 1000; ++i) small.push_back(alloc(i, 1));
+  for (int i = 0; i < 1000; ++i) small.push_back(buffer_alloc(i, 1));
   EXPECT_EQ(run(small).in_use_peak_bytes, 256000u);
-  ArenaPrediction p = run({alloc(0, 600 * 1024), alloc(1, 600 * 1024), alloc(2, 2 * MiB - 600 * 1024), release(0),
-                           release(1), alloc(3, 3 * MiB / 2)});
+  ArenaPrediction p = run({buffer_alloc(0, 600 * 1024), buffer_alloc(1, 600 * 1024), buffer_alloc(2, 2 * MiB - 600 * 1024), buffer_release(0),
+                           buffer_release(1), buffer_alloc(3, 3 * MiB / 2)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB, 2 * MiB, 4 * MiB}));
 }
 
 TEST(Arena, WrittenPagesAreTheTensorsBytesAtTheirChunksNotTheWholeRegion) {
   // One 10,000-byte tensor in a 1 MiB region writes 3 pages; written again elsewhere after a free, the same chunk is
   // reused (best fit, lowest address): no new pages. A tensor handed a whole unsplit chunk writes only its own bytes.
-  ArenaPrediction p = run({alloc(0, 10000), release(0), alloc(1, 10000)});
+  ArenaPrediction p = run({buffer_alloc(0, 10000), buffer_release(0), buffer_alloc(1, 10000)});
   EXPECT_EQ(p.written_bytes, 3u * 4096);
   EXPECT_EQ(p.held_bytes, MiB);
-  ArenaPrediction whole = run({alloc(0, 600 * 1024)});
+  ArenaPrediction whole = run({buffer_alloc(0, 600 * 1024)});
   EXPECT_EQ(whole.written_bytes, 600u * 1024);
   EXPECT_EQ(whole.in_use_peak_bytes, MiB);
 }
@@ -82,7 +83,7 @@ TEST(Arena, WrittenPagesAreTheTensorsBytesAtTheirChunksNotTheWholeRegion) {
 TEST(Arena, SameAsRequestedGrowsByExactlyTheRequest) {
   ArenaRules r = ort::cpu_arena_rules();
   r.doubling = false;
-  ArenaPrediction p = simulate_arena(r, {alloc(0, 1000), alloc(1, 3 * MiB)});
+  ArenaPrediction p = simulate_arena(r, {buffer_alloc(0, 1000), buffer_alloc(1, 3 * MiB)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{1024, 3 * MiB}));
 }
 

@@ -8,21 +8,22 @@
 
 #include "backends/onnxruntime/ort_session_memory.h"
 #include "memory/c_allocator.h"
+#include "support/byte_units.h"
 
 using namespace rooflens;
 
 namespace {
 
-constexpr uint64_t KiB = uint64_t{1} << 10, MiB = uint64_t{1} << 20;
+using rooflens::testing::KiB; using rooflens::testing::MiB;
 
-HeapEvent alloc(uint64_t id, uint64_t bytes, bool keeps_objects = false) {
+HeapEvent heap_alloc(uint64_t id, uint64_t bytes, bool keeps_objects = false) {
   HeapEvent e;
   e.id = id;
   e.bytes = bytes;
   e.keeps_objects = keeps_objects;
   return e;
 }
-HeapEvent release(uint64_t id, bool whole = false) {
+HeapEvent heap_release(uint64_t id, bool whole = false) {
   HeapEvent e;
   e.allocate = false;
   e.id = id;
@@ -35,27 +36,27 @@ CAllocatorRules glibc() { return ort::runner_c_allocator(std::nullopt); }
 
 TEST(CAllocator, AFreedMappingRaisesTheThresholdSoTheNextBlocksStayOnTheHeapAfterTheyAreFreed) {
   CAllocator a(glibc());
-  a.apply(alloc(1, 8 * MiB));  // above 128 KiB and no heap to serve it: a mapping of its own
+  a.apply(heap_alloc(1, 8 * MiB));  // above 128 KiB and no heap to serve it: a mapping of its own
   EXPECT_GE(a.resident(), 8 * MiB);
-  a.apply(release(1));          // unmapped: gone, and the threshold is now its size
+  a.apply(heap_release(1));          // unmapped: gone, and the threshold is now its size
   EXPECT_LT(a.resident(), MiB);
   EXPECT_GE(a.mmap_threshold(), 8 * MiB);
-  a.apply(alloc(2, 4 * MiB));   // below the threshold: the heap grows
-  a.apply(alloc(3, 4 * MiB));   // the top of the heap, after it
+  a.apply(heap_alloc(2, 4 * MiB));   // below the threshold: the heap grows
+  a.apply(heap_alloc(3, 4 * MiB));   // the top of the heap, after it
   const uint64_t held = a.resident();
   EXPECT_GE(held, 8 * MiB);
-  a.apply(release(2));          // below a live block: glibc keeps it
+  a.apply(heap_release(2));          // below a live block: glibc keeps it
   EXPECT_EQ(a.resident(), held);
   EXPECT_EQ(a.in_use(), 4 * MiB + 16);
 }
 
 TEST(CAllocator, AFixedThresholdReturnsEveryLargeBlockWhenItIsFreed) {
   CAllocator a(ort::runner_c_allocator(131072));
-  a.apply(alloc(1, 8 * MiB));
-  a.apply(release(1));
-  a.apply(alloc(2, 4 * MiB));
-  a.apply(alloc(3, 4 * MiB));
-  a.apply(release(2));
+  a.apply(heap_alloc(1, 8 * MiB));
+  a.apply(heap_release(1));
+  a.apply(heap_alloc(2, 4 * MiB));
+  a.apply(heap_alloc(3, 4 * MiB));
+  a.apply(heap_release(2));
   EXPECT_EQ(a.mmap_threshold(), 131072u);  // not moved by the free
   EXPECT_LT(a.resident(), 4 * MiB + 64 * KiB);
   EXPECT_GE(a.peak(), 8 * MiB);
@@ -63,46 +64,46 @@ TEST(CAllocator, AFixedThresholdReturnsEveryLargeBlockWhenItIsFreed) {
 
 TEST(CAllocator, AFreedBlockServesOnlyASmallerRequest) {
   CAllocator a(glibc());
-  a.apply(alloc(1, 8 * MiB));
-  a.apply(release(1));  // threshold 8 MiB
-  a.apply(alloc(2, 2 * MiB));
-  a.apply(alloc(3, 2 * MiB));
-  a.apply(release(2));
+  a.apply(heap_alloc(1, 8 * MiB));
+  a.apply(heap_release(1));  // threshold 8 MiB
+  a.apply(heap_alloc(2, 2 * MiB));
+  a.apply(heap_alloc(3, 2 * MiB));
+  a.apply(heap_release(2));
   const uint64_t before = a.resident();
-  a.apply(alloc(4, 2 * MiB));  // the same size: the small objects between take its start, so it goes to the top
+  a.apply(heap_alloc(4, 2 * MiB));  // the same size: the small objects between take its start, so it goes to the top
   EXPECT_GT(a.resident(), before + MiB);
-  a.apply(alloc(5, MiB));      // a smaller one fits the freed block: nothing new
+  a.apply(heap_alloc(5, MiB));      // a smaller one fits the freed block: nothing new
   const uint64_t held = a.resident();
-  a.apply(alloc(6, 1536 * KiB));  // the rest of the freed block is too small: the top again
+  a.apply(heap_alloc(6, 1536 * KiB));  // the rest of the freed block is too small: the top again
   EXPECT_GT(a.resident(), held);
 }
 
 TEST(CAllocator, TheHeapsTopIsGivenBackOnlyPastTheTrimThreshold) {
   CAllocator a(glibc());
-  a.apply(alloc(1, 8 * MiB));
-  a.apply(release(1));  // threshold 8 MiB, trim threshold 16 MiB
-  for (uint64_t id = 2; id <= 4; ++id) a.apply(alloc(id, 6 * MiB));
+  a.apply(heap_alloc(1, 8 * MiB));
+  a.apply(heap_release(1));  // threshold 8 MiB, trim threshold 16 MiB
+  for (uint64_t id = 2; id <= 4; ++id) a.apply(heap_alloc(id, 6 * MiB));
   const uint64_t full = a.resident();
-  a.apply(release(4));  // 6 MiB free at the top: under 16 MiB, kept
+  a.apply(heap_release(4));  // 6 MiB free at the top: under 16 MiB, kept
   EXPECT_EQ(a.resident(), full);
-  a.apply(release(3));  // 12 MiB: still kept
+  a.apply(heap_release(3));  // 12 MiB: still kept
   EXPECT_EQ(a.resident(), full);
-  a.apply(release(2));  // 18 MiB: given back, but for the top pad
+  a.apply(heap_release(2));  // 18 MiB: given back, but for the top pad
   EXPECT_LT(a.resident(), MiB);
 }
 
 TEST(CAllocator, SmallObjectsAfterKeptBlocksStopFreedNeighboursFromMergingUnlessTheyGoToo) {
   auto replay = [](bool whole, bool merge_freely) {
     CAllocator a(glibc(), merge_freely);
-    a.apply(alloc(1, 8 * MiB));
-    a.apply(release(1));
-    a.apply(alloc(2, 2 * MiB, true));
-    a.apply(alloc(3, 2 * MiB, true));
-    a.apply(alloc(4, 2 * MiB, true));  // keeps 2 and 3 away from the top
-    a.apply(release(2, whole));
-    a.apply(release(3, whole));
+    a.apply(heap_alloc(1, 8 * MiB));
+    a.apply(heap_release(1));
+    a.apply(heap_alloc(2, 2 * MiB, true));
+    a.apply(heap_alloc(3, 2 * MiB, true));
+    a.apply(heap_alloc(4, 2 * MiB, true));  // keeps 2 and 3 away from the top
+    a.apply(heap_release(2, whole));
+    a.apply(heap_release(3, whole));
     const uint64_t held = a.resident();
-    a.apply(alloc(5, 3 * MiB));  // fits only where 2 and 3 merged
+    a.apply(heap_alloc(5, 3 * MiB));  // fits only where 2 and 3 merged
     return a.resident() - held;
   };
   EXPECT_GE(replay(false, false), 3 * MiB);  // their objects stay between them: to the top
@@ -112,12 +113,12 @@ TEST(CAllocator, SmallObjectsAfterKeptBlocksStopFreedNeighboursFromMergingUnless
 
 TEST(CAllocator, TheReplaySplitsTheCreationFromTheFirstRunAndSumsTheCreationsBlocksByRole) {
   CAllocatorReplay blocks;
-  HeapEvent s = alloc(1, 8 * MiB + 1);
+  HeapEvent s = heap_alloc(1, 8 * MiB + 1);
   s.role = HeapRole::serialized;
-  HeapEvent c = alloc(2, 8 * MiB, true);
+  HeapEvent c = heap_alloc(2, 8 * MiB, true);
   c.role = HeapRole::copy;
-  blocks.creation = {s, c, release(1)};
-  HeapEvent region = alloc(10, 4 * MiB);
+  blocks.creation = {s, c, heap_release(1)};
+  HeapEvent region = heap_alloc(10, 4 * MiB);
   region.role = HeapRole::region;
   region.written = MiB;  // only the pages the run wrote are resident
   blocks.run = {region};

@@ -9,7 +9,7 @@ using namespace rooflens;
 
 namespace {
 
-Layer layer(const std::string& name, std::vector<std::string> nodes, double ms) {
+Layer conv_layer(const std::string& name, std::vector<std::string> nodes, double ms) {
   Layer l;
   l.name = name;
   l.op = "Conv";
@@ -18,7 +18,7 @@ Layer layer(const std::string& name, std::vector<std::string> nodes, double ms) 
   return l;
 }
 
-ProfileRun run(const std::string& backend, std::vector<Layer> layers, double ms) {
+ProfileRun backend_run(const std::string& backend, std::vector<Layer> layers, double ms) {
   ProfileRun r;
   r.backend = backend;
   r.batch = 1;
@@ -36,8 +36,8 @@ TEST(CompareRuntimes, SecondBackendAgainstTheFirstByOnnxNode) {
   r.model.name = "m";
   r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"},
                 BackendInfo{"other", "1", {}, "other runtime", "other"}};
-  r.runs.push_back(run("onnxruntime", {layer("fused conv1", {"conv1", "relu1"}, 2), layer("fc", {"fc"}, 1)}, 3));
-  r.runs.push_back(run("other", {layer("conv1:x", {"conv1", "relu1"}, 6), layer("fc:x", {"fc"}, 0.5)}, 7));
+  r.runs.push_back(backend_run("onnxruntime", {conv_layer("fused conv1", {"conv1", "relu1"}, 2), conv_layer("fc", {"fc"}, 1)}, 3));
+  r.runs.push_back(backend_run("other", {conv_layer("conv1:x", {"conv1", "relu1"}, 6), conv_layer("fc:x", {"fc"}, 0.5)}, 7));
   std::vector<Comparison> cs = compare_backends(r);
   ASSERT_EQ(cs.size(), 1u);
   const Comparison& c = cs[0];

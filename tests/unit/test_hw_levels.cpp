@@ -7,11 +7,12 @@
 
 #include "hw/levels.h"
 #include "hw/measure.h"
+#include "support/byte_units.h"
 
 using namespace rooflens::hw;
 
 namespace {
-constexpr uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+using rooflens::testing::KiB; using rooflens::testing::MiB; using rooflens::testing::GiB;
 
 // A staircase: bandwidth bw[k] while the working set fits true capacity k (bw.back() beyond all of them), one
 // point on each slope at the geometric mean of its neighbours, optional multiplicative noise.

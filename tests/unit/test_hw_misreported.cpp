@@ -13,12 +13,13 @@
 #include "hw/hw_table.h"
 #include "hw/measure.h"
 #include "hw/team.h"
+#include "support/byte_units.h"
 
 using namespace rooflens;
 using namespace rooflens::hw;
 
 namespace {
-constexpr uint64_t KiB = 1024, MiB = KiB * KiB;
+using rooflens::testing::KiB; using rooflens::testing::MiB;
 
 HwOptions misreported_quick_sweep() {
   int cpus = static_cast<int>(std::min<size_t>(2, pinning_order().size()));

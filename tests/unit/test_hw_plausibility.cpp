@@ -5,12 +5,13 @@
 #include <algorithm>
 
 #include "hw/plausibility.h"
+#include "support/byte_units.h"
 
 using namespace rooflens;
 using namespace rooflens::hw;
 
 namespace {
-constexpr uint64_t MiB = 1024 * 1024;
+using rooflens::testing::MiB;
 
 bool has(const std::vector<std::string>& ws, const std::string& part) {
   return std::any_of(ws.begin(), ws.end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });

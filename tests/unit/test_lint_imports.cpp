@@ -9,6 +9,7 @@
 #include "importers/driver/import.h"
 #include "lint/lint.h"
 #include "support/import_fixtures.h"
+#include "support/findings.h"
 
 namespace rooflens {
 namespace {
@@ -25,12 +26,7 @@ const Finding* finding(const std::vector<Finding>& all, const std::string& rule)
   return it == all.end() ? nullptr : &*it;
 }
 
-double evidence(const Finding& f, const std::string& name) {
-  for (const auto& e : f.evidence)
-    if (e.name == name) return e.value;
-  ADD_FAILURE() << "no evidence '" << name << "' in " << f.rule;
-  return -1;
-}
+using rooflens::testing::evidence;
 
 TEST(LintImports, TensorRtInt8EngineHasReformatAndQdqFindings) {
   ImportRequest req;

@@ -5,6 +5,7 @@
 
 #include "lint/lint.h"
 #include "support/report_builder.h"
+#include "support/findings.h"
 
 using namespace rooflens;
 using rooflens::testing::ReportBuilder;
@@ -18,12 +19,7 @@ std::vector<Finding> of_rule(const Report& r, const std::string& rule) {
   return out;
 }
 
-double evidence(const Finding& f, const std::string& name) {
-  for (const auto& e : f.evidence)
-    if (e.name == name) return e.value;
-  ADD_FAILURE() << "no evidence '" << name << "' in " << f.rule;
-  return -1;
-}
+using rooflens::testing::evidence;
 
 bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 

@@ -5,12 +5,13 @@
 #include <algorithm>
 
 #include "analysis/roofline.h"
+#include "support/byte_units.h"
 
 using namespace rooflens;
 
 namespace {
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * 1024;
+using rooflens::testing::KiB; using rooflens::testing::MiB;
 
 MachineDesc machine() {
   MachineDesc m;

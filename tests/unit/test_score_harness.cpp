@@ -18,18 +18,18 @@
 
 using namespace rooflens;
 using namespace rooflens::score;
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;  // keys in the order written: the suite file's
 
 namespace {
 
-json entry(const std::string& id, const std::string& precision, bool quick) {
-  return json{{"id", id}, {"kind", "served"}, {"model", "squeezenet1_0"}, {"precision", precision}, {"quick", quick},
-              {"seed", 1}, {"image", 64}, {"seq", 0}, {"decoder", json::object()}, {"prompt", 0}, {"gen", 0},
-              {"reference", {{"figures", json::object()}, {"outputs", json::array()}, {"tokens", json::array()}}}};
+ojson entry(const std::string& id, const std::string& precision, bool quick) {
+  return ojson{{"id", id}, {"kind", "served"}, {"model", "squeezenet1_0"}, {"precision", precision}, {"quick", quick},
+              {"seed", 1}, {"image", 64}, {"seq", 0}, {"decoder", ojson::object()}, {"prompt", 0}, {"gen", 0},
+              {"reference", {{"figures", ojson::object()}, {"outputs", ojson::array()}, {"tokens", ojson::array()}}}};
 }
 
-json suite_json() {
-  json mode = {{"repetitions", 3}, {"offline_seconds", 0.5}, {"offline_min_queries", 4}, {"generate_requests", 2},
+ojson suite_json() {
+  ojson mode = {{"repetitions", 3}, {"offline_seconds", 0.5}, {"offline_min_queries", 4}, {"generate_requests", 2},
                {"latency_queries", 64}};
   return {{"suite", "v2"},
           {"reference_configuration", "test"},
@@ -169,7 +169,7 @@ TEST(ScoreHarness, ConstantsComeOnlyFromAResultOfThisHarness) {
 }
 
 TEST(ScoreSuite, V1LayoutServesBothModesV2KeepsThemApart) {
-  json v1 = suite_json();
+  ojson v1 = suite_json();
   v1["suite"] = "v1";
   v1["full"].erase("latency_queries");
   v1["workloads"][0]["reference"]["figures"] = {{"latency", {{"time_ms", 4.0}, {"roof_time_ms", 1.0}}}};
@@ -179,7 +179,7 @@ TEST(ScoreSuite, V1LayoutServesBothModesV2KeepsThemApart) {
   EXPECT_EQ(reference_of(old.workloads[0], true, "latency")->time_ms, 4.0);
   EXPECT_FALSE(old.workloads[1].reduce_range) << "v1's int8 is the zoo's full-range quantization";
 
-  json bad = suite_json();
+  ojson bad = suite_json();
   bad["workloads"][0]["reduce_range"] = true;
   EXPECT_THROW(parse_suite(bad.dump(), "x.json"), UserError) << "only int8 is quantized";
   bad = suite_json();
@@ -187,7 +187,7 @@ TEST(ScoreSuite, V1LayoutServesBothModesV2KeepsThemApart) {
   EXPECT_THROW(parse_suite(bad.dump(), "x.json"), UserError) << "early stopping needs 64";
   bad = suite_json();
   bad["workloads"][0]["reference"]["figures"] = {{"fast", {{"latency", {{"time_ms", 1.0}, {"roof_time_ms", 0}}}}},
-                                                 {"full", json::object()}};
+                                                 {"full", ojson::object()}};
   EXPECT_THROW(parse_suite(bad.dump(), "x.json"), UserError) << "not a mode";
 
   for (const auto& w : builtin_suite().workloads) {
