@@ -21,7 +21,7 @@ namespace rooflens::cli {
 namespace {
 
 struct HistoryArgs {
-  std::string db, model, config, machine, since, html;
+  std::string db, model, config, machine, since, html, output;
   std::vector<std::string> tags;
   bool check = false, json = false, quiet = false;
   int last = 10, min_runs = 3, points = 10;
@@ -85,6 +85,7 @@ int run_scores_view(const HistoryArgs& a) {
   o.all = a.all;
   o.json = a.json;
   o.html = a.html;
+  o.output = a.output;
   o.quiet = a.quiet;
   return run_score_list(o);
 }
@@ -128,8 +129,9 @@ int run_history_command(const HistoryArgs& a) {
     write_file_atomically(a.html, history_html(t));
     if (!a.quiet) std::cerr << "rooflens history: HTML written to " << a.html << "\n";
   }
-  if (a.json) std::cout << trends_to_json(t);
-  else std::cout << trends_text(t, TrendTextOptions{static_cast<size_t>(a.points)});
+  const std::string text = a.json ? trends_to_json(t) : trends_text(t, TrendTextOptions{static_cast<size_t>(a.points)});
+  if (a.output.empty() || a.output == "-") std::cout << text;
+  else write_file_atomically(a.output, text);
   if (a.check && check_fails(t)) {
     for (const auto& c : t.checks)
       if (c.memory_verdict == verdict::kRegression)
@@ -189,6 +191,7 @@ void setup_history(CLI::App& root, Action& action) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--html", a->html, "Also write the trends as one self-contained HTML page of charts");
   cmd->add_flag("--json", a->json, "Print the trends (rooflens.trends/1) as JSON instead of the tables");
+  cmd->add_option("-o,--output", a->output, "Write the tables (or the JSON) to FILE instead of stdout");
   cmd->add_flag("--scores", a->scores,
                 "Score results (rooflens score) side by side instead of trends: overall, categories, 95% CIs, roof "
                 "ratio × efficiency; one group per suite × quick/full, projected scores labelled and ranked apart");

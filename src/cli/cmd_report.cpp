@@ -59,7 +59,7 @@ void setup_report(CLI::App& root, Action& action) {
   auto a = std::make_shared<ReportArgs>();
   CLI::App* cmd = root.add_subcommand("report", "A report as one self-contained HTML page (roofline, layer table, "
                                                 "breakdown, latency, sweep, timeline); works offline from file://");
-  cmd->add_option("report", a->report, "Report JSON (rooflens profile -f, or rooflens analyze --format json)")
+  cmd->add_option("report", a->report, "Report JSON (rooflens profile -o, or rooflens analyze --format json)")
       ->required();
   cmd->add_option("-o,--output", a->output, "Write the page here (default: REPORT with .html; - for stdout)");
   cmd->add_flag("-q,--quiet", a->quiet, "Do not say where the page went");

@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/db_flags.h"
 #include "cli/score_project.h"
-#include "cli/score_projection_suite.h"
+#include "score/projection_workloads.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
@@ -134,7 +134,7 @@ int run_project(const ScoreCommand& a) {
     setup.warnings.push_back("suite " + suite.version + "'s " + c->first + " constants and reference roofs are "
                              "provisional (measured on a shared machine while the suite was made)");
   if (!a.quiet) std::cerr << "rooflens score: analysing the suite's models for the projection\n";
-  const auto workloads = projection_workloads(suite, a.o, work.path(), cores);
+  const auto workloads = score::projection_workloads(suite, a.o, work.path(), cores);
   ScoreProjectOptions p{a.project, a.out_json, a.json, a.quiet, a.db};
   return run_score_project(p, workloads, setup);
 }

@@ -29,7 +29,7 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   o.timing.layers = !f.no_layers;
   o.timing.realtime = f.realtime;
   o.repeat = f.repeat;
-  if (f.interleave == "chunks") use_chunks(o, f.chunks, f.chunk_iterations);
+  if (f.interleave == "chunks") use_turns(o, f.chunks, f.chunk_iterations);
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   return o;
 }

@@ -57,7 +57,9 @@ int run_score_list(const ScoreListOptions& o) {
     write_file_atomically(o.html, leaderboard_html(b));
     if (!o.quiet) std::cerr << "rooflens: leaderboard written to " << o.html << "\n";
   }
-  std::cout << (o.json ? leaderboard_json(b) : leaderboard_text(b));
+  const std::string text = o.json ? leaderboard_json(b) : leaderboard_text(b);
+  if (o.output.empty() || o.output == "-") std::cout << text;
+  else write_file_atomically(o.output, text);
   return 0;
 }
 

@@ -16,7 +16,8 @@ struct ScoreListOptions {
   std::vector<std::string> files;  // rooflens.score/1 files listed beside the database's scores
   bool measured_only = false;      // leave projected scores out
   bool all = false;                // every stored score, not only each machine's latest
-  bool json = false;               // stdout: rooflens.leaderboard/1
+  bool json = false;               // rooflens.leaderboard/1 instead of the table
+  std::string output;              // -o FILE: the table or JSON written there ("" or "-": stdout)
   std::string html;                // --html FILE: the leaderboard page
   bool quiet = false;
 };

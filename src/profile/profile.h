@@ -39,7 +39,7 @@ struct ProfileOptions {
   // configuration of every backend once, then again, ...). The profiled run for layers happens once, in the first.
   int repeat = 1;
   // Rounds after the first on one live runtime process per configuration (the backend's live runner, loaded
-  // once and left idle between rounds), each timed as `live_timing` says — short chunks that `compare` alternates
+  // once and left idle between rounds), each timed as `live_timing` says — short turns that `compare` alternates
   // between two models far faster than fresh runners can start. Unset: every round in a fresh runner.
   std::optional<TimingOptions> live_timing;
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage of one configuration

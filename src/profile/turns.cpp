@@ -14,19 +14,19 @@ void take_turns(ProfileSession& a, ProfileSession& b) {
   }
 }
 
-TimingOptions chunk_timing(int iterations) {
-  TimingOptions chunk;
-  chunk.warmup_iterations = 1;
-  chunk.warmup_ms = 0;
-  chunk.iterations = iterations;
-  chunk.duration_s = 0;
-  chunk.layers = false;
-  return chunk;
+TimingOptions turn_timing(int iterations) {
+  TimingOptions turn;
+  turn.warmup_iterations = 1;
+  turn.warmup_ms = 0;
+  turn.iterations = iterations;
+  turn.duration_s = 0;
+  turn.layers = false;
+  return turn;
 }
 
-void use_chunks(ProfileOptions& o, int chunks, int chunk_iterations) {
-  o.repeat = 1 + chunks;
-  o.live_timing = chunk_timing(chunk_iterations);
+void use_turns(ProfileOptions& o, int turns, int turn_iterations) {
+  o.repeat = 1 + turns;
+  o.live_timing = turn_timing(turn_iterations);
 }
 
 ProfileHooks TurnProgress::hooks(const std::string& side, const std::atomic<bool>* interrupted) {

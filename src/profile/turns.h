@@ -16,10 +16,11 @@ void take_turns(ProfileSession& a, ProfileSession& b);
 // One turn on a live runner: one warm-up iteration (the runner sat idle while the other side ran), then exactly
 // `iterations` timed ones, no profiled run. A pair of turns is then ~0.1 s apart for a 5 ms model, shorter than
 // the spells in which a shared host runs fast or slow.
-TimingOptions chunk_timing(int iterations);
+TimingOptions turn_timing(int iterations);
 
-// `o` set to take `chunks` turns on a live runner after its first, fresh run (ProfileOptions::live_timing).
-void use_chunks(ProfileOptions& o, int chunks, int chunk_iterations);
+// `o` set to take `turns` turns of `turn_iterations` iterations each on a live runner after its first, fresh run
+// (ProfileOptions::live_timing). The flags that set them are still spelled --chunks and --chunk-iterations.
+void use_turns(ProfileOptions& o, int turns, int turn_iterations);
 
 // Progress of two sessions stepped in turns, as one bar: each session's hook counts toward twice its total.
 class TurnProgress {

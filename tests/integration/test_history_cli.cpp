@@ -152,6 +152,14 @@ TEST_P(HistoryCli, HostileNamesRoundTripThroughTheCommands) {
   EXPECT_EQ(j["series"][0]["model"], "it's \"m\"; DROP TABLE runs; --");
   EXPECT_EQ(j["series"][0]["points"][0]["tags"]["commit"], "'; --");
   EXPECT_EQ(count(url_, "sessions"), 1);
+  // -o writes what stdout would have shown, and nothing to stdout.
+  const fs::path out = dir_ / "it's trends.json";
+  CliResult o = run_cli("history --json -o " + shell_quote(out.string()) + " --tag " +
+                            shell_quote("who=o'brien; DELETE FROM tags") + db(),
+                        dir_.string());
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(json::parse(slurp(out.string()))["series"], j["series"]);
 }
 
 TEST_P(HistoryCli, TheGateFlagsTenPercentSlowerAndPassesNoise) {

@@ -16,7 +16,7 @@
 #include "whatif/score_projection_efficiency.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
-#include "cli/score_projection_suite.h"
+#include "score/projection_workloads.h"
 #include "score/suite.h"
 #include <nlohmann/json.hpp>
 
@@ -175,7 +175,7 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   std::filesystem::remove_all(dir);
 }
 
-// The score suite as projection inputs (cli/score_projection_suite.h): a tiny suite (squeezenet at 64 px in fp32 and
+// The score suite as projection inputs (score/projection_workloads.h): a tiny suite (squeezenet at 64 px in fp32 and
 // int8, a decoder, an fp16 workload) with reference times; the served ones and the decoder (its prefill per prompt
 // token, a decode step at its cached length) are built, analysed and projected onto a datasheet device, the fp16
 // one is unsupported (as in a measured score: reported, no member), so the overall is complete.
@@ -205,7 +205,7 @@ TEST(ScoreProjection, TheSuitesWorkloadsAreProjectedFp16SaysSoAndCounts) {
       {"workloads", {entry("sq-fp32", "served", "squeezenet1_0", "fp32"), entry("sq-int8", "served", "squeezenet1_0", "int8"),
                      dec, entry("sq-fp16", "served", "squeezenet1_0", "fp16")}}};
   const score::Suite s = score::parse_suite(suite.dump(), "tiny suite");
-  auto workloads = cli::projection_workloads(s, {}, dir, 2);
+  auto workloads = score::projection_workloads(s, {}, dir, 2);
   ASSERT_EQ(workloads.size(), 4u);
   EXPECT_GT(workloads[0].figures[0].nodes.size(), 20u);
   EXPECT_EQ(workloads[0].figures[1].category, "fp32 throughput");

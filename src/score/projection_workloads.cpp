@@ -1,12 +1,12 @@
-#include "cli/score_projection_suite.h"
+#include "score/projection_workloads.h"
 
 #include <system_error>
 
 #include "score/kind.h"
 
-namespace rooflens::cli {
+namespace rooflens::score {
 
-std::vector<ProjectionWorkload> projection_workloads(const score::Suite& suite, const score::ScoreOptions& o,
+std::vector<ProjectionWorkload> projection_workloads(const Suite& suite, const ScoreOptions& o,
                                                      const std::filesystem::path& dir, int64_t cores) {
   std::vector<ProjectionWorkload> out;
   for (const score::WorkloadDef* def : score::selected(suite, o)) {
@@ -43,4 +43,4 @@ std::vector<ProjectionWorkload> projection_workloads(const score::Suite& suite, 
   return out;
 }
 
-}  // namespace rooflens::cli
+}  // namespace rooflens::score

@@ -12,9 +12,9 @@
 #include "score/suite.h"
 #include "whatif/score_projection.h"
 
-namespace rooflens::cli {
+namespace rooflens::score {
 
-std::vector<ProjectionWorkload> projection_workloads(const score::Suite& suite, const score::ScoreOptions& o,
+std::vector<ProjectionWorkload> projection_workloads(const Suite& suite, const ScoreOptions& o,
                                                      const std::filesystem::path& dir, int64_t cores);
 
-}  // namespace rooflens::cli
+}  // namespace rooflens::score
