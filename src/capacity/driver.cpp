@@ -222,15 +222,16 @@ class ConfigRun {
         [&](double qps) {
           RunPlan p = plan(Scenario::server);
           p.qps = qps;
-          return run_point(p);
+          return lengthened_if_short(p, run_point(p));
         },
         [&](const ScenarioResult& r) { return out_.stop || (!any_valid(found_so_far_) && unqueued_miss(r)); });
     found_so_far_.clear();
-    if (found.peak.qps <= 0 && !found.stopped && !found.points.empty() &&
-        static_cast<int>(found.points.size()) < o.max_runs)  // the downward bracket reached the floor
+    if (found.below_floor_qps > 0)  // the downward bracket reached the floor
       out_.run.warnings.push_back(fmt::format(
-          "find-peak stopped at {:g} QPS: below it, a run's minimum of {} queries would take longer than 600 s; give "
-          "a lower --qps and --min-queries to search further", found.points.back().target_qps, s_.min_queries));
+          "find-peak stopped at {:g} QPS with no VALID rate: its next step down, {:.3g} QPS, would take {:.0f} s for "
+          "a run's minimum of {} queries, longer than MLPerf's 600 s; give a lower --qps and --min-queries to search "
+          "further", found.points.back().target_qps, found.below_floor_qps,
+          static_cast<double>(s_.min_queries) / found.below_floor_qps, s_.min_queries));
     if (found.out_of_time)
       out_.run.warnings.push_back(fmt::format(
           "find-peak cut by --budget after {} run(s): {}, not a converged peak (a larger --budget, or fewer "
@@ -239,6 +240,20 @@ class ConfigRun {
                              : std::string("no VALID rate found yet")));
     for (auto& p : found.points) out_.run.points.push_back(std::move(p));
     out_.run.peak = found.peak;
+  }
+
+  // A run INVALID for its length alone is run again, longer (find_peak.h); the longer run is the point's verdict
+  // and says so.
+  ScenarioResult lengthened_if_short(RunPlan p, ScenarioResult r) {
+    const int64_t needed = lengthened_min_queries(r, p.qps, p.max_queries);
+    if (needed <= 0 || out_.stop) return r;
+    const int64_t first = r.queries;
+    p.min_queries = needed;
+    ScenarioResult longer = run_point(p);
+    longer.warnings.push_back(fmt::format(
+        "lengthened: a first run of {} queries at {:g} QPS was INVALID for its length alone (early stopping asked for "
+        "{}); this run's minimum was raised to {}", first, p.qps, needed, needed));
+    return longer;
   }
 
   static bool any_valid(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }

@@ -4,6 +4,14 @@
 
 namespace rooflens::capacity {
 
+int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_queries, double max_seconds) {
+  const EarlyStoppingCheck& e = r.early_stopping;
+  const bool short_only = !r.valid && r.reasons.size() == 1 && !e.passed && e.needed > e.queries;
+  if (!short_only || !(qps > 0) || static_cast<double>(e.needed) / qps > max_seconds) return 0;
+  if (max_queries > 0 && e.needed > max_queries) return 0;
+  return e.needed;
+}
+
 PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,
                       const std::function<bool(const ScenarioResult&)>& broken) {
   PeakOutcome out;
@@ -46,6 +54,7 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
       }
       hi = q;
     }
+    if (lo <= 0 && !out.stopped && hi / step < o.floor_qps) out.below_floor_qps = hi / step;
   }
   // Bisect the bracket.
   while (!out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo > o.precision &&

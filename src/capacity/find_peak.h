@@ -24,7 +24,16 @@ struct PeakOutcome {
   std::vector<ScenarioResult> points;  // in the order tried
   bool stopped = false;                // a run could not finish (fault, interrupt)
   bool out_of_time = false;            // PeakOptions::out_of_time ended the search before it converged
+  double below_floor_qps = 0;          // the rate the downward bracket would have tried next, when it lay below
+                                       // PeakOptions::floor_qps (0 otherwise)
 };
+
+// A server run INVALID for its length alone (its percentile met the SLO, but early stopping's bound asks for more
+// queries than it ran) says nothing yet about its rate: the minimum query count to run it again with, the count the
+// bound asked for, when that fits `max_seconds` at `qps` and `max_queries` (0: no cap); 0 when the run stands. A
+// search that kept every run at the minimum called rates INVALID that hold (resnet50 at 8 QPS: p99 86.8 ms under a
+// 100 ms SLO, 2 of 662 queries over it, and the bound asked for 838; docs/capacity.md).
+int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_queries, double max_seconds = 600);
 
 // `run(qps)` makes and judges one server run; `broken(result)` says a result ended the search.
 PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,

@@ -356,6 +356,44 @@ TEST(CapacityFindPeak, OutOfTimeEndsWithTheHighestValidRateRun) {
   EXPECT_EQ(find_peak(o, run, [](const ScenarioResult&) { return false; }).points.size(), 1u);
 }
 
+// resnet50's case (docs/capacity.md): p99 inside the SLO, 2 of 662 queries over it, and early stopping's bound asks
+// for 838 (h(2) + 2 at p99, 99% confidence): INVALID for its length alone, so the search runs the rate again with
+// 838 queries, when that fits 600 s and --max-queries. A rate INVALID for its latency is not run again.
+TEST(CapacityFindPeak, ARunInvalidForItsLengthAloneIsRunAgainLonger) {
+  std::vector<double> lat(662, 1.0);
+  lat[100] = lat[400] = 20;  // over the 10 ms SLO
+  const ScenarioResult short_run = judge(server_plan(100, 0, 1), records_with(lat, 100), {10, 99, 0.99, 1, 0.1});
+  ASSERT_FALSE(short_run.valid);
+  ASSERT_EQ(short_run.reasons.size(), 1u) << short_run.reasons[0];
+  EXPECT_LE(short_run.percentile_ms, 10);
+  EXPECT_EQ(short_run.early_stopping.needed, 838);
+  EXPECT_EQ(lengthened_min_queries(short_run, 100, 0), 838);
+  EXPECT_EQ(lengthened_min_queries(short_run, 100, 700), 0);   // --max-queries forbids it
+  EXPECT_EQ(lengthened_min_queries(short_run, 1.0, 0), 0);     // 838 s at 1 QPS: longer than MLPerf's 600 s
+  std::vector<double> slow(662, 1.0);
+  for (size_t i = 0; i < 20; ++i) slow[i * 30] = 20;  // 20 over: its p99 is over the SLO too
+  const ScenarioResult late = judge(server_plan(100, 0, 1), records_with(slow, 100), {10, 99, 0.99, 1, 0.1});
+  ASSERT_FALSE(late.valid);
+  EXPECT_EQ(lengthened_min_queries(late, 100, 0), 0);
+}
+
+// The downward bracket ends where its next step would fall below the floor, and says which rate that was.
+TEST(CapacityFindPeak, TheFloorEndsTheDownwardBracketAndNamesTheNextStep) {
+  PeakOptions o;
+  o.start_qps = 20;
+  o.floor_qps = 1;
+  const PeakOutcome out = find_peak(o, [](double qps) {
+    ScenarioResult s;
+    s.target_qps = qps;
+    return s;  // nothing is VALID
+  }, [](const ScenarioResult&) { return false; });
+  ASSERT_FALSE(out.points.empty());
+  EXPECT_EQ(out.peak.qps, 0);
+  EXPECT_GT(out.below_floor_qps, 0);
+  EXPECT_LT(out.below_floor_qps, o.floor_qps);
+  EXPECT_GE(out.points.back().target_qps, o.floor_qps);
+}
+
 TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTime) {
   ServiceModel m;
   m.service_ms[1] = std::vector<double>(100, 10.0);  // exactly 10 ms: 100 QPS per instance
