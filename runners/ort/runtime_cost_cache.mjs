@@ -37,8 +37,8 @@ function machineClass() {
 function keyOf(options) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
-  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '', ...machineClass(),
-                         os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
+  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
+                         ...machineClass(), os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
                          sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`,
                          `common kernels ${COMMON_KERNELS_VERSION}`]);
 }

@@ -9,7 +9,6 @@
 
 #include "analysis/roofline.h"
 #include "core/saturating.h"
-#include "core/stats.h"
 #include "core/units.h"
 #include "mapping/layer_map.h"
 #include "model/tensor.h"

@@ -214,7 +214,7 @@ class ConfigRun {
     PeakOptions o;
     o.precision = s_.peak_precision;
     // No rate whose minimum query count takes longer than MLPerf's 600 s run.
-    o.floor_qps = std::max(o.floor_qps, static_cast<double>(s_.min_queries) / 600);
+    o.floor_qps = std::max(o.floor_qps, static_cast<double>(s_.min_queries) / kMlperfDurationS);
     o.start_qps = s_.qps > 0 ? s_.qps : kPeakSeedShare * offline_qps_;  // the user's guess, else seed_offline()'s
     if (ctx_.deadline) o.out_of_time = [d = *ctx_.deadline] { return std::chrono::steady_clock::now() >= d; };
     PeakOutcome found = find_peak(
@@ -229,9 +229,9 @@ class ConfigRun {
     if (found.below_floor_qps > 0)  // the downward bracket reached the floor
       out_.run.warnings.push_back(fmt::format(
           "find-peak stopped at {:g} QPS with no VALID rate: its next step down, {:.3g} QPS, would take {:.0f} s for "
-          "a run's minimum of {} queries, longer than MLPerf's 600 s; give a lower --qps and --min-queries to search "
+          "a run's minimum of {} queries, longer than MLPerf's {:g} s; give a lower --qps and --min-queries to search "
           "further", found.points.back().target_qps, found.below_floor_qps,
-          static_cast<double>(s_.min_queries) / found.below_floor_qps, s_.min_queries));
+          static_cast<double>(s_.min_queries) / found.below_floor_qps, s_.min_queries, kMlperfDurationS));
     if (found.out_of_time)
       out_.run.warnings.push_back(fmt::format(
           "find-peak cut by --budget after {} run(s): {}, not a converged peak (a larger --budget, or fewer "

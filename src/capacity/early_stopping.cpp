@@ -7,6 +7,7 @@
 #include "stats/binomial.h"
 
 namespace rooflens::capacity {
+
 double under_limit_odds(int64_t h, int64_t t, double p) {
   return stats::binomial_at_least(h, h + t, p);
 }

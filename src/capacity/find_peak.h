@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "capacity/settings.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {
@@ -33,7 +34,7 @@ struct PeakOutcome {
 // bound asked for, when that fits `max_seconds` at `qps` and `max_queries` (0: no cap); 0 when the run stands. A
 // search that kept every run at the minimum called rates INVALID that hold (resnet50 at 8 QPS: p99 86.8 ms under a
 // 100 ms SLO, 2 of 662 queries over it, and the bound asked for 838; docs/capacity.md).
-int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_queries, double max_seconds = 600);
+int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_queries, double max_seconds = kMlperfDurationS);
 
 // `run(qps)` makes and judges one server run; `broken(result)` says a result ended the search.
 PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "capacity/find_peak.h"
-#include "core/stats.h"
 #include "stats/order.h"
 
 namespace rooflens::capacity {

@@ -13,7 +13,6 @@ namespace rooflens::capacity {
 namespace {
 
 constexpr double kDefaultDurationS = 10;     // a small machine's minute holds several runs of this
-constexpr double kMlperfDurationS = 600;     // MLPerf's min_duration for every scenario
 constexpr int64_t kMlperfOfflineSamples = 24576;
 constexpr int64_t kLoadgenMinQueries = 100;  // LoadGen's TestSettings default min_query_count
 

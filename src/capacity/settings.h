@@ -10,6 +10,9 @@
 
 namespace rooflens::capacity {
 
+// MLPerf's min_duration for every scenario: also the longest run a peak search starts or lengthens.
+inline constexpr double kMlperfDurationS = 600;
+
 // The levers a deployer has; each accepts a list for --search (the grid is their product).
 struct LeverLists {
   std::vector<int64_t> instances{1};

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "capacity/early_stopping.h"
-#include "core/stats.h"
 #include "stats/order.h"
 
 namespace rooflens::capacity {

@@ -2,7 +2,6 @@
 
 #include "compare/significance.h"
 #include "core/repetitions.h"
-#include "core/stats.h"
 #include "stats/order.h"
 
 namespace rooflens {

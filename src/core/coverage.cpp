@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/stats.h"
 #include "stats/order.h"
 
 namespace rooflens {

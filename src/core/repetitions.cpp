@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/stats.h"
 #include "stats/order.h"
 
 namespace rooflens {

@@ -6,7 +6,6 @@
 
 #include "core/reference_ratio.h"
 #include "core/repetitions.h"
-#include "core/stats.h"
 #include "core/text_table.h"
 #include "core/units.h"
 #include "reporters/findings_report.h"

@@ -12,7 +12,6 @@
 #include "analysis/model_summary.h"
 #include "backends/generation.h"
 #include "core/errors.h"
-#include "core/stats.h"
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include "compare/significance.h"
-#include "core/stats.h"
 #include "stats/order.h"
 
 using namespace rooflens;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/coverage.h"
-#include "core/stats.h"
 #include "stats/order.h"
 
 using namespace rooflens;
