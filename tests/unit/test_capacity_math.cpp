@@ -9,26 +9,16 @@
 
 #include "capacity/early_stopping.h"
 #include "capacity/schedule.h"
+#include "support/binomial_sum.h"
 
 using namespace rooflens;
 using namespace rooflens::capacity;
 
 namespace {
 
-// P(Binomial(h + t, p) >= h), directly: Σ_{j=0..t} C(n, j) (1-p)^j p^(n-j) with n = h + t (j queries over the limit),
-// each term built in log space from lgammal.
+// P(Binomial(h + t, p) >= h), directly: the sum of its terms (support/binomial_sum.h).
 long double direct_odds(int64_t h, int64_t t, long double p) {
-  const int64_t n = h + t;
-  long double sum = 0;
-  for (int64_t j = 0; j <= t; ++j) {
-    const long double log_term = std::lgamma(static_cast<long double>(n + 1)) -
-                                 std::lgamma(static_cast<long double>(j + 1)) -
-                                 std::lgamma(static_cast<long double>(n - j + 1)) +
-                                 static_cast<long double>(j) * std::log1p(-p) +
-                                 static_cast<long double>(n - j) * std::log(p);
-    sum += std::exp(log_term);
-  }
-  return sum;
+  return rooflens::testing::binomial_at_least_by_sum(h, h + t, p);
 }
 
 // The smallest h with direct_odds <= 1 - c, by walking h upward from 1.
