@@ -18,8 +18,9 @@ namespace rooflens::hw {
 // (roofs of revision 1 could call a cache-sized working set DRAM, or a DRAM-sized one L3). 3: quick roofs hold the
 // best peak of every dtype (revision 2's held fp32 only, so an int8 layer met the fp32 ceiling). 4: a level is named
 // after the caches its plateau spans ("L1+L2"), alike at every thread count (revision 3 could call one plateau "L2"
-// at 1 thread and "L1" at 2).
-inline constexpr int kRoofsRevision = 4;
+// at 1 thread and "L1" at 2). 5: quick roofs measure the write kernel (revision 4's had none, so a layer that reads and
+// writes met the read figure alone as its cache ceiling, where full roofs give reads and writes their own paths).
+inline constexpr int kRoofsRevision = 5;
 
 std::string cache_key(const MachineDesc& machine, const std::string& version);
 

@@ -2,6 +2,7 @@
 // an error entry while the rest of the run completes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -22,6 +23,20 @@ TEST(HwDispatch, SelectionNeverExceedsTheMask) {
 TEST(HwDispatch, EveryKernelIsSelectedWhenEverythingIsThere) {
   EXPECT_EQ(select_compute(compute_kernels(), kAllFeatures).size(), compute_kernels().size());
   EXPECT_EQ(select_bandwidth(0).isa, "portable");
+}
+
+// A cache level's ceiling for a layer that reads and writes needs the level's read and write figures
+// (ProfileRoofline.ACacheCarriesReadsAndWrites...): the roofs a first profile measures (--quick) must hold both on
+// every ISA path, or an elementwise layer meets the read figure alone and reads as above its roof.
+TEST(HwDispatch, TheQuickSweepMeasuresReadsAndWritesOnEveryIsaPath) {
+  for (FeatureMask mask : {FeatureMask{0}, FeatureMask{kAvx2 | kFma}, kAllFeatures}) {
+    const BwKernelSet& set = select_bandwidth(mask);
+    for (const char* name : {"read", "write"}) {
+      const auto k = std::find_if(set.kernels.begin(), set.kernels.end(), [&](const BwKernel& b) { return b.name == name; });
+      ASSERT_NE(k, set.kernels.end()) << set.isa << " has no " << name << " kernel";
+      EXPECT_TRUE(k->quick) << set.isa << ": --quick leaves out the " << name << " kernel";
+    }
+  }
 }
 
 TEST(HwDispatch, WithAvx512MaskedOffAvx2FiguresAreStillProduced) {
