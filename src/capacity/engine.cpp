@@ -23,7 +23,8 @@ constexpr int64_t kProgressNs = 200'000'000;
 // The state of one run: what was issued, what came back, what the sink has seen.
 class Run {
  public:
-  Run(const RunPlan& plan, SystemUnderTest& sut, const EngineHooks& hooks) : plan_(plan), sut_(sut), hooks_(hooks) {
+  Run(const RunPlan& plan, SystemUnderTest& sut, const EngineHooks& hooks)
+      : plan_(plan), sut_(sut), clock_(sut.clock()), hooks_(hooks) {
     rec_.start_ns = now_ns();
     if (hooks_.sink) hooks_.sink->begin_run(plan_, rec_.start_ns);
   }
@@ -70,6 +71,7 @@ class Run {
     return issued >= plan_.min_queries && at_ns - rec_.start_ns >= static_cast<int64_t>(plan_.min_duration_s * 1e9);
   }
 
+  int64_t now_ns() const { return clock_.now_ns(); }
   int64_t outstanding() const { return outstanding_; }
   int64_t start_ns() const { return rec_.start_ns; }
 
@@ -98,6 +100,7 @@ class Run {
 
   const RunPlan& plan_;
   SystemUnderTest& sut_;
+  const Clock& clock_;
   const EngineHooks& hooks_;
   RunRecords rec_;
   std::vector<QueryDone> done_;
@@ -110,11 +113,11 @@ void run_stream(Run& run, int64_t streams) {
   for (;;) {
     while (issuing && run.outstanding() < streams) {
       run.issue(Run::kNow);
-      if (run.minimums_met(now_ns())) issuing = false;
+      if (run.minimums_met(run.now_ns())) issuing = false;
     }
     if ((!issuing && run.outstanding() == 0) || run.must_stop()) return;
-    run.collect(now_ns() + kPollNs);
-    if (issuing && run.minimums_met(now_ns())) issuing = false;
+    run.collect(run.now_ns() + kPollNs);
+    if (issuing && run.minimums_met(run.now_ns())) issuing = false;
   }
 }
 
@@ -124,7 +127,7 @@ void run_server(Run& run, const RunPlan& plan) {
   bool issuing = true;
   int64_t drain_until = 0;
   for (;;) {
-    for (int64_t now = now_ns(); issuing && next <= now; next = run.start_ns() + schedule.next_ns()) {
+    for (int64_t now = run.now_ns(); issuing && next <= now; next = run.start_ns() + schedule.next_ns()) {
       run.issue(next);
       if (run.minimums_met(next)) {
         issuing = false;
@@ -132,7 +135,7 @@ void run_server(Run& run, const RunPlan& plan) {
       }
     }
     if ((!issuing && run.outstanding() == 0) || run.must_stop()) return;
-    if (!issuing && now_ns() >= drain_until) return;
+    if (!issuing && run.now_ns() >= drain_until) return;
     run.collect(issuing ? next : drain_until);
   }
 }
@@ -142,11 +145,11 @@ void run_offline(Run& run, const RunPlan& plan) {
   for (;;) {
     while (issuing && run.outstanding() < plan.offline_window) {
       run.issue(run.start_ns());
-      if (run.minimums_met(now_ns())) issuing = false;
+      if (run.minimums_met(run.now_ns())) issuing = false;
     }
     if ((!issuing && run.outstanding() == 0) || run.must_stop()) return;
-    run.collect(now_ns() + kPollNs);
-    if (issuing && run.minimums_met(now_ns())) issuing = false;
+    run.collect(run.now_ns() + kPollNs);
+    if (issuing && run.minimums_met(run.now_ns())) issuing = false;
   }
 }
 

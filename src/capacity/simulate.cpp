@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <set>
 
-#include "capacity/schedule.h"
+#include "stats/splitmix64.h"
 
 namespace rooflens::capacity {
 namespace {
@@ -33,44 +34,69 @@ struct SimRequest {
   std::vector<SimCall> calls;  // run one after another on the instance's runner; one answer for all
 };
 
-class Simulation {
+// The configuration as a system under test on virtual time: the engine (engine.h) issues the plan's queries to it
+// exactly as it issues them to a pool of runners, and its wait() advances the clock from event to event.
+class SimulatedSystem final : public SystemUnderTest {
  public:
-  Simulation(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model)
-      : plan_(plan), model_(model), dispatcher_(instances, rules), runner_free_(static_cast<size_t>(instances), 0),
+  SimulatedSystem(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model)
+      : model_(model), dispatcher_(instances, rules), runner_free_(static_cast<size_t>(instances), 0),
         rng_(plan.seed ^ 0x73696d756c617465ULL) {
     dispatcher_.set_calls_per_request(plan.calls_per_request);  // Offline's K calls per request, as the pool sends them
   }
 
-  RunRecords run() {
-    if (plan_.scenario == Scenario::server) serve_poisson();
-    else serve_closed();
-    rec_.end_ns = now_;
-    return std::move(rec_);
+  // Queued only, as the pool queues them: what the engine issues at one instant is sent in the next wait(), so
+  // Offline's window fills whole requests.
+  void issue(const IssuedQuery& q) override {
+    dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns});
+    open_.insert(q.id);
   }
 
- private:
-  void issue(int64_t at) {
-    IssuedQuery q;
-    q.id = static_cast<int64_t>(rec_.queries.size());
-    q.samples = static_cast<int32_t>(plan_.samples_per_query);
-    q.first_sample = q.id * plan_.samples_per_query;
-    q.scheduled_ns = q.issued_ns = at;
-    QueryRecord r;
-    r.issued = q;
-    r.done.id = q.id;
-    r.done.status = QueryStatus::abandoned;
-    rec_.queries.push_back(r);
-    dispatcher_.enqueue({q.id, q.first_sample, q.samples, at});
-    ++outstanding_;
+  // Events before `until_ns`, one after another, until one of them completes queries.
+  void wait(int64_t until_ns, std::vector<QueryDone>& done) override {
+    dispatch();
+    for (;;) {
+      int64_t next = until_ns;
+      if (!completions_.empty()) next = std::min(next, completions_.top().at_ns);
+      if (auto wake = dispatcher_.next_wake_ns()) next = std::min(next, std::max(*wake, now()));
+      if (next >= until_ns) {
+        clock_.advance_to(until_ns);
+        return;
+      }
+      clock_.advance_to(next);
+      const size_t before = done.size();
+      while (!completions_.empty() && completions_.top().at_ns <= now()) {
+        complete(completions_.top(), done);
+        completions_.pop();
+      }
+      dispatch();
+      if (done.size() > before) return;
+    }
   }
+
+  // What is still open never completes: abandoned, as a pool's unanswered queries are.
+  void cancel(std::vector<QueryDone>& done) override {
+    for (int64_t id : open_) {
+      QueryDone d;
+      d.id = id;
+      d.status = QueryStatus::abandoned;
+      done.push_back(d);
+    }
+    open_.clear();
+  }
+
+  std::string fault() const override { return ""; }
+  const Clock& clock() const override { return clock_; }
+
+ private:
+  int64_t now() const { return clock_.now_ns(); }
 
   // A request reaches its runner `send` after it left, its calls run one after another once the runner is free,
   // and the answer is back `reply` after the last one ended.
   void dispatch() {
-    for (OutgoingRequest& out : dispatcher_.requests(now_)) {
-      SimRequest r{out.instance, now_, {}};
+    for (OutgoingRequest& out : dispatcher_.requests(now())) {
+      SimRequest r{out.instance, now(), {}};
       int64_t& free = runner_free_[static_cast<size_t>(out.instance)];
-      int64_t at = std::max(now_ + ns(model_.send_ms), free);
+      int64_t at = std::max(now() + ns(model_.send_ms), free);
       for (Assignment& a : out.calls) {
         SimCall c{std::move(a.queries), a.samples, at, 0};
         c.end = c.start + ns(model_.draw(c.samples, rng_.uniform()));
@@ -83,82 +109,25 @@ class Simulation {
     }
   }
 
-  void complete(const Completion& c) {
+  void complete(const Completion& c, std::vector<QueryDone>& done) {
     const SimRequest& r = requests_[c.request];
     for (const SimCall& call : r.calls) {
       dispatcher_.finished(r.instance);
       for (const auto& q : call.queries) {
-        QueryDone& d = rec_.queries[static_cast<size_t>(q.id)].done;
-        d = {q.id, r.instance, call.samples, r.sent, call.start, call.end, c.at_ns, QueryStatus::ok, ""};
-        --outstanding_;
+        done.push_back({q.id, r.instance, call.samples, r.sent, call.start, call.end, c.at_ns, QueryStatus::ok, ""});
+        open_.erase(q.id);
       }
     }
   }
 
-  // Advances to the next event before `limit`: a completion or a batch coming due. false when none is left.
-  bool step(int64_t limit) {
-    int64_t next = limit;
-    if (!completions_.empty()) next = std::min(next, completions_.top().at_ns);
-    if (auto wake = dispatcher_.next_wake_ns()) next = std::min(next, std::max(*wake, now_));
-    if (next >= limit) return false;
-    now_ = next;
-    while (!completions_.empty() && completions_.top().at_ns <= now_) {
-      complete(completions_.top());
-      completions_.pop();
-    }
-    dispatch();
-    return true;
-  }
-
-  bool minimums_met(int64_t at) const {
-    const auto n = static_cast<int64_t>(rec_.queries.size());
-    if (plan_.max_queries > 0 && n >= plan_.max_queries) return true;
-    return n >= plan_.min_queries && at >= static_cast<int64_t>(plan_.min_duration_s * 1e9);
-  }
-
-  void serve_poisson() {
-    PoissonSchedule schedule(plan_.qps, schedule_seed(plan_.seed, plan_.qps));
-    int64_t next = schedule.next_ns();
-    for (;;) {
-      while (step(next)) {
-      }
-      now_ = next;
-      issue(next);
-      dispatch();
-      if (minimums_met(next)) break;
-      next = schedule.next_ns();
-    }
-    const int64_t drain_until = now_ + static_cast<int64_t>(plan_.drain_s * 1e9);
-    while (outstanding_ > 0 && step(drain_until)) {
-    }
-    if (outstanding_ > 0) now_ = drain_until;
-  }
-
-  // Single/multi-stream (one query at a time) and offline (a window of queries kept queued).
-  void serve_closed() {
-    const int64_t window = plan_.scenario == Scenario::offline ? plan_.offline_window : std::max<int64_t>(1, plan_.streams);
-    bool issuing = true;
-    for (;;) {
-      while (issuing && outstanding_ < window) {
-        issue(plan_.scenario == Scenario::offline ? 0 : now_);
-        if (minimums_met(now_)) issuing = false;
-      }
-      dispatch();
-      if (!step(INT64_MAX)) break;
-      if (issuing && minimums_met(now_)) issuing = false;
-      if (!issuing && outstanding_ == 0) break;
-    }
-  }
-
-  const RunPlan& plan_;
   const ServiceModel& model_;
+  VirtualClock clock_;
   Dispatcher dispatcher_;
   std::vector<int64_t> runner_free_;
   stats::SplitMix64 rng_;
-  RunRecords rec_;
   std::vector<SimRequest> requests_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
-  int64_t now_ = 0, outstanding_ = 0;
+  std::set<int64_t> open_;
 };
 
 }  // namespace
@@ -185,7 +154,8 @@ double ServiceModel::median_ms(int64_t batch) const {
 }
 
 RunRecords simulate(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model) {
-  return Simulation(plan, instances, rules, model).run();
+  SimulatedSystem system(plan, instances, rules, model);
+  return run_scenario(plan, system);
 }
 
 }  // namespace rooflens::capacity

@@ -2,7 +2,10 @@
 // The system under test, as the issuing engine sees it (LoadGen's SystemUnderTest in spirit): queries are handed
 // over without waiting (issue), completions come back later (wait). The engine never knows what runs the model:
 // a pool of runner instances (pool.h), the queueing simulation (simulate.h) or the null system of the tests.
-// Times are ns of the monotonic clock (CLOCK_MONOTONIC, which the runners' own timestamps share).
+// Times are ns of the system's clock: the monotonic clock (CLOCK_MONOTONIC, which the runners' own timestamps share)
+// for a live system, virtual time for the simulation — the engine reads whichever the system keeps, so one issue loop
+// drives both.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +13,28 @@
 namespace rooflens::capacity {
 
 int64_t now_ns();  // CLOCK_MONOTONIC
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t now_ns() const = 0;
+};
+
+class MonotonicClock final : public Clock {
+ public:
+  int64_t now_ns() const override { return capacity::now_ns(); }
+};
+
+// Time that passes only when the system it belongs to says so (in its wait): a simulated run of ten minutes takes
+// the milliseconds its events take to compute.
+class VirtualClock final : public Clock {
+ public:
+  int64_t now_ns() const override { return now_; }
+  void advance_to(int64_t ns) { now_ = std::max(now_, ns); }
+
+ private:
+  int64_t now_ = 0;
+};
 
 struct IssuedQuery {
   int64_t id = 0;             // 0, 1, 2, ... in issue order
@@ -43,6 +68,11 @@ class SystemUnderTest {
   virtual void cancel(std::vector<QueryDone>& done) = 0;
   // "" while healthy; else what failed ("instance 1 (pid 4242) was killed by SIGKILL"): the run must stop.
   virtual std::string fault() const = 0;
+  // The clock the system's times are on; a system on virtual time advances it in wait().
+  virtual const Clock& clock() const { return monotonic_; }
+
+ private:
+  MonotonicClock monotonic_;
 };
 
 }  // namespace rooflens::capacity

@@ -79,6 +79,39 @@ TEST(CapacityEngine, ServerAgainstTheNullSystemIssuesTheScheduleOnTime) {
   EXPECT_NEAR(s.scheduled_qps, 400, 400 * 0.25);
 }
 
+// One issue loop for the live run and the simulation: the same plan against the null system on the monotonic clock
+// (it sleeps until each arrival) and on a virtual clock (it advances the clock) issues the same queries at the same
+// scheduled offsets and ends at the same one, and on virtual time every query is issued exactly when it was scheduled.
+TEST(CapacityEngine, TheSameScheduleRunsAlikeOnTheRealClockAndOnVirtualTime) {
+  for (const Scenario scenario : {Scenario::server, Scenario::offline, Scenario::single_stream}) {
+    RunPlan p = server_plan(400, 0.3);
+    p.scenario = scenario;
+    p.min_queries = 40;
+    if (scenario != Scenario::server) p.max_queries = 120;  // closed loops on the null system issue as fast as they can
+    NullSystem real;
+    VirtualClock clock;
+    NullSystem virtual_time(clock);
+    const RunRecords live = run_scenario(p, real);
+    const RunRecords sim = run_scenario(p, virtual_time);
+    SCOPED_TRACE(to_string(scenario));
+    ASSERT_EQ(sim.queries.size(), live.queries.size());
+    EXPECT_EQ(sim.start_ns, 0);
+    for (size_t i = 0; i < sim.queries.size(); ++i) {
+      const QueryRecord &a = live.queries[i], &b = sim.queries[i];
+      EXPECT_EQ(b.issued.first_sample, a.issued.first_sample);
+      EXPECT_EQ(b.done.status, QueryStatus::ok);
+      if (scenario == Scenario::server) {
+        EXPECT_EQ(b.issued.scheduled_ns - sim.start_ns, a.issued.scheduled_ns - live.start_ns);
+        EXPECT_EQ(b.issued.issued_ns, b.issued.scheduled_ns);  // no lag on virtual time
+      }
+      EXPECT_EQ(b.done.completed_ns, b.issued.issued_ns);  // the null system answers at once
+    }
+    if (scenario == Scenario::server) {
+      EXPECT_EQ(sim.end_ns, sim.queries.back().issued.scheduled_ns);
+    }
+  }
+}
+
 TEST(CapacityEngine, StreamsIssueTheNextQueryWhenThePreviousCompletes) {
   NullSystem null;
   RunPlan p;
