@@ -10,12 +10,12 @@
 
 #include "backends/common/cpu_budget.h"
 #include "backends/serving.h"
-#include "capacity/explain.h"
-#include "capacity/find_peak.h"
-#include "capacity/pool.h"
-#include "capacity/predict.h"
-#include "capacity/under_load.h"
-#include "capacity/verdict.h"
+#include "capacity/loadgen/find_peak.h"
+#include "capacity/loadgen/verdict.h"
+#include "capacity/model/explain.h"
+#include "capacity/model/predict.h"
+#include "capacity/sut/pool.h"
+#include "capacity/sut/under_load.h"
 
 namespace rooflens::capacity {
 namespace {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "capacity/engine.h"
-#include "capacity/settings.h"
-#include "capacity/workload.h"
+#include "capacity/loadgen/engine.h"
+#include "capacity/loadgen/settings.h"
+#include "capacity/sut/workload.h"
 #include "core/capacity.h"
 #include "core/report.h"
 

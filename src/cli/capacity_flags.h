@@ -1,12 +1,12 @@
 #pragma once
-// The flags of `rooflens capacity`, bound to capacity::Settings and the lever lists (capacity/settings.h), plus
+// The flags of `rooflens capacity`, bound to capacity::Settings and the lever lists (capacity/loadgen/settings.h), plus
 // the few that need parsing first (durations with units, percentages, the scenario's name).
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "capacity/settings.h"
+#include "capacity/loadgen/settings.h"
 #include "cli/db_flags.h"
 #include "cli/shape_flags.h"
 

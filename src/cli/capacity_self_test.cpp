@@ -3,9 +3,10 @@
 #include <iostream>
 
 #include "backends/registry/registry.h"
-#include "capacity/null_sut.h"
+#include "capacity/loadgen/null_sut.h"
+#include "capacity/loadgen/verdict.h"
 #include "capacity/run.h"
-#include "capacity/verdict.h"
+#include "capacity/sut/pool.h"
 #include "cli/interrupt.h"
 #include "core/atomic_file.h"
 #include "core/build_info.h"

@@ -8,8 +8,9 @@
 
 #include "backends/registry/registry.h"
 #include "backends/serving.h"
-#include "capacity/records.h"
+#include "capacity/loadgen/records.h"
 #include "capacity/run.h"
+#include "capacity/sut/pool.h"
 #include "cli/capacity_flags.h"
 #include "cli/capacity_self_test.h"
 #include "cli/commands.h"

@@ -10,13 +10,13 @@
 #include <fmt/format.h>
 
 #include "backends/registry/registry.h"
-#include "capacity/settings.h"
+#include "capacity/loadgen/settings.h"
+#include "capacity/sut/pool.h"
 #include "cli/commands.h"
 #include "cli/db_flags.h"
-#include "cli/score_project.h"
-#include "score/projection_workloads.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
+#include "cli/score_project.h"
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/errors.h"
@@ -26,6 +26,7 @@
 #include "hw/machine.h"
 #include "reporters/score_summary.h"
 #include "score/driver.h"
+#include "score/projection_workloads.h"
 #include "score/suite.h"
 
 namespace rooflens::cli {

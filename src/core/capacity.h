@@ -22,7 +22,7 @@ struct QueryLatency {
   double min = 0, mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0;
 };
 
-// MLPerf's early-stopping criterion (capacity/early_stopping.h) as applied to one run.
+// MLPerf's early-stopping criterion (capacity/loadgen/early_stopping.h) as applied to one run.
 struct EarlyStoppingCheck {
   double percentile = 0;          // the percentile judged (99 = p99)
   double confidence = 0.99;
@@ -93,7 +93,7 @@ struct PredictedPoint {
 };
 
 // The capacity predicted from the configuration's single-stream service times by a discrete-event simulation of
-// the same schedule, instances, concurrency and batching (capacity/simulate.h), against what was measured.
+// the same schedule, instances, concurrency and batching (capacity/model/simulate.h), against what was measured.
 struct Prediction {
   double service_ms = 0;          // median single-stream service time (runtime call) at the query's batch
   double overhead_ms = 0;         // median of what a request spends outside the runtime call (pipes, JSON)
@@ -151,7 +151,7 @@ struct SelfTest {
   double latency_p50_ms = 0, latency_p99_ms = 0;  // added latency at lag_at_qps (the model itself does nothing)
 };
 
-// What the command was asked, resolved per scenario (capacity/settings.h holds the flags themselves).
+// What the command was asked, resolved per scenario (capacity/loadgen/settings.h holds the flags themselves).
 struct CapacitySettingsEcho {
   Scenario scenario = Scenario::server;
   double qps = 0, slo_ms = 0, percentile = 0, confidence = 0.99;

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "capacity/settings.h"
+#include "capacity/loadgen/settings.h"
 #include "score/suite.h"
 
 namespace rooflens::score {

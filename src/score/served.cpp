@@ -9,9 +9,9 @@
 
 #include "analysis/analyze.h"
 #include "backends/fault_injection.h"
+#include "capacity/loadgen/settings.h"
 #include "capacity/run.h"
-#include "capacity/settings.h"
-#include "capacity/workload.h"
+#include "capacity/sut/workload.h"
 #include "core/errors.h"
 #include "score/harness.h"
 #include "score/kinds_list.h"

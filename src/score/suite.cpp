@@ -63,7 +63,7 @@ ModeSettings read_mode(const Reader& r, const json& j, const std::string& f) {
   m.offline_seconds = r.num(j, "offline_seconds", f, 0, 3600);
   m.offline_min_queries = r.integer(j, "offline_min_queries", f, 1, 1000000);
   m.generate_requests = r.integer(j, "generate_requests", f, 1, 10000);
-  // The p90's early stopping needs 64 queries at least (capacity/early_stopping.h): fewer would never pass.
+  // The p90's early stopping needs 64 queries at least (capacity/loadgen/early_stopping.h): fewer would never pass.
   if (j.contains("latency_queries")) m.latency_queries = r.integer(j, "latency_queries", f, 64, 1000000);
   return m;
 }

@@ -10,8 +10,8 @@
 
 #include "backends/onnxruntime/ort_backend.h"
 #include "backends/serving.h"
-#include "capacity/sut.h"
-#include "capacity/workload.h"
+#include "capacity/loadgen/sut.h"
+#include "capacity/sut/workload.h"
 #include "core/temp_dir.h"
 #include "support/ort_suite.h"
 

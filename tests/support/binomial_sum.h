@@ -1,6 +1,6 @@
 #pragma once
 // The binomial tail by summing its terms (in long double, each term in log space from lgammal): the independent
-// value the incomplete-beta form (stats/binomial.h) and MLPerf's early stopping (capacity/early_stopping.h) are held to.
+// value the incomplete-beta form (stats/binomial.h) and MLPerf's early stopping (capacity/loadgen/early_stopping.h) are held to.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -7,16 +7,16 @@
 
 #include <gtest/gtest.h>
 
-#include "capacity/dispatcher.h"
-#include "capacity/early_stopping.h"
-#include "capacity/engine.h"
-#include "capacity/find_peak.h"
-#include "capacity/null_sut.h"
-#include "capacity/predict.h"
-#include "capacity/schedule.h"
-#include "capacity/settings.h"
-#include "capacity/simulate.h"
-#include "capacity/verdict.h"
+#include "capacity/loadgen/early_stopping.h"
+#include "capacity/loadgen/engine.h"
+#include "capacity/loadgen/find_peak.h"
+#include "capacity/loadgen/null_sut.h"
+#include "capacity/loadgen/schedule.h"
+#include "capacity/loadgen/settings.h"
+#include "capacity/loadgen/verdict.h"
+#include "capacity/model/predict.h"
+#include "capacity/model/simulate.h"
+#include "capacity/sut/dispatcher.h"
 #include "core/errors.h"
 
 using namespace rooflens;

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "capacity/early_stopping.h"
-#include "capacity/schedule.h"
+#include "capacity/loadgen/early_stopping.h"
+#include "capacity/loadgen/schedule.h"
 #include "support/binomial_sum.h"
 
 using namespace rooflens;

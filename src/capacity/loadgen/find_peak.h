@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "capacity/settings.h"
+#include "capacity/loadgen/settings.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {

@@ -1,4 +1,4 @@
-#include "capacity/explain.h"
+#include "capacity/model/explain.h"
 
 #include <algorithm>
 #include <cstdlib>

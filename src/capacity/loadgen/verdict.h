@@ -4,7 +4,7 @@
 // in docs/capacity.md ("Verdict rules").
 #include <cstdint>
 
-#include "capacity/engine.h"
+#include "capacity/loadgen/engine.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "capacity/workload.h"
+#include "capacity/sut/workload.h"
 #include "core/capacity.h"
 #include "core/report_hardware.h"
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "capacity/engine.h"
-#include "capacity/pool.h"
-#include "capacity/workload.h"
+#include "capacity/loadgen/engine.h"
+#include "capacity/sut/pool.h"
+#include "capacity/sut/workload.h"
 #include "core/report.h"
 
 namespace rooflens::capacity {

@@ -1,4 +1,4 @@
-#include "capacity/simulate.h"
+#include "capacity/model/simulate.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,11 @@
-#include "capacity/settings.h"
+#include "capacity/loadgen/settings.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "backends/common/cpu_budget.h"
-#include "capacity/early_stopping.h"
+#include "capacity/loadgen/early_stopping.h"
 #include "core/errors.h"
 
 namespace rooflens::capacity {
@@ -93,8 +92,6 @@ int64_t default_min_queries(const Settings& s) {
 }
 
 }  // namespace
-
-int64_t usable_cores() { return cpu_budget().cores; }
 
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores) {
   if (requested > 0) return requested;

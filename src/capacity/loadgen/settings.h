@@ -57,9 +57,6 @@ struct Settings {
 // --max-batch, instances × threads above `cores` without --oversubscribe.
 void resolve(Settings& s, LeverLists& levers, int64_t cores);
 
-// Physical cores with a CPU in rooflens' affinity mask (backends/common/cpu_budget.h): what instances share.
-int64_t usable_cores();
-
 // The threads of an instance when the user gave 0: the cores divided among the instances (at least 1).
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores);
 

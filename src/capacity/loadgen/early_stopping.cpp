@@ -1,4 +1,4 @@
-#include "capacity/early_stopping.h"
+#include "capacity/loadgen/early_stopping.h"
 
 #include <algorithm>
 #include <cmath>

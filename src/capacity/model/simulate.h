@@ -13,8 +13,8 @@
 #include <map>
 #include <vector>
 
-#include "capacity/dispatcher.h"
-#include "capacity/engine.h"
+#include "capacity/loadgen/engine.h"
+#include "capacity/sut/dispatcher.h"
 
 namespace rooflens::capacity {
 

@@ -1,4 +1,4 @@
-#include "capacity/records.h"
+#include "capacity/loadgen/records.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "capacity/verdict.h"
+#include "capacity/loadgen/verdict.h"
 #include "core/errors.h"
 #include "core/text_table.h"
 

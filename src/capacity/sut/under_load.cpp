@@ -1,4 +1,4 @@
-#include "capacity/under_load.h"
+#include "capacity/sut/under_load.h"
 
 #include <set>
 

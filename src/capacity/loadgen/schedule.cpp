@@ -1,4 +1,4 @@
-#include "capacity/schedule.h"
+#include "capacity/loadgen/schedule.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "capacity/pool.h"
+#include "capacity/sut/pool.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +10,8 @@
 #include "backends/common/cpu_budget.h"
 
 namespace rooflens::capacity {
+
+int64_t usable_cores() { return cpu_budget().cores; }
 namespace {
 
 timespec timespec_of(int64_t ns) {

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "capacity/sut.h"
+#include "capacity/loadgen/sut.h"
 
 namespace rooflens::capacity {
 

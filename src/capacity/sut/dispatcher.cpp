@@ -1,4 +1,4 @@
-#include "capacity/dispatcher.h"
+#include "capacity/sut/dispatcher.h"
 
 #include <algorithm>
 

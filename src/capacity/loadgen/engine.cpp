@@ -1,11 +1,11 @@
-#include "capacity/engine.h"
+#include "capacity/loadgen/engine.h"
 
 #include <sys/prctl.h>
 #include <time.h>
 
 #include <algorithm>
 
-#include "capacity/schedule.h"
+#include "capacity/loadgen/schedule.h"
 
 namespace rooflens::capacity {
 

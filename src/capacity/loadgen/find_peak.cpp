@@ -1,4 +1,4 @@
-#include "capacity/find_peak.h"
+#include "capacity/loadgen/find_peak.h"
 
 #include <algorithm>
 

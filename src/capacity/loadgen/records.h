@@ -7,7 +7,7 @@
 //   completed_ms, latency_ms, instance, batch, status, error
 #include <string>
 
-#include "capacity/engine.h"
+#include "capacity/loadgen/engine.h"
 
 namespace rooflens::capacity {
 

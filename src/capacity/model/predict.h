@@ -4,10 +4,10 @@
 // Server peak by the same peak search, the Offline throughput, and a latency-QPS curve.
 #include <vector>
 
-#include "capacity/dispatcher.h"
-#include "capacity/engine.h"
-#include "capacity/simulate.h"
-#include "capacity/verdict.h"
+#include "capacity/loadgen/engine.h"
+#include "capacity/loadgen/verdict.h"
+#include "capacity/model/simulate.h"
+#include "capacity/sut/dispatcher.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {

@@ -1,8 +1,8 @@
-#include "capacity/predict.h"
+#include "capacity/model/predict.h"
 
 #include <algorithm>
 
-#include "capacity/find_peak.h"
+#include "capacity/loadgen/find_peak.h"
 #include "stats/order.h"
 
 namespace rooflens::capacity {

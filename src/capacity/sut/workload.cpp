@@ -1,4 +1,4 @@
-#include "capacity/workload.h"
+#include "capacity/sut/workload.h"
 
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"

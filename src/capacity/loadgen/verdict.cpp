@@ -1,4 +1,4 @@
-#include "capacity/verdict.h"
+#include "capacity/loadgen/verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "capacity/early_stopping.h"
+#include "capacity/loadgen/early_stopping.h"
 #include "stats/order.h"
 
 namespace rooflens::capacity {

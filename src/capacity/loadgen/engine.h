@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "capacity/sut.h"
+#include "capacity/loadgen/sut.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {

@@ -16,10 +16,13 @@
 #include <vector>
 
 #include "backends/serving.h"
-#include "capacity/dispatcher.h"
-#include "capacity/sut.h"
+#include "capacity/loadgen/sut.h"
+#include "capacity/sut/dispatcher.h"
 
 namespace rooflens::capacity {
+
+// Physical cores with a CPU in rooflens' affinity mask (backends/common/cpu_budget.h): what instances share.
+int64_t usable_cores();
 
 struct PoolSpec {
   ServingSpec serving;                   // what every instance loads (cpus set per instance below)
