@@ -66,7 +66,7 @@ class ConfigRun {
 
  private:
   PoolSpec pool_spec() const {
-    const Workload& w = *ctx_.workload;
+    const ServedModel& w = *ctx_.served;
     PoolSpec p;
     p.serving.model = w.model;
     p.serving.feed = w.feed;
@@ -171,9 +171,7 @@ class ConfigRun {
     current_ = p.scenario == Scenario::server ? fmt::format("server at {:.4g} QPS", p.qps) : to_string(p.scenario);
     last_progress_s_ = 0;
     progress(current_);
-    pool_->set_calls_per_request(p.calls_per_request);
     last_ = run_scenario(p, *pool_, hooks_);
-    pool_->set_calls_per_request(1);
     ScenarioResult r = judge(p, last_, judging_);
     for (auto& u : r.instances) {
       u.pid = pool_->instance(static_cast<int32_t>(u.index)).pid();
@@ -317,7 +315,7 @@ class ConfigRun {
         if (p.scenario == Scenario::offline && p.valid) samples_per_s = std::max(samples_per_s, p.samples_per_s);
     if (!s_.search && !s_.find_peak && !out_.run.points.empty()) samples_per_s = out_.run.points.back().samples_per_s;
     if (samples_per_s > 0)
-      out_.run.explanation = explain(samples_per_s, *ctx_.workload, c_, ctx_.cores, ctx_.roofs);
+      out_.run.explanation = explain(samples_per_s, *ctx_.served, c_, ctx_.cores, ctx_.roofs);
     out_.run.timeline = timeline_of(last_, kTimelineSeconds);
   }
 
@@ -328,7 +326,7 @@ class ConfigRun {
     u.plan.qps = out_.run.peak && out_.run.peak->qps > 0 ? out_.run.peak->qps : s_.qps;
     u.plan.min_duration_s = std::min(kProfileSeconds, s_.min_duration_s);
     u.plan.min_queries = 1;
-    u.workload = ctx_.workload;
+    u.served = ctx_.served;
     u.roofs = ctx_.roofs;
     u.threads = c_.threads;
     pool_.reset();  // its CPUs go to the profiled pool

@@ -14,7 +14,7 @@
 #include "backends/backend.h"
 #include "capacity/loadgen/engine.h"
 #include "capacity/loadgen/settings.h"
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 #include "core/capacity.h"
 #include "core/report.h"
 
@@ -22,7 +22,7 @@ namespace rooflens::capacity {
 
 struct DriverContext {
   const Settings* settings = nullptr;
-  const Workload* workload = nullptr;
+  const ServedModel* served = nullptr;
   Backend* backend = nullptr;
   const HardwareInfo* roofs = nullptr;     // null: no explanation against roofs, layers not placed
   int64_t cores = 1;                       // physical cores rooflens may use

@@ -40,7 +40,7 @@ int run_self_test(CapacityCommand& a) {
   std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
   if (!backend->serving()) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run");
   const int64_t cores = capacity::usable_cores();
-  const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, a.s.seed);
+  const capacity::ServedModel w = capacity::load_served_model(model.string(), {}, {}, a.s.seed);
 
   capacity::Settings s = a.s;
   s.scenario = Scenario::offline;
@@ -57,7 +57,7 @@ int run_self_test(CapacityCommand& a) {
   InterruptWatcher watcher("rooflens capacity: interrupted", [] {});
   capacity::DriverContext ctx;
   ctx.settings = &s;
-  ctx.workload = &w;
+  ctx.served = &w;
   ctx.backend = backend.get();
   ctx.cores = cores;
   ctx.work_dir = work.path();

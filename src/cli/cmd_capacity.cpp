@@ -28,7 +28,7 @@ namespace {
 
 // What the model's batch allows: no stacking of samples without a dynamic batch dim, no dynamic batching on a
 // runtime that fixes the batch when it loads.
-void check_batching(const CapacityCommand& a, const capacity::Workload& w, const Serving& serving) {
+void check_batching(const CapacityCommand& a, const capacity::ServedModel& w, const Serving& serving) {
   const int64_t max_b = *std::max_element(a.levers.max_batch.begin(), a.levers.max_batch.end());
   const int64_t max_q = a.s.scenario == Scenario::multi_stream
                             ? a.s.samples_per_query
@@ -57,7 +57,7 @@ std::string settings_json(const capacity::Settings& s) {
   return j.dump();
 }
 
-Report make_report(const CapacityCommand& a, const capacity::Workload& w, Backend& backend,
+Report make_report(const CapacityCommand& a, const capacity::ServedModel& w, Backend& backend,
                    const std::optional<HardwareInfo>& roofs, capacity::CapacityOutcome& o) {
   Report rep;
   rep.tool = tool_info("capacity");
@@ -102,7 +102,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
     if (eq == std::string::npos || eq == 0) throw UsageError("--input expects NAME=FILE (.pb or .npy), got '" + in + "'");
     files[in.substr(0, eq)] = in.substr(eq + 1);
   }
-  const capacity::Workload w = capacity::load_workload(a.model, a.shape.overrides(), files, a.s.seed);
+  const capacity::ServedModel w = capacity::load_served_model(a.model, a.shape.overrides(), files, a.s.seed);
   check_batching(a, w, *serving);
   std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
   std::optional<capacity::CsvRecordSink> sink;
@@ -112,7 +112,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
   capacity::DriverContext ctx;
   ctx.settings = &a.s;
-  ctx.workload = &w;
+  ctx.served = &w;
   ctx.backend = backend.get();
   ctx.roofs = roofs ? &*roofs : nullptr;
   ctx.cores = cores;

@@ -11,7 +11,7 @@
 #include "backends/fault_injection.h"
 #include "capacity/loadgen/settings.h"
 #include "capacity/run.h"
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 #include "core/errors.h"
 #include "score/harness.h"
 #include "score/kinds_list.h"
@@ -23,7 +23,7 @@ namespace {
 
 constexpr auto kTimeout = std::chrono::minutes(5);
 
-std::vector<TensorValue> outputs_of(Backend& backend, const capacity::Workload& w, int64_t threads,
+std::vector<TensorValue> outputs_of(Backend& backend, const capacity::ServedModel& w, int64_t threads,
                                    const std::string& test_hook = "") {
   std::unique_ptr<LiveRunner> server = backend.live_runner();
   if (!server) throw UserError("score: the backend cannot return a model's outputs");
@@ -44,14 +44,14 @@ std::vector<TensorValue> outputs_of(Backend& backend, const capacity::Workload& 
 class Served final : public WorkloadKind {
  public:
   void write_reference(WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx) const override {
-    const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
+    const capacity::ServedModel w = capacity::load_served_model(model.string(), {}, {}, def.seed);
     def.outputs.clear();
     for (const TensorValue& v : outputs_of(*ctx.reference_backend, w, ctx.cores)) def.outputs.push_back(sample_output(v));
   }
 
   void run(const WorkloadDef& def, const std::filesystem::path& model, const KindContext& ctx,
            ScoreWorkload& out) const override {
-    const capacity::Workload w = capacity::load_workload(model.string(), {}, {}, def.seed);
+    const capacity::ServedModel w = capacity::load_served_model(model.string(), {}, {}, def.seed);
     out.shape = shape_text(w);
     if (!validate(def, w, ctx, out) || ctx.validate_only) return;
     ScoreFigure latency = figure_of(def, "latency", ctx.quick), throughput = figure_of(def, "throughput", ctx.quick);
@@ -82,7 +82,7 @@ class Served final : public WorkloadKind {
   }
 
  private:
-  static std::string shape_text(const capacity::Workload& w) {
+  static std::string shape_text(const capacity::ServedModel& w) {
     std::string s;
     for (const auto& [name, dims] : w.feed.shapes) {
       std::string d;
@@ -101,7 +101,7 @@ class Served final : public WorkloadKind {
   }
 
   // The runtime at its default settings against the suite's references (ONNX Runtime, optimizations disabled).
-  static bool validate(const WorkloadDef& def, const capacity::Workload& w, const KindContext& ctx, ScoreWorkload& out) {
+  static bool validate(const WorkloadDef& def, const capacity::ServedModel& w, const KindContext& ctx, ScoreWorkload& out) {
     if (def.outputs.empty()) {
       out.status = WorkloadStatus::invalid;
       out.reason = "the suite has no reference outputs for it (regenerate with score --write-references)";
@@ -121,10 +121,10 @@ class Served final : public WorkloadKind {
     return true;
   }
 
-  static capacity::DriverContext driver(const capacity::Workload& w, const capacity::Settings& s, const KindContext& ctx) {
+  static capacity::DriverContext driver(const capacity::ServedModel& w, const capacity::Settings& s, const KindContext& ctx) {
     capacity::DriverContext d;
     d.settings = &s;
-    d.workload = &w;
+    d.served = &w;
     d.backend = ctx.backend;
     d.cores = ctx.cores;
     d.work_dir = ctx.work_dir;
@@ -141,7 +141,7 @@ class Served final : public WorkloadKind {
   }
 
   // The p90 (nearest rank) of the mode's query count, one stream on every core; MLPerf's early stopping must pass.
-  static double single_stream(const capacity::Workload& w, const KindContext& ctx) {
+  static double single_stream(const capacity::ServedModel& w, const KindContext& ctx) {
     capacity::Settings s = latency_settings(*ctx.mode);
     capacity::LeverLists levers = latency_levers(ctx.cores);
     capacity::resolve(s, levers, ctx.cores);
@@ -155,7 +155,7 @@ class Served final : public WorkloadKind {
   }
 
   // Offline samples/s: with no configuration yet, the best of one instance on every core and one per core.
-  static std::pair<CapacityConfig, double> offline(const capacity::Workload& w, const KindContext& ctx,
+  static std::pair<CapacityConfig, double> offline(const capacity::ServedModel& w, const KindContext& ctx,
                                                    const std::optional<CapacityConfig>& known) {
     capacity::Settings s = throughput_settings(*ctx.mode, !known && ctx.cores > 1);
     capacity::LeverLists levers = throughput_levers(known, ctx.cores);

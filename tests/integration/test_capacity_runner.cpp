@@ -11,7 +11,7 @@
 #include "backends/onnxruntime/ort_backend.h"
 #include "backends/serving.h"
 #include "capacity/loadgen/sut.h"
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 #include "core/temp_dir.h"
 #include "support/ort_suite.h"
 
@@ -35,7 +35,7 @@ class CapacityRunnerTest : public ::testing::Test {
     if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
   }
 
-  static ServingSpec spec(const capacity::Workload& w) {
+  static ServingSpec spec(const capacity::ServedModel& w) {
     ServingSpec s;
     s.model = w.model;
     s.feed = w.feed;
@@ -65,7 +65,7 @@ fs::path* CapacityRunnerTest::dir_ = nullptr;
 }  // namespace
 
 TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOurClock) {
-  const capacity::Workload w = capacity::load_workload((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
+  const capacity::ServedModel w = capacity::load_served_model((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
   ASSERT_EQ(w.batch_inputs, std::vector<std::string>{"input"});
   ASSERT_EQ(w.feed.dims.at("batch"), 1);
   auto backend = ort::make_ort_backend({});
@@ -117,7 +117,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
 }
 
 TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
-  const capacity::Workload w = capacity::load_workload((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
+  const capacity::ServedModel w = capacity::load_served_model((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
   auto backend = ort::make_ort_backend({});
   TempDir work("rooflens-capacity-test");
   ServingSpec s = spec(w);
@@ -136,7 +136,7 @@ TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
 }
 
 TEST_F(CapacityRunnerTest, AKilledInstanceSaysHowItEnded) {
-  const capacity::Workload w = capacity::load_workload((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
+  const capacity::ServedModel w = capacity::load_served_model((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
   auto backend = ort::make_ort_backend({});
   std::unique_ptr<ServingInstance> inst = backend->serving()->start(spec(w));
   inst->kill();

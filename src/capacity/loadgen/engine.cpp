@@ -25,6 +25,7 @@ class Run {
  public:
   Run(const RunPlan& plan, SystemUnderTest& sut, const EngineHooks& hooks)
       : plan_(plan), sut_(sut), clock_(sut.clock()), hooks_(hooks) {
+    sut_.begin_run(plan_);
     rec_.start_ns = now_ns();
     if (hooks_.sink) hooks_.sink->begin_run(plan_, rec_.start_ns);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -31,7 +32,10 @@ void check_numbers(const Settings& s) {
   if (s.slo_ms < 0 || (s.scenario == Scenario::server && s.slo_ms == 0))
     throw UsageError(s.slo_ms < 0 ? fmt::format("--slo {:g}ms: give a latency bound above 0, e.g. --slo 15ms", s.slo_ms)
                                   : "--slo: the server scenario needs a latency bound, e.g. --slo 15ms");
-  if (!(s.confidence > 0 && s.confidence < 1)) throw UsageError("--confidence: give a value between 0 and 1");
+  // No flag sets the confidence (MLPerf's 0.99 unless a caller such as score asks otherwise): a bad one is a bug.
+  if (!(s.confidence > 0 && s.confidence < 1))
+    throw std::invalid_argument(fmt::format("capacity settings: early stopping's confidence {:g} is outside (0, 1)",
+                                            s.confidence));
   if (s.min_duration_s < 0) throw UsageError("--duration: give seconds of at least 0");
   if (s.min_queries < 0 || s.max_queries < 0) throw UsageError("--min-queries: give a count of at least 0");
   if (s.sample_count < 1) throw UsageError("--samples: prepare at least one sample per instance");

@@ -14,6 +14,8 @@ namespace rooflens::capacity {
 
 int64_t now_ns();  // CLOCK_MONOTONIC
 
+struct RunPlan;  // engine.h
+
 class Clock {
  public:
   virtual ~Clock() = default;
@@ -60,6 +62,9 @@ struct QueryDone {
 class SystemUnderTest {
  public:
   virtual ~SystemUnderTest() = default;
+  // A run begins: what of its plan the system serves by (how many calls travel in one request). Every run says it,
+  // so nothing of one run's plan outlives it.
+  virtual void begin_run(const RunPlan& plan) { (void)plan; }
   virtual void issue(const IssuedQuery& q) = 0;
   // Returns by `until_ns`, earlier once something completed; appends what completed.
   virtual void wait(int64_t until_ns, std::vector<QueryDone>& done) = 0;

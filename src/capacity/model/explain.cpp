@@ -37,7 +37,7 @@ const MemoryRoof* nearest_dram_read_roof(const HardwareInfo& roofs, int64_t thre
                  [](const MemoryRoof& x) { return x.level == "DRAM" && x.kernel == "read" && x.gbps > 0; });
 }
 
-CapacityExplanation explain(double samples_per_s, const Workload& w, const CapacityConfig& c, int64_t cores,
+CapacityExplanation explain(double samples_per_s, const ServedModel& w, const CapacityConfig& c, int64_t cores,
                             const HardwareInfo* roofs) {
   CapacityExplanation e;
   e.samples_per_s = samples_per_s;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 #include "core/capacity.h"
 #include "core/report_hardware.h"
 
@@ -17,7 +17,7 @@ namespace rooflens::capacity {
 const ComputeRoof* nearest_compute_roof(const HardwareInfo& roofs, int64_t threads, const std::string& dtype);
 const MemoryRoof* nearest_dram_read_roof(const HardwareInfo& roofs, int64_t threads);
 
-CapacityExplanation explain(double samples_per_s, const Workload& w, const CapacityConfig& c, int64_t cores,
+CapacityExplanation explain(double samples_per_s, const ServedModel& w, const CapacityConfig& c, int64_t cores,
                             const HardwareInfo* roofs);
 
 }  // namespace rooflens::capacity

@@ -40,9 +40,10 @@ class SimulatedSystem final : public SystemUnderTest {
  public:
   SimulatedSystem(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model)
       : model_(model), dispatcher_(instances, rules), runner_free_(static_cast<size_t>(instances), 0),
-        rng_(plan.seed ^ 0x73696d756c617465ULL) {
-    dispatcher_.set_calls_per_request(plan.calls_per_request);  // Offline's K calls per request, as the pool sends them
-  }
+        rng_(plan.seed ^ 0x73696d756c617465ULL) {}
+
+  // Offline's K calls per request, as the pool sends them.
+  void begin_run(const RunPlan& plan) override { dispatcher_.set_calls_per_request(plan.calls_per_request); }
 
   // Queued only, as the pool queues them: what the engine issues at one instant is sent in the next wait(), so
   // Offline's window fills whole requests.

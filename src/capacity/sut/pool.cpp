@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "backends/common/cpu_budget.h"
+#include "capacity/loadgen/engine.h"
 
 namespace rooflens::capacity {
 
@@ -45,8 +46,11 @@ std::string RunnerPool::cpus_of(int32_t i) const {
 
 void RunnerPool::issue(const IssuedQuery& q) { dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns}); }
 
-void RunnerPool::set_calls_per_request(int64_t calls) {
-  spec_.rules.calls_per_request = std::max<int64_t>(1, calls);
+// Up to the plan's calls per request from an instance (1: a request per call). An answer comes for the whole request,
+// so its queries complete together: for Offline, whose latencies nobody judges, it saves the pipe round trip and a
+// wake-up of this process per call.
+void RunnerPool::begin_run(const RunPlan& plan) {
+  spec_.rules.calls_per_request = std::max<int64_t>(1, plan.calls_per_request);
   dispatcher_.set_calls_per_request(spec_.rules.calls_per_request);
 }
 

@@ -3,7 +3,7 @@
 // (dispatcher.h), driven by one thread. Requests are written without waiting; answers are read as they arrive
 // (ppoll over every instance), and each answer frees a slot that the next queued query takes at once. Queries are
 // handed to the instances when the caller waits, not when it issues, so a burst of issued queries (Offline's) leaves
-// together: with calls_per_request > 1 an instance's calls go as one request, answered once (set_calls_per_request).
+// together: with the plan's calls_per_request > 1 an instance's calls go as one request, answered once (begin_run).
 // Faults: an instance that dies fails the queries it held, naming itself; one that holds a request longer than the
 // hang timeout is killed and treated the same. Either way fault() is set and the run must stop.
 #include <sys/types.h>
@@ -38,6 +38,7 @@ class RunnerPool : public SystemUnderTest {
   RunnerPool(Serving& serving, const PoolSpec& spec, const std::function<void(const std::string&)>& progress = {});
   ~RunnerPool() override;
 
+  void begin_run(const RunPlan& plan) override;  // the plan's calls per request (below)
   void issue(const IssuedQuery& q) override;
   void wait(int64_t until_ns, std::vector<QueryDone>& done) override;
   void cancel(std::vector<QueryDone>& done) override;
@@ -48,10 +49,6 @@ class RunnerPool : public SystemUnderTest {
   std::string cpus_of(int32_t i) const;  // "0-1", "" when unpinned
   // Calls sent to an instance so far (its first ones are warm-up): where a profile under load starts.
   int64_t calls(int32_t i) const { return calls_[static_cast<size_t>(i)]; }
-  // Up to this many of an instance's calls per request from now on (1: a request per call). An answer comes for the
-  // whole request, so its queries complete together: for Offline, whose latencies nobody judges, it saves the pipe
-  // round trip and a wake-up of this process per call.
-  void set_calls_per_request(int64_t calls);
 
  private:
   struct Request {

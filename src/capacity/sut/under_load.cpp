@@ -36,10 +36,10 @@ std::vector<ProfileRun> profile_under_load(Backend& backend, UnderLoad u, const 
   const RunRecords records = run_scenario(u.plan, pool, hooks);
   if (!records.fault.empty()) throw BackendError("profile", "died", records.fault, "");
 
-  const GraphView view = graph_view(*u.workload->loaded);
+  const GraphView view = graph_view(*u.served->loaded);
   AssemblyContext ctx;
   ctx.model = &view;
-  ctx.analysis = &u.workload->info.analysis;
+  ctx.analysis = &u.served->info.analysis;
   ctx.hw = u.roofs;
   ctx.rules = &backend.mapping_rules();
   std::vector<ProfileRun> out;
@@ -51,7 +51,7 @@ std::vector<ProfileRun> profile_under_load(Backend& backend, UnderLoad u, const 
     m.load_ms = pool.instance(i).load_ms();
     RunKey key;
     key.batch = u.plan.samples_per_query;
-    key.dims = u.workload->loaded->input_symbols;
+    key.dims = u.served->loaded->input_symbols;
     key.dims["instance"] = i;
     key.threads = u.threads;
     ProfileRun run = assemble_run(key, m, ctx);

@@ -8,7 +8,7 @@
 #include "backends/backend.h"
 #include "capacity/loadgen/engine.h"
 #include "capacity/sut/pool.h"
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 #include "core/report.h"
 
 namespace rooflens::capacity {
@@ -16,7 +16,7 @@ namespace rooflens::capacity {
 struct UnderLoad {
   PoolSpec pool;                 // serving.profile is set here
   RunPlan plan;                  // a server run
-  const Workload* workload = nullptr;
+  const ServedModel* served = nullptr;
   const HardwareInfo* roofs = nullptr;
   int64_t threads = 1;
 };

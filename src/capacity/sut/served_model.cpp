@@ -1,4 +1,4 @@
-#include "capacity/sut/workload.h"
+#include "capacity/sut/served_model.h"
 
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
@@ -9,9 +9,9 @@
 
 namespace rooflens::capacity {
 
-Workload load_workload(const std::string& path, ShapeOverrides overrides,
-                       const std::map<std::string, std::string>& input_files, uint64_t seed) {
-  Workload w;
+ServedModel load_served_model(const std::string& path, ShapeOverrides overrides,
+                              const std::map<std::string, std::string>& input_files, uint64_t seed) {
+  ServedModel w;
   w.model = std::filesystem::absolute(path);
   const DeclaredIo io = read_declared_io(path);
   // The batch: the symbol of the first input's leading dim, when it is symbolic and no --shape fixed it.

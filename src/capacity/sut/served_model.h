@@ -19,7 +19,7 @@ struct Model;
 
 namespace rooflens::capacity {
 
-struct Workload {
+struct ServedModel {
   std::filesystem::path model;
   FeedSpec feed;                          // one sample
   std::vector<std::string> batch_inputs;  // stacked along dim 0 (dynamic batch)
@@ -31,7 +31,7 @@ struct Workload {
 };
 
 // Throws UserError (one line naming the file) when the model cannot be read, UsageError on bad shape flags.
-Workload load_workload(const std::string& path, ShapeOverrides overrides,
-                       const std::map<std::string, std::string>& input_files, uint64_t seed);
+ServedModel load_served_model(const std::string& path, ShapeOverrides overrides,
+                              const std::map<std::string, std::string>& input_files, uint64_t seed);
 
 }  // namespace rooflens::capacity
