@@ -8,7 +8,9 @@
 
 #include "core/graph_view.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_layer.h"
+#include "core/report_model.h"
 #include "mapping/rules.h"
 
 namespace rooflens {

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_generation.h"
+#include "core/report_hardware.h"
 
 namespace rooflens {
 

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "backends/generation.h"
-#include "core/report.h"
+#include "core/memory.h"
+#include "core/report_hardware.h"
+#include "core/report_layer.h"
 #include "mapping/rules.h"
 #include "model/graph.h"
 

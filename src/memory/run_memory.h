@@ -8,7 +8,8 @@
 
 #include "core/graph_view.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/memory.h"
+#include "core/report_model.h"
 
 namespace rooflens {
 

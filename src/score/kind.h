@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
 #include "core/score.h"
 #include "score/suite.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 #include "core/score.h"
 #include "score/kind.h"
 

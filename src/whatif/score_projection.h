@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 #include "core/score.h"
 
 namespace rooflens {
