@@ -1,7 +1,7 @@
 #pragma once
 // The system under test, as the issuing engine sees it (LoadGen's SystemUnderTest in spirit): queries are handed
 // over without waiting (issue), completions come back later (wait). The engine never knows what runs the model:
-// a pool of runner instances (pool.h), the queueing simulation (simulate.h) or the null system of the tests.
+// a pool of runner instances (sut/pool.h), the queueing simulation (model/simulate.h) or the null system of the tests.
 // Times are ns of the system's clock: the monotonic clock (CLOCK_MONOTONIC, which the runners' own timestamps share)
 // for a live system, virtual time for the simulation — the engine reads whichever the system keeps, so one issue loop
 // drives both.
