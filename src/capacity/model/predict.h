@@ -1,6 +1,6 @@
 #pragma once
 // The predicted capacity (core/capacity.h Prediction): the service model read from single-stream baseline runs,
-// then the queueing simulation (simulate.h) of the configuration judged by the live verdict (verdict.h) — the
+// then the queueing simulation (simulate.h) of the configuration judged by the live verdict (loadgen/verdict.h) — the
 // Server peak by the same peak search, the Offline throughput, and a latency-QPS curve.
 #include <vector>
 

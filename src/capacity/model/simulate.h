@@ -1,7 +1,7 @@
 #pragma once
 // The predicted capacity: a discrete-event simulation of a configuration serving a scenario, from its measured
 // single-stream service times. The live run's engine (engine.h: one issue loop, the same Poisson schedule) issues to a
-// system under test on virtual time, which sends through the same dispatcher rules (dispatcher.h) to `instances`
+// system under test on virtual time, which sends through the same dispatcher rules (sut/dispatcher.h) to `instances`
 // simulated runners, each serving one call at a time:
 //   a request sent at t reaches its runner at t + send; the runner starts its calls when free, one after another
 //   (Offline's requests carry the plan's calls_per_request, every other scenario's one); each call takes a service

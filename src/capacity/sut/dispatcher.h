@@ -1,7 +1,7 @@
 #pragma once
 // Which queued query goes to which instance, when, merged with which others: the rules a serving system applies
 // between the arrival of a query and a runtime call, used alike by the live pool (pool.h) and the simulation
-// (simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
+// (model/simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
 // - Queries wait in one queue, in arrival order; an instance takes calls while it has fewer than `concurrency` ×
 //   `calls_per_request` in flight (the least busy first; among equally busy ones, the next after the last one given
 //   a call, so idle instances take turns and none goes cold while another takes every query), so it never idles
