@@ -1,5 +1,5 @@
 // Statistics needed for the adaptive stop of the timed loop (the C++ side owns all reported statistics; this interval
-// is src/stats/order.h's median_ci, to the rank).
+// is src/stats/order.h's median_ci, and tests/fixtures/timed_loop_spec.json holds the two to the same values).
 
 // Acklam's rational approximation of the inverse standard normal CDF: relative error < 1.2e-9, only the start of
 // normInv below.
@@ -36,7 +36,7 @@ function normCdfNonNegative(x) {
 // The z with Φ(z) = p, to double precision: Acklam's start and one Halley step on Φ (the refinement Acklam gives).
 // Its 1.2e-9 alone is not enough: the interval's ranks floor and ceil z√n, and at some (n, confidence) the error
 // moves one across an integer where the C++ quantile (bisection on erfc to double precision) does not: n = 78,702
-// at 0.793 and n = 30,122 at 0.988.
+// at 0.793 and n = 30,122 at 0.988, two cases of tests/fixtures/timed_loop_spec.json.
 function normInv(p) {
   if (p < 0.5) return -normInv(1 - p);
   const x = acklamNormInv(p);

@@ -1,36 +1,41 @@
 // The timed loop of run_timed and generate, with the same rules as the C++ loop of in-binary runners
-// (src/backends/common/timed_loop.*, whose unit tests pin them): warm-up ≥ warmup_iterations runs and ≥ warmup_ms;
-// measured ≥ iterations and ≥ duration_s, or, adaptive, until the median's distribution-free confidence interval is
-// within ±adaptive_rel_ci; always capped by max_iterations / max_duration_s. Only `once` is inside the timer.
+// (src/backends/common/timed_loop.*): warm-up ≥ warmup_iterations runs and ≥ warmup_ms; measured ≥ iterations and
+// ≥ duration_s, or, adaptive, until the median's distribution-free confidence interval is within ±adaptive_rel_ci;
+// always capped by max_iterations / max_duration_s. Only `once` is inside the timer.
+// One specification holds the two loops to the same rules: tests/fixtures/timed_loop_spec.json (scripted call
+// durations on a fake clock in, stop reason, samples and interval out), run through both by
+// tests/runners/timed_loop_spec.test.mjs and tests/unit/test_timed_loop_spec.cpp.
 import { nowNs, nsToMs } from './clock.mjs';
 import { medianCi } from './stats.mjs';
 
-// `timing` is fields.mjs's timingOf(req); `warmOnce` runs one warm-up iteration (by default `once`).
-export async function runTimedLoop(timing, once, warmOnce = once) {
+// `timing` is fields.mjs's timingOf(req); `warmOnce` runs one warm-up iteration (by default `once`); `clock` reads
+// now in integer nanoseconds (a BigInt; by default the runner's monotonic clock; the specification's test gives a
+// fake one that only the calls advance).
+export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs) {
   const warmIters = timing.warmupIterations, warmMs = timing.warmupMs;
   const minIters = timing.iterations, minMs = timing.durationMs;
   const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
   const adaptive = timing.adaptive;
 
   // Warm-up: at least warmup_iterations runs AND at least warmup_ms.
-  const w0 = nowNs();
+  const w0 = clock();
   let warm = 0;
-  while (warm < warmIters || nsToMs(nowNs() - w0) < warmMs) {
+  while (warm < warmIters || nsToMs(clock() - w0) < warmMs) {
     await warmOnce();
     ++warm;
-    if (nsToMs(nowNs() - w0) > maxMs) break;
+    if (nsToMs(clock() - w0) > maxMs) break;
   }
-  const warmupMs = nsToMs(nowNs() - w0);
+  const warmupMs = nsToMs(clock() - w0);
 
   // Measured: at least `iterations` AND at least duration_s; adaptive additionally waits for the median's
   // CI to be within ±rel_ci; capped by max_iterations / max_duration_s.
   const lat = [];
   let stop = null, ci = null, nextCheck = minIters;
-  const m0 = nowNs();
+  const m0 = clock();
   for (;;) {
-    const t0 = nowNs();
+    const t0 = clock();
     await once();
-    const t1 = nowNs();
+    const t1 = clock();
     lat.push(nsToMs(t1 - t0));
     const elapsed = nsToMs(t1 - m0);
     const minMet = lat.length >= minIters && elapsed >= minMs;
@@ -46,7 +51,7 @@ export async function runTimedLoop(timing, once, warmOnce = once) {
     if (lat.length >= maxIters) { stop = 'max_iterations'; break; }
     if (elapsed >= maxMs) { stop = 'max_duration'; break; }
   }
-  const wallS = Number(nowNs() - m0) / 1e9;
+  const wallS = Number(clock() - m0) / 1e9;
   if (adaptive && stop !== 'ci_reached') ci = medianCi(lat, adaptive.confidence);
   return { latenciesMs: lat, wallS, warmupIterations: warm, warmupMs, stopReason: stop, medianCi: ci };
 }

@@ -1,5 +1,6 @@
-// The generic parts of in-binary runners: the measured loop's stop rules (the same as runners/ort/timed_loop.mjs's), base64, the
-// feed and tensor wire forms, and the seeded input generator's known values.
+// The generic parts of in-binary runners: the measured loop on the real clock (its rules, shared with
+// runners/ort/timed_loop.mjs, case by case on a fake clock in test_timed_loop_spec.cpp), base64, the feed and tensor
+// wire forms, and the seeded input generator's known values.
 #include <gtest/gtest.h>
 
 #include <cstring>

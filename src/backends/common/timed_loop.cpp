@@ -9,32 +9,40 @@
 namespace rooflens {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+// double(ns) / 1e6, the division std::chrono's duration<double, milli> does and the ORT runner's nsToMs.
+double ns_to_ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
 TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void()>& once) {
+  return run_timed_loop(t, once, steady_now_ns);
+}
+
+TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void()>& once, const TimedLoopClock& now) {
   TimedLoopResult out;
   const double max_ms = t.max_duration_s * 1000;
   const int max_iterations = std::max(t.max_iterations, t.iterations);
-  const auto w0 = Clock::now();
-  while (out.warmup_iterations < t.warmup_iterations || ms_since(w0) < t.warmup_ms) {
+  const std::int64_t w0 = now();
+  while (out.warmup_iterations < t.warmup_iterations || ns_to_ms(now() - w0) < t.warmup_ms) {
     once();
     ++out.warmup_iterations;
-    if (ms_since(w0) > max_ms) break;
+    if (ns_to_ms(now() - w0) > max_ms) break;
   }
-  out.warmup_ms = ms_since(w0);
+  out.warmup_ms = ns_to_ms(now() - w0);
 
   size_t next_check = static_cast<size_t>(std::max(t.iterations, 1));
-  const auto m0 = Clock::now();
+  const std::int64_t m0 = now();
   for (;;) {
-    const auto r0 = Clock::now();
+    const std::int64_t r0 = now();
     once();
-    const auto r1 = Clock::now();
-    out.latencies_ms.push_back(std::chrono::duration<double, std::milli>(r1 - r0).count());
-    const double elapsed = std::chrono::duration<double, std::milli>(r1 - m0).count();
+    const std::int64_t r1 = now();
+    out.latencies_ms.push_back(ns_to_ms(r1 - r0));
+    const double elapsed = ns_to_ms(r1 - m0);
     const size_t n = out.latencies_ms.size();
     const bool min_met = n >= static_cast<size_t>(t.iterations) && elapsed >= t.duration_s * 1000;
     if (min_met && !t.adaptive) {
@@ -59,7 +67,7 @@ TimedLoopResult run_timed_loop(const TimingOptions& t, const std::function<void(
       break;
     }
   }
-  out.wall_s = std::chrono::duration<double>(Clock::now() - m0).count();
+  out.wall_s = static_cast<double>(now() - m0) / 1e9;
   if (t.adaptive) out.median_ci_ms = stats::median_ci(out.latencies_ms, t.adaptive_confidence);
   return out;
 }

@@ -1,0 +1,60 @@
+// The ORT runner's timed loop (runners/ort/timed_loop.mjs) and its median interval (stats.mjs) against the timed loop's
+// specification, tests/fixtures/timed_loop_spec.json, which tests/unit/test_timed_loop_spec.cpp holds the C++ loop to.
+// On a fake clock: no ONNX Runtime, no network, no real time (ctest runner_spec).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { timingOf } from '../../runners/ort/fields.mjs';
+import { medianCi } from '../../runners/ort/stats.mjs';
+import { runTimedLoop } from '../../runners/ort/timed_loop.mjs';
+
+const spec = JSON.parse(readFileSync(new URL('../fixtures/timed_loop_spec.json', import.meta.url), 'utf8'));
+
+// [1, {"ms": 2, "times": 3}] → [1, 2, 2, 2]
+function expandMs(entries) {
+  return entries.flatMap((e) => (typeof e === 'number' ? [e] : Array(e.times).fill(e.ms)));
+}
+
+// The spec's fake clock: BigInt nanoseconds, as nowNs reads them, moved on only by the calls.
+function scriptedCalls(callsMs) {
+  const durationsNs = expandMs(callsMs).map((ms) => BigInt(Math.round(ms * 1e6)));
+  let nowNs = 0n, calls = 0;
+  return {
+    clock: () => nowNs,
+    call: async () => { nowNs += durationsNs[calls++ % durationsNs.length]; },
+    calls: () => calls,
+  };
+}
+
+// The runner reads its timing from the request through timingOf, as run.mjs does; profile_iterations is not the
+// loop's, but the request must carry it.
+function timingOfCase(c) {
+  const { about, ...defaults } = spec.timing_defaults;
+  return timingOf({ timing: { ...defaults, ...c.timing, profile_iterations: 1 } });
+}
+
+for (const c of spec.loops) {
+  test(`loop: ${c.name}`, async () => {
+    const script = scriptedCalls(c.calls_ms);
+    const r = await runTimedLoop(timingOfCase(c), script.call, script.call, script.clock);
+    const e = c.expect;
+    assert.equal(r.stopReason, e.stop_reason);
+    assert.equal(r.warmupIterations, e.warmup_iterations);
+    assert.equal(r.warmupMs, e.warmup_ms);
+    assert.deepEqual(r.latenciesMs, expandMs(e.latencies_ms));
+    assert.equal(r.wallS, e.wall_s);
+    assert.deepEqual(r.medianCi ? [r.medianCi.low, r.medianCi.high] : null, e.median_ci_ms);
+    assert.equal(script.calls(), e.warmup_iterations + r.latenciesMs.length);
+  });
+}
+
+function samplesOf(s) {
+  return Array.isArray(s) ? s : Array.from({ length: s.count_down_from }, (_, i) => s.count_down_from - i);
+}
+
+for (const c of spec.median_ci.cases) {
+  test(`median_ci: ${c.name}`, () => {
+    assert.deepEqual(medianCi(samplesOf(c.samples), c.confidence), c.expect);
+  });
+}
