@@ -104,22 +104,7 @@ class ConfigRun {
     return true;
   }
 
-  RunPlan plan(Scenario scenario) const {
-    RunPlan p;
-    p.scenario = scenario;
-    p.samples_per_query = spq_;
-    p.sample_count = s_.sample_count;
-    p.min_duration_s = s_.min_duration_s;
-    p.min_queries = s_.min_queries;
-    p.max_queries = s_.max_queries;
-    p.seed = s_.seed;
-    // Abandoned queries must be over the SLO for certain: they waited at least this long after the last arrival.
-    p.drain_s = std::max({2.0, 10 * s_.slo_ms / 1000, 2 * s_.slo_ms / 1000 + 1});
-    if (scenario == Scenario::offline) p.calls_per_request = offline_calls_;
-    p.offline_window =
-        c_.instances * c_.concurrency * std::max<int64_t>(1, c_.max_batch / spq_) * p.calls_per_request * 2;
-    return p;
-  }
+  RunPlan plan(Scenario scenario) const { return plan_for(s_, scenario, c_, offline_calls_); }
 
   void warm_up() {
     RunPlan w = plan(Scenario::offline);
@@ -215,6 +200,7 @@ class ConfigRun {
     o.floor_qps = std::max(o.floor_qps, static_cast<double>(s_.min_queries) / kMlperfDurationS);
     o.start_qps = s_.qps > 0 ? s_.qps : kPeakSeedShare * offline_qps_;  // the user's guess, else seed_offline()'s
     if (ctx_.deadline) o.out_of_time = [d = *ctx_.deadline] { return std::chrono::steady_clock::now() >= d; };
+    o.hopeless = [&](const ScenarioResult& r) { return lower_rates_cannot_help(r, last_, s_.slo_ms, s_.percentile); };
     PeakOutcome found = find_peak(
         o,
         [&](double qps) {
@@ -222,8 +208,8 @@ class ConfigRun {
           p.qps = qps;
           return lengthened_if_short(p, run_point(p));
         },
-        [&](const ScenarioResult& r) { return out_.stop || (!any_valid(found_so_far_) && unqueued_miss(r)); });
-    found_so_far_.clear();
+        [&](const ScenarioResult&) { return out_.stop; });
+    if (!found.hopeless.empty()) out_.run.warnings.push_back(found.hopeless);
     if (found.below_floor_qps > 0)  // the downward bracket reached the floor
       out_.run.warnings.push_back(fmt::format(
           "find-peak stopped at {:g} QPS with no VALID rate: its next step down, {:.3g} QPS, would take {:.0f} s for "
@@ -252,35 +238,6 @@ class ConfigRun {
         "lengthened: a first run of {} queries at {:g} QPS was INVALID for its length alone (early stopping asked for "
         "{}); this run's minimum was raised to {}", first, p.qps, needed, needed));
     return longer;
-  }
-
-  static bool any_valid(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
-
-  // An INVALID server run in which more queries than the percentile allows missed the SLO without having waited
-  // for another query (their instance's previous call had ended when they were scheduled): a lower rate
-  // cannot cure those, so the search ends rather than walking down to rates whose minimum query count takes hours.
-  bool unqueued_miss(const ScenarioResult& r) {
-    found_so_far_.push_back(r.valid);
-    if (r.valid || r.queries <= 0) return false;
-    const int64_t slo_ns = static_cast<int64_t>(s_.slo_ms * 1e6);
-    // Each call's instance was idle at the query's scheduled time when the call before it there had ended.
-    std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> calls;  // instance -> (start, end), by start
-    for (const auto& q : last_.queries)
-      if (q.done.status == QueryStatus::ok) calls[q.done.instance].push_back({q.done.start_ns, q.done.end_ns});
-    for (auto& [i, v] : calls) std::sort(v.begin(), v.end());
-    int64_t alone = 0;
-    for (const auto& q : last_.queries) {
-      if (q.done.status != QueryStatus::ok || q.done.completed_ns - q.issued.scheduled_ns <= slo_ns) continue;
-      const auto& v = calls[q.done.instance];
-      auto it = std::lower_bound(v.begin(), v.end(), std::pair{q.done.start_ns, int64_t{0}});
-      if (it == v.begin() || std::prev(it)->second <= q.issued.scheduled_ns) ++alone;
-    }
-    if (static_cast<double>(alone) <= (1 - s_.percentile / 100) * static_cast<double>(r.queries)) return false;
-    out_.run.warnings.push_back(fmt::format(
-        "find-peak stopped at {:g} QPS: {} of {} queries missed the SLO of {:g} ms without waiting for another query "
-        "(more than the {:g}% the p{:g} allows), so no lower rate meets it: raise --slo, lower --percentile, or "
-        "quiet the machine", r.target_qps, alone, r.queries, s_.slo_ms, 100 - s_.percentile, s_.percentile));
-    return true;
   }
 
   void finish_prediction() {
@@ -344,13 +301,12 @@ class ConfigRun {
 
   const CapacityConfig& c_;
   const DriverContext& ctx_;
-  const Settings& s_;
+  const Resolved& s_;
   int64_t spq_ = 1;
   Judging judging_;
   EngineHooks hooks_;
   ConfigOutcome out_;
   std::unique_ptr<RunnerPool> pool_;
-  std::vector<bool> found_so_far_;  // the peak search's verdicts so far
   std::vector<RunRecords> baselines_;
   std::optional<Prediction> prediction_;
   double offline_qps_ = 0;

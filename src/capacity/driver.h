@@ -21,7 +21,7 @@
 namespace rooflens::capacity {
 
 struct DriverContext {
-  const Settings* settings = nullptr;
+  const Resolved* settings = nullptr;
   const ServedModel* served = nullptr;
   Backend* backend = nullptr;
   const HardwareInfo* roofs = nullptr;     // null: no explanation against roofs, layers not placed

@@ -20,20 +20,21 @@ double peak_of(const CapacityRun& r) { return r.peak ? r.peak->qps : 0; }
 
 CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const DriverContext& context) {
   CapacityOutcome out;
-  const Settings& s = *context.settings;
+  const Resolved& s = *context.settings;
+  const bool budgeted = s.search && s.search_budget_s.has_value();
   out.result.settings = echo(s);
   const auto start = std::chrono::steady_clock::now();
   DriverContext ctx = context;  // a search's peak searches stop starting runs when its budget is spent
-  if (s.search)
+  if (budgeted)
     ctx.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(s.search_budget_s));
+                               std::chrono::duration<double>(*s.search_budget_s));
   for (const CapacityConfig& c : configs) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (out.result.partial || (s.search && spent > s.search_budget_s && !out.result.runs.empty())) {
+    if (out.result.partial || (budgeted && spent > *s.search_budget_s && !out.result.runs.empty())) {
       CapacityRun skipped;
       skipped.config = c;
       skipped.failure = out.result.partial ? "not run: the command stopped before it"
-                                           : fmt::format("not run: the --budget of {:g} s was spent", s.search_budget_s);
+                                           : fmt::format("not run: the --budget of {:g} s was spent", *s.search_budget_s);
       out.result.runs.push_back(std::move(skipped));
       continue;
     }

@@ -44,18 +44,18 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--scenario", a.scenario, "MLPerf scenario")
       ->check(CLI::IsMember({"single-stream", "multi-stream", "server", "offline"}))
       ->capture_default_str();
-  cmd.add_option("--qps", a.s.qps, "Server: Poisson arrival rate, queries per second (with --find-peak: the first guess)");
+  cmd.add_option("--qps", a.qps, "Server: Poisson arrival rate, queries per second (with --find-peak: the first guess)");
   cmd.add_option("--slo", a.slo, "Server: the latency bound at the percentile, e.g. 15ms (counted from each query's "
                                   "scheduled time)");
-  cmd.add_option("--percentile", a.s.percentile, "The percentile judged (default: server and multi-stream 99, "
+  cmd.add_option("--percentile", a.percentile, "The percentile judged (default: server and multi-stream 99, "
                                                  "single-stream 90)");
-  cmd.add_option("--samples-per-query", a.s.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
+  cmd.add_option("--samples-per-query", a.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
   cmd.add_flag("--find-peak", a.s.find_peak,
                "Server: search the highest VALID QPS (bracket, then bisect; from --qps, else from 0.8 × an Offline run "
                "made first)");
   cmd.add_option("--precision", a.precision, "--find-peak stops when the bracket is this narrow")->capture_default_str();
-  cmd.add_option("--duration", a.s.min_duration_s, "Minimum seconds per run (default 10; MLPerf: 600)");
-  cmd.add_option("--min-queries", a.s.min_queries, "Minimum queries per run (default: what the percentile's early "
+  cmd.add_option("--duration", a.duration_s, "Minimum seconds per run (default 10; MLPerf: 600; 0: the query count decides)");
+  cmd.add_option("--min-queries", a.min_queries, "Minimum queries per run (default: what the percentile's early "
                                                    "stopping needs with one query over its limit)");
   cmd.add_option("--max-queries", a.s.max_queries, "Stop a run after this many queries (0: no cap)");
   cmd.add_flag("--mlperf-durations", a.s.mlperf_durations,
@@ -101,10 +101,14 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   a.db.add_to(cmd);
 }
 
-void parse_capacity_flags(CapacityCommand& a) {
+void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd) {
   a.s.scenario = *scenario_from_string(a.scenario);
+  if (cmd.count("--qps")) a.s.qps = a.qps;
+  if (cmd.count("--percentile")) a.s.percentile = a.percentile;
+  if (cmd.count("--samples-per-query")) a.s.samples_per_query = a.samples_per_query;
+  if (cmd.count("--duration")) a.s.min_duration_s = a.duration_s;
+  if (cmd.count("--min-queries")) a.s.min_queries = a.min_queries;
   if (!a.slo.empty()) a.s.slo_ms = parse_duration_ms(a.slo, "--slo");
-  if (!a.slo.empty() && a.s.slo_ms <= 0) throw UsageError("--slo " + a.slo + ": give a latency bound above 0");
   a.levers.batch_timeout_ms = parse_duration_ms(a.batch_timeout, "--batch-timeout");
   a.s.peak_precision = parse_fraction(a.precision, "--precision");
   a.s.search_budget_s = parse_duration_ms(a.budget, "--budget") / 1000;

@@ -1,6 +1,7 @@
 #pragma once
-// The flags of `rooflens capacity`, bound to capacity::Settings and the lever lists (capacity/loadgen/settings.h), plus
-// the few that need parsing first (durations with units, percentages, the scenario's name).
+// The flags of `rooflens capacity`, bound to the requested settings and the lever lists (capacity/loadgen/settings.h),
+// plus the few that need parsing first (durations with units, percentages, the scenario's name) or that are set only
+// when given (a figure whose default is the scenario's).
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@
 namespace rooflens::cli {
 
 struct CapacityCommand {
-  capacity::Settings s;
+  capacity::Requested s;
+  double qps = 0, percentile = 0, duration_s = 0;  // set in `s` only when given (parse_capacity_flags)
+  int64_t samples_per_query = 0, min_queries = 0;
   capacity::LeverLists levers;
   std::string model, scenario = "server", slo, batch_timeout = "2ms", precision = "2%", budget = "600s";
   std::string backend = "onnxruntime", queries_csv, out_json, html, roofs;
@@ -25,8 +28,9 @@ struct CapacityCommand {
 
 void add_capacity_flags(CLI::App& cmd, CapacityCommand& a);
 
-// Turns the text flags into the settings (UsageError naming the flag on a malformed value).
-void parse_capacity_flags(CapacityCommand& a);
+// Turns the text flags into the settings, and the figures given on `cmd` into the requested ones (UsageError naming
+// the flag on a malformed value).
+void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd);
 
 // "15ms", "2.5 ms", "0.5s", "300us", "15" (ms) -> milliseconds. Throws UsageError naming `flag`.
 double parse_duration_ms(const std::string& text, const std::string& flag);

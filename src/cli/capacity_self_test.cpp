@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kSeconds = 3;
 
-double engine_alone(const capacity::Settings& s) {
+double engine_alone(const capacity::Resolved& s) {
   capacity::NullSystem null;
   capacity::RunPlan p;
   p.scenario = Scenario::offline;
@@ -42,17 +42,17 @@ int run_self_test(CapacityCommand& a) {
   const int64_t cores = capacity::usable_cores();
   const capacity::ServedModel w = capacity::load_served_model(model.string(), {}, {}, a.s.seed);
 
-  capacity::Settings s = a.s;
-  s.scenario = Scenario::offline;
-  s.predict = false;
-  s.offline_request_ms = 0;  // every query its own request: the generator's per-query path, as a server run has it
-  s.min_duration_s = a.s.min_duration_s > 0 ? a.s.min_duration_s : kSeconds;
+  capacity::Requested asked = a.s;
+  asked.scenario = Scenario::offline;
+  asked.predict = false;
+  asked.offline_request_ms = 0;  // every query its own request: the generator's per-query path, as a server run has it
+  if (!asked.min_duration_s) asked.min_duration_s = kSeconds;
   capacity::LeverLists levers = a.levers;
   if (levers.instances == std::vector<int64_t>{1}) levers.instances = {cores};
   if (levers.threads == std::vector<int64_t>{0}) levers.threads = {1};
   if (levers.concurrency.empty()) levers.concurrency = {4};
-  capacity::resolve(s, levers, cores);
-  const std::vector<CapacityConfig> configs = capacity::expand(levers, cores);
+  const capacity::Resolved s = capacity::resolve(asked, levers, cores);
+  const std::vector<CapacityConfig> configs = capacity::expand(s.levers, cores);
 
   InterruptWatcher watcher("rooflens capacity: interrupted", [] {});
   capacity::DriverContext ctx;
@@ -71,13 +71,12 @@ int run_self_test(CapacityCommand& a) {
   if (!first.failure.empty() || first.points.empty()) throw UserError("--self-test: " + first.failure);
   t.max_qps = first.points.back().completed_qps;
 
-  capacity::Settings server = s;
-  server.scenario = Scenario::server;
-  server.qps = t.lag_at_qps = t.max_qps / 2;
-  server.slo_ms = 1000;  // not judged: the self-test reports the lag and latency it measures
-  server.min_queries = 0;
-  capacity::LeverLists same = levers;
-  capacity::resolve(server, same, cores);
+  capacity::Requested at_half = asked;
+  at_half.scenario = Scenario::server;
+  at_half.qps = t.lag_at_qps = t.max_qps / 2;
+  at_half.slo_ms = 1000;  // not judged: the self-test reports the lag and latency it measures
+  at_half.min_queries.reset();
+  const capacity::Resolved server = capacity::resolve(at_half, levers, cores);
   ctx.settings = &server;
   capacity::CapacityOutcome lag = capacity::run_capacity(configs, ctx);
   const CapacityRun& second = lag.result.runs.front();

@@ -28,13 +28,14 @@ namespace {
 
 // What the model's batch allows: no stacking of samples without a dynamic batch dim, no dynamic batching on a
 // runtime that fixes the batch when it loads.
-void check_batching(const CapacityCommand& a, const capacity::ServedModel& w, const Serving& serving) {
-  const int64_t max_b = *std::max_element(a.levers.max_batch.begin(), a.levers.max_batch.end());
-  const int64_t max_q = a.s.scenario == Scenario::multi_stream
-                            ? a.s.samples_per_query
-                            : *std::max_element(a.levers.batch.begin(), a.levers.batch.end());
+void check_batching(const CapacityCommand& a, const capacity::Resolved& s, const capacity::ServedModel& w,
+                    const Serving& serving) {
+  const int64_t max_b = *std::max_element(s.levers.max_batch.begin(), s.levers.max_batch.end());
+  const int64_t max_q = s.scenario == Scenario::multi_stream
+                            ? s.samples_per_query
+                            : *std::max_element(s.levers.batch.begin(), s.levers.batch.end());
   if (w.batch_dim.empty() && (max_b > 1 || max_q > 1)) {
-    const std::string flag = max_b > 1 ? "--max-batch" : a.s.scenario == Scenario::multi_stream ? "--samples-per-query" : "-b";
+    const std::string flag = max_b > 1 ? "--max-batch" : s.scenario == Scenario::multi_stream ? "--samples-per-query" : "-b";
     throw UsageError(flag + ": " + a.model + " has a fixed batch of " + std::to_string(w.fixed_batch) +
                      " (no symbolic leading dim): it cannot run several samples in one call; export it with a "
                      "dynamic batch");
@@ -42,14 +43,14 @@ void check_batching(const CapacityCommand& a, const capacity::ServedModel& w, co
   if (max_b > 1 && !serving.takes_any_batch())
     throw UsageError("--max-batch: -B " + a.backend + " fixes the batch when it loads a model, so queries cannot be "
                      "merged into batches of varying size; use -B onnxruntime");
-  if (a.s.profile_layers && !serving.can_profile())
+  if (s.profile_layers && !serving.can_profile())
     throw UsageError("--profile-layers: -B " + a.backend + " cannot profile its layers under load; use -B onnxruntime");
-  if (a.s.profile_layers && max_b > 1)
+  if (s.profile_layers && max_b > 1)
     throw UsageError("--profile-layers with --max-batch: calls of varying batch would mix in one layer profile; "
                      "profile without dynamic batching");
 }
 
-std::string settings_json(const capacity::Settings& s) {
+std::string settings_json(const capacity::Resolved& s) {
   nlohmann::ordered_json j{{"scenario", to_string(s.scenario)}, {"qps", s.qps},       {"slo_ms", s.slo_ms},
                            {"percentile", s.percentile},         {"duration_s", s.min_duration_s},
                            {"min_queries", s.min_queries},       {"seed", s.seed},    {"find_peak", s.find_peak},
@@ -84,15 +85,12 @@ int exit_code(const CapacityResult& c) {
 }
 
 int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
-  parse_capacity_flags(a);
-  if (cmd.count("--percentile") && !(a.s.percentile > 0 && a.s.percentile < 100))
-    throw UsageError("--percentile " + std::to_string(a.s.percentile) + ": give a percentile between 0 and 100 "
-                     "(exclusive), e.g. 99");
+  parse_capacity_flags(a, cmd);
   if (a.s.self_test) return run_self_test(a);
   if (a.model.empty()) throw UsageError("capacity: give a MODEL (or --self-test)");
   a.db.validate();
   const int64_t cores = capacity::usable_cores();
-  capacity::resolve(a.s, a.levers, cores);
+  const capacity::Resolved s = capacity::resolve(a.s, a.levers, cores);
   std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
   Serving* serving = backend->serving();
   if (!serving) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run; use -B onnxruntime");
@@ -103,7 +101,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
     files[in.substr(0, eq)] = in.substr(eq + 1);
   }
   const capacity::ServedModel w = capacity::load_served_model(a.model, a.shape.overrides(), files, a.s.seed);
-  check_batching(a, w, *serving);
+  check_batching(a, s, w, *serving);
   std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
   std::optional<capacity::CsvRecordSink> sink;
   if (!a.queries_csv.empty()) sink.emplace(a.queries_csv);
@@ -111,7 +109,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
 
   InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
   capacity::DriverContext ctx;
-  ctx.settings = &a.s;
+  ctx.settings = &s;
   ctx.served = &w;
   ctx.backend = backend.get();
   ctx.roofs = roofs ? &*roofs : nullptr;
@@ -123,7 +121,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   };
   ctx.interrupted = &watcher.flag();
   if (!a.quiet) ctx.progress = [](const std::string& what) { std::cerr << "rooflens capacity: " << what << "\n"; };
-  capacity::CapacityOutcome outcome = capacity::run_capacity(capacity::expand(a.levers, cores), ctx);
+  capacity::CapacityOutcome outcome = capacity::run_capacity(capacity::expand(s.levers, cores), ctx);
   Report rep = make_report(a, w, *backend, roofs, outcome);
   const CapacityResult& c = *rep.capacity;
 
@@ -138,7 +136,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   }
   const int rc = exit_code(c);
   if (c.partial) return rc;  // an interrupted run is not history
-  return worst_exit(rc, store_report(a.db, rep, "capacity", a.quiet, settings_json(a.s)));
+  return worst_exit(rc, store_report(a.db, rep, "capacity", a.quiet, settings_json(s)));
 }
 
 }  // namespace

@@ -18,13 +18,14 @@ std::string number(double x) { return fmt::format("{:g}", x); }
 
 }  // namespace
 
-capacity::Settings latency_settings(const ModeSettings& mode) {
-  capacity::Settings s;
+capacity::Requested latency_settings(const ModeSettings& mode) {
+  capacity::Requested s;
   s.scenario = Scenario::single_stream;
   s.percentile = kLatencyPercentile;
   s.confidence = kLatencyConfidence;
-  s.min_duration_s = 1e-3;  // the query count decides
-  s.min_queries = s.max_queries = mode.latency_queries;
+  s.min_duration_s = 0;  // the query count decides
+  s.min_queries = mode.latency_queries;
+  s.max_queries = mode.latency_queries;
   s.predict = false;
   s.seed = 1;
   return s;
@@ -36,15 +37,14 @@ capacity::LeverLists latency_levers(int64_t cores) {
   return levers;
 }
 
-capacity::Settings throughput_settings(const ModeSettings& mode, bool search) {
-  capacity::Settings s;
+capacity::Requested throughput_settings(const ModeSettings& mode, bool search) {
+  capacity::Requested s;
   s.scenario = Scenario::offline;
-  s.min_duration_s = std::max(1e-3, mode.offline_seconds);
+  s.min_duration_s = mode.offline_seconds;
   s.min_queries = mode.offline_min_queries;
   s.predict = false;
   s.seed = 1;
-  s.search = search;
-  s.search_budget_s = 1e9;
+  s.search = search;  // with no budget: every configuration of the search runs
   return s;
 }
 
@@ -73,7 +73,7 @@ std::string this_build() {
 }
 
 HarnessFingerprint harness_fingerprint(const ModeSettings& mode, const std::string& build) {
-  const capacity::Settings lat = latency_settings(mode), thr = throughput_settings(mode, false);
+  const capacity::Requested lat = latency_settings(mode), thr = throughput_settings(mode, false);
   return {
       {"build", build},
       {"runner_protocol", std::to_string(kRunnerProtocol)},
@@ -81,11 +81,11 @@ HarnessFingerprint harness_fingerprint(const ModeSettings& mode, const std::stri
       {"figure", "geometric mean of the repetitions, each in fresh runner processes"},
       {"latency", fmt::format("single-stream, one instance on every core, p{} (nearest rank) of {} queries; early "
                               "stopping at {}% confidence must pass",
-                              number(lat.percentile), lat.min_queries, number(lat.confidence * 100))},
+                              number(*lat.percentile), *lat.min_queries, number(lat.confidence * 100))},
       {"throughput", fmt::format("offline, >= {} s and >= {} queries, concurrency {}, ~{} ms of calls per request; "
                                  "a search before the repetitions, not one of them, picks the best of one instance on every "
                                  "core and one per core",
-                                 number(thr.min_duration_s), thr.min_queries, kOfflineConcurrency,
+                                 number(*thr.min_duration_s), *thr.min_queries, kOfflineConcurrency,
                                  number(thr.offline_request_ms))},
       {"samples", fmt::format("{} seeded samples per instance (seed {})", lat.sample_count, lat.seed)},
       {"generation", fmt::format("batch 1, {} untimed then {} timed requests; the median per repetition",

@@ -35,11 +35,11 @@ inline constexpr int64_t kOfflineConcurrency = 2;
 inline constexpr int64_t kGenerateWarmupRequests = 1;
 
 // Capacity's settings and levers for a served workload's single-stream latency: one instance on every core.
-capacity::Settings latency_settings(const ModeSettings& mode);
+capacity::Requested latency_settings(const ModeSettings& mode);
 capacity::LeverLists latency_levers(int64_t cores);
 // ...and for its offline throughput: with no configuration known yet (the search before the repetitions) one
 // instance on every core and one instance per core, else the known configuration.
-capacity::Settings throughput_settings(const ModeSettings& mode, bool search);
+capacity::Requested throughput_settings(const ModeSettings& mode, bool search);
 capacity::LeverLists throughput_levers(const std::optional<CapacityConfig>& known, int64_t cores);
 
 // The build whose figures the constants mean: the Release build with rooflens' own code at its configured

@@ -121,7 +121,7 @@ class Served final : public WorkloadKind {
     return true;
   }
 
-  static capacity::DriverContext driver(const capacity::ServedModel& w, const capacity::Settings& s, const KindContext& ctx) {
+  static capacity::DriverContext driver(const capacity::ServedModel& w, const capacity::Resolved& s, const KindContext& ctx) {
     capacity::DriverContext d;
     d.settings = &s;
     d.served = &w;
@@ -142,11 +142,9 @@ class Served final : public WorkloadKind {
 
   // The p90 (nearest rank) of the mode's query count, one stream on every core; MLPerf's early stopping must pass.
   static double single_stream(const capacity::ServedModel& w, const KindContext& ctx) {
-    capacity::Settings s = latency_settings(*ctx.mode);
-    capacity::LeverLists levers = latency_levers(ctx.cores);
-    capacity::resolve(s, levers, ctx.cores);
+    const capacity::Resolved s = capacity::resolve(latency_settings(*ctx.mode), latency_levers(ctx.cores), ctx.cores);
     const auto d = driver(w, s, ctx);
-    const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;
+    const CapacityResult r = capacity::run_capacity(capacity::expand(s.levers, ctx.cores), d).result;
     const ScenarioResult& p = only_point(r, "single-stream");
     if (!p.early_stopping.passed || p.percentile_ms <= 0)
       throw UserError(fmt::format("single-stream: no p{:g} ({} of {} queries answered)", kLatencyPercentile,
@@ -157,11 +155,10 @@ class Served final : public WorkloadKind {
   // Offline samples/s: with no configuration yet, the best of one instance on every core and one per core.
   static std::pair<CapacityConfig, double> offline(const capacity::ServedModel& w, const KindContext& ctx,
                                                    const std::optional<CapacityConfig>& known) {
-    capacity::Settings s = throughput_settings(*ctx.mode, !known && ctx.cores > 1);
-    capacity::LeverLists levers = throughput_levers(known, ctx.cores);
-    capacity::resolve(s, levers, ctx.cores);
+    const capacity::Resolved s = capacity::resolve(throughput_settings(*ctx.mode, !known && ctx.cores > 1),
+                                                   throughput_levers(known, ctx.cores), ctx.cores);
     const auto d = driver(w, s, ctx);
-    const CapacityResult r = capacity::run_capacity(capacity::expand(levers, ctx.cores), d).result;
+    const CapacityResult r = capacity::run_capacity(capacity::expand(s.levers, ctx.cores), d).result;
     if (r.partial) throw UserError("offline: interrupted");
     std::pair<CapacityConfig, double> best{{}, 0};
     std::string why;

@@ -427,6 +427,64 @@ TEST(CapacityFindPeak, TheFloorEndsTheDownwardBracketAndNamesTheNextStep) {
   EXPECT_GE(out.points.back().target_qps, o.floor_qps);
 }
 
+// The search's stop rule (find_peak.h): queries that missed the SLO on an idle instance (the call before theirs had
+// ended when they were scheduled) missed it on their own service time, which no lower rate changes. Few of them, or a
+// VALID run, leave the search going.
+TEST(CapacityFindPeak, MissesOnAnIdleInstanceBeyondThePercentileMeanNoLowerRateHelps) {
+  std::vector<double> slow(662, 1.0);
+  for (size_t i = 0; i < 20; ++i) slow[i * 30] = 20;  // 20 over the 10 ms SLO, each after a 1 ms call ~10 ms earlier
+  const RunRecords alone = records_with(slow, 100);
+  const ScenarioResult late = judge(server_plan(100, 0, 1), alone, {10, 99, 0.99, 1, 0.1});
+  ASSERT_FALSE(late.valid);
+  const std::optional<std::string> why = lower_rates_cannot_help(late, alone, 10, 99);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("without waiting for another query"), std::string::npos) << *why;
+  // The same misses, each queued behind a call still running at its scheduled time: a lower rate may cure them.
+  RunRecords queued = alone;
+  for (size_t i = 1; i < 20; ++i) {
+    const QueryRecord& miss = queued.queries[i * 30];
+    QueryRecord& prev = queued.queries[i * 30 - 1];  // now scheduled 0.5 ms before the miss and served for 1.5 ms
+    prev.issued.scheduled_ns = prev.issued.issued_ns = prev.done.start_ns = miss.issued.scheduled_ns - 500'000;
+    prev.done.end_ns = prev.done.completed_ns = miss.issued.scheduled_ns + 1'000'000;
+  }
+  const std::optional<std::string> queued_why = lower_rates_cannot_help(late, queued, 10, 99);
+  EXPECT_FALSE(queued_why.has_value()) << *queued_why;  // one miss alone (the first query's) of 662: within 1%
+  ScenarioResult valid = late;
+  valid.valid = true;
+  EXPECT_FALSE(lower_rates_cannot_help(valid, alone, 10, 99).has_value());
+}
+
+// The stop rule is consulted while no rate was VALID, and its reason is the search's.
+TEST(CapacityFindPeak, AHopelessRunEndsASearchWithNoValidRateOnly) {
+  int consulted = 0;
+  PeakOptions o;
+  o.start_qps = 20;
+  o.hopeless = [&](const ScenarioResult&) {
+    ++consulted;
+    return std::optional<std::string>("no lower rate helps");
+  };
+  const auto none_valid = [](double qps) {
+    ScenarioResult s;
+    s.target_qps = qps;
+    return s;
+  };
+  const PeakOutcome ended = find_peak(o, none_valid, [](const ScenarioResult&) { return false; });
+  EXPECT_EQ(ended.points.size(), 1u);
+  EXPECT_EQ(ended.hopeless, "no lower rate helps");
+  EXPECT_EQ(consulted, 1);
+  // VALID up to 37.3 QPS from 20: the first INVALID run comes after a VALID one, so the rule is never asked.
+  consulted = 0;
+  const PeakOutcome found = find_peak(o, [](double qps) {
+    ScenarioResult s;
+    s.target_qps = qps;
+    s.valid = qps <= 37.3;
+    return s;
+  }, [](const ScenarioResult&) { return false; });
+  EXPECT_EQ(consulted, 0);
+  EXPECT_TRUE(found.hopeless.empty());
+  EXPECT_TRUE(found.peak.converged);
+}
+
 TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTime) {
   ServiceModel m;
   m.service_ms[1] = std::vector<double>(100, 10.0);  // exactly 10 ms: 100 QPS per instance
@@ -494,7 +552,7 @@ TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
 }
 
 TEST(CapacitySettings, BadFlagsNameTheFlag) {
-  auto error_of = [](Settings s, LeverLists l, int64_t cores) {
+  auto error_of = [](const Requested& s, const LeverLists& l, int64_t cores) {
     try {
       resolve(s, l, cores);
     } catch (const UsageError& e) {
@@ -502,19 +560,31 @@ TEST(CapacitySettings, BadFlagsNameTheFlag) {
     }
     return std::string();
   };
-  Settings server;
+  Requested server;
   server.slo_ms = 10;
   server.qps = 5;
   EXPECT_EQ(error_of(server, {}, 2), "");
-  Settings s = server;
+  Requested s = server;
   s.qps = -1;
   EXPECT_NE(error_of(s, {}, 2).find("--qps"), std::string::npos);
+  s.qps.reset();  // a server run needs a rate unless it searches for one
+  EXPECT_NE(error_of(s, {}, 2).find("--qps"), std::string::npos);
+  s.find_peak = true;
+  EXPECT_EQ(error_of(s, {}, 2), "");
   s = server;
   s.slo_ms = 0;
+  EXPECT_NE(error_of(s, {}, 2).find("--slo"), std::string::npos);
+  s.slo_ms.reset();
   EXPECT_NE(error_of(s, {}, 2).find("--slo"), std::string::npos);
   s = server;
   s.percentile = 100;
   EXPECT_NE(error_of(s, {}, 2).find("--percentile"), std::string::npos);
+  // A percentile given as 0 is refused, not taken for "the scenario's default" (one check, in resolve).
+  s.percentile = 0;
+  EXPECT_NE(error_of(s, {}, 2).find("--percentile"), std::string::npos);
+  s = server;
+  s.samples_per_query = 4;
+  EXPECT_NE(error_of(s, {}, 2).find("--samples-per-query"), std::string::npos);
   LeverLists l;
   l.instances = {2};
   l.threads = {2};
@@ -533,18 +603,62 @@ TEST(CapacitySettings, BadFlagsNameTheFlag) {
   l.instances = {2, 3};
   l.threads = {2};
   EXPECT_NE(error_of(s, l, 2).find("--oversubscribe"), std::string::npos);
-  // Defaults: MLPerf's percentiles per scenario, and enough queries for early stopping with one over the limit.
-  s = server;
-  LeverLists d;
-  resolve(s, d, 2);
-  EXPECT_EQ(s.percentile, 99);
-  EXPECT_EQ(s.min_queries, 662);
-  EXPECT_EQ(s.min_duration_s, 10);
-  s.mlperf_durations = true;
-  s.min_duration_s = 0;
-  s.min_queries = 0;
-  resolve(s, d, 2);
-  EXPECT_EQ(s.min_duration_s, 600);
+}
+
+// Defaults: MLPerf's percentiles per scenario, enough queries for early stopping with one over the limit, 10 s (600 s
+// with MLPerf's durations); what a caller gives is kept, 0 s included (the query count decides).
+TEST(CapacitySettings, UnsetFiguresTakeTheScenarioDefaultsAndGivenOnesAreKept) {
+  Requested server;
+  server.slo_ms = 10;
+  server.qps = 5;
+  const Resolved r = resolve(server, {}, 2);
+  EXPECT_EQ(r.percentile, 99);
+  EXPECT_EQ(r.min_queries, 662);
+  EXPECT_EQ(r.min_duration_s, 10);
+  EXPECT_EQ(r.levers.concurrency, std::vector<int64_t>{1});
+  EXPECT_FALSE(r.search_budget_s.has_value());
+  Requested mlperf = server;
+  mlperf.mlperf_durations = true;
+  EXPECT_EQ(resolve(mlperf, {}, 2).min_duration_s, 600);
+  Requested single;
+  single.scenario = Scenario::single_stream;
+  single.min_duration_s = 0;
+  single.min_queries = 64;
+  single.max_queries = 64;
+  const Resolved q = resolve(single, {}, 2);
+  EXPECT_EQ(q.percentile, 90);
+  EXPECT_EQ(q.min_duration_s, 0);
+  EXPECT_EQ(q.min_queries, 64);
+  Requested offline;
+  offline.scenario = Scenario::offline;
+  EXPECT_EQ(resolve(offline, {}, 2).levers.concurrency, std::vector<int64_t>{2});
+  Requested multi;
+  multi.scenario = Scenario::multi_stream;
+  EXPECT_EQ(resolve(multi, {}, 2).samples_per_query, 8);
+}
+
+// One plan per run, from the resolved settings: the minimums, the SLO's drain and the Offline window.
+TEST(CapacitySettings, ThePlanOfARunComesFromTheResolvedSettings) {
+  Requested asked;
+  asked.slo_ms = 500;
+  asked.qps = 20;
+  asked.seed = 7;
+  const Resolved s = resolve(asked, {}, 2);
+  CapacityConfig c;
+  c.instances = 2;
+  c.concurrency = 3;
+  c.batch = 1;
+  c.max_batch = 4;
+  const RunPlan server = plan_for(s, Scenario::server, c);
+  EXPECT_EQ(server.qps, 20);
+  EXPECT_EQ(server.seed, 7u);
+  EXPECT_EQ(server.min_queries, s.min_queries);
+  EXPECT_EQ(server.min_duration_s, s.min_duration_s);
+  EXPECT_DOUBLE_EQ(server.drain_s, 5);  // 10 × the 0.5 s SLO, above 2 × 0.5 + 1 and 2
+  EXPECT_EQ(server.calls_per_request, 1);
+  const RunPlan offline = plan_for(s, Scenario::offline, c, 3);
+  EXPECT_EQ(offline.calls_per_request, 3);
+  EXPECT_EQ(offline.offline_window, 2 * 3 * 4 * 3 * 2);  // instances × concurrency × batches per call × calls × 2
 }
 
 TEST(CapacityPrediction, OneSlowBaselineCallDoesNotMakeEveryRateInvalid) {

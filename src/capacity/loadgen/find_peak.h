@@ -5,8 +5,11 @@
 // A run that fails for a reason no QPS cures (a runner died, Ctrl-C) ends the search, and so does the time limit
 // (`--search --budget`), checked between runs: the peak is then the best VALID rate found, not converged.
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "capacity/loadgen/engine.h"
 #include "capacity/loadgen/settings.h"
 #include "core/capacity.h"
 
@@ -18,6 +21,10 @@ struct PeakOptions {
   int max_runs = 40;
   double floor_qps = 0.01;         // below this nothing is VALID: give up
   std::function<bool()> out_of_time;  // checked before each run after the first: true ends the search (--budget)
+  // Consulted after each INVALID run while no run has been VALID: a reason means no lower rate can cure what failed
+  // (lower_rates_cannot_help below), and the search ends with it rather than walking down to rates whose minimum
+  // query count takes hours.
+  std::function<std::optional<std::string>(const ScenarioResult&)> hopeless;
 };
 
 struct PeakOutcome {
@@ -27,6 +34,7 @@ struct PeakOutcome {
   bool out_of_time = false;            // PeakOptions::out_of_time ended the search before it converged
   double below_floor_qps = 0;          // the rate the downward bracket would have tried next, when it lay below
                                        // PeakOptions::floor_qps (0 otherwise)
+  std::string hopeless;                // PeakOptions::hopeless's reason, when it ended the search
 };
 
 // A server run INVALID for its length alone (its percentile met the SLO, but early stopping's bound asks for more
@@ -35,6 +43,13 @@ struct PeakOutcome {
 // search that kept every run at the minimum called rates INVALID that hold (resnet50 at 8 QPS: p99 86.8 ms under a
 // 100 ms SLO, 2 of 662 queries over it, and the bound asked for 838; docs/capacity.md).
 int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_queries, double max_seconds = kMlperfDurationS);
+
+// The stop rule of a search with no VALID rate yet: `r` (judged from `records`) is INVALID and more of its queries
+// than the percentile allows missed the SLO without having waited for another query — their instance's previous call
+// had ended when they were scheduled, so their own service time missed it, which no lower rate changes. The warning
+// that says so, or nothing.
+std::optional<std::string> lower_rates_cannot_help(const ScenarioResult& r, const RunRecords& records, double slo_ms,
+                                                   double percentile);
 
 // `run(qps)` makes and judges one server run; `broken(result)` says a result ended the search.
 PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,

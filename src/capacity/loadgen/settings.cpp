@@ -22,22 +22,32 @@ void positive_list(const std::vector<int64_t>& v, const char* flag) {
     if (x < 1) throw UsageError(fmt::format("{} {}: give a whole number of at least 1", flag, x));
 }
 
-void check_numbers(const Settings& s) {
-  if (!(s.percentile == 0 || (s.percentile > 0 && s.percentile < 100)))
+void check_given(const Requested& s) {
+  if (s.percentile && !(*s.percentile > 0 && *s.percentile < 100))
     throw UsageError(fmt::format("--percentile {:g}: give a percentile between 0 and 100 (exclusive), e.g. 99",
-                                 s.percentile));
-  if (s.qps < 0 || (s.qps == 0 && s.scenario == Scenario::server && !s.find_peak && !s.search))
-    throw UsageError(fmt::format("--qps {:g}: give the server's Poisson arrival rate, more than 0 queries per second "
-                                 "(or --find-peak to search for the highest VALID rate)", s.qps));
-  if (s.slo_ms < 0 || (s.scenario == Scenario::server && s.slo_ms == 0))
-    throw UsageError(s.slo_ms < 0 ? fmt::format("--slo {:g}ms: give a latency bound above 0, e.g. --slo 15ms", s.slo_ms)
-                                  : "--slo: the server scenario needs a latency bound, e.g. --slo 15ms");
+                                 *s.percentile));
+  if (s.qps && !(*s.qps > 0))
+    throw UsageError(fmt::format("--qps {:g}: give the server's Poisson arrival rate, more than 0 queries per second",
+                                 *s.qps));
+  if (!s.qps && s.scenario == Scenario::server && !s.find_peak && !s.search)
+    throw UsageError("--qps: the server scenario needs an arrival rate, e.g. --qps 20 (or --find-peak to search for "
+                     "the highest VALID rate)");
+  if (s.slo_ms && !(*s.slo_ms > 0))
+    throw UsageError(fmt::format("--slo {:g}ms: give a latency bound above 0, e.g. --slo 15ms", *s.slo_ms));
+  if (!s.slo_ms && s.scenario == Scenario::server)
+    throw UsageError("--slo: the server scenario needs a latency bound, e.g. --slo 15ms");
   // No flag sets the confidence (MLPerf's 0.99 unless a caller such as score asks otherwise): a bad one is a bug.
   if (!(s.confidence > 0 && s.confidence < 1))
     throw std::invalid_argument(fmt::format("capacity settings: early stopping's confidence {:g} is outside (0, 1)",
                                             s.confidence));
-  if (s.min_duration_s < 0) throw UsageError("--duration: give seconds of at least 0");
-  if (s.min_queries < 0 || s.max_queries < 0) throw UsageError("--min-queries: give a count of at least 0");
+  if (s.samples_per_query && *s.samples_per_query < 1)
+    throw UsageError("--samples-per-query: give a count of at least 1");
+  if (s.samples_per_query && s.scenario != Scenario::multi_stream)
+    throw UsageError("--samples-per-query sets multi-stream queries; the other scenarios take -b");
+  if (s.min_duration_s && !(*s.min_duration_s >= 0)) throw UsageError("--duration: give seconds of at least 0");
+  if (s.min_queries && *s.min_queries < 1) throw UsageError("--min-queries: give a count of at least 1");
+  if (s.max_queries < 0) throw UsageError("--max-queries: give a count of at least 0 (0: no cap)");
+  if (s.search_budget_s && !(*s.search_budget_s >= 0)) throw UsageError("--budget: give a duration of at least 0");
   if (s.sample_count < 1) throw UsageError("--samples: prepare at least one sample per instance");
   if (!(s.peak_precision > 0 && s.peak_precision < 1)) throw UsageError("--precision: give a fraction like 2% or 0.02");
   if (!(s.timeout_s > 0)) throw UsageError("--timeout: give seconds above 0");
@@ -47,7 +57,7 @@ void check_numbers(const Settings& s) {
     throw UsageError("--profile-layers profiles each instance under a server load: use it with --scenario server");
 }
 
-void check_levers(const Settings& s, const LeverLists& l, int64_t cores) {
+void check_levers(const Choices& s, const LeverLists& l, int64_t cores) {
   positive_list(l.instances, "--instances");
   positive_list(l.concurrency, "--concurrency");
   positive_list(l.batch, "-b");
@@ -82,7 +92,7 @@ void check_levers(const Settings& s, const LeverLists& l, int64_t cores) {
                                      c.instances, c.threads, c.instances * c.threads, cores));
 }
 
-int64_t default_min_queries(const Settings& s) {
+int64_t default_min_queries(const Resolved& s) {
   const double p = s.percentile / 100;
   // The fewest queries with which the percentile can pass early stopping with one query over its limit.
   const int64_t one_over = min_under_limit(1, p, s.confidence) + 1;
@@ -125,32 +135,55 @@ std::vector<CapacityConfig> expand(const LeverLists& l, int64_t cores) {
   return out;
 }
 
-void resolve(Settings& s, LeverLists& l, int64_t cores) {
-  if (s.percentile == 0) s.percentile = s.scenario == Scenario::single_stream ? 90 : 99;
-  if (s.scenario == Scenario::multi_stream && s.samples_per_query == 0) s.samples_per_query = 8;
-  if (s.samples_per_query < 0) throw UsageError("--samples-per-query: give a count of at least 1");
-  if (s.samples_per_query > 0 && s.scenario != Scenario::multi_stream)
-    throw UsageError("--samples-per-query sets multi-stream queries; the other scenarios take -b");
-  check_numbers(s);
-  if (l.concurrency.empty()) l.concurrency = {s.scenario == Scenario::offline && !s.search ? 2 : 1};
-  check_levers(s, l, cores);
-  if (s.min_duration_s == 0) s.min_duration_s = s.mlperf_durations ? kMlperfDurationS : kDefaultDurationS;
-  if (s.min_queries == 0) {
+Resolved resolve(const Requested& asked, const LeverLists& levers, int64_t cores) {
+  check_given(asked);
+  Resolved s;
+  static_cast<Choices&>(s) = asked;
+  s.qps = asked.qps.value_or(0);
+  s.slo_ms = asked.slo_ms.value_or(0);
+  s.percentile = asked.percentile.value_or(asked.scenario == Scenario::single_stream ? 90 : 99);
+  s.samples_per_query = asked.scenario == Scenario::multi_stream ? asked.samples_per_query.value_or(8) : 0;
+  s.search_budget_s = asked.search_budget_s;
+  s.levers = levers;
+  if (s.levers.concurrency.empty()) s.levers.concurrency = {s.scenario == Scenario::offline && !s.search ? 2 : 1};
+  check_levers(s, s.levers, cores);
+  s.min_duration_s = asked.min_duration_s.value_or(s.mlperf_durations ? kMlperfDurationS : kDefaultDurationS);
+  if (asked.min_queries) {
+    s.min_queries = *asked.min_queries;
+  } else if (s.mlperf_durations && s.scenario == Scenario::offline) {
+    const int64_t per_query = *std::min_element(s.levers.batch.begin(), s.levers.batch.end());
+    s.min_queries = (kMlperfOfflineSamples + per_query - 1) / per_query;
+  } else {
     s.min_queries = default_min_queries(s);
-    if (s.mlperf_durations && s.scenario == Scenario::offline) {
-      const int64_t per_query = *std::min_element(l.batch.begin(), l.batch.end());
-      s.min_queries = (kMlperfOfflineSamples + per_query - 1) / per_query;
-    }
   }
   if (s.max_queries > 0 && s.max_queries < s.min_queries)
     throw UsageError(fmt::format("--max-queries {} is below the minimum of {} queries", s.max_queries, s.min_queries));
+  return s;
 }
 
-int64_t samples_per_query(const Settings& s, const CapacityConfig& c) {
+RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_request) {
+  RunPlan p;
+  p.scenario = scenario;
+  p.qps = scenario == Scenario::server ? s.qps : 0;
+  p.samples_per_query = samples_per_query(s, c);
+  p.sample_count = s.sample_count;
+  p.min_duration_s = s.min_duration_s;
+  p.min_queries = s.min_queries;
+  p.max_queries = s.max_queries;
+  p.seed = s.seed;
+  // Abandoned queries must be over the SLO for certain: they waited at least this long after the last arrival.
+  p.drain_s = std::max({2.0, 10 * s.slo_ms / 1000, 2 * s.slo_ms / 1000 + 1});
+  if (scenario == Scenario::offline) p.calls_per_request = offline_calls_per_request;
+  p.offline_window = c.instances * c.concurrency * std::max<int64_t>(1, c.max_batch / p.samples_per_query) *
+                     p.calls_per_request * 2;
+  return p;
+}
+
+int64_t samples_per_query(const Resolved& s, const CapacityConfig& c) {
   return s.scenario == Scenario::multi_stream ? s.samples_per_query : c.batch;
 }
 
-CapacitySettingsEcho echo(const Settings& s) {
+CapacitySettingsEcho echo(const Resolved& s) {
   CapacitySettingsEcho e;
   e.scenario = s.scenario;
   e.qps = s.qps;

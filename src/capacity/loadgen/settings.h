@@ -1,11 +1,15 @@
 #pragma once
-// What `rooflens capacity` is asked: flat settings in the spirit of MLPerf LoadGen's TestSettings (one struct the
-// CLI binds to, resolved per scenario in one place: resolve()), and the levers of a configuration. Defaults are
-// sized for small machines (a 10 s minimum where MLPerf asks 600 s); `mlperf_durations` restores MLPerf's.
+// What `rooflens capacity` is asked and what it runs, in the spirit of MLPerf LoadGen's TestSettings: the Requested
+// settings (what the flags or a caller such as score gave; unset = the scenario's default), resolved once into the
+// Resolved settings every run reads (resolve), which make each run's plan (plan_for); and the levers of a
+// configuration. Defaults are sized for small machines (a 10 s minimum where MLPerf asks 600 s); `mlperf_durations`
+// restores MLPerf's.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "capacity/loadgen/engine.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {
@@ -24,22 +28,16 @@ struct LeverLists {
   bool pin = false;
 };
 
-struct Settings {
+// What needs no default from the scenario: taken as given (by the flags, or by a caller such as score).
+struct Choices {
   Scenario scenario = Scenario::server;
-  double qps = 0;                  // server: Poisson arrival rate (--qps); find-peak's first guess when given
-  double slo_ms = 0;               // server: the latency bound (--slo)
-  double percentile = 0;           // 0: the scenario's (single-stream 90, multi-stream 99, server 99)
-  double confidence = 0.99;        // early stopping (MLPerf's)
-  int64_t samples_per_query = 0;   // multi-stream (--samples-per-query; 0: 8, MLPerf's); others take -b
-  double min_duration_s = 0;       // 0: the default (10 s; 600 s with mlperf_durations)
-  int64_t min_queries = 0;         // 0: the scenario's default (see resolve)
-  int64_t max_queries = 0;         // 0: no cap
+  double confidence = 0.99;        // early stopping (MLPerf's; no flag sets it)
+  int64_t max_queries = 0;         // stop a run after this many queries (0: no cap)
   int64_t sample_count = 64;       // samples prepared in every instance (each a different seeded input)
   uint64_t seed = 0;               // schedule and samples
   bool find_peak = false;          // server: the highest VALID QPS
   double peak_precision = 0.02;    // find-peak stops when (upper - lower) / lower is at most this
   bool search = false;             // try the grid of LeverLists
-  double search_budget_s = 600;    // --search stops starting configurations after this
   bool predict = true;             // the queueing simulation (needs a short single-stream baseline)
   bool mlperf_durations = false;
   bool oversubscribe = false;      // allow instances × threads above the cores rooflens may use
@@ -52,10 +50,39 @@ struct Settings {
   double offline_request_ms = 20;
 };
 
-// Fills the scenario's defaults and checks every flag, throwing UsageError that names the flag (exit 2):
-// --qps ≤ 0, --slo ≤ 0, --percentile outside (0, 100), a server run without --slo, levers below 1, -b above
-// --max-batch, instances × threads above `cores` without --oversubscribe.
-void resolve(Settings& s, LeverLists& levers, int64_t cores);
+// What was asked. An unset figure takes the scenario's default when resolved; a set one is checked, whatever it is
+// (--percentile 0 is refused, never read as "the default").
+struct Requested : Choices {
+  std::optional<double> qps;                 // server: Poisson arrival rate (--qps); find-peak's first guess
+  std::optional<double> slo_ms;              // server: the latency bound (--slo)
+  std::optional<double> percentile;          // default: single-stream 90, multi-stream and server 99
+  std::optional<int64_t> samples_per_query;  // multi-stream (--samples-per-query; default 8, MLPerf's); others take -b
+  std::optional<double> min_duration_s;      // default 10 s, 600 s with mlperf_durations; 0: the query count decides
+  std::optional<int64_t> min_queries;        // default: the scenario's (see resolve)
+  std::optional<double> search_budget_s;     // --search starts no configuration after this long (unset: no limit)
+};
+
+// What runs: every default filled and every figure checked, once (resolve); read-only after that.
+struct Resolved : Choices {
+  double qps = 0;                  // server: the arrival rate; 0 only with --find-peak or --search (none given)
+  double slo_ms = 0;               // 0 only outside the server scenario (none given)
+  double percentile = 99;
+  int64_t samples_per_query = 0;   // multi-stream's; 0 in the other scenarios (they take the configuration's batch)
+  double min_duration_s = 10;
+  int64_t min_queries = 1;
+  std::optional<double> search_budget_s;
+  LeverLists levers;               // with the scenario's default concurrency
+};
+
+// Fills the scenario's defaults and checks every figure, throwing UsageError that names the flag (exit 2): --qps ≤ 0,
+// --slo ≤ 0, --percentile outside (0, 100), a server run without --slo, levers below 1, -b above --max-batch,
+// instances × threads above `cores` without --oversubscribe.
+Resolved resolve(const Requested& asked, const LeverLists& levers, int64_t cores);
+
+// The plan of one run of `scenario` on configuration `c`: the resolved settings' minimums, seed and samples, the
+// drain an SLO needs, the Offline window that keeps every instance busy, and the calls an Offline request carries
+// (from the warm-up: 1 elsewhere).
+RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_request = 1);
 
 // The threads of an instance when the user gave 0: the cores divided among the instances (at least 1).
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores);
@@ -64,8 +91,8 @@ int64_t threads_for(int64_t requested, int64_t instances, int64_t cores);
 std::vector<CapacityConfig> expand(const LeverLists& levers, int64_t cores);
 
 // Samples per query of the scenario: multi-stream's samples_per_query, else the configuration's batch.
-int64_t samples_per_query(const Settings& s, const CapacityConfig& c);
+int64_t samples_per_query(const Resolved& s, const CapacityConfig& c);
 
-CapacitySettingsEcho echo(const Settings& s);
+CapacitySettingsEcho echo(const Resolved& s);
 
 }  // namespace rooflens::capacity
