@@ -181,7 +181,7 @@ Report analyze_model_file(const std::string& path, const AnalyzeOptions& options
   r.tool = tool_info("analyze");
   r.model = summarize_model(model);
   r.model.analysis = analyze_model(model, CostRegistry::builtin());
-  predict_model_memory(r.model);
+  r.model.memory = predict_model_memory(model, r.model.analysis);
   return r;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Model-level facts for the report (path, producer, opsets, inputs/outputs, weights) and the analysis entry
-// point for an already-loaded model.
+// point for an already-loaded model. The model's memory section is the memory room's prediction from both
+// (memory/model_memory.h predict_model_memory).
 #include "analysis/cost.h"
 #include "core/report_model.h"
 #include "model/graph.h"

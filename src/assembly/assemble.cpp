@@ -77,23 +77,9 @@ std::string threads_label_check(const ProfileRun& r) {
          std::to_string(r.threads_observed->pool);
 }
 
-// The measured memory with the runtime allocator's own figures (the largest any kernel of the profiled run showed).
-std::optional<MemoryMeasured> measured_memory(const Measurement& m) {
-  if (!m.memory) return std::nullopt;
-  MemoryMeasured out = *m.memory;
-  for (const auto& k : m.kernels) {
-    if (k.allocator_held_bytes) out.allocator_held_bytes = std::max(out.allocator_held_bytes.value_or(0), *k.allocator_held_bytes);
-    if (k.allocator_in_use_bytes)
-      out.allocator_in_use_peak_bytes = std::max(out.allocator_in_use_peak_bytes.value_or(0), *k.allocator_in_use_bytes);
-  }
-  return out;
-}
-
 // The run's memory (memory/run_memory.h): predicted along the executed order, measured, explained.
 void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx, const Analysis* analysis) {
-  RunMemorySources in;
-  in.kernels = &m.kernels;
-  in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
+  RunMemorySources in = run_memory_sources(m);
   in.analysis = analysis;
   in.layers = &r.layers;
   if (ctx.model) {
@@ -101,16 +87,6 @@ void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx,
     in.outputs = ctx.model->graph_outputs;
   }
   in.model_weights_bytes = ctx.weights_bytes;
-  const std::optional<MemoryMeasured> measured = measured_memory(m);
-  in.measured = &measured;
-  in.baseline_bytes = m.runtime_baseline_bytes;
-  in.baseline_run_bytes = m.runtime_baseline_run_bytes;
-  in.node_bytes = m.runtime_node_bytes;
-  in.runtime_cost_measured_at = m.runtime_cost_measured_at;
-  in.session_creation = &m.session_creation;
-  in.c_allocator = &m.c_allocator;
-  in.output_copies = m.output_copies;
-  in.arena = m.arena;
   r.memory = run_memory(in);
 }
 

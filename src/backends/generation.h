@@ -56,16 +56,15 @@ struct GenerationMeasurement {
   double wall_s = 0;
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
-  // The runner's memory: start, after the session, the timed requests' peak (run_peak_bytes); absent when the
-  // runner does not say. The runtime's own baseline (a baseline session before the model's) and the copies of each
-  // output its binding makes for the caller.
-  std::optional<MemoryMeasured> memory;
-  uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
+  // The runner's memory (memory.runner: start, after the session, the timed requests' peak; absent when the runner
+  // does not say), each phase's, the caller's side and the memory request's: the measurement, kept apart from what
+  // the prediction may use.
+  DecoderMemoryMeasured memory;
+  // The prediction's: the runtime's baseline (a calibration constant, measured in a process of its own) and the
+  // copies of each output its binding makes for the caller.
   uint64_t runtime_baseline_bytes = 0;
   uint64_t runtime_baseline_run_bytes = 0;  // of it, what its first run added (Measurement's field of that name)
   int64_t output_copies = 0;
-  CallerMemory caller;           // the caller's side of the loop (a garbage-collected binding's buffers and heap)
-  std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage collected
   int64_t threads = 0;           // intra-op threads the runtime used
   std::vector<std::vector<int64_t>> tokens;      // per sequence, first measured request: every generated id
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)

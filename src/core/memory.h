@@ -281,6 +281,16 @@ struct CollectedMemory {
   CallerMemory caller;
 };
 
+// What a decoder's runner measured of its memory over one configuration (`generate`; backends/generation.h): compared
+// with the decoder's prediction (memory/kv_cache.h), never an input of it. Absent parts: the runner did not say.
+struct DecoderMemoryMeasured {
+  std::optional<MemoryMeasured> runner;  // start, after the session, the timed requests' peak
+  uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
+  CallerMemory caller;                   // the caller's side of the loop (a garbage-collected binding's buffers, heap)
+  std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage
+                                             // collected
+};
+
 // A decoder's memory per phase (generation.runs[].memory): weights, the KV cache, and what the runner holds of it.
 struct KvMemory {
   uint64_t weights_bytes = 0;            // what the runtime keeps: the constant inputs of the kernels of the profiled

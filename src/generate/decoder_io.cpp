@@ -1,10 +1,8 @@
 #include "generate/decoder_io.h"
 
-#include <algorithm>
 #include <regex>
 
 #include "core/errors.h"
-#include "core/saturating.h"
 
 namespace rooflens {
 namespace {
@@ -148,13 +146,6 @@ std::map<std::string, int64_t> step_dims(const DeclaredIo& declared,
       if (!in.type.dims[i].symbol.empty()) dims[in.type.dims[i].symbol] = it->second[i];
   }
   return dims;
-}
-
-uint64_t kv_bytes_per_token(const DecoderIo& io) {
-  const uint64_t element = static_cast<uint64_t>(dtype_bits(dtype_from_name(io.kv_dtype))) / 8;
-  const uint64_t per_layer = sat_mul(static_cast<uint64_t>(std::max<int64_t>(0, io.kv_heads)),
-                                     static_cast<uint64_t>(std::max<int64_t>(0, io.head_dim)));
-  return sat_mul(sat_mul(2 * static_cast<uint64_t>(io.cache.size()), per_layer), element);
 }
 
 }  // namespace rooflens

@@ -25,7 +25,4 @@ std::map<std::string, std::vector<int64_t>> step_shapes(const DecoderIo& io, int
 std::map<std::string, int64_t> step_dims(const DeclaredIo& declared,
                                          const std::map<std::string, std::vector<int64_t>>& shapes);
 
-// Bytes of one token of one sequence in the cache: key + value of every layer.
-uint64_t kv_bytes_per_token(const DecoderIo& io);
-
 }  // namespace rooflens

@@ -8,7 +8,6 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/atomic_file.h"
-#include "core/saturating.h"
 #include "core/temp_dir.h"
 #include "core/units.h"
 #include "generate/decoder_io.h"
@@ -16,12 +15,10 @@
 #include "generate/phase_layers.h"
 #include "generate/traffic.h"
 #include "memory/kv_cache.h"
+#include "memory/memory_guard.h"
 #include "memory/model_memory.h"
-#include "memory/run_memory.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
-#include "analysis/memory_need.h"
-#include "memory/memory_guard.h"
 #include "core/build_info.h"
 
 namespace rooflens {
@@ -91,6 +88,7 @@ class GenerateGrid {
     std::vector<std::string> other_warnings;
     bool done = false;                    // failed: no further repetitions
     uint64_t need = 0;                    // predicted need of its larger step (memory/memory_guard.h)
+    std::optional<DecoderSteps> steps;    // its steps' memory, predicted before its first run
   };
 
   // The configuration's key, as its run and a failure of it record it.
@@ -103,12 +101,14 @@ class GenerateGrid {
     return r.key();
   }
 
-  // What the larger step needs at least (weights + its activations, past, present and logits among them), before
-  // anything runs: the prefill over the prompt, or the last decode step over the whole context.
-  uint64_t decoder_need(const GenerateConfig& c) const {
-    uint64_t need = predicted_need(step_model(c, c.prompt, 0));
-    if (c.gen > 0) need = std::max(need, predicted_need(step_model(c, 1, c.prompt + c.gen - 1)));
-    return need;
+  // The configuration's steps as the model alone predicts them (memory/kv_cache.h DecoderSteps), before anything runs.
+  DecoderSteps steps_memory(const GenerateConfig& c) const {
+    auto predicted = [](const Model& step) {
+      return predict_model_memory(step, analyze_model(step, CostRegistry::builtin()));
+    };
+    DecoderSteps s{predicted(step_model(c, c.prompt, 0)), std::nullopt};
+    if (c.gen > 0) s.decode = predicted(step_model(c, 1, c.prompt + c.gen - 1));
+    return s;
   }
 
   Model step_model(const GenerateConfig& c, int64_t tokens, int64_t past) const {
@@ -134,8 +134,9 @@ class GenerateGrid {
     gc.timeout = o_.timeout;
     gc.work_dir = work_.path();
     MemoryBefore before{free_memory(), oom_kills(), slot.need};
-    if (!slot.run && slot.need == 0) {  // round 1: say before it runs when the decoder will not fit
-      before.need = slot.need = decoder_need(c);
+    if (!slot.run && !slot.steps) {  // round 1: say before it runs when the decoder will not fit
+      slot.steps = steps_memory(c);
+      before.need = slot.need = slot.steps->need();
       if (std::string w = memory_need_warning(key(c).label(), slot.need, before.free); !w.empty()) {
         rep_.warnings.push_back(w);
         if (hooks_.warn) hooks_.warn(w);
@@ -152,7 +153,7 @@ class GenerateGrid {
         refresh_warnings(r, slot.other_warnings);
       } else {
         slot.run = rep_.generation->runs.size();
-        rep_.generation->runs.push_back(first_run(c, m, slot.other_warnings));
+        rep_.generation->runs.push_back(first_run(c, m, *slot.steps, slot.other_warnings));
       }
     } catch (const BackendError& e) {
       const bool stopped = hooks_.interrupted && hooks_.interrupted->load();
@@ -172,70 +173,29 @@ class GenerateGrid {
     }
   }
 
-  // Weights + KV cache per phase (memory/kv_cache.h), against the runner's measured increase.
-  // The weights are what the runtime kept when the prefill was profiled (its executed graph: constants it folded —
-  // a transposed copy of a tied embedding for the LM head is one — and packed copies), else the model's own.
-  // The activations too come from the executed order when the phase was profiled at these dims: the runtime's
-  // kernels, without the constants it folded at session creation (a tied LM head's transposed embedding is one).
-  KvMemory decoder_memory(const GenerateConfig& c, const GenerationMeasurement& m, const Model& prefill,
-                          const std::optional<Model>& decode, const std::optional<RunMemory>& prefill_run,
-                          const std::optional<RunMemory>& decode_run) const {
-    auto executed = [](const std::optional<RunMemory>& r) {
-      return r && r->predicted.weights_source == "executed_graph";
-    };
-    KvShape s;
-    s.prefill_activations = executed(prefill_run) ? prefill_run->predicted.activations_bytes : activations_at(prefill);
-    if (decode)
-      s.decode_activations = executed(decode_run) ? decode_run->predicted.activations_bytes : activations_at(*decode);
-    s.weights_bytes = used_weight_bytes(rep_.model);
-    if (executed(prefill_run)) {
-      s.weights_bytes = prefill_run->predicted.weights_bytes;
-      s.weights_source = "executed_graph";
-      s.prepacked_bytes = prefill_run->predicted.prepacked_bytes;
-    }
-    s.kv_bytes_per_token = kv_bytes_per_token(io_);
-    s.batch = c.batch;
-    s.prompt = c.prompt;
-    s.gen = c.gen;
-    s.vocab = io_.vocab;
-    s.element_bytes = io_.kv_dtype == "float16" ? 2 : 4;
-    s.output_copies = m.output_copies;
-    s.baseline_bytes = m.runtime_baseline_bytes;
-    KvMemory k = kv_memory(s);
-    k.baseline_run_bytes = m.runtime_baseline_run_bytes;
-    if (m.memory) {
-      const uint64_t start = m.memory->start_bytes;
-      auto above = [start](uint64_t peak) { return peak > start ? peak - start : 0; };
-      k.prefill_measured_bytes = above(m.prefill_peak_bytes);
-      k.decode_measured_bytes = above(m.decode_peak_bytes);
-      k.measured_increase_bytes = m.memory->increase_bytes;
-      if (m.collected) {
-        k.prefill_collected_bytes = above(m.collected->prefill_peak_bytes);
-        k.decode_collected_bytes = above(m.collected->decode_peak_bytes);
-        k.collected_heap_bytes = m.collected->caller.heap_bytes;
-      }
-      // The session's creation beyond what the prediction has for it: the runtime's graph and kernel structures.
-      const uint64_t predicted_session = sat_add(sat_add(k.baseline_bytes, k.weights_bytes), k.prepacked_bytes);
-      const uint64_t session = above(m.memory->after_session_bytes);
-      k.session_beyond_bytes = session > predicted_session ? session - predicted_session : 0;
-    }
-    if (m.caller.measured) {
-      k.prefill_caller_buffers_bytes = m.caller.prefill_buffers_bytes;
-      k.decode_caller_buffers_bytes = m.caller.decode_buffers_bytes;
-      k.caller_heap_bytes = m.caller.heap_bytes;
-    }
-    return k;
+  // Weights + KV cache per phase (memory/kv_cache.h), against the runner's measured increase: each phase's step as its
+  // profiled run predicts it where it ran at these dims (the decode step's only when the profiled step is the last
+  // one), else as the model predicts it.
+  KvMemory decoder_memory_of(const GenerateConfig& c, const GenerationMeasurement& m, const DecoderSteps& steps,
+                             const std::optional<RunMemory>& prefill_run,
+                             const std::optional<RunMemory>& decode_run) const {
+    DecoderMemorySources in;
+    in.io = &io_;
+    in.batch = c.batch;
+    in.prompt = c.prompt;
+    in.gen = c.gen;
+    in.steps = &steps;
+    in.prefill_run = prefill_run ? &*prefill_run : nullptr;
+    in.decode_run = decode_run ? &*decode_run : nullptr;
+    in.baseline_bytes = m.runtime_baseline_bytes;
+    in.baseline_run_bytes = m.runtime_baseline_run_bytes;
+    in.output_copies = m.output_copies;
+    in.measured = &m.memory;
+    return decoder_memory(in);
   }
 
-  // The liveness peak of a step's activations at its dims (its past, present and logits included).
-  static uint64_t activations_at(const Model& step) {
-    ModelInfo info = summarize_model(step);
-    info.analysis = analyze_model(step, CostRegistry::builtin());
-    predict_model_memory(info);
-    return info.memory ? info.memory->activations.peak_bytes : 0;
-  }
-
-  GenerationRun first_run(const GenerateConfig& c, const GenerationMeasurement& m, std::vector<std::string>& others) {
+  GenerationRun first_run(const GenerateConfig& c, const GenerationMeasurement& m, const DecoderSteps& steps,
+                          std::vector<std::string>& others) {
     GenerationRun r;
     r.batch = c.batch;
     r.prompt = c.prompt;
@@ -281,7 +241,7 @@ class GenerateGrid {
       r.phases.push_back(phase_profile(Phase::decode, at, step_dims(declared_, shapes), *m.decode, rules_, hw_,
                                        c.batch, threads_, last ? &decode_memory : nullptr));
     }
-    r.memory = decoder_memory(c, m, prefill, decode, prefill_memory, decode_memory);
+    r.memory = decoder_memory_of(c, m, steps, prefill_memory, decode_memory);
     for (const auto& p : r.phases)
       for (const auto& w : p.warnings) others.push_back(w);
     refresh_warnings(r, others);
@@ -327,7 +287,7 @@ Report run_generate(const GenerateOptions& o, Backend& backend, const HardwareIn
   const Model base = load_model(o.model, s);
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
-  predict_model_memory(rep.model);
+  rep.model.memory = predict_model_memory(base, rep.model.analysis);
   rep.backends = {backend.info()};
   if (hw) rep.hardware = *hw;
   if (!rep.model.analysis.unknown_ops.empty()) {

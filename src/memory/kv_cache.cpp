@@ -3,8 +3,18 @@
 #include <algorithm>
 
 #include "core/saturating.h"
+#include "memory/model_memory.h"
+#include "memory/run_memory.h"
+#include "model/tensor.h"
 
 namespace rooflens {
+
+uint64_t kv_bytes_per_token(const DecoderIo& io) {
+  const uint64_t element = static_cast<uint64_t>(dtype_bits(dtype_from_name(io.kv_dtype))) / 8;
+  const uint64_t per_layer = sat_mul(static_cast<uint64_t>(std::max<int64_t>(0, io.kv_heads)),
+                                     static_cast<uint64_t>(std::max<int64_t>(0, io.head_dim)));
+  return sat_mul(sat_mul(2 * static_cast<uint64_t>(io.cache.size()), per_layer), element);
+}
 
 namespace {
 
@@ -40,6 +50,7 @@ KvMemory kv_memory(const KvShape& s) {
   m.prefill_kv_bytes = cache(prompt);
   m.decode_kv_bytes = cache(prompt + gen);
   m.baseline_bytes = s.baseline_bytes;
+  m.baseline_run_bytes = s.baseline_run_bytes;
   const uint64_t base = sat_add(sat_add(s.baseline_bytes, s.weights_bytes), s.prepacked_bytes);
   const uint64_t prefill_out = sat_add(m.prefill_kv_bytes, logits(prompt));
   m.prefill_activations_bytes = s.prefill_activations ? s.prefill_activations : prefill_out;
@@ -57,6 +68,93 @@ KvMemory kv_memory(const KvShape& s) {
   m.predicted_bytes = std::max(m.prefill_peak_bytes, m.decode_peak_bytes);
   for (uint64_t step = 0; step <= gen; ++step) m.per_step_kv_bytes.push_back(cache(prompt + step));
   return m;
+}
+
+namespace {
+
+// A phase whose run predicted it in the executed order (its step profiled at these dims): the runtime's own weights
+// (constants it folded and packed at session creation) and its kernels' order.
+bool predicted_in_executed_order(const RunMemory* run) {
+  return run && run->predicted.weights_source == "executed_graph";
+}
+
+// The prediction's figures for the configuration: a phase's activations from its run where it ran at these dims, else
+// from the step's model; the weights from the profiled prefill's executed graph, else the model file's a node reads.
+KvShape decoder_shape(const DecoderMemorySources& in) {
+  KvShape s;
+  const ModelMemory* prefill = in.steps ? &in.steps->prefill : nullptr;
+  const ModelMemory* decode = in.steps && in.steps->decode ? &*in.steps->decode : nullptr;
+  if (prefill) {
+    s.weights_bytes = used_weight_bytes(prefill->weights);  // the file's: the same at every step's dims
+    s.prefill_activations = prefill->activations.peak_bytes;
+  }
+  if (predicted_in_executed_order(in.prefill_run)) {
+    s.prefill_activations = in.prefill_run->predicted.activations_bytes;
+    s.weights_bytes = in.prefill_run->predicted.weights_bytes;
+    s.weights_source = "executed_graph";
+    s.prepacked_bytes = in.prefill_run->predicted.prepacked_bytes;
+  }
+  if (decode)
+    s.decode_activations = predicted_in_executed_order(in.decode_run) ? in.decode_run->predicted.activations_bytes
+                                                                      : decode->activations.peak_bytes;
+  if (in.io) {
+    s.kv_bytes_per_token = kv_bytes_per_token(*in.io);
+    s.vocab = in.io->vocab;
+    s.element_bytes = in.io->kv_dtype == "float16" ? 2 : 4;
+  }
+  s.batch = in.batch;
+  s.prompt = in.prompt;
+  s.gen = in.gen;
+  s.output_copies = in.output_copies;
+  s.baseline_bytes = in.baseline_bytes;
+  s.baseline_run_bytes = in.baseline_run_bytes;
+  return s;
+}
+
+// The decoder's session as its prediction has it, in a run's terms (run_memory.h session_beyond_prediction): the
+// baseline, the weights and their packed copies (no node structures or C allocator replay are predicted for it).
+MemoryPrediction decoder_session_prediction(const KvMemory& k) {
+  MemoryPrediction p;
+  p.baseline_bytes = k.baseline_bytes;
+  p.weights_bytes = k.weights_bytes;
+  p.prepacked_bytes = k.prepacked_bytes;
+  return p;
+}
+
+// The runner's measurement beside the prediction: each phase's peak above the runner's start, the memory request's,
+// the caller's side, and the session's creation beyond its prediction (what the prediction misses of it: the runtime's
+// graph and kernel structures).
+void add_decoder_measured(KvMemory& k, const DecoderMemoryMeasured& m) {
+  if (m.runner) {
+    const uint64_t start = m.runner->start_bytes;
+    auto above = [start](uint64_t peak) { return peak > start ? peak - start : 0; };
+    k.prefill_measured_bytes = above(m.prefill_peak_bytes);
+    k.decode_measured_bytes = above(m.decode_peak_bytes);
+    k.measured_increase_bytes = m.runner->increase_bytes;
+    if (m.collected) {
+      k.prefill_collected_bytes = above(m.collected->prefill_peak_bytes);
+      k.decode_collected_bytes = above(m.collected->decode_peak_bytes);
+      k.collected_heap_bytes = m.collected->caller.heap_bytes;
+    }
+    k.session_beyond_bytes = as_count(session_beyond_prediction(decoder_session_prediction(k), *m.runner));
+  }
+  if (m.caller.measured) {
+    k.prefill_caller_buffers_bytes = m.caller.prefill_buffers_bytes;
+    k.decode_caller_buffers_bytes = m.caller.decode_buffers_bytes;
+    k.caller_heap_bytes = m.caller.heap_bytes;
+  }
+}
+
+}  // namespace
+
+uint64_t DecoderSteps::need() const {
+  return std::max(prefill.peak_bytes, decode ? decode->peak_bytes : uint64_t{0});
+}
+
+KvMemory decoder_memory(const DecoderMemorySources& in) {
+  KvMemory k = kv_memory(decoder_shape(in));
+  if (in.measured) add_decoder_measured(k, *in.measured);
+  return k;
 }
 
 }  // namespace rooflens

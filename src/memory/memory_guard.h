@@ -1,6 +1,7 @@
 #pragma once
 // Memory around a configuration's run (profile, generate): what was free before it, and a failure message that names
-// the out-of-memory killer when it ended the runner. The need itself is analysis/memory_need.h's.
+// the out-of-memory killer when it ended the runner. The need itself is the model's predicted peak
+// (model_memory.h predict_model_memory; a decoder's: kv_cache.h DecoderSteps::need).
 #include <cstdint>
 #include <optional>
 #include <string>

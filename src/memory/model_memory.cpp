@@ -199,20 +199,47 @@ TopologicalMemory topological_memory(const Analysis& a, const std::vector<std::s
   return out;
 }
 
-void predict_model_memory(ModelInfo& model) {
-  if (model.analysis.nodes.empty()) return;
-  std::vector<std::string> inputs, outputs;
-  for (const auto& t : model.inputs) inputs.push_back(t.name);
-  for (const auto& t : model.outputs) outputs.push_back(t.name);
-  TopologicalMemory t = topological_memory(model.analysis, inputs, outputs);
-  if (!model.memory) model.memory = ModelMemory{};
-  ModelMemory& m = *model.memory;
-  if (m.weights.bytes == 0) m.weights.bytes = model.weight_bytes;
+namespace {
+// Every name a node of any graph reads: an initializer no node reads is dropped by runtimes.
+std::set<std::string> names_read(const Model& model) {
+  std::set<std::string> out;
+  for (const auto& g : model.graphs)
+    for (const auto& n : g.nodes)
+      for (const auto& i : n.inputs) out.insert(i);
+  return out;
+}
+}  // namespace
+
+WeightsMemory model_weights(const Model& model) {
+  const std::set<std::string> read = names_read(model);
+  std::set<std::string> files;
+  WeightsMemory w;
+  for (const auto& init : model.initializers) {
+    const uint64_t bytes = sat_mul(as_count(init.elements), static_cast<uint64_t>(dtype_bits(init.dtype))) / 8;
+    w.bytes = sat_add(w.bytes, bytes);
+    if (!init.constant_node.empty()) w.constant_bytes = sat_add(w.constant_bytes, bytes);
+    if (!init.external_file.empty()) {
+      w.external_bytes = sat_add(w.external_bytes, bytes);
+      files.insert(init.external_file);
+    }
+    if (init.constant_node.empty() && !read.count(init.name)) w.unused_bytes = sat_add(w.unused_bytes, bytes);
+  }
+  w.external_files = static_cast<int64_t>(files.size());
+  return w;
+}
+
+uint64_t used_weight_bytes(const WeightsMemory& w) { return w.bytes - std::min(w.bytes, w.unused_bytes); }
+
+ModelMemory predict_model_memory(const Model& model, const Analysis& analysis) {
+  ModelMemory m;
+  m.weights = model_weights(model);
+  if (analysis.nodes.empty() || model.graphs.empty()) return m;
+  TopologicalMemory t = topological_memory(analysis, model.graphs[0].inputs, model.graphs[0].outputs);
   m.activations = t.activations;
   m.live_bytes = std::move(t.live);
   m.notes = std::move(t.notes);
-  const uint64_t kept = m.weights.bytes - std::min(m.weights.bytes, m.weights.unused_bytes);
-  m.peak_bytes = sat_add(kept, m.activations.peak_bytes);
+  m.peak_bytes = sat_add(used_weight_bytes(m.weights), m.activations.peak_bytes);
+  return m;
 }
 
 }  // namespace rooflens

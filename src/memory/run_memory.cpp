@@ -75,12 +75,6 @@ uint64_t analysis_weight_bytes(const Analysis& a, const std::vector<std::string>
   return sum;
 }
 
-uint64_t used_weight_bytes(const ModelInfo& model) {
-  if (!model.memory) return model.weight_bytes;
-  const WeightsMemory& w = model.memory->weights;
-  return w.bytes - std::min(w.bytes, w.unused_bytes);
-}
-
 namespace {
 
 // The first run's blocks, after the session's: the caller's inputs, the run's own (the arena's regions as far as the
@@ -121,7 +115,34 @@ std::vector<HeapEvent> first_run_blocks(const MemoryPrediction& p, const Execute
   return out;
 }
 
+// The measured memory with the runtime allocator's own figures (the largest any kernel of the profiled run showed).
+MemoryMeasured with_allocator_figures(MemoryMeasured m, const std::vector<KernelRecord>* kernels) {
+  if (!kernels) return m;
+  for (const auto& k : *kernels) {
+    if (k.allocator_held_bytes) m.allocator_held_bytes = std::max(m.allocator_held_bytes.value_or(0), *k.allocator_held_bytes);
+    if (k.allocator_in_use_bytes)
+      m.allocator_in_use_peak_bytes = std::max(m.allocator_in_use_peak_bytes.value_or(0), *k.allocator_in_use_bytes);
+  }
+  return m;
+}
+
 }  // namespace
+
+RunMemorySources run_memory_sources(const Measurement& m) {
+  RunMemorySources in;
+  in.kernels = &m.kernels;
+  in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
+  in.baseline_bytes = m.runtime_baseline_bytes;
+  in.baseline_run_bytes = m.runtime_baseline_run_bytes;
+  in.node_bytes = m.runtime_node_bytes;
+  in.runtime_cost_measured_at = m.runtime_cost_measured_at;
+  in.session_creation = &m.session_creation;
+  in.c_allocator = &m.c_allocator;
+  in.output_copies = m.output_copies;
+  in.arena = m.arena;
+  in.measured = &m.memory;
+  return in;
+}
 
 std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   RunMemory m;
@@ -226,10 +247,18 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
                       si_bytes(static_cast<double>(p.c_allocator->low_session_bytes)) + " at creation)");
   }
   if (in.measured && *in.measured) {
-    m.measured = **in.measured;
+    m.measured = with_allocator_figures(**in.measured, in.kernels);
     m.explained = explain_memory(p, *m.measured);
   }
   return m;
+}
+
+int64_t session_beyond_prediction(const MemoryPrediction& p, const MemoryMeasured& m) {
+  const uint64_t session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
+  const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
+  const uint64_t predicted = p.c_allocator ? sat_add(calibrated, p.c_allocator->session_bytes)
+                                           : sat_add(calibrated, sat_add(p.weights_bytes, p.prepacked_bytes));
+  return diff(session, predicted);
 }
 
 std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMeasured& m) {
@@ -274,11 +303,7 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
                      "the outputs as the runtime's binding copies them for the caller: predicted"});
   }
   // What the runner held beyond each prediction, phase by phase (measured - predicted).
-  const uint64_t session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
-  const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
-  const uint64_t session_predicted =
-      c ? sat_add(calibrated, c->session_bytes) : sat_add(calibrated, sat_add(p.weights_bytes, p.prepacked_bytes));
-  out.push_back({"session beyond its prediction", diff(session, session_predicted),
+  out.push_back({"session beyond its prediction", session_beyond_prediction(p, m),
                  c ? "measured after session creation minus its prediction (baseline, structures and the C allocator's "
                      "replay of the creation): what real nodes hold beyond trivial ones, and where glibc placed the "
                      "blocks otherwise than the replay"

@@ -14,7 +14,6 @@
 #include "core/temp_dir.h"
 #include "lint/lint.h"
 #include "memory/model_memory.h"
-#include "analysis/memory_need.h"
 #include "memory/memory_guard.h"
 #include "model/onnx_graph_view.h"
 #include "model/loader.h"
@@ -191,9 +190,9 @@ class GridRun {
     return m;
   }
 
-  void first_run(Slot& slot, const Model& m, const Measurement& measured) {
+  // `a`: the analysis of `m` the configuration's need was predicted from.
+  void first_run(Slot& slot, const Model& m, const Analysis& a, const Measurement& measured) {
     Backend& backend = *backends_[slot.backend];
-    Analysis a = analyze_model(m, CostRegistry::builtin());
     GraphView view = graph_view(m);
     AssemblyContext ctx;
     ctx.model = &view;
@@ -243,8 +242,10 @@ class GridRun {
     std::optional<Model> m;
     if (!slot.request && !(m = load(slot))) return;
     MemoryBefore before{free_memory(), oom_kills(), slot.need};
+    std::optional<Analysis> analysis;  // round 1: the model at these dims, for its need and then its run
     if (m) {  // round 1: say before it runs when the model will not fit (memory/memory_guard.h)
-      before.need = slot.need = predicted_need(*m);
+      analysis = analyze_model(*m, CostRegistry::builtin());
+      before.need = slot.need = predict_model_memory(*m, *analysis).peak_bytes;
       if (std::string w = memory_need_warning(slot.key.label(), slot.need, before.free); !w.empty()) {
         rep_.warnings.push_back(w);
         if (hooks_.warn) hooks_.warn(w);
@@ -262,7 +263,7 @@ class GridRun {
         add_repetition(run, measured);
       }
       else {
-        first_run(slot, *m, measured);
+        first_run(slot, *m, *analysis, measured);
         check_int8(slot, *m, r);
       }
       if (round == rounds_) slot.live_runner.reset();  // its last round: the process ends
@@ -390,7 +391,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
   rep.tool = tool_info("profile");
   rep.model = summarize_model(base);
   rep.model.analysis = analyze_model(base, CostRegistry::builtin());
-  predict_model_memory(rep.model);
+  rep.model.memory = predict_model_memory(base, rep.model.analysis);
   rep.model.int8_weights = int8_weights(base);
   const std::vector<std::string> labels = backend_labels(o);
   for (size_t b = 0; b < backends.size(); ++b) {

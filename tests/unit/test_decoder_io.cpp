@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "generate/decoder_io.h"
 #include "generate/traffic.h"
+#include "memory/kv_cache.h"
 #include "model/loader.h"
 #include "support/onnx_builder.h"
 #include "zoo/registry.h"

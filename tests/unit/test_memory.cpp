@@ -149,7 +149,7 @@ ModelInfo analysed(const onnx::ModelProto& proto, const ShapeOverrides& o = {}) 
   Model m = load(proto, o);
   ModelInfo info = summarize_model(m);
   info.analysis = analyze_model(m, CostRegistry::builtin());
-  predict_model_memory(info);
+  info.memory = predict_model_memory(m, info.analysis);
   return info;
 }
 
@@ -609,4 +609,164 @@ TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
   EXPECT_FALSE(read.predicted.c_allocator);
   EXPECT_EQ(read.predicted.peak_bytes, read.predicted.total_bytes);
   EXPECT_EQ(read.measured->peak_bytes, measured_peak(m));
+}
+
+// The one entry point of a model's prediction: a model without nodes has its file's weights and nothing else (no
+// activations, a peak of 0), as every command's model.memory had before the entry point.
+TEST(ModelMemory, AModelWithoutNodesHasItsWeightsAndNoPrediction) {
+  auto proto = empty_model(17);
+  auto* g = proto.mutable_graph();
+  add_value(g->mutable_input(), "x", {2, 8});
+  add_value(g->mutable_output(), "x", {2, 8});
+  add_float_initializer(g, "stale", {100});
+  Model m = load(proto);
+  const ModelMemory mm = predict_model_memory(m, analyze_model(m, CostRegistry::builtin()));
+  EXPECT_EQ(mm.weights.bytes, 400u);
+  EXPECT_EQ(mm.weights.unused_bytes, 400u);
+  EXPECT_EQ(used_weight_bytes(mm.weights), 0u);
+  EXPECT_EQ(mm.peak_bytes, 0u);
+  EXPECT_TRUE(mm.live_bytes.empty());
+  EXPECT_EQ(summarize_model(m).weight_bytes, mm.weights.bytes);  // the summary's figure is the memory room's
+}
+
+// A run's Measurement gives its memory section the runtime's side of the prediction (kernels, executed graph,
+// calibration constants, allocator rules) and, apart, the runner's measurement with the kernels' allocator figures.
+TEST(RunMemory, TheSourcesComeFromTheMeasurementAndItsMemoryMovesNoPrediction) {
+  Measurement run;
+  run.executed_graph = GraphView{};
+  run.executed_graph->graph_inputs = {"x"};
+  run.executed_graph->graph_outputs = {"y"};
+  run.executed_graph->nodes = {gnode("r", "Relu", {"x"}, {"y"})};
+  run.kernels = {kernel("r", "Relu", {{1, 1024}}, {{1, 1024}})};
+  run.kernels[0].allocator_held_bytes = 1 << 20;
+  run.kernels[0].allocator_in_use_bytes = 8192;
+  run.runtime_baseline_bytes = 27'000'000;
+  run.runtime_baseline_run_bytes = 2'000'000;
+  run.runtime_node_bytes = 3'000;
+  run.runtime_cost_measured_at = "2026-11-28T00:00:00Z";
+  run.output_copies = 1;
+  RunMemorySources in = run_memory_sources(run);
+  EXPECT_EQ(in.kernels, &run.kernels);
+  EXPECT_EQ(in.executed, &*run.executed_graph);
+  EXPECT_EQ(in.baseline_run_bytes, 2'000'000u);
+  EXPECT_EQ(in.runtime_cost_measured_at, run.runtime_cost_measured_at);
+  EXPECT_EQ(in.analysis, nullptr);  // the model's side is the caller's
+  in.inputs = {"x"};
+  in.outputs = {"y"};
+  const std::optional<RunMemory> alone = run_memory(in);
+  ASSERT_TRUE(alone);
+  EXPECT_FALSE(alone->measured);
+  EXPECT_EQ(alone->predicted.output_copies_bytes, 4096u);
+  EXPECT_EQ(alone->predicted.structures_bytes, 3'000u);
+
+  run.memory = MemoryMeasured{};
+  run.memory->start_bytes = 10'000'000;
+  run.memory->after_session_bytes = 40'000'000;
+  run.memory->probe_peak_bytes = run.memory->run_peak_bytes = 41'000'000;
+  run.memory->increase_bytes = measured_increase(*run.memory);
+  const std::optional<RunMemory> with = run_memory(run_memory_sources(run) /* no model: the executed graph's */);
+  ASSERT_TRUE(with && with->measured);
+  EXPECT_EQ(with->measured->allocator_held_bytes, uint64_t{1} << 20);
+  EXPECT_EQ(with->measured->allocator_in_use_peak_bytes, 8192u);
+  EXPECT_FALSE(run.memory->allocator_held_bytes);  // the Measurement itself is left as it is
+  EXPECT_EQ(json(*with).at("predicted").dump(), json(*alone).at("predicted").dump());
+}
+
+// The session's creation beyond its prediction is one rule for a profile's run and a decoder's configuration: what the
+// runner held once the session existed, above its start, less baseline + (structures) + weights + packed copies.
+TEST(RunMemoryExplained, TheSessionBeyondItsPredictionIsOneRule) {
+  MemoryPrediction p;
+  p.baseline_bytes = 28'000'000;
+  p.structures_bytes = 1'000'000;
+  p.weights_bytes = 100'000'000;
+  p.prepacked_bytes = 5'000'000;
+  MemoryMeasured m;
+  m.start_bytes = 50'000'000;
+  m.after_session_bytes = 200'000'000;
+  EXPECT_EQ(session_beyond_prediction(p, m), 150'000'000 - 134'000'000);
+  m.after_session_bytes = 150'000'000;
+  EXPECT_EQ(session_beyond_prediction(p, m), 100'000'000 - 134'000'000);  // held less: negative
+  p.c_allocator = CAllocatorPrediction{};
+  p.c_allocator->session_bytes = 90'000'000;  // with a replay, the replay's session stands for weights and copies
+  EXPECT_EQ(session_beyond_prediction(p, m), 100'000'000 - 119'000'000);
+}
+
+// A decoder configuration's memory section: the prediction from the steps' model memory, or from the profiled
+// prefill's executed graph where there is one; the runner's measurement beside it, which moves no predicted figure.
+TEST(KvMemory, TheDecodersSectionIsPredictedFromItsStepsAndTheMeasurementOnlySitsBesideIt) {
+  DecoderIo io;
+  io.cache.resize(2);  // two layers
+  io.kv_heads = 2;
+  io.head_dim = 4;
+  io.kv_dtype = "float";
+  io.vocab = 10;
+  EXPECT_EQ(kv_bytes_per_token(io), 2u * 2 * 2 * 4 * 4);
+  DecoderSteps steps;
+  steps.prefill.weights.bytes = 5'000;
+  steps.prefill.weights.unused_bytes = 1'000;
+  steps.prefill.activations.peak_bytes = 700;
+  steps.prefill.peak_bytes = 4'700;
+  steps.decode = ModelMemory{};
+  steps.decode->weights = steps.prefill.weights;
+  steps.decode->activations.peak_bytes = 900;
+  steps.decode->peak_bytes = 4'900;
+  EXPECT_EQ(steps.need(), 4'900u);
+  DecoderMemorySources in;
+  in.io = &io;
+  in.batch = 1;
+  in.prompt = 3;
+  in.gen = 2;
+  in.steps = &steps;
+  in.baseline_bytes = 20'000;
+  in.baseline_run_bytes = 2'000;
+  in.output_copies = 1;
+  const KvMemory alone = decoder_memory(in);
+  EXPECT_EQ(alone.weights_source, "analysis");
+  EXPECT_EQ(alone.weights_bytes, 4'000u);  // the weights a node reads
+  EXPECT_EQ(alone.prefill_activations_bytes, 700u);
+  EXPECT_EQ(alone.decode_activations_bytes, 900u);
+  EXPECT_EQ(alone.baseline_run_bytes, 2'000u);
+  EXPECT_EQ(alone.kv_bytes_per_token, 128u);
+  EXPECT_EQ(alone.session_beyond_bytes, 0u);
+
+  RunMemory prefill_run;  // the prefill profiled: the runtime's own weights and the executed order's activations
+  prefill_run.predicted.weights_source = "executed_graph";
+  prefill_run.predicted.weights_bytes = 4'500;
+  prefill_run.predicted.prepacked_bytes = 300;
+  prefill_run.predicted.activations_bytes = 650;
+  in.prefill_run = &prefill_run;
+  DecoderMemoryMeasured measured;
+  measured.runner = MemoryMeasured{};
+  measured.runner->start_bytes = 1'000'000;
+  measured.runner->after_session_bytes = 1'030'000;  // 30,000 above the start: 5,200 beyond 20,000 + 4,500 + 300
+  measured.runner->increase_bytes = 40'000;
+  measured.prefill_peak_bytes = 1'035'000;
+  measured.decode_peak_bytes = 1'038'000;
+  measured.collected = CollectedMemory{1'033'000, 1'034'000, {}};
+  measured.collected->caller.heap_bytes = 512;
+  measured.caller.measured = true;
+  measured.caller.prefill_buffers_bytes = 77;
+  in.measured = &measured;
+  const KvMemory k = decoder_memory(in);
+  EXPECT_EQ(k.weights_source, "executed_graph");
+  EXPECT_EQ(k.weights_bytes, 4'500u);
+  EXPECT_EQ(k.prefill_activations_bytes, 650u);
+  EXPECT_EQ(k.decode_activations_bytes, 900u);  // the decode step was not profiled at its last context
+  EXPECT_EQ(k.prefill_measured_bytes, 35'000u);
+  EXPECT_EQ(k.decode_measured_bytes, 38'000u);
+  EXPECT_EQ(k.measured_increase_bytes, 40'000u);
+  EXPECT_EQ(k.prefill_collected_bytes, 33'000u);
+  EXPECT_EQ(k.decode_collected_bytes, 34'000u);
+  EXPECT_EQ(k.collected_heap_bytes, 512u);
+  EXPECT_EQ(k.prefill_caller_buffers_bytes, 77u);
+  EXPECT_EQ(k.session_beyond_bytes, 5'200u);
+  in.measured = nullptr;
+  KvMemory unmeasured = decoder_memory(in);
+  unmeasured.session_beyond_bytes = k.session_beyond_bytes;  // the measured fields aside, the same section
+  for (uint64_t KvMemory::*f : {&KvMemory::prefill_measured_bytes, &KvMemory::decode_measured_bytes,
+                                &KvMemory::measured_increase_bytes, &KvMemory::prefill_collected_bytes,
+                                &KvMemory::decode_collected_bytes, &KvMemory::collected_heap_bytes,
+                                &KvMemory::prefill_caller_buffers_bytes})
+    unmeasured.*f = k.*f;
+  EXPECT_EQ(json(unmeasured).dump(), json(k).dump());
 }

@@ -66,18 +66,18 @@ class OrtGeneration : public DecoderGeneration {
       m.load_ms = loaded.load_ms;
       stage = "run";
       timed(runner, io, shape, c, m);
-      if (loaded.memory && m.memory) {
+      if (loaded.memory && m.memory.runner) {
         MemoryMeasured mm = *loaded.memory;
-        mm.run_peak_bytes = m.memory->run_peak_bytes;
-        mm.peak_reset = loaded.memory->peak_reset && m.memory->peak_reset;
+        mm.run_peak_bytes = m.memory.runner->run_peak_bytes;
+        mm.peak_reset = loaded.memory->peak_reset && m.memory.runner->peak_reset;
         mm.increase_bytes = measured_increase(mm);
         mm.peak_bytes = measured_peak(mm);
-        m.memory = mm;
+        m.memory.runner = mm;
         m.runtime_baseline_bytes = loaded.baseline_bytes;
         m.runtime_baseline_run_bytes = loaded.baseline_run_bytes;
         m.output_copies = 1;  // onnxruntime-node copies every output into a new JavaScript buffer
       } else {
-        m.memory.reset();
+        m.memory.runner.reset();
       }
       if (c.timing.layers) {
         stage = "profile";
@@ -101,13 +101,13 @@ class OrtGeneration : public DecoderGeneration {
     m.stop_reason = g.stop_reason;
     m.peak_rss_bytes = g.peak_rss_bytes;
     if (g.run_peak_bytes) {
-      m.memory = MemoryMeasured{};
-      m.memory->run_peak_bytes = *g.run_peak_bytes;
-      m.memory->peak_reset = g.run_peak_reset;
-      m.prefill_peak_bytes = g.prefill_peak_bytes;
-      m.decode_peak_bytes = g.decode_peak_bytes;
-      m.caller = g.caller;
-      m.collected = g.collected;
+      m.memory.runner = MemoryMeasured{};
+      m.memory.runner->run_peak_bytes = *g.run_peak_bytes;
+      m.memory.runner->peak_reset = g.run_peak_reset;
+      m.memory.prefill_peak_bytes = g.prefill_peak_bytes;
+      m.memory.decode_peak_bytes = g.decode_peak_bytes;
+      m.memory.caller = g.caller;
+      m.memory.collected = g.collected;
     }
     m.tokens = std::move(g.tokens);
     m.prompt_ids = std::move(g.prompt_ids);

@@ -3,6 +3,7 @@
 #include "analysis/cost.h"
 #include "analysis/input_bounds.h"
 #include "analysis/model_summary.h"
+#include "memory/model_memory.h"
 #include "model/declared_io.h"
 #include "model/graph.h"
 #include "model/loader.h"
@@ -37,6 +38,9 @@ ServedModel load_served_model(const std::string& path, ShapeOverrides overrides,
   w.feed.seed = seed;
   w.info = summarize_model(*model);
   w.info.analysis = analyze_model(*model, CostRegistry::builtin());
+  // The report's model.memory as capacity has always written it: the file's weights, no prediction of the need.
+  w.info.memory = ModelMemory{};
+  w.info.memory->weights = model_weights(*model);
   w.flops_per_sample = w.info.analysis.totals.flops;
   w.bytes_per_sample = w.info.analysis.totals.bytes_read + w.info.analysis.totals.bytes_written;
   w.loaded = std::move(model);

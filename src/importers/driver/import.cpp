@@ -151,7 +151,7 @@ ImportResult run_import(const ImportRequest& r) {
     view = graph_view(*model);
     rep.model = summarize_model(*model);
     rep.model.analysis = analysis;
-    predict_model_memory(rep.model);
+    rep.model.memory = predict_model_memory(*model, analysis);
     ctx.model = &view;
     ctx.analysis = &analysis;
     key.dims = model->input_symbols;
