@@ -1,6 +1,6 @@
 #pragma once
-// From a source's kernels to the report's layers: map kernels to the user's nodes (mapping/, with the source's
-// rules), sum the owned nodes' costs (from the analysis), place each layer on the roofline.
+// From a source's kernels to the report's layers: the user's nodes each kernel computes (mapping/kernel_ownership.h,
+// with the source's rules), the owned nodes' costs summed (from the analysis), each layer placed on the roofline.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -4,7 +4,8 @@
 #include <memory>
 
 #include "analysis/analyze.h"
-#include "cli/check_runtime.h"
+#include "analysis/check_runtime.h"
+#include "backends/registry/registry.h"
 #include "cli/commands.h"
 #include "cli/shape_flags.h"
 #include "core/errors.h"
@@ -30,11 +31,12 @@ int run_analyze(const AnalyzeArgs& a) {
     CheckRuntimeOptions c;
     c.model = a.model;
     c.shapes = a.shape.overrides();
-    c.backend = a.backend;
     c.json = a.json;
-    if (a.output.empty() || a.output == "-") return check_runtime(c, std::cout);
+    c.progress = [](const std::string& what) { std::cerr << "rooflens analyze: " << what << "\n"; };
+    auto backend = [&a] { return make_backend(parse_backend_spec(a.backend)); };
+    if (a.output.empty() || a.output == "-") return check_runtime(c, backend, std::cout);
     std::ofstream f(a.output, std::ios::binary);
-    const int rc = check_runtime(c, f);
+    const int rc = check_runtime(c, backend, f);
     if (!f) throw UserError(a.output + ": cannot write the check");
     return rc;
   }

@@ -10,9 +10,9 @@
 #include "backends/serving.h"
 #include "capacity/loadgen/records.h"
 #include "capacity/run.h"
+#include "capacity/self_test.h"
 #include "capacity/sut/pool.h"
 #include "cli/capacity_flags.h"
-#include "cli/capacity_self_test.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
@@ -70,6 +70,20 @@ Report make_report(const CapacityCommand& a, const capacity::ServedModel& w, Bac
   rep.partial = o.result.partial;
   rep.capacity = std::move(o.result);
   return rep;
+}
+
+// --self-test: the generator's own cost (capacity/self_test.h), printed and written like a capacity run.
+int run_self_test(const CapacityCommand& a) {
+  std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
+  if (!backend->serving()) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run");
+  InterruptWatcher watcher("rooflens capacity: interrupted", [] {});
+  std::function<void(const std::string&)> progress;
+  if (!a.quiet) progress = [](const std::string& what) { std::cerr << "rooflens capacity --self-test: " << what << "\n"; };
+  const Report rep = capacity::run_self_test(a.s, a.levers, *backend, &watcher.flag(), progress);
+  if (a.json) std::cout << report_to_json(rep);
+  else std::cout << capacity_summary(*rep.capacity, "self-test (one Identity)", rep.backends.front().runtime);
+  if (!a.out_json.empty()) write_file_atomically(a.out_json, report_to_json(rep));
+  return rep.capacity->partial ? 1 : 0;
 }
 
 int exit_code(const CapacityResult& c) {

@@ -1,27 +1,45 @@
 // `rooflens compare BASE NEW`: what got slower, faster, broken or fixed between two profile (or generation) reports
 // or two bench results directories, with a significance test on the repeated runs (or, for single runs, their raw samples).
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "backends/registry/registry.h"
 #include "cli/commands.h"
-#include "cli/compare_models.h"
+#include "cli/interrupt.h"
+#include "cli/progress.h"
+#include "cli/shape_flags.h"
 #include "compare/compare.h"
 #include "compare/sources.h"
 #include "core/errors.h"
 #include "core/atomic_file.h"
+#include "profile/measure_pair.h"
+#include "profile/turns.h"
 #include "reporters/compare_report.h"
 #include "reporters/report_text.h"
 
 namespace rooflens::cli {
 namespace {
 
+// Measuring two models (BASE.onnx NEW.onnx, profile/measure_pair.h): profile's timing flags, with a gate's defaults.
+struct MeasureFlags {
+  std::string backend = "onnxruntime", batches;
+  ShapeFlags shape;
+  int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 10;
+  std::string interleave = "chunks";  // chunks | runs
+  int chunks = 100, chunk_iterations = 10;
+  double warmup_ms = 300, duration_s = 0.5, timeout_s = 900;
+  bool no_layers = false, realtime = false, quiet = false;
+  std::string reports;  // --reports DIR: keep base.json and new.json there
+};
+
 struct CompareArgs {
   std::string base, head, threshold = "5%", format = "table", output = "-";
   double alpha = 0.05;
   bool fail_on_regression = false, json = false;
   CompareView view;
-  MeasureFlags measure;  // BASE and NEW are .onnx models: compare measures them (compare_models.h)
+  MeasureFlags measure;  // BASE and NEW are .onnx models: compare measures them (profile/measure_pair.h)
   std::vector<const CLI::Option*> measure_options;  // given with reports: a usage error
 };
 
@@ -31,6 +49,45 @@ bool is_model(const std::string& path) {
   std::string ext = path.substr(dot);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext == ".onnx";
+}
+
+ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
+  ProfileOptions o;
+  o.model = model;
+  o.backends = {parse_backend_spec(f.backend)};
+  if (!f.batches.empty()) o.batches = parse_int_list(f.batches, "-b");
+  o.shapes = f.shape.overrides();
+  o.threads = f.threads;
+  o.timing.warmup_iterations = f.warmup;
+  o.timing.warmup_ms = f.warmup_ms;
+  o.timing.iterations = f.iterations;
+  o.timing.duration_s = f.duration_s;
+  o.timing.profile_iterations = f.profile_iterations;
+  o.timing.layers = !f.no_layers;
+  o.timing.realtime = f.realtime;
+  o.repeat = f.repeat;
+  if (f.interleave == "chunks") use_turns(o, f.chunks, f.chunk_iterations);
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
+  return o;
+}
+
+// BASE and NEW measured in turns, with a progress bar and Ctrl-C; --reports keeps both reports.
+MeasuredPair measure_models(const std::string& base_model, const std::string& new_model, const MeasureFlags& f) {
+  const ProfileOptions ob = options_for(base_model, f), on = options_for(new_model, f);
+  std::unique_ptr<Backend> backend = make_backend(ob.backends.front());
+  ProgressBar bar("compare", !f.quiet);
+  Backend& b = *backend;
+  InterruptWatcher watcher("rooflens compare: interrupted — stopping", [&b] { b.abort(); });
+  ProfileHooks hooks;
+  hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
+  hooks.interrupted = &watcher.flag();
+  MeasuredPair out = measure_pair(ob, on, b, hooks);
+  if (!f.reports.empty()) {
+    std::filesystem::create_directories(f.reports);
+    write_file_atomically((std::filesystem::path(f.reports) / "base.json").string(), report_to_json(out.base));
+    write_file_atomically((std::filesystem::path(f.reports) / "new.json").string(), report_to_json(out.head));
+  }
+  return out;
 }
 
 // One stderr line saying why the run fails the check (the report itself went to stdout or -o).
@@ -66,7 +123,7 @@ int run_compare(const CompareArgs& a) {
                          "alternates two live runners; --chunks sets how many turns)");
   CompareSource base, head;
   if (models) {
-    MeasuredPair pair = measure_pair(a.base, a.head, a.measure);
+    MeasuredPair pair = measure_models(a.base, a.head, a.measure);
     base = source_from_report(pair.base, a.base);
     head = source_from_report(pair.head, a.head);
   } else {

@@ -16,18 +16,22 @@
 #include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
-#include "cli/score_project.h"
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/errors.h"
+#include "core/history.h"
 #include "core/score.h"
 #include "core/temp_dir.h"
+#include "db/score_store.h"
+#include "db/store.h"
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "reporters/score_summary.h"
 #include "score/driver.h"
 #include "score/projection_workloads.h"
 #include "score/suite.h"
+#include "whatif/score_projection.h"
+#include "whatif/score_projection_efficiency.h"
 
 namespace rooflens::cli {
 namespace {
@@ -79,6 +83,56 @@ void print_result(const ScoreCommand& a, const ScoreResult& r) {
 
 int exit_code(const ScoreResult& r) { return r.partial || r.overall.incomplete || r.overall.score <= 0 ? 1 : 0; }
 
+// Stores a score result (measured or projected) in the database --db names, after its files are written: 0 when
+// stored, already there or --no-db; kExitDbFailed after one warning line otherwise (the result files stand). Called
+// once the result is final (not after Ctrl-C: a partial result is not stored).
+int store_score_result(const DbFlags& db, const ScoreResult& r, bool quiet) {
+  if (db.off) return 0;
+  try {
+    const std::string url = db::resolve_db_url(db.url);
+    auto s = db::ResultStore::open(url);
+    auto id = db::store_score(s->connection(), r);
+    if (!quiet)
+      std::cerr << "rooflens score: " << (id ? "stored" : "already stored") << " in " << db::parse_db_url(url).shown
+                << (id ? " (score " + *id + ")" : std::string()) << "\n";
+    return 0;
+  } catch (const UserError& e) {
+    std::cerr << "rooflens score: warning: score not stored: " << e.what() << "; the result files stand\n";
+    return kExitDbFailed;
+  }
+}
+
+// This machine's latest measured score of the projection's suite and mode, if the database holds one.
+std::optional<ScoreResult> latest_measured(const ScoreCommand& a, const ScoreResult& projected) {
+  if (a.db.off) return std::nullopt;
+  try {
+    auto store = db::ResultStore::open(db::resolve_db_url(a.db.url));
+    db::ScoreQuery q{projected.suite, fingerprint_of(projected.machine.machine, nullptr).id, "", true};
+    std::optional<ScoreResult> out;
+    for (auto& s : db::load_scores(store->connection(), q))
+      if (s.result.quick == projected.quick) out = std::move(s.result);
+    return out;
+  } catch (const db::DbError& e) {
+    if (!a.quiet) std::cerr << "rooflens score: no calibration: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+// Every stored measured score of the suite (any machine, either mode): what the projection may learn efficiency
+// from (whatif/score_projection_efficiency.h picks the ones that teach the target).
+std::vector<EfficiencyEvidence> stored_evidence(const ScoreCommand& a, const std::string& suite) {
+  std::vector<EfficiencyEvidence> out;
+  if (a.db.off) return out;
+  try {
+    auto store = db::ResultStore::open(db::resolve_db_url(a.db.url));
+    for (auto& s : db::load_scores(store->connection(), db::ScoreQuery{suite, "", "", true}))
+      out.push_back({s.machine, std::move(s.result)});
+  } catch (const db::DbError& e) {
+    if (!a.quiet) std::cerr << "rooflens score: efficiency not learned (database): " << e.what() << "\n";
+  }
+  return out;
+}
+
 // `--validate`: one line per workload, what the gate said. 0 when every workload that runs is valid.
 int print_validation(const ScoreCommand& a, const ScoreResult& r) {
   bool all_valid = !r.partial;
@@ -116,7 +170,10 @@ ScoreMachine machine_of(const std::optional<HardwareInfo>& roofs, const Backend&
 }
 
 // `--project DEVICE`: the suite's workloads analysed (nothing runs) and projected from the suite's reference roofs
-// onto the device's (whatif/score_projection.h).
+// onto the device's roofs, or onto this machine's measured roofs (DEVICE "this" or "measured": then each figure's
+// efficiency is learned from the measured scores of this machine's CPU class in the database, and the calibration
+// error against this machine's latest measured score of the same suite and mode is printed); whatif/score_projection.h.
+// The result is printed, written with -o, and stored (kind "projected") like a measured score.
 int run_project(const ScoreCommand& a) {
   const score::Suite suite = load_suite(a);
   if (!suite.reference_roofs)
@@ -136,8 +193,23 @@ int run_project(const ScoreCommand& a) {
                              "provisional (measured on a shared machine while the suite was made)");
   if (!a.quiet) std::cerr << "rooflens score: analysing the suite's models for the projection\n";
   const auto workloads = score::projection_workloads(suite, a.o, work.path(), cores);
-  ScoreProjectOptions p{a.project, a.out_json, a.json, a.quiet, a.db};
-  return run_score_project(p, workloads, setup);
+  a.db.validate();
+  const ProjectionTarget target = projection_target(
+      a.project, [&a] { return obtain_roofs(RoofsRequest{false, "", a.quiet, "score --project"}); });
+  EfficiencyTarget who{setup.suite, setup.quick, "", ""};
+  if (projects_this_machine(a.project)) {
+    who.isa_class = isa_class_of(setup.machine.machine);
+    who.machine = fingerprint_of(setup.machine.machine, nullptr).id;
+  }
+  const std::vector<EfficiencyEvidence> evidence = stored_evidence(a, setup.suite);
+  const EfficiencyTable efficiency(evidence, who);
+  ScoreResult r = project_score(workloads, setup, target, &efficiency);
+  std::vector<CalibrationRow> calibration;
+  if (projects_this_machine(a.project))
+    if (auto measured = latest_measured(a, r)) calibration = calibration_error(r, *measured);
+  if (!a.out_json.empty()) write_file_atomically(a.out_json, score_to_json(r));
+  std::cout << (a.json ? score_to_json(r) : projected_score_summary(r, calibration));
+  return store_score_result(a.db, r, a.quiet);
 }
 
 int run_score_command(ScoreCommand& a) {

@@ -124,6 +124,13 @@ struct ScoreResult {
   std::vector<std::string> warnings;
 };
 
+// One row of a projection's calibration: a projected score of a machine against its measured score, per category or
+// overall; error = projected / measured - 1 (whatif/score_projection.h computes the rows, reporters show them).
+struct CalibrationRow {
+  std::string name;
+  double projected = 0, measured = 0, error = 0;
+};
+
 // JSON (core/score_json.cpp). The reader validates: one-line UserError naming the field on anything malformed.
 std::string score_to_json(const ScoreResult& r, int indent = 2);
 ScoreResult score_from_json(const std::string& text);

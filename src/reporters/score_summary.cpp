@@ -68,4 +68,28 @@ std::string score_summary(const ScoreResult& r) {
   return out;
 }
 
+std::string projected_score_summary(const ScoreResult& r, const std::vector<CalibrationRow>& calibration) {
+  std::string out = fmt::format("PROJECTED score of {} (suite {}, {}) — not measured\n", r.device, r.suite,
+                                r.quick ? "quick" : "full");
+  auto line = [&](const ScoreAggregate& a) {
+    // The explanation ends with where the efficiency came from ("... efficiency 1.31× learned").
+    const auto at = a.explanation.find("efficiency"), end = a.explanation.find("; incomplete");
+    out += a.score > 0 ? fmt::format("  {:<18} {:>8.0f}   roofs {:.2f}× × {}{}\n", a.name, a.score, a.roof_ratio,
+                                     at == std::string::npos ? fmt::format("efficiency {:.2f}×", a.efficiency)
+                                                             : a.explanation.substr(at, end - at),
+                                     a.incomplete ? "  incomplete" : "")
+                       : fmt::format("  {:<18} {:>8}\n", a.name, "-");
+  };
+  line(r.overall);
+  for (const auto& c : r.categories) line(c);
+  for (const auto& w : r.warnings) out += "  note: " + w + "\n";
+  if (!calibration.empty()) {
+    out += "calibration on this machine: projected / measured - 1 (over the categories both scored)\n";
+    for (const auto& c : calibration)
+      out += fmt::format("  {:<18} projected {:>8.0f}  measured {:>8.0f}  error {:+.1f}%\n", c.name, c.projected,
+                         c.measured, c.error * 100);
+  }
+  return out;
+}
+
 }  // namespace rooflens

@@ -7,8 +7,9 @@
 #include <fmt/format.h>
 
 #include "analysis/roofline.h"
-#include "whatif/score_projection_efficiency.h"
 #include "core/errors.h"
+#include "hw/datasheets.h"
+#include "whatif/score_projection_efficiency.h"
 
 namespace rooflens {
 namespace {
@@ -244,6 +245,26 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
       if (f.score > 0) ++figures, from_evidence += learned(f);
   r.overall.explanation = explain(r.overall, efficiency_origin(from_evidence, figures));
   return r;
+}
+
+bool projects_this_machine(const std::string& device) { return device == "this" || device == "measured"; }
+
+ProjectionTarget projection_target(const std::string& device,
+                                   const std::function<std::optional<HardwareInfo>()>& this_machine_roofs) {
+  ProjectionTarget t;
+  if (projects_this_machine(device)) {
+    std::optional<HardwareInfo> roofs = this_machine_roofs();
+    if (!roofs) throw UserError("--project " + device + ": this machine's roofs could not be measured");
+    t.roofs = *roofs;
+    t.device = "this machine (" + roofs->machine.model + ", measured roofs)";
+    t.roofs_source = "measured";
+    return t;
+  }
+  const hw::DatasheetDevice& d = hw::find_datasheet_device(device);
+  t.roofs = hw::datasheet_hardware(d);
+  t.device = d.name;
+  t.roofs_source = "datasheet";
+  return t;
 }
 
 std::vector<CalibrationRow> calibration_error(const ScoreResult& projected, const ScoreResult& measured) {

@@ -15,6 +15,8 @@
 // machine's own measured roofs and holding the result against its measured score gives the projection's
 // calibration error.
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,15 @@ struct ProjectionTarget {
   std::string roofs_source;        // "datasheet" | "measured" | "cached" (ScoreMachine::roofs)
 };
 
+// --project DEVICE names this machine: "this" or "measured".
+bool projects_this_machine(const std::string& device);
+
+// The target of --project DEVICE: a datasheet device's roofs (hw --device lists them; UserError listing them for a
+// device the table lacks), or this machine's, which `this_machine_roofs` gives (called only then: cached or
+// measured now, as the caller obtains roofs; UserError when it gives none).
+ProjectionTarget projection_target(const std::string& device,
+                                   const std::function<std::optional<HardwareInfo>()>& this_machine_roofs);
+
 struct ProjectionSetup {
   std::string suite = "v1";
   bool quick = false;
@@ -92,11 +103,7 @@ RoofBound roofline_bound(const std::vector<ProjectedWork>& nodes, double units_p
 // both sides scored are compared, and the overall row is the geometric mean over those on each side (named
 // "overall (N of M categories)" when some are left out), so a projection that includes int8 is never held against a
 // measurement that does not. Throws UserError when the two are not of one suite and mode, or not projected vs
-// measured.
-struct CalibrationRow {
-  std::string name;
-  double projected = 0, measured = 0, error = 0;
-};
+// measured. The rows: CalibrationRow (core/score.h), which the reporters show.
 std::vector<CalibrationRow> calibration_error(const ScoreResult& projected, const ScoreResult& measured);
 
 }  // namespace rooflens

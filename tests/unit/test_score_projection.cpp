@@ -7,9 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
-#include "cli/score_project.h"
+#include "cli/roofs.h"
 #include "core/errors.h"
 #include "hw/datasheets.h"
+#include "reporters/score_summary.h"
 #include "support/ort_suite.h"
 #include "support/score_builder.h"
 #include "whatif/score_projection.h"
@@ -157,7 +158,8 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   w[0].figures.push_back(figure("latency", "fp32 latency", "ms", projected_work(analysis.model.analysis, "fp32"), 5));
   w[0].figures[0].threads = 2;
   ASSERT_GT(w[0].figures[0].nodes.size(), 50u);
-  ProjectionTarget here = cli::projection_target("this", true);
+  ProjectionTarget here =
+      projection_target("this", [] { return cli::obtain_roofs({false, "", true, "score --project"}); });
   EXPECT_EQ(here.roofs_source, "measured");
   EXPECT_NE(here.device.find("this machine"), std::string::npos);
   HardwareInfo sheet = hw::datasheet_hardware(hw::find_datasheet_device(hw::datasheet_devices().front().id));
@@ -171,7 +173,7 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   s.reference_roofs = here.roofs;
   ScoreResult back = project_score(w, s, {sheet, "sheet", "datasheet"});
   EXPECT_NEAR(r.overall.score * back.overall.score, 1e6, 1e-3) << "swapping reference and target inverts the ratio";
-  EXPECT_NE(cli::projection_text(r, {}).find("PROJECTED score of this machine"), std::string::npos);
+  EXPECT_NE(projected_score_summary(r, {}).find("PROJECTED score of this machine"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
@@ -345,5 +347,5 @@ TEST(ScoreProjectionEfficiency, AProjectionAppliesWhatItLearned) {
   const ScoreResult assumed = project_score(w, s, target, &nothing);
   EXPECT_NEAR(assumed.overall.score, 2000, 1e-9);
   EXPECT_NE(assumed.overall.explanation.find("assumed"), std::string::npos) << assumed.overall.explanation;
-  EXPECT_NE(cli::projection_text(r, {}).find("learned"), std::string::npos) << cli::projection_text(r, {});
+  EXPECT_NE(projected_score_summary(r, {}).find("learned"), std::string::npos) << projected_score_summary(r, {});
 }

@@ -1,12 +1,11 @@
-#include "cli/check_runtime.h"
+#include "analysis/check_runtime.h"
 
 #include <filesystem>
-#include <iostream>
+#include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/input_bounds.h"
-#include "backends/registry/registry.h"
 #include "core/errors.h"
 #include "core/temp_dir.h"
 #include "core/text_table.h"
@@ -14,7 +13,7 @@
 #include "model/loader.h"
 #include "model/runtime_shape_check.h"
 
-namespace rooflens::cli {
+namespace rooflens {
 namespace {
 
 namespace fs = std::filesystem;
@@ -60,14 +59,16 @@ nlohmann::ordered_json items_json(const std::vector<ShapeCheckItem>& items) {
 
 }  // namespace
 
-int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
+int check_runtime(const CheckRuntimeOptions& o, const std::function<std::unique_ptr<Backend>()>& make_backend,
+                  std::ostream& out) {
   const Model m = load_model(o.model, o.shapes);
   TempDir tmp("rooflens-check");
   const fs::path copy = exposed_copy(m, o.model, tmp);
-  auto backend = make_backend(parse_backend_spec(o.backend));
+  const std::unique_ptr<Backend> backend = make_backend();
   const BackendInfo info = backend->info();
-  std::cerr << "rooflens analyze: running " << o.model << " once on " << info.name << " " << info.version
-            << " with " << observable_tensors(m).size() << " intermediate tensors exposed\n";
+  if (o.progress)
+    o.progress("running " + o.model + " once on " + info.name + " " + info.version + " with " +
+               std::to_string(observable_tensors(m).size()) + " intermediate tensors exposed");
   auto runner = backend->live_runner();
   if (!runner) throw UsageError("--check-runtime: backend " + info.name + " cannot run a model outside a profile");
   ModelLoad load;
@@ -86,8 +87,9 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
   if (c.inside_bodies > 0) {
     // Tensors inside If/Loop/Scan bodies cannot be graph outputs; an unoptimized session's profile reports every
     // node it ran with its output shapes instead.
-    std::cerr << "rooflens analyze: profiling one unoptimized run for the " << c.inside_bodies
-              << " tensors inside subgraph bodies\n";
+    if (o.progress)
+      o.progress("profiling one unoptimized run for the " + std::to_string(c.inside_bodies) +
+                 " tensors inside subgraph bodies");
     ModelLoad plain;
     plain.model = fs::absolute(o.model);
     plain.dims = m.input_symbols;
@@ -131,4 +133,4 @@ int check_runtime(const CheckRuntimeOptions& o, std::ostream& out) {
   return c.mismatches.empty() ? 0 : 1;
 }
 
-}  // namespace rooflens::cli
+}  // namespace rooflens

@@ -1,0 +1,28 @@
+#pragma once
+// `rooflens compare BASE.onnx NEW.onnx`: the two models measured by compare itself, interleaved — BASE, NEW, NEW,
+// BASE, ... (ABBA) — so whatever the machine does meanwhile (a neighbour's compile, a frequency change, the host)
+// touches both sides alike instead of deciding the verdict. Then the two profile reports are compared as any two
+// reports are, pair by pair.
+//
+// --interleave chunks (the default): one full run per side in a fresh runner (with the profiled run for layers),
+// then both models stay loaded in a live runner each, idle between turns, and take --chunks turns of
+// --chunk-iterations iterations (use_turns, profile/turns.h): a pair is ~0.1 s apart instead of the ~1.5 s two
+// fresh runners need, shorter than the spells in which this kind of host runs fast or slow. --interleave runs:
+// every run a fresh runner (--repeat).
+#include "backends/backend.h"
+#include "core/report.h"
+#include "profile/profile.h"
+
+namespace rooflens {
+
+struct MeasuredPair {
+  Report base, head;
+};
+
+// `base` and `head` (their backend: `backend`'s spec) stepped in turns on `backend`, without roofs. `hooks.progress`
+// sees both sides as one bar ("BASE ..." and "NEW ..."; "done" at the end); `hooks.interrupted` stops both. Throws
+// UserError / UsageError as `profile` does for either model.
+MeasuredPair measure_pair(const ProfileOptions& base, const ProfileOptions& head, Backend& backend,
+                          const ProfileHooks& hooks);
+
+}  // namespace rooflens
