@@ -65,7 +65,7 @@ using namespace bench_util;
 // --no-layers --realtime", fresh runners judged in ms).
 constexpr const char* kGateProfileArgs = "--no-layers";
 // compare's own defaults for models: one fresh 0.5 s run per side, then 100 ABBA turns of 10 iterations on two
-// live runners (--interleave chunks)
+// live runners (--interleave turns)
 constexpr const char* kGateCompareArgs = "";
 
 std::string env_text(const char* name, const std::string& def) {

@@ -88,7 +88,7 @@ struct ModelLoad {
   std::map<std::string, int64_t> dims;                       // fixed at session creation
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   int64_t threads = 0;                                       // intra-op threads; 0: the backend's own setting
-  // Another runtime process takes turns with this one (compare's chunks): between its runs the runtime must leave
+  // Another runtime process takes turns with this one (compare's turns): between its runs the runtime must leave
   // the CPUs alone (ORT: no spinning intra-op workers), or an idle side slows the side being timed.
   bool idle_between_runs = false;
 };
@@ -153,7 +153,7 @@ class Backend {
   virtual void abort() = 0;
   // How this runtime names and rewrites kernels, for mapping them to the user's nodes.
   virtual const MappingRules& mapping_rules() const = 0;
-  // A server for many models with this backend's options (its process starts on the first load); nullptr when
+  // A live runner for many models with this backend's options (its process starts on the first load); nullptr when
   // the backend cannot serve (then `rooflens bench` refuses it with one line).
   virtual std::unique_ptr<LiveRunner> live_runner() { return nullptr; }
   // Decoder generation step by step with a KV cache (`rooflens generate`, backends/generation.h); nullptr when the

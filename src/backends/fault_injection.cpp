@@ -58,9 +58,9 @@ class FaultInjectingLiveRunner : public LiveRunner {
 
 }  // namespace
 
-std::unique_ptr<LiveRunner> with_injected_faults(std::unique_ptr<LiveRunner> server,
+std::unique_ptr<LiveRunner> with_injected_faults(std::unique_ptr<LiveRunner> live,
                                                   std::map<std::string, std::string> faults) {
-  return std::make_unique<FaultInjectingLiveRunner>(std::move(server), std::move(faults));
+  return std::make_unique<FaultInjectingLiveRunner>(std::move(live), std::move(faults));
 }
 
 }  // namespace rooflens

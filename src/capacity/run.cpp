@@ -18,13 +18,13 @@ double peak_of(const CapacityRun& r) { return r.peak ? r.peak->qps : 0; }
 
 }  // namespace
 
-CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const DriverContext& context) {
+CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const CapacityContext& context) {
   CapacityOutcome out;
   const Resolved& s = *context.settings;
   const bool budgeted = s.search && s.search_budget_s.has_value();
   out.result.settings = echo(s);
   const auto start = std::chrono::steady_clock::now();
-  DriverContext ctx = context;  // a search's peak searches stop starting runs when its budget is spent
+  CapacityContext ctx = context;  // a search's peak searches stop starting runs when its budget is spent
   if (budgeted)
     ctx.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                std::chrono::duration<double>(*s.search_budget_s));

@@ -3,7 +3,7 @@
 // grid concludes: the best configuration for Offline throughput and for the Server peak at the SLO.
 #include <vector>
 
-#include "capacity/driver.h"
+#include "capacity/run_configuration.h"
 #include "core/capacity.h"
 
 namespace rooflens::capacity {
@@ -13,6 +13,6 @@ struct CapacityOutcome {
   std::vector<ProfileRun> layer_runs;   // --profile-layers
 };
 
-CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const DriverContext& ctx);
+CapacityOutcome run_capacity(const std::vector<CapacityConfig>& configs, const CapacityContext& ctx);
 
 }  // namespace rooflens::capacity

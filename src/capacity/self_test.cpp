@@ -48,7 +48,7 @@ Report run_self_test(const Requested& settings, const LeverLists& flag_levers, B
   const Resolved s = resolve(asked, levers, cores);
   const std::vector<CapacityConfig> configs = expand(s.levers, cores);
 
-  DriverContext ctx;
+  CapacityContext ctx;
   ctx.settings = &s;
   ctx.served = &w;
   ctx.backend = &backend;

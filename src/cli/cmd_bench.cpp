@@ -24,7 +24,7 @@
 #include "suite/results_csv.h"
 #include "suite/results_dir.h"
 #include "suite/shard.h"
-#include "suite/suite_driver.h"
+#include "suite/scheduler.h"
 #include "core/build_info.h"
 
 namespace rooflens::cli {
@@ -158,32 +158,32 @@ int run_bench_command(const BenchArgs& a) {
                      a.overwrite ? OpenMode::overwrite : a.resume ? OpenMode::resume : OpenMode::fresh);
 
   ProgressBar bar("bench", !a.quiet, std::chrono::seconds(5));
-  SuiteDriver driver(found.models, configs.slots, plan,
+  SuiteScheduler scheduler(found.models, configs.slots, plan,
                      [&results](const BenchEntry& e, int64_t round) { results.record(e, round); },
                      [&bar](const BenchProgress& p) { bar.update(progress_text(p), p.done, p.total); });
   const EntryProgressMap earlier = results.progress();
   if (!a.quiet) {
-    std::cerr << fmt::format("rooflens bench: {} models × {} configuration{}{}, {} mode, {} runner{}, results in {}/\n",
+    std::cerr << fmt::format("rooflens bench: {} models × {} configuration{}{}, {} mode, {} worker{}, results in {}/\n",
                              found.models.size(), configs.slots.size(), configs.slots.size() == 1 ? "" : "s",
-                             a.repeat > 1 ? fmt::format(" × {} rounds", a.repeat) : "", a.mode, plan.runners(),
-                             plan.runners() == 1 ? "" : "s", a.output);
+                             a.repeat > 1 ? fmt::format(" × {} rounds", a.repeat) : "", a.mode, plan.workers(),
+                             plan.workers() == 1 ? "" : "s", a.output);
     if (results.earlier_count() + results.earlier_unfinished() > 0)
       std::cerr << fmt::format("rooflens bench: resuming: {} entries finished earlier{}, {} {}to go\n",
                                results.earlier_count(),
                                results.earlier_unfinished()
                                    ? fmt::format(" and {} partly (rounds to go)", results.earlier_unfinished())
                                    : "",
-                               driver.pending(earlier), a.repeat > 1 ? "runs " : "");
+                               scheduler.pending(earlier), a.repeat > 1 ? "runs " : "");
     if (plan.benchmarks() && a.jobs > 1)
       std::cerr << "rooflens bench: note: benchmark timings run one at a time; -j applies to --mode validate\n";
   }
   {
     InterruptWatcher watcher("rooflens bench: interrupted — stopping; finished entries are in " + a.output +
                                  "/ (--resume continues)",
-                             [&driver] { driver.stop(); });
-    driver.run(earlier);
+                             [&scheduler] { scheduler.stop(); });
+    scheduler.run(earlier);
   }
-  const bool partial = driver.stopped();
+  const bool partial = scheduler.stopped();
   results.finish(partial);
   BenchResults r = results.snapshot();
   if (a.json) {
@@ -192,7 +192,7 @@ int run_bench_command(const BenchArgs& a) {
     BenchSummaryOptions so;
     so.top = static_cast<size_t>(a.top);
     so.elapsed_s = bar.elapsed_s();
-    so.runners = plan.runners();
+    so.workers = plan.workers();
     so.resumed = results.earlier_count();
     std::cout << bench_summary(r, so);
   }
@@ -243,7 +243,7 @@ void setup_bench(CLI::App& root, Action& action) {
   cmd->add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in the results folder")
       ->excludes(resume);
   cmd->add_option("--filter", a->filter, "Only models whose name matches this regular expression");
-  cmd->add_option("-j,--jobs", a->jobs, "Parallel runners in validate mode (default: one per CPU, at most 8)")
+  cmd->add_option("-j,--jobs", a->jobs, "Parallel workers in validate mode, each with its own runner (default: one per CPU, at most 8)")
       ->check(CLI::Range(1, 256));
   TimingFlagStyle timing;
   timing.prefix = "Benchmark: ";

@@ -122,7 +122,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   TempDir work("rooflens-capacity");
 
   InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
-  capacity::DriverContext ctx;
+  capacity::CapacityContext ctx;
   ctx.settings = &s;
   ctx.served = &w;
   ctx.backend = backend.get();

@@ -27,8 +27,8 @@ struct MeasureFlags {
   std::string backend = "onnxruntime", batches;
   ShapeFlags shape;
   int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 10;
-  std::string interleave = "chunks";  // chunks | runs
-  int chunks = 100, chunk_iterations = 10;
+  std::string interleave = "turns";  // turns | runs ("chunks": the former name of turns)
+  int turns = 100, turn_iterations = 10;
   double warmup_ms = 300, duration_s = 0.5, timeout_s = 900;
   bool no_layers = false, realtime = false, quiet = false;
   std::string reports;  // --reports DIR: keep base.json and new.json there
@@ -51,6 +51,14 @@ bool is_model(const std::string& path) {
   return ext == ".onnx";
 }
 
+// A flag as given, the hidden former names included (CLI11's get_name() is empty for a hidden option).
+std::string flag_name(const CLI::Option* o) {
+  return o->get_lnames().empty() ? "-" + o->get_snames().front() : "--" + o->get_lnames().front();
+}
+
+// --interleave turns (or its former name, chunks) against runs.
+bool in_turns(const MeasureFlags& f) { return f.interleave == "turns" || f.interleave == "chunks"; }
+
 ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   ProfileOptions o;
   o.model = model;
@@ -66,7 +74,7 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   o.timing.layers = !f.no_layers;
   o.timing.realtime = f.realtime;
   o.repeat = f.repeat;
-  if (f.interleave == "chunks") use_turns(o, f.chunks, f.chunk_iterations);
+  if (in_turns(f)) use_turns(o, f.turns, f.turn_iterations);
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   return o;
 }
@@ -114,13 +122,15 @@ int run_compare(const CompareArgs& a) {
   if (!models)
     for (const CLI::Option* opt : a.measure_options)
       if (opt->count() > 0)
-        throw UsageError(opt->get_name() + " measures models: it needs BASE and NEW to be .onnx files");
-  // Chunks take turns on live runners at normal priority; --repeat counts fresh runners: both belong to runs.
-  if (a.measure.interleave == "chunks")
+        throw UsageError(flag_name(opt) + " measures models: it needs BASE and NEW to be .onnx files");
+  if (!in_turns(a.measure) && a.measure.interleave != "runs")
+    throw UsageError("--interleave " + a.measure.interleave + ": give turns (the default) or runs");
+  // Turns are taken on live runners at normal priority; --repeat counts fresh runners: both belong to runs.
+  if (in_turns(a.measure))
     for (const CLI::Option* opt : a.measure_options)
-      if (opt->count() > 0 && (opt->get_name() == "--repeat" || opt->get_name() == "--realtime"))
-        throw UsageError(opt->get_name() + " times fresh runners: add --interleave runs (the default, chunks, "
-                         "alternates two live runners; --chunks sets how many turns)");
+      if (opt->count() > 0 && (flag_name(opt) == "--repeat" || flag_name(opt) == "--realtime"))
+        throw UsageError(flag_name(opt) + " times fresh runners: add --interleave runs (the default, turns, "
+                         "alternates two live runners; --turns sets how many)");
   CompareSource base, head;
   if (models) {
     MeasuredPair pair = measure_models(a.base, a.head, a.measure);
@@ -175,15 +185,17 @@ void setup_compare(CLI::App& root, Action& action) {
   mo.push_back(cmd->add_option("-B,--backend", m.backend, "Models: backend and its options, as for profile"));
   mo.push_back(cmd->add_option("-b,--batch", m.batches, "Models: batch sizes, as for profile"));
   mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: one per physical core rooflens may use, passed explicitly)")->check(CLI::Range(1, 4096)));
-  mo.push_back(cmd->add_option("--interleave", m.interleave, "Models: chunks (default: one fresh run per side, then "
-                                                           "--chunks turns on two live runners) | runs (--repeat "
-                                                           "fresh runners per side)")
-                   ->check(CLI::IsMember({"chunks", "runs"})));
-  mo.push_back(cmd->add_option("--chunks", m.chunks, "Models, chunks: turns per side after the first run (default 100)")
+  mo.push_back(cmd->add_option("--interleave", m.interleave, "Models: turns (default: one fresh run per side, then "
+                                                           "--turns turns on two live runners) | runs (--repeat "
+                                                           "fresh runners per side)"));
+  mo.push_back(cmd->add_option("--turns", m.turns, "Models, turns: turns per side after the first run (default 100)")
                    ->check(CLI::Range(2, 100000)));
-  mo.push_back(cmd->add_option("--chunk-iterations", m.chunk_iterations, "Models, chunks: measured iterations per "
-                                                                         "turn (default 10)")
+  mo.push_back(cmd->add_option("--turn-iterations", m.turn_iterations, "Models, turns: measured iterations per "
+                                                                       "turn (default 10)")
                    ->check(CLI::Range(1, 1000000)));
+  // The former names of --turns and --turn-iterations (and of --interleave turns: chunks), still read, not shown.
+  mo.push_back(cmd->add_option("--chunks", m.turns)->check(CLI::Range(2, 100000))->group(""));
+  mo.push_back(cmd->add_option("--chunk-iterations", m.turn_iterations)->check(CLI::Range(1, 1000000))->group(""));
   mo.push_back(cmd->add_option("--repeat", m.repeat, "Models, runs: runs per side, interleaved ABBA, each a fresh "
                                                      "runner (default 10)")->check(CLI::Range(2, 1000)));
   mo.push_back(cmd->add_option("--duration", m.duration_s, "Models: measured seconds per run (default 0.5)")
@@ -218,7 +230,7 @@ void setup_compare(CLI::App& root, Action& action) {
       "2 usage (bad flags, BASE and NEW of different kinds).\n"
       "BASE and NEW may be two models (.onnx): compare then measures them itself, interleaved (BASE, NEW, NEW,\n"
       "BASE, ...) and tests them pair by pair, so a busy machine slows both sides alike instead of deciding the\n"
-      "verdict. Default (--interleave chunks): one 0.5 s run per side in a fresh runner (layers from it), then\n"
+      "verdict. Default (--interleave turns): one 0.5 s run per side in a fresh runner (layers from it), then\n"
       "both models stay loaded in a live runner each (ORT: intra-op spinning off, so the idle side leaves the CPUs\n"
       "alone) and take 100 turns of 10 iterations. --interleave runs: --repeat fresh runners per side (default\n"
       "10 x 0.5 s); --realtime pins them at real-time priority.\n"

@@ -52,8 +52,8 @@ std::string settings_json(const ProfileOptions& o, const ReferenceOptions& ref) 
   j["threads"] = o.threads;
   if (!ref.model.empty()) {
     j["reference"] = std::filesystem::path(ref.model).filename().string();
-    j["chunks"] = ref.chunks;
-    j["chunk_iterations"] = ref.chunk_iterations;
+    j["turns"] = ref.turns;
+    j["turn_iterations"] = ref.turn_iterations;
   }
   return j.dump();
 }
@@ -61,14 +61,14 @@ std::string settings_json(const ProfileOptions& o, const ReferenceOptions& ref) 
 // --reference takes turns on live runners: flags that only mean something for fresh runners are refused.
 void check_reference_flags(const CLI::App& cmd, const ReferenceOptions& ref) {
   if (ref.model.empty()) {
-    for (const char* name : {"--chunks", "--chunk-iterations"})
+    for (const char* name : {"--turns", "--turn-iterations", "--chunks", "--chunk-iterations"})
       if (cmd.count(name) > 0) throw UsageError(std::string(name) + " sets the turns of --reference: give --reference REF.onnx");
     return;
   }
   for (const char* name : {"--repeat", "--realtime", "--sweep"})
     if (cmd.count(name) > 0)
       throw UsageError(std::string(name) + " does not go with --reference (one configuration, one fresh run, then "
-                       "--chunks turns beside the reference on live runners at normal priority)");
+                       "--turns turns beside the reference on live runners at normal priority)");
 }
 
 ProfileOptions to_options(const ProfileCommand& a) {
@@ -204,17 +204,20 @@ void setup_profile(CLI::App& root, Action& action) {
                 "Run the runner at real-time priority with its threads pinned, one per CPU, so other processes of a "
                 "busy machine cannot take its CPUs (needs root or CAP_SYS_NICE; see docs/history.md)");
   cmd->add_option("--reference", a->reference.model,
-                  "Time a fixed reference model in turns with this one (after one fresh run each, --chunks turns on "
+                  "Time a fixed reference model in turns with this one (after one fresh run each, --turns turns on "
                   "two live runners) and store the ratio: history --check then judges the ratio, which the "
                   "machine's speed of the day does not move (docs/history.md, \"A CI gate\")")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--chunks", a->reference.chunks, "With --reference: turns per side after the first run")
+  cmd->add_option("--turns", a->reference.turns, "With --reference: turns per side after the first run")
       ->check(CLI::Range(2, 100000))
       ->capture_default_str();
-  cmd->add_option("--chunk-iterations", a->reference.chunk_iterations,
+  cmd->add_option("--turn-iterations", a->reference.turn_iterations,
                   "With --reference: measured iterations per turn")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  // The former names of --turns and --turn-iterations, still read, not shown.
+  cmd->add_option("--chunks", a->reference.turns)->check(CLI::Range(2, 100000))->group("");
+  cmd->add_option("--chunk-iterations", a->reference.turn_iterations)->check(CLI::Range(1, 100000))->group("");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   a->db.add_to(*cmd);
   cmd->callback([a, cmd, &action] {

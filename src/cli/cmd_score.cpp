@@ -27,7 +27,7 @@
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "reporters/score_summary.h"
-#include "score/driver.h"
+#include "score/run_suite.h"
 #include "score/projection_workloads.h"
 #include "score/suite.h"
 #include "whatif/score_projection.h"

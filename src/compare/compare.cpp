@@ -153,7 +153,7 @@ void add_notes(const CompareSource& base, const CompareSource& head, bool config
   if (!c.options.paired && (base_turns || head_turns))
     c.notes.push_back(std::string(base_turns && head_turns ? "BASE's and NEW's" : base_turns ? "BASE's" : "NEW's") +
                       " runs after the first are turns of one live runner (compare's or profile --reference's "
-                      "chunks), not fresh runs: they share one session's level of the machine, which the test "
+                      "--turns), not fresh runs: they share one session's level of the machine, which the test "
                       "between two files made at different times takes for a change. Compare the models "
                       "themselves (rooflens compare A.onnx B.onnx), judge history beside the reference "
                       "(history --check), or compare reports of --repeat fresh runners");

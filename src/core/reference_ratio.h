@@ -1,6 +1,6 @@
 #pragma once
 // A run measured beside a reference model (`profile --reference`, core/report.h ReferenceTiming): the ratio of
-// each repetition's median to the reference's repetition that ran right beside it. One pair is two chunks a
+// each repetition's median to the reference's repetition that ran right beside it. One pair is two turns a
 // fraction of a second apart, so whatever the host does over seconds and minutes (a slow spell, a step of 20%
 // between sessions) divides out; what is left is how much more work the model is than the reference.
 #include <vector>

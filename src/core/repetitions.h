@@ -6,7 +6,7 @@
 //   - a fresh run: timed in a runner process of its own (the first repetition always; `--repeat N`: all N). Their
 //     medians' spread is run-to-run variation (repetition_spread, spread_is_large below).
 //   - a turn: timed on a live runner, loaded once and idle in between, alternating with another side's turn
-//     (`compare`'s turns of two models, `profile --reference`'s reference; the CLI's `--chunks N` is N turns). Turn
+//     (`compare`'s turns of two models, `profile --reference`'s reference; the CLI's `--turns N`). Turn
 //     i pairs with the other side's turn i; their medians follow the host's spells, which the pairing cancels, so
 //     their spread says nothing about fresh runs. ProfileRun::live_from marks the first turn (all later ones are
 //     turns too); ProfileRun::repetitions_are_fresh_runs() is how code asks.

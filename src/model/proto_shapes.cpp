@@ -1,6 +1,6 @@
-// The shape driver's core (model/shape_driver.h): walks each graph in topological order and infers every node's
+// The shape inference's core (model/shape_inference.h): walks each graph in topological order and infers every node's
 // output types, asking rooflens' own ShapeRegistry first and libonnx's official schemas otherwise; the evaluator's
-// values (shape_driver_values.cpp) flow along, so Shape->Gather->Div->Cast->Concat->Reshape chains resolve.
+// values (shape_inference_values.cpp) flow along, so Shape->Gather->Div->Cast->Concat->Reshape chains resolve.
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -8,7 +8,7 @@
 
 #include "core/errors.h"
 #include "model/proto_convert.h"
-#include "model/shape_driver.h"
+#include "model/shape_inference.h"
 
 namespace rooflens {
 
@@ -64,7 +64,7 @@ void refuse_hazardous_attributes(const onnx::NodeProto& n) {
 
 }  // namespace
 
-Driver::Driver(const onnx::ModelProto& m, const std::string& file, ShapeResult& result,
+ShapeInference::ShapeInference(const onnx::ModelProto& m, const std::string& file, ShapeResult& result,
                std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order)
     : file_(file), result_(result), order_(order), registry_(ShapeRegistry::builtin()),
       values_registry_(ValueOpRegistry::builtin()) {
@@ -89,7 +89,7 @@ Driver::Driver(const onnx::ModelProto& m, const std::string& file, ShapeResult& 
   budget_ = 8 * nodes + 100000;
 }
 
-void Driver::run_main(onnx::GraphProto& g, const std::map<std::string, std::vector<double>>& input_values) {
+void ShapeInference::run_main(onnx::GraphProto& g, const std::map<std::string, std::vector<double>>& input_values) {
   Scope outer;
   for (const auto& in : g.input())
     if (auto it = input_values.find(in.name()); it != input_values.end())
@@ -97,7 +97,7 @@ void Driver::run_main(onnx::GraphProto& g, const std::map<std::string, std::vect
   run_graph(g, outer, 0);
 }
 
-GraphOutputs Driver::run_graph(onnx::GraphProto& g, const Scope& outer, int depth) {
+GraphOutputs ShapeInference::run_graph(onnx::GraphProto& g, const Scope& outer, int depth) {
   if (depth > 32) throw UserError(file_ + ": subgraphs nested deeper than 32 levels");
   Scope scope = outer;
   std::unordered_set<std::string> available;
@@ -147,26 +147,26 @@ GraphOutputs Driver::run_graph(onnx::GraphProto& g, const Scope& outer, int dept
   return result;
 }
 
-onnx::TypeProto* Driver::keep(const onnx::TypeProto& t) {
+onnx::TypeProto* ShapeInference::keep(const onnx::TypeProto& t) {
   arena_.push_back(t);
   return &arena_.back();
 }
 
-const onnx::TensorProto* Driver::keep(onnx::TensorProto t) {
+const onnx::TensorProto* ShapeInference::keep(onnx::TensorProto t) {
   tensors_.push_back(std::move(t));
   return &tensors_.back();
 }
 
-int Driver::opset_of(const std::string& domain) const {
+int ShapeInference::opset_of(const std::string& domain) const {
   auto it = opsets_.find(domain == "ai.onnx" ? "" : domain);
   return it == opsets_.end() ? 1 : it->second;
 }
 
-void Driver::note_failure(const onnx::NodeProto& n, const std::string& message) {
+void ShapeInference::note_failure(const onnx::NodeProto& n, const std::string& message) {
   if (!silent_) result_.failures.push_back({n.name(), n.op_type(), message});
 }
 
-void Driver::run_node(onnx::NodeProto& n, Scope& scope, int depth) {
+void ShapeInference::run_node(onnx::NodeProto& n, Scope& scope, int depth) {
   const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
   const int opset = opset_of(domain);
   const Node node = convert_node(n, opset, nullptr);
@@ -214,7 +214,7 @@ void Driver::run_node(onnx::NodeProto& n, Scope& scope, int depth) {
   }
 }
 
-bool Driver::run_onnx(onnx::NodeProto& n, const std::string& domain, int opset, Scope& scope,
+bool ShapeInference::run_onnx(onnx::NodeProto& n, const std::string& domain, int opset, Scope& scope,
                       std::vector<onnx::TypeProto>& outs) {
   const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, domain);
   if (!schema) return false;
@@ -232,13 +232,13 @@ bool Driver::run_onnx(onnx::NodeProto& n, const std::string& domain, int opset, 
   }
   for (size_t i = 0; i < outs.size(); ++i) outs[i] = *ctx.getOutputType(i);
   // libonnx's data propagation is not run: the evaluator computes the same values (and more), and hands partly
-  // symbolic ones to libonnx as shape data itself (Driver::publish).
+  // symbolic ones to libonnx as shape data itself (ShapeInference::publish).
   return true;
 }
 
 // Ops defined as functions (LessOrEqual, Celu, ...) have no inference function of their own in libonnx
 // 1.12: infer through their expanded body, as libonnx's whole-model inference does.
-bool Driver::infer_through_function_body(const onnx::OpSchema& schema, const onnx::NodeProto& n, const TypeMap& types,
+bool ShapeInference::infer_through_function_body(const onnx::OpSchema& schema, const onnx::NodeProto& n, const TypeMap& types,
                                          onnx::shape_inference::InferenceContextImpl& ctx) {
   onnx::ShapeInferenceOptions options(false, 1, false);
   if (schema.HasFunction() && schema.GetFunction()) {
@@ -260,7 +260,7 @@ bool Driver::infer_through_function_body(const onnx::OpSchema& schema, const onn
   return true;
 }
 
-bool Driver::run_own(const ShapeFn& fn, const onnx::NodeProto& n, const Node& node, const Scope& scope,
+bool ShapeInference::run_own(const ShapeFn& fn, const onnx::NodeProto& n, const Node& node, const Scope& scope,
                      std::vector<onnx::TypeProto>& outs) {
   ShapeInput in;
   in.node = &node;
@@ -324,8 +324,8 @@ ShapeResult resolve_proto_shapes(onnx::ModelProto& model, const ShapeOverrides& 
                                  std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order) {
   ShapeResult result;
   apply_overrides(*model.mutable_graph(), overrides, file, result.notes, result.input_symbols, result.batch_dims);
-  Driver driver(model, file, result, order);
-  driver.run_main(*model.mutable_graph(), overrides.values);
+  ShapeInference inference(model, file, result, order);
+  inference.run_main(*model.mutable_graph(), overrides.values);
   return result;
 }
 

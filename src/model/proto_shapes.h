@@ -1,5 +1,5 @@
 #pragma once
-// Internal to src/model: the shape driver that works on a parsed (skeleton) onnx::ModelProto.
+// Internal to src/model: the shape inference that works on a parsed (skeleton) onnx::ModelProto.
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -29,7 +29,7 @@ struct ShapeResult {
   std::vector<std::string> notes;      // assumptions made, e.g. "batch defaulted to 1"
   std::map<std::string, int64_t> input_symbols;  // symbolic input dim -> the size the overrides gave it
   int64_t batch_dims = 0;              // dynamic leading input dims set from the batch (0: fixed batch)
-  std::unordered_map<const onnx::GraphProto*, BodyInfo> bodies;  // every subgraph the driver visited
+  std::unordered_map<const onnx::GraphProto*, BodyInfo> bodies;  // every subgraph the inference visited
 };
 
 // Applies user overrides to the main graph's inputs (throws UserError/UsageError listing what is missing),

@@ -2,7 +2,7 @@
 // rooflens' own shape functions, used where libonnx 1.12 has no schema or an outdated one:
 // ORT contrib/fused ops (com.microsoft, com.microsoft.nchwc) and default-domain ops whose semantics changed
 // after opset 17 (Reduce* axes as input, Split num_outputs, Pad axes, Resize axes, Gelu-20 ...).
-// The shape driver (model/shapes.cpp) asks this registry first, then falls back to libonnx's schemas.
+// The shape inference (model/shapes.cpp) asks this registry first, then falls back to libonnx's schemas.
 #include <functional>
 #include <optional>
 #include <string>
@@ -53,7 +53,7 @@ TensorInfo with_dtype(TensorInfo t, DType d);
 // Numpy-style broadcast of two shapes; unknown dims stay unknown.
 TensorInfo broadcast(const TensorInfo& a, const TensorInfo& b);
 
-// ---- Helpers shared by the shape_ops_*.cpp files (not needed by the driver) ----
+// ---- Helpers shared by the shape_ops_*.cpp files (not needed by the inference) ----
 
 // Registration split by family so each file stays small: register_contrib_shapes calls the attention, quant
 // and nchwc ones; register_new_opset_shapes calls the opset18_new_versions one.

@@ -7,7 +7,7 @@
 //  * never allocate from a value read in the file without a bound: an output larger than kMaxValueElements is
 //    not computed (nullopt), whatever its dims claim;
 //  * integer arithmetic is overflow-checked, division by zero and other undefined cases throw EvalError, which the
-//    driver turns into a note ("value not computed at node N: division by zero") — never a crash;
+//    inference turns into a note ("value not computed at node N: division by zero") — never a crash;
 //  * an output that cannot be computed is nullopt; partially known outputs carry unknown elements.
 #include <functional>
 #include <optional>

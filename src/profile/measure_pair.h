@@ -4,9 +4,9 @@
 // touches both sides alike instead of deciding the verdict. Then the two profile reports are compared as any two
 // reports are, pair by pair.
 //
-// --interleave chunks (the default): one full run per side in a fresh runner (with the profiled run for layers),
-// then both models stay loaded in a live runner each, idle between turns, and take --chunks turns of
-// --chunk-iterations iterations (use_turns, profile/turns.h): a pair is ~0.1 s apart instead of the ~1.5 s two
+// --interleave turns (the default): one full run per side in a fresh runner (with the profiled run for layers),
+// then both models stay loaded in a live runner each, idle between turns, and take --turns turns of
+// --turn-iterations iterations (use_turns, profile/turns.h): a pair is ~0.1 s apart instead of the ~1.5 s two
 // fresh runners need, shorter than the spells in which this kind of host runs fast or slow. --interleave runs:
 // every run a fresh runner (--repeat).
 #include "backends/backend.h"

@@ -19,7 +19,7 @@ void take_turns(ProfileSession& a, ProfileSession& b);
 TimingOptions turn_timing(int iterations);
 
 // `o` set to take `turns` turns of `turn_iterations` iterations each on a live runner after its first, fresh run
-// (ProfileOptions::live_timing). The flags that set them are still spelled --chunks and --chunk-iterations.
+// (ProfileOptions::live_timing). The flags that set them: --turns and --turn-iterations.
 void use_turns(ProfileOptions& o, int turns, int turn_iterations);
 
 // Progress of two sessions stepped in turns, as one bar: each session's hook counts toward twice its total.

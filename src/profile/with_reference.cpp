@@ -39,7 +39,7 @@ Report run_profile_with_reference(ProfileOptions o, const ReferenceOptions& ref,
     throw UsageError("--reference pairs one configuration with the reference: give one -B, at most one -b value and "
                      "no --sweep (this run has " + std::to_string(o.backends.size() * expand_grid(o).size()) +
                      " configurations)");
-  use_turns(o, ref.chunks, ref.chunk_iterations);
+  use_turns(o, ref.turns, ref.turn_iterations);
   const ProfileOptions r = reference_options(o, ref);
   TurnProgress progress(hooks.progress);
   ProfileSession reference(r, backends, nullptr, progress.hooks("reference", hooks.interrupted));

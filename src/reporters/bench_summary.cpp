@@ -161,7 +161,7 @@ std::string bench_summary(const BenchResults& r, const BenchSummaryOptions& o) {
                                 r.configs.size() == 1 ? "" : "s",
                                 r.options.repeat > 1 ? fmt::format(" × {} rounds", r.options.repeat) : "",
                                 r.options.mode);
-  if (o.elapsed_s > 0) out += fmt::format(" — {:.1f} s with {} runner{}", o.elapsed_s, o.runners, o.runners == 1 ? "" : "s");
+  if (o.elapsed_s > 0) out += fmt::format(" — {:.1f} s with {} worker{}", o.elapsed_s, o.workers, o.workers == 1 ? "" : "s");
   if (o.resumed > 0) out += fmt::format(" ({} entries from the earlier run)", o.resumed);
   if (r.partial) out += " — INTERRUPTED, partial results";
   out += "\n\n";

@@ -11,7 +11,7 @@ namespace rooflens {
 struct BenchSummaryOptions {
   size_t top = 10;          // slowest models shown; failure examples per group
   double elapsed_s = 0;     // this invocation's wall time (0: not shown)
-  int runners = 1;
+  int workers = 1;          // parallel workers (bench -j), each with its own runner
   size_t resumed = 0;       // entries an earlier run had finished
 };
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "score/driver.h"
+#include "score/run_suite.h"
 #include "score/suite.h"
 #include "whatif/score_projection.h"
 

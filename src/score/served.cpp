@@ -1,5 +1,5 @@
 // The "served" kind: a model the runtime serves one sample at a time (CNNs, ViT, BERT). Validity through the
-// runtime's model server (the outputs `rooflens bench` validates with); the figures through capacity's machinery:
+// runtime's live runner (the outputs `rooflens bench` validates with); the figures through capacity's machinery:
 // the single-stream p90 estimate with MLPerf's early stopping (the fewest queries the bound allows), and offline
 // throughput at the best of a bounded search (instances × threads filling the cores), found in the first
 // repetition and kept for the others so every repetition measures one configuration.
@@ -25,19 +25,19 @@ constexpr auto kTimeout = std::chrono::minutes(5);
 
 std::vector<TensorValue> outputs_of(Backend& backend, const capacity::ServedModel& w, int64_t threads,
                                    const std::string& test_hook = "") {
-  std::unique_ptr<LiveRunner> server = backend.live_runner();
-  if (!server) throw UserError("score: the backend cannot return a model's outputs");
-  if (!test_hook.empty()) server = with_injected_faults(std::move(server), {{w.model.stem().string(), test_hook}});
-  server->start(true);
+  std::unique_ptr<LiveRunner> live = backend.live_runner();
+  if (!live) throw UserError("score: the backend cannot return a model's outputs");
+  if (!test_hook.empty()) live = with_injected_faults(std::move(live), {{w.model.stem().string(), test_hook}});
+  live->start(true);
   ModelLoad load;
   load.model = w.model;
   load.name = w.model.stem().string();
   load.dims = w.feed.dims;
   load.threads = threads;
   load.timeout = kTimeout;
-  server->load(load);
-  std::vector<TensorValue> out = server->outputs(w.feed, kTimeout);
-  server->unload();
+  live->load(load);
+  std::vector<TensorValue> out = live->outputs(w.feed, kTimeout);
+  live->unload();
   return out;
 }
 
@@ -121,8 +121,8 @@ class Served final : public WorkloadKind {
     return true;
   }
 
-  static capacity::DriverContext driver(const capacity::ServedModel& w, const capacity::Resolved& s, const KindContext& ctx) {
-    capacity::DriverContext d;
+  static capacity::CapacityContext context_for(const capacity::ServedModel& w, const capacity::Resolved& s, const KindContext& ctx) {
+    capacity::CapacityContext d;
     d.settings = &s;
     d.served = &w;
     d.backend = ctx.backend;
@@ -143,7 +143,7 @@ class Served final : public WorkloadKind {
   // The p90 (nearest rank) of the mode's query count, one stream on every core; MLPerf's early stopping must pass.
   static double single_stream(const capacity::ServedModel& w, const KindContext& ctx) {
     const capacity::Resolved s = capacity::resolve(latency_settings(*ctx.mode), latency_levers(ctx.cores), ctx.cores);
-    const auto d = driver(w, s, ctx);
+    const auto d = context_for(w, s, ctx);
     const CapacityResult r = capacity::run_capacity(capacity::expand(s.levers, ctx.cores), d).result;
     const ScenarioResult& p = only_point(r, "single-stream");
     if (!p.early_stopping.passed || p.percentile_ms <= 0)
@@ -157,7 +157,7 @@ class Served final : public WorkloadKind {
                                                    const std::optional<CapacityConfig>& known) {
     const capacity::Resolved s = capacity::resolve(throughput_settings(*ctx.mode, !known && ctx.cores > 1),
                                                    throughput_levers(known, ctx.cores), ctx.cores);
-    const auto d = driver(w, s, ctx);
+    const auto d = context_for(w, s, ctx);
     const CapacityResult r = capacity::run_capacity(capacity::expand(s.levers, ctx.cores), d).result;
     if (r.partial) throw UserError("offline: interrupted");
     std::pair<CapacityConfig, double> best{{}, 0};

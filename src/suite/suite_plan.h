@@ -15,7 +15,7 @@ struct SuitePlan {
   std::string mode = "benchmark";  // benchmark | validate | both
   Tolerance tolerance;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
-  int jobs = 1;                    // parallel runners; benchmark timings always run one at a time
+  int jobs = 1;                    // parallel workers (-j), each with its own runners; timings run one at a time
   TimingOptions timing = TimingOptions::suite();  // benchmark mode; timing.layers: a short profiled run for
                                                  // metrics.csv
   int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
@@ -28,7 +28,7 @@ struct SuitePlan {
   bool validates() const { return mode == "validate" || mode == "both"; }
   bool benchmarks() const { return mode == "benchmark" || mode == "both"; }
   // Runners actually used: timed runs must not share the CPUs with each other or with validation.
-  int runners() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
+  int workers() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
 };
 
 }  // namespace rooflens::suite

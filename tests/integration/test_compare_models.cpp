@@ -42,7 +42,7 @@ class CompareModels : public ::testing::Test {
 };
 
 const std::string kQuickRuns = " --interleave runs --repeat 3 --duration 0.1 --warmup-ms 20 --no-layers --threads 1 -q ";
-const std::string kQuickChunks = " --chunks 12 --chunk-iterations 3 --duration 0.1 --warmup-ms 20 --threads 1 -q ";
+const std::string kQuickTurns = " --turns 12 --turn-iterations 3 --duration 0.1 --warmup-ms 20 --threads 1 -q ";
 
 TEST_F(CompareModels, MeasuresBothInterleavedAndFlagsTheSlowerOne) {
   CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuickRuns +
@@ -79,8 +79,8 @@ TEST_F(CompareModels, TheSameModelTwiceIsNotARegression) {
 
 // The default: one fresh run per side (with the profiled run: layers), then 12 turns of 3 iterations each on two
 // live runners, tested pair by pair.
-TEST_F(CompareModels, ChunksTakeTurnsOnLiveRunnersAfterOneFreshRun) {
-  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuickChunks + "--reports " +
+TEST_F(CompareModels, TurnsAreTakenOnLiveRunnersAfterOneFreshRun) {
+  CliResult r = run_cli("compare " + path("light.onnx") + " " + path("heavy.onnx") + kQuickTurns + "--reports " +
                             path("kept") + " --json",
                         dir_.string());
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -97,7 +97,7 @@ TEST_F(CompareModels, ChunksTakeTurnsOnLiveRunnersAfterOneFreshRun) {
     EXPECT_FALSE(run["layers"].empty()) << f;  // from the first, fresh run
   }
   fs::copy_file(path("light.onnx"), path("light-copy.onnx"));
-  CliResult same = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuickChunks + "--json",
+  CliResult same = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuickTurns + "--json",
                            dir_.string());
   ASSERT_EQ(same.rc, 0) << same.err;
   EXPECT_NE(json::parse(same.out)["items"][0]["verdict"], "regression") << same.out;
@@ -115,6 +115,14 @@ TEST_F(CompareModels, MeasuringFlagsNeedModelsOnBothSides) {
   CliResult flags = run_cli("compare " + path("a.json") + " " + path("a.json") + " --repeat 3", dir_.string());
   EXPECT_EQ(flags.rc, 2) << flags.err;
   EXPECT_NE(flags.err.find("--repeat measures models"), std::string::npos) << flags.err;
+  // The former names of --turns and --turn-iterations are still read (hidden), and named as given.
+  CliResult chunks = run_cli("compare " + path("a.json") + " " + path("a.json") + " --chunks 5", dir_.string());
+  EXPECT_EQ(chunks.rc, 2) << chunks.err;
+  EXPECT_NE(chunks.err.find("--chunks measures models"), std::string::npos) << chunks.err;
+  CliResult sideways = run_cli("compare " + path("light.onnx") + " " + path("light.onnx") + " --interleave sideways",
+                               dir_.string());
+  EXPECT_EQ(sideways.rc, 2) << sideways.err;
+  EXPECT_NE(sideways.err.find("give turns (the default) or runs"), std::string::npos) << sideways.err;
 }
 
 // The scheduling policy (field 41 of /proc/PID/stat; 1 = SCHED_FIFO) and allowed CPUs of a child `node`.

@@ -306,7 +306,7 @@ TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) 
   matmul_chain_model((dir_ / "new" / "net.onnx").string(), 32);    // four times the work, the same name
   const std::string db = " --db " + shell_quote((dir_ / "results.db").string());
   const std::string turns = " --reference " + shell_quote((dir_ / "ref.onnx").string()) +
-                            " --chunks 10 --chunk-iterations 5 --duration 0.05 --warmup-ms 10 --threads 1 --no-roofs ";
+                            " --turns 10 --turn-iterations 5 --duration 0.05 --warmup-ms 10 --threads 1 --no-roofs ";
   auto session = [&](const char* which, const char* report) {
     return run_cli("profile " + shell_quote((dir_ / which / "net.onnx").string()) + turns + "-f " +
                        shell_quote((dir_ / report).string()) + db,
@@ -364,7 +364,8 @@ TEST_F(HistoryCliOnce, ProfileBesideAReferenceStoresTheRatioAndTheGateJudgesIt) 
 
   // Flags that time fresh runners, a grid, or turns without a reference are usage errors.
   const std::string net = shell_quote((dir_ / "base" / "net.onnx").string());
-  for (const std::string& bad : {turns + "--repeat 3", turns + "-b 1,2", std::string(" --chunks 5 --no-db")}) {
+  for (const std::string& bad : {turns + "--repeat 3", turns + "-b 1,2", std::string(" --turns 5 --no-db"),
+                                 std::string(" --chunks 5 --no-db")}) {
     CliResult r = run_cli("profile " + net + bad + " --no-db -q", dir_.string());
     EXPECT_EQ(r.rc, 2) << bad << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

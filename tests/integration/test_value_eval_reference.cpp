@@ -10,7 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "model/proto_convert.h"
-#include "model/shape_driver.h"
+#include "model/shape_inference.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;

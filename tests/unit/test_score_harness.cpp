@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
-#include "score/driver.h"
+#include "score/run_suite.h"
 #include "score/harness.h"
 #include "score/suite.h"
 

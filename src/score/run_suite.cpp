@@ -1,4 +1,4 @@
-#include "score/driver.h"
+#include "score/run_suite.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,10 +1,10 @@
 #pragma once
-// Internal to src/model: the shape driver. It walks each graph in topological order and, per node, infers the
+// Internal to src/model: the shape inference. It walks each graph in topological order and, per node, infers the
 // output types (rooflens' own ShapeRegistry first, libonnx's schemas otherwise), computes the output values the
 // evaluator can (value_eval.h) and publishes both, so later nodes see them. If/Loop/Scan are its own
-// (shape_driver_control_flow.cpp): a computable condition takes one branch, trip counts come from values.
-// proto_shapes.cpp: the per-node core; shape_driver_values.cpp: values in and out of protobuf;
-// shape_driver_control_flow.cpp: If, Loop, Scan.
+// (shape_inference_control_flow.cpp): a computable condition takes one branch, trip counts come from values.
+// proto_shapes.cpp: the per-node core; shape_inference_values.cpp: values in and out of protobuf;
+// shape_inference_control_flow.cpp: If, Loop, Scan.
 #include <deque>
 #include <memory>
 #include <string>
@@ -45,9 +45,9 @@ void merge_hint(onnx::TypeProto& inferred, const onnx::TypeProto& hint);
 // holds more than kMaxValueElements elements.
 std::optional<ShapeValue> value_of_tensor(const onnx::TensorProto& t);
 
-class Driver {
+class ShapeInference {
  public:
-  Driver(const onnx::ModelProto& m, const std::string& file, ShapeResult& result,
+  ShapeInference(const onnx::ModelProto& m, const std::string& file, ShapeResult& result,
          std::unordered_map<const onnx::GraphProto*, std::vector<int>>& order);
 
   // The main graph, with the user's input values (--value) seeded.
@@ -67,7 +67,7 @@ class Driver {
   int opset_of(const std::string& domain) const;
   void note_failure(const onnx::NodeProto& n, const std::string& message);
 
-  // shape_driver_values.cpp
+  // shape_inference_values.cpp
   std::vector<ValuePtr> evaluate(const onnx::NodeProto& n, const Node& node, const Scope& scope,
                                  const std::vector<onnx::TypeProto>& outs);
   // Makes v the contents of `name`; to_data also hands it to libonnx (as a TensorProto, or as shape data when
@@ -79,7 +79,7 @@ class Driver {
   static onnx::TypeProto type_of_value(const ShapeValue& v);  // dtype and the value's (concrete) dims
   std::string symbol_for(const SymExpr& e);            // dim_param text of an expression, remembered in syms_
 
-  // shape_driver_control_flow.cpp. Each fills `outs` (types) and `values` for the node's outputs; false = not handled.
+  // shape_inference_control_flow.cpp. Each fills `outs` (types) and `values` for the node's outputs; false = not handled.
   bool run_control_flow(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
                         std::vector<onnx::TypeProto>& outs, std::vector<ValuePtr>& values);
   void run_if(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,
@@ -106,7 +106,7 @@ class Driver {
   std::unordered_map<std::string, onnx::TensorShapeProto> generated_;
   onnx::shape_inference::SymbolTableImpl symbols_;
   SymTable syms_;                         // dim_param texts rooflens wrote -> their expressions
-  // Each body's formal input types as the file declared them, kept before the driver overwrites them.
+  // Each body's formal input types as the file declared them, kept before the inference overwrites them.
   std::unordered_map<const onnx::GraphProto*, std::vector<onnx::TypeProto>> declared_inputs_;
   int silent_ = 0;                        // > 0 inside a branch not taken: failures there are not the model's
   int64_t budget_ = 0;                    // node visits left for re-running bodies (fixed points, trip counts)

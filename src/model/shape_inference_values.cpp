@@ -1,4 +1,4 @@
-// The shape driver's side of the evaluator: values into the driver (initializers, Constant nodes, --value
+// The shape inference's side of the evaluator: values into the inference (initializers, Constant nodes, --value
 // inputs), evaluation of each node, and values out again — as TensorProtos for libonnx's inference functions
 // (Reshape, Expand, Resize, Pad ... read their shape inputs from there) and as dims of the node's outputs.
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "core/errors.h"
 #include "model/proto_convert.h"
-#include "model/shape_driver.h"
+#include "model/shape_inference.h"
 
 namespace rooflens {
 namespace {
@@ -120,13 +120,13 @@ std::optional<ShapeValue> value_of_tensor(const onnx::TensorProto& t) {
   return v;
 }
 
-void Driver::seed_initializer(const onnx::TensorProto& t, Scope& scope) {
+void ShapeInference::seed_initializer(const onnx::TensorProto& t, Scope& scope) {
   const bool inline_data = t.has_raw_data() || typed_count(t) > 0 || t.string_data_size() > 0;
   if (inline_data && t.data_location() != onnx::TensorProto::EXTERNAL) scope.data[t.name()] = &t;
   if (auto v = value_of_tensor(t)) scope.values[t.name()] = std::make_shared<const ShapeValue>(std::move(*v));
 }
 
-void Driver::seed_input_value(const std::string& name, const std::vector<double>& given, const onnx::TypeProto& type,
+void ShapeInference::seed_input_value(const std::string& name, const std::vector<double>& given, const onnx::TypeProto& type,
                               Scope& scope) {
   const TensorInfo info = tensor_info_of(type);
   if (!info.fully_known() || info.elements() != static_cast<int64_t>(given.size())) return;  // checked by the overrides
@@ -138,7 +138,7 @@ void Driver::seed_input_value(const std::string& name, const std::vector<double>
   if (auto t = tensor_of_value(*scope.values[name])) scope.data[name] = keep(std::move(*t));
 }
 
-onnx::TypeProto Driver::type_of_value(const ShapeValue& v) {
+onnx::TypeProto ShapeInference::type_of_value(const ShapeValue& v) {
   onnx::TypeProto tp;
   auto* tt = tp.mutable_tensor_type();
   tt->set_elem_type(static_cast<int32_t>(v.dtype));
@@ -147,13 +147,13 @@ onnx::TypeProto Driver::type_of_value(const ShapeValue& v) {
   return tp;
 }
 
-std::string Driver::symbol_for(const SymExpr& e) {
+std::string ShapeInference::symbol_for(const SymExpr& e) {
   std::string text = e.to_string();
   syms_.emplace(text, e);
   return text;
 }
 
-void Driver::publish(const std::string& name, const ValuePtr& v, Scope& scope, bool to_data) {
+void ShapeInference::publish(const std::string& name, const ValuePtr& v, Scope& scope, bool to_data) {
   scope.values[name] = v;
   if (!to_data) return;
   scope.data.erase(name);
@@ -173,7 +173,7 @@ void Driver::publish(const std::string& name, const ValuePtr& v, Scope& scope, b
   generated_[name] = sp;
 }
 
-std::vector<ValuePtr> Driver::evaluate(const onnx::NodeProto& n, const Node& node, const Scope& scope,
+std::vector<ValuePtr> ShapeInference::evaluate(const onnx::NodeProto& n, const Node& node, const Scope& scope,
                                        const std::vector<onnx::TypeProto>& outs) {
   std::vector<ValuePtr> result(n.output_size());
   const EvalFn* fn = values_registry_.find(node.domain, node.op);

@@ -1,4 +1,4 @@
-#include "suite/suite_driver.h"
+#include "suite/scheduler.h"
 
 #include <algorithm>
 #include <memory>
@@ -11,9 +11,9 @@
 namespace rooflens::suite {
 
 // One thread's live runners (one per configuration) and scratch directory.
-class SuiteDriver::Worker {
+class SuiteScheduler::Worker {
  public:
-  explicit Worker(SuiteDriver& d) : d_(d), runners_(d.configs_.size()), work_("rooflens-bench") {}
+  explicit Worker(SuiteScheduler& d) : d_(d), runners_(d.configs_.size()), work_("rooflens-bench") {}
   ~Worker() {
     for (auto& s : runners_)
       if (s) d_.release(s.get());
@@ -63,18 +63,18 @@ class SuiteDriver::Worker {
   }
 
  private:
-  SuiteDriver& d_;
+  SuiteScheduler& d_;
   std::vector<std::unique_ptr<LiveRunner>> runners_;
   TempDir work_;
 };
 
-SuiteDriver::SuiteDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
+SuiteScheduler::SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
                          std::function<void(const BenchEntry&, int64_t)> record,
                          std::function<void(const BenchProgress&)> progress)
     : models_(models), configs_(std::move(configs)), plan_(std::move(plan)), record_(std::move(record)),
       progress_(std::move(progress)) {}
 
-size_t SuiteDriver::pending(const EntryProgressMap& earlier) const {
+size_t SuiteScheduler::pending(const EntryProgressMap& earlier) const {
   size_t n = 0;
   for (const auto& m : models_)
     for (const auto& c : configs_) {
@@ -85,14 +85,14 @@ size_t SuiteDriver::pending(const EntryProgressMap& earlier) const {
   return n;
 }
 
-void SuiteDriver::run(const EntryProgressMap& earlier) {
+void SuiteScheduler::run(const EntryProgressMap& earlier) {
   state_ = earlier;
   counts_ = BenchProgress{};
   counts_.total = pending(earlier);
   if (progress_) progress_(counts_);
   // Rounds follow each other (a model's round R needs its round R - 1), so repeated timing runs on one worker;
   // timing already does (SuitePlan::runners), --repeat being for benchmark modes only.
-  const size_t workers = rounds() > 1 ? 1 : static_cast<size_t>(plan_.runners());
+  const size_t workers = rounds() > 1 ? 1 : static_cast<size_t>(plan_.workers());
   const size_t threads = std::min<size_t>(workers, std::max<size_t>(models_.size(), 1));
   std::vector<std::thread> pool;
   for (size_t i = 1; i < threads; ++i) pool.emplace_back([this] { work(); });
@@ -101,7 +101,7 @@ void SuiteDriver::run(const EntryProgressMap& earlier) {
   if (error_) std::rethrow_exception(error_);
 }
 
-void SuiteDriver::work() {
+void SuiteScheduler::work() {
   try {
     Worker w(*this);
     const size_t total = models_.size() * static_cast<size_t>(rounds());
@@ -120,7 +120,7 @@ void SuiteDriver::work() {
   }
 }
 
-EntryProgress SuiteDriver::state_of(const EntryKey& key) {
+EntryProgress SuiteScheduler::state_of(const EntryKey& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = state_.find(key);
   return it == state_.end() ? EntryProgress{} : it->second;
@@ -138,7 +138,7 @@ size_t& count_of(BenchProgress& p, const std::string& status) {
 
 }  // namespace
 
-void SuiteDriver::finished_entry(const BenchEntry& e, int64_t round) {
+void SuiteScheduler::finished_entry(const BenchEntry& e, int64_t round) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped()) return;
   record_(e, round);
@@ -161,19 +161,19 @@ void SuiteDriver::finished_entry(const BenchEntry& e, int64_t round) {
   if (progress_) progress_(counts_);
 }
 
-void SuiteDriver::stop() {
+void SuiteScheduler::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
   for (LiveRunner* s : live_) s->abort();
 }
 
-void SuiteDriver::adopt(LiveRunner* s) {
+void SuiteScheduler::adopt(LiveRunner* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.push_back(s);
   if (stopped_) s->abort();
 }
 
-void SuiteDriver::release(LiveRunner* s) {
+void SuiteScheduler::release(LiveRunner* s) {
   std::lock_guard<std::mutex> lock(mu_);
   live_.erase(std::remove(live_.begin(), live_.end(), s), live_.end());
 }

@@ -1,4 +1,4 @@
-#include "capacity/driver.h"
+#include "capacity/run_configuration.h"
 
 #include <algorithm>
 #include <map>
@@ -34,7 +34,7 @@ constexpr double kPeakSeedShare = 0.8;
 // Everything one configuration's runs share.
 class ConfigRun {
  public:
-  ConfigRun(const CapacityConfig& c, const DriverContext& ctx) : c_(c), ctx_(ctx), s_(*ctx.settings) {
+  ConfigRun(const CapacityConfig& c, const CapacityContext& ctx) : c_(c), ctx_(ctx), s_(*ctx.settings) {
     out_.run.config = c;
     spq_ = samples_per_query(s_, c);
     judging_ = {s_.slo_ms, s_.percentile, s_.confidence, c.instances, 0.10};
@@ -300,7 +300,7 @@ class ConfigRun {
   }
 
   const CapacityConfig& c_;
-  const DriverContext& ctx_;
+  const CapacityContext& ctx_;
   const Resolved& s_;
   int64_t spq_ = 1;
   Judging judging_;
@@ -318,7 +318,7 @@ class ConfigRun {
 
 }  // namespace
 
-ConfigOutcome run_configuration(const CapacityConfig& config, const DriverContext& ctx) {
+ConfigOutcome run_configuration(const CapacityConfig& config, const CapacityContext& ctx) {
   return ConfigRun(config, ctx).go();
 }
 

@@ -29,7 +29,7 @@ onnx::TensorProto* add_int64_initializer(onnx::GraphProto* g, const std::string&
 
 }  // namespace
 
-TEST(ShapeDriver, ReduceMeanOpset18TakesAxesFromItsInput) {
+TEST(ShapeInference, ReduceMeanOpset18TakesAxesFromItsInput) {
   // Under the opset-13 rule (axes attribute) libonnx would reduce every axis: [1,1,1]. Opset 18 reads input 1.
   auto m = empty_model(18);
   auto* g = m.mutable_graph();
@@ -45,7 +45,7 @@ TEST(ShapeDriver, ReduceMeanOpset18TakesAxesFromItsInput) {
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "2x4");
 }
 
-TEST(ShapeDriver, ShapeGatherConcatReshapeChainResolvesFromValues) {
+TEST(ShapeInference, ShapeGatherConcatReshapeChainResolvesFromValues) {
   // y = Reshape(x, Concat(Gather(Shape(x), 0), [-1])) : [batch, 3, 4] -> [batch, 12]
   auto m = empty_model(17);
   auto* g = m.mutable_graph();
@@ -67,7 +67,7 @@ TEST(ShapeDriver, ShapeGatherConcatReshapeChainResolvesFromValues) {
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "6x12");
 }
 
-TEST(ShapeDriver, ContribFusedConvResolvesAndIsCosted) {
+TEST(ShapeInference, ContribFusedConvResolvesAndIsCosted) {
   auto m = empty_model(17);
   auto* ms = m.add_opset_import();
   ms->set_domain("com.microsoft");
@@ -90,7 +90,7 @@ TEST(ShapeDriver, ContribFusedConvResolvesAndIsCosted) {
   EXPECT_EQ(a.totals.unresolved_nodes, 0);
 }
 
-TEST(ShapeDriver, LoopBodyNodesAreAnalysedAndLabelled) {
+TEST(ShapeInference, LoopBodyNodesAreAnalysedAndLabelled) {
   auto m = empty_model(17);
   auto* g = m.mutable_graph();
   add_value(g->mutable_input(), "trip", {}, {}, onnx::TensorProto::INT64);
@@ -123,7 +123,7 @@ TEST(ShapeDriver, LoopBodyNodesAreAnalysedAndLabelled) {
   EXPECT_EQ(a.nodes[2].output_shapes[0], (std::vector<int64_t>{4}));
 }
 
-TEST(ShapeDriver, ZeroStrideIsRefusedBeforeLibonnxDividesByIt) {
+TEST(ShapeInference, ZeroStrideIsRefusedBeforeLibonnxDividesByIt) {
   // Regression for a fuzzer finding: libonnx 1.12's pool inference raised SIGFPE on strides [2, 0].
   auto m = empty_model(9);
   auto* g = m.mutable_graph();

@@ -1,4 +1,4 @@
-// Control flow in the shape driver: If, Loop and Scan are resolved here rather than by libonnx, because only
+// Control flow in the shape inference: If, Loop and Scan are resolved here rather than by libonnx, because only
 // here are the values known. An If whose condition is computable takes its branch (the other is walked silently
 // and marked not taken); with an unknown condition both are walked and their outputs merged. Loop and Scan bodies
 // see the outer scope; loop-carried types are iterated to a fixed point; trip counts come from M, from Scan's
@@ -7,7 +7,7 @@
 
 #include "core/errors.h"
 #include "model/proto_convert.h"
-#include "model/shape_driver.h"
+#include "model/shape_inference.h"
 
 namespace rooflens {
 namespace {
@@ -110,7 +110,7 @@ struct Silence {
 
 }  // namespace
 
-bool Driver::run_control_flow(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
+bool ShapeInference::run_control_flow(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
                               std::vector<onnx::TypeProto>& outs, std::vector<ValuePtr>& values) {
   if (node.op == "If") run_if(n, scope, depth, outs, values);
   else if (node.op == "Loop") run_loop(n, scope, depth, outs, values);
@@ -119,7 +119,7 @@ bool Driver::run_control_flow(onnx::NodeProto& n, const Node& node, Scope& scope
   return true;
 }
 
-void Driver::set_body_inputs(onnx::GraphProto& body, const std::vector<onnx::TypeProto>& types) {
+void ShapeInference::set_body_inputs(onnx::GraphProto& body, const std::vector<onnx::TypeProto>& types) {
   auto& declared = declared_inputs_[&body];
   if (declared.empty())
     for (const auto& in : body.input()) declared.push_back(in.type());
@@ -131,7 +131,7 @@ void Driver::set_body_inputs(onnx::GraphProto& body, const std::vector<onnx::Typ
   }
 }
 
-void Driver::run_if(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,
+void ShapeInference::run_if(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,
                     std::vector<ValuePtr>& values) {
   onnx::GraphProto* then_g = body_attr(n, "then_branch");
   onnx::GraphProto* else_g = body_attr(n, "else_branch");
@@ -168,7 +168,7 @@ void Driver::run_if(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onn
 // Runs `body` until its carried types (body inputs `first` .. `first + carried`, fed back from body outputs
 // `first_out` ..) stop changing: each round widens a changed type to what both rounds agree on. Returns the last
 // round's outputs; `inputs` holds the body input types the fixed point settled on.
-GraphOutputs Driver::body_fixed_point(onnx::GraphProto& body, std::vector<onnx::TypeProto>& inputs, size_t first,
+GraphOutputs ShapeInference::body_fixed_point(onnx::GraphProto& body, std::vector<onnx::TypeProto>& inputs, size_t first,
                                       size_t carried, size_t first_out, const Scope& scope, int depth) {
   GraphOutputs r;
   for (int round = 0;; ++round) {
@@ -186,7 +186,7 @@ GraphOutputs Driver::body_fixed_point(onnx::GraphProto& body, std::vector<onnx::
   }
 }
 
-void Driver::run_loop(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,
+void ShapeInference::run_loop(onnx::NodeProto& n, Scope& scope, int depth, std::vector<onnx::TypeProto>& outs,
                       std::vector<ValuePtr>& values) {
   onnx::GraphProto* body = body_attr(n, "body");
   if (!body) throw std::runtime_error("Loop needs a body");
@@ -218,9 +218,9 @@ void Driver::run_loop(onnx::NodeProto& n, Scope& scope, int depth, std::vector<o
 }
 
 // Trip count of a Loop: M when the condition is absent, else the body's condition simulated on values (bounded
-// by M, kMaxSimulatedTrips and the driver's budget). `finals` receives the carried values after the last trip
+// by M, kMaxSimulatedTrips and the inference's budget). `finals` receives the carried values after the last trip
 // when the simulation ran to the end. -1 when unknown.
-int64_t Driver::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& scope, std::vector<ValuePtr>& finals) {
+int64_t ShapeInference::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& scope, std::vector<ValuePtr>& finals) {
   auto value_of = [&](int i) -> ValuePtr {
     if (i >= n.input_size() || n.input(i).empty()) return nullptr;
     auto it = scope.values.find(n.input(i));
@@ -299,7 +299,7 @@ int64_t Driver::loop_trips(onnx::NodeProto& n, onnx::GraphProto& body, Scope& sc
   return trips;  // the loop above ends by this break only when M is given
 }
 
-void Driver::run_scan(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
+void ShapeInference::run_scan(onnx::NodeProto& n, const Node& node, Scope& scope, int depth,
                       std::vector<onnx::TypeProto>& outs, std::vector<ValuePtr>& values) {
   onnx::GraphProto* body = body_attr(n, "body");
   if (!body) throw std::runtime_error("Scan needs a body");

@@ -38,9 +38,9 @@ struct BenchProgress {
 
 using FinishedKeys = std::set<std::pair<std::string, std::string>>;  // (model, config)
 
-class SuiteDriver {
+class SuiteScheduler {
  public:
-  SuiteDriver(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
+  SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
               std::function<void(const BenchEntry&, int64_t round)> record,
               std::function<void(const BenchProgress&)> progress);
 

@@ -20,7 +20,7 @@
 
 namespace rooflens::capacity {
 
-struct DriverContext {
+struct CapacityContext {
   const Resolved* settings = nullptr;
   const ServedModel* served = nullptr;
   Backend* backend = nullptr;
@@ -42,7 +42,7 @@ struct ConfigOutcome {
 };
 
 // The scenarios a configuration runs: the one asked for, or with --search Offline and (given --slo) the Server peak.
-ConfigOutcome run_configuration(const CapacityConfig& config, const DriverContext& ctx);
+ConfigOutcome run_configuration(const CapacityConfig& config, const CapacityContext& ctx);
 
 // The records' runtime calls of the last `seconds` before the run's end, per instance (the HTML timeline).
 std::vector<TimelineEntry> timeline_of(const RunRecords& r, double seconds);
