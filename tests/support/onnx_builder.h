@@ -8,7 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "model/loader.h"
+
 namespace rooflens::testing {
+
+// `m` loaded as rooflens loads a file (from the bytes it would read), at `overrides`.
+inline Model load_built(const onnx::ModelProto& m, const ShapeOverrides& overrides = {}) {
+  const std::string bytes = m.SerializeAsString();
+  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", overrides);
+}
 
 inline onnx::ModelProto empty_model(int64_t opset = 17) {
   onnx::ModelProto m;

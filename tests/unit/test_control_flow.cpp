@@ -14,11 +14,6 @@ using namespace rooflens::testing;
 
 namespace {
 
-Model load(const onnx::ModelProto& m, const ShapeOverrides& o = {}) {
-  std::string bytes = m.SerializeAsString();
-  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", o);
-}
-
 Analysis analyse(const Model& m) { return analyze_model(m, CostRegistry::builtin()); }
 
 void set_int(onnx::NodeProto* n, const std::string& name, int64_t v) {
@@ -96,7 +91,7 @@ const NodeAnalysis& node(const Analysis& a, const std::string& name) {
 TEST(ControlFlow, ComputedConditionTakesItsBranchAndTheOtherCostsNothing) {
   ShapeOverrides o;
   o.values["sr"] = {16000};
-  Model m = load(sample_rate_model(), o);
+  Model m = load_built(sample_rate_model(), o);
   EXPECT_EQ(m.find_tensor(0, "y")->shape_string(), "1x8");  // the taken branch's shape, not a merge
   Analysis a = analyse(m);
   EXPECT_EQ(node(a, "mm16").macs, 64u);
@@ -114,7 +109,7 @@ TEST(ControlFlow, ComputedConditionTakesItsBranchAndTheOtherCostsNothing) {
   EXPECT_EQ(a.subgraphs[1].execution, NodeExecution::NotTaken);
 
   o.values["sr"] = {8000};
-  Model m8 = load(sample_rate_model(), o);
+  Model m8 = load_built(sample_rate_model(), o);
   EXPECT_EQ(m8.find_tensor(0, "y")->shape_string(), "2x2");
   Analysis a8 = analyse(m8);
   EXPECT_EQ(a8.totals.macs, 2u * 4 * 2);
@@ -122,7 +117,7 @@ TEST(ControlFlow, ComputedConditionTakesItsBranchAndTheOtherCostsNothing) {
 }
 
 TEST(ControlFlow, UnknownConditionAnalysesBothAndCountsTheCostlier) {
-  Model m = load(sample_rate_model());  // sr is not given: its value is unknown
+  Model m = load_built(sample_rate_model());  // sr is not given: its value is unknown
   Analysis a = analyse(m);
   EXPECT_EQ(node(a, "mm16").execution, NodeExecution::Run);         // 64 MACs
   EXPECT_EQ(node(a, "mm8").execution, NodeExecution::NotCounted);   // 16 MACs: shown, not counted
@@ -138,10 +133,10 @@ TEST(ControlFlow, UnknownConditionAnalysesBothAndCountsTheCostlier) {
 TEST(ControlFlow, ValueErrorsNameTheInput) {
   ShapeOverrides o;
   o.values["sr"] = {16000, 8000};
-  EXPECT_THROW(load(sample_rate_model(), o), UserError);
+  EXPECT_THROW(load_built(sample_rate_model(), o), UserError);
   ShapeOverrides bad;
   bad.values["rate"] = {16000};
-  EXPECT_THROW(load(sample_rate_model(), bad), UsageError);
+  EXPECT_THROW(load_built(sample_rate_model(), bad), UsageError);
   EXPECT_EQ(parse_value_override("axes=0,-1,2.5").second, (std::vector<double>{0, -1, 2.5}));
   EXPECT_THROW(parse_value_override("sr="), UsageError);
   EXPECT_THROW(parse_value_override("sr=16k"), UsageError);
@@ -168,7 +163,7 @@ TEST(ControlFlow, LoopBodyCostTimesTripsWithOuterScopeValues) {
   add_node(body, "Reshape", {"p", "target"}, {"a_out"}, "back");
   add_value(body->mutable_output(), "c_out", {});
   add_value(body->mutable_output(), "a_out", {});
-  Model model = load(m);
+  Model model = load_built(m);
   ASSERT_EQ(model.graphs.size(), 2u);
   EXPECT_EQ(model.graphs[1].trips, 5);
   EXPECT_EQ(model.find_tensor(1, "a_out")->shape_string(), "1x4");
@@ -208,7 +203,7 @@ TEST(ControlFlow, LoopTripsFromASimulatedConditionAndCarriedValues) {
   add_node(g, "Unsqueeze", {"n", "zero"}, {"n1"}, "as_list");
   add_int_constant(g, "zero", {0});
   add_node(g, "ConstantOfShape", {"n1"}, {"y"}, "fill");
-  Model model = load(m);
+  Model model = load_built(m);
   EXPECT_EQ(model.graphs[1].trips, 7);
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "128");
 }
@@ -230,7 +225,7 @@ TEST(ControlFlow, LoopCarriedShapesReachAFixedPointAndUnknownTripsAreSaid) {
   set_int(cat, "axis", 0);
   add_value(body->mutable_output(), "c_out", {});
   add_value(body->mutable_output(), "a_out", {});
-  Model model = load(m);
+  Model model = load_built(m);
   const TensorInfo* x = model.find_tensor(0, "x");
   ASSERT_TRUE(x && x->has_rank);
   EXPECT_EQ(x->dims.size(), 1u);
@@ -261,7 +256,7 @@ TEST(ControlFlow, ScanRunsItsBodyOncePerSliceAndStacksOutputs) {
   add_node(body, "MatMul", {"r", "w"}, {"y"}, "project");
   add_value(body->mutable_output(), "state_out", {});
   add_value(body->mutable_output(), "y", {});
-  Model model = load(m);
+  Model model = load_built(m);
   EXPECT_EQ(model.graphs[1].trips, 6);
   EXPECT_EQ(model.find_tensor(0, "ys")->shape_string(), "6x3");
   EXPECT_EQ(model.find_tensor(0, "s")->shape_string(), "4");
@@ -278,15 +273,15 @@ TEST(InputSymbols, TheBatchDefaultReachesEveryInputThatNamesTheSymbol) {
   add_value(g->mutable_input(), "h", {2, -1, 64}, {"", "batch", ""});
   add_value(g->mutable_output(), "y", {});
   add_node(g, "Identity", {"h"}, {"y"}, "pass");
-  Model d = load(m);
+  Model d = load_built(m);
   EXPECT_EQ(d.find_tensor(0, "h")->shape_string(), "2x1x64");
   EXPECT_EQ(d.input_symbols.at("batch"), 1);
   ShapeOverrides o;
   o.batch = 4;
-  EXPECT_EQ(load(m, o).find_tensor(0, "h")->shape_string(), "2x4x64");
+  EXPECT_EQ(load_built(m, o).find_tensor(0, "h")->shape_string(), "2x4x64");
   ShapeOverrides s;
   s.shapes["input"] = {3, 64};  // --shape binds the symbol it replaces too
-  EXPECT_EQ(load(m, s).find_tensor(0, "h")->shape_string(), "2x3x64");
+  EXPECT_EQ(load_built(m, s).find_tensor(0, "h")->shape_string(), "2x3x64");
 }
 
 TEST(ConstantWeights, CountAsParametersAndWeightsButSingleElementOperandsDoNot) {
@@ -298,7 +293,7 @@ TEST(ConstantWeights, CountAsParametersAndWeightsButSingleElementOperandsDoNot) 
   add_float_constant(g, "six", {});
   add_node(g, "MatMul", {"x", "w"}, {"y"}, "mm");
   add_node(g, "Mul", {"y", "six"}, {"z"}, "scale");
-  Model model = load(m);
+  Model model = load_built(m);
   ModelInfo info = summarize_model(model);
   EXPECT_EQ(info.initializers, 0);
   EXPECT_EQ(info.constant_tensors, 1);

@@ -108,11 +108,6 @@ TEST(Liveness, AnAliasSharesItsInputsBufferAndKeepsItAliveAsLongAsEitherIsRead) 
 
 namespace {
 
-Model load(const onnx::ModelProto& m, const ShapeOverrides& o = {}) {
-  std::string bytes = m.SerializeAsString();
-  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", o);
-}
-
 onnx::GraphProto* add_body(onnx::NodeProto* n, const std::string& attr, const std::string& name) {
   auto* a = n->add_attribute();
   a->set_name(attr);
@@ -146,7 +141,7 @@ onnx::ModelProto branch_model(bool with_condition_input) {
 }
 
 ModelInfo analysed(const onnx::ModelProto& proto, const ShapeOverrides& o = {}) {
-  Model m = load(proto, o);
+  Model m = load_built(proto, o);
   ModelInfo info = summarize_model(m);
   info.analysis = analyze_model(m, CostRegistry::builtin());
   info.memory = predict_model_memory(m, info.analysis);
@@ -619,7 +614,7 @@ TEST(ModelMemory, AModelWithoutNodesHasItsWeightsAndNoPrediction) {
   add_value(g->mutable_input(), "x", {2, 8});
   add_value(g->mutable_output(), "x", {2, 8});
   add_float_initializer(g, "stale", {100});
-  Model m = load(proto);
+  Model m = load_built(proto);
   const ModelMemory mm = predict_model_memory(m, analyze_model(m, CostRegistry::builtin()));
   EXPECT_EQ(mm.weights.bytes, 400u);
   EXPECT_EQ(mm.weights.unused_bytes, 400u);

@@ -1,4 +1,4 @@
-// The shape driver end to end on hand-made graphs: rooflens' own shape functions take precedence where
+// Shape inference end to end on hand-made graphs: rooflens' own shape functions take precedence where
 // libonnx 1.12 would apply an outdated rule, values flow through shape arithmetic, and control-flow bodies are
 // analysed and labelled.
 #include <gtest/gtest.h>
@@ -12,11 +12,6 @@ using namespace rooflens;
 using namespace rooflens::testing;
 
 namespace {
-
-Model load(const onnx::ModelProto& m, const ShapeOverrides& o = {}) {
-  std::string bytes = m.SerializeAsString();
-  return load_model_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "t.onnx", "", o);
-}
 
 onnx::TensorProto* add_int64_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> v) {
   auto* t = g->add_initializer();
@@ -41,7 +36,7 @@ TEST(ShapeInference, ReduceMeanOpset18TakesAxesFromItsInput) {
   keep->set_name("keepdims");
   keep->set_type(onnx::AttributeProto::INT);
   keep->set_i(0);
-  Model model = load(m);
+  Model model = load_built(m);
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "2x4");
 }
 
@@ -63,7 +58,7 @@ TEST(ShapeInference, ShapeGatherConcatReshapeChainResolvesFromValues) {
   add_node(g, "Reshape", {"x", "target"}, {"y"}, "reshape");
   ShapeOverrides o;
   o.batch = 6;
-  Model model = load(m, o);
+  Model model = load_built(m, o);
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "6x12");
 }
 
@@ -82,7 +77,7 @@ TEST(ShapeInference, ContribFusedConvResolvesAndIsCosted) {
   pads->set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i) pads->add_ints(1);
   add_node(g, "Relu", {"y"}, {"z"}, "relu");  // a default-domain op downstream of the contrib op
-  Model model = load(m);
+  Model model = load_built(m);
   EXPECT_EQ(model.find_tensor(0, "y")->shape_string(), "1x4x16x16");
   EXPECT_EQ(model.find_tensor(0, "z")->shape_string(), "1x4x16x16");
   Analysis a = analyze_model(model, CostRegistry::builtin());
@@ -111,7 +106,7 @@ TEST(ShapeInference, LoopBodyNodesAreAnalysedAndLabelled) {
   add_value(body->mutable_output(), "a_out", {4});
   add_node(body, "Identity", {"c_in"}, {"c_out"}, "keep_going");
   add_node(body, "Add", {"a_in", "step"}, {"a_out"}, "accumulate");  // reads an outer-scope initializer
-  Model model = load(m);
+  Model model = load_built(m);
   ASSERT_EQ(model.graphs.size(), 2u);
   EXPECT_EQ(model.graphs[1].path, "main/loop:body");
   Analysis a = analyze_model(model, CostRegistry::builtin());
@@ -137,7 +132,7 @@ TEST(ShapeInference, ZeroStrideIsRefusedBeforeLibonnxDividesByIt) {
     a->set_type(onnx::AttributeProto::INTS);
     for (auto v : values) a->add_ints(v);
   }
-  Model model = load(m);
+  Model model = load_built(m);
   EXPECT_EQ(model.find_tensor(0, "y")->dims.size(), 0u) << "only the declared (empty) shape, nothing inferred";
   bool noted = false;
   for (const auto& note : model.notes) noted |= note.find("'strides' must be positive") != std::string::npos;
