@@ -16,6 +16,7 @@ RUN_PKGS=(
   libhwloc-dev
   libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
   libsqlite3-dev                      # the embedded results database (rooflens history)
+  zlib1g-dev                          # gzipped PyTorch profiler traces (rooflens import kineto)
   libpq-dev                           # the shared results database (PostgreSQL client)
 )
 TEST_PKGS=(
