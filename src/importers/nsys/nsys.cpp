@@ -176,7 +176,9 @@ class NsysImporter : public Importer {
     GpuRun run = fill_gpu_measurement(m, std::move(gpu), ranges.empty() ? 1 : ranges.size(), wall, Repeats::summed);
     m.device_name = busiest_gpu(acts, nsys::gpu_names(db), m);
     if (ranges.empty())
-      m.warnings.push_back("the whole capture is one iteration (no NVTX iteration ranges): its time is the GPU's span");
+      m.warnings.push_back("the whole capture is one iteration (" +
+                           std::string(mode == "capture" ? "--option iterations=capture" : "no NVTX ranges around its launches") +
+                           "): its time is the GPU's span");
     if (outside > 0)
       m.warnings.push_back(std::to_string(outside) + " GPU activities (" + fmt::format("{:.3f}", outside_ms) +
                            " ms) were launched outside the NVTX iteration ranges and are left out (--option "
