@@ -120,6 +120,43 @@ KernelRecord record_of(const GpuEvent& g, const std::string& op) {
   return k;
 }
 
+// Every GPU activity with its op and iteration; those launched outside every step are counted, not kept.
+struct Placed {
+  std::vector<GpuActivity> acts;
+  Links links;
+  size_t outside = 0;
+  double outside_ms = 0;
+};
+
+Placed place_activities(const Trace& t) {
+  Placed p;
+  p.links = link_launches(t);
+  std::vector<size_t> op_of_launch = launching_ops(t);
+  // Timestamps are µs since the epoch (~1.7e15): taken from the first one before they become ms, or a double's
+  // 53 bits would round durations of a few µs.
+  double t0 = std::min_element(t.gpu.begin(), t.gpu.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; })->ts_us;
+  for (size_t i = 0; i < t.gpu.size(); ++i) {
+    const GpuEvent& g = t.gpu[i];
+    size_t li = p.links.launch[i];
+    const HostEvent* launch = li == std::string::npos ? nullptr : &t.launches[li];
+    size_t oi = launch ? op_of_launch[li] : std::string::npos;
+    std::string op = oi != std::string::npos ? t.ops[oi].name : launch ? launch->name : "";
+    size_t iteration = t.steps.empty() ? 0 : step_at(t.steps, launch ? launch->ts_us : g.ts_us);
+    if (iteration == std::string::npos) {
+      ++p.outside, p.outside_ms += g.dur_us / 1000.0;
+      continue;
+    }
+    GpuActivity a;
+    a.record = record_of(g, op);
+    a.key = a.record.device + '\x1f' + op + '\x1f' + g.name;
+    a.start_ms = (g.ts_us - t0) / 1000.0;
+    a.end_ms = a.start_ms + g.dur_us / 1000.0;
+    a.iteration = iteration;
+    p.acts.push_back(std::move(a));
+  }
+  return p;
+}
+
 [[noreturn]] void no_gpu_activity(const InputFile& f, const Trace& t) {
   if (!t.ops.empty())
     throw UserError(f.path + ": a CPU-only PyTorch profile (" + std::to_string(t.ops.size()) +
@@ -168,33 +205,8 @@ class KinetoImporter : public Importer {
     Trace t = kineto::read_trace(parse_json(src), Where{f.path, ""});
     if (t.gpu.empty()) no_gpu_activity(f, t);
 
-    Links links = link_launches(t);
-    std::vector<size_t> op_of_launch = launching_ops(t);
-    // Timestamps are µs since the epoch (~1.7e15): taken from the first one before they become ms, or a double's
-    // 53 bits would round durations of a few µs.
-    double t0 = std::min_element(t.gpu.begin(), t.gpu.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; })->ts_us;
-    std::vector<GpuActivity> acts;
-    size_t outside = 0;
-    double outside_ms = 0;
-    for (size_t i = 0; i < t.gpu.size(); ++i) {
-      const GpuEvent& g = t.gpu[i];
-      size_t li = links.launch[i];
-      const HostEvent* launch = li == std::string::npos ? nullptr : &t.launches[li];
-      size_t oi = launch ? op_of_launch[li] : std::string::npos;
-      std::string op = oi != std::string::npos ? t.ops[oi].name : launch ? launch->name : "";
-      size_t iteration = t.steps.empty() ? 0 : step_at(t.steps, launch ? launch->ts_us : g.ts_us);
-      if (iteration == std::string::npos) {
-        ++outside, outside_ms += g.dur_us / 1000.0;
-        continue;
-      }
-      GpuActivity a;
-      a.record = record_of(g, op);
-      a.key = a.record.device + '\x1f' + op + '\x1f' + g.name;
-      a.start_ms = (g.ts_us - t0) / 1000.0;
-      a.end_ms = a.start_ms + g.dur_us / 1000.0;
-      a.iteration = iteration;
-      acts.push_back(std::move(a));
-    }
+    Placed p = place_activities(t);
+    std::vector<GpuActivity>& acts = p.acts;
     if (acts.empty())
       throw UserError(f.path + ": no GPU activity was launched inside a ProfilerStep annotation (" +
                       std::to_string(t.gpu.size()) + " outside them)");
@@ -207,29 +219,29 @@ class KinetoImporter : public Importer {
     size_t counted = acts.size();
     GpuRun run = fill_gpu_measurement(m, std::move(acts), iterations, wall, Repeats::apart);
     m.device_name = device_name_of(t, m);
-    warn(m, t, links, run, outside, outside_ms);
+    warn(m, t, p, run);
     out.rules = &plain_mapping_rules();
     out.backend.name = "kineto";
     out.backend.runtime = "PyTorch profiler (Kineto trace" + std::string(t.schema.empty() ? "" : ", schema " + t.schema) + ")";
     if (!m.device_name.empty()) out.backend.options["device"] = m.device_name;
     out.read.push_back(f.path + ": Kineto trace, " + std::to_string(counted) + " GPU activities in " +
                        std::to_string(run.iterations) + (t.steps.empty() ? " iteration (no ProfilerStep)" : " ProfilerStep(s)") +
-                       ", " + std::to_string(m.kernels.size()) + " records; " + std::to_string(links.by_flow) +
+                       ", " + std::to_string(m.kernels.size()) + " records; " + std::to_string(p.links.by_flow) +
                        " tied to their launch by flow events alone" +
                        (m.device_name.empty() ? "" : "; device " + m.device_name));
     return out;
   }
 
  private:
-  static void warn(Measurement& m, const Trace& t, const Links& links, const GpuRun& run, size_t outside, double outside_ms) {
+  static void warn(Measurement& m, const Trace& t, const Placed& p, const GpuRun& run) {
     if (t.steps.empty())
       m.warnings.push_back("no ProfilerStep annotations: the whole trace is one iteration, its time the GPU's span "
                            "(profiling on)");
-    if (outside > 0)
-      m.warnings.push_back(std::to_string(outside) + " GPU activities (" + fmt::format("{:.3f}", outside_ms) +
+    if (p.outside > 0)
+      m.warnings.push_back(std::to_string(p.outside) + " GPU activities (" + fmt::format("{:.3f}", p.outside_ms) +
                            " ms) were launched outside every ProfilerStep and are left out");
-    if (links.unlinked > 0)
-      m.warnings.push_back(std::to_string(links.unlinked) + " GPU activities name no launch (no correlation, no flow "
+    if (p.links.unlinked > 0)
+      m.warnings.push_back(std::to_string(p.links.unlinked) + " GPU activities name no launch (no correlation, no flow "
                            "event): they are under no cpu_op");
     if (run.overlapped_iterations > 0)
       m.warnings.push_back("GPU activities overlapped (several streams) in " + std::to_string(run.overlapped_iterations) +

@@ -105,6 +105,35 @@ KernelRecord record_of(const Activity& a) {
   return k;
 }
 
+// Each activity in the range its launch started in; those outside every range are counted, not kept.
+struct Placed {
+  std::vector<GpuActivity> acts;
+  size_t outside = 0;
+  double outside_ms = 0;
+};
+
+Placed place_activities(const std::vector<Activity>& acts, const std::vector<int64_t>& launch,
+                        const std::vector<Range>& ranges) {
+  Placed p;
+  const int64_t t0 = acts.front().start;  // ns on the capture's clock: from its first activity, exact in a double
+  for (size_t i = 0; i < acts.size(); ++i) {
+    const Activity& a = acts[i];
+    size_t it = ranges.empty() ? 0 : range_at(ranges, launch[i]);
+    if (it == npos) {
+      ++p.outside, p.outside_ms += static_cast<double>(a.end - a.start) / 1e6;
+      continue;
+    }
+    GpuActivity g;
+    g.record = record_of(a);
+    g.key = g.record.device + '\x1f' + (a.kind == ActivityKind::kernel ? a.demangled : a.name);
+    g.start_ms = static_cast<double>(a.start - t0) / 1e6;
+    g.end_ms = static_cast<double>(a.end - t0) / 1e6;
+    g.iteration = it;
+    p.acts.push_back(std::move(g));
+  }
+  return p;
+}
+
 std::string busiest_gpu(const std::vector<Activity>& acts, const std::map<int64_t, std::string>& names, Measurement& m) {
   std::map<int64_t, double> busy;
   for (const auto& a : acts) busy[a.device] += static_cast<double>(a.end - a.start);
@@ -150,25 +179,8 @@ class NsysImporter : public Importer {
 
     Imported out;
     Measurement& m = out.measurement;
-    const int64_t t0 = acts.front().start;  // ns on the capture's clock: from its first activity, exact in a double
-    std::vector<GpuActivity> gpu;
-    size_t outside = 0;
-    double outside_ms = 0;
-    for (size_t i = 0; i < acts.size(); ++i) {
-      const Activity& a = acts[i];
-      size_t it = ranges.empty() ? 0 : range_at(ranges, launch[i]);
-      if (it == npos) {
-        ++outside, outside_ms += static_cast<double>(a.end - a.start) / 1e6;
-        continue;
-      }
-      GpuActivity g;
-      g.record = record_of(a);
-      g.key = g.record.device + '\x1f' + (a.kind == ActivityKind::kernel ? a.demangled : a.name);
-      g.start_ms = static_cast<double>(a.start - t0) / 1e6;
-      g.end_ms = static_cast<double>(a.end - t0) / 1e6;
-      g.iteration = it;
-      gpu.push_back(std::move(g));
-    }
+    Placed placed = place_activities(acts, launch, ranges);
+    std::vector<GpuActivity>& gpu = placed.acts;
     if (gpu.empty()) throw UserError(f.path + ": no GPU activity was launched inside the NVTX ranges named " + wanted + "...");
     std::vector<double> wall;
     for (const auto& r : ranges) wall.push_back(static_cast<double>(r.end - r.start) / 1e6);
@@ -179,8 +191,8 @@ class NsysImporter : public Importer {
       m.warnings.push_back("the whole capture is one iteration (" +
                            std::string(mode == "capture" ? "--option iterations=capture" : "no NVTX ranges around its launches") +
                            "): its time is the GPU's span");
-    if (outside > 0)
-      m.warnings.push_back(std::to_string(outside) + " GPU activities (" + fmt::format("{:.3f}", outside_ms) +
+    if (placed.outside > 0)
+      m.warnings.push_back(std::to_string(placed.outside) + " GPU activities (" + fmt::format("{:.3f}", placed.outside_ms) +
                            " ms) were launched outside the NVTX iteration ranges and are left out (--option "
                            "iterations=capture keeps them)");
     if (run.overlapped_iterations > 0)
