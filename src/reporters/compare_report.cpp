@@ -250,8 +250,16 @@ std::string layer_sections(const Comparison& c, const CompareView& v, const Styl
     if (!i.layers) continue;
     const LayerComparison& l = *i.layers;
     size_t top = v.top_layers;
+    // Layers that compute no ONNX node (an import without --model, aliases) are matched by their name instead.
+    const auto by_name = std::count_if(l.matched.begin(), l.matched.end(),
+                                       [](const LayerDelta& d) { return d.onnx_nodes.empty(); });
+    const std::string matched =
+        by_name == 0 ? " matched by ONNX nodes, "
+        : by_name == static_cast<std::ptrdiff_t>(l.matched.size())
+            ? " matched by name (they compute no ONNX node), "
+            : " matched (" + std::to_string(by_name) + " of them by name: they compute no ONNX node), ";
     out += s.heading("layers of " + s.name(i.model) + " " + s.name(i.config) + ": " +
-                     std::to_string(l.matched.size()) + " matched by ONNX nodes, " +
+                     std::to_string(l.matched.size()) + matched +
                      std::to_string(l.regrouped.size()) + " fused differently, " +
                      std::to_string(l.only_base.size()) + " only in BASE, " + std::to_string(l.only_new.size()) +
                      " only in NEW");

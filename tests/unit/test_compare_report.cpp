@@ -85,6 +85,22 @@ TEST(CompareReport, TableListsWorstFirstWithTheFigures) {
   EXPECT_EQ(compare_table(sample(), CompareView{0}).find("matched by ONNX nodes"), std::string::npos);
 }
 
+// Layers that compute no ONNX node (an import without --model) are matched by name: the heading says so.
+TEST(CompareReport, LayersWithoutNodesAreSaidToMatchByName) {
+  Comparison c = sample();
+  LayerComparison& l = *c.items[1].layers;
+  LayerDelta kernel = l.matched[0];
+  kernel.name = "gemv2T_kernel_val";
+  kernel.onnx_nodes.clear();
+  l.matched.push_back(kernel);
+  EXPECT_NE(compare_table(c, {}).find("2 matched (1 of them by name: they compute no ONNX node), 0 fused differently"),
+            std::string::npos)
+      << compare_table(c, {});
+  l.matched.erase(l.matched.begin());
+  EXPECT_NE(compare_table(c, {}).find("1 matched by name (they compute no ONNX node), 0 fused differently"),
+            std::string::npos);
+}
+
 TEST(CompareReport, MarkdownKeepsModelTextLiteral) {
   std::string md = compare_markdown(sample(), {});
   EXPECT_EQ(md.rfind("## rooflens compare", 0), 0u) << md;
