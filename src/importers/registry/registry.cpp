@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "importers/megengine/megengine.h"
+#include "importers/ncu/ncu.h"
 #include "importers/neural_engine/neural_engine.h"
 #include "importers/onnxruntime/ort_import.h"
 #include "importers/openvino/openvino.h"
@@ -18,6 +19,7 @@ const std::vector<const Importer*>& all_importers() {
       &megengine_importer(),
       &neural_engine_importer(),
       &openvino_importer(),
+      &ncu_importer(),
   };
   return list;
 }
@@ -57,7 +59,7 @@ const Importer& detect_importer(const std::vector<InputFile>& files) {
     }
     if (!best)
       throw UserError(f.path + ": no importer recognises this file (give the FORMAT: trtexec, onnxruntime, megengine, "
-                               "neural-engine or openvino)");
+                               "neural-engine, openvino or ncu)");
     if (chosen && chosen != best)
       throw UserError(f.path + " is a " + best->name() + " file but " + chosen_by + " is a " + chosen->name() +
                       " file: import one run of one tool at a time");
