@@ -15,6 +15,7 @@
 #include "importers/ncu/ncu_csv.h"
 #include "importers/registry/registry.h"
 #include "importers/support.h"
+#include "reporters/import_summary.h"
 #include "support/import_fixtures.h"
 
 namespace rooflens {
@@ -130,6 +131,14 @@ TEST(ImportNcu, RawPageKernelsTimesAndPeaks) {
   EXPECT_NEAR(roof_gbps(hw, "L2"), 1024 * 1.59042, 1e-9);
   EXPECT_NEAR(roof_gbps(hw, "L1"), 5120 * 1.59042, 1e-9);
   expect_under_peaks(r);
+  // The summary names each level, its layers, their bytes (1.79 + 1.61 + 8.20 + 1.21 + 1.61 MB) and the one
+  // nearest its roof (the SGEMM at DRAM: 86.0%).
+  Report rep;
+  rep.runs = {r.run};
+  const std::string summary = import_summary(rep);
+  EXPECT_NE(summary.find("  DRAM: 5 layer(s), 14.42MB; nearest its roof: volta_sgemm_128x64_nn 86.0% of DRAM peak x1"),
+            std::string::npos) << summary;
+  EXPECT_NE(summary.find("  L1: 5 layer(s)"), std::string::npos) << summary;
 }
 
 TEST(ImportNcu, RawPageRooflinePointsByHand) {
