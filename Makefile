@@ -7,7 +7,7 @@ VALUES_FUZZ_SECONDS ?= 20
 # Seconds per fuzz target for `make fuzz` (5 importers); `make test` sets shorter ones below, and
 # `make fuzz IMPORT_FUZZ_SECONDS=60` runs each importer for a minute.
 IMPORT_FUZZ_SECONDS ?= 12
-IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino ncu
+IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino kineto nsys ncu
 HISTORY_FUZZ_SECONDS ?= 20
 SCORE_FUZZ_SECONDS ?= 20
 OUT         ?= out
@@ -67,7 +67,7 @@ san-test: build-san
 TESTDATA ?= /usr/share/libonnx-testdata/data
 FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history fuzz-score
 FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
-.PHONY: $(FUZZ_RUNS)
+.PHONY: $(FUZZ_RUNS) libonnx-sweep
 # A libFuzzer target is one process on one core: the targets run $(JOBS) at a time, each for its own seconds, so the
 # pass takes half the wall time on 2 cores and fuzzes as long. Each target's output is printed whole when it ends.
 # (The fuzz-* targets expect the sanitizer build; `make fuzz` builds it first.)
@@ -84,6 +84,15 @@ fuzz-analyze:
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
 	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
+
+# Every libonnx schema version through the static path under the sanitizers (tests/fuzz/libonnx_sweep/: ~57,000
+# single-node models, ~10 minutes on 2 cores): run it after a libonnx upgrade; not part of `make test`.
+libonnx-sweep: build-san
+	@rm -rf $(SAN_BUILD)/libonnx-sweep && /usr/bin/python3 tests/fuzz/libonnx_sweep/make_models.py $(SAN_BUILD)/libonnx-sweep
+	@find $(SAN_BUILD)/libonnx-sweep -name '*.onnx' | sort | xargs -n 2000 -P $(JOBS) env $(FUZZ_ENV) \
+	  $(SAN_BUILD)/fuzz_analyze -timeout=10 -rss_limit_mb=2048 > $(SAN_BUILD)/libonnx-sweep.log 2>&1 || \
+	  { grep -B1 -A24 -m1 "ERROR:" $(SAN_BUILD)/libonnx-sweep.log; echo "libonnx-sweep: a model crashed the static path (the file is the last 'Running:' line above it in $(SAN_BUILD)/libonnx-sweep.log)"; exit 1; }
+	@echo "libonnx-sweep: every model ended in a model or an error"
 
 fuzz-reports:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus-reports

@@ -15,7 +15,8 @@ RUN_PKGS=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libhwloc-dev
   libpugixml-dev                      # OpenVINO executable graph XML (rooflens import openvino)
-  libsqlite3-dev                      # the embedded results database (rooflens history)
+  libsqlite3-dev                      # the embedded results database (rooflens history); nsys' SQLite exports
+  zlib1g-dev                          # gzipped PyTorch profiler traces (rooflens import kineto)
   libpq-dev                           # the shared results database (PostgreSQL client)
 )
 TEST_PKGS=(

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "model/libonnx_preconditions.h"
 #include "model/proto_convert.h"
 #include "model/shape_inference.h"
 
@@ -46,20 +47,6 @@ onnx::TypeProto tensor_type_of(const onnx::TensorProto& t) {
   auto* shape = tt->mutable_shape();
   for (auto d : t.dims()) shape->add_dim()->set_dim_value(d);
   return tp;
-}
-
-// libonnx 1.12's conv/pool/space-to-depth inference divides by these attributes without checking them
-// (found by our fuzzer: MaxPool with strides [2, 0] raised SIGFPE inside libonnx). A non-positive value is
-// invalid ONNX anyway, so the node is refused before libonnx sees it and stays unresolved with this note.
-void refuse_hazardous_attributes(const onnx::NodeProto& n) {
-  static constexpr const char* kMustBePositive[] = {"strides", "dilations", "kernel_shape", "blocksize", "group"};
-  for (const auto& a : n.attribute())
-    for (const char* name : kMustBePositive) {
-      if (a.name() != name) continue;
-      bool bad = a.type() == onnx::AttributeProto::INT ? a.i() <= 0 : false;
-      for (auto v : a.ints()) bad |= v <= 0;
-      if (bad) throw std::runtime_error(std::string("attribute '") + name + "' must be positive");
-    }
 }
 
 }  // namespace
@@ -219,7 +206,7 @@ bool ShapeInference::run_onnx(onnx::NodeProto& n, const std::string& domain, int
   const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, domain);
   if (!schema) return false;
   schema->Verify(n);  // arity and attribute checks first, so inference functions see a well-formed node
-  refuse_hazardous_attributes(n);
+  check_libonnx_preconditions(n, scope.types);
   TypeMap& types = scope.types;
   onnx::shape_inference::GraphInferenceContext gctx(types, opsets_, &symbols_, {},
                                                     onnx::OpSchemaRegistry::Instance(), &generated_, ir_version_);

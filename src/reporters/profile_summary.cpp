@@ -136,7 +136,9 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   }
   if (r.hardware)
     out << "\n  roofs: " << roofs_text(*r.hardware);
-  out << "\n\nend-to-end latency (profiling off; percentiles nearest-rank" +
+  // An import's latencies are whatever the other tool timed (often with its profiler on): never "profiling off".
+  const char* timed_as = r.tool.command == "import" ? "as the imported files time it" : "profiling off";
+  out << "\n\nend-to-end latency (" << timed_as << "; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
   if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r) << run_memory_text(r);
   else out << "  (no configuration finished)\n";

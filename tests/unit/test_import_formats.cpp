@@ -2,6 +2,8 @@
 // (tests/fixtures/import/<format>/), with the figures worked out by hand from the files.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "assembly/assemble.h"
 #include "core/errors.h"
 #include "importers/registry/registry.h"
@@ -62,6 +64,39 @@ TEST(ImportOrt, CudaProfileSharesFallbackAndCopies) {
   Report report;
   report.runs = {r.run};
   EXPECT_NE(import_summary(report).find("CPU fallback: 2 layer(s)"), std::string::npos);
+}
+
+// A profile with the CUDA tracer's Kernel events (fixture built from ORT's documented layout: see
+// make_cuda_kernels.py). Every kernel's device time is in exactly one layer; GPU nodes are timed by their kernels.
+TEST(ImportOrt, CudaKernelEventsTimeGpuNodesOnTheDevice) {
+  Read r = import({"onnxruntime/cuda_kernels_1.20.json"}, {}, "onnxruntime");
+  // Count in and time in, walked from the file itself: every "Kernel" event's dur.
+  const auto file = nlohmann::json::parse(fixtures({"onnxruntime/cuda_kernels_1.20.json"})[0].text);
+  int64_t kernels_in = 0;
+  double kernel_us_in = 0;
+  for (const auto& e : file)
+    if (e["cat"] == "Kernel") ++kernels_in, kernel_us_in += e["dur"].get<double>();
+  EXPECT_EQ(kernels_in, 16);  // 5 per run and the allocator's fill before the first node
+  // Time out: the device-timed layers' per-iteration times, and the layer that holds the kernels before any node.
+  double kernel_ms_out = 0;
+  for (const auto& k : r.in.measurement.kernels)
+    if (!k.implementation.empty() || k.name == "(GPU kernels before any node)")
+      for (double ms : k.per_iteration_ms) kernel_ms_out += ms;
+  EXPECT_NEAR(kernel_ms_out * 1000, kernel_us_in, 1e-9);
+  // conv1: implicit GEMM + bias per run 35+8, 36+8, 37+9 µs -> median 0.044 ms (its host events took 118-125 µs).
+  EXPECT_DOUBLE_EQ(layer(r.run, "conv1").time_ms, 0.044);
+  EXPECT_NE(layer(r.run, "conv1").implementation.find("xmma_fprop_implicit_gemm"), std::string::npos);
+  EXPECT_DOUBLE_EQ(layer(r.run, "fc").time_ms, 0.024);       // 21+3, 20+3, 22+3
+  EXPECT_DOUBLE_EQ(layer(r.run, "pool").time_ms, 0.006);     // 6, 5, 6
+  // No kernel followed the copy: its host time is kept (41, 40, 42 µs); the CPU node keeps its own.
+  EXPECT_DOUBLE_EQ(layer(r.run, "Memcpy_token_0").time_ms, 0.041);
+  EXPECT_DOUBLE_EQ(layer(r.run, "shape_of").time_ms, 0.004);
+  EXPECT_DOUBLE_EQ(layer(r.run, "(GPU kernels before any node)").time_ms, 0.0);  // run 0 only: median of 2, 0, 0
+  ASSERT_EQ(r.in.read.size(), 1u);
+  EXPECT_NE(r.in.read[0].find("16 GPU kernel events (0.224 ms on the device, 1 before any node, "
+                              "1 GPU nodes launched none: host time kept)"),
+            std::string::npos)
+      << r.in.read[0];
 }
 
 TEST(ImportOrt, EarlyVersionsAndTraceObjects) {

@@ -38,6 +38,8 @@ TEST(ImportMalformed, OnnxRuntime) { expect_all_refused("onnxruntime", "onnxrunt
 TEST(ImportMalformed, MegEngine) { expect_all_refused("megengine", "megengine"); }
 TEST(ImportMalformed, NeuralEngine) { expect_all_refused("neural_engine", "neural-engine"); }
 TEST(ImportMalformed, OpenVino) { expect_all_refused("openvino", "openvino"); }
+TEST(ImportMalformed, Kineto) { expect_all_refused("kineto", "kineto"); }
+TEST(ImportMalformed, Nsys) { expect_all_refused("nsys", "nsys"); }
 TEST(ImportMalformed, Ncu) { expect_all_refused("ncu", "ncu"); }
 
 }  // namespace

@@ -138,3 +138,52 @@ TEST(ShapeInference, ZeroStrideIsRefusedBeforeLibonnxDividesByIt) {
   for (const auto& note : model.notes) noted |= note.find("'strides' must be positive") != std::string::npos;
   EXPECT_TRUE(noted);
 }
+
+// Each node breaks a rule the ONNX spec states and libonnx 1.12's inference function relies on without checking:
+// before the rules (libonnx_preconditions) every one of these crashed the process inside libonnx (a read past a
+// shape's end). Now each is refused with a note naming the rule, and the model still loads.
+TEST(ShapeInference, NodesBreakingLibonnxPreconditionsAreRefusedNotCrashing) {
+  struct Case {
+    std::string op;
+    int opset;
+    std::vector<std::vector<int64_t>> inputs;
+    std::vector<std::pair<std::string, int64_t>> ints;
+    std::string note;
+  };
+  const std::vector<Case> cases = {
+      {"GatherND", 13, {{2, 3}, {2, 1}}, {{"batch_dims", -7}}, "'batch_dims' must be non-negative"},  // CI's crash
+      {"Conv", 11, {{2, 3, 4}, {5, 5, 5, 5}}, {}, "inputs 0 and 1 have ranks 3 and 4"},
+      {"ConvTranspose", 11, {{1, 2, 3, 4}, {3}}, {}, "inputs 0 and 1 have ranks 4 and 1"},
+      {"MaxUnpool", 11, {{2, 3, 4}, {3}}, {{"kernel_shape", 0}}, "inputs 0 and 1 have ranks 3 and 1"},
+      {"Gemm", 6, {{2}, {2, 3}, {3}}, {}, "input 0 has rank 1; Gemm requires rank 2"},
+      {"GRU", 3, {{2}, {1, 6, 2}, {1, 6, 2}}, {{"hidden_size", 2}}, "input 0 has rank 1; GRU requires rank 3"},
+      {"LSTM", 1, {{2, 1, 2}, {1, 8}, {1, 8, 2}}, {{"hidden_size", 2}}, "input 1 has rank 2; LSTM requires rank 3"},
+      {"STFT", 17, {{2}, {2}}, {}, "input 0 has rank 1; STFT requires rank 3"},
+  };
+  for (const auto& c : cases) {
+    auto m = empty_model(c.opset);
+    auto* g = m.mutable_graph();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      names.push_back("in" + std::to_string(i));
+      add_value(g->mutable_input(), names.back(), c.inputs[i]);
+    }
+    add_value(g->mutable_output(), "y", {});
+    auto* node = add_node(g, c.op, names, {"y"}, "n");
+    for (const auto& [name, v] : c.ints) {
+      auto* a = node->add_attribute();
+      a->set_name(name);
+      if (name == "kernel_shape") {  // INTS: one spatial dim
+        a->set_type(onnx::AttributeProto::INTS);
+        a->add_ints(2);
+      } else {
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(v);
+      }
+    }
+    Model model = load_built(m);
+    bool noted = false;
+    for (const auto& note : model.notes) noted |= note.find(c.note) != std::string::npos;
+    EXPECT_TRUE(noted) << c.op << ": no note containing \"" << c.note << "\"";
+  }
+}

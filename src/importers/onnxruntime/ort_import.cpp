@@ -4,12 +4,15 @@
 // is the load time. Parsing and the kernel records are the live backend's (backends/onnxruntime/).
 #include "importers/onnxruntime/ort_import.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <set>
 #include <unordered_map>
 
 #include "backends/onnxruntime/ort_mapping_rules.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_profile.h"
+#include "importers/onnxruntime/ort_device_kernels.h"
 #include "importers/support.h"
 
 namespace rooflens::importers {
@@ -30,6 +33,12 @@ Device device_of_provider(const std::string& provider) {
       contains(p, "dml") || contains(p, "webgpu") || contains(p, "js"))
     return Device::gpu;
   return Device::unknown;
+}
+
+std::string fmt_ms(int64_t us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(us) / 1000.0);
+  return buf;
 }
 
 bool is_memcpy(const std::string& op) { return op == "MemcpyToHost" || op == "MemcpyFromHost"; }
@@ -71,6 +80,45 @@ void add_dtypes(std::vector<KernelRecord>& kernels, const ort::OrtProfile& p) {
     for (const auto& s : it->second->output_type_shape) k.output_dtypes.push_back(s.dtype);
     if (!k.input_dtypes.empty()) k.precision = k.input_dtypes.front();
   }
+}
+
+// With the device tracer's Kernel events, a GPU node's time is what its kernels took on the device (per run), not
+// the host's time to launch them, and its kernels' names become its implementation. A GPU node that launched no
+// kernel (a reshape, a copy the tracer does not record) keeps its host time: that is the time it took. Returns
+// how many GPU nodes launched none.
+int64_t use_device_times(std::vector<KernelRecord>& kernels, const ort::OrtProfile& p, const DeviceKernels& dk) {
+  std::unordered_map<std::string, std::vector<size_t>> events_of;  // node -> its Node events
+  for (size_t i = 0; i < p.events.size(); ++i)
+    if (p.events[i].is_kernel()) events_of[p.events[i].node_name].push_back(i);
+  int64_t idle = 0;
+  for (auto& k : kernels) {
+    std::vector<std::string> names;
+    for (size_t i : events_of[k.name]) names.insert(names.end(), dk.by_event[i].names.begin(), dk.by_event[i].names.end());
+    if (names.empty()) {
+      idle += k.device_class == Device::gpu;
+      continue;
+    }
+    std::fill(k.per_iteration_ms.begin(), k.per_iteration_ms.end(), 0.0);
+    for (size_t i : events_of[k.name]) {
+      // Without model_run events everything is one iteration (single_iteration); else the event's run.
+      const int r = p.runs.empty() ? 0 : p.events[i].run_index;
+      if (r < 0 || static_cast<size_t>(r) >= k.per_iteration_ms.size()) continue;
+      k.per_iteration_ms[static_cast<size_t>(r)] += static_cast<double>(dk.by_event[i].device_us) / 1000.0;
+    }
+    k.implementation = kernel_summary(names);
+  }
+  return idle;
+}
+
+// The device kernels no Node event precedes: one layer of their own, so their time is shown, never lost.
+KernelRecord unattributed_kernels(const DeviceKernels& dk, size_t iterations) {
+  KernelRecord k;
+  k.name = "(GPU kernels before any node)";
+  k.op = "Kernel";
+  k.device_class = Device::gpu;
+  k.per_iteration_ms.assign(std::max<size_t>(iterations, 1), 0.0);
+  k.per_iteration_ms[0] = static_cast<double>(dk.unattributed_us) / 1000.0;
+  return k;
 }
 
 class OrtImporter : public Importer {
@@ -122,6 +170,17 @@ class OrtImporter : public Importer {
     }
     for (auto& k : m.kernels)
       k.fallback = accelerated && k.device_class == Device::cpu && k.kind == LayerKind::compute;
+    const DeviceKernels dk = device_kernels(p);
+    std::string device_line;
+    if (dk.any()) {
+      const int64_t idle = use_device_times(m.kernels, p, dk);
+      if (dk.unattributed) m.kernels.push_back(unattributed_kernels(dk, p.runs.size()));
+      device_line = ", " + std::to_string(dk.count) + " GPU kernel events (" + fmt_ms(dk.total_us) +
+                    " on the device" + (dk.unattributed ? ", " + std::to_string(dk.unattributed) + " before any node" : "") +
+                    (idle ? ", " + std::to_string(idle) + " GPU nodes launched none: host time kept" : "") + ")";
+      m.warnings.push_back("GPU nodes are timed by their kernels on the device (the profile's Kernel events), not by "
+                           "the host's time to launch them");
+    }
     for (const auto& run : p.runs) {
       double ms = static_cast<double>(run.dur_us) / 1000.0;
       m.latencies_ms.push_back(ms);
@@ -144,7 +203,8 @@ class OrtImporter : public Importer {
     out.backend.runtime = "ONNX Runtime (profile JSON" + (list.empty() ? std::string() : ": " + list) + ")";
     out.backend.options["providers"] = list;
     out.read.push_back(f.path + ": ORT profile, " + std::to_string(p.events.size()) + " events, " +
-                       std::to_string(p.runs.size()) + " runs, " + std::to_string(m.kernels.size()) + " kernels");
+                       std::to_string(p.runs.size()) + " runs, " + std::to_string(m.kernels.size()) + " kernels" +
+                       device_line);
     return out;
   }
 };

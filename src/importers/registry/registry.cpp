@@ -3,9 +3,11 @@
 #include <cctype>
 
 #include "core/errors.h"
+#include "importers/kineto/kineto.h"
 #include "importers/megengine/megengine.h"
 #include "importers/ncu/ncu.h"
 #include "importers/neural_engine/neural_engine.h"
+#include "importers/nsys/nsys.h"
 #include "importers/onnxruntime/ort_import.h"
 #include "importers/openvino/openvino.h"
 #include "importers/trtexec/trtexec.h"
@@ -19,6 +21,8 @@ const std::vector<const Importer*>& all_importers() {
       &megengine_importer(),
       &neural_engine_importer(),
       &openvino_importer(),
+      &kineto_importer(),
+      &nsys_importer(),
       &ncu_importer(),
   };
   return list;
@@ -59,7 +63,7 @@ const Importer& detect_importer(const std::vector<InputFile>& files) {
     }
     if (!best)
       throw UserError(f.path + ": no importer recognises this file (give the FORMAT: trtexec, onnxruntime, megengine, "
-                               "neural-engine, openvino or ncu)");
+                               "neural-engine, openvino, kineto, nsys or ncu)");
     if (chosen && chosen != best)
       throw UserError(f.path + " is a " + best->name() + " file but " + chosen_by + " is a " + chosen->name() +
                       " file: import one run of one tool at a time");
