@@ -36,19 +36,20 @@ const ComputeRoof* compute_peak(const HardwareInfo& hw, int64_t threads, const s
 // The best figure at `level` (at the thread count nearest `threads` among its figures); when that level was not
 // measured (roofs measured without it, a hand-written file, a level name from the reported sizes), the nearest
 // measured level that holds it ("L1+L2" holds L2) or lies beyond it.
+const MemoryRoof* best_at(const HardwareInfo& hw, const std::string& name, int64_t threads) {
+  std::vector<MemoryRoof> at;
+  for (const auto& m : hw.memory)
+    if (m.level == name && m.gbps > 0) at.push_back(m);
+  if (at.empty()) return nullptr;
+  int64_t t = nearest_threads(at, threads);
+  const MemoryRoof* best = nullptr;
+  for (const auto& m : hw.memory)
+    if (m.level == name && m.threads == t && m.gbps > 0 && (!best || m.gbps > best->gbps)) best = &m;
+  return best;
+}
+
 const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, int64_t threads) {
-  auto best_at = [&](const std::string& name) -> const MemoryRoof* {
-    std::vector<MemoryRoof> at;
-    for (const auto& m : hw.memory)
-      if (m.level == name && m.gbps > 0) at.push_back(m);
-    if (at.empty()) return nullptr;
-    int64_t t = nearest_threads(at, threads);
-    const MemoryRoof* best = nullptr;
-    for (const auto& m : hw.memory)
-      if (m.level == name && m.threads == t && m.gbps > 0 && (!best || m.gbps > best->gbps)) best = &m;
-    return best;
-  };
-  if (const MemoryRoof* exact = best_at(level)) return exact;
+  if (const MemoryRoof* exact = best_at(hw, level, threads)) return exact;
   std::optional<LevelSpan> want = level_span(level);
   if (!want) return nullptr;
   std::vector<std::string> outward;
@@ -60,7 +61,7 @@ const MemoryRoof* bandwidth(const HardwareInfo& hw, const std::string& level, in
   std::sort(outward.begin(), outward.end(),
             [](const std::string& a, const std::string& b) { return level_nearer(a, b); });
   for (const std::string& name : outward)
-    if (const MemoryRoof* m = best_at(name)) return m;
+    if (const MemoryRoof* m = best_at(hw, name, threads)) return m;
   return nullptr;
 }
 
@@ -130,14 +131,17 @@ std::string roof_dtype(const std::string& t) {
   if (t == "float16") return "fp16";
   if (t == "bfloat16") return "bf16";
   if (t == "int8" || t == "uint8") return "int8";
+  if (t == "double") return "fp64";
   return "";
 }
 
-RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
-                                double seconds, const std::string& dtype, uint64_t written) {
+namespace {
+
+// The placement both entry points share: `mem` is the memory ceiling the bytes are held to (null: none).
+RoofPlacement place_against(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes, double seconds,
+                            const std::string& dtype, uint64_t written, const MemoryRoof* mem) {
   RoofPlacement p;
   if (seconds <= 0) return p;
-  const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw, bytes, threads), threads);
   const std::optional<MemoryCeiling> ceiling = mem ? memory_ceiling(hw, *mem, bytes, written) : std::nullopt;
   const ComputeRoof* peak = compute_peak(hw, threads, dtype.empty() ? "fp32" : dtype);
   if (flops == 0) {
@@ -163,6 +167,20 @@ RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_
   }
   p.efficiency = achieved / p.attainable;
   return p;
+}
+
+}  // namespace
+
+RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
+                                double seconds, const std::string& dtype, uint64_t written) {
+  if (seconds <= 0) return {};
+  const MemoryRoof* mem = bandwidth(hw, memory_level_for(hw, bytes, threads), threads);
+  return place_against(hw, threads, flops, bytes, seconds, dtype, written, mem);
+}
+
+RoofPlacement place_at_level(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes, double seconds,
+                             const std::string& dtype, const std::string& level) {
+  return place_against(hw, threads, flops, bytes, seconds, dtype, 0, best_at(hw, level, threads));
 }
 
 }  // namespace rooflens

@@ -38,8 +38,14 @@ std::string memory_level_for(const MachineDesc& m, uint64_t bytes, int64_t threa
 RoofPlacement place_on_roofline(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes,
                                 double seconds, const std::string& dtype = "fp32", uint64_t written = 0);
 
+// As place_on_roofline, but against the memory ceiling of the named `level` itself (a hierarchical roofline: the
+// source counted the bytes the kernel moved at each level). No ceiling at exactly that level: no memory bound (a
+// level's traffic may legitimately exceed a farther level's bandwidth, so no other level stands in for it).
+RoofPlacement place_at_level(const HardwareInfo& hw, int64_t threads, uint64_t flops, uint64_t bytes, double seconds,
+                             const std::string& dtype, const std::string& level);
+
 // The roof dtype of an ONNX element type name ("float" -> "fp32", "float16" -> "fp16", "int8"/"uint8" -> "int8",
-// "bfloat16" -> "bf16"); "" for "" and types no roof is measured for.
+// "bfloat16" -> "bf16", "double" -> "fp64"); "" for "" and types no roof is measured for.
 std::string roof_dtype(const std::string& onnx_dtype);
 
 }  // namespace rooflens

@@ -243,6 +243,12 @@ Layer timed_layer(const KernelRecord& k) {
   l.inserted_for = k.inserted_for;
   l.fallback = k.fallback;
   l.weight_bytes = k.weight_bytes.value_or(0);
+  for (const LevelBytes& b : k.level_bytes) {
+    LevelPoint p;
+    p.level = b.level;
+    p.bytes = b.bytes;
+    l.levels.push_back(p);
+  }
   return l;
 }
 
@@ -271,10 +277,17 @@ const char* bytes_origin(BytesSource s) {
 // The physics check: a layer's rate, at the longest time its source's timer step allows, may not exceed its roof by
 // more than kRoofTolerance. A layer that does had fewer FLOPs or bytes than it is charged (or a missing ceiling):
 // an attribution error, said with its figures, never a point above the roof.
+// How many times its roof a rate is at the longest time the timer step allows; 0 when within the tolerance. The one
+// test of physics for a layer and for each of its memory levels.
+double beyond_roof(double efficiency, double time_ms, double step_ms) {
+  if (time_ms <= 0 || efficiency <= 1 + kRoofTolerance) return 0;
+  const double ratio = efficiency * time_ms / (time_ms + step_ms);
+  return ratio > 1 + kRoofTolerance ? ratio : 0;
+}
+
 std::string attribution_error(const Layer& l, double step_ms) {
-  if (l.bound.empty() || l.time_ms <= 0 || l.efficiency <= 1 + kRoofTolerance) return "";
-  const double ratio = l.efficiency * l.time_ms / (l.time_ms + step_ms);
-  if (ratio <= 1 + kRoofTolerance) return "";
+  const double ratio = l.bound.empty() ? 0 : beyond_roof(l.efficiency, l.time_ms, step_ms);
+  if (ratio == 0) return "";
   const std::string times = fixed(ratio, 2) + "x its " + l.roof + " roof";
   if (l.bound == "compute")
     return "computes " + fixed(l.gflops, 1) + " GFLOP/s, " + times + ": the kernel did less work than its " +
@@ -283,6 +296,33 @@ std::string attribution_error(const Layer& l, double step_ms) {
   return "moves " + fixed(l.gbps, 1) + " GB/s, " + times + ": the kernel moved fewer than its " +
          si_bytes(static_cast<double>(l.bytes)) + " (" + bytes_origin(l.bytes_source) +
          "), or the data stayed in a nearer cache than its size says";
+}
+
+// A level's point above its own ceiling: the source's counters or its peaks disagree (the bytes it counted at that
+// level could not have moved in the kernel's time).
+std::string level_error(const LevelPoint& p, const Layer& l, double step_ms) {
+  const double ratio = p.bound.empty() ? 0 : beyond_roof(p.efficiency, l.time_ms, step_ms);
+  if (ratio == 0) return "";
+  const std::string rate = p.bound == "compute" ? fixed(l.gflops, 1) + " GFLOP/s" : fixed(p.gbps, 1) + " GB/s";
+  return p.level + ": " + rate + ", " + fixed(ratio, 2) + "x its " + p.roof + " roof: the " +
+         si_bytes(static_cast<double>(p.bytes)) + " counted there, or the level's peak, are wrong";
+}
+
+// The layer's point at each memory level the source counted bytes for, by the same placement as the layer's own.
+int64_t place_levels(Layer& l, const LayerSources& in, uint64_t work, double seconds) {
+  int64_t errors = 0;
+  for (LevelPoint& p : l.levels) {
+    p.intensity = p.bytes > 0 ? static_cast<double>(work) / static_cast<double>(p.bytes) : 0;
+    p.gbps = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e9 : 0;
+    if (!in.hw) continue;
+    RoofPlacement r = place_at_level(*in.hw, in.threads, work, p.bytes, seconds, roof_dtype(l.precision), p.level);
+    p.bound = r.bound;
+    p.roof = r.roof;
+    p.efficiency = r.efficiency;
+    p.attribution_error = level_error(p, l, in.kernel_time_step_ms);
+    errors += !p.attribution_error.empty();
+  }
+  return errors;
 }
 
 bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
@@ -304,6 +344,7 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
       l.gflops = static_cast<double>(work) / s / 1e9;
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
+    errors += place_levels(l, in, work, s);
     if (in.hw) {
       RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
       l.bound = r.bound;
@@ -322,6 +363,9 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
   for (const auto& dtype : unroofed)
     warnings.push_back("the roofs have no " + dtype + " compute ceiling (measure them with `rooflens hw`): " + dtype +
                        " layers are held against the fp32 one, and their efficiency can exceed 100%");
+  if (errors && !worst)
+    warnings.push_back(std::to_string(errors) + " memory level point(s) above their level's roof by more than " +
+                       fixed(kRoofTolerance * 100, 0) + "% (attribution errors, not drawn on the roofline)");
   if (worst)
     warnings.push_back(std::to_string(errors) + " layer(s) above their roof by more than " +
                        fixed(kRoofTolerance * 100, 0) + "% (attribution errors, not drawn on the roofline): worst '" +

@@ -72,7 +72,7 @@ void setup_import(CLI::App& root, Action& action) {
     formats += "  " + i->name() + (also.empty() ? "" : also + ")") + ": " + i->description() + "\n";
   }
   CLI::App* cmd = root.add_subcommand("import", "Read a profile another tool wrote (TensorRT trtexec/TREx, ONNX Runtime, "
-                                                "MegEngine, Neural Engine, OpenVINO) into a report");
+                                                "MegEngine, Neural Engine, OpenVINO, Nsight Compute) into a report");
   cmd->footer(
       "FORMAT is auto (from the files' content) or one of:\n" + formats +
       "Examples:\n"
@@ -81,9 +81,11 @@ void setup_import(CLI::App& root, Action& action) {
       "  rooflens import onnxruntime onnxruntime_profile.json --model model.onnx -o ort-cuda.json\n"
       "  rooflens import megengine profile.json --option end=kern -o mge.json\n"
       "  rooflens import openvino benchmark_average_counters_report.csv exec_graph.xml --model model.onnx -o ov.json\n"
+      "  rooflens import ncu kernels.csv -o ncu.json --html ncu.html  (ncu --csv [--page raw]; its roofline metrics)\n"
       "With --model, layers map to your ONNX nodes and take rooflens' own FLOPs and bytes; without it they keep what\n"
       "the files allow (TensorRT: MACs of convolutions and fully connected layers from their weight counts).\n"
-      "Ceilings: --device NAME (datasheet; also chosen by the device the files name), or --roofs FILE.\n"
+      "Ceilings: --device NAME (datasheet; also chosen by the device the files name), or --roofs FILE; else the\n"
+      "peaks a profile states itself (ncu's peak_sustained metrics).\n"
       "The run is stored in the results database (--db, as profile; --no-db for none) under the device the files\n"
       "name, as a machine of its own: `rooflens history --machine ID` shows it, never mixed with this machine's.");
   cmd->add_option("args", a->positional, "FORMAT then the files of one run")->required()->expected(2, -1);

@@ -35,6 +35,8 @@ struct KernelRecord {
   std::string enclosing;
   // Cost the source measured or derived itself, used when the user's model is not at hand to count it.
   std::optional<uint64_t> flops, macs, bytes;
+  std::vector<LevelBytes> level_bytes;   // bytes per memory level, when the source's counters give them (imports of
+                                         // GPU profiles): the layer gets a roofline point per level
   // What sources that read another tool's profile know about a kernel (imports; live backends leave them empty):
   std::optional<double> median_ms, mean_ms;  // the source's own summary over its iterations, when it gives no
                                              // per-iteration times (median_ms wins over per_iteration_ms)

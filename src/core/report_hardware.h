@@ -58,7 +58,8 @@ struct HwError {
 };
 
 struct HardwareInfo {
-  std::string source = "measured";  // "measured" | "datasheet"
+  std::string source = "measured";  // "measured" | "datasheet" | "profile" (the peaks an imported profile's own
+                                    // metrics state for the device it ran on)
   std::string cache_key;            // machine class (hw/roof_cache.h) + rooflens version ("" for datasheets)
   std::string measured_at;          // ISO 8601 UTC, "" for datasheets
   bool quick = false;               // measured with --quick (fewer kernels and points)

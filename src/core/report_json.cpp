@@ -207,8 +207,8 @@ void to_json(json& j, const HardwareInfo& h) {
 }
 void from_json(const json& j, HardwareInfo& h) {
   j.at("source").get_to(h.source);
-  if (h.source != "measured" && h.source != "datasheet")
-    throw UserError("hardware.source must be \"measured\" or \"datasheet\", not \"" + h.source + "\"");
+  if (h.source != "measured" && h.source != "datasheet" && h.source != "profile")
+    throw UserError("hardware.source must be \"measured\", \"datasheet\" or \"profile\", not \"" + h.source + "\"");
   h.cache_key = j.value("cache_key", std::string());
   h.measured_at = j.value("measured_at", std::string());
   h.quick = j.value("quick", false);
@@ -223,6 +223,21 @@ void from_json(const json& j, HardwareInfo& h) {
 }
 
 // ---- profile ----
+void to_json(json& j, const LevelPoint& p) {
+  j = json{{"level", p.level}, {"bytes", p.bytes}, {"intensity", p.intensity}, {"gbps", p.gbps},
+           {"bound", p.bound}, {"efficiency", p.efficiency}, {"roof", p.roof}};
+  if (!p.attribution_error.empty()) j["attribution_error"] = p.attribution_error;
+}
+void from_json(const json& j, LevelPoint& p) {
+  j.at("level").get_to(p.level);
+  p.bytes = optional_integer(j, "bytes", uint64_t{0});
+  j.at("intensity").get_to(p.intensity);
+  j.at("gbps").get_to(p.gbps);
+  j.at("bound").get_to(p.bound);
+  j.at("efficiency").get_to(p.efficiency);
+  j.at("roof").get_to(p.roof);
+  p.attribution_error = j.value("attribution_error", std::string());
+}
 ROOFLENS_JSON_FIELDS(LatencyStats, n, min, max, mean, median, p90, p95, p99, std, cv)
 void to_json(json& j, const Layer& l) {
   j = json{{"name", l.name}, {"op", l.op}, {"provider", l.provider}, {"onnx_nodes", l.onnx_nodes}, {"alias", l.alias},
@@ -247,6 +262,7 @@ void to_json(json& j, const Layer& l) {
   if (l.padding_macs) j["padding_macs"] = l.padding_macs;
   if (!l.attribution_error.empty()) j["attribution_error"] = l.attribution_error;
   if (l.bytes_written) j["bytes_written"] = l.bytes_written;  // added with the read/write roof, likewise
+  if (!l.levels.empty()) j["levels"] = l.levels;  // added with the hierarchical roofline, likewise
 }
 
 void from_json(const json& j, Layer& l) {
@@ -288,6 +304,7 @@ void from_json(const json& j, Layer& l) {
   l.attribution_error = j.value("attribution_error", std::string());
   l.bytes_written = optional_integer(j, "bytes_written", uint64_t{0});
   if (l.bytes_written > l.bytes) throw UserError("layer '" + l.name + "': bytes_written exceeds bytes");
+  if (j.contains("levels")) j.at("levels").get_to(l.levels);
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)

@@ -11,6 +11,25 @@
 
 namespace rooflens {
 
+// Bytes a kernel moved at one level of the memory hierarchy ("DRAM", "L2", "L1": core/level_names.h), as a source
+// whose hardware counters count traffic per level saw them (a GPU profiler): a hierarchical roofline places the
+// kernel once per level, against that level's own ceiling.
+struct LevelBytes {
+  std::string level;
+  uint64_t bytes = 0;
+};
+
+// A layer's point at one memory level: its work over the bytes it moved there, held to that level's ceiling by the
+// same placement and physics check as the layer itself (assembly/layers.cpp).
+struct LevelPoint {
+  std::string level;              // "DRAM", "L2", "L1"
+  uint64_t bytes = 0;
+  double intensity = 0, gbps = 0; // the layer's placed FLOPs / bytes; bytes / time_ms
+  std::string bound, roof;        // as the layer's, against this level's memory ceiling ("" without one)
+  double efficiency = 0;
+  std::string attribution_error;  // above this level's roof beyond the tolerance: not drawn, said why
+};
+
 struct Layer {                    // one kernel of the optimized graph the backend ran
   std::string name, op, provider; // optimized-graph node name and op ("FusedConv", "Conv" in nchwc, ...)
   std::vector<std::string> onnx_nodes;  // the user's nodes this layer computes (owned), or aliases (see alias)
@@ -45,6 +64,8 @@ struct Layer {                    // one kernel of the optimized graph the backe
                                   // places the layer by flops - 2 x padding_macs (gflops is that work's rate)
   std::string attribution_error;  // the layer's rate exceeds its roof beyond the tolerance: physically impossible,
                                   // so its flops, bytes or ceiling are wrong; why (it is then not drawn on the roof)
+  std::vector<LevelPoint> levels; // a hierarchical roofline's points, when the source counted bytes per level
+                                  // (written only then)
 
   // The work the roofline places it by: its FLOPs without the MACs on zero padding (gflops and efficiency are of
   // this work; views that project a layer's time scale it).

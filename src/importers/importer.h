@@ -7,10 +7,12 @@
 // Files come from outside: an importer trusts no size, count or index in them (vectors grow with what is actually
 // there, never by a count the file states), and fails with one line naming the file and the field (UserError).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/measurement.h"
+#include "core/report_hardware.h"
 #include "core/report_run.h"
 #include "mapping/rules.h"
 
@@ -31,6 +33,9 @@ struct Imported {
   std::string model_path;               // the model the files name, if any ("" otherwise)
   int64_t batch = 0;                    // the batch the run used, when the files say (0: not known)
   std::vector<std::string> read;        // one line per file: what was read from it ("profile: 93 layers, ...")
+  // The device's ceilings as the files themselves state them (a GPU profiler's peak metrics; source "profile"):
+  // the import holds the layers to them unless --roofs or --device names others.
+  std::optional<HardwareInfo> hardware;
 };
 
 class Importer {

@@ -89,6 +89,36 @@ void inserted_and_precisions(const ProfileRun& run, std::string& out) {
   }
 }
 
+// A hierarchical roofline's levels (sources that count bytes per level): per level, how many layers have a point,
+// the bytes they moved there, the layer nearest that level's roof and the points above it (not drawn).
+void memory_levels(const ProfileRun& run, std::string& out) {
+  struct Level {
+    int64_t layers = 0, above = 0;
+    double bytes = 0;
+    const Layer* nearest = nullptr;
+    const LevelPoint* point = nullptr;
+  };
+  std::vector<std::pair<std::string, Level>> levels;  // in the order the source gives them (DRAM, L2, L1)
+  for (const auto& l : run.layers)
+    for (const auto& p : l.levels) {
+      auto it = std::find_if(levels.begin(), levels.end(), [&](const auto& e) { return e.first == p.level; });
+      Level& v = it != levels.end() ? it->second : levels.emplace_back(p.level, Level{}).second;
+      ++v.layers, v.bytes += static_cast<double>(p.bytes);
+      if (!p.attribution_error.empty()) ++v.above;
+      else if (!p.bound.empty() && (!v.point || p.efficiency > v.point->efficiency)) v.nearest = &l, v.point = &p;
+    }
+  if (levels.empty()) return;
+  out += "memory levels (bytes counted per level; each point held to its level's roof):\n";
+  for (const auto& [name, v] : levels) {
+    out += "  " + name + ": " + std::to_string(v.layers) + " layer(s), " + si_bytes(v.bytes);
+    if (v.point)
+      out += "; nearest its roof: " + v.nearest->name.substr(0, 60) + " " + fixed(v.point->efficiency * 100, 1) + "% of " +
+             v.point->roof + " (" + v.point->bound + " bound)";
+    if (v.above) out += "; " + std::to_string(v.above) + " above it (attribution errors, not drawn)";
+    out += "\n";
+  }
+}
+
 }  // namespace
 
 std::vector<LayerDeviceShare> layer_device_shares(const ProfileRun& run) {
@@ -117,6 +147,7 @@ std::string import_summary(const Report& r) {
     out += "\nimported run " + run.label() + ":\n";
     layer_totals(run, out);
     inserted_and_precisions(run, out);
+    memory_levels(run, out);
     phases(run, out);
     providers(run, out);
     if (run.unmapped_kernels > 0 && !r.model.analysis.nodes.empty()) {

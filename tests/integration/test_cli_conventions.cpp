@@ -66,7 +66,8 @@ TEST_F(CliConventions, FormatNamesTakeTheSpellingsUsersType) {
   CliResult bad = cli("import tensorflow " + fixture);
   EXPECT_EQ(bad.rc, 2);
   EXPECT_EQ(bad.err_lines(), 1) << bad.err;
-  for (const char* listed : {"trtexec (also trt", "onnxruntime (also ort)", "neural-engine", "openvino", "megengine"})
+  for (const char* listed : {"trtexec (also trt", "onnxruntime (also ort)", "neural-engine", "openvino", "megengine",
+                              "ncu (also nsight-compute)"})
     EXPECT_NE(bad.err.find(listed), std::string::npos) << bad.err;
 }
 

@@ -325,8 +325,8 @@ TEST_F(ImportTest, OrtProfileMapsAsTheLiveBackendDoes) {
   EXPECT_EQ(imported["runs"][0]["flops"], live["runs"][0]["flops"]);
 }
 
-// Every fixture set of every format, imported as a user would (roofs: the datasheet of the device the files name, or
-// this machine's): no layer is placed above its roof beyond the tolerance, and none with a source's zero time is
+// Every fixture set of every format, imported as a user would (roofs: the peaks the files state, the datasheet of
+// the device the files name, or this machine's): no layer is placed above its roof beyond the tolerance, and none with a source's zero time is
 // placed at all. The fixtures' times were written below the device's peaks (make_fixtures.py), so this catches work
 // or bytes charged to the wrong layer, not a missing physics check: LayersFasterThanTheirRoof... times layers above it.
 TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
@@ -355,6 +355,8 @@ TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
        "trtexec/tf_resnet50_fp32/tf_resnet50_fp32.engine.profile.metadata.json"},
       {"trtexec/trt10/small.engine.graph.json", "trtexec/trt10/small.engine.profile.json"},
       {"trtexec/trt82/small.engine.graph.json", "trtexec/trt82/small.engine.profile.json"},
+      {"ncu/resnet_block_t4.raw.csv"},
+      {"ncu/gemv_a100_de.details.csv"},
   };
   for (const auto& set : sets) {
     std::string files;
@@ -370,6 +372,10 @@ TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
       if (l["time_ms"].get<double>() == 0) {
         EXPECT_EQ(l["bound"], "") << l["name"] << " took 0 ms";
       }
+      for (const auto& p : l.value("levels", json::array())) {  // a hierarchical roofline's points, per level
+        EXPECT_FALSE(p.contains("attribution_error")) << l["name"] << " at " << p["level"];
+        EXPECT_LE(p["efficiency"].get<double>(), 1.10) << l["name"] << " on " << p["roof"];
+      }
     }
   }
 }
@@ -377,7 +383,8 @@ TEST_F(ImportTest, NoImportedLayerIsAboveItsRoof) {
 TEST_F(ImportTest, EveryFormatThroughTheBinary) {
   for (const auto& files : {std::string("megengine/load_and_run.profile.json"),
                             std::string("neural_engine/profiling_2023-03-01_10-00-00_0.json"),
-                            std::string("openvino/benchmark_average_counters_report.csv")}) {
+                            std::string("openvino/benchmark_average_counters_report.csv"),
+                            std::string("ncu/copy_blocked.csv")}) {
     auto r = cli("import auto " + shell_quote(fixture(files)) + " -q -o " + path("any.json"));
     EXPECT_EQ(r.rc, 0) << files << ": " << r.err;
     auto top = cli("top " + path("any.json"));
@@ -419,6 +426,7 @@ TEST_F(ImportTest, MalformedFilesAreOneLineAndExitOne) {
            {"megengine", "malformed/megengine/unknown_operator.json"},
            {"neural-engine", "malformed/neural_engine/bad_latency.csv"},
            {"openvino", "malformed/openvino/deep.xml"},
+           {"ncu", "malformed/ncu/truncated.raw.csv"},
            {"auto", "malformed/openvino/truncated.csv"}}) {
     auto r = cli("import " + format + " " + shell_quote(fixture(file)) + " -o " + path("bad.json"));
     EXPECT_EQ(r.rc, 1) << file << ": " << r.err;

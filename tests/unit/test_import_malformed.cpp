@@ -40,6 +40,7 @@ TEST(ImportMalformed, NeuralEngine) { expect_all_refused("neural_engine", "neura
 TEST(ImportMalformed, OpenVino) { expect_all_refused("openvino", "openvino"); }
 TEST(ImportMalformed, Kineto) { expect_all_refused("kineto", "kineto"); }
 TEST(ImportMalformed, Nsys) { expect_all_refused("nsys", "nsys"); }
+TEST(ImportMalformed, Ncu) { expect_all_refused("ncu", "ncu"); }
 
 }  // namespace
 }  // namespace rooflens

@@ -47,6 +47,21 @@ const isImpossible = (l) => !!l.attribution_error;
 const isPlaceable = (l) => l.flops > 0 && l.time_ms > 0 && l.bytes > 0 && !isImpossible(l);
 const PINNED = 'layers:(no FLOPs)';
 
+// A hierarchical roofline (sources that count bytes per memory level: a GPU profiler): each placeable layer's point at
+// each level, at the intensity of its bytes there, a symbol per level. Points above their level's roof are not drawn.
+const LEVEL_SYMBOLS = {DRAM: 'circle', L2: 'rect', L1: 'triangle'};
+function levelDots(placed) {
+  const byLevel = new Map();
+  for (const l of placed) {
+    for (const p of l.levels || []) {
+      if (!(p.intensity > 0) || p.attribution_error) continue;
+      if (!byLevel.has(p.level)) byLevel.set(p.level, []);
+      byLevel.get(p.level).push([p.intensity, l.gflops, l.seq, l.share, p.level]);
+    }
+  }
+  return byLevel;
+}
+
 function renderRoofline(view, run, onPick) {
   const placed = run.layers.filter(isPlaceable);
   const impossible = run.layers.filter(isImpossible).length;
@@ -66,7 +81,7 @@ function renderRoofline(view, run, onPick) {
   const el = h('div', {class: 'chart tall', id: 'roofline-chart'});
   card.append(el);
   Charts.show(el, (theme) => rooflineOption(view, run, placed, roofs, theme, el), (chart) => {
-    chart.on('click', (p) => { if (String(p.seriesId).startsWith('layers:') || p.seriesId === 'projected') onPick(p.data[2]); });
+    chart.on('click', (p) => { if (/^(layers|levels):/.test(String(p.seriesId)) || p.seriesId === 'projected') onPick(p.data[2]); });
   });
   return card;
 }
@@ -77,7 +92,10 @@ function rooflineCaption(view, run, placed, skipped, roofs, impossible) {
   if (impossible) text += ' ' + impossible + ' layer(s) NOT DRAWN: their rate exceeds their roof, which no kernel can do, so their FLOPs, bytes or ceiling are wrong (an attribution error; the layer table and each layer\'s details say which).';
   const proj = projectionOf(view, run);
   if (proj) text += ' Red hollow circles: rooflens whatif\'s PROJECTION onto ' + proj.projection.target + ' (' + ms(proj.run.projected_ms) + ' ms vs ' + ms(proj.run.measured_ms) + ' ms measured; assumptions in the whatif section), with the target\'s ceilings dashed in red.';
+  const levels = levelDots(run.layers.filter(isPlaceable));
+  if (levels.size) text += ' Hollow symbols: each layer again at every memory level its source counted bytes for (' + [...levels.keys()].map((k) => k + ' ' + (LEVEL_SYMBOLS[k] || 'diamond')).join(', ') + '), at the intensity of its traffic there: a hierarchical roofline, each held to its own level\'s ceiling.';
   if (!view.hardware) text += ' No ceilings: the report carries no roofs (profiled with --no-roofs).';
+  else if (view.hardware.source === 'profile') text += ' Ceilings are the peaks the imported profile states for its device' + (view.hardware.machine && view.hardware.machine.model ? ' (' + view.hardware.machine.model + ')' : '') + ' (its own peak metrics at the clocks it ran), not measured by rooflens.';
   else if (view.datasheet) text += ' Ceilings come from a DATASHEET' + (view.hardware.machine && view.hardware.machine.model ? ' (' + view.hardware.machine.model + ')' : '') + ', not measured on this machine.';
   else if (roofs.compute.length) text += ' Ceilings measured by rooflens hw with ' + roofs.compute[0].threads + ' thread(s), nearest the run\'s.';
   return text;
@@ -102,7 +120,8 @@ function rooflineOption(view, run, placed, ownRoofs, theme, el) {
   const bws = roofs.memory.map((m) => m.gbps);
   const top = peaks.length ? Math.max(...peaks) : 0;
   const ridges = bws.map((bw) => (top || 1) / bw);
-  const [x0, x1] = logRange([...placed.map((l) => l.intensity), ...pdots.map((d) => d[0]), ...ridges.map((r) => r * 4), ...ridges.map((r) => r / 8)]);
+  const levelXs = placed.flatMap((l) => (l.levels || []).filter((p) => p.intensity > 0 && !p.attribution_error).map((p) => p.intensity));
+  const [x0, x1] = logRange([...placed.map((l) => l.intensity), ...levelXs, ...pdots.map((d) => d[0]), ...ridges.map((r) => r * 4), ...ridges.map((r) => r / 8)]);
   const [y0, y1] = logRange([...placed.map((l) => l.gflops), ...pdots.map((d) => d[1]), ...peaks.map((p) => p * 1.5)]);
   // Memory ceilings are 45 degrees in decades; on screen their angle depends on the plot's aspect.
   const decadePx = (px, lo, hi) => px / Math.max(1e-9, Math.log10(hi) - Math.log10(lo));
@@ -160,6 +179,12 @@ function rooflineOption(view, run, placed, ownRoofs, theme, el) {
       progressive: 3000, symbolSize: (v) => Math.min(40, 5 + 42 * Math.sqrt(v[3] || 0)),
       itemStyle: {color: view.opColor(op), opacity: 0.82, borderColor: theme.panel, borderWidth: 0.6}});
   }
+  const levels = levelDots(placed);
+  for (const [level, data] of levels) {
+    series.push({id: 'levels:' + level, name: level + ' traffic', type: 'scatter', data, z: 3, symbol: LEVEL_SYMBOLS[level] || 'diamond',
+      symbolSize: (v) => Math.min(30, 6 + 30 * Math.sqrt(v[3] || 0)),
+      itemStyle: {color: 'transparent', borderColor: theme.muted, borderWidth: 1.4}});
+  }
   if (pdots.length) series.push(projectionSeries(proj, pdots, theme));
   const pinned = run.layers.filter((l) => !isPlaceable(l) && !isImpossible(l)).map((l) => [x0, y0, l.seq, l.share]);
   if (pinned.length) {
@@ -169,7 +194,7 @@ function rooflineOption(view, run, placed, ownRoofs, theme, el) {
   }
   return {
     grid: ROOF_GRID,
-    legend: {type: 'scroll', top: 4, data: [...byOp.keys(), ...(pinned.length ? ['no FLOPs (pinned)'] : []), ...(pdots.length ? ['projected: ' + proj.projection.target] : [])],
+    legend: {type: 'scroll', top: 4, data: [...byOp.keys(), ...[...levels.keys()].map((k) => k + ' traffic'), ...(pinned.length ? ['no FLOPs (pinned)'] : []), ...(pdots.length ? ['projected: ' + proj.projection.target] : [])],
       textStyle: {color: theme.muted}, pageTextStyle: {color: theme.muted}},
     tooltip: {trigger: 'item', formatter: (p) => (p.seriesId === 'projected' ? projectedTip(view, run, proj, p) : rooflineTip(run, p))},
     xAxis: Charts.axis(theme, {type: 'log', min: x0, max: x1, name: 'arithmetic intensity (FLOP/byte)', nameGap: 30}),
@@ -179,6 +204,7 @@ function rooflineOption(view, run, placed, ownRoofs, theme, el) {
 }
 
 function rooflineTip(run, p) {
+  if (String(p.seriesId).startsWith('levels:')) return levelTip(run.layers[p.data[2]], p.data[4]);
   if (!String(p.seriesId).startsWith('layers:')) return tipRows(p.seriesName, []);
   const l = run.layers[p.data[2]];
   if (p.seriesId === PINNED) {
@@ -191,5 +217,14 @@ function rooflineTip(run, p) {
     ['op', l.op], ['time', ms(l.time_ms) + ' ms (' + pct(l.share) + ')'], ['GFLOP/s', fixed(l.gflops, 2)],
     ['intensity', fixed(l.intensity, 2) + ' FLOP/B'],
     ['efficiency', l.roof ? pct(l.efficiency) + ' of ' + l.roof + ' (' + l.bound + ' bound)' : 'no roofs'],
+  ]);
+}
+
+function levelTip(l, level) {
+  const p = (l.levels || []).find((q) => q.level === level) || {};
+  return tipRows(l.name, [
+    ['level', level + ': ' + bytes(p.bytes) + ' moved, ' + fixed(p.gbps, 2) + ' GB/s'], ['GFLOP/s', fixed(l.gflops, 2)],
+    ['intensity', fixed(p.intensity, 2) + ' FLOP/B at ' + level],
+    ['efficiency', p.roof ? pct(p.efficiency) + ' of ' + p.roof + ' (' + p.bound + ' bound)' : 'no ceiling at ' + level],
   ]);
 }

@@ -52,6 +52,7 @@ function hostFacts(view) {
   if (!hw) return fact('Host', [['roofs', 'none in this report (profiled with --no-roofs, or a static analysis)']]);
   const m = hw.machine || {};
   const roofs = hw.source === 'datasheet' ? 'datasheet ceilings' + (m.model ? ' of ' + m.model : '') + ', not measured here'
+    : hw.source === 'profile' ? 'the peaks the imported profile states' + (m.model ? ' for ' + m.model : '') + ', not measured by rooflens'
     : 'measured by rooflens hw' + (hw.quick ? ' --quick' : '') + (hw.measured_at ? ' at ' + hw.measured_at : '');
   return fact('Host', [
     ['CPU', m.model], ['cores', m.cores ? m.cores + ' cores, ' + m.threads + ' threads, ' + m.sockets + ' socket(s)' : ''],

@@ -66,8 +66,10 @@ const hw::DatasheetDevice* match_datasheet_device(const std::string& device) {
   return best;
 }
 
-// Roofs: --roofs FILE wins, then --device, then the device the files name (when the table knows it).
-std::optional<HardwareInfo> roofs_for(const ImportRequest& r, const std::string& file_device, std::string& from) {
+// Roofs: --roofs FILE wins, then --device, then the peaks the files state themselves, then the datasheet of the
+// device the files name (when the table knows it).
+std::optional<HardwareInfo> roofs_for(const ImportRequest& r, const importers::Imported& imported, std::string& from) {
+  const std::string& file_device = imported.measurement.device_name;
   if (!r.roofs.empty()) {
     from = "--roofs " + r.roofs;
     return hw::load_roofs_file(r.roofs);
@@ -76,6 +78,10 @@ std::optional<HardwareInfo> roofs_for(const ImportRequest& r, const std::string&
     const hw::DatasheetDevice& d = hw::find_datasheet_device(r.device);
     from = "datasheet: " + d.name + " (--device " + r.device + ")";
     return hw::datasheet_hardware(d);
+  }
+  if (imported.hardware) {
+    from = "profile: the peaks the files state" + (file_device.empty() ? std::string() : " for " + file_device);
+    return imported.hardware;
   }
   if (!file_device.empty()) {
     if (const hw::DatasheetDevice* d = match_datasheet_device(file_device)) {
@@ -133,7 +139,7 @@ ImportResult run_import(const ImportRequest& r) {
   imported.backend.options["format"] = importer.name();
   rep.backends.push_back(imported.backend);
 
-  std::optional<HardwareInfo> hw = roofs_for(r, m.device_name, out.roofs);
+  std::optional<HardwareInfo> hw = roofs_for(r, imported, out.roofs);
   if (hw) rep.hardware = *hw;
 
   RunKey key;

@@ -3,8 +3,8 @@
 // the neutral measurement record -> assemble_run (the same function every live backend's runs go through) -> a
 // Report like `profile` makes (tool.command "import"), which every view, compare and lint read as any other.
 // With the user's ONNX model, layers map to its nodes and take their costs from rooflens' own analysis; without
-// it they keep the costs the files allow. Roofs: --roofs FILE, else the datasheet of --device or of the device
-// the files name, else none. Other commands (e.g. a history database) can call run_import and store the Report.
+// it they keep the costs the files allow. Roofs: --roofs FILE, else the datasheet of --device, else the peaks the
+// files state themselves, else the datasheet of the device the files name, else none. Other commands (e.g. a history database) can call run_import and store the Report.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "importers/kineto/kineto.h"
 #include "importers/megengine/megengine.h"
+#include "importers/ncu/ncu.h"
 #include "importers/neural_engine/neural_engine.h"
 #include "importers/nsys/nsys.h"
 #include "importers/onnxruntime/ort_import.h"
@@ -22,6 +23,7 @@ const std::vector<const Importer*>& all_importers() {
       &openvino_importer(),
       &kineto_importer(),
       &nsys_importer(),
+      &ncu_importer(),
   };
   return list;
 }
@@ -61,7 +63,7 @@ const Importer& detect_importer(const std::vector<InputFile>& files) {
     }
     if (!best)
       throw UserError(f.path + ": no importer recognises this file (give the FORMAT: trtexec, onnxruntime, megengine, "
-                               "neural-engine, openvino, kineto or nsys)");
+                               "neural-engine, openvino, kineto, nsys or ncu)");
     if (chosen && chosen != best)
       throw UserError(f.path + " is a " + best->name() + " file but " + chosen_by + " is a " + chosen->name() +
                       " file: import one run of one tool at a time");
