@@ -274,9 +274,6 @@ const char* bytes_origin(BytesSource s) {
   return "";
 }
 
-// The physics check: a layer's rate, at the longest time its source's timer step allows, may not exceed its roof by
-// more than kRoofTolerance. A layer that does had fewer FLOPs or bytes than it is charged (or a missing ceiling):
-// an attribution error, said with its figures, never a point above the roof.
 // How many times its roof a rate is at the longest time the timer step allows; 0 when within the tolerance. The one
 // test of physics for a layer and for each of its memory levels.
 double beyond_roof(double efficiency, double time_ms, double step_ms) {
@@ -285,6 +282,9 @@ double beyond_roof(double efficiency, double time_ms, double step_ms) {
   return ratio > 1 + kRoofTolerance ? ratio : 0;
 }
 
+// The physics check: a layer's rate, at the longest time its source's timer step allows, may not exceed its roof by
+// more than kRoofTolerance. A layer that does had fewer FLOPs or bytes than it is charged (or a missing ceiling):
+// an attribution error, said with its figures, never a point above the roof.
 std::string attribution_error(const Layer& l, double step_ms) {
   const double ratio = l.bound.empty() ? 0 : beyond_roof(l.efficiency, l.time_ms, step_ms);
   if (ratio == 0) return "";
