@@ -31,5 +31,10 @@ describe('imported TensorRT report', () => {
     assert.ok(caption.includes('DATASHEET (NVIDIA A100 SXM4 80GB)'), caption);
     const summary = await page.textContent('body');
     assert.ok(summary.includes('datasheet ceilings of NVIDIA A100 SXM4 80GB'), 'host facts name the datasheet');
+    // The summary states what happened: another tool timed the run, on a device rooflens did not measure.
+    const said = await page.textContent('#summary');
+    assert.ok(said.includes('Imported from another tool'), said);
+    assert.ok(!said.includes('profiling off'), 'an import was not timed with profiling off by rooflens');
+    assert.ok(said.includes('Device') && !said.includes('CPU'), 'the facts name a device, not a CPU');
   });
 });

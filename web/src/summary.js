@@ -1,7 +1,10 @@
 // Summary: what was measured, where, with what, and the end-to-end table (one row per run).
 function renderSummary(view) {
   const r = view.report;
-  const caption = view.mode === 'profile'
+  const imported = (r.tool || {}).command === 'import';
+  const caption = view.mode === 'profile' && imported
+    ? 'Imported from another tool\'s files: end-to-end and layer times are as that tool measured them (rooflens ran nothing).'
+    : view.mode === 'profile'
     ? 'End-to-end figures come from a run with profiling off; layer times from a second, profiled run.'
     : r.generation ? 'A generation report: the measured phases are in the Generation section; below is the static analysis at the first configuration\'s prefill.'
     : r.capacity ? 'A capacity report: the serving runs are in the Capacity section; below is the static analysis at one sample.'
@@ -54,8 +57,10 @@ function hostFacts(view) {
   const roofs = hw.source === 'datasheet' ? 'datasheet ceilings' + (m.model ? ' of ' + m.model : '') + ', not measured here'
     : hw.source === 'profile' ? 'the peaks the imported profile states' + (m.model ? ' for ' + m.model : '') + ', not measured by rooflens'
     : 'measured by rooflens hw' + (hw.quick ? ' --quick' : '') + (hw.measured_at ? ' at ' + hw.measured_at : '');
-  return fact('Host', [
-    ['CPU', m.model], ['cores', m.cores ? m.cores + ' cores, ' + m.threads + ' threads, ' + m.sockets + ' socket(s)' : ''],
+  // Datasheet and profile roofs are of the device the files name (a GPU, an NPU), not of a CPU rooflens measured.
+  const device = hw.source === 'datasheet' || hw.source === 'profile';
+  return fact(device ? 'Device' : 'Host', [
+    [device ? 'device' : 'CPU', m.model], ['cores', m.cores ? m.cores + ' cores, ' + m.threads + ' threads, ' + m.sockets + ' socket(s)' : ''],
     ['memory', m.memory_bytes ? bytes(m.memory_bytes) : ''], ['OS', [m.os, m.kernel].filter(Boolean).join(' · ')],
     ['caches', (m.caches || []).map((c) => c.level + ' ' + bytes(c.size_bytes) + ' x' + c.instances).join(', ')],
     ['roofs', roofs],
