@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/capacity_items.h"
+#include "compare/projection_items.h"
 #include "compare/generation_items.h"
 #include "core/comparison.h"
 #include "core/errors.h"
@@ -153,6 +154,7 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
     add_generation_items(src, r, model);
     return src;
   }
+  if (add_projection_items(src, r, model)) return src;  // compare/projection_items.h: the projection is this side
   if (r.capacity) add_capacity_items(src, r, model);  // compare/capacity_items.h; its runs[]: layers under load
   for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
   for (const auto& f : r.failures) {

@@ -361,3 +361,47 @@ TEST(CompareMatch, NotesSayWhatDiffersBetweenTheSides) {
       << all;
   EXPECT_TRUE(c.head.partial);
 }
+
+// ---- a whatif report stands for its projection ----
+
+// `compare import.json whatif.json`: the NEW side is the projection (times from whatif), not the measured runs the
+// whatif report carries along; nothing projected is significance-tested.
+TEST(CompareProjection, AWhatifReportIsComparedByItsProjectedTimes) {
+  Report base = report("net");
+  ProfileRun r = run(1, 2, {10, 10.5, 9.5, 10.2, 9.8});
+  r.layers = {layer("conv", {"conv"}, 6), layer("fc", {"fc"}, 2)};
+  base.runs = {r};
+  Report head = base;
+  Projection p;
+  p.target = "NVIDIA A100 SXM4 80GB (datasheet)";
+  RunProjection rp;
+  rp.run = r.label();
+  rp.measured_ms = 10;
+  rp.projected_ms = 2.5;
+  LayerProjection conv, fc;
+  conv.name = "conv", conv.time_ms = 1.5;
+  fc.name = "fc", fc.time_ms = 0.5;
+  rp.layers = {conv, fc};
+  p.runs = {rp};
+  head.whatif = p;
+  const CompareSource projected = source_from_report(head, "whatif.json");
+  EXPECT_NE(projected.description.find("PROJECTION of net onto NVIDIA A100"), std::string::npos) << projected.description;
+  ASSERT_EQ(projected.items.size(), 1u);
+  EXPECT_TRUE(projected.items[0].samples_ms.empty());
+  const Comparison c = compare_sources(source_from_report(base, "import.json"), projected, {});
+  const ItemComparison& i = item(c, "net", r.label());
+  ASSERT_TRUE(i.latency);
+  EXPECT_DOUBLE_EQ(i.latency->new_median_ms, 2.5);
+  EXPECT_FALSE(i.latency->tested);
+  ASSERT_TRUE(i.layers);
+  ASSERT_EQ(i.layers->matched.size(), 2u);
+  for (const auto& d : i.layers->matched) {
+    if (d.name == "conv") {
+      EXPECT_DOUBLE_EQ(d.new_ms, 1.5);
+      EXPECT_DOUBLE_EQ(d.new_share, 0.75);
+    } else {
+      EXPECT_DOUBLE_EQ(d.new_ms, 0.5);
+      EXPECT_DOUBLE_EQ(d.base_ms, 2);
+    }
+  }
+}
