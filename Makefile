@@ -4,7 +4,7 @@ BUILD       ?= build
 SAN_BUILD   ?= build-san
 FUZZ_SECONDS ?= 60
 VALUES_FUZZ_SECONDS ?= 20
-# Seconds per fuzz target for `make fuzz` (5 importers); `make test` sets shorter ones below, and
+# Seconds per fuzz target for `make fuzz` (one per importer); `make test` sets shorter ones below, and
 # `make fuzz IMPORT_FUZZ_SECONDS=60` runs each importer for a minute.
 IMPORT_FUZZ_SECONDS ?= 12
 IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino kineto nsys ncu

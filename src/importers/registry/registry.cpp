@@ -61,9 +61,11 @@ const Importer& detect_importer(const std::vector<InputFile>& files) {
       int s = i->recognizes(f);
       if (s > score) score = s, best = i;
     }
-    if (!best)
-      throw UserError(f.path + ": no importer recognises this file (give the FORMAT: trtexec, onnxruntime, megengine, "
-                               "neural-engine, openvino, kineto, nsys or ncu)");
+    if (!best) {
+      std::string names;  // from the registry, so a new importer is named here without another edit
+      for (const Importer* i : all_importers()) names += (names.empty() ? "" : ", ") + i->name();
+      throw UserError(f.path + ": no importer recognises this file (give the FORMAT: one of " + names + ")");
+    }
     if (chosen && chosen != best)
       throw UserError(f.path + " is a " + best->name() + " file but " + chosen_by + " is a " + chosen->name() +
                       " file: import one run of one tool at a time");
