@@ -178,9 +178,12 @@ class Projector {
                                               : "the --perf-table (rows not listed: the ideal 1 / (1 - ratio))") +
                   "; other layers unchanged.");
     }
-    a.push_back("Memory: the run's predicted need (runtime baseline + weights + activations in the executed order + "
-                "output copies) with activations and output copies scaled by the batch and every float tensor by the "
-                "quantized element size; the baseline stays. A projection of the prediction, not of the measurement.");
+    // Only runs with a memory prediction get a memory projection (an import has none): say it only then.
+    if (std::any_of(r_.runs.begin(), r_.runs.end(), [](const ProfileRun& run) { return run.memory.has_value(); }))
+      a.push_back("Memory: the run's predicted need (runtime baseline + weights + activations in the executed order + "
+                  "output copies) with activations and output copies scaled by the batch and every float tensor by "
+                  "the quantized element size; the baseline stays. A projection of the prediction, not of the "
+                  "measurement.");
     a.push_back("The time between kernels (the runtime's own, measured per profiled iteration) is kept as measured; the "
                 "end-to-end projection scales the profiling-off median by (projected layers + that gap) / (measured "
                 "layers + gap).");

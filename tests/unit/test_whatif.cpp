@@ -213,3 +213,22 @@ TEST(Datasheets, EveryDeviceCitesItsSourceAndHasThePeaksAsked) {
   EXPECT_DOUBLE_EQ(hw::find_datasheet_device("a100").memory_gbps, 2039);
   EXPECT_DOUBLE_EQ(hw::find_datasheet_device("h100").int8, 1979000);
 }
+
+// The memory assumption is stated only when a run has a memory prediction to project (an import has none).
+TEST(WhatIf, TheMemoryAssumptionOnlyWhereAMemoryPredictionIsProjected) {
+  auto b = measured();
+  WhatIfOptions o;
+  o.threads = 2;
+  auto says_memory = [](const Projection& p) {
+    for (const auto& a : p.assumptions)
+      if (a.rfind("Memory:", 0) == 0) return true;
+    return false;
+  };
+  const Projection without = project(b.report(), o);
+  EXPECT_FALSE(without.runs[0].memory);
+  EXPECT_FALSE(says_memory(without));
+  b.run().memory.emplace();
+  const Projection with = project(b.report(), o);
+  EXPECT_TRUE(with.runs[0].memory);
+  EXPECT_TRUE(says_memory(with));
+}
