@@ -20,25 +20,25 @@
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "reporters/bench_summary.h"
-#include "suite/model_source.h"
-#include "suite/results_csv.h"
-#include "suite/results_dir.h"
-#include "suite/shard.h"
-#include "suite/scheduler.h"
+#include "bench/model_source.h"
+#include "bench/results_csv.h"
+#include "bench/results_dir.h"
+#include "bench/shard.h"
+#include "bench/scheduler.h"
 #include "core/build_info.h"
 
 namespace rooflens::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace rooflens::suite;
+using namespace rooflens::bench;
 
 struct BenchArgs {
   std::vector<std::string> sources, backends;
   std::string mode = "benchmark", output = "bench-results", filter, shard;
   double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
   int jobs = 0, top = 10, repeat = 1;
-  TimingOptions timing = TimingOptions::suite();  // the flags bind to it directly
+  TimingOptions timing = TimingOptions::bench();  // the flags bind to it directly
   bool resume = false, overwrite = false, quiet = false, json = false, list = false;
   DbFlags db;
 };
@@ -52,8 +52,8 @@ std::string settings_json(const BenchArgs& a) {
   return j.dump();
 }
 
-SuitePlan plan_of(const BenchArgs& a) {
-  SuitePlan p;
+BenchPlan plan_of(const BenchArgs& a) {
+  BenchPlan p;
   p.mode = a.mode;
   p.tolerance = {a.rtol, a.atol, a.percent_mismatch};
   p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
@@ -64,7 +64,7 @@ SuitePlan plan_of(const BenchArgs& a) {
   return p;
 }
 
-BenchOptionsUsed options_used(const BenchArgs& a, const SuitePlan& p) {
+BenchOptionsUsed options_used(const BenchArgs& a, const BenchPlan& p) {
   BenchOptionsUsed o;
   o.mode = a.mode;
   o.rtol = a.rtol;
@@ -117,7 +117,7 @@ int run_bench_command(const BenchArgs& a) {
   if (a.repeat > 1 && a.mode == "validate")
     throw UsageError("--repeat " + std::to_string(a.repeat) + " repeats timed runs; --mode validate times nothing "
                      "(use --mode benchmark or both)");
-  SuitePlan plan = plan_of(a);
+  BenchPlan plan = plan_of(a);
   const Shard shard = a.shard.empty() ? Shard{} : parse_shard(a.shard);
   if (!a.list) a.db.validate();
   DiscoveryOptions d;

@@ -4,7 +4,7 @@
 
 namespace rooflens {
 
-TimingOptions TimingOptions::suite() {
+TimingOptions TimingOptions::bench() {
   TimingOptions t;
   t.warmup_ms = 100;
   t.duration_s = 1;

@@ -29,7 +29,7 @@ struct TimingOptions {
 
   // `rooflens bench`'s benchmark mode: many small models, so shorter (≥ 1 run and ≥ 100 ms of warm-up, then
   // ≥ 10 runs and ≥ 1 s, at most 2000) with 5 profiled runs for metrics.csv.
-  static TimingOptions suite();
+  static TimingOptions bench();
 };
 
 // {"warmup_iterations": 1, "warmup_ms": 200, ...}: every field, as the runner protocol wants it.

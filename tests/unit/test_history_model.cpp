@@ -19,7 +19,7 @@
 #include "db/rows.h"
 #include "db/url.h"
 #include "history/trends.h"
-#include "suite/shard.h"
+#include "bench/shard.h"
 
 using namespace rooflens;
 
@@ -176,9 +176,9 @@ TEST(HistoryUrl, KindsRedactionAndDefaults) {
 }
 
 TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
-  std::vector<suite::BenchModel> models;
+  std::vector<bench::BenchModel> models;
   auto named = [](const std::string& name) {
-    suite::BenchModel m;
+    bench::BenchModel m;
     m.name = name;
     return m;
   };
@@ -186,7 +186,7 @@ TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
   for (int64_t n : {1, 2, 3, 7}) {
     std::multiset<std::string> seen;
     for (int64_t i = 1; i <= n; ++i) {
-      auto part = suite::take_shard(models, suite::parse_shard(std::to_string(i) + "/" + std::to_string(n)));
+      auto part = bench::take_shard(models, bench::parse_shard(std::to_string(i) + "/" + std::to_string(n)));
       EXPECT_GT(part.size(), 500 / n / 2) << i << "/" << n;  // roughly balanced
       for (const auto& m : part) seen.insert(m.name);
     }
@@ -194,12 +194,12 @@ TEST(HistoryShard, PartsAreDisjointCoverEverythingAndStayPut) {
     EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 500u);  // no model twice
   }
   // A model's part depends on its name only: adding models moves none of the others.
-  int64_t before = suite::shard_of("test_model_17", 4);
+  int64_t before = bench::shard_of("test_model_17", 4);
   models.insert(models.begin(), named("aaa_new_model"));
-  auto part = suite::take_shard(models, {before, 4});
+  auto part = bench::take_shard(models, {before, 4});
   EXPECT_TRUE(std::any_of(part.begin(), part.end(), [](const auto& m) { return m.name == "test_model_17"; }));
   for (const char* bad : {"0/4", "5/4", "1/0", "x", "1/", "/2", "-1/2", "1/2/3"})
-    EXPECT_THROW(suite::parse_shard(bad), UsageError) << bad;
+    EXPECT_THROW(bench::parse_shard(bad), UsageError) << bad;
 }
 
 TEST(HistoryCheck, ARunsCentreIsTheMedianOfItsRepetitionsSoOneDisturbedRepetitionDoesNotMoveIt) {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "suite/model_source.h"
+#include "bench/model_source.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 struct Shard {
   int64_t index = 1, count = 1;   // 1-based: 1/4 .. 4/4
@@ -25,4 +25,4 @@ int64_t shard_of(const std::string& name, int64_t count);
 // The models of `shard`, in their order.
 std::vector<BenchModel> take_shard(const std::vector<BenchModel>& models, const Shard& shard);
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -23,11 +23,11 @@
 #include <utility>
 #include <vector>
 
-#include "suite/append_file.h"
-#include "suite/rounds.h"
+#include "bench/append_file.h"
+#include "bench/rounds.h"
 #include "core/bench_results.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 enum class OpenMode { fresh, resume, overwrite };
 
@@ -80,4 +80,4 @@ class ResultsDir {
 // The first option that differs between two headers ("mode: validate vs benchmark"), "" when they match.
 std::string header_difference(const BenchResults& was, const BenchResults& now);
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

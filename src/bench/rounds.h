@@ -11,7 +11,7 @@
 
 #include "core/bench_results.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 // How far an entry (model, config) got: rounds journaled, and whether nothing more will run for it.
 struct EntryProgress {
@@ -31,4 +31,4 @@ bool entry_is_final(const BenchEntry& merged, int64_t rounds_done, int64_t round
 // "round R of N: ". wall_s adds up; load_ms and validation stay round 1's.
 void merge_round(BenchEntry& merged, const BenchEntry& next, int64_t round, int64_t rounds);
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -2,10 +2,10 @@
 // model lists (model_name, model_path, test_data_path, working_directory) are accepted too.
 #include <nlohmann/json.hpp>
 
-#include "suite/model_source.h"
+#include "bench/model_source.h"
 #include "core/errors.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;  // options keep the order the list gives them
 namespace {
@@ -143,4 +143,4 @@ std::vector<BenchModel> parse_model_list(const std::string& text, const fs::path
   return out;
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

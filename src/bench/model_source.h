@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 struct BenchModel {
   std::string name;                              // unique display name
@@ -55,4 +55,4 @@ std::vector<BenchModel> parse_model_list(const std::string& text, const std::fil
 
 bool test_hooks_enabled_by_env();  // ROOFLENS_TEST_HOOKS=1
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -1,10 +1,10 @@
-#include "suite/results_csv.h"
+#include "bench/results_csv.h"
 
 #include <fmt/format.h>
 
 #include "core/text_table.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace {
 
 // Shortest text that reads back as the same double.
@@ -81,4 +81,4 @@ std::string system_csv(const BenchResults& h) {
   return out;
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -11,12 +11,12 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "suite/entry.h"
+#include "bench/entry.h"
 #include "support/onnx_builder.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
-using namespace rooflens::suite;
+using namespace rooflens::bench;
 
 namespace {
 
@@ -84,7 +84,7 @@ class BenchEntryVerdicts : public ::testing::Test {
   }
   fs::path dir_;
   BenchModel model_;
-  SuitePlan plan_;
+  BenchPlan plan_;
 };
 
 }  // namespace

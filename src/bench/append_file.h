@@ -4,7 +4,7 @@
 // splits the write, which it does not for regular files this small).
 #include <string>
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 class AppendFile {
  public:
@@ -24,4 +24,4 @@ class AppendFile {
   int fd_ = -1;
 };
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -9,14 +9,14 @@
 #include "backends/backend.h"
 #include "validation/allclose.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
-struct SuitePlan {
+struct BenchPlan {
   std::string mode = "benchmark";  // benchmark | validate | both
   Tolerance tolerance;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
   int jobs = 1;                    // parallel workers (-j), each with its own runners; timings run one at a time
-  TimingOptions timing = TimingOptions::suite();  // benchmark mode; timing.layers: a short profiled run for
+  TimingOptions timing = TimingOptions::bench();  // benchmark mode; timing.layers: a short profiled run for
                                                  // metrics.csv
   int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
   // The CPU features of the machine the runners run on (results.json's system.isa): a failed validation of an int8
@@ -31,4 +31,4 @@ struct SuitePlan {
   int workers() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
 };
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "suite/suite_plan.h"
-#include "suite/model_source.h"
-#include "suite/rounds.h"
+#include "bench/plan.h"
+#include "bench/model_source.h"
+#include "bench/rounds.h"
 #include "core/bench_results.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 struct ConfigSlot {
   std::string label;     // as given to -B
@@ -40,7 +40,7 @@ using FinishedKeys = std::set<std::pair<std::string, std::string>>;  // (model, 
 
 class SuiteScheduler {
  public:
-  SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
+  SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, BenchPlan plan,
               std::function<void(const BenchEntry&, int64_t round)> record,
               std::function<void(const BenchProgress&)> progress);
 
@@ -63,7 +63,7 @@ class SuiteScheduler {
 
   const std::vector<BenchModel>& models_;
   std::vector<ConfigSlot> configs_;
-  SuitePlan plan_;
+  BenchPlan plan_;
   std::function<void(const BenchEntry&, int64_t)> record_;
   std::function<void(const BenchProgress&)> progress_;
   std::atomic<size_t> next_{0};         // rounds × models: (round - 1) * models + model
@@ -76,4 +76,4 @@ class SuiteScheduler {
   std::exception_ptr error_;            // first exception of a worker thread
 };
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

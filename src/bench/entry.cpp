@@ -1,4 +1,4 @@
-#include "suite/entry.h"
+#include "bench/entry.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include "validation/tensor_file.h"
 #include "stats/order.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace fs = std::filesystem;
 namespace {
 
@@ -23,7 +23,7 @@ struct Verdict {
   std::string status, stage, error_type, message;
 };
 
-Tolerance tolerance_for(const BenchModel& m, const SuitePlan& plan) {
+Tolerance tolerance_for(const BenchModel& m, const BenchPlan& plan) {
   Tolerance t = plan.tolerance;
   if (m.rtol) t.rtol = *m.rtol;
   if (m.atol) t.atol = *m.atol;
@@ -92,7 +92,7 @@ std::string data_sets_label(const std::vector<fs::path>& sets) {
 
 // The line a failed validation of an int8 model adds on a CPU whose u8s8 kernels saturate, when the model's weights
 // use the full int8 range (core/int8_kernels.h): the likely cause of its deviation, and where to measure it. "" else.
-std::string int8_saturation_note(const BenchModel& m, const SuitePlan& plan) {
+std::string int8_saturation_note(const BenchModel& m, const BenchPlan& plan) {
   if (!u8s8_saturates(plan.isa)) return "";
   std::optional<Int8Weights> w;
   try {
@@ -108,13 +108,13 @@ std::string int8_saturation_note(const BenchModel& m, const SuitePlan& plan) {
 }
 
 // A failed validation's verdict: the first failed output, and for an int8 model what this CPU does to it.
-Verdict validation_failure(const Validation& v, const Tolerance& tol, const BenchModel& m, const SuitePlan& plan) {
+Verdict validation_failure(const Validation& v, const Tolerance& tol, const BenchModel& m, const BenchPlan& plan) {
   std::string message = validation_message(v, tol);
   if (validation_error_type(v) == "mismatch") message += int8_saturation_note(m, plan);
   return Verdict{"fail", "validate", validation_error_type(v), message};
 }
 
-void validate_with_test_data(const BenchModel& m, const SuitePlan& plan, LiveRunner& runner, BenchEntry& e) {
+void validate_with_test_data(const BenchModel& m, const BenchPlan& plan, LiveRunner& runner, BenchEntry& e) {
   Validation v;
   v.reference = data_sets_label(m.data_sets);
   const Tolerance tol = tolerance_for(m, plan);
@@ -282,7 +282,7 @@ BenchEntry run_entry(ModelContext& ctx, const EntrySetup& s, LiveRunner& runner)
   return e;
 }
 
-void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, LiveRunner& runner) {
+void compute_reference(ModelContext& ctx, const BenchPlan& plan, const std::string& label, LiveRunner& runner) {
   if (ctx.reference_tried) return;
   ctx.reference_tried = true;
   try {
@@ -301,4 +301,4 @@ void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::stri
   }
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -1,4 +1,4 @@
-#include "suite/model_source.h"
+#include "bench/model_source.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 
 #include "core/errors.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace fs = std::filesystem;
 namespace {
 
@@ -158,4 +158,4 @@ Discovery discover_models(const std::vector<std::string>& sources, const Discove
   return d;
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

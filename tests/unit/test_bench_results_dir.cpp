@@ -7,14 +7,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "suite/results_csv.h"
-#include "suite/results_dir.h"
+#include "bench/results_csv.h"
+#include "bench/results_dir.h"
 #include "core/errors.h"
 #include "core/stats.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
-using namespace rooflens::suite;
+using namespace rooflens::bench;
 
 namespace {
 

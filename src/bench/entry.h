@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "suite/suite_plan.h"
-#include "suite/model_source.h"
+#include "bench/plan.h"
+#include "bench/model_source.h"
 #include "core/bench_results.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 // What the configurations of one model share: how to generate its inputs, the reference outputs when it has no
 // test data (the first configuration's), its node count.
@@ -28,7 +28,7 @@ struct ModelContext {
 };
 
 struct EntrySetup {
-  const SuitePlan& plan;
+  const BenchPlan& plan;
   std::string config_label;
   bool is_reference_config = false;   // the first configuration (its outputs are the reference without test data)
   bool has_other_configs = false;
@@ -42,9 +42,9 @@ BenchEntry run_entry(ModelContext& ctx, const EntrySetup& setup, LiveRunner& run
 
 // Loads the model with the first configuration and keeps its outputs as the reference (resumed runs, where the
 // first configuration finished earlier). Never throws; on failure the context stays without a reference.
-void compute_reference(ModelContext& ctx, const SuitePlan& plan, const std::string& label, LiveRunner& runner);
+void compute_reference(ModelContext& ctx, const BenchPlan& plan, const std::string& label, LiveRunner& runner);
 
 // "a b c": newlines and tabs as spaces, at most `max` characters (…).
 std::string one_line(const std::string& text, size_t max = 1000);
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

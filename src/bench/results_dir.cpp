@@ -1,4 +1,4 @@
-#include "suite/results_dir.h"
+#include "bench/results_dir.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suite/results_csv.h"
+#include "bench/results_csv.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/text_table.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace fs = std::filesystem;
 namespace {
 
@@ -220,4 +220,4 @@ BenchResults ResultsDir::snapshot() const {
   return results_;
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

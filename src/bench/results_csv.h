@@ -6,7 +6,7 @@
 
 #include "core/bench_results.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 struct CsvFile {
   const char* name;                                                     // "status.csv"
@@ -22,4 +22,4 @@ std::string system_csv(const BenchResults& header);
 
 bool is_failure(const std::string& status);  // fail | timeout | crash
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

@@ -1,10 +1,10 @@
-#include "suite/rounds.h"
+#include "bench/rounds.h"
 
 #include <algorithm>
 
 #include "core/stats.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 bool entry_is_final(const BenchEntry& merged, int64_t rounds_done, int64_t rounds) {
   return merged.status != "pass" || rounds_done >= rounds;
@@ -36,4 +36,4 @@ void merge_round(BenchEntry& merged, const BenchEntry& next, int64_t round, int6
   merged.peak_rss_bytes = std::max(merged.peak_rss_bytes, next.peak_rss_bytes);
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

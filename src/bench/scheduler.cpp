@@ -1,4 +1,4 @@
-#include "suite/scheduler.h"
+#include "bench/scheduler.h"
 
 #include <algorithm>
 #include <memory>
@@ -6,9 +6,9 @@
 
 #include "backends/fault_injection.h"
 #include "core/temp_dir.h"
-#include "suite/entry.h"
+#include "bench/entry.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 // One thread's live runners (one per configuration) and scratch directory.
 class SuiteScheduler::Worker {
@@ -23,7 +23,7 @@ class SuiteScheduler::Worker {
     if (!runners_[c]) {
       runners_[c] = d_.configs_[c].backend->live_runner();
       if (!runners_[c])
-        throw UsageError("-B " + d_.configs_[c].label + ": this backend cannot serve a suite of models");
+        throw UsageError("-B " + d_.configs_[c].label + ": this backend cannot serve a zoo of models");
       if (!d_.plan_.test_faults.empty())
         runners_[c] = with_injected_faults(std::move(runners_[c]), d_.plan_.test_faults);
       d_.adopt(runners_[c].get());
@@ -68,7 +68,7 @@ class SuiteScheduler::Worker {
   TempDir work_;
 };
 
-SuiteScheduler::SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, SuitePlan plan,
+SuiteScheduler::SuiteScheduler(const std::vector<BenchModel>& models, std::vector<ConfigSlot> configs, BenchPlan plan,
                          std::function<void(const BenchEntry&, int64_t)> record,
                          std::function<void(const BenchProgress&)> progress)
     : models_(models), configs_(std::move(configs)), plan_(std::move(plan)), record_(std::move(record)),
@@ -91,7 +91,7 @@ void SuiteScheduler::run(const EntryProgressMap& earlier) {
   counts_.total = pending(earlier);
   if (progress_) progress_(counts_);
   // Rounds follow each other (a model's round R needs its round R - 1), so repeated timing runs on one worker;
-  // timing already does (SuitePlan::runners), --repeat being for benchmark modes only.
+  // timing already does (BenchPlan::runners), --repeat being for benchmark modes only.
   const size_t workers = rounds() > 1 ? 1 : static_cast<size_t>(plan_.workers());
   const size_t threads = std::min<size_t>(workers, std::max<size_t>(models_.size(), 1));
   std::vector<std::thread> pool;
@@ -178,4 +178,4 @@ void SuiteScheduler::release(LiveRunner* s) {
   live_.erase(std::remove(live_.begin(), live_.end(), s), live_.end());
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

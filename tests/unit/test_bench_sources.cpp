@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "suite/model_source.h"
+#include "bench/model_source.h"
 #include "core/errors.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;
-using namespace rooflens::suite;
+using namespace rooflens::bench;
 
 namespace {
 

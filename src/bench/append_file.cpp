@@ -1,4 +1,4 @@
-#include "suite/append_file.h"
+#include "bench/append_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 #include "core/errors.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 
 AppendFile::AppendFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -42,4 +42,4 @@ void AppendFile::append(const std::string& text) {
   }
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench

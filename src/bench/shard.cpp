@@ -1,11 +1,11 @@
-#include "suite/shard.h"
+#include "bench/shard.h"
 
 #include <charconv>
 
 #include "core/errors.h"
 #include "core/sha256.h"
 
-namespace rooflens::suite {
+namespace rooflens::bench {
 namespace {
 
 bool parse_positive(const std::string& s, int64_t& out) {
@@ -41,4 +41,4 @@ std::vector<BenchModel> take_shard(const std::vector<BenchModel>& models, const 
   return out;
 }
 
-}  // namespace rooflens::suite
+}  // namespace rooflens::bench
