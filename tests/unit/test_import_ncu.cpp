@@ -24,13 +24,13 @@ namespace {
 using importers::ncu::parse_number;
 using importers::ncu::parse_unit;
 
-struct Read {
+struct NcuRead {
   importers::Imported in;
   ProfileRun run;
 };
 
-Read import_text(const importers::InputFile& f) {
-  Read r{importers::find_importer("ncu").read({f}, {}), {}};
+NcuRead ncu_import_text(const importers::InputFile& f) {
+  NcuRead r{importers::find_importer("ncu").read({f}, {}), {}};
   AssemblyContext ctx;
   ctx.rules = r.in.rules;
   if (r.in.hardware) ctx.hw = &*r.in.hardware;
@@ -38,7 +38,7 @@ Read import_text(const importers::InputFile& f) {
   return r;
 }
 
-Read import(const std::string& rel) { return import_text(test::fixture(rel)); }
+NcuRead ncu_import(const std::string& rel) { return ncu_import_text(test::fixture(rel)); }
 
 const LevelPoint& level(const Layer& l, const std::string& name) {
   for (const auto& p : l.levels)
@@ -59,7 +59,7 @@ double roof_gflops(const HardwareInfo& hw, const std::string& dtype) {
 }
 
 // Every layer and every level point at or under the ceilings its file states (within the shared tolerance).
-void expect_under_peaks(const Read& r) {
+void expect_under_peaks(const NcuRead& r) {
   ASSERT_TRUE(r.in.hardware);
   const HardwareInfo& hw = *r.in.hardware;
   const double slack = 1 + kRoofTolerance;
@@ -89,7 +89,7 @@ TEST(ImportNcu, RealDetailsPageEveryKernelAndItsTime) {
   std::set<std::string> ids;
   for (auto line : importers::lines_of(f.text))
     if (!line.empty() && line.rfind("\"ID\"", 0) != 0) ids.insert(importers::csv_fields(line, ',')[0]);
-  Read r = import_text(f);
+  NcuRead r = ncu_import_text(f);
   ASSERT_EQ(r.run.layers.size(), ids.size());
   const Layer& l = r.run.layers[0];
   EXPECT_EQ(l.op, "copy_blocked");
@@ -109,7 +109,7 @@ TEST(ImportNcu, RealDetailsPageEveryKernelAndItsTime) {
 }
 
 TEST(ImportNcu, RawPageKernelsTimesAndPeaks) {
-  Read r = import("ncu/resnet_block_t4.raw.csv");
+  NcuRead r = ncu_import("ncu/resnet_block_t4.raw.csv");
   ASSERT_EQ(r.run.layers.size(), 5u);  // IDs 0-4
   // Σ "gpu__time_duration.sum" (usecond): 60.22 + 9.50 + 30.05 + 6.08 + 9.47 = 115.32 µs.
   double sum = 0;
@@ -142,7 +142,7 @@ TEST(ImportNcu, RawPageKernelsTimesAndPeaks) {
 }
 
 TEST(ImportNcu, RawPageRooflinePointsByHand) {
-  Read r = import("ncu/resnet_block_t4.raw.csv");
+  NcuRead r = ncu_import("ncu/resnet_block_t4.raw.csv");
   // ID 2, volta_sgemm_128x64_nn: ffma "2,048,000" x 2 + fadd "1,000" = 4,097,000 FLOPs in "30.05" usecond.
   const Layer& g = r.run.layers[2];
   EXPECT_EQ(g.op, "volta_sgemm_128x64_nn");
@@ -189,7 +189,7 @@ TEST(ImportNcu, RawPageRooflinePointsByHand) {
 }
 
 TEST(ImportNcu, DetailsPageWithDecimalCommasAndRates) {
-  Read r = import("ncu/gemv_a100_de.details.csv");
+  NcuRead r = ncu_import("ncu/gemv_a100_de.details.csv");
   ASSERT_EQ(r.run.layers.size(), 2u);
   // "Duration" "msecond" "0,12" and gpu__time_duration.sum "nsecond" "245.760,5".
   EXPECT_NEAR(r.run.layers[0].time_ms, 0.12, 1e-15);
@@ -220,7 +220,7 @@ TEST(ImportNcu, LevelAbovePeakIsAnAttributionError) {
   const size_t at = f.text.find("\"96,468.99\"");
   ASSERT_NE(at, std::string::npos);
   f.text.replace(at, 11, "\"964,689.90\"");
-  Read r = import_text(f);
+  NcuRead r = ncu_import_text(f);
   const LevelPoint& l1 = level(r.run.layers[0], "L1");
   EXPECT_NE(l1.attribution_error, "");
   EXPECT_EQ(level(r.run.layers[0], "DRAM").attribution_error, "");

@@ -18,7 +18,7 @@
 namespace rooflens {
 namespace {
 
-using json = nlohmann::json;
+using njson = nlohmann::json;  // not "json": rooflens::json (core/json_fields.h) may share the unity batch
 
 struct Engine {
   const char* folder;
@@ -46,7 +46,7 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 
 PlanFacts facts_of(const Engine& e) {
   PlanFacts f;
-  json graph = json::parse(test::fixture(part(e, "graph")).text);
+  njson graph = njson::parse(test::fixture(part(e, "graph")).text);
   for (const auto& l : graph.at("Layers")) {
     std::string type = l.at("LayerType");
     ++f.layers;
@@ -56,7 +56,7 @@ PlanFacts facts_of(const Engine& e) {
       if (type == "Reformat") ++f.timed_reformatters;
     }
   }
-  for (const auto& row : json::parse(test::fixture(part(e, "profile")).text)) {
+  for (const auto& row : njson::parse(test::fixture(part(e, "profile")).text)) {
     if (!row.contains("name")) continue;  // the iteration count
     f.sum_average_ms += row.at("averageMs").get<double>();
     f.sum_median_ms += row.at("medianMs").get<double>();
@@ -162,12 +162,12 @@ TEST(ImportTrtexecParity, ALayerWithoutAProfileRowIsKeptAtZero) {
   const Engine& e = kEngines[0];
   importers::InputFile graph = test::fixture(part(e, "graph"));
   importers::InputFile profile = test::fixture(part(e, "profile"));
-  json rows = json::parse(profile.text);
-  json names = json::parse(graph.text).at("Layers");
+  njson rows = njson::parse(profile.text);
+  njson names = njson::parse(graph.text).at("Layers");
   size_t at = 2;  // a convolution after the first one, timed in the file
   while (names.at(at).at("LayerType") != "CaskConvolution") ++at;
   const std::string dropped = names[at].at("Name");
-  json kept = json::array();
+  njson kept = njson::array();
   for (const auto& r : rows)
     if (!r.contains("name") || r.at("name") != dropped) kept.push_back(r);
   ASSERT_EQ(kept.size() + 1, rows.size());
