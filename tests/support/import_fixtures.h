@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "assembly/assemble.h"
 #include "importers/importer.h"
 
 namespace rooflens::test {
@@ -22,6 +23,22 @@ inline std::vector<importers::InputFile> fixtures(const std::vector<std::string>
   std::vector<importers::InputFile> out;
   for (const auto& r : rel) out.push_back(fixture(r));
   return out;
+}
+
+// An importer's reading and the run assembled from it as `rooflens import` assembles it without --model: the
+// format's mapping rules, and the peaks the files state when they state some (Nsight Compute).
+struct ImportedRun {
+  importers::Imported in;
+  ProfileRun run;
+};
+
+inline ImportedRun assembled(importers::Imported in) {
+  ImportedRun r{std::move(in), {}};
+  AssemblyContext ctx;
+  ctx.rules = r.in.rules;
+  if (r.in.hardware) ctx.hw = &*r.in.hardware;
+  r.run = assemble_run(RunKey{}, r.in.measurement, ctx);
+  return r;
 }
 
 }  // namespace rooflens::test

@@ -15,10 +15,7 @@ namespace {
 
 using test::fixtures;
 
-struct Read {
-  importers::Imported in;
-  ProfileRun run;
-};
+using Read = test::ImportedRun;
 
 Read import(const std::vector<std::string>& files, const importers::ImportOptions& options = {},
             const std::string& expect_format = "") {
@@ -27,11 +24,7 @@ Read import(const std::vector<std::string>& files, const importers::ImportOption
   if (!expect_format.empty()) {
     EXPECT_EQ(importer.name(), expect_format);
   }
-  Read r{importer.read(f, options), {}};
-  AssemblyContext ctx;
-  ctx.rules = r.in.rules;
-  r.run = assemble_run(RunKey{}, r.in.measurement, ctx);
-  return r;
+  return test::assembled(importer.read(f, options));
 }
 
 const Layer& layer(const ProfileRun& run, const std::string& name) {

@@ -45,17 +45,10 @@ bool is_kineto_gpu(const json& e) {
   return e.value("ph", "") == "X" && (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset");
 }
 
-struct KinetoRead {
-  importers::Imported in;
-  ProfileRun run;
-};
+using KinetoRead = test::ImportedRun;
 
 KinetoRead read_kineto(const importers::InputFile& f) {
-  KinetoRead r{importers::find_importer("kineto").read({f}, {}), {}};
-  AssemblyContext ctx;
-  ctx.rules = r.in.rules;
-  r.run = assemble_run(RunKey{}, r.in.measurement, ctx);
-  return r;
+  return test::assembled(importers::find_importer("kineto").read({f}, {}));
 }
 
 double kineto_sum_ms(const Measurement& m, size_t iteration) {

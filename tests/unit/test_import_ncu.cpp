@@ -24,18 +24,10 @@ namespace {
 using importers::ncu::parse_number;
 using importers::ncu::parse_unit;
 
-struct NcuRead {
-  importers::Imported in;
-  ProfileRun run;
-};
+using NcuRead = test::ImportedRun;
 
 NcuRead ncu_import_text(const importers::InputFile& f) {
-  NcuRead r{importers::find_importer("ncu").read({f}, {}), {}};
-  AssemblyContext ctx;
-  ctx.rules = r.in.rules;
-  if (r.in.hardware) ctx.hw = &*r.in.hardware;
-  r.run = assemble_run(RunKey{}, r.in.measurement, ctx);
-  return r;
+  return test::assembled(importers::find_importer("ncu").read({f}, {}));
 }
 
 NcuRead ncu_import(const std::string& rel) { return ncu_import_text(test::fixture(rel)); }

@@ -40,17 +40,10 @@ std::vector<std::vector<std::string>> nsys_query(const std::string& sql) {
   return rows;
 }
 
-struct NsysRead {
-  importers::Imported in;
-  ProfileRun run;
-};
+using NsysRead = test::ImportedRun;
 
 NsysRead read_nsys(const importers::ImportOptions& options = {}) {
-  NsysRead r{importers::find_importer("nsys").read({test::fixture(kNsysExport)}, options), {}};
-  AssemblyContext ctx;
-  ctx.rules = r.in.rules;
-  r.run = assemble_run(RunKey{}, r.in.measurement, ctx);
-  return r;
+  return test::assembled(importers::find_importer("nsys").read({test::fixture(kNsysExport)}, options));
 }
 
 double nsys_total_ms(const KernelRecord& k) {

@@ -19,11 +19,7 @@ namespace {
 
 using test::fixtures;
 
-ProfileRun assemble(const importers::Imported& in) {
-  AssemblyContext ctx;
-  ctx.rules = in.rules;
-  return assemble_run(RunKey{}, in.measurement, ctx);
-}
+ProfileRun assemble(const importers::Imported& in) { return test::assembled(in).run; }
 
 const std::vector<std::string> kMobileNet = {
     "trtexec/mobilenet_qat/mobilenet_qat.engine.graph.json", "trtexec/mobilenet_qat/mobilenet_qat.engine.profile.json",
