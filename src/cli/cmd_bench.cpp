@@ -13,6 +13,7 @@
 #include "backends/registry/registry.h"
 #include "cli/commands.h"
 #include "cli/db_flags.h"
+#include "cli/fleet_flags.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/timing_flags.h"
@@ -41,6 +42,7 @@ struct BenchArgs {
   TimingOptions timing = TimingOptions::bench();  // the flags bind to it directly
   bool resume = false, overwrite = false, quiet = false, json = false, list = false;
   DbFlags db;
+  FleetFlags fleet;
 };
 
 // The options that shaped the samples, stored with the session.
@@ -220,6 +222,7 @@ void setup_bench(CLI::App& root, Action& action) {
       "costs one runner restart, never the run. Results (status.csv, failures.csv, latency.csv, metrics.csv,\n"
       "system.csv, results.json) are written as models finish; Ctrl-C or a kill keeps them, --resume continues.\n"
       "  rooflens bench zoo/ --shard 2/4 --db postgresql://ci@db/perf   (machine 2 of 4; rooflens history reads all)\n"
+      "  rooflens bench zoo/ --slurm 4 --slurm-opt \"--partition=cpu\" --db postgresql://ci@db/perf   (a Slurm array)\n"
       "Exit code 1 when any model failed, timed out or crashed, or the run was interrupted; 3 when the results\n"
       "folder was written but the results database (--db) could not take the results.");
   cmd->add_option("sources", a->sources, "Folders in the ONNX test layout (searched recursively), .onnx files, "
@@ -263,7 +266,15 @@ void setup_bench(CLI::App& root, Action& action) {
   cmd->add_flag("--list", a->list, "Print the models this run (this --shard) would take, one per line, and exit");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   a->db.add_to(*cmd);
-  cmd->callback([a, &action] { action = [a] { return run_bench_command(*a); }; });
+  a->fleet.add_to(*cmd);
+  cmd->callback([a, cmd, &action] {
+    action = [a, cmd] {
+      if (!a->fleet.active()) return run_bench_command(*a);
+      if (!a->shard.empty() || a->list || a->resume)
+        throw UsageError("--shard, --list and --resume are for one machine; with --slurm every task takes its own shard");
+      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"bench", true});
+    };
+  });
 }
 
 }  // namespace rooflens::cli

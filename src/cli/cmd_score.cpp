@@ -14,6 +14,7 @@
 #include "capacity/sut/pool.h"
 #include "cli/commands.h"
 #include "cli/db_flags.h"
+#include "cli/fleet_flags.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
@@ -42,6 +43,7 @@ struct ScoreCommand {
   std::vector<std::string> reference_results;   // --reference-result, one per mode
   bool json = false, no_roofs = false, quiet = false, provisional = false;
   DbFlags db;
+  FleetFlags fleet;
 };
 
 std::string read_text(const std::string& path, const std::string& flag) {
@@ -311,6 +313,7 @@ void setup_score(CLI::App& root, Action& action) {
       "                                               scores of its CPU class: the projection's calibration)\n"
       "  rooflens score --write-references suite.json [--reference-result full.json --reference-result quick.json]\n"
       "  rooflens history --scores [--html scores.html]   (stored scores of machines side by side)\n"
+      "  rooflens score --quick --slurm 8 --db postgresql://ci@db/perf   (one score on each of 8 Slurm tasks' nodes)\n"
       "Scores: reference time / measured time × 1000 per figure; geometric means per category and overall, with\n"
       "95% intervals over the repetitions. A workload whose outputs differ from the suite's references is INVALID\n"
       "and the overall score incomplete. Quick and full scores are never compared. Exit 0: a complete score; 1: an\n"
@@ -342,7 +345,16 @@ void setup_score(CLI::App& root, Action& action) {
   cmd->add_flag("--no-roofs", a->no_roofs, "No roofs: scores are not decomposed into roof ratio × efficiency");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   a->db.add_to(*cmd);
-  cmd->callback([a, &action] { action = [a] { return run_score_command(*a); }; });
+  a->fleet.add_to(*cmd);
+  cmd->callback([a, cmd, &action] {
+    action = [a, cmd] {
+      if (!a->fleet.active()) return run_score_command(*a);
+      if (!a->from.empty() || !a->project.empty() || a->o.validate_only || !a->write_references.empty())
+        throw UsageError("--slurm runs the suite on each task's machine: --from, --project, --validate and "
+                         "--write-references run nothing there");
+      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"score", false});
+    };
+  });
 }
 
 }  // namespace rooflens::cli

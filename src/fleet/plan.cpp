@@ -17,9 +17,6 @@ namespace {
 Word literal(std::string s) { return {std::move(s), false}; }
 Word expanding(std::string s) { return {std::move(s), true}; }
 
-// "bench -o out": the -o (or --output) value the user gave, which task_output() rewrites per task.
-bool is_output_flag(const std::string& w) { return w == "-o" || w == "--output"; }
-
 }  // namespace
 
 std::string shell_quote(const std::string& s) {
@@ -43,27 +40,21 @@ std::string shell_line(const std::vector<Word>& words) {
   return line;
 }
 
-std::string task_output(const FleetPlan& plan, const std::string& index_expr) {
+std::string task_output(const FleetPlan& plan, const TaskVars& vars) {
   if (plan.output.empty()) return "";
-  if (plan.command == "bench") return plan.output + "/task-" + index_expr;
+  const std::string part = "task-" + vars.index + (vars.attempt.empty() ? "" : "-attempt-" + vars.attempt);
+  if (plan.command == "bench") return plan.output + "/" + part;
   const auto dot = plan.output.rfind('.');
   const auto slash = plan.output.rfind('/');
   const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return has_ext ? plan.output.substr(0, dot) + "-task-" + index_expr + plan.output.substr(dot)
-                 : plan.output + "-task-" + index_expr;
+  return has_ext ? plan.output.substr(0, dot) + "-" + part + plan.output.substr(dot) : plan.output + "-" + part;
 }
 
 std::vector<Word> task_words(const FleetPlan& plan, const TaskVars& vars) {
   std::vector<Word> w{literal(plan.rooflens), literal(plan.command)};
-  for (size_t i = 0; i < plan.args.size(); ++i) {
-    if (is_output_flag(plan.args[i]) && i + 1 < plan.args.size()) {
-      ++i;  // replaced below by the task's own output
-      continue;
-    }
-    w.push_back(literal(plan.args[i]));
-  }
+  for (const std::string& a : plan.args) w.push_back(literal(a));
   if (plan.sharded) w.push_back(expanding("--shard=$((" + vars.index + " + 1))/" + std::to_string(plan.tasks)));
-  if (!plan.output.empty()) w.push_back(expanding("--output=" + task_output(plan, vars.index)));
+  if (!plan.output.empty()) w.push_back(expanding("--output=" + task_output(plan, vars)));
   if (!plan.db_url.empty()) w.push_back(literal("--db=" + plan.db_url));
   for (const std::string& t : plan.tags) w.push_back(literal("--tag=" + t));
   if (!plan.commit.empty()) w.push_back(literal("--commit=" + plan.commit));

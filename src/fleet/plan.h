@@ -31,7 +31,8 @@ struct TaskVars {
 
 struct FleetPlan {
   std::string command;              // "bench" | "score"
-  std::vector<std::string> args;    // the command's arguments as given, without the fleet and database flags
+  std::vector<std::string> args;    // the command's arguments as given, without the fleet, database, shard and
+                                    // output flags (the plan adds each task's own)
   int64_t tasks = 1;                // N
   bool sharded = true;              // bench: task i takes --shard i+1/N; score: every task runs the whole command
   std::string rooflens;             // the binary the tasks run (absolute; the nodes see the same path)
@@ -40,8 +41,7 @@ struct FleetPlan {
   std::string fleet_id;             // the value of the fleet tag: names this fleet run in the database
   std::string commit;               // --commit
   std::vector<std::string> tags;    // the user's own --tag key=value
-  std::string output;               // the command's -o as given ("" = none): each task writes OUTPUT/task-I (bench)
-                                    // or OUTPUT with the task index before its extension (score)
+  std::string output;               // the command's -o ("" = none): each task attempt writes its own (task_output)
   std::string scheduler;            // "slurm" | "kubernetes" | "github-actions": the scheduler tag's value
 };
 
@@ -59,8 +59,9 @@ std::string new_fleet_id(const std::string& command);
 // Credentials never go into argv or a script: throws UsageError when `url` carries a password.
 void check_db_url(const std::string& url);
 
-// Bench's -o is a folder: task I writes OUTPUT/task-I. Score's -o is a file: OUTPUT with "-task-I" before its
-// extension. Both with the task index as a shell expression.
-std::string task_output(const FleetPlan& plan, const std::string& index_expr);
+// Where one attempt of a task writes, so a requeued attempt never meets its predecessor's files: bench's -o is a
+// folder (OUTPUT/task-I-attempt-A), score's a file ("-task-I-attempt-A" before its extension), I and A as the
+// scheduler's shell expressions.
+std::string task_output(const FleetPlan& plan, const TaskVars& vars);
 
 }  // namespace rooflens::fleet

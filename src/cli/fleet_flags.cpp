@@ -1,0 +1,195 @@
+#include "cli/fleet_flags.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/interrupt.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/fleet_tags.h"
+#include "db/store.h"
+#include "db/url.h"
+#include "fleet/plan.h"
+#include "fleet/slurm.h"
+#include "fleet/slurm_job.h"
+
+namespace rooflens::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Options a task gets from the fleet, not from the user's command line: the fleet's own, the database's (the
+// plan adds them with the fleet tags), the shard (one per task) and the output (one per task).
+const std::set<std::string>& fleet_owned() {
+  static const std::set<std::string> s{"--slurm", "--slurm-opt", "--slurm-script-only", "--fleet-dir", "--slurm-shared",
+                                       "--slurm-poll", "--db", "--no-db", "--tag", "--commit", "--shard", "--output",
+                                       "--help", "--help-all"};
+  return s;
+}
+
+std::string name_of(const CLI::Option& o) {
+  if (!o.get_lnames().empty()) return "--" + o.get_lnames().front();
+  if (!o.get_snames().empty()) return "-" + o.get_snames().front();
+  return "";
+}
+
+// The options the user gave `cmd`, as words a task passes to the same command: positionals first, then each
+// option once per value as --name=value (a flag once per time it was given).
+std::vector<std::string> replay_args(const CLI::App& cmd) {
+  std::vector<std::string> positional, named;
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0) continue;
+    const std::string name = name_of(*o);
+    if (fleet_owned().count(name)) continue;
+    if (o->get_positional()) {
+      for (const auto& v : o->results()) positional.push_back(v);
+    } else if (o->get_expected_max() == 0) {  // a flag
+      for (size_t i = 0; i < o->count(); ++i) named.push_back(name);
+    } else {
+      for (const auto& v : o->results()) named.push_back(name.rfind("--", 0) == 0 ? name + "=" + v : name + v);
+    }
+  }
+  positional.insert(positional.end(), named.begin(), named.end());
+  return positional;
+}
+
+std::string given_output(const CLI::App& cmd) {
+  const CLI::Option* o = cmd.get_option_no_throw("--output");
+  return o && o->count() > 0 ? fs::absolute(o->results().back()).string() : "";
+}
+
+std::string this_binary() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw UserError("cannot find the rooflens binary (/proc/self/exe): " + ec.message());
+  return p.string();
+}
+
+// The fleet's plan and the folder of its script and logs (--fleet-dir, else ./rooflens-fleet/ID).
+struct Plan : fleet::FleetPlan {
+  std::string fleet_dir;
+};
+
+Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  if (db.off) throw UsageError("--no-db: a fleet's tasks store into one database; give --db URL (docs/fleet.md)");
+  Plan p;
+  p.command = shape.command;
+  p.sharded = shape.sharded;
+  p.args = replay_args(cmd);
+  p.tasks = f.slurm > 0 ? f.slurm : 1;
+  p.rooflens = this_binary();
+  p.workdir = fs::current_path().string();
+  p.db_url = db::resolve_db_url(db.url);
+  fleet::check_db_url(p.db_url);
+  if (db::parse_db_url(p.db_url).kind == db::DbKind::sqlite) p.db_url = fs::absolute(db::parse_db_url(p.db_url).target).string();
+  p.fleet_id = fleet::new_fleet_id(shape.command);
+  p.commit = db.commit;
+  p.tags = db.tags;
+  p.fleet_dir = fs::absolute(f.fleet_dir.empty() ? fs::path("rooflens-fleet") / p.fleet_id : fs::path(f.fleet_dir)).string();
+  p.output = given_output(cmd);
+  // Bench always writes a results folder (default ./bench-results): the tasks must not share one.
+  if (p.output.empty() && shape.command == "bench") p.output = p.fleet_dir;
+  p.scheduler = "slurm";
+  return p;
+}
+
+std::string phase_line(const std::string& job, const std::vector<fleet::TaskState>& states, int64_t stored) {
+  const fleet::PhaseCounts c = fleet::count_phases(states);
+  return fmt::format("slurm job {}: {} pending, {} running, {} done, {} failed; {} result(s) stored", job, c.pending,
+                     c.running, c.done, c.failed, stored);
+}
+
+// Model × configuration results stored so far under the fleet's tag (a requeued task's second store of a model
+// counts once).
+int64_t results_stored(const std::string& url, const std::string& fleet_id) {
+  try {
+    auto store = db::ResultStore::open(url);
+    db::HistoryQuery q;
+    q.tags = {{kFleetTag, fleet_id}};
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& p : store->points(q)) seen.insert({p.model, p.config});
+    return static_cast<int64_t>(seen.size());
+  } catch (const std::exception&) {
+    return 0;  // the database not there yet (no task has stored): nothing stored
+  }
+}
+
+void say_failures(const std::string& job, const std::vector<fleet::TaskState>& states, const std::string& log_dir) {
+  for (const auto& t : states) {
+    if (t.phase != fleet::TaskPhase::failed) continue;
+    std::cerr << fmt::format("rooflens: task {} of Slurm job {} failed: {}{}{}; its log: {}/task-{}.log\n", t.index, job,
+                             t.state, t.exit_code.empty() ? "" : " (exit " + t.exit_code + ")",
+                             t.node.empty() ? "" : " on node " + t.node, log_dir, t.index);
+  }
+}
+
+}  // namespace
+
+void FleetFlags::add_to(CLI::App& app) {
+  auto* s = app.add_option("--slurm", slurm, "Run as a Slurm job array of N tasks, follow it, print the merged result "
+                                             "(needs --db; docs/fleet.md)")
+                ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app.add_option("--slurm-opt", slurm_options, "sbatch options for the array, as sbatch spells them: "
+                                               "\"--partition=cpu --time=1:00:00\"");
+  app.add_option("--slurm-script-only", script_only, "Write the sbatch script to FILE and stop (submit it yourself); "
+                                                     "with --slurm N for N tasks (default 1)");
+  app.add_option("--fleet-dir", fleet_dir, "Where the script and the tasks' logs go (default ./rooflens-fleet/ID; "
+                                           "on a filesystem every node sees)");
+  app.add_flag("--slurm-shared", shared_nodes, "Let tasks share a node (default: each task has its node to itself, so "
+                                               "no task's timings include another's)");
+  app.add_option("--slurm-poll", poll_s, "Seconds between squeue polls while following (default 5)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->needs(s);
+}
+
+int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  if (f.slurm == 0 && f.script_only.empty()) throw UsageError("no fleet flag given");
+  db.validate();
+  const Plan plan = plan_of(f, cmd, db, shape);
+  fleet::SlurmOptions so;
+  so.sbatch = fleet::split_sbatch_options(f.slurm_options);
+  so.exclusive = !f.shared_nodes;
+  so.log_dir = plan.fleet_dir;
+  const fs::path dir = plan.fleet_dir;
+  const std::string script = fleet::sbatch_script(plan, so);
+  const std::string cmdname = "rooflens " + shape.command;
+  if (!f.script_only.empty()) {
+    write_file_atomically(f.script_only, script);
+    std::cerr << fmt::format("{}: wrote {} ({} array task(s), fleet {}); submit it with `sbatch {}` and read the results "
+                             "back with `rooflens history --fleet {}`\n",
+                             cmdname, f.script_only, plan.tasks, plan.fleet_id, f.script_only, plan.fleet_id);
+    return 0;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError("--fleet-dir " + dir.string() + ": cannot create it (" + ec.message() + ")");
+  const std::string script_path = (dir / "job.sbatch").string();
+  write_file_atomically(script_path, script);
+  const std::string job = fleet::submit_sbatch(script_path);
+  std::cerr << fmt::format("{}: submitted Slurm job {} ({} task(s)), fleet {}; script and logs in {}\n", cmdname, job,
+                           plan.tasks, plan.fleet_id, dir.string());
+  InterruptWatcher watcher(fmt::format("{}: stopped following; Slurm job {} keeps running — cancel it with `scancel {}`, "
+                                       "read what it stored with `rooflens history --fleet {}`",
+                                       cmdname, job, job, plan.fleet_id),
+                           [] {});
+  fleet::FollowOptions fo;
+  fo.poll_s = f.poll_s;
+  fo.stop = &watcher.flag();
+  fo.on_change = [&](const std::vector<fleet::TaskState>& states) {
+    std::cerr << cmdname << ": " << phase_line(job, states, results_stored(plan.db_url, plan.fleet_id)) << "\n";
+  };
+  const auto states = fleet::follow_job(job, plan.tasks, fo);
+  if (watcher.flag()) return 1;
+  say_failures(job, states, so.log_dir);
+  const auto c = fleet::count_phases(states);
+  std::cerr << fmt::format("{}: Slurm job {} ended: {} of {} task(s) done, {} failed\n", cmdname, job, c.done, plan.tasks,
+                           c.failed);
+  return c.failed > 0 ? 1 : 0;
+}
+
+}  // namespace rooflens::cli

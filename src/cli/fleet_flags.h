@@ -1,0 +1,39 @@
+#pragma once
+// The fleet flags of the commands that can run as a fleet (bench, score): `--slurm N` submits the command as a Slurm
+// job array and follows it; `--slurm-script-only FILE` writes the script instead (docs/fleet.md).
+//
+//   FleetFlags fleet;  fleet.add_to(*cmd);
+//   ...in the action, before anything runs here:
+//   if (fleet.active()) return run_fleet(fleet, *cmd, db, FleetShape{"bench", true});
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/db_flags.h"
+
+namespace rooflens::cli {
+
+struct FleetFlags {
+  int64_t slurm = 0;           // --slurm N: array tasks
+  std::string slurm_options;   // --slurm-opt "...": sbatch options
+  std::string script_only;     // --slurm-script-only FILE
+  std::string fleet_dir;       // --fleet-dir DIR: the script and the tasks' logs (default ./rooflens-fleet/<fleet id>)
+  bool shared_nodes = false;   // --slurm-shared: tasks may share a node (default: each has its node to itself)
+  double poll_s = 5;           // --slurm-poll SECONDS
+
+  void add_to(CLI::App& app);
+  bool active() const { return slurm > 0 || !script_only.empty(); }
+};
+
+struct FleetShape {
+  std::string command;  // "bench" | "score"
+  bool sharded = true;  // tasks take disjoint shards (bench) or run whole (score: one score per machine)
+};
+
+// Writes the script (and, unless --slurm-script-only, submits it, follows the array on stderr and prints the merged
+// result). `cmd`: the parsed subcommand, whose given options become each task's command line. Exit 0 when every
+// task ended well, 1 when any failed (each named with its node and log) or on Ctrl-C (the job is left running).
+int run_fleet(const FleetFlags& fleet, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape);
+
+}  // namespace rooflens::cli
