@@ -25,6 +25,7 @@ TEST_PKGS=(
   libgtest-dev libgmock-dev
   libonnx-testdata                    # ~1,000 small models with reference outputs
   sqlite3 postgresql                  # tests read the database; tests start a throwaway PostgreSQL cluster
+  slurmctld slurmd slurm-client munge # the fleet tests start a throwaway single-node Slurm (rooflens bench --slurm)
   likwid                              # likwid-bench: `make bench` checks rooflens hw against it
   chromium                            # browser tests, `make bench` (report load time), `make screenshots`
   qemu-user                           # qemu-x86_64 -cpu Haswell: ONNX Runtime's int8 kernels of CPUs without VNNI (the score's int8 workloads, the int8 lint)
