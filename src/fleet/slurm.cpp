@@ -55,6 +55,13 @@ TaskState make_state(int64_t index, std::string state, std::string node, std::st
   return t;
 }
 
+// sbatch splits an #SBATCH line at spaces unless they are quoted: --comment=two words -> --comment="two words".
+std::string sbatch_word(const std::string& w) {
+  if (w.find_first_of(" \t") == std::string::npos) return w;
+  const auto eq = w.find('=');
+  return eq == std::string::npos ? "\"" + w + "\"" : w.substr(0, eq + 1) + "\"" + w.substr(eq + 1) + "\"";
+}
+
 }  // namespace
 
 std::vector<std::string> split_sbatch_options(const std::string& text) {
@@ -106,7 +113,7 @@ std::string sbatch_script(const FleetPlan& plan, const SlurmOptions& o) {
     << "#SBATCH --requeue\n"
     << "#SBATCH --chdir=" << plan.workdir << "\n";
   if (o.exclusive) s << "#SBATCH --exclusive\n";
-  for (const auto& w : o.sbatch) s << "#SBATCH " << w << "\n";
+  for (const auto& w : o.sbatch) s << "#SBATCH " << sbatch_word(w) << "\n";
   s << "set -u\n"
     << "echo \"rooflens fleet " << plan.fleet_id << ": task $SLURM_ARRAY_TASK_ID, attempt ${SLURM_RESTART_COUNT:-0}, "
     << "on ${SLURMD_NODENAME:-$(hostname)}, at $(date -u +%Y-%m-%dT%H:%M:%SZ)\"\n"

@@ -82,13 +82,16 @@ TEST_F(FleetSlurm, AFourTaskArrayStoresWhatOneLocalRunStoresAndARequeueDoublesNo
   const auto expected = kept("local", "1");
   ASSERT_GE(expected.size(), 8u) << "the filter should take a dozen models";
 
-  auto fleet = run_cli(common + " --slurm 4 --slurm-poll 0.5 --fleet-dir " + (dir_ / "fleet").string(), dir_);
+  // An sbatch option with a space in its value: sbatch itself must read it back as one word.
+  auto fleet = run_cli(common + " --slurm 4 --slurm-poll 0.5 --slurm-opt \"--comment='rooflens fleet test'\" --fleet-dir " +
+                           (dir_ / "fleet").string(), dir_);
   EXPECT_EQ(fleet.rc, local.rc) << fleet.err;
   const std::string job = captured(fleet.err, "submitted Slurm job (\\d+)");
   const std::string id = captured(fleet.err, "fleet (\\S+);");
   ASSERT_FALSE(job.empty()) << fleet.err;
   ASSERT_FALSE(id.empty()) << fleet.err;
   EXPECT_NE(fleet.err.find("4 done, 0 failed"), std::string::npos) << fleet.err;
+  EXPECT_NE(slurm_->tool("scontrol -o show job " + job + "_0").find("Comment=rooflens fleet test"), std::string::npos);
   for (int t = 0; t < 4; ++t) EXPECT_TRUE(fs::exists(dir_ / "fleet" / ("task-" + std::to_string(t) + ".log"))) << t;
   const auto stored = kept("fleet", id);
   EXPECT_EQ(stored, expected) << "the fleet's models and verdicts against one local run's";
