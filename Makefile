@@ -10,6 +10,7 @@ IMPORT_FUZZ_SECONDS ?= 12
 IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino kineto nsys ncu
 HISTORY_FUZZ_SECONDS ?= 20
 SCORE_FUZZ_SECONDS ?= 20
+FLEET_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
@@ -40,7 +41,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
-	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history fuzz_score
+	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history fuzz_score fuzz_fleet
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -65,7 +66,7 @@ san-test: build-san
 
 # Seeds: small real models from Debian's libonnx-testdata (copied into the build tree, flat, as libFuzzer wants).
 TESTDATA ?= /usr/share/libonnx-testdata/data
-FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history fuzz-score
+FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history fuzz-score fuzz-fleet
 FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
 .PHONY: $(FUZZ_RUNS) libonnx-sweep
 # A libFuzzer target is one process on one core: the targets run $(JOBS) at a time, each for its own seconds, so the
@@ -74,7 +75,8 @@ FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
 fuzz: build-san
 	@$(MAKE) --no-print-directory -j $(JOBS) --output-sync=target $(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  VALUES_FUZZ_SECONDS=$(VALUES_FUZZ_SECONDS) IMPORT_FUZZ_SECONDS=$(IMPORT_FUZZ_SECONDS) \
-	  HISTORY_FUZZ_SECONDS=$(HISTORY_FUZZ_SECONDS) SCORE_FUZZ_SECONDS=$(SCORE_FUZZ_SECONDS)
+	  HISTORY_FUZZ_SECONDS=$(HISTORY_FUZZ_SECONDS) SCORE_FUZZ_SECONDS=$(SCORE_FUZZ_SECONDS) \
+	  FLEET_FUZZ_SECONDS=$(FLEET_FUZZ_SECONDS)
 
 fuzz-analyze:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
@@ -131,6 +133,12 @@ fuzz-score:
 	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_score -max_total_time=$(SCORE_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-score-corpus
 
+fuzz-fleet:
+	@mkdir -p $(SAN_BUILD)/fuzz-fleet-corpus
+	cp tests/fuzz/fleet-seeds/* $(SAN_BUILD)/fuzz-fleet-corpus/
+	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_fleet -max_total_time=$(FLEET_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-fleet-corpus
+
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus a fuzzing pass over
 # every parser (30 s of the whole static path, 7 s of the report readers, 10 s of the shape-value evaluator, 6 s
@@ -142,6 +150,7 @@ test: VALUES_FUZZ_SECONDS = 10
 test: IMPORT_FUZZ_SECONDS = 6
 test: HISTORY_FUZZ_SECONDS = 10
 test: SCORE_FUZZ_SECONDS = 6
+test: FLEET_FUZZ_SECONDS = 5
 test: corpus fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times

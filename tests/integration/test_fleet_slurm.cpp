@@ -157,6 +157,18 @@ TEST_F(FleetSlurm, ATaskKilledWithScancelIsReportedFailedWithItsLog) {
   EXPECT_NE(e.find("3 of 4 task(s) done, 1 failed"), std::string::npos) << e;
 }
 
+// A two-task score fleet (one score per task's node; here both tasks share the one node, one after the other): each
+// task scores the quick suite whole, writes its own result file and stores one score.
+TEST_F(FleetSlurm, AScoreFleetStoresOneScorePerTask) {
+  auto r = run_cli("score --quick --repetitions 1 -q --db " + shell_quote(url()) + " -o " + (dir_ / "score.json").string() +
+                       " --slurm 2 --slurm-poll 0.5 --fleet-dir " + (dir_ / "fleet").string(), dir_);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 of 2 task(s) done, 0 failed"), std::string::npos) << r.err;
+  for (int t = 0; t < 2; ++t)
+    EXPECT_TRUE(fs::exists(dir_ / ("score-task-" + std::to_string(t) + "-attempt-0.json"))) << t;
+  EXPECT_EQ(sql("SELECT count(*) FROM scores"), "2");
+}
+
 // Refused before anything is submitted: a password in the URL (it would sit in every task's command line), no
 // database, and --shard beside --slurm.
 TEST_F(FleetSlurm, APasswordInTheUrlOrNoDatabaseIsRefusedBeforeSubmitting) {
