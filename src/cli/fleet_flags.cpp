@@ -26,9 +26,9 @@ namespace fs = std::filesystem;
 // Options a task gets from the fleet, not from the user's command line: the fleet's own, the database's (the
 // plan adds them with the fleet tags), the shard (one per task) and the output (one per task).
 const std::set<std::string>& fleet_owned() {
-  static const std::set<std::string> s{"--slurm", "--slurm-opt", "--slurm-script-only", "--fleet-dir", "--slurm-shared",
-                                       "--slurm-poll", "--db", "--no-db", "--tag", "--commit", "--shard", "--output",
-                                       "--help", "--help-all"};
+  static const std::set<std::string> s{"--slurm",     "--slurm-opt", "--slurm-script-only", "--fleet-dir",
+                                       "--slurm-shared", "--slurm-poll", "--fleet-whole", "--db", "--no-db", "--tag",
+                                       "--commit",    "--shard",     "--output",          "--help", "--help-all"};
   return s;
 }
 
@@ -79,7 +79,7 @@ Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const 
   if (db.off) throw UsageError("--no-db: a fleet's tasks store into one database; give --db URL (docs/fleet.md)");
   Plan p;
   p.command = shape.command;
-  p.sharded = shape.sharded;
+  p.sharded = shape.sharded && !f.whole;
   p.args = replay_args(cmd);
   p.tasks = f.slurm > 0 ? f.slurm : 1;
   p.rooflens = this_binary();
@@ -142,6 +142,8 @@ void FleetFlags::add_to(CLI::App& app) {
                                            "on a filesystem every node sees)");
   app.add_flag("--slurm-shared", shared_nodes, "Let tasks share a node (default: each task has its node to itself, so "
                                                "no task's timings include another's)");
+  app.add_flag("--fleet-whole", whole, "Every task runs the whole command on its machine (bench: every model, no "
+                                      "shards), so two machines' results folders can be compared (rooflens compare)");
   app.add_option("--slurm-poll", poll_s, "Seconds between squeue polls while following (default 5)")
       ->check(CLI::Range(0.1, 3600.0))
       ->needs(s);

@@ -20,6 +20,8 @@ struct FleetFlags {
   std::string script_only;     // --slurm-script-only FILE
   std::string fleet_dir;       // --fleet-dir DIR: the script and the tasks' logs (default ./rooflens-fleet/<fleet id>)
   bool shared_nodes = false;   // --slurm-shared: tasks may share a node (default: each has its node to itself)
+  bool whole = false;          // --fleet-whole: every task runs the whole command (bench: no shards), so the
+                               // machines can be compared side by side
   double poll_s = 5;           // --slurm-poll SECONDS
 
   void add_to(CLI::App& app);
