@@ -119,8 +119,9 @@ int run_info(const DbArgs& a) {
   auto store = db::ResultStore::open(url);
   db::StoreCounts c = store->counts();
   std::cout << db::parse_db_url(url).shown << ": schema " << db::schema_version(store->connection()) << ", "
-            << c.sessions << " sessions, " << c.runs << " runs, " << c.layers << " layers, " << c.machines
-            << " machines\n";
+            << c.sessions << " sessions, " << c.runs << " runs"
+            << (c.superseded_runs ? " (" + std::to_string(c.superseded_runs) + " superseded by a later attempt)" : "")
+            << ", " << c.layers << " layers, " << c.machines << " machines\n";
   for (const auto& m : store->machines())
     std::cout << "  machine " << m.id << ": " << m.cpu << ", " << m.cores << " cores, " << m.os << "\n";
   return 0;

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/db_flags.h"
+#include "cli/fleet_view.h"
 #include "cli/score_list.h"
 #include "compare/compare.h"
 #include "core/atomic_file.h"
@@ -32,6 +33,7 @@ struct HistoryArgs {
   bool scores = false, all = false, measured_only = false;
   std::string suite;
   std::vector<std::string> score_files;
+  std::string fleet;  // --fleet ID: one fleet run's merged result instead of trends (cli/fleet_view.h)
 };
 
 // --since: YYYY-MM-DD, a full ISO 8601 UTC time, or a span back from now (30m, 12h, 7d, 2w).
@@ -90,7 +92,17 @@ int run_scores_view(const HistoryArgs& a) {
   return run_score_list(o);
 }
 
+// --fleet: what one fleet run stored, merged. It reads every run of the fleet, whatever machine or time: the
+// filters and the gate are trend options.
+int run_fleet(const HistoryArgs& a) {
+  if (a.scores || a.check || !a.model.empty() || !a.config.empty() || !a.machine.empty() || !a.since.empty() ||
+      !a.tags.empty() || !a.html.empty() || a.all || a.measured_only || !a.suite.empty() || !a.score_files.empty())
+    throw UsageError("--fleet shows one fleet run whole: it takes --db, --json and -o only");
+  return run_fleet_view(FleetViewOptions{a.db, a.fleet, a.json, a.output});
+}
+
 int run_history_command(const HistoryArgs& a) {
+  if (!a.fleet.empty()) return run_fleet(a);
   if (a.scores) return run_scores_view(a);
   if (a.all || a.measured_only || !a.suite.empty() || !a.score_files.empty())
     throw UsageError("--all, --measured-only, --suite and --score-file go with --scores");
@@ -168,6 +180,7 @@ void setup_history(CLI::App& root, Action& action) {
       "  rooflens history --db postgresql://ci@db/perf --tag branch=main --machine 3f2a\n"
       "  rooflens profile m.onnx --repeat 5 --commit $SHA && rooflens history --check --model '^m$'   (CI gate)\n"
       "  rooflens history --scores --html scores.html          score results side by side (docs/score.md)\n"
+      "  rooflens history --fleet bench-20261129T001500Z-a1b2 --db postgresql://ci@db/perf   one fleet run, merged\n"
       "Timings are compared only within one machine (its fingerprint: CPU, cores, memory, OS). --check judges each\n"
       "trend's latest run (this machine's latest session) against up to --last earlier runs: Student's t of its\n"
       "centre (the median of its repetition medians) against theirs, on logs; exit 1 on a significant\n"
@@ -192,6 +205,9 @@ void setup_history(CLI::App& root, Action& action) {
   cmd->add_option("--html", a->html, "Also write the trends as one self-contained HTML page of charts");
   cmd->add_flag("--json", a->json, "Print the trends (rooflens.trends/1) as JSON instead of the tables");
   cmd->add_option("-o,--output", a->output, "Write the tables (or the JSON) to FILE instead of stdout");
+  cmd->add_option("--fleet", a->fleet,
+                  "One fleet run merged (every task tagged fleet=ID): its kept runs and scores by machine class, the "
+                  "attempt each kept and how many it superseded");
   cmd->add_flag("--scores", a->scores,
                 "Score results (rooflens score) side by side instead of trends: overall, categories, 95% CIs, roof "
                 "ratio × efficiency; one group per suite × quick/full, projected scores labelled and ranked apart");

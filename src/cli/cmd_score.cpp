@@ -93,7 +93,7 @@ int store_score_result(const DbFlags& db, const ScoreResult& r, bool quiet) {
   try {
     const std::string url = db::resolve_db_url(db.url);
     auto s = db::ResultStore::open(url);
-    auto id = db::store_score(s->connection(), r);
+    auto id = db::store_score(s->connection(), r, db.tag_map());  // fleet=ID: a requeued task's score counts once
     if (!quiet)
       std::cerr << "rooflens score: " << (id ? "stored" : "already stored") << " in " << db::parse_db_url(url).shown
                 << (id ? " (score " + *id + ")" : std::string()) << "\n";

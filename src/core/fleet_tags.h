@@ -1,13 +1,22 @@
 #pragma once
-// The tags a fleet run's tasks store their sessions under (fleet/plan.h writes them, db/ and history/ read them):
-// one spelling for every scheduler. A session tagged fleet=ID belongs to that fleet run; a later session of the
-// same fleet with the same model and configuration supersedes the earlier one (a requeued or retried task).
+// The tag keys a fleet's tasks store their sessions and scores under (`--tag key=value`, cli/db_flags.h). One
+// spelling for every side: the code that submits a fleet and writes these tags into each task's command line, the
+// store that supersedes a retried task's results by them (db/fleet_store.h), and `history --fleet`, which groups
+// by them. Values are free text; only the keys are fixed. docs/history.md, "Fleets".
 namespace rooflens {
 
-inline constexpr const char* kFleetTag = "fleet";          // the fleet run's id ("bench-20261129T001500Z-a1b2")
-inline constexpr const char* kTaskTag = "task";            // the task's 0-based index in the fleet
-inline constexpr const char* kAttemptTag = "attempt";      // which run of that task (0 = the first)
-inline constexpr const char* kNodeTag = "node";            // the scheduler's name of the machine it ran on
-inline constexpr const char* kSchedulerTag = "scheduler";  // slurm | kubernetes | github-actions
+// The fleet's id: every task of one fleet run carries the same value ("bench-20261129T001500Z-a1b2"). Results
+// stored twice under one fleet value (a requeued or retried task) are kept once: the latest supersedes the others.
+inline constexpr const char* kFleetTag = "fleet";
+// The task's index in the fleet (a Slurm array index, a Kubernetes completion index): "2".
+inline constexpr const char* kTaskTag = "task";
+// Which attempt of that task stored the results, from 0 (Slurm's restart count on a requeue, a retry's number).
+inline constexpr const char* kAttemptTag = "attempt";
+// The host name the task ran on (several nodes may share one machine fingerprint).
+inline constexpr const char* kNodeTag = "node";
+// What ran the fleet: slurm | kubernetes | github-actions.
+inline constexpr const char* kSchedulerTag = "scheduler";
+// The scheduler's own id of the fleet's job (Slurm's array job id).
+inline constexpr const char* kSlurmJobTag = "slurm_job";
 
 }  // namespace rooflens

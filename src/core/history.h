@@ -89,6 +89,9 @@ struct HistoryPoint {
                                     // `history --check` tests
   HistoryReference reference;       // profile --reference: then `history --check` tests the ratio to it
   uint64_t peak_rss_bytes = 0;      // HistoryRun::peak_rss_bytes
+  // A fleet's run that a later attempt of the same model × configuration replaced: the uuid of the session kept in
+  // its place (db/fleet_store.h). "" for every run trends and `history --check` read: they never see such runs.
+  std::string superseded_by;
 };
 
 // A run's centre: the median of its repetition medians (for an even count, the geometric mean of the middle two);

@@ -40,6 +40,10 @@ class Connection {
   // Inside a transaction: serialise schema changes between processes (PostgreSQL: a transaction-level advisory
   // lock; SQLite: the write lock begin() holds already).
   virtual void lock_schema() = 0;
+  // Inside a transaction: serialise the writers that name the same `name` until commit (PostgreSQL: a
+  // transaction-level advisory lock on the name's hash; SQLite: the write lock begin() holds already). Two tasks of
+  // one fleet storing at once each see the other's rows before deciding what they supersede.
+  virtual void lock_name(const std::string& name) = 0;
   virtual bool table_exists(const std::string& name) = 0;
 
   // Called once the schema is known to be one this build accepts, before the first write: SQLite switches the

@@ -5,7 +5,9 @@
 #include <libpq-fe.h>
 
 #include <cstdio>
+#include <string>
 
+#include "core/sha256.h"
 #include "db/connection.h"
 
 namespace rooflens::db {
@@ -13,6 +15,13 @@ namespace {
 
 // An arbitrary constant: the key of the advisory lock that serialises rooflens' schema migrations.
 constexpr const char* kSchemaLockSql = "SELECT pg_advisory_xact_lock(726576617365)";
+
+// The advisory lock key of a name: the first 8 bytes of its SHA-256, the same in every rooflens on every machine
+// (std::hash is not). Prefixed so a name never lands on the schema lock's key by design.
+int64_t lock_key(const std::string& name) {
+  const std::string hex = sha256_hex("rooflens lock: " + name);
+  return static_cast<int64_t>(std::stoull(hex.substr(0, 16), nullptr, 16));
+}
 
 // `?` placeholders (outside quotes) become $1, $2, ...: the statements above this room are written once.
 std::string numbered(std::string_view sql) {
@@ -101,6 +110,7 @@ class PgConnection : public Connection {
     if (conn_ && PQtransactionStatus(conn_) != PQTRANS_IDLE) PQclear(PQexec(conn_, "ROLLBACK"));
   }
   void lock_schema() override { exec_script(kSchemaLockSql); }
+  void lock_name(const std::string& name) override { query("SELECT pg_advisory_xact_lock(?)", {lock_key(name)}); }
   bool table_exists(const std::string& name) override {
     return !query("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
                   {name})

@@ -85,11 +85,25 @@ std::string v4(std::string_view id) {
          " valid_members BIGINT NOT NULL, incomplete INTEGER NOT NULL, PRIMARY KEY (score_id, seq))";
 }
 
+// Version 5: fleets (core/fleet_tags.h, docs/history.md "Fleets"). A requeued or retried task of a fleet stores its
+// results again; the earlier ones stay, marked with the uuid of the session (or score) whose result is kept in
+// their place, so a fleet's view can say which attempt it kept and how many it replaced, and every reader skips
+// the marked rows ('' = kept: every row stored before). Score results gain tags, as sessions have (`--tag`).
+std::string v5(std::string_view) {
+  return "ALTER TABLE runs ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';"
+         "ALTER TABLE scores ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';"
+         "CREATE TABLE score_tags ("
+         " score_id BIGINT NOT NULL REFERENCES scores(id) ON DELETE CASCADE, key TEXT NOT NULL,"
+         " value TEXT NOT NULL, PRIMARY KEY (score_id, key));"
+         "CREATE INDEX score_tags_key_value ON score_tags (key, value)";
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> m{{1, "sessions, runs, layers, tags, machines", &v1},
                                         {2, "runs.reference_model, reference_hash, reference_medians", &v2},
                                         {3, "runs.peak_rss_bytes", &v3},
-                                        {4, "scores, score_categories", &v4}};
+                                        {4, "scores, score_categories", &v4},
+                                        {5, "runs.superseded_by, scores.superseded_by, score_tags", &v5}};
   return m;
 }
 

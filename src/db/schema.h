@@ -7,7 +7,7 @@
 
 namespace rooflens::db {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // 0 for a database rooflens never wrote to.
 int schema_version(Connection& c);

@@ -4,7 +4,9 @@
 #include <map>
 
 #include "core/errors.h"
+#include "core/fleet_tags.h"
 #include "core/history.h"
+#include "db/fleet_store.h"
 #include "db/rows.h"
 #include "db/url.h"
 
@@ -51,12 +53,15 @@ void check_score_figures(const ScoreResult& r, const std::string& what) {
   if (r.machine.cores_used < 0) throw UserError(what + ": machine.cores_used is negative");
 }
 
-std::optional<std::string> store_score(Connection& c, const ScoreResult& r) {
+std::optional<std::string> store_score(Connection& c, const ScoreResult& r,
+                                       const std::map<std::string, std::string>& tags) {
   check_score_figures(r, "score result");
   const MachineDesc& m = r.machine.machine;
   const MachineFingerprint fp = fingerprint_of(m, nullptr);
   const std::string uuid = random_uuid(), now = now_iso8601_utc(), text = score_to_json(r, -1);
   Transaction t(c);
+  const auto fleet = tags.find(kFleetTag);
+  if (fleet != tags.end()) lock_fleet(c, fleet->second);  // before reading: another attempt may be storing
   if (!c.query("SELECT 1 FROM scores WHERE machine = ? AND created_at = ? AND result = ?", {fp.id, r.created_at, text})
            .empty())
     return std::nullopt;
@@ -75,7 +80,10 @@ std::optional<std::string> store_score(Connection& c, const ScoreResult& r) {
        r.overall.roof_ratio, r.overall.efficiency, int64_t{r.overall.incomplete}, int64_t{r.partial},
        text});
   if (rows.size() != 1 || rows[0].empty()) throw DbError("inserting a score returned no id");
-  insert_categories(c, parse_int(rows[0][0], "scores.id"), r.categories);
+  const int64_t id = parse_int(rows[0][0], "scores.id");
+  insert_categories(c, id, r.categories);
+  for (const auto& [k, v] : tags) c.query("INSERT INTO score_tags (score_id, key, value) VALUES (?, ?, ?)", {id, k, v});
+  if (fleet != tags.end()) supersede_fleet_scores(c, fleet->second, {fp.id, r.suite, r.quick, r.kind});
   t.commit();
   return uuid;
 }
@@ -154,6 +162,12 @@ std::vector<StoredScore> load_scores(Connection& c, const ScoreQuery& q) {
     params.emplace_back(q.since);
   }
   if (q.measured_only) where += " AND kind = 'measured'";
+  if (!q.with_superseded) where += " AND superseded_by = ''";
+  for (const auto& [k, v] : q.tags) {
+    where += " AND EXISTS (SELECT 1 FROM score_tags t WHERE t.score_id = scores.id AND t.key = ? AND t.value = ?)";
+    params.emplace_back(k);
+    params.emplace_back(v);
+  }
   std::map<int64_t, std::vector<Row>> categories;
   for (auto& row : c.query("SELECT sc.score_id, sc.name, sc.score, sc.low, sc.high, sc.roof_ratio, sc.efficiency,"
                            " sc.members, sc.valid_members, sc.incomplete FROM score_categories sc"
@@ -162,13 +176,20 @@ std::vector<StoredScore> load_scores(Connection& c, const ScoreQuery& q) {
     row.erase(row.begin());
     categories[id].push_back(std::move(row));
   }
+  std::map<int64_t, std::map<std::string, std::string>> tags;
+  for (const auto& row : c.query("SELECT score_id, key, value FROM score_tags"))
+    tags[parse_int(row[0], "score_tags.score_id")][parse_text(row[1], "score_tags.key")] =
+        parse_text(row[2], "score_tags.value");
   std::vector<StoredScore> out;
-  for (auto& row : c.query(std::string("SELECT id, ") + kScoreColumns + " FROM scores" + where +
+  for (auto& row : c.query(std::string("SELECT id, superseded_by, ") + kScoreColumns + " FROM scores" + where +
                                " ORDER BY created_at, id",
                            params)) {
     const int64_t id = parse_int(row[0], "scores.id");
-    row.erase(row.begin());
+    const std::string superseded_by = parse_text(row[1], "scores.superseded_by");
+    row.erase(row.begin(), row.begin() + 2);
     out.push_back(score_from_rows(row, categories[id]));
+    out.back().tags = std::move(tags[id]);
+    out.back().superseded_by = superseded_by;
   }
   return out;
 }

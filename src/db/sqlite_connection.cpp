@@ -88,6 +88,7 @@ class SqliteConnection : public Connection {
     if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   void lock_schema() override {}
+  void lock_name(const std::string&) override {}
   bool table_exists(const std::string& name) override {
     return !query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", {name}).empty();
   }

@@ -8,7 +8,9 @@
 #include <map>
 #include <thread>
 
+#include "core/fleet_tags.h"
 #include "core/repetitions.h"
+#include "db/fleet_store.h"
 #include "db/rows.h"
 #include "db/schema.h"
 
@@ -89,6 +91,13 @@ uint64_t rss_of(const std::optional<std::string>& text) {
   return static_cast<uint64_t>(v);
 }
 
+// The model × configuration pairs a session stored: what a fleet's later attempt supersedes by.
+std::vector<std::pair<std::string, std::string>> run_keys(const HistorySession& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : s.runs) out.emplace_back(r.model, r.config);
+  return out;
+}
+
 // The WHERE clause of a query over sessions `s`: constant text with placeholders; the values go in `params`.
 std::string session_filter(const HistoryQuery& q, std::vector<SqlValue>& params) {
   std::string where = " WHERE 1 = 1";
@@ -123,6 +132,8 @@ ResultStore::ResultStore(std::unique_ptr<Connection> c) : c_(std::move(c)) {}
 
 bool ResultStore::store(const HistorySession& s) {
   Transaction t(*c_);
+  const auto fleet = s.tags.find(kFleetTag);
+  if (fleet != s.tags.end()) lock_fleet(*c_, fleet->second);  // before reading: another attempt may be storing
   if (!c_->query("SELECT 1 FROM sessions WHERE uuid = ?", {s.id}).empty()) return false;
   insert_machine(*c_, s.machine, s.created_at);
   auto rows = c_->query(
@@ -135,6 +146,10 @@ bool ResultStore::store(const HistorySession& s) {
     c_->query("INSERT INTO tags (session_id, key, value) VALUES (?, ?, ?)", {session, k, v});
   int64_t seq = 0;
   for (const auto& r : s.runs) insert_run(*c_, session, seq++, r);
+  if (fleet != s.tags.end()) {
+    const auto task = s.tags.find(kTaskTag);
+    supersede_fleet_runs(*c_, fleet->second, task == s.tags.end() ? "" : task->second, run_keys(s));
+  }
   pause_for_tests();
   t.commit();
   return true;
@@ -152,8 +167,9 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
   auto rows = c_->query(std::string("SELECT s.id, s.uuid, s.created_at, s.command, s.rooflens_version, s.runtime,"
                                     " s.machine, r.model, r.model_hash, r.backend, r.options, r.config, r.status,"
                                     " r.error, r.center_ms, r.repetition_medians, ") +
-                            kLatencyColumns + ", " + kReferenceColumns + ", r.peak_rss_bytes" +
+                            kLatencyColumns + ", " + kReferenceColumns + ", r.peak_rss_bytes, r.superseded_by" +
                             " FROM runs r JOIN sessions s ON s.id = r.session_id" + where +
+                            (q.with_superseded ? "" : " AND r.superseded_by = ''") +
                             " ORDER BY s.created_at, s.id, r.seq",
                         params);
   for (const auto& row : rows) {
@@ -177,6 +193,7 @@ std::vector<HistoryPoint> ResultStore::points(const HistoryQuery& q) {
     p.latency_ms = latency_of(row, 16);
     p.reference = reference_of(row, 26);
     p.peak_rss_bytes = rss_of(row[29]);
+    p.superseded_by = parse_text(row[30], "runs.superseded_by");
     if (auto it = tags.find(session); it != tags.end()) p.tags = it->second;
     out.push_back(std::move(p));
   }
@@ -272,7 +289,7 @@ StoreCounts ResultStore::counts() {
     return rows.empty() || rows[0].empty() ? int64_t{0} : parse_int(rows[0][0], "count");
   };
   return {one("SELECT count(*) FROM sessions"), one("SELECT count(*) FROM runs"), one("SELECT count(*) FROM layers"),
-          one("SELECT count(*) FROM machines")};
+          one("SELECT count(*) FROM machines"), one("SELECT count(*) FROM runs WHERE superseded_by <> ''")};
 }
 
 }  // namespace rooflens::db

@@ -126,7 +126,7 @@ TEST_P(ScoreStore, AVersionThreeDatabaseGainsTheScoreTables) {
     ASSERT_TRUE(old.store(s));
   }
   auto store = db::ResultStore::open(url_);
-  EXPECT_EQ(db::schema_version(store->connection()), 4);
+  EXPECT_EQ(db::schema_version(store->connection()), db::kSchemaVersion);
   EXPECT_EQ(store->session_ids().size(), 1u);
   ASSERT_TRUE(db::store_score(store->connection(), score_result("cpu", 1000, {{"fp32 latency", 1000}})));
   EXPECT_EQ(db::load_scores(store->connection()).size(), 1u);
