@@ -8,10 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "cli/fleet_view.h"
 #include "cli/interrupt.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/fleet_tags.h"
+#include "db/fleet_store.h"
 #include "db/store.h"
 #include "db/url.h"
 #include "fleet/plan.h"
@@ -100,20 +102,15 @@ Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const 
 
 std::string phase_line(const std::string& job, const std::vector<fleet::TaskState>& states, int64_t stored) {
   const fleet::PhaseCounts c = fleet::count_phases(states);
-  return fmt::format("slurm job {}: {} pending, {} running, {} done, {} failed; {} result(s) stored", job, c.pending,
+  return fmt::format("slurm job {}: {} pending, {} running, {} done, {} failed; {} model(s) stored", job, c.pending,
                      c.running, c.done, c.failed, stored);
 }
 
-// Model × configuration results stored so far under the fleet's tag (a requeued task's second store of a model
-// counts once).
-int64_t results_stored(const std::string& url, const std::string& fleet_id) {
+// Models stored so far under the fleet's tag (a requeued task's second store of a model counts once).
+int64_t models_stored(const std::string& url, const std::string& fleet_id) {
   try {
     auto store = db::ResultStore::open(url);
-    db::HistoryQuery q;
-    q.tags = {{kFleetTag, fleet_id}};
-    std::set<std::pair<std::string, std::string>> seen;
-    for (const auto& p : store->points(q)) seen.insert({p.model, p.config});
-    return static_cast<int64_t>(seen.size());
+    return db::fleet_models_stored(*store, fleet_id);
   } catch (const std::exception&) {
     return 0;  // the database not there yet (no task has stored): nothing stored
   }
@@ -183,7 +180,7 @@ int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const
   fo.poll_s = f.poll_s;
   fo.stop = &watcher.flag();
   fo.on_change = [&](const std::vector<fleet::TaskState>& states) {
-    std::cerr << cmdname << ": " << phase_line(job, states, results_stored(plan.db_url, plan.fleet_id)) << "\n";
+    std::cerr << cmdname << ": " << phase_line(job, states, models_stored(plan.db_url, plan.fleet_id)) << "\n";
   };
   const auto states = fleet::follow_job(job, plan.tasks, fo);
   if (watcher.flag()) return 1;
@@ -191,6 +188,12 @@ int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const
   const auto c = fleet::count_phases(states);
   std::cerr << fmt::format("{}: Slurm job {} ended: {} of {} task(s) done, {} failed\n", cmdname, job, c.done, plan.tasks,
                            c.failed);
+  try {
+    print_fleet(plan.db_url, plan.fleet_id, std::cout);  // the merged result, as `history --fleet ID` shows it
+  } catch (const UserError& e) {
+    std::cerr << cmdname << ": " << e.what() << "\n";  // no task stored anything: said, and the exit code is 1
+    return 1;
+  }
   return c.failed > 0 ? 1 : 0;
 }
 

@@ -9,6 +9,8 @@
 #include <regex>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "support/cli_runner.h"
 #include "support/pg_cluster.h"
 #include "support/slurm_cluster.h"
@@ -90,8 +92,11 @@ TEST_F(FleetSlurm, AFourTaskArrayStoresWhatOneLocalRunStoresAndARequeueDoublesNo
   const std::string id = captured(fleet.err, "fleet (\\S+);");
   ASSERT_FALSE(job.empty()) << fleet.err;
   ASSERT_FALSE(id.empty()) << fleet.err;
-  EXPECT_NE(fleet.err.find("4 done, 0 failed"), std::string::npos) << fleet.err;
+  EXPECT_NE(fleet.err.find("4 of 4 task(s) done, 0 failed"), std::string::npos) << fleet.err;
   EXPECT_NE(slurm_->tool("scontrol -o show job " + job + "_0").find("Comment=rooflens fleet test"), std::string::npos);
+  // The merged result on stdout: the fleet's summary line and every model.
+  EXPECT_NE(fleet.out.find("fleet " + id), std::string::npos) << fleet.out;
+  for (const auto& [model, status] : expected) EXPECT_NE(fleet.out.find(model), std::string::npos) << model;
   for (int t = 0; t < 4; ++t) EXPECT_TRUE(fs::exists(dir_ / "fleet" / ("task-" + std::to_string(t) + ".log"))) << t;
   const auto stored = kept("fleet", id);
   EXPECT_EQ(stored, expected) << "the fleet's models and verdicts against one local run's";
@@ -122,6 +127,21 @@ TEST_F(FleetSlurm, AFourTaskArrayStoresWhatOneLocalRunStoresAndARequeueDoublesNo
   }
   const std::string superseded = sql("SELECT count(*) FROM runs WHERE superseded_by <> ''");
   EXPECT_EQ(superseded, task1) << "each of task 1's first-attempt results superseded once";
+  // The fleet view says which attempt it kept and how many it replaced.
+  auto view = run_cli("history --fleet " + id + " --json --db " + shell_quote(url()), dir_);
+  ASSERT_EQ(view.rc, 0) << view.err;
+  const auto j = nlohmann::json::parse(view.out);
+  int64_t replaced = 0, rows = 0;
+  for (const auto& c : j.at("classes"))
+    for (const auto& r : c.at("runs")) {
+      ++rows;
+      replaced += r.at("superseded").get<int64_t>();
+      if (r.at("task").get<std::string>() == "1") {
+        EXPECT_EQ(r.at("attempt").get<std::string>(), "1") << r.dump();
+      }
+    }
+  EXPECT_EQ(rows, static_cast<int64_t>(expected.size()));
+  EXPECT_EQ(std::to_string(replaced), task1);
   const std::string log = slurp((dir_ / "fleet" / "task-1.log").string());
   EXPECT_NE(log.find("task 1, attempt 0"), std::string::npos) << log;
   EXPECT_NE(log.find("task 1, attempt 1"), std::string::npos) << log;
