@@ -52,12 +52,13 @@ std::vector<TaskState> follow_job(const std::string& job, int64_t tasks, const F
     }
     const bool changed = c.pending != last.pending || c.running != last.running || c.done != last.done ||
                          c.failed != last.failed;
+    if (o.stop && *o.stop) return states;  // Ctrl-C during the poll: no progress line after the goodbye
     if (o.on_change && (changed || clock::now() - last_report > std::chrono::minutes(1))) {
       o.on_change(states);
       last_report = clock::now();
     }
     last = c;
-    if (c.finished() || (o.stop && *o.stop)) return states;
+    if (c.finished()) return states;
     const auto until = clock::now() + std::chrono::duration<double>(o.poll_s);
     while (clock::now() < until && !(o.stop && *o.stop)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
