@@ -177,6 +177,22 @@ TEST_F(FleetSlurm, ATaskKilledWithScancelIsReportedFailedWithItsLog) {
   EXPECT_NE(e.find("3 of 4 task(s) done, 1 failed"), std::string::npos) << e;
 }
 
+// --fleet-whole: each task runs every model (machines side by side), so no task's results supersede another's,
+// and two tasks' results folders compare as any two bench runs.
+TEST_F(FleetSlurm, AWholeFleetKeepsEveryTasksRunsAndTwoTasksCompare) {
+  auto r = run_cli("bench " + kZoo + " --filter '^test_(abs|relu|tanh)$' --mode benchmark --duration 0.05 --warmup-ms 0 "
+                   "--no-metrics -q --db " + shell_quote(url()) + " --slurm 2 --fleet-whole --slurm-poll 0.5 --fleet-dir " +
+                       (dir_ / "fleet").string(), dir_);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string id = captured(r.err, "fleet (\\S+);");
+  EXPECT_EQ(kept("fleet", id).size(), 6u) << "three models on each of two tasks";
+  EXPECT_EQ(sql("SELECT count(*) FROM runs WHERE superseded_by <> ''"), "0");
+  auto cmp = run_cli("compare " + (dir_ / "fleet" / "task-0-attempt-0").string() + " " +
+                         (dir_ / "fleet" / "task-1-attempt-0").string(), dir_);
+  EXPECT_EQ(cmp.rc, 0) << cmp.err;
+  for (const char* model : {"test_abs", "test_relu", "test_tanh"}) EXPECT_NE(cmp.out.find(model), std::string::npos) << cmp.out;
+}
+
 // A two-task score fleet (one score per task's node; here both tasks share the one node, one after the other): each
 // task scores the quick suite whole, writes its own result file and stores one score.
 TEST_F(FleetSlurm, AScoreFleetStoresOneScorePerTask) {
