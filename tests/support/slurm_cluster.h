@@ -102,14 +102,15 @@ class SlurmCluster {
           long mb = std::stol(rest.substr(rm + 11, end == std::string::npos ? std::string::npos : end - rm - 11));
           rest = rest.substr(0, rm) + "RealMemory=" + std::to_string(mb / 2) + (end == std::string::npos ? "" : rest.substr(end));
         }
-        return "NodeName=localhost NodeHostname=" + host + rest;
+        // NodeAddr: reach slurmd on the loopback whatever the host name resolves to in a container.
+        return "NodeName=localhost NodeHostname=" + host + " NodeAddr=127.0.0.1" + rest;
       }
     throw std::runtime_error("slurmd -C printed no NodeName line: " + slurp(out));
   }
 
   void write_conf() {
     std::ofstream c(conf_);
-    c << "ClusterName=rooflens-test\nSlurmctldHost=localhost\nSlurmUser=root\n"
+    c << "ClusterName=rooflens-test\nSlurmctldHost=localhost(127.0.0.1)\nSlurmUser=root\n"
       << "SlurmctldPort=" << free_port() << "\nSlurmdPort=" << free_port() << "\n"
       << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << dir_ << "/munge/munge.socket\n"
       << "StateSaveLocation=" << dir_ << "/state\nSlurmdSpoolDir=" << dir_ << "/spool\n"
