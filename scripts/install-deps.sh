@@ -57,16 +57,20 @@ if ((${#missing[@]})); then
     -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >&2
 fi
 
-# npm packages, exactly as locked, for the two Node.js parts:
+# npm packages, exactly as locked, for the Node.js parts:
 #   runners/ort  onnxruntime-node for the runner. --ignore-scripts: its postinstall downloads CUDA parts from a host
 #                our machines cannot reach; the linux-x64 CPU library is bundled in the package.
 #   web          echarts (inlined into the HTML report at build time), playwright-core (drives Debian's chromium
 #                in the browser tests; --ignore-scripts: no browser download) and Chrome DevTools' trace engine.
+#   tests/schemas  (test set only) the validators the fleet manifests are checked with: kubernetes-models (the
+#                Kubernetes OpenAPI schema) and GitHub's @actions/workflow-parser.
 # Re-run when the lock file is newer than the installed tree (npm ci writes node_modules/.package-lock.json).
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # `make run` omits web's devDependencies (the browser tests' playwright-core and trace engine) and leaves a mark, so
 # the next `make test` installs them.
-for dir in "$ROOT/runners/ort" "$ROOT/web"; do
+NPM_DIRS=("$ROOT/runners/ort" "$ROOT/web")
+[ "$SET" = test ] && NPM_DIRS+=("$ROOT/tests/schemas")
+for dir in "${NPM_DIRS[@]}"; do
   if [ -f "$dir/package-lock.json" ]; then
     if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
        [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ] ||
