@@ -16,7 +16,10 @@ inline constexpr const char* kAttemptTag = "attempt";
 inline constexpr const char* kNodeTag = "node";
 // What ran the fleet: slurm | kubernetes | github-actions.
 inline constexpr const char* kSchedulerTag = "scheduler";
-// The scheduler's own id of the fleet's job (Slurm's array job id).
+// The scheduler's own id of the fleet's job, one key per scheduler: Slurm's array job id, the Kubernetes Job's name,
+// the GitHub Actions run id.
 inline constexpr const char* kSlurmJobTag = "slurm_job";
+inline constexpr const char* kKubernetesJobTag = "k8s_job";
+inline constexpr const char* kActionsRunTag = "actions_run";
 
 }  // namespace rooflens

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/fleet_tags.h"
 #include "fleet/manifest_text.h"
 
 namespace rooflens::fleet {
@@ -26,8 +27,8 @@ std::string actions_literal(const std::string& s) {
 void check_actions_options(const ActionsOptions& o) {
   static const std::regex secret("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(o.secret, secret) || o.secret.rfind("GITHUB_", 0) == 0)
-    throw UsageError(fmt::format("{}: '{}' is not a GitHub secret name (letters, digits, '_'; not GITHUB_...)", kActionsFlag,
-                                 o.secret));
+    throw UsageError(fmt::format("{}: '{}' is not a GitHub secret name (letters, digits, '_'; not GITHUB_...)",
+                                 kActionsFlag, o.secret));
   if (o.runs_on.empty()) throw UsageError(std::string(kActionsFlag) + ": runs-on needs at least one runner label");
   if (o.max_parallel < 0 || o.timeout_minutes < 0)
     throw UsageError(std::string(kActionsFlag) + ": max-parallel and timeout-minutes are counts (0 or more)");
@@ -86,7 +87,7 @@ TaskVars actions_task_vars() {
           .attempt = "$((GITHUB_RUN_ATTEMPT - 1))",
           .node = "$RUNNER_NAME",
           .job = "$GITHUB_RUN_ID",
-          .job_tag = "actions_run"};
+          .job_tag = kActionsRunTag};
 }
 
 std::string actions_matrix_workflow(const FleetPlan& plan, const ActionsOptions& options) {

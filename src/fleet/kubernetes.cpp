@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/fleet_tags.h"
 #include "fleet/manifest_text.h"
 
 namespace rooflens::fleet {
@@ -38,7 +39,8 @@ void check_k8s_options(const KubernetesOptions& o, const std::string& job_name, 
   static const std::regex secret_key("[-._a-zA-Z0-9]+");
   static const std::regex quantity("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
   if (o.image.empty())
-    throw UsageError(std::string(kK8sFlag) + " needs --k8s-image: the container image (with rooflens in it) the pods run");
+    throw UsageError(std::string(kK8sFlag) +
+                     " needs --k8s-image: the container image (with rooflens in it) the pods run");
   if (!is_dns_label(job_name, max_name_length(tasks)))
     throw UsageError(fmt::format("{}: the Job name '{}' must be lower-case letters, digits and '-', at most {} "
                                  "characters for {} tasks", kK8sFlag, job_name, max_name_length(tasks), tasks));
@@ -139,7 +141,7 @@ TaskVars kubernetes_task_vars(const std::string& job_name) {
           .attempt = "${ROOFLENS_ATTEMPT:-0}",
           .node = "$ROOFLENS_NODE",
           .job = job_name,
-          .job_tag = "k8s_job"};
+          .job_tag = kKubernetesJobTag};
 }
 
 std::string kubernetes_job_name(const FleetPlan& plan, const KubernetesOptions& options) {

@@ -12,12 +12,13 @@
 
 namespace rooflens::testing {
 
+// The args are the command's own, without -o: the plan carries the output and gives each task attempt its own.
 // bench over 4 shards, with arguments and tags a shell or a YAML reader would take apart if they were not quoted:
 // spaces, both quotes, a backslash, $VAR, Kubernetes' $(VAR), a YAML comment and mapping marks.
 inline fleet::FleetPlan sharded_bench_plan() {
   fleet::FleetPlan p;
   p.command = "bench";
-  p.args = {"--models", "my models/it's \"quoted\"", "-o", "out dir", "--filter", "a: b # c", "--repeat", "3"};
+  p.args = {"--models", "my models/it's \"quoted\"", "--filter", "a: b # c", "--repeat", "3"};
   p.tasks = 4;
   p.sharded = true;
   p.db_url = "postgresql://bench@db.example:5432/rooflens";
@@ -32,7 +33,7 @@ inline fleet::FleetPlan sharded_bench_plan() {
 inline fleet::FleetPlan unsharded_score_plan() {
   fleet::FleetPlan p;
   p.command = "score";
-  p.args = {"--suite", "v2", "-o", "score.json"};
+  p.args = {"--suite", "v2"};
   p.tasks = 2;
   p.sharded = false;
   p.db_url = "postgres://scorer@db.example/rooflens?sslmode=require";

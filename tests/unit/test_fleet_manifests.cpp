@@ -60,11 +60,13 @@ std::string usage_error_of(const std::function<void()>& f) {
 
 // What a task of `plan` must hand rooflens: the user's arguments as given, then its part and its tags.
 std::vector<std::string> expected_bench_task_2(const FleetPlan& p, const std::string& scheduler,
+                                               const std::string& attempt,
                                                const std::vector<std::string>& scheduler_tags) {
   std::vector<std::string> a{"bench", "--models", "my models/it's \"quoted\"", "--filter", "a: b # c", "--repeat", "3",
-                             "--shard=3/4", "--output=out dir/task-2", "--db=" + p.db_url};
+                             "--shard=3/4", "--output=out dir/task-2-attempt-" + attempt, "--db=" + p.db_url};
   for (const auto& t : p.tags) a.push_back("--tag=" + t);
-  a.insert(a.end(), {"--commit=abc123", "--tag=fleet=" + p.fleet_id, "--tag=scheduler=" + scheduler, "--tag=task=2"});
+  a.insert(a.end(), {"--commit=abc123", "--tag=fleet=" + p.fleet_id, "--tag=scheduler=" + scheduler, "--tag=task=2",
+                     "--tag=attempt=" + attempt});
   a.insert(a.end(), scheduler_tags.begin(), scheduler_tags.end());
   return a;
 }
@@ -98,11 +100,11 @@ TEST_F(FleetManifestLine, AKubernetesPodRunsItsShardWithEveryArgumentIntact) {
   const std::string line = kubernetes_expand(command[2].get<std::string>(), env);
   const std::string job = kubernetes_job_name(plan, o);
   EXPECT_EQ(argv_after_shell(line, sh_env, dir_),
-            expected_bench_task_2(plan, "kubernetes", {"--tag=attempt=0", "--tag=node=node-a", "--tag=k8s_job=" + job}));
+            expected_bench_task_2(plan, "kubernetes", "0", {"--tag=node=node-a", "--tag=k8s_job=" + job}));
   // A rerun of index 2: the Job controller's failure count for it, through the downward API.
   sh_env.push_back("ROOFLENS_ATTEMPT=1");
-  const auto rerun = argv_after_shell(line, sh_env, dir_);
-  EXPECT_NE(std::find(rerun.begin(), rerun.end(), "--tag=attempt=1"), rerun.end());
+  EXPECT_EQ(argv_after_shell(line, sh_env, dir_),
+            expected_bench_task_2(plan, "kubernetes", "1", {"--tag=node=node-a", "--tag=k8s_job=" + job}));
 }
 
 TEST_F(FleetManifestLine, AnActionsLegRunsItsShardWithEveryArgumentIntact) {
@@ -111,11 +113,11 @@ TEST_F(FleetManifestLine, AnActionsLegRunsItsShardWithEveryArgumentIntact) {
   o.rooflens = printer_;
   const std::string run = manifest_value(actions_matrix_workflow(plan, o), "run").get<std::string>();
   // The step's environment: ROOFLENS_TASK from the matrix, the rest GitHub's default variables.
-  const std::vector<std::string> env{"ROOFLENS_TASK=2", "GITHUB_RUN_ATTEMPT=1", "RUNNER_NAME=bench box 1",
+  const std::vector<std::string> env{"ROOFLENS_TASK=2", "GITHUB_RUN_ATTEMPT=2", "RUNNER_NAME=bench box 1",
                                      "GITHUB_RUN_ID=987654", "HOME=/home/runner"};
   EXPECT_EQ(argv_after_shell(run, env, dir_),
-            expected_bench_task_2(plan, "github-actions",
-                                  {"--tag=attempt=0", "--tag=node=bench box 1", "--tag=actions_run=987654"}));
+            expected_bench_task_2(plan, "github-actions", "1",
+                                  {"--tag=node=bench box 1", "--tag=actions_run=987654"}));
 }
 
 TEST_F(FleetManifestLine, UnshardedScoreTasksWriteOneFileEach) {
@@ -123,10 +125,12 @@ TEST_F(FleetManifestLine, UnshardedScoreTasksWriteOneFileEach) {
   ActionsOptions o;
   o.rooflens = printer_;
   const std::string run = manifest_value(actions_matrix_workflow(plan, o), "run").get<std::string>();
-  const auto args = argv_after_shell(run, {"ROOFLENS_TASK=1", "GITHUB_RUN_ATTEMPT=3", "RUNNER_NAME=r", "GITHUB_RUN_ID=5"}, dir_);
+  const auto args =
+      argv_after_shell(run, {"ROOFLENS_TASK=1", "GITHUB_RUN_ATTEMPT=3", "RUNNER_NAME=r", "GITHUB_RUN_ID=5"}, dir_);
   ASSERT_GE(args.size(), 5u);
   EXPECT_EQ(std::vector<std::string>(args.begin(), args.begin() + 5),
-            (std::vector<std::string>{"score", "--suite", "v2", "--output=score-task-1.json", "--db=" + plan.db_url}));
+            (std::vector<std::string>{"score", "--suite", "v2", "--output=score-task-1-attempt-2.json",
+                                      "--db=" + plan.db_url}));
   for (const auto& a : args) EXPECT_EQ(a.rfind("--shard", 0), std::string::npos) << a;
   EXPECT_NE(std::find(args.begin(), args.end(), "--tag=attempt=2"), args.end());
 }
