@@ -50,11 +50,6 @@ void check_manifest_plan(const FleetPlan& plan, int64_t max_tasks, const std::st
     throw UsageError(flag + " " + std::to_string(plan.tasks) + ": between 1 and " + std::to_string(max_tasks) +
                      " tasks");
   if (!plan.db_url.empty()) check_db_url(plan.db_url);
-  // task_output() puts the path into a double-quoted shell word beside the index variable, where these are the
-  // shell's, not the path's.
-  if (plan.output.find_first_of("\"$`\\") != std::string::npos)
-    throw UsageError(flag + ": the -o path '" + plan.output +
-                     "' holds one of \" $ ` \\, which a task's shell would read");
 }
 
 bool stores_in_postgresql(const FleetPlan& plan) {

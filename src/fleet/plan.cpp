@@ -14,8 +14,8 @@
 namespace rooflens::fleet {
 namespace {
 
-Word literal(std::string s) { return {std::move(s), false}; }
-Word expanding(std::string s) { return {std::move(s), true}; }
+Word literal(std::string s) { return {std::move(s), false, "", ""}; }
+Word expanding(std::string s) { return {std::move(s), true, "", ""}; }
 
 }  // namespace
 
@@ -34,27 +34,50 @@ std::string shell_line(const std::vector<Word>& words) {
   std::string line;
   for (const Word& w : words) {
     if (!line.empty()) line += ' ';
-    // An expanding word keeps its $ and quotes nothing else: the texts task_words writes hold no " ` or \.
-    line += w.expands ? "\"" + w.text + "\"" : shell_quote(w.text);
+    // An expanding word keeps its $ and quotes nothing else: the texts task_words writes there hold no quote,
+    // backquote or backslash (the user's text around them is quoted on its own; adjacent quoted strings are one
+    // shell word).
+    if (!w.expands) {
+      line += shell_quote(w.text);
+      continue;
+    }
+    if (!w.before.empty()) line += shell_quote(w.before);
+    line += "\"" + w.text + "\"";
+    if (!w.after.empty()) line += shell_quote(w.after);
   }
   return line;
 }
 
-std::string task_output(const FleetPlan& plan, const TaskVars& vars) {
-  if (plan.output.empty()) return "";
-  const std::string part = "task-" + vars.index + (vars.attempt.empty() ? "" : "-attempt-" + vars.attempt);
-  if (plan.command == "bench") return plan.output + "/" + part;
+namespace {
+
+// The --output word of one task attempt: the user's path (literal) around the task's part (the scheduler's).
+Word output_word(const FleetPlan& plan, const TaskVars& vars) {
+  Word w{"task-" + vars.index + (vars.attempt.empty() ? "" : "-attempt-" + vars.attempt), true, "--output=", ""};
+  if (plan.command == "bench") {
+    w.before += plan.output + "/";
+    return w;
+  }
   const auto dot = plan.output.rfind('.');
   const auto slash = plan.output.rfind('/');
   const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return has_ext ? plan.output.substr(0, dot) + "-" + part + plan.output.substr(dot) : plan.output + "-" + part;
+  w.before += (has_ext ? plan.output.substr(0, dot) : plan.output) + "-";
+  if (has_ext) w.after = plan.output.substr(dot);
+  return w;
+}
+
+}  // namespace
+
+std::string task_output(const FleetPlan& plan, const TaskVars& vars) {
+  if (plan.output.empty()) return "";
+  const Word w = output_word(plan, vars);
+  return w.before.substr(std::string("--output=").size()) + w.text + w.after;
 }
 
 std::vector<Word> task_words(const FleetPlan& plan, const TaskVars& vars) {
   std::vector<Word> w{literal(plan.rooflens), literal(plan.command)};
   for (const std::string& a : plan.args) w.push_back(literal(a));
   if (plan.sharded) w.push_back(expanding("--shard=$((" + vars.index + " + 1))/" + std::to_string(plan.tasks)));
-  if (!plan.output.empty()) w.push_back(expanding("--output=" + task_output(plan, vars)));
+  if (!plan.output.empty()) w.push_back(output_word(plan, vars));
   if (!plan.db_url.empty()) w.push_back(literal("--db=" + plan.db_url));
   for (const std::string& t : plan.tags) w.push_back(literal("--tag=" + t));
   if (!plan.commit.empty()) w.push_back(literal("--commit=" + plan.commit));

@@ -13,11 +13,13 @@
 
 namespace rooflens::fleet {
 
-// One word of a task's command line. Literal words are the user's, passed as they were; `expands` words are
-// written for the task's shell, where the scheduler's variables ($SLURM_ARRAY_TASK_ID ...) are replaced.
+// One word of a task's command line. Literal words are the user's, passed as they were; an `expands` word's text is
+// written for the task's shell, where the scheduler's variables ($SLURM_ARRAY_TASK_ID ...) are replaced, between
+// literal text of the user's (`before`, `after`: an -o path around the task's index), quoted on its own.
 struct Word {
   std::string text;
   bool expands = false;
+  std::string before, after;
 };
 
 // How the scheduler names the task's part, as shell expressions evaluated inside the task.

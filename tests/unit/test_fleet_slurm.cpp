@@ -67,6 +67,14 @@ TEST(SlurmScript, TheScriptIsValidBashAndEachTaskGetsItsShardAndTags) {
     EXPECT_NE(argv.find(word), std::string::npos) << word << " not in\n" << argv;
 }
 
+TEST(SlurmScript, AnOutputPathOfShellCharactersArrivesAsWritten) {
+  FleetPlan p = bench_plan();
+  p.output = "/shared/o u\"t$HOME`id`\\z'q";
+  const std::string line = shell_line(task_words(p, {"$I", "$A", "", "", ""}));
+  const std::string argv = run_shell("I=2 A=1 HOME=/root bash -c " + shell_quote("printf '%s\\n' " + line));
+  EXPECT_NE(argv.find("--output=/shared/o u\"t$HOME`id`\\z'q/task-2-attempt-1\n"), std::string::npos) << argv;
+}
+
 TEST(SlurmScript, AScoreTaskRunsWholeAndWritesItsOwnFile) {
   FleetPlan p = bench_plan();
   p.command = "score";
@@ -74,7 +82,8 @@ TEST(SlurmScript, AScoreTaskRunsWholeAndWritesItsOwnFile) {
   p.output = "/shared/score.json";
   const std::string line = shell_line(task_words(p, {"$I", "$A", "", "", ""}));
   EXPECT_EQ(line.find("--shard"), std::string::npos) << line;
-  EXPECT_NE(line.find("\"--output=/shared/score-task-$I-attempt-$A.json\""), std::string::npos) << line;
+  const std::string argv = run_shell("I=1 A=0 bash -c " + shell_quote("printf '%s\\n' " + line));
+  EXPECT_NE(argv.find("\n--output=/shared/score-task-1-attempt-0.json\n"), std::string::npos) << argv;
 }
 
 TEST(SlurmScript, SbatchOptionsAreSbatchsOwnWords) {
