@@ -16,6 +16,8 @@
 #include "db/fleet_store.h"
 #include "db/store.h"
 #include "db/url.h"
+#include "fleet/github_actions.h"
+#include "fleet/kubernetes.h"
 #include "fleet/plan.h"
 #include "fleet/slurm.h"
 #include "fleet/slurm_job.h"
@@ -28,9 +30,10 @@ namespace fs = std::filesystem;
 // Options a task gets from the fleet, not from the user's command line: the fleet's own, the database's (the
 // plan adds them with the fleet tags), the shard (one per task) and the output (one per task).
 const std::set<std::string>& fleet_owned() {
-  static const std::set<std::string> s{"--slurm",     "--slurm-opt", "--slurm-script-only", "--fleet-dir",
-                                       "--slurm-shared", "--slurm-poll", "--fleet-whole", "--db", "--no-db", "--tag",
-                                       "--commit",    "--shard",     "--output",          "--help", "--help-all"};
+  static const std::set<std::string> s{
+      "--slurm", "--slurm-opt", "--slurm-script-only", "--fleet-dir", "--slurm-shared", "--slurm-poll", "--fleet-whole",
+      "--k8s-indexed-job", "--k8s-image", "--k8s-namespace", "--actions-matrix", "--actions-runs-on", "--manifest",
+      "--db", "--no-db", "--tag", "--commit", "--shard", "--output", "--help", "--help-all"};
   return s;
 }
 
@@ -125,6 +128,54 @@ void say_failures(const std::string& job, const std::vector<fleet::TaskState>& s
   }
 }
 
+// --k8s-indexed-job / --actions-matrix: the plan as the scheduler's side sees it — no local paths (its binary, its
+// working directory and -o as given are the pod's or the runner's), the database named explicitly.
+fleet::FleetPlan manifest_plan(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape,
+                               int64_t tasks, const std::string& scheduler) {
+  if (db.off || db.url.empty())
+    throw UsageError("--db URL: a fleet's tasks store into one database the pods or runners reach; name it "
+                     "(postgresql://user@host/db, the password from the scheduler's secret)");
+  fleet::FleetPlan p;
+  p.command = shape.command;
+  p.sharded = shape.sharded && !f.whole;
+  p.args = replay_args(cmd);
+  p.tasks = tasks;
+  p.db_url = db.url;
+  p.fleet_id = fleet::new_fleet_id(shape.command);
+  p.commit = db.commit;
+  p.tags = db.tags;
+  const CLI::Option* o = cmd.get_option_no_throw("--output");
+  if (o && o->count() > 0) p.output = o->results().back();
+  p.scheduler = scheduler;
+  return p;
+}
+
+int write_manifest(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  if ((f.k8s_tasks > 0) + (f.actions_tasks > 0) + (f.slurm > 0 || !f.script_only.empty()) > 1)
+    throw UsageError("--slurm, --k8s-indexed-job and --actions-matrix each write one scheduler's file: give one");
+  db.validate();
+  std::string text, what;
+  if (f.k8s_tasks > 0) {
+    fleet::KubernetesOptions k;
+    k.image = f.k8s_image;
+    k.namespace_name = f.k8s_namespace;
+    text = fleet::indexed_job_manifest(manifest_plan(f, cmd, db, shape, f.k8s_tasks, "kubernetes"), k);
+    what = "Kubernetes Indexed Job";
+  } else {
+    fleet::ActionsOptions a;
+    if (!f.actions_runs_on.empty()) a.runs_on = f.actions_runs_on;
+    text = fleet::actions_matrix_workflow(manifest_plan(f, cmd, db, shape, f.actions_tasks, "github-actions"), a);
+    what = "GitHub Actions workflow";
+  }
+  if (f.manifest.empty() || f.manifest == "-") {
+    std::cout << text;
+    return 0;
+  }
+  write_file_atomically(f.manifest, text);
+  std::cerr << fmt::format("rooflens {}: wrote {} ({})\n", shape.command, f.manifest, what);
+  return 0;
+}
+
 }  // namespace
 
 void FleetFlags::add_to(CLI::App& app) {
@@ -141,12 +192,23 @@ void FleetFlags::add_to(CLI::App& app) {
                                                "no task's timings include another's)");
   app.add_flag("--fleet-whole", whole, "Every task runs the whole command on its machine (bench: every model, no "
                                       "shards), so two machines' results folders can be compared (rooflens compare)");
+  app.add_option("--k8s-indexed-job", k8s_tasks, "Write a Kubernetes Indexed Job of N pods (completion index -> task) "
+                                                 "to stdout or --manifest; needs --k8s-image and --db")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app.add_option("--k8s-image", k8s_image, "The container image with rooflens the pods run");
+  app.add_option("--k8s-namespace", k8s_namespace, "The Job's namespace (default: kubectl's current one)");
+  app.add_option("--actions-matrix", actions_tasks, "Write a GitHub Actions workflow whose matrix runs N tasks to "
+                                                    "stdout or --manifest; needs --db")
+      ->check(CLI::Range(int64_t{1}, int64_t{256}));
+  app.add_option("--actions-runs-on", actions_runs_on, "A runner label the legs need (repeatable; default self-hosted)");
+  app.add_option("--manifest", manifest, "Write the Kubernetes or GitHub Actions file here instead of stdout");
   app.add_option("--slurm-poll", poll_s, "Seconds between squeue polls while following (default 5)")
       ->check(CLI::Range(0.1, 3600.0))
       ->needs(s);
 }
 
 int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  if (f.k8s_tasks > 0 || f.actions_tasks > 0) return write_manifest(f, cmd, db, shape);
   if (f.slurm == 0 && f.script_only.empty()) throw UsageError("no fleet flag given");
   db.validate();
   const Plan plan = plan_of(f, cmd, db, shape);

@@ -7,6 +7,7 @@
 //   if (fleet.active()) return run_fleet(fleet, *cmd, db, FleetShape{"bench", true});
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -23,9 +24,16 @@ struct FleetFlags {
   bool whole = false;          // --fleet-whole: every task runs the whole command (bench: no shards), so the
                                // machines can be compared side by side
   double poll_s = 5;           // --slurm-poll SECONDS
+  // The other schedulers: rooflens writes their file (stdout, or --manifest FILE) and the scheduler runs it.
+  int64_t k8s_tasks = 0;       // --k8s-indexed-job N
+  std::string k8s_image;       // --k8s-image IMAGE
+  std::string k8s_namespace;   // --k8s-namespace NS
+  int64_t actions_tasks = 0;   // --actions-matrix N
+  std::vector<std::string> actions_runs_on;  // --actions-runs-on LABEL (repeatable; default self-hosted)
+  std::string manifest;        // --manifest FILE ("" = stdout)
 
   void add_to(CLI::App& app);
-  bool active() const { return slurm > 0 || !script_only.empty(); }
+  bool active() const { return slurm > 0 || !script_only.empty() || k8s_tasks > 0 || actions_tasks > 0; }
 };
 
 struct FleetShape {
@@ -34,7 +42,7 @@ struct FleetShape {
 };
 
 // Writes the script (and, unless --slurm-script-only, submits it, follows the array on stderr and prints the merged
-// result). `cmd`: the parsed subcommand, whose given options become each task's command line. Exit 0 when every
+// result), or the Kubernetes Indexed Job / GitHub Actions workflow for --k8s-indexed-job / --actions-matrix. `cmd`: the parsed subcommand, whose given options become each task's command line. Exit 0 when every
 // task ended well, 1 when any failed (each named with its node and log) or on Ctrl-C (the job is left running).
 int run_fleet(const FleetFlags& fleet, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape);
 

@@ -197,3 +197,45 @@ TEST_F(FleetSchemas, TheValidatorsRefuseBrokenFiles) {
 }
 
 }  // namespace
+
+namespace {
+
+// Through the binary: the user's command line becomes the file's task line, and the file is valid.
+TEST_F(FleetSchemas, TheCommandLineWritesValidFiles) {
+  const std::string bin = ROOFLENS_BINARY;
+  const std::string job = (dir_ / "job.yaml").string(), wf = (dir_ / "wf.yml").string();
+  ArgvResult k = run_argv({bin, "bench", "zoo/", "--filter", "resnet|bert", "--mode", "both", "--k8s-indexed-job", "4",
+                           "--k8s-image", "registry.example/rooflens:1", "--db", "postgresql://ci@db/perf", "--manifest",
+                           job},
+                          {}, dir_.string());
+  ASSERT_EQ(k.rc, 0) << k.err;
+  std::ifstream jf(job);
+  const std::string job_text((std::istreambuf_iterator<char>(jf)), std::istreambuf_iterator<char>());
+  const json j = valid("kubernetes-job", job_text, "from-cli.yaml");
+  EXPECT_EQ(j["spec"]["completions"], 4);
+  const std::string line = j["spec"]["template"]["spec"]["containers"][0]["command"][2];
+  EXPECT_NE(line.find("'--filter=resnet|bert'"), std::string::npos) << line;
+  EXPECT_NE(line.find("--shard="), std::string::npos) << line;
+
+  ArgvResult a = run_argv({bin, "score", "--quick", "--actions-matrix", "2", "--db", "postgresql://ci@db/perf",
+                           "--manifest", wf},
+                          {}, dir_.string());
+  ASSERT_EQ(a.rc, 0) << a.err;
+  std::ifstream wff(wf);
+  const std::string wf_text((std::istreambuf_iterator<char>(wff)), std::istreambuf_iterator<char>());
+  const json w = valid("github-workflow", wf_text, "from-cli.yml");
+  EXPECT_EQ(w["jobs"]["rooflens"]["strategy"]["matrix"]["index"], json::array({0, 1}));
+
+  // Refused, one line each: no image, two schedulers at once, a password in the URL.
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {bin, "bench", "zoo/", "--k8s-indexed-job", "2", "--db", "postgresql://ci@db/perf"},
+           {bin, "bench", "zoo/", "--k8s-indexed-job", "2", "--k8s-image", "i", "--actions-matrix", "2", "--db",
+            "postgresql://ci@db/perf"},
+           {bin, "bench", "zoo/", "--actions-matrix", "2", "--db", "postgresql://ci:pw@db/perf"}}) {
+    ArgvResult r = run_argv(bad, {}, dir_.string());
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
