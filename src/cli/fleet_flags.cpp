@@ -179,32 +179,46 @@ int write_manifest(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, 
 }  // namespace
 
 void FleetFlags::add_to(CLI::App& app) {
+  // One group in --help: a command's own flags first, then how to spread it over a scheduler.
+  const std::string group = "Fleet (docs/fleet.md)";
   auto* s = app.add_option("--slurm", slurm, "Run as a Slurm job array of N tasks, follow it, print the merged result "
                                              "(needs --db; docs/fleet.md)")
-                ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+                ->check(CLI::Range(int64_t{1}, int64_t{100000}))
+                ->group(group);
   app.add_option("--slurm-opt", slurm_options, "sbatch options for the array, as sbatch spells them: "
-                                               "\"--partition=cpu --time=1:00:00\"");
+                                               "\"--partition=cpu --time=1:00:00\"")
+      ->group(group);
   app.add_option("--slurm-script-only", script_only, "Write the sbatch script to FILE and stop (submit it yourself); "
-                                                     "with --slurm N for N tasks (default 1)");
+                                                     "with --slurm N for N tasks (default 1)")
+      ->group(group);
   app.add_option("--fleet-dir", fleet_dir, "Where the script and the tasks' logs go (default ./rooflens-fleet/ID; "
-                                           "on a filesystem every node sees)");
+                                           "on a filesystem every node sees)")
+      ->group(group);
   app.add_flag("--slurm-shared", shared_nodes, "Let tasks share a node (default: each task has its node to itself, so "
-                                               "no task's timings include another's)");
+                                               "no task's timings include another's)")
+      ->group(group);
   app.add_flag("--fleet-whole", whole, "Every task runs the whole command on its machine (bench: every model, no "
-                                      "shards), so two machines' results folders can be compared (rooflens compare)");
+                                      "shards), so two machines' results folders can be compared (rooflens compare)")
+      ->group(group);
   app.add_option("--k8s-indexed-job", k8s_tasks, "Write a Kubernetes Indexed Job of N pods (completion index -> task) "
                                                  "to stdout or --manifest; needs --k8s-image and --db")
-      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
-  app.add_option("--k8s-image", k8s_image, "The container image with rooflens the pods run");
-  app.add_option("--k8s-namespace", k8s_namespace, "The Job's namespace (default: kubectl's current one)");
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}))
+      ->group(group);
+  app.add_option("--k8s-image", k8s_image, "The container image with rooflens the pods run")->group(group);
+  app.add_option("--k8s-namespace", k8s_namespace, "The Job's namespace (default: kubectl's current one)")
+      ->group(group);
   app.add_option("--actions-matrix", actions_tasks, "Write a GitHub Actions workflow whose matrix runs N tasks to "
                                                     "stdout or --manifest; needs --db")
-      ->check(CLI::Range(int64_t{1}, int64_t{256}));
-  app.add_option("--actions-runs-on", actions_runs_on, "A runner label the legs need (repeatable; default self-hosted)");
-  app.add_option("--manifest", manifest, "Write the Kubernetes or GitHub Actions file here instead of stdout");
+      ->check(CLI::Range(int64_t{1}, int64_t{256}))
+      ->group(group);
+  app.add_option("--actions-runs-on", actions_runs_on, "A runner label the legs need (repeatable; default self-hosted)")
+      ->group(group);
+  app.add_option("--manifest", manifest, "Write the Kubernetes or GitHub Actions file here instead of stdout")
+      ->group(group);
   app.add_option("--slurm-poll", poll_s, "Seconds between squeue polls while following (default 5)")
       ->check(CLI::Range(0.1, 3600.0))
-      ->needs(s);
+      ->needs(s)
+      ->group(group);
 }
 
 int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
