@@ -1,7 +1,5 @@
 #include "cli/fleet_flags.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -80,21 +78,30 @@ struct Plan : fleet::FleetPlan {
   std::string fleet_dir;
 };
 
-Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
-  if (db.off) throw UsageError("--no-db: a fleet's tasks store into one database; give --db URL (docs/fleet.md)");
-  Plan p;
+// What every scheduler's plan shares: the command, the user's words, the database's tags and a new fleet id.
+fleet::FleetPlan common_plan(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  fleet::FleetPlan p;
   p.command = shape.command;
   p.sharded = shape.sharded && !f.whole;
   p.args = replay_args(cmd);
+  p.fleet_id = fleet::new_fleet_id(shape.command);
+  p.commit = db.commit;
+  p.tags = db.tags;
+  return p;
+}
+
+// Slurm's: the nodes share this machine's filesystem, so the binary, the working directory, an SQLite file and -o
+// are this machine's paths, made absolute.
+Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+  if (db.off) throw UsageError("--no-db: a fleet's tasks store into one database; give --db URL (docs/fleet.md)");
+  Plan p;
+  static_cast<fleet::FleetPlan&>(p) = common_plan(f, cmd, db, shape);
   p.tasks = f.slurm > 0 ? f.slurm : 1;
   p.rooflens = this_binary();
   p.workdir = fs::current_path().string();
   p.db_url = db::resolve_db_url(db.url);
   fleet::check_db_url(p.db_url);
   if (db::parse_db_url(p.db_url).kind == db::DbKind::sqlite) p.db_url = fs::absolute(db::parse_db_url(p.db_url).target).string();
-  p.fleet_id = fleet::new_fleet_id(shape.command);
-  p.commit = db.commit;
-  p.tags = db.tags;
   p.fleet_dir = fs::absolute(f.fleet_dir.empty() ? fs::path("rooflens-fleet") / p.fleet_id : fs::path(f.fleet_dir)).string();
   p.output = given_output(cmd);
   // Bench always writes a results folder (default ./bench-results): the tasks must not share one.
@@ -135,15 +142,9 @@ fleet::FleetPlan manifest_plan(const FleetFlags& f, const CLI::App& cmd, const D
   if (db.off || db.url.empty())
     throw UsageError("--db URL: a fleet's tasks store into one database the pods or runners reach; name it "
                      "(postgresql://user@host/db, the password from the scheduler's secret)");
-  fleet::FleetPlan p;
-  p.command = shape.command;
-  p.sharded = shape.sharded && !f.whole;
-  p.args = replay_args(cmd);
+  fleet::FleetPlan p = common_plan(f, cmd, db, shape);
   p.tasks = tasks;
   p.db_url = db.url;
-  p.fleet_id = fleet::new_fleet_id(shape.command);
-  p.commit = db.commit;
-  p.tags = db.tags;
   const CLI::Option* o = cmd.get_option_no_throw("--output");
   if (o && o->count() > 0) p.output = o->results().back();
   p.scheduler = scheduler;
