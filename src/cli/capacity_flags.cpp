@@ -99,6 +99,29 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_flag("--no-roofs", a.no_roofs, "Do not explain the capacity against roofs (no hw measurement)");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress on stderr");
   a.db.add_to(cmd);
+  a.fleet.add_to(cmd);
+}
+
+FleetShape capacity_fleet_shape(const CapacityCommand& a, const CLI::App& cmd) {
+  if (!a.s.search)
+    throw UsageError("--slurm runs --search's grid, one configuration per task: give --search and the lists "
+                     "(--instances 1,2 --threads 1,2 ...)");
+  if (!a.html.empty() || !a.queries_csv.empty() || a.s.self_test)
+    throw UsageError("--html, --queries and --self-test write one file or measure this machine: with --slurm each task "
+                     "writes its own -o report (rooflens report REPORT.json makes its HTML)");
+  FleetShape shape{"capacity", false, {{}}, {"--instances", "--threads", "--concurrency", "--batch", "--max-batch"}};
+  for (const std::string& flag : shape.per_task_flags) {
+    const CLI::Option* o = cmd.get_option_no_throw(flag);
+    if (!o || o->count() == 0) continue;  // not given: every task takes the default
+    std::vector<std::vector<std::string>> grid;
+    for (const auto& words : shape.task_args)
+      for (const std::string& v : o->results()) {
+        grid.push_back(words);
+        grid.back().push_back(flag + "=" + v);
+      }
+    shape.task_args = std::move(grid);
+  }
+  return shape;
 }
 
 void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd) {

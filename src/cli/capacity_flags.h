@@ -9,6 +9,7 @@
 
 #include "capacity/loadgen/settings.h"
 #include "cli/db_flags.h"
+#include "cli/fleet_flags.h"
 #include "cli/shape_flags.h"
 
 namespace rooflens::cli {
@@ -23,6 +24,7 @@ struct CapacityCommand {
   std::vector<std::string> inputs;
   ShapeFlags shape;
   DbFlags db;
+  FleetFlags fleet;  // --slurm N: --search's grid as N array tasks, one configuration each
   bool json = false, quiet = false, no_roofs = false, no_predict = false;
 };
 
@@ -31,6 +33,11 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a);
 // Turns the text flags into the settings, and the figures given on `cmd` into the requested ones (UsageError naming
 // the flag on a malformed value).
 void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd);
+
+// --search --slurm: the grid of the lever lists given on `cmd` (instances outermost, then threads, concurrency,
+// batch, max batch — expand()'s order), one task's words per configuration ("--instances=2", "--threads=1", ...).
+// Throws UsageError for what a capacity fleet cannot do (no --search, a file every task would write).
+FleetShape capacity_fleet_shape(const CapacityCommand& a, const CLI::App& cmd);
 
 // "15ms", "2.5 ms", "0.5s", "300us", "15" (ms) -> milliseconds. Throws UsageError naming `flag`.
 double parse_duration_ms(const std::string& text, const std::string& flag);

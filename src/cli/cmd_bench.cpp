@@ -272,7 +272,7 @@ void setup_bench(CLI::App& root, Action& action) {
       if (!a->fleet.active()) return run_bench_command(*a);
       if (!a->shard.empty() || a->list || a->resume)
         throw UsageError("--shard, --list and --resume are for one machine; with --slurm every task takes its own shard");
-      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"bench", true});
+      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"bench", true, {}, {}});
     };
   });
 }

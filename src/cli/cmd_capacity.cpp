@@ -169,12 +169,20 @@ void setup_capacity(CLI::App& root, Action& action) {
       "  rooflens capacity mobilenet_v2.onnx --find-peak --slo 50ms --max-batch 8 --batch-timeout 2ms\n"
       "  rooflens capacity resnet50.onnx --scenario single-stream --queries records.csv\n"
       "  rooflens capacity --self-test          (the generator's own throughput and added latency)\n"
+      "  rooflens capacity m.onnx --search --instances 1,2 --threads 1,2 --slurm 4 --db postgresql://ci@db/perf\n"
+      "                                         (one Slurm array task per configuration: docs/fleet.md)\n"
       "Latency counts from each query's scheduled time (Poisson, seeded: --seed), so a system or generator that\n"
       "falls behind cannot hide it. Runs last at least --duration (10 s) and --min-queries; MLPerf's 600 s are\n"
       "--mlperf-durations. Exit 0: VALID (find-peak: a VALID QPS found); 1: INVALID, a failure or Ctrl-C; 2: usage;\n"
       "3: results written but not stored in the database. Details: docs/capacity.md.");
   add_capacity_flags(*cmd, *a);
-  cmd->callback([a, cmd, &action] { action = [a, cmd] { return run_capacity_command(*a, *cmd); }; });
+  cmd->callback([a, cmd, &action] {
+    action = [a, cmd] {
+      if (!a->fleet.active()) return run_capacity_command(*a, *cmd);
+      parse_capacity_flags(*a, *cmd);
+      return run_fleet(a->fleet, *cmd, a->db, capacity_fleet_shape(*a, *cmd));
+    };
+  });
 }
 
 }  // namespace rooflens::cli

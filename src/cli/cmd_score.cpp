@@ -352,7 +352,7 @@ void setup_score(CLI::App& root, Action& action) {
       if (!a->from.empty() || !a->project.empty() || a->o.validate_only || !a->write_references.empty())
         throw UsageError("--slurm runs the suite on each task's machine: --from, --project, --validate and "
                          "--write-references run nothing there");
-      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"score", false});
+      return run_fleet(a->fleet, *cmd, a->db, FleetShape{"score", false, {}, {}});
     };
   });
 }

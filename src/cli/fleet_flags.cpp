@@ -1,5 +1,6 @@
 #include "cli/fleet_flags.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -41,14 +42,14 @@ std::string name_of(const CLI::Option& o) {
   return "";
 }
 
-// The options the user gave `cmd`, as words a task passes to the same command: positionals first, then each
-// option once per value as --name=value (a flag once per time it was given).
-std::vector<std::string> replay_args(const CLI::App& cmd) {
+// The options the user gave `cmd` (but the fleet's and `per_task`), as words a task passes to the same command:
+// positionals first, then each option once per value as --name=value (a flag once per time it was given).
+std::vector<std::string> replay_args(const CLI::App& cmd, const std::vector<std::string>& per_task) {
   std::vector<std::string> positional, named;
   for (const CLI::Option* o : cmd.get_options()) {
     if (o->count() == 0) continue;
     const std::string name = name_of(*o);
-    if (fleet_owned().count(name)) continue;
+    if (fleet_owned().count(name) || std::find(per_task.begin(), per_task.end(), name) != per_task.end()) continue;
     if (o->get_positional()) {
       for (const auto& v : o->results()) positional.push_back(v);
     } else if (o->get_expected_max() == 0) {  // a flag
@@ -83,7 +84,8 @@ fleet::FleetPlan common_plan(const FleetFlags& f, const CLI::App& cmd, const DbF
   fleet::FleetPlan p;
   p.command = shape.command;
   p.sharded = shape.sharded && !f.whole;
-  p.args = replay_args(cmd);
+  p.args = replay_args(cmd, shape.per_task_flags);
+  p.task_args = shape.task_args;
   p.fleet_id = fleet::new_fleet_id(shape.command);
   p.commit = db.commit;
   p.tags = db.tags;
@@ -97,6 +99,13 @@ Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const 
   Plan p;
   static_cast<fleet::FleetPlan&>(p) = common_plan(f, cmd, db, shape);
   p.tasks = f.slurm > 0 ? f.slurm : 1;
+  if (!p.task_args.empty()) {
+    const auto n = static_cast<int64_t>(p.task_args.size());
+    if (f.slurm > 0 && f.slurm != n)
+      throw UsageError(fmt::format("--slurm {}: the {} grid has {} configurations, one task each; give --slurm {}",
+                                   f.slurm, shape.command, n, n));
+    p.tasks = n;
+  }
   p.rooflens = this_binary();
   p.workdir = fs::current_path().string();
   p.db_url = db::resolve_db_url(db.url);

@@ -37,8 +37,12 @@ struct FleetFlags {
 };
 
 struct FleetShape {
-  std::string command;  // "bench" | "score"
+  std::string command;  // "bench" | "score" | "capacity"
   bool sharded = true;  // tasks take disjoint shards (bench) or run whole (score: one score per machine)
+  // Tasks with words of their own (capacity --search: one grid point each): task I gets task_args[I], and the flags
+  // they stand for are left out of the words every task shares.
+  std::vector<std::vector<std::string>> task_args;
+  std::vector<std::string> per_task_flags;
 };
 
 // Writes the script (and, unless --slurm-script-only, submits it, follows the array on stderr and prints the merged

@@ -50,6 +50,8 @@ void check_manifest_plan(const FleetPlan& plan, int64_t max_tasks, const std::st
     throw UsageError(flag + " " + std::to_string(plan.tasks) + ": between 1 and " + std::to_string(max_tasks) +
                      " tasks");
   if (!plan.db_url.empty()) check_db_url(plan.db_url);
+  if (!plan.task_args.empty())
+    throw UsageError(flag + ": tasks with words of their own (capacity --search's grid points) run on Slurm (--slurm N)");
 }
 
 bool stores_in_postgresql(const FleetPlan& plan) {

@@ -76,6 +76,7 @@ std::string task_output(const FleetPlan& plan, const TaskVars& vars) {
 std::vector<Word> task_words(const FleetPlan& plan, const TaskVars& vars) {
   std::vector<Word> w{literal(plan.rooflens), literal(plan.command)};
   for (const std::string& a : plan.args) w.push_back(literal(a));
+  if (!plan.task_args.empty()) w.push_back(expanding("$@"));  // the task's own words, set by its script (slurm.cpp)
   if (plan.sharded) w.push_back(expanding("--shard=$((" + vars.index + " + 1))/" + std::to_string(plan.tasks)));
   if (!plan.output.empty()) w.push_back(output_word(plan, vars));
   if (!plan.db_url.empty()) w.push_back(literal("--db=" + plan.db_url));

@@ -45,6 +45,8 @@ struct FleetPlan {
   std::vector<std::string> tags;    // the user's own --tag key=value
   std::string output;               // the command's -o ("" = none): each task attempt writes its own (task_output)
   std::string scheduler;            // "slurm" | "kubernetes" | "github-actions": the scheduler tag's value
+  std::vector<std::vector<std::string>> task_args;  // words of task I's own ("" = every task the same): capacity's
+                                    // grid points, one configuration per task; the script sets them per index
 };
 
 // The words task `vars` runs: rooflens COMMAND ARGS --shard ... --db ... --tag fleet=... -o ...

@@ -114,6 +114,15 @@ std::string sbatch_script(const FleetPlan& plan, const SlurmOptions& o) {
     << "#SBATCH --chdir=" << plan.workdir << "\n";
   if (o.exclusive) s << "#SBATCH --exclusive\n";
   for (const auto& w : o.sbatch) s << "#SBATCH " << sbatch_word(w) << "\n";
+  if (!plan.task_args.empty()) {  // each task's own words (a grid point), by its index
+    s << "case \"$SLURM_ARRAY_TASK_ID\" in\n";
+    for (size_t i = 0; i < plan.task_args.size(); ++i) {
+      s << "  " << i << ") set --";
+      for (const auto& w : plan.task_args[i]) s << " " << shell_quote(w);
+      s << " ;;\n";
+    }
+    s << "  *) echo \"rooflens fleet " << plan.fleet_id << ": no task $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n";
+  }
   s << "set -u\n"
     << "echo \"rooflens fleet " << plan.fleet_id << ": task $SLURM_ARRAY_TASK_ID, attempt ${SLURM_RESTART_COUNT:-0}, "
     << "on ${SLURMD_NODENAME:-$(hostname)}, at $(date -u +%Y-%m-%dT%H:%M:%SZ)\"\n"

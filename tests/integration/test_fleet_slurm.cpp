@@ -193,6 +193,26 @@ TEST_F(FleetSlurm, AWholeFleetKeepsEveryTasksRunsAndTwoTasksCompare) {
   for (const char* model : {"test_abs", "test_relu", "test_tanh"}) EXPECT_NE(cmp.out.find(model), std::string::npos) << cmp.out;
 }
 
+// capacity --search --slurm: the grid's configurations become array tasks, one each; every task serves its own
+// configuration, writes its own report and stores under the fleet.
+TEST_F(FleetSlurm, ACapacitySearchGridRunsOneConfigurationPerTask) {
+  auto r = run_cli("capacity " + kZoo + "/test_relu/model.onnx --scenario offline --search --instances 1,2 --threads 1 "
+                   "--duration 0.5 --no-roofs --no-predict -q -o " + (dir_ / "cap.json").string() + " --db " +
+                       shell_quote(url()) + " --slurm 2 --slurm-poll 0.5 --fleet-dir " + (dir_ / "fleet").string(), dir_);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 of 2 task(s) done, 0 failed"), std::string::npos) << r.err;
+  for (int t = 0; t < 2; ++t) {
+    const auto report = nlohmann::json::parse(slurp((dir_ / ("cap-task-" + std::to_string(t) + "-attempt-0.json")).string()));
+    const auto& runs = report.at("capacity").at("runs");
+    ASSERT_EQ(runs.size(), 1u) << "task " << t << " runs one configuration";
+    EXPECT_EQ(runs[0].at("config").at("instances"), t + 1) << "task " << t;
+  }
+  const std::string id = captured(r.err, "fleet (\\S+);");
+  const std::string configs = sql("SELECT count(DISTINCT r.config) FROM runs r JOIN tags t ON t.session_id = r.session_id "
+                                  "WHERE t.key = 'fleet' AND t.value = '" + id + "'");
+  EXPECT_GE(std::stoi(configs), 2) << "each configuration's runs stored under the fleet";
+}
+
 // A two-task score fleet (one score per task's node; here both tasks share the one node, one after the other): each
 // task scores the quick suite whole, writes its own result file and stores one score.
 TEST_F(FleetSlurm, AScoreFleetStoresOneScorePerTask) {

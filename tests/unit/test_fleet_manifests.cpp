@@ -255,3 +255,19 @@ TEST(FleetManifests, TextThatIsNotUtf8IsRefusedNotWrittenBroken) {
 }
 
 }  // namespace
+
+namespace {
+
+// Tasks with words of their own (capacity's grid points) are Slurm's: the manifests say so instead of writing
+// every pod the same configuration.
+TEST(FleetManifests, AGridOfTasksIsRefusedOutsideSlurm) {
+  FleetPlan plan = rooflens::testing::unsharded_score_plan();
+  plan.task_args = {{"--instances=1"}, {"--instances=2"}};
+  plan.tasks = 2;
+  rooflens::fleet::KubernetesOptions k;
+  k.image = "i";
+  EXPECT_THROW(rooflens::fleet::indexed_job_manifest(plan, k), rooflens::UsageError);
+  EXPECT_THROW(rooflens::fleet::actions_matrix_workflow(plan, {}), rooflens::UsageError);
+}
+
+}  // namespace

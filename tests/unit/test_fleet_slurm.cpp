@@ -55,7 +55,7 @@ TEST(SlurmScript, TheScriptIsValidBashAndEachTaskGetsItsShardAndTags) {
   EXPECT_EQ(run_shell("bash -n " + file.string() + " 2>&1 && echo syntax-ok"), "syntax-ok\n");
   // Run the script as Slurm would for task 2, attempt 1, with the exec printing the argv one word per line instead.
   std::string printing = script;
-  printing.replace(printing.find("\nexec "), 6, "\nprintf '%s\\n'");
+  printing.replace(printing.find("\nexec "), 6, "\nprintf '%s\\n' ");
   { std::ofstream(file) << printing; }
   const std::string argv = run_shell("SLURM_ARRAY_TASK_ID=2 SLURM_RESTART_COUNT=1 SLURMD_NODENAME=n7 SLURM_ARRAY_JOB_ID=99 "
                                      "bash " + file.string());
@@ -73,6 +73,30 @@ TEST(SlurmScript, AnOutputPathOfShellCharactersArrivesAsWritten) {
   const std::string line = shell_line(task_words(p, {"$I", "$A", "", "", ""}));
   const std::string argv = run_shell("I=2 A=1 HOME=/root bash -c " + shell_quote("printf '%s\\n' " + line));
   EXPECT_NE(argv.find("--output=/shared/o u\"t$HOME`id`\\z'q/task-2-attempt-1\n"), std::string::npos) << argv;
+}
+
+TEST(SlurmScript, EachTaskOfAGridGetsItsOwnWords) {
+  FleetPlan p = bench_plan();
+  p.command = "capacity";
+  p.sharded = false;
+  p.output = "";
+  p.task_args = {{"--instances=1", "--threads=2"}, {"--instances=2", "--threads=1"}};
+  p.tasks = 2;
+  SlurmOptions o;
+  o.log_dir = "/shared/logs";
+  std::string script = sbatch_script(p, o);
+  script.replace(script.find("\nexec "), 6, "\nprintf '%s\\n' ");
+  const fs::path file = fs::temp_directory_path() / ("rooflens-fleet-grid-" + std::to_string(::getpid()) + ".sh");
+  for (int task : {0, 1}) {
+    { std::ofstream(file) << script; }
+    const std::string argv = run_shell("SLURM_ARRAY_JOB_ID=9 SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " bash " + file.string());
+    const std::string want = task == 0 ? "\n--instances=1\n--threads=2\n" : "\n--instances=2\n--threads=1\n";
+    EXPECT_NE(argv.find(want), std::string::npos) << argv;
+  }
+  { std::ofstream(file) << script; }
+  EXPECT_NE(run_shell("SLURM_ARRAY_TASK_ID=7 bash " + file.string() + " 2>&1; echo rc=$?").find("rc=2"), std::string::npos)
+      << "an index outside the grid runs nothing";
+  fs::remove(file);
 }
 
 TEST(SlurmScript, AScoreTaskRunsWholeAndWritesItsOwnFile) {
