@@ -8,6 +8,7 @@
 // Starting needs root (slurmd runs each job as its submitting user) and the packages slurmctld, slurmd, slurm-client
 // and munge; when either is missing instance() throws with the reason, and the tests skip with it.
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -151,9 +152,12 @@ class SlurmCluster {
       throw std::runtime_error(std::string(what) + " failed: " + slurp(log).substr(0, 2000));
   }
 
+  // SIGTERM, then wait (up to 10 s) for the daemon to be gone: it writes its state on the way out, and the temp dir
+  // is removed after.
   static void stop(const std::string& pid_file) {
-    const std::string pid = slurp(pid_file);
-    if (!pid.empty()) std::system(("kill " + pid + " >/dev/null 2>&1").c_str());
+    const pid_t pid = static_cast<pid_t>(std::atol(slurp(pid_file).c_str()));
+    if (pid <= 0 || ::kill(pid, SIGTERM) != 0) return;
+    for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
   std::string dir_, conf_;
