@@ -94,7 +94,7 @@ int run_scores_view(const HistoryArgs& a) {
 
 // --fleet: what one fleet run stored, merged. It reads every run of the fleet, whatever machine or time: the
 // filters and the gate are trend options.
-int run_fleet(const HistoryArgs& a) {
+int run_fleet_merged_view(const HistoryArgs& a) {
   if (a.scores || a.check || !a.model.empty() || !a.config.empty() || !a.machine.empty() || !a.since.empty() ||
       !a.tags.empty() || !a.html.empty() || a.all || a.measured_only || !a.suite.empty() || !a.score_files.empty())
     throw UsageError("--fleet shows one fleet run whole: it takes --db, --json and -o only");
@@ -102,7 +102,7 @@ int run_fleet(const HistoryArgs& a) {
 }
 
 int run_history_command(const HistoryArgs& a) {
-  if (!a.fleet.empty()) return run_fleet(a);
+  if (!a.fleet.empty()) return run_fleet_merged_view(a);
   if (a.scores) return run_scores_view(a);
   if (a.all || a.measured_only || !a.suite.empty() || !a.score_files.empty())
     throw UsageError("--all, --measured-only, --suite and --score-file go with --scores");
