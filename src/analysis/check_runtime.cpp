@@ -12,18 +12,12 @@
 #include "model/expose_outputs.h"
 #include "model/loader.h"
 #include "model/runtime_shape_check.h"
+#include "core/units.h"
 
 namespace rooflens {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string dims_text(const std::vector<int64_t>& d) {
-  if (d.empty()) return "scalar";
-  std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
-  return s;
-}
 
 // The copy with exposed outputs lives in a temp dir; external data files are linked in at the same relative paths.
 fs::path exposed_copy(const Model& m, const fs::path& model, const TempDir& tmp) {
@@ -46,7 +40,7 @@ void print_items(std::ostream& out, const char* title, const std::vector<ShapeCh
   out << "\n" << title << " (" << items.size() << "):\n";
   TextTable t;
   t.columns = {{"node", false, 48}, {"op"}, {"tensor", false, 48}, {"static"}, {"runtime"}};
-  for (const auto& i : items) t.rows.push_back({i.node, i.op, i.tensor, i.static_shape, dims_text(i.runtime)});
+  for (const auto& i : items) t.rows.push_back({i.node, i.op, i.tensor, i.static_shape, shape_text(i.runtime)});
   out << t.render();
 }
 

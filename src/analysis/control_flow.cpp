@@ -10,7 +10,7 @@
 namespace rooflens {
 namespace {
 
-int64_t times(int64_t a, int64_t b) {
+int64_t times_of(int64_t a, int64_t b) {
   if (a < 0 || b < 0) return -1;
   int64_t r = 0;
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
@@ -66,7 +66,7 @@ std::vector<GraphExecution> graph_executions(const Model& m, const std::vector<u
     const Graph& graph = m.graphs[g];
     const auto p = static_cast<size_t>(graph.parent_graph);
     if (graph.parent_graph < 0 || p >= g) continue;
-    exec[g].iterations = times(exec[p].iterations, graph.trips);
+    exec[g].iterations = times_of(exec[p].iterations, graph.trips);
     if (exec[p].execution != NodeExecution::Run) {
       exec[g].execution = exec[p].execution;
       continue;
@@ -104,7 +104,7 @@ void apply_execution(NodeAnalysis& a, const GraphExecution& e) {
   }
   if (e.iterations < 0) {
     a.cost_known = false;
-    a.note = "runs an unknown number of times (trip count not computable)";
+    a.note = "runs an unknown number of times_of (trip count not computable)";
     return;
   }
   if (e.iterations == 1) return;

@@ -7,8 +7,6 @@ namespace rooflens {
 namespace {
 
 // "ai.onnx" is the long spelling of the default domain; models use both.
-std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
-
 const TensorInfo* at(const std::vector<const TensorInfo*>& v, size_t i) { return i < v.size() ? v[i] : nullptr; }
 
 int64_t elems_of(const TensorInfo* t) { return t ? t->elements() : -1; }

@@ -15,13 +15,13 @@
 namespace rooflens {
 namespace {
 
-std::string percent_text(double ratio) { return std::to_string(static_cast<int>(std::lround(ratio * 100))) + "%"; }
+std::string rounded_percent(double ratio) { return std::to_string(static_cast<int>(std::lround(ratio * 100))) + "%"; }
 
 // The warnings that follow from the run's samples alone; redone whenever samples are added.
 std::vector<std::string> timing_warnings(const ProfileRun& r) {
   std::vector<std::string> out;
   if (r.latency_ms.cv > 0.05)
-    out.push_back("unstable timings: CV " + percent_text(r.latency_ms.cv) +
+    out.push_back("unstable timings: CV " + rounded_percent(r.latency_ms.cv) +
                   " > 5% (another process busy? try --duration or pinning)");
   RepetitionSpread spread = repetition_spread(r.latencies_ms, r.repetitions);
   // Turns on a live runner are paired with the other side's: their spread is the host's spells, which the pairing
@@ -143,7 +143,7 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
   r.unmapped_kernels = lb.unmapped_kernels;
   for (auto& w : lb.warnings) r.warnings.push_back(std::move(w));
   if (run_median > 0 && (r.coverage < 0.9 || r.coverage > 1.05))
-    r.warnings.push_back("kernel times cover " + percent_text(r.coverage) +
+    r.warnings.push_back("kernel times cover " + rounded_percent(r.coverage) +
                          " of each profiled run (median over iterations; expected 90-105%)");
 }
 

@@ -1,17 +1,11 @@
 #include "assembly/kernel_shapes.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 namespace rooflens {
 namespace {
-
-std::string shape_text(const std::vector<int64_t>& d) {
-  if (d.empty()) return "scalar";
-  std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + (d[i] < 0 ? std::string("?") : std::to_string(d[i]));
-  return s;
-}
 
 }  // namespace
 

@@ -46,7 +46,7 @@ struct BenchArgs {
 };
 
 // The options that shaped the samples, stored with the session.
-std::string settings_json(const BenchArgs& a) {
+std::string bench_settings_json(const BenchArgs& a) {
   nlohmann::ordered_json j = timing_to_json(a.timing);
   j["mode"] = a.mode;
   j["repeat"] = a.repeat;
@@ -203,7 +203,7 @@ int run_bench_command(const BenchArgs& a) {
   for (const auto& e : r.entries) failures |= is_failure(e.status);
   if (partial) return 1;  // an interrupted run is not history (--resume finishes it, then it is stored)
   // The results folder first, the database last: a database that is down never costs the results.
-  return worst_exit(failures ? 1 : 0, store_bench(a.db, r, "bench", a.quiet, settings_json(a)));
+  return worst_exit(failures ? 1 : 0, store_bench(a.db, r, "bench", a.quiet, bench_settings_json(a)));
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ void check_batching(const CapacityCommand& a, const capacity::Resolved& s, const
                      "profile without dynamic batching");
 }
 
-std::string settings_json(const capacity::Resolved& s) {
+std::string capacity_settings_json(const capacity::Resolved& s) {
   nlohmann::ordered_json j{{"scenario", to_string(s.scenario)}, {"qps", s.qps},       {"slo_ms", s.slo_ms},
                            {"percentile", s.percentile},         {"duration_s", s.min_duration_s},
                            {"min_queries", s.min_queries},       {"seed", s.seed},    {"find_peak", s.find_peak},
@@ -150,7 +150,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   }
   const int rc = exit_code(c);
   if (c.partial) return rc;  // an interrupted run is not history
-  return worst_exit(rc, store_report(a.db, rep, "capacity", a.quiet, settings_json(s)));
+  return worst_exit(rc, store_report(a.db, rep, "capacity", a.quiet, capacity_settings_json(s)));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ struct DbArgs {
   bool quiet = false;
 };
 
-int run_export(const DbArgs& a) {
+int run_db_export(const DbArgs& a) {
   const std::string url = db::resolve_db_url(a.db);
   auto store = db::ResultStore::open(url);
   std::ostringstream text;
@@ -147,7 +147,7 @@ void setup_db(CLI::App& root, Action& action) {
   CLI::App* ex = cmd->add_subcommand("export", "Write every session as one JSON line (rooflens.history/1), oldest first");
   add_db(ex);
   ex->add_option("-o,--output", a->output, "File to write (default: stdout)");
-  ex->callback([a, &action] { action = [a] { return run_export(*a); }; });
+  ex->callback([a, &action] { action = [a] { return run_db_export(*a); }; });
   CLI::App* im = cmd->add_subcommand("import", "Store sessions from JSON-lines files, and score results (default: stdin)");
   add_db(im);
   im->add_option("files", a->inputs, "Files written by rooflens db export or score -o ('-' for stdin)");

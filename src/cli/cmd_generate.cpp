@@ -32,7 +32,7 @@ struct GenerateCommand {
   DbFlags db;
 };
 
-GenerateOptions to_options(const GenerateCommand& a) {
+GenerateOptions generate_options_of(const GenerateCommand& a) {
   GenerateOptions o = a.o;
   o.backend = parse_backend_spec(a.backend);
   if (!a.opt_level.empty()) o.backend.opt_level = a.opt_level;
@@ -46,7 +46,7 @@ GenerateOptions to_options(const GenerateCommand& a) {
 }
 
 int run_generate_command(const GenerateCommand& a) {
-  const GenerateOptions o = to_options(a);
+  const GenerateOptions o = generate_options_of(a);
   a.db.validate();
   std::unique_ptr<Backend> backend = make_backend(o.backend);
   const std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "generate"});

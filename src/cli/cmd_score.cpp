@@ -46,7 +46,7 @@ struct ScoreCommand {
   FleetFlags fleet;
 };
 
-std::string read_text(const std::string& path, const std::string& flag) {
+std::string read_flag_file(const std::string& path, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(flag + " " + path + ": cannot read the file");
   std::ostringstream s;
@@ -56,12 +56,12 @@ std::string read_text(const std::string& path, const std::string& flag) {
 
 score::Suite load_suite(const ScoreCommand& a) {
   if (a.suite_file.empty()) return score::builtin_suite();
-  return score::parse_suite(read_text(a.suite_file, "--suite"), a.suite_file);
+  return score::parse_suite(read_flag_file(a.suite_file, "--suite"), a.suite_file);
 }
 
 ScoreResult read_result(const std::string& path, const std::string& flag) {
   try {
-    return score_from_json(read_text(path, flag));
+    return score_from_json(read_flag_file(path, flag));
   } catch (const UserError& e) {
     throw UserError(flag + " " + path + ": " + e.what());
   }
@@ -83,7 +83,7 @@ void print_result(const ScoreCommand& a, const ScoreResult& r) {
   }
 }
 
-int exit_code(const ScoreResult& r) { return r.partial || r.overall.incomplete || r.overall.score <= 0 ? 1 : 0; }
+int score_exit_code(const ScoreResult& r) { return r.partial || r.overall.incomplete || r.overall.score <= 0 ? 1 : 0; }
 
 // Stores a score result (measured or projected) in the database --db names, after its files are written: 0 when
 // stored, already there or --no-db; kExitDbFailed after one warning line otherwise (the result files stand). Called
@@ -157,10 +157,10 @@ int run_from(const ScoreCommand& a) {
   const score::Suite suite = load_suite(a);
   ScoreResult r = score::rescore_stored(suite, read_result(a.from, "--from"));
   print_result(a, r);
-  return exit_code(r);
+  return score_exit_code(r);
 }
 
-ScoreMachine machine_of(const std::optional<HardwareInfo>& roofs, const Backend& backend, int64_t cores,
+ScoreMachine score_machine_of(const std::optional<HardwareInfo>& roofs, const Backend& backend, int64_t cores,
                         const std::string& roofs_source) {
   ScoreMachine m;
   m.machine = roofs ? roofs->machine : hw::describe_machine(hw::detect_features());
@@ -188,7 +188,7 @@ int run_project(const ScoreCommand& a) {
   setup.quick = a.o.quick;
   setup.categories = suite.categories;
   setup.reference_roofs = *suite.reference_roofs;
-  setup.machine = machine_of(std::nullopt, *make_backend(parse_backend_spec("onnxruntime")), cores, "");
+  setup.machine = score_machine_of(std::nullopt, *make_backend(parse_backend_spec("onnxruntime")), cores, "");
   setup.created_at = now_iso();
   if (auto c = suite.constants.find(score::mode_name(a.o.quick)); c != suite.constants.end() && c->second.provisional)
     setup.warnings.push_back("suite " + suite.version + "'s " + c->first + " constants and reference roofs are "
@@ -254,7 +254,7 @@ int run_score_command(ScoreCommand& a) {
   ctx.backend = backend.get();
   ctx.reference_backend = reference.get();
   ctx.roofs = roofs ? &*roofs : nullptr;
-  ctx.machine = machine_of(roofs, *backend, cores, a.roofs_file.empty() ? "measured" : "file " + a.roofs_file);
+  ctx.machine = score_machine_of(roofs, *backend, cores, a.roofs_file.empty() ? "measured" : "file " + a.roofs_file);
   ctx.cores = cores;
   ctx.work_dir = work.path();
   ctx.interrupted = &watcher.flag();
@@ -288,7 +288,7 @@ int run_score_command(ScoreCommand& a) {
   r.created_at = now_iso();
   if (a.o.validate_only) return print_validation(a, r);  // no figure: nothing to score or store
   print_result(a, r);
-  const int rc = exit_code(r);
+  const int rc = score_exit_code(r);
   // Only a finished suite goes into the results database (history --scores puts machines side by side); a partial
   // one (Ctrl-C) stays in its -o file.
   if (r.partial) return rc;

@@ -62,7 +62,7 @@ PerfTable shapes_table(const Report& r, const WhatIfOptions& o) {
   return t;
 }
 
-WhatIfOptions to_options(const WhatIfArgs& a) {
+WhatIfOptions whatif_options_of(const WhatIfArgs& a) {
   WhatIfOptions o;
   if (!a.roofs.empty()) {
     o.roofs = hw::load_roofs_file(a.roofs);
@@ -88,7 +88,7 @@ int run_whatif(const WhatIfArgs& a) {
   }
   if (a.report.empty()) throw UsageError("whatif needs a REPORT.json (or --list-devices)");
   Report report = load_profile_report(a.report);
-  WhatIfOptions o = to_options(a);
+  WhatIfOptions o = whatif_options_of(a);
   if (!a.write_perf_table.empty()) {
     write_file_atomically(a.write_perf_table, perf_table_csv(shapes_table(report, o)));
     std::cerr << "rooflens whatif: wrote the perf-ratio table of " << a.report << "'s weight shapes to "

@@ -94,7 +94,7 @@ fleet::FleetPlan common_plan(const FleetFlags& f, const CLI::App& cmd, const DbF
 
 // Slurm's: the nodes share this machine's filesystem, so the binary, the working directory, an SQLite file and -o
 // are this machine's paths, made absolute.
-Plan plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
+Plan fleet_plan_of(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const FleetShape& shape) {
   if (db.off) throw UsageError("--no-db: a fleet's tasks store into one database; give --db URL (docs/fleet.md)");
   Plan p;
   static_cast<fleet::FleetPlan&>(p) = common_plan(f, cmd, db, shape);
@@ -235,7 +235,7 @@ int run_fleet(const FleetFlags& f, const CLI::App& cmd, const DbFlags& db, const
   if (f.k8s_tasks > 0 || f.actions_tasks > 0) return write_manifest(f, cmd, db, shape);
   if (f.slurm == 0 && f.script_only.empty()) throw UsageError("no fleet flag given");
   db.validate();
-  const Plan plan = plan_of(f, cmd, db, shape);
+  const Plan plan = fleet_plan_of(f, cmd, db, shape);
   fleet::SlurmOptions so;
   so.sbatch = fleet::split_sbatch_options(f.slurm_options);
   so.exclusive = !f.shared_nodes;

@@ -8,13 +8,6 @@
 namespace rooflens {
 namespace {
 
-const char* failure_status(const std::string& kind) {
-  static const std::map<std::string, const char*> m{
-      {"error", status::kFail}, {"timeout", status::kTimeout}, {"died", status::kCrash}, {"interrupted", status::kSkip}};
-  auto it = m.find(kind);
-  return it == m.end() ? status::kFail : it->second;
-}
-
 std::optional<std::vector<Layer>> phase_layers(const GenerationRun& run, Phase phase) {
   for (const auto& p : run.phases)
     if (p.phase == phase) return p.layers;
@@ -54,7 +47,7 @@ void add_generation_items(CompareSource& src, const Report& r, const std::string
       CompareItem i;
       i.model = model;
       i.config = f.label() + suffix;
-      i.status = failure_status(f.kind);
+      i.status = status::of_failure(f.kind);
       i.error = f.stage.empty() ? f.message : f.stage + ": " + f.message;
       std::replace(i.error.begin(), i.error.end(), '\n', ' ');
       put(src, std::move(i));

@@ -20,20 +20,8 @@ namespace fs = std::filesystem;
 namespace rooflens {
 namespace {
 
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  std::replace(s.begin(), s.end(), '\r', ' ');
-  return s;
-}
-
 std::string stage_message(const std::string& stage, const std::string& message) {
   return one_line(stage.empty() ? message : stage + ": " + message);
-}
-
-const std::map<std::string, const char*>& failure_statuses() {
-  static const std::map<std::string, const char*> m{
-      {"error", status::kFail}, {"timeout", status::kTimeout}, {"died", status::kCrash}, {"interrupted", status::kSkip}};
-  return m;
 }
 
 const std::map<std::string, const char*>& bench_statuses() {
@@ -81,8 +69,7 @@ CompareItem item_from_failure(const Failure& f, const std::string& model) {
   CompareItem item;
   item.model = model;
   item.config = f.label();
-  auto it = failure_statuses().find(f.kind);
-  item.status = it == failure_statuses().end() ? status::kFail : it->second;
+  item.status = status::of_failure(f.kind);
   item.error = stage_message(f.stage, f.message);
   item.profile_config = f.key();
   item.config_requested = true;

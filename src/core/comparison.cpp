@@ -4,6 +4,13 @@
 
 namespace rooflens {
 
+const char* status::of_failure(const std::string& kind) {
+  if (kind == "timeout") return kTimeout;
+  if (kind == "died") return kCrash;
+  if (kind == "interrupted") return kSkip;
+  return kFail;
+}
+
 VerdictCounts count_verdicts(const Comparison& c) {
   VerdictCounts n;
   const std::map<std::string, size_t VerdictCounts::*> field{

@@ -18,6 +18,9 @@ inline constexpr const char* kTimeout = "timeout";
 inline constexpr const char* kCrash = "crash";
 inline constexpr const char* kSkip = "skip";
 inline constexpr const char* kAbsent = "";       // the item is not on this side
+// The status a failed configuration shows, from its failure kind (core/report_run.h's Failure::kind: "error",
+// "timeout", "died", "interrupted"); an unknown kind is a failure.
+const char* of_failure(const std::string& kind);
 }  // namespace status
 
 // What became of an item. Timing verdicts apply when both sides passed; the others describe status changes.

@@ -15,4 +15,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A message from elsewhere (a runner's stderr, a runtime's exception) on one line, as every error rooflens prints
+// and stores is: line breaks become spaces.
+inline std::string one_line(std::string message) {
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  return message;
+}
+
 }  // namespace rooflens

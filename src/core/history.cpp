@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/comparison.h"
 #include "core/errors.h"
 #include "core/repetitions.h"
 #include "core/sha256.h"
@@ -39,12 +40,6 @@ class ModelHashes {
   std::map<std::string, std::string> cache_;
 };
 
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
-}
-
 // A failure's configuration as `compare` names it: resolved (as a run would be) once the model loaded at its
 // dims, as requested before.
 std::string failure_label(const Failure& f) {
@@ -56,18 +51,11 @@ std::string failure_label(const Failure& f) {
   return s + (config.empty() ? "default" : config);
 }
 
-const char* failure_status(const std::string& kind) {
-  if (kind == "timeout") return "timeout";
-  if (kind == "died") return "crash";
-  if (kind == "interrupted") return "skip";
-  return "fail";
-}
-
 // A failed configuration (its `part`, for a generation run's two items). A later repetition of a configuration
 // that ran failed: the configuration is failing (as compare sees it), so the run it replaces goes.
 void add_failure(HistorySession& s, HistoryRun h, const Failure& f, const std::string& part) {
   h.config = failure_label(f) + part;
-  h.status = failure_status(f.kind);
+  h.status = status::of_failure(f.kind);
   h.error = one_line(f.stage.empty() ? f.message : f.stage + ": " + f.message);
   std::erase_if(s.runs, [&](const HistoryRun& x) {
     return x.status == "pass" && x.model == h.model && x.config == h.config && x.options == h.options;

@@ -44,7 +44,7 @@ SettingSource source_of(const json& v) {
 }
 
 template <class T>
-void put(json& j, const char* key, const std::optional<T>& v) {
+void put_setting(json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;
 }
 template <class T>
@@ -67,7 +67,7 @@ void from_json(const json& j, RunSetting& s) {
 
 void to_json(json& j, const ThreadsObserved& t) {
   j = json{{"pool", t.pool}};
-  put(j, "working", t.working);
+  put_setting(j, "working", t.working);
 }
 void from_json(const json& j, ThreadsObserved& t) {
   j.at("pool").get_to(t.pool);
@@ -79,13 +79,13 @@ void from_json(const json& j, ThreadsObserved& t) {
 
 void to_json(json& j, const DispatchBreakdown& d) {
   j = json{{"kernels", d.kernels}};
-  put(j, "outside_executor_ms", d.outside_executor_ms);
-  put(j, "executor_gaps_ms", d.executor_gaps_ms);
-  put(j, "fences_ms", d.fences_ms);
-  put(j, "profiler_ms", d.profiler_ms);
-  put(j, "parallel_kernels", d.parallel_kernels);
-  put(j, "pool_handoff_ms", d.pool_handoff_ms);
-  put(j, "pool_wait_ms", d.pool_wait_ms);
+  put_setting(j, "outside_executor_ms", d.outside_executor_ms);
+  put_setting(j, "executor_gaps_ms", d.executor_gaps_ms);
+  put_setting(j, "fences_ms", d.fences_ms);
+  put_setting(j, "profiler_ms", d.profiler_ms);
+  put_setting(j, "parallel_kernels", d.parallel_kernels);
+  put_setting(j, "pool_handoff_ms", d.pool_handoff_ms);
+  put_setting(j, "pool_wait_ms", d.pool_wait_ms);
 }
 void from_json(const json& j, DispatchBreakdown& d) {
   j.at("kernels").get_to(d.kernels);

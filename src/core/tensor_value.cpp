@@ -1,6 +1,7 @@
 #include "core/tensor_value.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -51,6 +52,28 @@ int32_t onnx_type_from_ort_name(const std::string& ort_name) {
   for (const auto& t : kTypes)
     if (!ort_name.empty() && ort_name == t.ort) return t.id;
   return 0;
+}
+
+float float16_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (mant << 13);                     // inf / NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);            // normal: rebias 15 -> 127
+  } else if (mant == 0) {
+    bits = sign;                                                 // ±0
+  } else {                                                       // subnormal half: normalise
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
 }
 
 }  // namespace rooflens

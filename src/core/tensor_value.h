@@ -24,5 +24,7 @@ std::string onnx_type_name(int32_t data_type);
 int onnx_type_size(int32_t data_type);
 // ONNX type number of an ONNX Runtime (JavaScript API) type name: "float32" -> 1, "int64" -> 7; 0 when unknown.
 int32_t onnx_type_from_ort_name(const std::string& ort_name);
+// An IEEE half (ONNX float16, TensorProto type 10) as a float, exactly: subnormals, infinities and NaN included.
+float float16_to_float(uint16_t bits);
 
 }  // namespace rooflens

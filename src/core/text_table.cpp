@@ -21,7 +21,7 @@ std::string clip(const std::string& s, size_t max) {
   return out + "…";
 }
 
-std::string csv_cell(const std::string& s) {
+std::string csv_quoted(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -76,7 +76,7 @@ std::string TextTable::render() const {
 
 std::string csv_row(const std::vector<std::string>& cells) {
   std::string out;
-  for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + csv_cell(cells[c]);
+  for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + csv_quoted(cells[c]);
   return out + "\n";
 }
 

@@ -5,6 +5,16 @@
 
 namespace rooflens {
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+  if (shape.empty()) return "scalar";
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += 'x';
+    out += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
+  }
+  return out;
+}
+
 std::string fixed(double v, int precision) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", precision, v);

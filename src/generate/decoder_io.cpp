@@ -11,7 +11,7 @@ const char* const kHow =
     "export the decoder with its KV cache (Optimum: --task text-generation-with-past; onnxruntime-genai's model "
     "builder) or make one with `rooflens zoo make gpt2 --kv-cache`";
 
-std::string names_of(const std::vector<DeclaredValue>& values) {
+std::string io_names_of(const std::vector<DeclaredValue>& values) {
   std::string s;
   for (size_t i = 0; i < values.size() && i < 8; ++i) s += (i ? ", " : "") + values[i].name;
   if (values.size() > 8) s += ", … (" + std::to_string(values.size()) + " in all)";
@@ -33,7 +33,7 @@ void bind_cache(const DeclaredIo& d, const std::string& file, DecoderIo& io) {
   }
   if (seen.empty())
     throw UserError(file + ": not a decoder with a KV cache: no past_key_values.N.key/.value inputs (inputs: " +
-                    names_of(d.inputs) + "); rooflens generate needs the Optimum / onnxruntime-genai layout — " + kHow);
+                    io_names_of(d.inputs) + "); rooflens generate needs the Optimum / onnxruntime-genai layout — " + kHow);
   int64_t expected = 0;
   for (const auto& [layer, bits] : seen) {
     const std::string past = "past_key_values." + std::to_string(expected) + ".";
@@ -45,7 +45,7 @@ void bind_cache(const DeclaredIo& d, const std::string& file, DecoderIo& io) {
     for (const auto* out : {&kv.present_key, &kv.present_value})
       if (!d.output(*out))
         throw UserError(file + ": output '" + *out + "' is missing: every past_key_values.N input needs its present.N "
-                        "output (outputs: " + names_of(d.outputs) + ")");
+                        "output (outputs: " + io_names_of(d.outputs) + ")");
     io.cache.push_back(std::move(kv));
     ++expected;
   }
@@ -81,7 +81,7 @@ std::string int_input(const DeclaredIo& d, const std::string& file, const std::s
   const DeclaredValue* v = d.input(name);
   if (!v) {
     if (required)
-      throw UserError(file + ": no input '" + name + "' (inputs: " + names_of(d.inputs) + "); " + kHow);
+      throw UserError(file + ": no input '" + name + "' (inputs: " + io_names_of(d.inputs) + "); " + kHow);
     return "";
   }
   if (!is_int(v->type.dtype) || (v->type.has_rank && v->type.dims.size() != 2))
@@ -104,7 +104,7 @@ DecoderIo detect_decoder_io(const DeclaredIo& d, const std::string& file) {
   io.position_dtype = int_input(d, file, "position_ids", false);
   if (!io.position_dtype.empty()) io.position_ids = "position_ids";
   const DeclaredValue* logits = d.output("logits");
-  if (!logits) throw UserError(file + ": no output 'logits' (outputs: " + names_of(d.outputs) + ")");
+  if (!logits) throw UserError(file + ": no output 'logits' (outputs: " + io_names_of(d.outputs) + ")");
   if (!logits->type.has_rank || logits->type.dims.size() != 3 || !logits->type.dims[2].known())
     throw UserError(file + ": output 'logits' must be [batch, sequence, vocab] with a fixed vocab, is " +
                     logits->type.shape_string());

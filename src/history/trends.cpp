@@ -15,7 +15,7 @@
 namespace rooflens {
 namespace {
 
-std::regex compile(const std::string& pattern, const char* flag) {
+std::regex compile_trend_filter(const std::string& pattern, const char* flag) {
   try {
     return std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
@@ -185,7 +185,7 @@ void mark_change_points(std::vector<TrendPoint>& points, double alpha, double th
 
 Trends build_trends(const std::vector<HistoryPoint>& points, const TrendFilter& filter, double alpha,
                     double threshold) {
-  std::regex model_re = compile(filter.model, "--model"), config_re = compile(filter.config, "--config");
+  std::regex model_re = compile_trend_filter(filter.model, "--model"), config_re = compile_trend_filter(filter.config, "--config");
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, TrendSeries> by_key;
   for (const HistoryPoint& h : points) {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint64_t kMiB = 1024 * 1024;
 
-std::string mb(uint64_t b) { return si_bytes(static_cast<double>(b)); }
+std::string bytes_si(uint64_t b) { return si_bytes(static_cast<double>(b)); }
 
 // The arena held far more than was in use at once: its growth rule rounds every extension up (ORT: the next power
 // of two), so a peak that just passes one size makes it take the next whole region.
@@ -24,8 +24,8 @@ void arena_growth(const RunFacts& f, FindingSink& out) {
   const uint64_t held = *m.allocator_held_bytes, used = *m.allocator_in_use_peak_bytes;
   const uint64_t act = f.run.memory->predicted.activations_bytes;
   if (held < 2 * used || held - used < 16 * kMiB) return;
-  Finding& x = out.add(Severity::warning, "the runtime's arena held " + mb(held) + " for " + mb(used) +
-                                              " in use at its peak (activations predicted: " + mb(act) + ")");
+  Finding& x = out.add(Severity::warning, "the runtime's arena held " + bytes_si(held) + " for " + bytes_si(used) +
+                                              " in use at its peak (activations predicted: " + bytes_si(act) + ")");
   x.evidence = {{"arena held", static_cast<double>(held), "bytes"},
                 {"in use at the peak", static_cast<double>(used), "bytes"},
                 {"predicted activations", static_cast<double>(act), "bytes"}};
@@ -41,7 +41,7 @@ void prepacked_weights(const RunFacts& f, FindingSink& out) {
   if (!f.run.memory) return;
   const MemoryPrediction& p = f.run.memory->predicted;
   if (p.prepacked_bytes < kMiB) return;
-  Finding& x = out.add(Severity::info, "weights kept twice: " + mb(p.prepacked_bytes) +
+  Finding& x = out.add(Severity::info, "weights kept twice: " + bytes_si(p.prepacked_bytes) +
                                            " of packed copies beside weights another kernel reads as they are");
   x.evidence = {{"packed copies (estimate)", static_cast<double>(p.prepacked_bytes), "bytes"},
                 {"weights", static_cast<double>(p.weights_bytes), "bytes"}};
@@ -58,7 +58,7 @@ void allocator_retention(const RunFacts& f, FindingSink& out) {
   if (!kept) return;
   const uint64_t weights = f.run.memory->predicted.weights_bytes;
   const bool predicted = f.run.memory->predicted.c_allocator.has_value();
-  Finding& x = out.add(Severity::info, "the session holds " + mb(kept) + " beyond its runtime, weights and packed copies" +
+  Finding& x = out.add(Severity::info, "the session holds " + bytes_si(kept) + " beyond its runtime, weights and packed copies" +
                                            (predicted ? " (predicted: the C allocator keeps it)" : ""));
   x.evidence = {{predicted ? "kept by the C allocator (predicted)" : "beyond the prediction", static_cast<double>(kept),
                  "bytes"},
@@ -91,8 +91,8 @@ void working_set_above_cache(const RunFacts& f, FindingSink& out) {
   double memory_ms = 0;
   for (const auto& l : f.run.layers)
     if (l.bound == "memory") memory_ms += l.time_ms;
-  Finding& x = out.add(Severity::info, "the working set (" + mb(set) + " of weights and activations) exceeds the last "
-                                           "cache level the sweep found (" + mb(llc) + ")");
+  Finding& x = out.add(Severity::info, "the working set (" + bytes_si(set) + " of weights and activations) exceeds the last "
+                                           "cache level the sweep found (" + bytes_si(llc) + ")");
   x.evidence = {{"weights + activations", static_cast<double>(set), "bytes"},
                 {"last cache level", static_cast<double>(llc), "bytes"},
                 {"memory-bound time share", f.share_of(memory_ms), "ratio"}};

@@ -16,7 +16,7 @@ std::optional<std::string> read_file(const std::string& path) {
   return s.str();
 }
 
-std::optional<uint64_t> number(const std::string& text) {
+std::optional<uint64_t> meminfo_number(const std::string& text) {
   std::istringstream in(text);
   uint64_t v = 0;
   if (!(in >> v)) return std::nullopt;  // "max" (no limit) reads as nothing
@@ -28,7 +28,7 @@ std::optional<uint64_t> keyed(const std::string& text, const std::string& key) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0) return number(line.substr(key.size()));
+    if (line.rfind(key, 0) == 0) return meminfo_number(line.substr(key.size()));
   return std::nullopt;
 }
 
@@ -65,7 +65,7 @@ FreeMemory free_memory() {
   if (dir.empty()) return out;
   const auto max = read_file(dir + "/memory.max"), current = read_file(dir + "/memory.current");
   if (!max || !current) return out;
-  const auto limit = number(*max), used = number(*current);
+  const auto limit = meminfo_number(*max), used = meminfo_number(*current);
   if (!limit || !used) return out;  // "max": no limit
   const uint64_t left = *limit > *used ? *limit - *used : 0;
   if (out.bytes == 0 || left < out.bytes) out = {left, "cgroup memory.max"};

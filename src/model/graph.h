@@ -26,6 +26,9 @@ struct Attribute {
   int graph = -1;       // for Graph attributes: index into Model::graphs
 };
 
+// The default ONNX domain has two spellings, "" and "ai.onnx"; tables keyed on a domain use "".
+inline std::string canonical_domain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
+
 struct Node {
   std::string name;    // never empty: unnamed nodes get "<op>_<index>"
   std::string op;

@@ -25,7 +25,7 @@ void non_negative_batch_dims(const onnx::NodeProto& n) {
     if (a.name() == "batch_dims" && a.i() < 0) throw std::runtime_error("attribute 'batch_dims' must be non-negative");
 }
 
-std::optional<int> rank_of(const onnx::NodeProto& n, int input,
+std::optional<int> declared_rank_of(const onnx::NodeProto& n, int input,
                            const std::unordered_map<std::string, onnx::TypeProto*>& types) {
   if (input >= n.input_size() || n.input(input).empty()) return std::nullopt;
   auto it = types.find(n.input(input));
@@ -64,7 +64,7 @@ void ranks(const onnx::NodeProto& n, const std::unordered_map<std::string, onnx:
     if (n.op_type() != r.op) continue;
     for (int i : r.inputs) {
       if (i < 0) continue;
-      auto rank = rank_of(n, i, types);
+      auto rank = declared_rank_of(n, i, types);
       if (rank && *rank != r.rank)
         throw std::runtime_error("input " + std::to_string(i) + " has rank " + std::to_string(*rank) + "; " + r.op +
                                  " requires rank " + std::to_string(r.rank));
@@ -72,7 +72,7 @@ void ranks(const onnx::NodeProto& n, const std::unordered_map<std::string, onnx:
   }
   for (const auto& r : kSameRanks) {
     if (n.op_type() != r.op) continue;
-    auto a = rank_of(n, r.a, types), b = rank_of(n, r.b, types);
+    auto a = declared_rank_of(n, r.a, types), b = declared_rank_of(n, r.b, types);
     if (a && b && *a != *b)
       throw std::runtime_error("inputs " + std::to_string(r.a) + " and " + std::to_string(r.b) + " have ranks " +
                                std::to_string(*a) + " and " + std::to_string(*b) + "; " + r.op +

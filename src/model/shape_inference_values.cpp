@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "core/errors.h"
+#include "core/tensor_value.h"
 #include "model/proto_convert.h"
 #include "model/shape_inference.h"
 
@@ -15,15 +16,6 @@ namespace {
 // Stored tensors are decoded only up to this many elements: shape constants are tiny, while a Constant node may
 // hold a whole weight matrix (paddle2onnx exports do) that no shape computation reads.
 constexpr int64_t kMaxDecodedElements = 4096;
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(frac), -24);
-  else if (exp == 31) v = frac ? NAN : INFINITY;
-  else v = std::ldexp(static_cast<float>(frac | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
 
 template <typename T>
 T read_raw(const std::string& raw, size_t i) {
@@ -44,7 +36,7 @@ struct Decoder {
       case onnx::TensorProto::FLOAT: return Elem::real(raw ? read_raw<float>(r, i) : t.float_data(static_cast<int>(i)));
       case onnx::TensorProto::DOUBLE: return Elem::real(raw ? read_raw<double>(r, i) : t.double_data(static_cast<int>(i)));
       case onnx::TensorProto::FLOAT16:
-        return Elem::real(half_to_float(raw ? read_raw<uint16_t>(r, i) : static_cast<uint16_t>(t.int32_data(static_cast<int>(i)))));
+        return Elem::real(float16_to_float(raw ? read_raw<uint16_t>(r, i) : static_cast<uint16_t>(t.int32_data(static_cast<int>(i)))));
       case onnx::TensorProto::BFLOAT16: {
         uint32_t bits = (raw ? read_raw<uint16_t>(r, i) : static_cast<uint16_t>(t.int32_data(static_cast<int>(i))));
         bits <<= 16;

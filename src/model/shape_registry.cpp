@@ -9,8 +9,6 @@ namespace rooflens {
 namespace {
 
 // ONNX allows both spellings for the default domain; nodes and registrations may use either.
-std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
-
 // One merged dim of a numpy broadcast. An unknown dim against a known k > 1 must be k (or the model is
 // invalid), so the known side wins; against 1 the unknown side (with its symbol) is the answer.
 Dim broadcast_dim(const Dim& a, const Dim& b) {

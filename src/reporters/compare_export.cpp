@@ -39,7 +39,7 @@ json source_json(const CompareSourceInfo& s) {
               {"partial", s.partial}};
 }
 
-json latency_json(const LatencyComparison& l) {
+json compare_latency_json(const LatencyComparison& l) {
   return json{{"base_n", l.base_n},     {"new_n", l.new_n},         {"base_runs", l.base_runs},
               {"new_runs", l.new_runs}, {"base_blocks", l.base_blocks}, {"new_blocks", l.new_blocks},
               {"unit", l.unit},         {"base_median_ms", l.base_median_ms},
@@ -78,7 +78,7 @@ json item_json(const ItemComparison& i) {
   json j{{"model", i.model},           {"config", i.config},       {"verdict", i.verdict},
          {"base_status", i.base_status}, {"new_status", i.new_status}, {"base_error", i.base_error},
          {"new_error", i.new_error}};
-  if (i.latency) j["latency"] = latency_json(*i.latency);
+  if (i.latency) j["latency"] = compare_latency_json(*i.latency);
   if (i.base_peak_rss_bytes)
     j["memory"] = json{{"base_peak_rss_bytes", i.base_peak_rss_bytes}, {"new_peak_rss_bytes", i.new_peak_rss_bytes},
                        {"change", i.memory_change()}};

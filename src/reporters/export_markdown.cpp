@@ -26,7 +26,7 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-std::string header(const Report& r) {
+std::string markdown_header(const Report& r) {
   std::string out = "## rooflens profile: " + md_code(r.model.name) + "\n\n";
   for (const auto& b : r.backends) {
     out += "- **backend**" + (r.backends.size() > 1 ? " " + md_code(b.label) : "") + ": " +
@@ -77,7 +77,7 @@ std::string layers_table(const Report& r, size_t run_index, size_t top) {
          " of layer time.\n";
 }
 
-std::string layer_sections(const Report& r, size_t top) {
+std::string markdown_layer_sections(const Report& r, size_t top) {
   std::string out;
   bool first = true;
   for (size_t i = 0; i < r.runs.size(); ++i) {
@@ -120,7 +120,7 @@ std::string notes(const Report& r) {
 }  // namespace
 
 std::string export_markdown(const Report& r, const ExportOptions& o) {
-  return header(r) + "\n" + md_e2e_table(r) + layer_sections(r, o.top_layers) + notes(r);
+  return markdown_header(r) + "\n" + md_e2e_table(r) + markdown_layer_sections(r, o.top_layers) + notes(r);
 }
 
 }  // namespace rooflens

@@ -98,7 +98,7 @@ std::string series_table(const Trends& t) {
   return table.render();
 }
 
-std::string points_table(const TrendSeries& s, size_t limit) {
+std::string trend_points_table(const TrendSeries& s, size_t limit) {
   TextTable table{{{"#", true}, {"time (UTC)"}, {"commit"}, {"ms", true}, {"vs previous", true}, {"runs", true},
                    {"run medians ms", false, 48}, {"status"}, {"note", false, 60}},
                   {}};
@@ -200,7 +200,7 @@ std::string trends_text(const Trends& t, const TrendTextOptions& o) {
   out += "\n" + series_table(t);
   if (o.points > 0)
     for (const auto& s : t.series)
-      out += "\n" + series_label(s) + " on " + short_id(s.machine) + ":\n" + points_table(s, o.points);
+      out += "\n" + series_label(s) + " on " + short_id(s.machine) + ":\n" + trend_points_table(s, o.points);
   if (t.check_options) out += "\n" + checks_text(t);
   for (const auto& n : t.notes) out += "note: " + n + "\n";
   return out;

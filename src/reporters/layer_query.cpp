@@ -31,7 +31,7 @@ std::regex compile(const std::string& pattern) {
   }
 }
 
-double ratio(double num, double den) { return den > 0 ? num / den : 0; }
+double ratio_or_zero(double num, double den) { return den > 0 ? num / den : 0; }
 
 LayerRow layer_row(const Layer& l, int64_t index, double run_time) {
   LayerRow r;
@@ -40,7 +40,7 @@ LayerRow layer_row(const Layer& l, int64_t index, double run_time) {
   r.onnx_nodes = l.onnx_nodes;
   r.index = index;
   r.time_ms = l.time_ms;
-  r.share = ratio(l.time_ms, run_time);
+  r.share = ratio_or_zero(l.time_ms, run_time);
   r.flops = static_cast<double>(l.flops);
   r.macs = static_cast<double>(l.macs);
   r.bytes = static_cast<double>(l.bytes);
@@ -85,9 +85,9 @@ std::vector<std::pair<int64_t, const Layer*>> matching_layers(const ProfileRun& 
 
 // FLOP/s, GB/s and intensity of a group follow from its aggregated time, FLOPs and bytes.
 void derive_rates(LayerRow& r) {
-  r.gflops = ratio(r.flops, r.time_ms * 1e6);
-  r.gbps = ratio(r.bytes, r.time_ms * 1e6);
-  r.intensity = ratio(r.flops, r.bytes);
+  r.gflops = ratio_or_zero(r.flops, r.time_ms * 1e6);
+  r.gbps = ratio_or_zero(r.bytes, r.time_ms * 1e6);
+  r.intensity = ratio_or_zero(r.flops, r.bytes);
 }
 
 // Efficiency is achieved / attainable, i.e. the ideal time over the actual time; a sum of layers is therefore
@@ -100,7 +100,7 @@ double group_efficiency(const std::vector<const Layer*>& members, const std::str
     ideal += l->time_ms * l->efficiency;
     total += l->time_ms;
   }
-  if (aggregate == "sum") return ratio(ideal, total);
+  if (aggregate == "sum") return ratio_or_zero(ideal, total);
   return layer_aggregates().at(aggregate)(eff);
 }
 
@@ -129,7 +129,7 @@ LayerRow group_row(const std::string& key, const std::vector<std::pair<int64_t, 
     else if (r.provider != l->provider) r.provider = "mixed";
   }
   r.time_ms = agg(time);
-  r.share = ratio(r.time_ms, run_time);
+  r.share = ratio_or_zero(r.time_ms, run_time);
   r.flops = agg(flops);
   r.macs = agg(macs);
   r.bytes = agg(bytes);

@@ -17,7 +17,7 @@
 namespace rooflens {
 namespace {
 
-std::string pct(double v) { return fixed(v * 100, 1) + "%"; }
+std::string summary_percent(double v) { return fixed(v * 100, 1) + "%"; }
 
 bool repeated(const Report& r) {
   for (const auto& run : r.runs)
@@ -38,23 +38,23 @@ std::string e2e_table(const Report& r) {
     if (s.n == 0 && run.latencies_ms.empty()) {  // not timed (--layers-only): no figure, not a zero
       std::vector<std::string> row(t.columns.size(), "-");
       row[0] = run.label();
-      row[10 + (runs ? 3 : 0)] = run.layers.empty() || run.coverage <= 0 ? "-" : pct(run.coverage);
+      row[10 + (runs ? 3 : 0)] = run.layers.empty() || run.coverage <= 0 ? "-" : summary_percent(run.coverage);
       t.rows.push_back(std::move(row));
       continue;
     }
     std::vector<std::string> row{run.label(), fixed(s.median, 3), fixed(s.p90, 3),
-                                 fixed(s.p99, 3), fixed(s.mean, 3), pct(s.cv), std::to_string(s.n),
+                                 fixed(s.p99, 3), fixed(s.mean, 3), summary_percent(s.cv), std::to_string(s.n),
                                  fixed(run.throughput_per_s, 1), fixed(run.gflops, 1),
                                  run.profiling_overhead > 0 ? fixed(run.profiling_overhead, 3) + "x" : "-",
                                  // An imported run may know neither (no profiled runs to cover, no RSS): "-", not 0.
-                                 run.layers.empty() || run.coverage <= 0 ? "-" : pct(run.coverage),
+                                 run.layers.empty() || run.coverage <= 0 ? "-" : summary_percent(run.coverage),
                                  run.peak_rss_bytes > 0 ? si_bytes(static_cast<double>(run.peak_rss_bytes)) : "-"};
     if (runs) {
       RepetitionSpread sp = repetition_spread(run.latencies_ms, run.repetitions);
       bool several = sp.count > 1;
       row.insert(row.begin() + 7, {std::to_string(sp.count),
                                    several ? fixed(sp.min_median, 3) + "–" + fixed(sp.max_median, 3) : "-",
-                                   several ? pct(sp.spread) : "-"});
+                                   several ? summary_percent(sp.spread) : "-"});
     }
     t.rows.push_back(std::move(row));
   }
@@ -72,13 +72,13 @@ std::string layer_table(const ProfileRun& run, size_t top) {
                {"GB/s", true}, {"bound"}, {"eff", true}};
   size_t i = 0;
   for (const Layer* l : ls) {
-    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), pct(l->share),
+    t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), summary_percent(l->share),
                       l->alias ? "alias" : std::to_string(l->onnx_nodes.size()), si(static_cast<double>(l->flops)),
                       si_bytes(static_cast<double>(l->bytes)), fixed(l->intensity, 1), fixed(l->gflops, 1),
                       fixed(l->gbps, 1), l->bound.empty() ? "-" : l->bound,
                       // An attribution error is no efficiency: the layer cannot be where its figures put it.
-                      l->bound.empty() ? "-" : !l->attribution_error.empty() ? "!" + pct(l->efficiency)
-                                                                              : pct(l->efficiency)});
+                      l->bound.empty() ? "-" : !l->attribution_error.empty() ? "!" + summary_percent(l->efficiency)
+                                                                              : summary_percent(l->efficiency)});
   }
   return t.render();
 }
@@ -91,7 +91,7 @@ std::string run_balance(const ProfileRun& run) {
   for (const auto& l : run.layers) layers += l.time_ms;
   double between = *run.between_kernels_ms, run_ms = *run.profiled_run_ms;
   std::string out = "    + between kernels  " + fixed(between, 3) + " ms  (the runtime between its kernels, median per "
-                    "iteration; kernels cover " + pct(run.coverage) + " of each run)\n";
+                    "iteration; kernels cover " + summary_percent(run.coverage) + " of each run)\n";
   out += "    = layers " + fixed(layers, 3) + " + between " + fixed(between, 3) + " = " + fixed(layers + between, 3) +
          " ms; profiled run " + fixed(run_ms, 3) + " ms";
   double rest = run_ms - layers - between;

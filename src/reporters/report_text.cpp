@@ -45,16 +45,6 @@ std::string options_text(const BackendInfo& b) {
   return out;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  if (shape.empty()) return "scalar";
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) out += 'x';
-    out += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
-  }
-  return out;
-}
-
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep) {
   std::vector<std::string> parts;
   for (const auto& s : shapes) parts.push_back(shape_text(s));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/report.h"
+#include "core/units.h"  // shape_text
 
 namespace rooflens {
 
@@ -25,7 +26,6 @@ std::vector<std::string> roof_warnings(const Report& r);
 // A backend's options as applied, "key=value key=value" ("" for the runtime's defaults).
 std::string options_text(const BackendInfo& b);
 
-std::string shape_text(const std::vector<int64_t>& shape);                    // "1x3x224x224", "?" for -1
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes, const std::string& sep = ", ");
 std::string join(const std::vector<std::string>& items, const std::string& sep);
 

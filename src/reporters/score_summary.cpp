@@ -13,7 +13,7 @@ std::string score_text(double score, const ScoreInterval& ci) {
   return fmt::format("{:.0f} [{:.0f}, {:.0f}]", score, ci.low, ci.high);
 }
 
-std::string ratio(double x) { return x > 0 ? fmt::format("{:.2f}×", x) : "-"; }
+std::string score_ratio(double x) { return x > 0 ? fmt::format("{:.2f}×", x) : "-"; }
 
 std::string value_text(const ScoreFigure& f) {
   if (f.value <= 0) return "-";
@@ -48,8 +48,8 @@ std::string score_summary(const ScoreResult& r) {
     for (const auto& f : w.figures) {
       const double ref = f.reference_time_ms > 0 ? (f.unit == "ms" ? f.reference_time_ms : 1000 / f.reference_time_ms) : 0;
       t.rows.push_back({w.id, to_string(w.status), f.metric, value_text(f),
-                        ref > 0 ? fmt::format("{:.4g}", ref) : "-", score_text(f.score, f.ci), ratio(f.roof_ratio),
-                        ratio(f.efficiency),
+                        ref > 0 ? fmt::format("{:.4g}", ref) : "-", score_text(f.score, f.ci), score_ratio(f.roof_ratio),
+                        score_ratio(f.efficiency),
                         f.repetitions.size() >= 2 ? fmt::format("{:+.1f}%{}", f.drift * 100, f.drift_beyond_ci ? " !" : "") : "-",
                         f.roof.bound.empty() ? "-" : f.roof.bound, f.config});
     }

@@ -29,7 +29,7 @@ using TopColumn = Column<TopCell>;
 
 enum Shown : unsigned { kLayers = 1, kGroups = 2, kBoth = 3 };
 
-std::string nodes_text(const LayerRow& r, bool group) {
+std::string top_nodes_text(const LayerRow& r, bool group) {
   if (group) return std::to_string(r.onnx_nodes.size());
   if (r.onnx_nodes.empty()) return "-";
   std::string s = (r.alias ? "alias of " : "") + r.onnx_nodes.front();
@@ -63,7 +63,7 @@ const std::vector<TopColumn>& top_columns(bool group) {
                  [](C c) { return json(c.row->op); }}},
       {kGroups, {"layers", {"layers", true}, true, false, [](C c) { return std::to_string(c.row->layers); },
                  [](C c) { return json(c.row->layers); }}},
-      {kBoth, {"onnx_nodes", {"ONNX nodes", false, 32}, true, true, [](C c) { return nodes_text(*c.row, c.group); },
+      {kBoth, {"onnx_nodes", {"ONNX nodes", false, 32}, true, true, [](C c) { return top_nodes_text(*c.row, c.group); },
                [](C c) { return json(c.row->onnx_nodes); }}},
       {kBoth, {"flops", {"FLOPs", true}, true, false, [](C c) { return si(c.row->flops); },
                [](C c) { return json(c.row->flops); }}},

@@ -33,7 +33,7 @@ std::vector<size_t> heaviest(const ProfileRun& run, size_t top) {
   return idx;
 }
 
-TextTable layer_table(const ProfileRun& run, const RunProjection& p, size_t top) {
+TextTable whatif_layer_table(const ProfileRun& run, const RunProjection& p, size_t top) {
   TextTable t;
   t.columns = {{"#", true}, {"layer", false, 40}, {"op", false, 16}, {"bound"}, {"eff", true}, {"ms", true},
                {"proj ms", true}, {"speed-up", true}, {"bound'"}, {"roof'", false, 26}, {"note", false, 60}};
@@ -83,7 +83,7 @@ std::string whatif_table(const WhatIfView& v) {
     out << "\n" << rp.run << ": e2e " << fixed(rp.measured_ms, 3) << " ms measured -> " << fixed(rp.projected_ms, 3)
         << " ms projected (" << ratio_text(rp.measured_ms, rp.projected_ms) << "); layers " << fixed(rp.layers_measured_ms, 3)
         << " -> " << fixed(rp.layers_projected_ms, 3) << " ms, between kernels " << fixed(rp.gap_ms, 3) << " ms kept\n"
-        << memory_line(rp) << layer_table(*run, rp, v.top).render() << changed_bounds(*run, rp);
+        << memory_line(rp) << whatif_layer_table(*run, rp, v.top).render() << changed_bounds(*run, rp);
   }
   return out.str();
 }
@@ -99,7 +99,7 @@ std::string whatif_markdown(const WhatIfView& v) {
     if (!run) continue;
     out << "\n**" << rp.run << "**: " << fixed(rp.measured_ms, 3) << " ms measured → **" << fixed(rp.projected_ms, 3)
         << " ms** projected (" << ratio_text(rp.measured_ms, rp.projected_ms) << ")\n\n" << memory_line(rp) << "\n"
-        << layer_table(*run, rp, v.top).markdown();
+        << whatif_layer_table(*run, rp, v.top).markdown();
   }
   return out.str();
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/units.h"
 
 namespace rooflens::score {
 namespace {
@@ -25,12 +26,6 @@ TensorValue float_tensor(const std::string& name, const std::vector<float>& xs) 
   t.dims = {static_cast<int64_t>(xs.size())};
   t.bytes.assign(reinterpret_cast<const char*>(xs.data()), xs.size() * sizeof(float));
   return t;
-}
-
-std::string dims_text(const std::vector<int64_t>& d) {
-  std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
-  return s.empty() ? "scalar" : s;
 }
 
 }  // namespace
@@ -67,7 +62,7 @@ GateResult check_outputs_against(const std::vector<OutputSample>& expected, cons
     if (it->data_type != e.data_type || it->dims != e.shape) {
       g.passed = false;
       g.message = fmt::format("output '{}' is {} {}, the reference {} {}", e.name, onnx_type_name(it->data_type),
-                              dims_text(it->dims), onnx_type_name(e.data_type), dims_text(e.shape));
+                              shape_text(it->dims), onnx_type_name(e.data_type), shape_text(e.shape));
       return g;
     }
     const int64_t n = static_cast<int64_t>(it->bytes.size() / sizeof(float));

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/units.h"
+
 namespace rooflens {
 namespace {
 
@@ -28,28 +30,6 @@ T load(const std::string& bytes, int64_t i) {
   return v;
 }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000 | (mant << 13);                     // inf / NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);            // normal: rebias 15 -> 127
-  } else if (mant == 0) {
-    bits = sign;                                                 // ±0
-  } else {                                                       // subnormal half: normalise
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while (!(mant & 0x400));
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 float bfloat16_to_float(uint16_t b) {
   uint32_t bits = static_cast<uint32_t>(b) << 16;
   float f;
@@ -61,7 +41,7 @@ double float_at(const TensorValue& t, int64_t i) {
   switch (t.data_type) {
     case 1: return load<float>(t.bytes, i);
     case 11: return load<double>(t.bytes, i);
-    case 10: return half_to_float(load<uint16_t>(t.bytes, i));
+    case 10: return float16_to_float(load<uint16_t>(t.bytes, i));
     default: return bfloat16_to_float(load<uint16_t>(t.bytes, i));
   }
 }
@@ -141,13 +121,6 @@ void track_errors(const TensorValue& e, const TensorValue& g, int64_t i, Kind ki
   if (ev != 0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(ev));
 }
 
-std::string dims_text(const std::vector<int64_t>& dims) {
-  if (dims.empty()) return "scalar";
-  std::string s;
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
-  return s;
-}
-
 OutputCheck failed(OutputCheck c, const std::string& failure, const std::string& note) {
   c.passed = false;
   c.failure = failure;
@@ -192,13 +165,13 @@ OutputCheck compare_tensors(const TensorValue& expected, const TensorValue& got,
     return failed(c, "dtype", "type differs: expected " + onnx_type_name(expected.data_type) + ", got " +
                                   onnx_type_name(got.data_type));
   if (got.dims != expected.dims)
-    return failed(c, "shape", "shape differs: expected " + dims_text(expected.dims) + ", got " + dims_text(got.dims));
+    return failed(c, "shape", "shape differs: expected " + shape_text(expected.dims) + ", got " + shape_text(got.dims));
   const Kind kind = kind_of(expected.data_type);
   if (kind == Kind::unsupported)
     return failed(c, "unsupported", "rooflens cannot compare " + c.dtype + " outputs");
   if (!data_complete(expected, kind) || !data_complete(got, kind))
     return failed(c, "shape", std::string(data_complete(expected, kind) ? "the output" : "the reference") +
-                                  " holds less data than its dims " + dims_text(expected.dims) + " need");
+                                  " holds less data than its dims " + shape_text(expected.dims) + " need");
   const int64_t n = expected.elements();
   for (int64_t i = 0; i < n; ++i) {
     track_errors(expected, got, i, kind, c);

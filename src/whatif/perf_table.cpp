@@ -21,7 +21,7 @@ std::vector<std::string> split(const std::string& line, char sep) {
   return out;
 }
 
-double number(const std::string& s, const std::string& where) {
+double perf_number(const std::string& s, const std::string& where) {
   try {
     size_t used = 0;
     double v = std::stod(s, &used);
@@ -48,7 +48,7 @@ PerfTable parse_perf_table(const std::string& text, const std::string& source) {
     if (cells.size() != 4)
       throw UserError(where + ": expected 4 columns weight_shape,pattern,sparse_ratio,perf_ratio, got " +
                       std::to_string(cells.size()));
-    PerfRatioRow r{cells[0], cells[1], number(cells[2], where), number(cells[3], where)};
+    PerfRatioRow r{cells[0], cells[1], perf_number(cells[2], where), perf_number(cells[3], where)};
     if (!(r.sparse_ratio > 0 && r.sparse_ratio < 1)) throw UserError(where + ": sparse_ratio must be in (0, 1)");
     if (!(r.perf_ratio > 0)) throw UserError(where + ": perf_ratio must be positive");
     t.rows.push_back(std::move(r));

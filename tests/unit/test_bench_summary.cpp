@@ -8,7 +8,7 @@ using namespace rooflens;
 
 namespace {
 
-BenchEntry entry(const std::string& model, const std::string& config, const std::string& status,
+BenchEntry summary_entry(const std::string& model, const std::string& config, const std::string& status,
                  const std::string& type = "", double wall = 0.1) {
   BenchEntry e;
   e.model = model;
@@ -25,10 +25,10 @@ BenchResults results() {
   BenchResults r;
   r.options.mode = "validate";
   r.configs = {{"cfgA", {}}, {"cfgB", {}}};
-  r.entries = {entry("m1", "cfgA", "pass", "", 0.5), entry("m2", "cfgA", "fail", "ort:no-kernel"),
-               entry("m3", "cfgA", "fail", "ort:no-kernel"), entry("m4", "cfgA", "skip", "non-tensor"),
-               entry("m5", "cfgA", "crash", "crash", 2.0), entry("m1", "cfgB", "pass", "", 0.3),
-               entry("m2", "cfgB", "fail", "mismatch")};
+  r.entries = {summary_entry("m1", "cfgA", "pass", "", 0.5), summary_entry("m2", "cfgA", "fail", "ort:no-kernel"),
+               summary_entry("m3", "cfgA", "fail", "ort:no-kernel"), summary_entry("m4", "cfgA", "skip", "non-tensor"),
+               summary_entry("m5", "cfgA", "crash", "crash", 2.0), summary_entry("m1", "cfgB", "pass", "", 0.3),
+               summary_entry("m2", "cfgB", "fail", "mismatch")};
   return r;
 }
 

@@ -140,7 +140,7 @@ onnx::ModelProto branch_model(bool with_condition_input) {
   return m;
 }
 
-ModelInfo analysed(const onnx::ModelProto& proto, const ShapeOverrides& o = {}) {
+ModelInfo memory_analysed(const onnx::ModelProto& proto, const ShapeOverrides& o = {}) {
   Model m = load_built(proto, o);
   ModelInfo info = summarize_model(m);
   info.analysis = analyze_model(m, CostRegistry::builtin());
@@ -157,7 +157,7 @@ const NodeAnalysis& node(const Analysis& a, const std::string& name) {
 }  // namespace
 
 TEST(ModelMemory, AnUndecidedIfHoldsItsLargerBranchWhileItRunsAndOuterValuesUntilThen) {
-  ModelInfo info = analysed(branch_model(true));
+  ModelInfo info = memory_analysed(branch_model(true));
   ASSERT_TRUE(info.memory);
   const ModelMemory& m = *info.memory;
   EXPECT_EQ(m.weights.bytes, (16u * 16 + 16 * 64 + 64 * 16) * 4);
@@ -180,7 +180,7 @@ TEST(ModelMemory, AnUndecidedIfHoldsItsLargerBranchWhileItRunsAndOuterValuesUnti
 TEST(ModelMemory, ABranchNotTakenCostsNothing) {
   ShapeOverrides o;
   o.values["c"] = {1};  // then: the small branch
-  ModelInfo info = analysed(branch_model(true), o);
+  ModelInfo info = memory_analysed(branch_model(true), o);
   const ModelMemory& m = *info.memory;
   EXPECT_EQ(m.activations.peak_bytes, 256u + 256 + 1 + 256 + 256 + 256);
   EXPECT_EQ(m.live_bytes[static_cast<size_t>(node(info.analysis, "b_mm2").index)], 0u);
@@ -195,7 +195,7 @@ TEST(ModelMemory, WeightsReadByNoNodeAreSaidAndLeftOutOfTheNeed) {
   add_float_initializer(g, "w", {8, 8});
   add_float_initializer(g, "stale", {100});
   add_node(g, "MatMul", {"x", "w"}, {"y"}, "mm");
-  ModelInfo info = analysed(proto);
+  ModelInfo info = memory_analysed(proto);
   EXPECT_EQ(info.memory->weights.bytes, (64u + 100) * 4);
   EXPECT_EQ(info.memory->weights.unused_bytes, 400u);
   EXPECT_EQ(info.memory->peak_bytes, 256u + 64 + 64);  // used weights + x + y
@@ -203,7 +203,7 @@ TEST(ModelMemory, WeightsReadByNoNodeAreSaidAndLeftOutOfTheNeed) {
 
 namespace {
 
-KernelRecord kernel(const std::string& name, const std::string& op, std::vector<std::vector<int64_t>> in,
+KernelRecord memory_kernel(const std::string& name, const std::string& op, std::vector<std::vector<int64_t>> in,
                     std::vector<std::vector<int64_t>> out) {
   KernelRecord k;
   k.name = name;
@@ -234,9 +234,9 @@ TEST(ExecutedMemory, APackedWeightTheProfileNoLongerListsIsSizedFromTheModelAndC
   g.graph_outputs = {"y", "e"};
   g.nodes = {gnode("mm", "MatMul", {"x", "W"}, {"h"}), gnode("gemm", "Gemm", {"h", "W", "b"}, {"y"}),
              gnode("emb", "Gather", {"W", "ids"}, {"e"})};
-  std::vector<KernelRecord> k{kernel("mm", "MatMul", {{1, 64}}, {{1, 64}}),          // W not listed: packed
-                              kernel("gemm", "Gemm", {{1, 64}, {64}}, {{1, 64}}),     // W not listed: packed
-                              kernel("emb", "Gather", {{64, 64}, {2}}, {{2, 64}})};
+  std::vector<KernelRecord> k{memory_kernel("mm", "MatMul", {{1, 64}}, {{1, 64}}),          // W not listed: packed
+                              memory_kernel("gemm", "Gemm", {{1, 64}, {64}}, {{1, 64}}),     // W not listed: packed
+                              memory_kernel("emb", "Gather", {{64, 64}, {2}}, {{2, 64}})};
   k[0].packed_inputs = {1};
   k[1].packed_inputs = {1};
   k[2].input_dtypes[1] = "int64";
@@ -267,7 +267,7 @@ TEST(RunMemory, AConstantTheRuntimeFoldedIsSizedFromTheExecutedGraphNotCountedAs
   g.graph_outputs = {"y"};
   g.nodes = {gnode("lm_head", "MatMul", {"x", "E_T"}, {"y"})};
   g.constant_bytes = {{"E_T", 64u * 1000 * 4}};
-  std::vector<KernelRecord> k{kernel("lm_head", "MatMul", {{1, 64}}, {{1, 1000}})};
+  std::vector<KernelRecord> k{memory_kernel("lm_head", "MatMul", {{1, 64}}, {{1, 1000}})};
   k[0].packed_inputs = {1};
   RunMemorySources in;
   in.kernels = &k;
@@ -286,7 +286,7 @@ TEST(ExecutedMemory, KernelsTheGraphDoesNotHaveMakeNoPrediction) {
   GraphView g;
   g.graph_inputs = {"x"};
   g.nodes = {gnode("a", "Relu", {"x"}, {"y"})};
-  EXPECT_FALSE(executed_memory({kernel("other", "Relu", {{4}}, {{4}})}, g));
+  EXPECT_FALSE(executed_memory({memory_kernel("other", "Relu", {{4}}, {{4}})}, g));
 }
 
 TEST(RunMemoryExplained, ThePartsAddUpToTheMeasuredIncrease) {
@@ -320,7 +320,7 @@ TEST(RunMemoryExplained, ThePartsAddUpToTheMeasuredIncrease) {
 }
 
 TEST(MemoryJson, SectionsRoundTripAndMalformedOnesAreRefused) {
-  ModelInfo info = analysed(branch_model(true));
+  ModelInfo info = memory_analysed(branch_model(true));
   Report r;
   r.tool.version = "test";
   r.tool.command = "analyze";
@@ -451,7 +451,7 @@ TEST(ExecutedMemory, AGraphOutputGetsABufferOfItsOwnEvenWhereItsKernelMayWorkInP
   g.graph_inputs = {"x"};
   g.graph_outputs = {"y"};
   g.nodes = {gnode("c", "Conv", {"x", "W"}, {"a"}), gnode("r", "Relu", {"a"}, {"y"})};
-  std::vector<KernelRecord> k{kernel("c", "Conv", {{1, 8}, {8, 8}}, {{1, 8}}), kernel("r", "Relu", {{1, 8}}, {{1, 8}})};
+  std::vector<KernelRecord> k{memory_kernel("c", "Conv", {{1, 8}, {8, 8}}, {{1, 8}}), memory_kernel("r", "Relu", {{1, 8}}, {{1, 8}})};
   k[1].reuse = BufferReuse::inplace;
   std::optional<ExecutedMemory> e = executed_memory(k, g);
   ASSERT_TRUE(e);
@@ -459,7 +459,7 @@ TEST(ExecutedMemory, AGraphOutputGetsABufferOfItsOwnEvenWhereItsKernelMayWorkInP
   EXPECT_EQ(e->events.size(), 3u);           // a, y allocated; a released
   g.graph_outputs = {"z"};
   g.nodes.push_back(gnode("n", "Neg", {"y"}, {"z"}));
-  k.push_back(kernel("n", "Neg", {{1, 8}}, {{1, 8}}));
+  k.push_back(memory_kernel("n", "Neg", {{1, 8}}, {{1, 8}}));
   EXPECT_EQ(executed_memory(k, g)->curve[1], 32u * 2);  // y took a's buffer
 }
 
@@ -490,9 +490,9 @@ TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheSessionsNodeStructuresAndSpans
   g.nodes = {gnode("c1", "Neg", {"x"}, {"a"}), gnode("c2", "Neg", {"x"}, {"s"}),
              gnode("conv", "Conv", {"a", "W", "B", "s"}, {"o"}), gnode("r", "Neg", {"o"}, {"y"})};
   const std::vector<int64_t> big{1, 64, 64, 64};  // 1 MiB of floats
-  std::vector<KernelRecord> k{kernel("c1", "Neg", {big}, {big}), kernel("c2", "Neg", {big}, {big}),
-                              kernel("conv", "Conv", {big, {64, 64, 1, 1}, {64}, big}, {big}),
-                              kernel("r", "Neg", {big}, {big})};
+  std::vector<KernelRecord> k{memory_kernel("c1", "Neg", {big}, {big}), memory_kernel("c2", "Neg", {big}, {big}),
+                              memory_kernel("conv", "Conv", {big, {64, 64, 1, 1}, {64}, big}, {big}),
+                              memory_kernel("r", "Neg", {big}, {big})};
   k[2].maybe_inplace_input = 3;
   ArenaRules rules;
   rules.granule = 256;
@@ -543,7 +543,7 @@ TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
   g.nodes = {gnode("mm", "MatMul", {"x", "W"}, {"y"})};
   g.constants = {{"W", 4 * MiB}};
   g.constant_bytes = {{"W", 4 * MiB}};
-  std::vector<KernelRecord> k{kernel("mm", "MatMul", {{1, 1024}, {1024, 1024}}, {{1, 1024}})};
+  std::vector<KernelRecord> k{memory_kernel("mm", "MatMul", {{1, 1024}, {1024, 1024}}, {{1, 1024}})};
   k[0].packed_inputs = {1};
   const std::vector<HeapEvent> creation = ort::session_creation_blocks(g, g, 4 * MiB + 300);
   const std::optional<CAllocatorRules> rules = ort::runner_c_allocator(std::nullopt);
@@ -632,7 +632,7 @@ TEST(RunMemory, TheSourcesComeFromTheMeasurementAndItsMemoryMovesNoPrediction) {
   run.executed_graph->graph_inputs = {"x"};
   run.executed_graph->graph_outputs = {"y"};
   run.executed_graph->nodes = {gnode("r", "Relu", {"x"}, {"y"})};
-  run.kernels = {kernel("r", "Relu", {{1, 1024}}, {{1, 1024}})};
+  run.kernels = {memory_kernel("r", "Relu", {{1, 1024}}, {{1, 1024}})};
   run.kernels[0].allocator_held_bytes = 1 << 20;
   run.kernels[0].allocator_in_use_bytes = 8192;
   run.runtime_baseline_bytes = 27'000'000;

@@ -37,7 +37,7 @@ class Mulberry32 {
 };
 
 template <class T>
-void put(std::string& bytes, size_t i, T v) {
+void put_feed(std::string& bytes, size_t i, T v) {
   std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
 }
 
@@ -60,14 +60,14 @@ std::optional<IntRange> int_range(int32_t t) {
 
 void put_int(std::string& bytes, size_t i, int32_t t, int64_t v) {
   switch (t) {
-    case 3: return put<int8_t>(bytes, i, static_cast<int8_t>(v));
-    case 2: return put<uint8_t>(bytes, i, static_cast<uint8_t>(v));
-    case 5: return put<int16_t>(bytes, i, static_cast<int16_t>(v));
-    case 4: return put<uint16_t>(bytes, i, static_cast<uint16_t>(v));
-    case 6: return put<int32_t>(bytes, i, static_cast<int32_t>(v));
-    case 12: return put<uint32_t>(bytes, i, static_cast<uint32_t>(v));
-    case 7: return put<int64_t>(bytes, i, v);
-    default: return put<uint64_t>(bytes, i, static_cast<uint64_t>(v));
+    case 3: return put_feed<int8_t>(bytes, i, static_cast<int8_t>(v));
+    case 2: return put_feed<uint8_t>(bytes, i, static_cast<uint8_t>(v));
+    case 5: return put_feed<int16_t>(bytes, i, static_cast<int16_t>(v));
+    case 4: return put_feed<uint16_t>(bytes, i, static_cast<uint16_t>(v));
+    case 6: return put_feed<int32_t>(bytes, i, static_cast<int32_t>(v));
+    case 12: return put_feed<uint32_t>(bytes, i, static_cast<uint32_t>(v));
+    case 7: return put_feed<int64_t>(bytes, i, v);
+    default: return put_feed<uint64_t>(bytes, i, static_cast<uint64_t>(v));
   }
 }
 
@@ -89,13 +89,13 @@ TensorValue generate_tensor(const std::string& name, int32_t t, const std::vecto
   if (t == 1 || t == 11) {  // floats in [-1, 1), computed in double as JavaScript does, then stored
     for (uint64_t i = 0; i < count; ++i) {
       double x = -1 + 2 * r.next();
-      if (t == 1) put<float>(v.bytes, i, static_cast<float>(x));
-      else put<double>(v.bytes, i, x);
+      if (t == 1) put_feed<float>(v.bytes, i, static_cast<float>(x));
+      else put_feed<double>(v.bytes, i, x);
     }
     return v;
   }
   if (t == 9) {
-    for (uint64_t i = 0; i < count; ++i) put<uint8_t>(v.bytes, i, r.next() < 0.5 ? 1 : 0);
+    for (uint64_t i = 0; i < count; ++i) put_feed<uint8_t>(v.bytes, i, r.next() < 0.5 ? 1 : 0);
     return v;
   }
   auto range = int_range(t);

@@ -121,15 +121,15 @@ KernelRecord record_of(const GpuEvent& g, const std::string& op) {
 }
 
 // Every GPU activity with its op and iteration; those launched outside every step are counted, not kept.
-struct Placed {
+struct StepPlacement {
   std::vector<GpuActivity> acts;
   Links links;
   size_t outside = 0;
   double outside_ms = 0;
 };
 
-Placed place_activities(const Trace& t) {
-  Placed p;
+StepPlacement place_activities(const Trace& t) {
+  StepPlacement p;
   p.links = link_launches(t);
   std::vector<size_t> op_of_launch = launching_ops(t);
   // Timestamps are µs since the epoch (~1.7e15): taken from the first one before they become ms, or a double's
@@ -205,7 +205,7 @@ class KinetoImporter : public Importer {
     Trace t = kineto::read_trace(parse_json(src), Where{f.path, ""});
     if (t.gpu.empty()) no_gpu_activity(f, t);
 
-    Placed p = place_activities(t);
+    StepPlacement p = place_activities(t);
     std::vector<GpuActivity>& acts = p.acts;
     if (acts.empty())
       throw UserError(f.path + ": no GPU activity was launched inside a ProfilerStep annotation (" +
@@ -233,7 +233,7 @@ class KinetoImporter : public Importer {
   }
 
  private:
-  static void warn(Measurement& m, const Trace& t, const Placed& p, const GpuRun& run) {
+  static void warn(Measurement& m, const Trace& t, const StepPlacement& p, const GpuRun& run) {
     if (t.steps.empty())
       m.warnings.push_back("no ProfilerStep annotations: the whole trace is one iteration, its time the GPU's span "
                            "(profiling on)");

@@ -31,7 +31,7 @@ std::string short_name(std::string s) {
 // A counter as a whole number; a hostile file's absurd figure saturates (the roof check then names it).
 uint64_t whole(double v) { return v >= 9.2e18 ? uint64_t{9200000000000000000u} : static_cast<uint64_t>(std::llround(v)); }
 
-KernelRecord record_of(const ncu::Kernel& k, const ncu::Work& w, const std::string& name, double start_ms) {
+KernelRecord ncu_record_of(const ncu::Kernel& k, const ncu::Work& w, const std::string& name, double start_ms) {
   KernelRecord r;
   r.name = name;
   r.op = short_name(k.name);
@@ -113,7 +113,7 @@ class NcuImporter : public Importer {
       peaks.push_back(ncu::peaks_of(f, k));
       // A kernel launched again keeps its name, with its ID so the layers stay apart.
       const std::string name = seen.insert(k.name).second ? k.name : k.name + " [ID " + k.id + "]";
-      m.kernels.push_back(record_of(k, w, name, span_ms));
+      m.kernels.push_back(ncu_record_of(k, w, name, span_ms));
       span_ms += w.seconds * 1e3;
       tensor += w.tensor_inst.value_or(0) > 0;
       with_flops += !w.flops.empty();

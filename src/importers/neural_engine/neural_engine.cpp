@@ -15,7 +15,7 @@
 namespace rooflens::importers {
 namespace {
 
-constexpr const char* kHeader = "operator type,post op,operator name";
+constexpr const char* kVerboseHeader = "operator type,post op,operator name";
 
 std::string strip_port(const std::string& t) {
   std::string s = trim(t);
@@ -68,8 +68,8 @@ CsvResult parse_csv(const InputFile& f) {
   CsvResult out;
   auto lines = lines_of(f.text);
   size_t row = 0;
-  while (row < lines.size() && lines[row].rfind(kHeader, 0) != 0) ++row;
-  if (row == lines.size()) throw UserError(f.path + ": no '" + std::string(kHeader) + ",...' header (not a Neural Engine profiling CSV)");
+  while (row < lines.size() && lines[row].rfind(kVerboseHeader, 0) != 0) ++row;
+  if (row == lines.size()) throw UserError(f.path + ": no '" + std::string(kVerboseHeader) + ",...' header (not a Neural Engine profiling CSV)");
   for (++row; row < lines.size(); ++row) {
     Where w{f.path, "line " + std::to_string(row + 1)};
     auto c = csv_fields(lines[row], ',');
@@ -175,7 +175,7 @@ class NeuralEngineImporter : public Importer {
   }
   int recognizes(const InputFile& f) const override {
     std::string_view head(f.text.data(), std::min<size_t>(f.text.size(), 1 << 16));
-    if (contains(head, kHeader) || contains(head, "90% 4x1 perf ratio")) return 10;
+    if (contains(head, kVerboseHeader) || contains(head, "90% 4x1 perf ratio")) return 10;
     if (contains(head, "\"model_inference\"") && contains(head, "\"forward_time\"")) return 10;
     return 0;
   }

@@ -88,7 +88,7 @@ std::vector<Range> iteration_ranges(const std::vector<Range>& all, const std::ve
   return best;
 }
 
-KernelRecord record_of(const Activity& a) {
+KernelRecord nsys_record_of(const Activity& a) {
   KernelRecord k;
   k.device = "cuda:" + std::to_string(a.device);
   k.device_class = Device::gpu;
@@ -106,15 +106,15 @@ KernelRecord record_of(const Activity& a) {
 }
 
 // Each activity in the range its launch started in; those outside every range are counted, not kept.
-struct Placed {
+struct RangePlacement {
   std::vector<GpuActivity> acts;
   size_t outside = 0;
   double outside_ms = 0;
 };
 
-Placed place_activities(const std::vector<Activity>& acts, const std::vector<int64_t>& launch,
+RangePlacement place_in_ranges(const std::vector<Activity>& acts, const std::vector<int64_t>& launch,
                         const std::vector<Range>& ranges) {
-  Placed p;
+  RangePlacement p;
   const int64_t t0 = acts.front().start;  // ns on the capture's clock: from its first activity, exact in a double
   for (size_t i = 0; i < acts.size(); ++i) {
     const Activity& a = acts[i];
@@ -124,7 +124,7 @@ Placed place_activities(const std::vector<Activity>& acts, const std::vector<int
       continue;
     }
     GpuActivity g;
-    g.record = record_of(a);
+    g.record = nsys_record_of(a);
     g.key = g.record.device + '\x1f' + (a.kind == ActivityKind::kernel ? a.demangled : a.name);
     g.start_ms = static_cast<double>(a.start - t0) / 1e6;
     g.end_ms = static_cast<double>(a.end - t0) / 1e6;
@@ -179,7 +179,7 @@ class NsysImporter : public Importer {
 
     Imported out;
     Measurement& m = out.measurement;
-    Placed placed = place_activities(acts, launch, ranges);
+    RangePlacement placed = place_in_ranges(acts, launch, ranges);
     std::vector<GpuActivity>& gpu = placed.acts;
     if (gpu.empty()) throw UserError(f.path + ": no GPU activity was launched inside the NVTX ranges named " + wanted + "...");
     std::vector<double> wall;

@@ -15,7 +15,7 @@
 namespace rooflens::importers {
 namespace {
 
-constexpr const char* kHeader = "layerName;execStatus;layerType;execType;realTime";
+constexpr const char* kCountersHeader = "layerName;execStatus;layerType;execType;realTime";
 
 // "jit_avx512_I8" -> ("jit_avx512", "int8"); "undef" -> ("undef", "").
 std::pair<std::string, std::string> split_exec_type(const std::string& exec) {
@@ -25,18 +25,18 @@ std::pair<std::string, std::string> split_exec_type(const std::string& exec) {
   return dtype.empty() ? std::make_pair(exec, std::string()) : std::make_pair(exec.substr(0, us), dtype);
 }
 
-struct Row {
+struct CounterRow {
   std::string name, status, type, exec_type;
   double real_ms = 0;
 };
 
-std::vector<std::vector<Row>> parse_csv(const InputFile& f) {
-  std::vector<std::vector<Row>> tables;
+std::vector<std::vector<CounterRow>> parse_counters(const InputFile& f) {
+  std::vector<std::vector<CounterRow>> tables;
   bool in_table = false;
   auto lines = lines_of(f.text);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = lines[i];
-    if (line.rfind(kHeader, 0) == 0) {
+    if (line.rfind(kCountersHeader, 0) == 0) {
       tables.emplace_back();
       in_table = true;
       continue;
@@ -50,7 +50,7 @@ std::vector<std::vector<Row>> parse_csv(const InputFile& f) {
       continue;
     }
     if (c.size() < 5) fail(w, "expected layerName;execStatus;layerType;execType;realTime (ms);cpuTime (ms);");
-    Row r;
+    CounterRow r;
     r.name = c[0];
     r.status = trim(c[1]);
     r.type = trim(c[2]);
@@ -60,7 +60,7 @@ std::vector<std::vector<Row>> parse_csv(const InputFile& f) {
     r.real_ms = *real;
     tables.back().push_back(std::move(r));
   }
-  if (tables.empty()) throw UserError(f.path + ": no '" + std::string(kHeader) + " (ms);...' header");
+  if (tables.empty()) throw UserError(f.path + ": no '" + std::string(kCountersHeader) + " (ms);...' header");
   return tables;
 }
 
@@ -115,14 +115,14 @@ class OpenVinoImporter : public Importer {
   }
   int recognizes(const InputFile& f) const override {
     std::string_view head(f.text.data(), std::min<size_t>(f.text.size(), 1 << 16));
-    if (contains(head, kHeader)) return 10;
+    if (contains(head, kCountersHeader)) return 10;
     if (first_char(f.text) == '<' && contains(head, "<net") && contains(head, "execTimeMcs")) return 10;
     return 0;
   }
 
   Imported read(const std::vector<InputFile>& files, const ImportOptions& options) const override {
     reject_options(name(), options, {});
-    std::optional<std::vector<std::vector<Row>>> csv;
+    std::optional<std::vector<std::vector<CounterRow>>> csv;
     std::optional<std::vector<XmlLayer>> xml;
     Imported out;
     for (const auto& f : files) {
@@ -132,7 +132,7 @@ class OpenVinoImporter : public Importer {
         out.read.push_back(f.path + ": OpenVINO executable graph, " + std::to_string(xml->size()) + " layers");
       } else {
         if (csv) throw UserError(f.path + ": a second per-layer report (give one per import)");
-        csv = parse_csv(f);
+        csv = parse_counters(f);
         out.read.push_back(f.path + ": OpenVINO per-layer report, " + std::to_string(csv->size()) + " table(s) of " +
                            std::to_string(csv->front().size()) + " layers");
       }

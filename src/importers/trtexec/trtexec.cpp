@@ -42,7 +42,7 @@ uint64_t stored_bytes(std::optional<uint64_t> count, const std::string& type) {
   return sat_mul(*count, static_cast<uint64_t>(dtype_size(onnx_dtype(type))));
 }
 
-Device device_of(const trt::LayerInfo& l) {
+Device trt_device_of(const trt::LayerInfo& l) {
   std::string t = lower(l.layer_type);
   return contains(t, "dla") ? Device::npu : Device::gpu;
 }
@@ -69,7 +69,7 @@ std::optional<uint64_t> macs_of(const trt::LayerInfo& l) {
 void describe(KernelRecord& k, const trt::LayerInfo& l) {
   k.op = l.parameter_type.empty() ? l.layer_type : l.parameter_type;
   k.implementation = l.tactic;
-  k.device_class = device_of(l);
+  k.device_class = trt_device_of(l);
   k.device = k.device_class == Device::npu ? "DLA" : "GPU";
   for (const auto& t : l.inputs) {
     k.input_shapes.push_back(t.dims);
