@@ -1,5 +1,4 @@
-// The datasheet table is data/datasheets.json, linked in with .incbin (CMake passes its path and rebuilds this
-// object when it changes), so the binary needs no file at run time.
+// The datasheet table (data/datasheets.json, linked in by datasheets_data.cpp) read into devices.
 #include "hw/datasheets.h"
 
 #include <algorithm>
@@ -8,25 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "hw/datasheets_data.h"
 
-#ifndef ROOFLENS_DATASHEETS_JSON
-#error "ROOFLENS_DATASHEETS_JSON (data/datasheets.json) must be defined by the build"
-#endif
-
-__asm__(
-    ".pushsection .rodata.rooflens_datasheets, \"a\", @progbits\n"
-    ".globl rooflens_datasheets_begin\n"
-    ".hidden rooflens_datasheets_begin\n"
-    "rooflens_datasheets_begin:\n"
-    ".incbin \"" ROOFLENS_DATASHEETS_JSON "\"\n"
-    ".globl rooflens_datasheets_end\n"
-    ".hidden rooflens_datasheets_end\n"
-    "rooflens_datasheets_end:\n"
-    ".byte 0\n"
-    ".popsection\n");
-
-extern "C" const char rooflens_datasheets_begin[];
-extern "C" const char rooflens_datasheets_end[];
 
 namespace rooflens::hw {
 namespace {
@@ -37,7 +19,7 @@ std::string lower(std::string s) {
 }
 
 std::vector<DatasheetDevice> parse() {
-  auto j = nlohmann::json::parse(rooflens_datasheets_begin, rooflens_datasheets_end, nullptr, false);
+  auto j = nlohmann::json::parse(datasheets_json(), nullptr, false);
   if (j.is_discarded() || !j.contains("devices")) throw std::logic_error("data/datasheets.json is malformed");
   std::vector<DatasheetDevice> out;
   for (const auto& d : j.at("devices")) {

@@ -2,6 +2,7 @@
 
 #include "reporters/history_report.h"
 #include "reporters/html_report.h"
+#include "reporters/page_templates.h"
 
 namespace rooflens {
 

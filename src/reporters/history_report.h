@@ -20,6 +20,5 @@ std::string checks_text(const Trends& t);
 // One self-contained page: a chart per trend (run centres over time, each run's repetition medians as dots, change
 // points marked), the trend table and the check results. Opens from file://, no network request.
 std::string history_html(const Trends& t);
-std::string_view history_template();  // history_template.cpp: web/history.html assembled
 
 }  // namespace rooflens

@@ -1,6 +1,6 @@
 // The history page: web/history.html (its own JS plus the report page's helpers and ECharts) assembled at build
 // time by cmake/assemble_report_template.cmake and linked in with .incbin, as html_template.cpp does for reports.
-#include "reporters/history_report.h"
+#include "reporters/page_templates.h"
 
 #ifndef ROOFLENS_HISTORY_TEMPLATE
 #error "ROOFLENS_HISTORY_TEMPLATE (the assembled web/history.html) must be defined by the build"

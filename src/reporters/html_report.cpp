@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "reporters/compare_report.h"
+#include "reporters/page_templates.h"
 
 namespace rooflens {
 

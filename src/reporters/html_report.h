@@ -21,8 +21,7 @@ std::string html_report(const Report& r, const std::vector<Comparison>& runtimes
 // Those characters only occur inside JSON strings, where the escapes mean the same characters.
 std::string json_for_script(std::string_view json);
 
-// The page without its data (html_template.cpp: web/ assembled by cmake/assemble_report_template.cmake).
-std::string_view report_template();
+// Where the report page (reporters/page_templates.h) takes its data.
 inline constexpr std::string_view kReportDataMarker = "@ROOFLENS_DATA@";
 
 }  // namespace rooflens

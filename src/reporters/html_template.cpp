@@ -2,7 +2,7 @@
 // time by cmake/assemble_report_template.cmake and linked into the binary here with .incbin, so `rooflens
 // report` needs no file at run time. CMake passes the assembled file's path and rebuilds this object when it
 // changes (OBJECT_DEPENDS).
-#include "reporters/html_report.h"
+#include "reporters/page_templates.h"
 
 #ifndef ROOFLENS_REPORT_TEMPLATE
 #error "ROOFLENS_REPORT_TEMPLATE (the assembled web/report.html) must be defined by the build"

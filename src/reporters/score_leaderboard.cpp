@@ -10,6 +10,7 @@
 
 #include "core/text_table.h"
 #include "reporters/html_report.h"
+#include "reporters/page_templates.h"
 
 namespace rooflens {
 namespace {

@@ -50,6 +50,5 @@ std::string leaderboard_json(const Leaderboard& b, int indent = 2);
 // One self-contained page (web/scores.html): a table per group with 95% intervals, per row a chart of its
 // categories with their roof ratio × efficiency. Opens from file://, no network request.
 std::string leaderboard_html(const Leaderboard& b);
-std::string_view leaderboard_template();  // score_leaderboard_template.cpp: web/scores.html assembled
 
 }  // namespace rooflens

@@ -1,6 +1,6 @@
 // The leaderboard page: web/scores.html (its own JS plus the report page's helpers and ECharts) assembled at build
 // time by cmake/assemble_report_template.cmake and linked in with .incbin, as html_template.cpp does for reports.
-#include "reporters/score_leaderboard.h"
+#include "reporters/page_templates.h"
 
 #ifndef ROOFLENS_SCORES_TEMPLATE
 #error "ROOFLENS_SCORES_TEMPLATE (the assembled web/scores.html) must be defined by the build"

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "score/suite_data.h"
 
 namespace rooflens::score {
 namespace {
@@ -319,6 +320,11 @@ std::string suite_to_json(const Suite& s) {
   j["workloads"] = ws;
   if (s.reference_roofs) j["reference_roofs"] = json::parse(hardware_to_json(*s.reference_roofs));
   return j.dump(1) + "\n";
+}
+
+const Suite& builtin_suite() {
+  static const Suite s = parse_suite(std::string(builtin_suite_json()), "the built-in suite (data/score/v2/suite.json)");
+  return s;
 }
 
 }  // namespace rooflens::score

@@ -1,8 +1,6 @@
 // The built-in suite is data/score/v2/suite.json, linked in with .incbin (CMake passes its path and rebuilds this
 // object when it changes), so `rooflens score` needs no file at run time.
-#include <string>
-
-#include "score/suite.h"
+#include "score/suite_data.h"
 
 #ifndef ROOFLENS_SCORE_SUITE_JSON
 #error "ROOFLENS_SCORE_SUITE_JSON (data/score/v2/suite.json) must be defined by the build"
@@ -25,10 +23,8 @@ extern "C" const char rooflens_score_suite_end[];
 
 namespace rooflens::score {
 
-const Suite& builtin_suite() {
-  static const Suite s = parse_suite(std::string(rooflens_score_suite_begin, rooflens_score_suite_end),
-                                     "the built-in suite (data/score/v2/suite.json)");
-  return s;
+std::string_view builtin_suite_json() {
+  return {rooflens_score_suite_begin, static_cast<size_t>(rooflens_score_suite_end - rooflens_score_suite_begin)};
 }
 
 }  // namespace rooflens::score

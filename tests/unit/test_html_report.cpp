@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report.h"
+#include "reporters/page_templates.h"
 #include "reporters/html_report.h"
 
 using namespace rooflens;
