@@ -5,6 +5,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_attention_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -119,8 +120,10 @@ OpWork onnx_attention(const CostInput& c) {
 }
 
 }  // namespace
+}  // namespace ops_attention_file
 
 void register_attention_ops(CostRegistry& r) {
+  using namespace ops_attention_file;
   // ORT Attention inputs: input, weights, bias, mask_index, past, attention_bias.
   r.add(kMs, "Attention", [](const CostInput& c) {
     return projected_attention(c, {.bias = 2, .mask = 3, .past = 4, .attn_bias = 5, .dequant = false});

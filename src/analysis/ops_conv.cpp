@@ -8,6 +8,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_conv_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -104,8 +105,10 @@ CostFn conv_fn(ConvSlots s) {
 }
 
 }  // namespace
+}  // namespace ops_conv_file
 
 void register_conv_ops(CostRegistry& r) {
+  using namespace ops_conv_file;
   r.add(kOnnx, "Conv", conv_fn({}));
   r.add(kOnnx, "ConvTranspose", conv_fn({.transpose = true}));
   // Integer convs: the int8 weight is the parameter (scales and zero points are not).

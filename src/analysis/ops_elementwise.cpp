@@ -6,6 +6,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_elementwise_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -82,9 +83,11 @@ CostFn variadic(uint64_t extra) {
 }
 
 }  // namespace
+}  // namespace ops_elementwise_file
 
 namespace ops {
 std::optional<uint64_t> activation_flops(std::string_view op) {
+  using namespace ops_elementwise_file;
   for (const auto& e : kUnary)
     if (e.op == op) return e.flops;
   return std::nullopt;
@@ -92,6 +95,7 @@ std::optional<uint64_t> activation_flops(std::string_view op) {
 }  // namespace ops
 
 void register_elementwise_ops(CostRegistry& r) {
+  using namespace ops_elementwise_file;
   for (const auto& e : kUnary) r.add(kOnnx, std::string(e.op), per_output_elem(e.flops));
   for (const char* op : kBinary) r.add(kOnnx, op, per_output_elem(1));
   for (const auto& e : kMsUnary) r.add(kMs, std::string(e.op), per_output_elem(e.flops));

@@ -6,6 +6,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_matmul_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -146,8 +147,10 @@ OpWork matmul_nbits(const CostInput& c) {
 }
 
 }  // namespace
+}  // namespace ops_matmul_file
 
 void register_matmul_ops(CostRegistry& r) {
+  using namespace ops_matmul_file;
   r.add(kOnnx, "MatMul", matmul_fn(0, 1));
   r.add(kOnnx, "Gemm", [](const CostInput& c) { return gemm_like(c, {}); });
   r.add(kOnnx, "Einsum", einsum);

@@ -5,6 +5,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_misc_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -54,8 +55,10 @@ OpWork dft(const CostInput& c) {
 }
 
 }  // namespace
+}  // namespace ops_misc_file
 
 void register_misc_ops(CostRegistry& r) {
+  using namespace ops_misc_file;
   // Control flow: the subgraph bodies are costed node by node, so the op itself does no arithmetic.
   for (const char* op : {"If", "Loop", "Scan"}) r.add(kOnnx, op, zero_cost("body nodes counted separately"));
   for (const char* op : {"Constant", "ConstantOfShape", "Range"}) r.add(kOnnx, op, zero_cost());

@@ -5,6 +5,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_norm_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -21,8 +22,10 @@ CostFn per_elem_plus_optional(uint64_t k, std::vector<size_t> optional_adds) {
 }
 
 }  // namespace
+}  // namespace ops_norm_file
 
 void register_norm_ops(CostRegistry& r) {
+  using namespace ops_norm_file;
   // Inference BatchNorm folds into y = a*x + b per channel. Running mean/var are buffers, not parameters.
   r.add(kOnnx, "BatchNormalization", with_params([](const CostInput& c) {
           OpWork w = per_input_elem(2)(c);

@@ -6,6 +6,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_pool_reduce_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -82,8 +83,10 @@ OpWork topk(const CostInput& c) {
 }
 
 }  // namespace
+}  // namespace ops_pool_reduce_file
 
 void register_pool_reduce_ops(CostRegistry& r) {
+  using namespace ops_pool_reduce_file;
   for (const char* d : {kOnnx, kNchwc}) {
     r.add(d, "MaxPool", window_pool(1, 0));
     r.add(d, "AveragePool", window_pool(1, 0));

@@ -7,14 +7,17 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_quant_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
 struct QElem { std::string_view op; uint64_t float_flops; std::vector<int> params; };
 
 }  // namespace
+}  // namespace ops_quant_file
 
 void register_quant_ops(CostRegistry& r) {
+  using namespace ops_quant_file;
   for (const char* d : {kOnnx, kMs}) {
     // Scales and zero points are not parameters. A DequantizeLinear fed by an int8 initializer is how
     // QDQ models store their weights, so its x (input 0) is.

@@ -8,6 +8,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_rnn_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -49,8 +50,10 @@ OpWork rnn(const CostInput& c, const RnnSpec& s) {
 }
 
 }  // namespace
+}  // namespace ops_rnn_file
 
 void register_rnn_ops(CostRegistry& r) {
+  using namespace ops_rnn_file;
   const std::array<std::pair<const char*, RnnSpec>, 3> specs{{
       // RNN: Ht = f(Xt W + Ht-1 R + Wb + Rb): 1 combine add.
       {"RNN", {1, 1, 2, 0, {{"Tanh", 1}}, {1, 2, 3}}},

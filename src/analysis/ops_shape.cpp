@@ -6,6 +6,7 @@
 #include "analysis/ops_util.h"
 
 namespace rooflens {
+namespace ops_shape_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 using namespace ops;
 
@@ -98,8 +99,10 @@ OpWork reads_no_data(const CostInput&) {
 }
 
 }  // namespace
+}  // namespace ops_shape_file
 
 void register_shape_ops(CostRegistry& r) {
+  using namespace ops_shape_file;
   for (const char* op : kMovement) r.add(kOnnx, op, zero_cost());
   for (const char* op : {"Trilu", "Unique"}) r.add(kMs, op, zero_cost());
   for (const char* op : {"Gather", "GatherElements", "GatherND", "Slice"}) r.add(kOnnx, op, reads_what_it_outputs);

@@ -29,6 +29,7 @@
 #include "core/build_info.h"
 
 namespace rooflens::cli {
+namespace cmd_bench_file {  // this file's helpers and using-directive stay its own in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -207,8 +208,10 @@ int run_bench_command(const BenchArgs& a) {
 }
 
 }  // namespace
+}  // namespace cmd_bench_file
 
 void setup_bench(CLI::App& root, Action& action) {
+  using namespace cmd_bench_file;
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = root.add_subcommand("bench", "Validate and benchmark a zoo of models (ONNX test folders, .onnx "
                                                "files, model lists) with crash isolation and resumable results");

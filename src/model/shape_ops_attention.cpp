@@ -8,6 +8,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_attention {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -158,8 +159,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_attention
 
 void register_contrib_attention_shapes(ShapeRegistry& r) {
+  using namespace shape_ops_attention;
   for (const auto& row : kRows) r.add("com.microsoft", row.op, 1, filled(row.fn));
 }
 

@@ -8,6 +8,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_contrib {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -129,8 +130,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_contrib
 
 void register_contrib_shapes(ShapeRegistry& r) {
+  using namespace shape_ops_contrib;
   for (const auto& row : kRows) r.add(row.domain, row.op, row.min_opset, filled(row.fn));
   register_contrib_attention_shapes(r);
   register_contrib_quant_shapes(r);

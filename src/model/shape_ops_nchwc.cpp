@@ -7,6 +7,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_nchwc {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -96,8 +97,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_nchwc
 
 void register_nchwc_shapes(ShapeRegistry& r, int64_t block_size) {
+  using namespace shape_ops_nchwc;
   constexpr const char* kDomain = "com.microsoft.nchwc";
   for (const auto& row : kRows) r.add(kDomain, row.op, 1, filled(row.fn));
   // The only function that depends on the block size; the value is captured, not stored globally.

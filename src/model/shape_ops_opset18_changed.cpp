@@ -10,6 +10,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_opset18_changed {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -189,8 +190,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_opset18_changed
 
 void register_new_opset_shapes(ShapeRegistry& r) {
+  using namespace shape_ops_opset18_changed;
   for (const auto& row : kRows) r.add("", row.op, row.min_opset, filled(row.fn));
   register_opset18_new_version_shapes(r);
 }

@@ -9,6 +9,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_opset18_new_versions {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -170,8 +171,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_opset18_new_versions
 
 void register_opset18_new_version_shapes(ShapeRegistry& r) {
+  using namespace shape_ops_opset18_new_versions;
   for (const auto& row : kRows) r.add("", row.op, row.min_opset, filled(row.fn));
 }
 

@@ -7,6 +7,7 @@
 
 namespace rooflens {
 
+namespace shape_ops_quant {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace shape_util;  // shared shape helpers, declared in model/shape_ops.h
 namespace {
 
@@ -117,8 +118,10 @@ constexpr std::array kRows{
 };
 
 }  // namespace
+}  // namespace shape_ops_quant
 
 void register_contrib_quant_shapes(ShapeRegistry& r) {
+  using namespace shape_ops_quant;
   for (const auto& row : kRows) r.add("com.microsoft", row.op, 1, filled(row.fn));
 }
 

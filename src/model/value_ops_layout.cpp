@@ -7,6 +7,7 @@
 
 namespace rooflens {
 
+namespace value_ops_layout {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace value_util;
 namespace {
 
@@ -318,8 +319,10 @@ Out transpose(const EvalInput& in) {
 }
 
 }  // namespace
+}  // namespace value_ops_layout
 
 void register_layout_value_ops(ValueOpRegistry& r) {
+  using namespace value_ops_layout;
   r.add("Gather", gather);
   r.add("GatherElements", gather_elements);
   r.add("Slice", slice);

@@ -9,6 +9,7 @@
 
 namespace rooflens {
 
+namespace value_ops_math {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace value_util;
 namespace {
 
@@ -284,8 +285,10 @@ EvalFn reduce(Arith op, int axes_input_opset) {
 }
 
 }  // namespace
+}  // namespace value_ops_math
 
 void register_math_value_ops(ValueOpRegistry& r) {
+  using namespace value_ops_math;
   r.add("Add", binary(Arith::Add));
   r.add("Sub", binary(Arith::Sub));
   r.add("Mul", binary(Arith::Mul));

@@ -6,6 +6,7 @@
 
 namespace rooflens {
 
+namespace value_ops_shape {  // this table's Row, kRows and helpers: another table's are spelled the same
 using namespace value_util;
 namespace {
 
@@ -205,10 +206,12 @@ Out tile(const EvalInput& in) {
 }
 
 }  // namespace
+}  // namespace value_ops_shape
 
 void register_layout_value_ops(ValueOpRegistry& r);  // value_ops_layout.cpp
 
 void register_shape_value_ops(ValueOpRegistry& r) {
+  using namespace value_ops_shape;
   r.add("Shape", shape);
   r.add("Size", size);
   r.add("Constant", constant);

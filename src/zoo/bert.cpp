@@ -8,6 +8,9 @@
 
 namespace rooflens::zoo {
 
+// The reference configuration under its own names (kHidden, kEps, ...) in a namespace of this model: the other
+// models' files use the same names and compile in the same unity batch.
+namespace bert_reference {
 namespace {
 
 constexpr std::int64_t kVocab = 30522, kPositions = 512, kTypes = 2;
@@ -33,8 +36,10 @@ std::string layer(Builder& b, const std::string& scope, const std::string& x, co
 }
 
 }  // namespace
+}  // namespace bert_reference
 
 BuiltModel build_bert_base(const ZooOptions& o) {
+  using namespace bert_reference;
   Builder b("bert_base", o);
   for (const char* name : {"input_ids", "attention_mask", "token_type_ids"})
     b.input(name, onnx::TensorProto_DataType_INT64, {b.batch_dim(), b.seq_dim()});

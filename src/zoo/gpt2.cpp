@@ -11,6 +11,9 @@
 
 namespace rooflens::zoo {
 
+// The reference configuration under its own names (kHidden, kEps, ...) in a namespace of this model: the other
+// models' files use the same names and compile in the same unity batch.
+namespace gpt2_reference {
 namespace {
 
 constexpr std::int64_t kPositions = 1024;
@@ -23,7 +26,7 @@ std::string conv1d(Builder& b, const std::string& scope, const std::string& x, s
   return linear(b, scope, x, in, out, Init::normal_std(kInitStd));
 }
 
-std::string block(Builder& b, CausalLm& lm, const DecoderSize& s, std::int64_t layer, const std::string& x) {
+std::string transformer_block(Builder& b, CausalLm& lm, const DecoderSize& s, std::int64_t layer, const std::string& x) {
   const std::string scope = "transformer.h." + std::to_string(layer);
   const std::string attn = scope + ".attn";
   const std::string qkv =
@@ -37,8 +40,10 @@ std::string block(Builder& b, CausalLm& lm, const DecoderSize& s, std::int64_t l
 }
 
 }  // namespace
+}  // namespace gpt2_reference
 
 DecoderSize gpt2_size(const DecoderConfig& c) {
+  using namespace gpt2_reference;
   DecoderSize s = with_overrides(kGpt2, c);
   if (c.hidden && !c.ffn) s.ffn = 4 * s.hidden;  // config.n_inner = None: 4 x n_embd
   if (s.kv_heads != s.heads) throw UserError("gpt2 has no grouped-query attention: leave --kv-heads out");
@@ -47,6 +52,7 @@ DecoderSize gpt2_size(const DecoderConfig& c) {
 }
 
 BuiltModel build_gpt2(const ZooOptions& o) {
+  using namespace gpt2_reference;
   const DecoderSize s = gpt2_size(o.decoder);
   Builder b("gpt2", o);
   CausalLm lm(b, s, o.kv_cache);
@@ -57,7 +63,7 @@ BuiltModel build_gpt2(const ZooOptions& o) {
   x = b.op("Add", "transformer",
            {x, b.op("Gather", "transformer.wpe",
                     {b.param("transformer.wpe.weight", {kPositions, s.hidden}, emb), lm.positions()})});
-  for (std::int64_t i = 0; i < s.layers; ++i) x = block(b, lm, s, i, x);
+  for (std::int64_t i = 0; i < s.layers; ++i) x = transformer_block(b, lm, s, i, x);
   x = layernorm(b, "transformer.ln_f", x, s.hidden, kEps);
   // Tied LM head: logits = x @ wte^T. Transposing the shared initializer keeps one copy of the weights.
   const std::string wte_t = b.op("Transpose", "lm_head", {wte}, {attr("perm", Dims{1, 0})});

@@ -9,6 +9,9 @@
 
 namespace rooflens::zoo {
 
+// The reference configuration under its own names (kHidden, kEps, ...) in a namespace of this model: the other
+// models' files use the same names and compile in the same unity batch.
+namespace llama_reference {
 namespace {
 
 constexpr DecoderSize kSmolLm2{30, 576, 9, 3, 1536, 49152};  // layers, hidden, heads, kv heads, MLP, vocab
@@ -38,14 +41,17 @@ std::string decoder_layer(Builder& b, CausalLm& lm, const Rotary& rope, const De
 }
 
 }  // namespace
+}  // namespace llama_reference
 
 DecoderSize llama_size(const DecoderConfig& c) {
+  using namespace llama_reference;
   const DecoderSize s = with_overrides(kSmolLm2, c);
   check_decoder_size("llama", s, true);
   return s;
 }
 
 BuiltModel build_llama(const ZooOptions& o) {
+  using namespace llama_reference;
   const DecoderSize s = llama_size(o.decoder);
   Builder b("llama", o);
   CausalLm lm(b, s, o.kv_cache);

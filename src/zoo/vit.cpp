@@ -8,6 +8,9 @@
 
 namespace rooflens::zoo {
 
+// The reference configuration under its own names (kHidden, kEps, ...) in a namespace of this model: the other
+// models' files use the same names and compile in the same unity batch.
+namespace vit_reference {
 namespace {
 
 constexpr std::int64_t kPatch = 16, kHidden = 768, kMlp = 3072, kHeads = 12, kLayers = 12, kClasses = 1000;
@@ -30,8 +33,10 @@ std::string encoder_layer(Builder& b, const std::string& scope, const std::strin
 }
 
 }  // namespace
+}  // namespace vit_reference
 
 BuiltModel build_vit_b_16(const ZooOptions& o) {
+  using namespace vit_reference;
   const std::int64_t image = o.image.value_or(224);
   const std::int64_t tokens = (image / kPatch) * (image / kPatch) + 1;
   Builder b("vit_b_16", o);
