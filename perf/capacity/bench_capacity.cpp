@@ -112,7 +112,7 @@ bool wanted(int part) {
 bool offline_part(const Paths& p, const std::vector<fs::path>& models, int rounds) {
   const double seconds = env_number("ROOFLENS_CAP_DURATION", 5);
   TextTable t;
-  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"round spread", true}, {"calls/request", true},
+  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"round spread", true}, {"calls/message", true},
                {"bare loops runs/s", true}, {"ratio", true}, {"others' CPUs", true}, {"target"}};
   bool ok = true;
   for (const auto& model : models)
@@ -127,6 +127,7 @@ bool offline_part(const Paths& p, const std::vector<fs::path>& models, int round
             const std::string out = measured(capacity_cmd(p, model, fmt::format("--scenario offline --instances {} --threads {} "
                                                                                 "--duration {} --no-predict", instances, threads, seconds)), p, o);
             ours.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "samples_per_s"}));
+            // calls per message to a runner (the report's key predates the word "message")
             calls.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "calls_per_request"}));
           } else {
             bare.push_back(json_number(measured(loops_cmd(p, model, "processes", instances, threads, seconds), p, o), {"runs_per_s"}));
@@ -180,7 +181,7 @@ double mean_call_ms_at(const json& run, double qps) {
     double busy_s = 0, calls = 0;
     for (const json& u : p["instances"]) {
       busy_s += u.value("busy_share", 0.0) * p.value("duration_s", 0.0);
-      calls += u.value("requests", 0.0);
+      calls += u.value("requests", 0.0);  // its runtime calls (the key predates "message")
     }
     return calls > 0 ? 1000 * busy_s / calls : 0;
   }

@@ -1,8 +1,8 @@
-// The runner's one loaded session (request `load`) and ORT's session options, named as ORT names them. Every request
+// The runner's one loaded session (message `load`) and ORT's session options, named as ORT names them. Every message
 // after `load` works on this session; creating and running go through here so ORT's failures become `ort` errors.
 import fs from 'node:fs';
 import { ort } from './ort.mjs';
-import { RequestError, badRequest, ortError, log } from './errors.mjs';
+import { MessageError, badMessage, ortError, log } from './errors.mjs';
 
 // Unknown keys are refused so a typo never silently does nothing.
 const SESSION_OPTION_KEYS = new Set([
@@ -16,37 +16,37 @@ const EXEC_MODES = ['sequential', 'parallel'];
 // `extra` holds ORT session config entries ("session.intra_op.allow_spinning": "0"). The Node binding
 // flattens nested objects with '.' and wants string values; numbers and booleans are stringified here.
 function normalizeExtra(obj, where = 'extra') {
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw badRequest(`'${where}' must be an object`);
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw badMessage(`'${where}' must be an object`);
   const out = {};
   for (const [k, v] of Object.entries(obj)) {
     if (typeof v === 'string') out[k] = v;
     else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
     else if (typeof v === 'object' && v !== null && !Array.isArray(v)) out[k] = normalizeExtra(v, `${where}.${k}`);
-    else throw badRequest(`'${where}.${k}' must be a string, number, boolean or object`);
+    else throw badMessage(`'${where}.${k}' must be a string, number, boolean or object`);
   }
   return out;
 }
 
 export function sessionOptions(raw) {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest("'options' must be an object");
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw badMessage("'options' must be an object");
   const o = {};
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'enableProfiling' || k === 'profileFilePrefix') {
-      throw badRequest(`'${k}' is set by run_profiled (a separate session in a private temp dir), not by load`);
+      throw badMessage(`'${k}' is set by run_profiled (a separate session in a private temp dir), not by load`);
     }
     if (!SESSION_OPTION_KEYS.has(k)) {
-      throw badRequest(`unknown session option '${k}' (known: ${[...SESSION_OPTION_KEYS].join(', ')})`);
+      throw badMessage(`unknown session option '${k}' (known: ${[...SESSION_OPTION_KEYS].join(', ')})`);
     }
     if (v === null) continue;
     o[k] = v;
   }
   if (o.graphOptimizationLevel !== undefined && !GRAPH_LEVELS.includes(o.graphOptimizationLevel)) {
-    throw badRequest(`graphOptimizationLevel must be one of ${GRAPH_LEVELS.join('|')}, got ` +
+    throw badMessage(`graphOptimizationLevel must be one of ${GRAPH_LEVELS.join('|')}, got ` +
                      JSON.stringify(o.graphOptimizationLevel));
   }
   if (o.executionMode !== undefined && !EXEC_MODES.includes(o.executionMode)) {
-    throw badRequest(`executionMode must be one of ${EXEC_MODES.join('|')}, got ${JSON.stringify(o.executionMode)}`);
+    throw badMessage(`executionMode must be one of ${EXEC_MODES.join('|')}, got ${JSON.stringify(o.executionMode)}`);
   }
   if (o.extra !== undefined) o.extra = normalizeExtra(o.extra);
   return o;
@@ -69,7 +69,7 @@ export function valueMeta(m) {
 }
 
 export function requireSession(op) {
-  if (!state) throw new RequestError('no_session', `'${op}' needs a loaded model: send 'load' first`);
+  if (!state) throw new MessageError('no_session', `'${op}' needs a loaded model: send 'load' first`);
   return state;
 }
 

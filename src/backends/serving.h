@@ -1,8 +1,8 @@
 #pragma once
 // Serving through a backend (`rooflens capacity`): instances — a runtime process each, with one session and its
-// samples prepared once — that take many requests without waiting for the answers, so one issuer can drive many of
-// them. A request names prepared samples (no tensor crosses the pipe on the hot path) and the answer carries the
-// runtime call's start and end on the monotonic clock the caller shares (CLOCK_MONOTONIC). The requests `prepare`
+// samples prepared once — that take many messages without waiting for the replies, so one issuer can drive many of
+// them. A message names prepared samples (no tensor crosses the pipe on the hot path) and the reply carries the
+// runtime call's start and end on the monotonic clock the caller shares (CLOCK_MONOTONIC). The messages `prepare`
 // and `infer` are in docs/runner-protocol.md. An optional capability of a backend: Backend::serving().
 #include <sys/types.h>
 
@@ -46,7 +46,7 @@ struct CallSpan {
 struct InferReply {
   uint64_t tag = 0;
   bool ok = true;
-  std::vector<CallSpan> calls;            // one per call of the request, in order (when ok)
+  std::vector<CallSpan> calls;            // one per call of the message, in order (when ok)
   std::string error;                      // the runtime's own message when !ok
 };
 
@@ -56,7 +56,7 @@ class ServingInstance {
   virtual pid_t pid() const = 0;
   virtual double load_ms() const = 0;
   virtual std::vector<RunSetting> settings() const = 0;  // what its session runs with (as a profile run records)
-  // Asks for runtime calls, one after another, without waiting; one answer comes for all of them (a request of
+  // Asks for runtime calls, one after another, without waiting; one reply comes for all of them (a message of
   // several calls saves the pipe round trips between them: Offline's queued queries). false: the process is gone.
   virtual bool send(uint64_t tag, const std::vector<CallSamples>& calls) = 0;
   virtual int reply_fd() const = 0;       // poll it (POLLIN) for answers

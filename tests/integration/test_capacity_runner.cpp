@@ -93,7 +93,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
     previous_end = got[i].calls[0].end_ns;
   }
   EXPECT_GT(before, sent);
-  // A malformed request is refused and the runner keeps serving.
+  // A malformed message is refused and the runner keeps serving.
   ASSERT_TRUE(inst->send(5, {{{0, 0}}}));
   ASSERT_TRUE(inst->send(6, {{{2, 1}}}));
   const std::vector<InferReply> more = answers(*inst, 2);
@@ -101,7 +101,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   EXPECT_FALSE(more[0].ok);
   EXPECT_NE(more[0].error.find("count >= 1"), std::string::npos) << more[0].error;
   EXPECT_TRUE(more[1].ok);
-  // Several calls in one request (Offline's): run one after another, one answer with a span per call.
+  // Several calls in one message (Offline's): run one after another, one reply with a span per call.
   const int64_t chained = capacity::now_ns();
   ASSERT_TRUE(inst->send(7, {{{0, 1}}, {{1, 2}}, {{3, 1}}}));
   const std::vector<InferReply> three = answers(*inst, 1);

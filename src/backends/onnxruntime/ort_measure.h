@@ -39,7 +39,7 @@ std::vector<KernelRecord> kernel_records(const OrtProfile& profile, int first_ru
 // cannot be read leaves the kernels to be matched by name: `problem` then says why.
 std::optional<GraphView> executed_graph(const std::optional<std::filesystem::path>& file, std::string& problem);
 
-// The request fields for feeding the model as `feed` says.
+// The message fields for feeding the model as `feed` says.
 Inputs inputs_of(const FeedSpec& feed);
 
 // The runner's memory around session creation (from `load`) joined to the timed runs' peak measure_loaded took;

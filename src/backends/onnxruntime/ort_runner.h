@@ -89,7 +89,7 @@ struct Inputs {
   uint64_t seed = 0;
   std::optional<std::filesystem::path> test_data_dir;  // test_data_set_N/ with input_<i>.pb
 
-  nlohmann::ordered_json to_json() const;      // the request fields "inputs", "dims", "seed", "test_data_dir"
+  nlohmann::ordered_json to_json() const;      // the message fields "inputs", "dims", "seed", "test_data_dir"
 };
 
 using Dim = std::variant<int64_t, std::string>;  // fixed size or symbolic name
@@ -138,7 +138,7 @@ struct TimedRunResult {
   double warmup_ms = 0;
   std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
   std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs only
-  std::optional<uint64_t> run_peak_bytes;  // VmHWM over this request (reset at its start when run_peak_reset)
+  std::optional<uint64_t> run_peak_bytes;  // VmHWM over this message (reset at its start when run_peak_reset)
   uint64_t probe_peak_bytes = 0;           // memory_probe: VmHWM over the first run, before the warm-up
   bool run_peak_reset = false;
 };
@@ -166,7 +166,7 @@ struct TensorData {
   std::vector<std::string> strings;  // string tensors
 };
 
-// ---- decoder generation (requests generate / generate_profiled; runners/ort/generate.mjs) ----
+// ---- decoder generation (messages generate / generate_profiled; runners/ort/generate.mjs) ----
 
 // The decoder's I/O as the runner feeds it. dtypes in ORT's JavaScript names (float32, float16, int64, int32).
 struct DecoderBinding {
@@ -229,7 +229,7 @@ struct RunnerError : UserError {
       : UserError(message), kind(kind), code(std::move(code)), stderr_tail(std::move(stderr_tail)),
         detail(std::move(detail)) {}
   ReplyStatus kind;                  // error (runner refused), timeout, died, not_running
-  std::string code;                  // "ort", "bad_request", "input", "no_session", "io", "timeout", "died", ...
+  std::string code;                  // "ort", "bad_message", "input", "no_session", "io", "timeout", "died", ...
   std::string stderr_tail;           // the runner's last stderr lines, for failure records
   std::string detail;                // the runner's own one-line message (ORT's text for "ort"), no model path
 };
@@ -275,13 +275,13 @@ class OrtRunner {
   // New runner process; the loaded model is gone (load() again).
   void restart();
   ChildRunner& process() { return process_; }
-  // Sends a raw request (for requests the typed API does not cover); throws RunnerError unless ok.
-  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
+  // Sends a raw message (for messages the typed API does not cover); throws RunnerError unless ok.
+  nlohmann::json call(nlohmann::json message, std::chrono::milliseconds timeout);
 
  private:
   std::string subject() const;       // the model file, or "ONNX Runtime runner" before load
-  // The executed graph a profiled request wrote into its profile dir, moved beside that dir (which is deleted).
-  static std::filesystem::path take_graph(const nlohmann::json& response);
+  // The executed graph a profiled message's run wrote into its profile dir, moved beside that dir (which is deleted).
+  static std::filesystem::path take_graph(const nlohmann::json& reply);
 
   ChildRunner process_;
   std::filesystem::path model_;

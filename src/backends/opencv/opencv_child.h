@@ -25,8 +25,8 @@ class Child {
   int loaded_threads() const { return loaded_threads_; }  // cv::getNumThreads() after the last load (0: none)
   std::string opencv_version() const;         // "4.6.0", from hello
 
-  // Sends `request` (its "op" set); throws BackendError(stage, ...) naming `subject` unless the answer is ok.
-  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout, const std::string& stage);
+  // Sends `message` (its "op" set); throws BackendError(stage, ...) naming `subject` unless the reply is ok.
+  nlohmann::json call(nlohmann::json message, std::chrono::milliseconds timeout, const std::string& stage);
   ServedModel load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims,
                    const std::map<std::string, std::vector<int64_t>>& shapes, const SessionOptions& o,
                    std::chrono::milliseconds timeout);

@@ -36,7 +36,7 @@ class OpenCvServing : public Serving {
     std::map<std::string, int64_t> dims = spec.feed.dims;
     if (!spec.batch_dim.empty()) dims[spec.batch_dim] = spec.call_batch;
     const std::string subject = spec.model.string();
-    RunnerReply l = runner->request({{"op", "load"}, {"model", std::filesystem::absolute(spec.model).string()},
+    RunnerReply l = runner->ask({{"op", "load"}, {"model", std::filesystem::absolute(spec.model).string()},
                                      {"dims", dims}, {"shapes", spec.feed.shapes},
                                      {"options", {{"fusion", o.fusion}, {"threads", o.threads}}}},
                                     spec.timeout);
