@@ -14,7 +14,7 @@
 //      governs) inside [copies + inputs + written, copies + inputs + held].
 //   C. arena off, glibc's default allocator: shown, not judged — what glibc keeps after session creation.
 //   D. decoders (zoo llama and gpt2 at their published sizes, with a KV cache; arena and memory pattern off): baseline
-//      + weights + the KV and logits a step holds, against the runner's increase in its memory request over a
+//      + weights + the KV and logits a step holds, against the runner's increase in its memory generation over a
 //      sequence sweep; target: within 5%. Beside it the parts the runner measured (session structures, the
 //      JavaScript heap) and the timed requests' increase with their uncollected output copies.
 // Memory, not time: a busy machine does not move the figures. ROOFLENS_BENCH_KEEP=1 keeps the reports.
@@ -110,14 +110,14 @@ std::string signed_pct(double e) { return fmt::format("{:+.1f}%", e * 100); }
 // generated over a sweep of contexts with the arena off and glibc giving freed blocks back as in A, the phases
 // profiled (the executed graph's weights and activations). One row per phase and configuration: predicted (baseline
 // + weights + the step's activations at its dims, its past, present and logits among them, + output copies) against
-// the runner's increase over that phase in the memory request (the caller's garbage collected before every run), the
+// the runner's increase over that phase in the memory generation (the caller's garbage collected before every run), the
 // parts of the difference the runner measured (the session's structures, the caller's heap), and the timed requests'
 // increase with the copies V8 had not collected in them. A small llama (2 layers, hidden 128, 1.4 MB of weights) is
 // shown, not judged: there the runtime's fixed structures (~4 MB) are a tenth of the increase.
 struct DecoderRow {
   std::string config, phase;
-  double predicted = 0, measured = 0, kv = 0;  // measured: the memory request's (caller's garbage collected)
-  double heap = 0, session = 0;                // the memory request's JavaScript heap growth, the session's excess
+  double predicted = 0, measured = 0, kv = 0;  // measured: the memory generation's (caller's garbage collected)
+  double heap = 0, session = 0;                // the memory generation's JavaScript heap growth, the session's excess
   double timed = 0, garbage = 0;               // the timed requests' increase, and their uncollected output copies
   bool judged = true;
   double rest() const { return measured - predicted - session - heap; }
@@ -350,7 +350,7 @@ int main() {
                         mb(r.heap), signed_pct(rest), mb(r.timed), mb(r.garbage)});
     }
     std::printf("\nD: decoder per phase, baseline + weights + a step's activations (KV cache and logits among them) + "
-                "output copies, against the runner's increase over that phase in the memory request (the caller's "
+                "output copies, against the runner's increase over that phase in the memory generation (the caller's "
                 "garbage collected before every run); beside it what the runner measured of the difference (the "
                 "session beyond its prediction, the JavaScript heap's growth) and the rest; and the timed requests' "
                 "increase with the output copies the garbage collector had not freed in them\n%s",

@@ -161,9 +161,9 @@ export function makeGenerateOps() {
     return out;
   }
 
-  // One request: prefill, then g.gen decode steps. Times (ms): ttft = feeds ready -> first tokens picked;
-  // steps[i] = previous tokens picked -> this step's tokens picked (inter-token latency: building the feeds, the
-  // run, picking); runs[i] = the step's session.run alone.
+  // One generation — a timed request, or the memory generation: prefill, then g.gen decode steps. Times (ms):
+  // ttft = feeds ready -> first tokens picked; steps[i] = previous tokens picked -> this step's tokens picked
+  // (inter-token latency: building the feeds, the run, picking); runs[i] = the step's session.run alone.
   // `meter` keeps each phase's own peak over the requests it serves (memory.md): VmHWM reset before the prefill and
   // after it, outside the timers (before t0; before the first step's clock starts), read after each phase; and the
   // JavaScript side of each phase, read just before and just after every run (V8's own counters: 0.35 us, no system
@@ -171,7 +171,7 @@ export function makeGenerateOps() {
   // earlier steps' copies the garbage collector has not freed yet) and the largest heap. No collection starts while
   // the JS thread waits in session.run, but buffers an earlier collection found dead can be freed by V8's background
   // sweeper during it, so the count before the run is the one the run started with.
-  // With meter.collect (the memory request) the loop collects its garbage before the prefill and before every decode
+  // With meter.collect (the memory generation) the loop collects its garbage before the prefill and before every decode
   // step, outside every clock, so a phase's peak holds what its step holds and nothing an earlier step left behind.
   function newMeter(collect) {
     return { collect, prefill: 0, decode: 0,
@@ -189,7 +189,7 @@ export function makeGenerateOps() {
     for (const pair of io.present) for (const n of pair) kept[n] = out[n];
     return kept;
   }
-  async function oneRequest(session, io, g, prompt, fixed, keep, meter) {
+  async function oneGeneration(session, io, g, prompt, fixed, keep, meter) {
     if (meter.collect) await meter.collect();
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
@@ -269,20 +269,20 @@ export function makeGenerateOps() {
     const g = parseShape(msg);
     const t = generationTiming(msg);
     const keepLogits = optBool(msg, 'return_logits', false);
-    const memoryRequest = optBool(msg, 'memory_request', false);
-    if (memoryRequest && typeof globalThis.gc !== 'function') {
-      throw badMessage("'memory_request' needs the runner started with node --expose-gc");
+    const memoryGeneration = optBool(msg, 'memory_generation', false);
+    if (memoryGeneration && typeof globalThis.gc !== 'function') {
+      throw badMessage("'memory_generation' needs the runner started with node --expose-gc");
     }
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
-    // The memory request first, untimed (its tokens and times are not reported): after the timed requests the
+    // The memory generation first, untimed (its tokens and times are not reported): after the timed requests the
     // resident set would start with what the allocator kept of their uncollected copies.
     let collected = null;
-    if (memoryRequest) {
+    if (memoryGeneration) {
       const meter = newMeter(collectGarbage);
       await collectGarbage();
       const start = v8.getHeapStatistics();
-      await oneRequest(st.session, io, g, prompt, fixed, false, meter);
+      await oneGeneration(st.session, io, g, prompt, fixed, false, meter);
       collected = { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode, js: jsFigures(start, meter) };
     }
     const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
@@ -292,10 +292,10 @@ export function makeGenerateOps() {
     const requests = [];
     let first = null;
     const loop = await runTimedLoop(t, async () => {
-      const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null, timed);
+      const r = await oneGeneration(st.session, io, g, prompt, fixed, keepLogits && first === null, timed);
       if (first === null) first = r;
       requests.push(r.res);
-    }, () => oneRequest(st.session, io, g, prompt, fixed, false, timed));
+    }, () => oneGeneration(st.session, io, g, prompt, fixed, false, timed));
     const endPeak = procStatus().hwm;  // before the reply's own arrays
     const memory = { run_peak_bytes: Math.max(timed.prefill, timed.decode, endPeak), peak_reset: peakReset,
       prefill_peak_bytes: timed.prefill, decode_peak_bytes: timed.decode, js: jsFigures(jsStart, timed) };

@@ -57,7 +57,7 @@ struct GenerationMeasurement {
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
   // The runner's memory (memory.runner: start, after the session, the timed requests' peak; absent when the runner
-  // does not say), each phase's, the caller's side and the memory request's: the measurement, kept apart from what
+  // does not say), each phase's, the caller's side and the memory generation's: the measurement, kept apart from what
   // the prediction may use.
   DecoderMemoryMeasured memory;
   // The prediction's: the runtime's baseline (a calibration constant, measured in a process of its own) and the

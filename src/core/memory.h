@@ -273,9 +273,10 @@ struct CallerMemory {
   uint64_t prefill_buffers_bytes = 0, decode_buffers_bytes = 0, heap_bytes = 0;
 };
 
-// The memory request: one untimed request after the timed ones in which the caller collects its garbage before the
-// prefill and before every decode step, so each phase's peak holds what its step holds and nothing an earlier step
-// left for the collector. Resident sets as the runner read them (VmHWM, not yet above its start).
+// The memory generation: one untimed generation before the timed requests (not a request: nothing of it is timed or
+// reported but its memory) in which the caller collects its garbage before the prefill and before every decode step,
+// so each phase's peak holds what its step holds and nothing an earlier step left for the collector. Resident sets
+// as the runner read them (VmHWM, not yet above its start).
 struct CollectedMemory {
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;
   CallerMemory caller;
@@ -287,7 +288,7 @@ struct DecoderMemoryMeasured {
   std::optional<MemoryMeasured> runner;  // start, after the session, the timed requests' peak
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
   CallerMemory caller;                   // the caller's side of the loop (a garbage-collected binding's buffers, heap)
-  std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage
+  std::optional<CollectedMemory> collected;  // the memory generation: each phase's peak with the caller's garbage
                                              // collected
 };
 
@@ -320,8 +321,8 @@ struct KvMemory {
   // copies (the runtime's graph and kernel structures), and the caller's side (CallerMemory).
   uint64_t session_beyond_bytes = 0;
   uint64_t prefill_caller_buffers_bytes = 0, decode_caller_buffers_bytes = 0, caller_heap_bytes = 0;
-  // The memory request's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
-  // the prediction is checked against, with the JavaScript heap's growth in that request beside it.
+  // The memory generation's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
+  // the prediction is checked against, with the JavaScript heap's growth in that generation beside it.
   uint64_t prefill_collected_bytes = 0, decode_collected_bytes = 0, collected_heap_bytes = 0;
 };
 

@@ -121,7 +121,7 @@ MemoryPrediction decoder_session_prediction(const KvMemory& k) {
   return p;
 }
 
-// The runner's measurement beside the prediction: each phase's peak above the runner's start, the memory request's,
+// The runner's measurement beside the prediction: each phase's peak above the runner's start, the memory generation's,
 // the caller's side, and the session's creation beyond its prediction (what the prediction misses of it: the runtime's
 // graph and kernel structures).
 void add_decoder_measured(KvMemory& k, const DecoderMemoryMeasured& m) {

@@ -275,11 +275,11 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
     const double explained = predicted + m.at("session_beyond_bytes").get<double>() +
                              m.at("caller_heap_bytes").get<double>() + uncollected;
     // The timed requests peak where V8's collector happens to leave them: over 16 runs of these two configurations
-    // the ratio spread over 0.83-0.96 (an outlier step held 5 MB more once); the memory request below is the steady
+    // the ratio spread over 0.83-0.96 (an outlier step held 5 MB more once); the memory generation below is the steady
     // figure the prediction is held to.
     EXPECT_NEAR(explained / measured, 1.0, 0.2) << "predicted " << predicted << ", measured " << measured;
     EXPECT_GT(m.at("uncollected_copies_bytes").get<uint64_t>(), 0u);
-    // The memory request (the caller's garbage collected before every run): what a step holds. The prediction is
+    // The memory generation (the caller's garbage collected before every run): what a step holds. The prediction is
     // below it by the session's structures and the first run's own allocations, 2-3 MB on this decoder whatever its
     // context (bench part 9: within 2.2% on the published-size llama, where those are 1% of the increase).
     for (const std::string phase : {"prefill", "decode"}) {
@@ -296,7 +296,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
       // kernels: how many differs by CPU class (the runtime picks its kernels by ISA), so they widen the bound as the
       // calibration measured them here (1.9 MB on an AVX-512 Xeon, where the rest was 1.5-1.9 MB decoding).
       const double bound = (phase == "decode" ? 2e6 : 0.1 * collected) + m.at("baseline_run_bytes").get<double>();
-      EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory request " << collected;
+      EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory generation " << collected;
     }
     EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 1.5e6);  // the collections keep V8's heap where it was
     // What the session's creation left beyond its prediction and the JavaScript heap's growth are the runner's own
@@ -312,7 +312,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   // Read without the runner's own parts it still moved from 1.37 to 3.10 MB over 18 runs, for 1.57 MB of past and
   // present: 0.75 of it holds, and fails a cache that grows by one of them only (0.5 of it).
   EXPECT_GE(decode_collected[1] - decode_collected[0], 2 * (kv_end[1] - kv_end[0]) * 0.75)
-      << "the memory request's decode phase without the runner's own parts";
+      << "the memory generation's decode phase without the runner's own parts";
 }
 
 TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {

@@ -122,7 +122,7 @@ RunnerConfig runner_config(fs::path script, std::string node) {
   if (!fs::is_regular_file(script))
     throw UserError("the ONNX Runtime runner script '" + script.string() + "' does not exist");
   RunnerConfig c;
-  // --expose-gc: generate's memory request collects the caller's garbage before every run (docs/memory.md).
+  // --expose-gc: generate's memory generation collects the caller's garbage before every run (docs/memory.md).
   c.command = {std::move(node), "--expose-gc", script.string()};
   c.name = "ONNX Runtime runner";
   c.missing_hint = "install Node.js, e.g. apt-get install nodejs";

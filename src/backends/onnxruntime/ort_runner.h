@@ -203,7 +203,7 @@ struct GenerateResult {
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own VmHWM over the requests
   bool run_peak_reset = false;
   CallerMemory caller;  // the JavaScript side of the loop (V8's counters), above its value before the requests
-  std::optional<CollectedMemory> collected;  // the memory request (its heap above its own start)
+  std::optional<CollectedMemory> collected;  // the memory generation (its heap above its own start)
 };
 
 // One phase's runs in the profiled session: run indices [first_run + warmup_iterations, first_run + warmup + iterations)

@@ -83,7 +83,7 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
   json message = generation_message("generate", io, shape);
   message["timing"] = json::parse(timing_to_json(timing).dump());
   message["return_logits"] = return_logits;
-  message["memory_request"] = true;  // one untimed request more, collecting the caller's garbage (docs/memory.md)
+  message["memory_generation"] = true;  // one untimed generation first, collecting the caller's garbage (memory.md)
   json r = call(std::move(message), timeout);
   GenerateResult out;
   for (const auto& q : r.value("requests", json::array())) {
