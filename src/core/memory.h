@@ -67,10 +67,10 @@ struct MemoryPart {
 // Runtime's CPU arena is a best-fit allocator with coalescing over regions it adds and never returns; its constants
 // are in the ORT folder). The memory room simulates it over a run's allocations (memory/arena.h).
 struct ArenaRules {
-  uint64_t granule = 256;                 // every request is rounded up to a multiple of this
+  uint64_t granule = 256;                 // every allocation is rounded up to a multiple of this
   uint64_t initial_region = 1u << 20;     // the size the first region would have
-  bool doubling = true;                   // each region at least twice the last (else: exactly the request)
-  uint64_t max_dead_bytes = 128u << 20;   // a free chunk is split when it is at least twice the request or would
+  bool doubling = true;                   // each region at least twice the last (else: exactly the allocation)
+  uint64_t max_dead_bytes = 128u << 20;   // a free chunk is split when it is at least twice the allocation or would
                                           // otherwise waste this much; else the whole chunk is handed out
   uint64_t page = 4096;                   // the OS's page: a region's pages are resident once written
 };
@@ -81,7 +81,7 @@ struct ArenaRules {
 // (memory/c_allocator.h).
 struct CAllocatorRules {
   std::string name = "glibc";
-  // glibc's main arena (malloc/malloc.c, 2.36): a request at or above the mmap threshold that no free chunk and not
+  // glibc's main arena (malloc/malloc.c, 2.36): an allocation at or above the mmap threshold that no free chunk and not
   // the heap's top can serve gets a mapping of its own, unmapped when freed; freeing a mapped block above the
   // threshold raises the threshold to its size (up to the maximum) and the trim threshold to twice that — unless the
   // threshold was set (MALLOC_MMAP_THRESHOLD_), which fixes both.
@@ -92,8 +92,8 @@ struct CAllocatorRules {
   uint64_t top_pad = uint64_t{128} << 10;            // DEFAULT_TOP_PAD: kept at the top when the heap grows or shrinks
   uint64_t page = 4096;
   // How a runtime's session uses it (the backend's measured facts): the small allocations it makes between two large
-  // ones take the start of a freed block first, so a freed block serves only a request at least `reuse_margin` smaller;
-  // and a block it keeps is followed by `object_bytes` of its small objects (its tensor's name and shape), which keep
+  // ones take the start of a freed block first, so a freed block serves only an allocation at least `reuse_margin`
+  // smaller; and a block it keeps is followed by `object_bytes` of its small objects (its tensor's name and shape), which keep
   // the block from merging with the next one when both are freed.
   uint64_t reuse_margin = 4096;
   uint64_t object_bytes = 256;

@@ -20,8 +20,8 @@ CAllocator::CAllocator(const CAllocatorRules& rules, bool merge_freely)
     : rules_(rules), merge_freely_(merge_freely), threshold_(rules.mmap_threshold),
       trim_threshold_(rules.trim_threshold) {}
 
-uint64_t CAllocator::chunk_size(uint64_t request) const {
-  return std::max(kMinChunk, round_up(sat_add(request, kHeader), kAlign));
+uint64_t CAllocator::chunk_size(uint64_t bytes) const {
+  return std::max(kMinChunk, round_up(sat_add(bytes, kHeader), kAlign));
 }
 
 uint64_t CAllocator::take_free(uint64_t size) {

@@ -62,7 +62,7 @@ TEST(CAllocator, AFixedThresholdReturnsEveryLargeBlockWhenItIsFreed) {
   EXPECT_GE(a.peak(), 8 * MiB);
 }
 
-TEST(CAllocator, AFreedBlockServesOnlyASmallerRequest) {
+TEST(CAllocator, AFreedBlockServesOnlyASmallerAllocation) {
   CAllocator a(glibc());
   a.apply(heap_alloc(1, 8 * MiB));
   a.apply(heap_release(1));  // threshold 8 MiB
