@@ -41,7 +41,7 @@ struct FeedSpec {
 };
 
 // One configuration to run: the model with every dim fixed.
-struct RunRequest {
+struct RunSpec {
   std::filesystem::path model;
   RunKey key;                                                 // key.threads > 0: that many intra-op threads
   FeedSpec feed;
@@ -148,7 +148,7 @@ class Backend {
   // The intra-op threads a run asking for `requested` uses (0: the backend's default), as the run records them.
   virtual int64_t threads_for(int64_t requested) const = 0;
   // Runs one configuration in a fresh process (so peak memory is this configuration's). Throws BackendError.
-  virtual Measurement run(const RunRequest& request) = 0;
+  virtual Measurement run(const RunSpec& spec) = 0;
   // Ends the current process at once (from another thread, e.g. on Ctrl-C); run() then throws.
   virtual void abort() = 0;
   // How this runtime names and rewrites kernels, for mapping them to the user's nodes.

@@ -80,7 +80,7 @@ class TwoLevelBackend : public Backend {
   BackendInfo info() const override { return backend_info("fake", "1", {}, "fake runtime"); }
   int64_t threads_for(int64_t requested) const override { return requested; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
-  Measurement run(const RunRequest&) override {
+  Measurement run(const RunSpec&) override {
     Measurement r;
     r.latencies_ms = {2.0, 2.5, 3.0};
     r.wall_s = 0.0075;
@@ -205,7 +205,7 @@ TEST(Int8Check, WhichRunsAreCheckedAndHowClosely) {
 TEST(Int8Check, ComparesTheRunsSessionWithOneAtOptLevelDisabled) {
   // One step off passes (requantization rounds either way); 20 steps off do not.
   TwoLevelBackend backend({0.0f, 0.05f, 1.0f}, {0.0f, 0.10f, 0.0f});
-  RunRequest r;
+  RunSpec r;
   r.model = "/models/m.onnx";
   r.key.threads = 3;
   r.feed.dims = {{"batch", 1}};

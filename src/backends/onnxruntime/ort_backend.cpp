@@ -1,4 +1,4 @@
-// OrtBackend: RunRequest -> (profiled session in a runner of its own, then load, timed run with profiling off in a
+// OrtBackend: RunSpec -> (profiled session in a runner of its own, then load, timed run with profiling off in a
 // second) -> Measurement, fresh runners per configuration; live_runner() hands out live runners (ort_live_runner.h) for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
@@ -123,7 +123,7 @@ class OrtBackend : public Backend {
   // the graph the runtime executed, and the runtime's calibration constants — everything the memory prediction is
   // made of), then the measured runner, which holds the model's session alone: its memory, its first run, the timed
   // runs. The prediction is fixed before the measured session exists, and nothing of that process goes into it.
-  Measurement run(const RunRequest& r) override {
+  Measurement run(const RunSpec& r) override {
     OrtSessionOptions opts = base_;
     const RunSetting threads = ort_threads(r.key.threads, base_, budget_);
     const int64_t n = std::stoll(threads.value);

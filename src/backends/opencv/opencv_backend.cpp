@@ -149,7 +149,7 @@ class OpenCvBackend : public Backend {
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
-  Measurement run(const RunRequest& r) override {
+  Measurement run(const RunSpec& r) override {
     RunSetting threads;
     const SessionOptions o = resolved(options_, r.key.threads, budget_, threads);
     std::unique_ptr<Child> child;
