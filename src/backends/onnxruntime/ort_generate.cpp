@@ -94,7 +94,7 @@ class OrtGeneration : public DecoderGeneration {
  private:
   static void timed(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
                     GenerationMeasurement& m) {
-    GenerateResult g = runner.generate(io, shape, c.timing, c.timeout, c.return_logits);
+    GenerateResult g = runner.generate(io, shape, c.timing.as_iterations(), c.timeout, c.return_logits);
     for (auto& q : g.requests)
       m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms)});
     m.wall_s = g.wall_s;
@@ -119,7 +119,7 @@ class OrtGeneration : public DecoderGeneration {
                        const GenerationConfig& c, int64_t threads, GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
-      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir, /*keep_profile=*/false,
+      p = runner.generate_profiled(io, shape, c.timing.as_iterations(), c.timeout, c.work_dir, /*keep_profile=*/false,
                                    /*dump_graph=*/true);
     } catch (const RunnerError& e) {
       if (e.kind != ReplyStatus::error) throw;
