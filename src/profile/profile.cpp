@@ -417,7 +417,7 @@ Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backend
   return rep;
 }
 
-struct ProfileSession::Impl {
+struct ProfileDriver::Impl {
   Impl(const ProfileOptions& o, const std::vector<Backend*>& b, const HardwareInfo* hw, const ProfileHooks& h)
       : options(o), backends(b), hooks(h), report(start_report(options, backends, hw)),
         grid(options, backends, hw, hooks, report) {}
@@ -428,11 +428,11 @@ struct ProfileSession::Impl {
   GridRun grid;
 };
 
-ProfileSession::ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends,
+ProfileDriver::ProfileDriver(const ProfileOptions& o, const std::vector<Backend*>& backends,
                                const HardwareInfo* hw, const ProfileHooks& hooks)
     : impl_(std::make_unique<Impl>(o, backends, hw, hooks)) {}
-ProfileSession::~ProfileSession() = default;
-bool ProfileSession::step() { return impl_->grid.step(); }
-Report& ProfileSession::report() { return impl_->report; }
+ProfileDriver::~ProfileDriver() = default;
+bool ProfileDriver::step() { return impl_->grid.step(); }
+Report& ProfileDriver::report() { return impl_->report; }
 
 }  // namespace rooflens
