@@ -1,6 +1,6 @@
 // The inputs of a run (message fields `inputs`, `dims`, `seed`, `test_data_dir`): from files, from given values, or
-// drawn from the seeded generator — built once per distinct message and kept on the session. The C++ side builds the
-// same feeds the same way for in-binary runners (src/backends/common/feeds.h).
+// drawn from the seeded generator — built once per distinct message and kept with the loaded model. The C++ side
+// builds the same feeds the same way for in-binary runners (src/backends/common/feeds.h).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ort } from './ort.mjs';
@@ -10,7 +10,7 @@ import { fnv1a, mulberry32, uniform53 } from './rng.mjs';
 import { floatToHalfBits } from './fp16.mjs';
 import { INT_RANGES, TYPED } from './dtypes.mjs';
 import { loadTensorFile } from './tensor_files.mjs';
-import { requireSession } from './session.mjs';
+import { requireLoadedModel } from './inference_session.mjs';
 
 // An input given by value (`"values": [16000]`, rooflens' --value): its elements as numbers, in the input's type.
 function tensorFromValues(name, dtype, dims, values) {
@@ -82,7 +82,7 @@ function generateTensor(name, dtype, dims, spec, seed) {
 }
 
 export function buildFeeds(msg) {
-  const st = requireSession(msg.op);
+  const st = requireLoadedModel(msg.op);
   const specs = msg.inputs ?? {};
   const dimsMap = msg.dims ?? {};
   const seed = optInt(msg, 'seed', 0);

@@ -3,7 +3,8 @@
 // present.N.key|value back as past_key_values.N.key|value. The KV cache never leaves this process: rooflens sends
 // names and sizes, and gets timings (and, when asked, tokens and logits) back.
 //
-// Both messages use the runner's modules (session, fields, errors), so they answer and fail like every other one.
+// Both messages use the runner's modules (inference_session, fields, errors), so they answer and fail like every other
+// one.
 import fs from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
@@ -11,7 +12,7 @@ import { ort } from './ort.mjs';
 import { MessageError, badMessage, log } from './errors.mjs';
 import { optBool, optInt, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
-import { createSession, requireSession, runOnce } from './session.mjs';
+import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { fnv1a, mulberry32 } from './rng.mjs';
@@ -50,7 +51,7 @@ export function makeGenerateOps() {
     return v;
   }
 
-  // The decoder's I/O as rooflens detected it; every name checked against the session's own.
+  // The decoder's I/O as rooflens detected it; every name checked against the inference session's own.
   function parseIo(st, raw) {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badMessage("'io' must be an object");
     const io = {
@@ -72,7 +73,7 @@ export function makeGenerateOps() {
       if (!ID_ARRAYS[io[k]]) throw badMessage(`io: integer inputs must be int64 or int32, got ${io[k]}`);
     }
     if (io.past.length !== io.present.length) throw badMessage("'io.past' and 'io.present' differ in length");
-    const inputs = new Set(st.session.inputNames), outputs = new Set(st.session.outputNames);
+    const inputs = new Set(st.inferenceSession.inputNames), outputs = new Set(st.inferenceSession.outputNames);
     const fed = [io.ids, io.mask, io.positions, ...io.past.flat()].filter((n) => n !== null);
     for (const n of fed) if (!inputs.has(n)) throw badMessage(`model has no input '${n}'`);
     for (const n of [io.logits, ...io.present.flat()]) if (!outputs.has(n)) throw badMessage(`model has no output '${n}'`);
@@ -189,13 +190,13 @@ export function makeGenerateOps() {
     for (const pair of io.present) for (const n of pair) kept[n] = out[n];
     return kept;
   }
-  async function oneGeneration(session, io, g, prompt, fixed, keep, meter) {
+  async function oneGeneration(inferenceSession, io, g, prompt, fixed, keep, meter) {
     if (meter.collect) await meter.collect();
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
     sampleJs(meter, 'prefill');
     const t0 = nowNs();
-    let out = await runOnce(session, feeds0);
+    let out = await runOnce(inferenceSession, feeds0);
     const r0 = nowNs();
     sampleJs(meter, 'prefill');
     let rows = lastLogits(io, out, g);
@@ -219,7 +220,7 @@ export function makeGenerateOps() {
       out = null;
       sampleJs(meter, 'decode');
       const a = nowNs();
-      out = await runOnce(session, feeds);
+      out = await runOnce(inferenceSession, feeds);
       const b = nowNs();
       // Dropped explicitly: an async function keeps its locals in a register file that outlives the loop's block,
       // so the last past would stay reachable through the next step's collection.
@@ -264,7 +265,7 @@ export function makeGenerateOps() {
   }
 
   async function opGenerate(msg) {
-    const st = requireSession(msg.op);
+    const st = requireLoadedModel(msg.op);
     const io = parseIo(st, msg.io);
     const g = parseShape(msg);
     const t = generationTiming(msg);
@@ -282,20 +283,20 @@ export function makeGenerateOps() {
       const meter = newMeter(collectGarbage);
       await collectGarbage();
       const start = v8.getHeapStatistics();
-      await oneGeneration(st.session, io, g, prompt, fixed, false, meter);
+      await oneGeneration(st.inferenceSession, io, g, prompt, fixed, false, meter);
       collected = { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode, js: jsFigures(start, meter) };
     }
-    const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
+    const peakReset = resetPeak();  // the requests' own peaks (the inference session's creation had its own)
     const jsStart = v8.getHeapStatistics();
     const timed = newMeter(null);
 
     const requests = [];
     let first = null;
     const loop = await runTimedLoop(t, async () => {
-      const r = await oneGeneration(st.session, io, g, prompt, fixed, keepLogits && first === null, timed);
+      const r = await oneGeneration(st.inferenceSession, io, g, prompt, fixed, keepLogits && first === null, timed);
       if (first === null) first = r;
       requests.push(r.res);
-    }, () => oneGeneration(st.session, io, g, prompt, fixed, false, timed));
+    }, () => oneGeneration(st.inferenceSession, io, g, prompt, fixed, false, timed));
     const endPeak = procStatus().hwm;  // before the reply's own arrays
     const memory = { run_peak_bytes: Math.max(timed.prefill, timed.decode, endPeak), peak_reset: peakReset,
       prefill_peak_bytes: timed.prefill, decode_peak_bytes: timed.decode, js: jsFigures(jsStart, timed) };
@@ -315,10 +316,11 @@ export function makeGenerateOps() {
     return res;
   }
 
-  // Per-layer profiles of both phases in one profiled session: the prefill's feeds run warmup + iterations times;
-  // then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations times.
+  // Per-layer profiles of both phases in one profiled inference session: the prefill's feeds run warmup + iterations
+  // times; then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations
+  // times.
   async function opGenerateProfiled(msg) {
-    const st = requireSession(msg.op);
+    const st = requireLoadedModel(msg.op);
     const io = parseIo(st, msg.io);
     const g = parseShape(msg);
     const t = generationTiming(msg);
@@ -329,17 +331,17 @@ export function makeGenerateOps() {
     const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
-    let session = null, runs = 0;
+    let inferenceSession = null, runs = 0;
     const timed = async (feeds) => {
       const a = nowNs();
-      const out = await runOnce(session, feeds);
+      const out = await runOnce(inferenceSession, feeds);
       ++runs;
       return { out, ms: nsToMs(nowNs() - a) };
     };
     try {
       const t0 = nowNs();
-      session = await createSession(st.model, options);
-      const sessionMs = nsToMs(nowNs() - t0);
+      inferenceSession = await createInferenceSession(st.model, options);
+      const createMs = nsToMs(nowNs() - t0);
       const phases = {};
       const prefillFeeds = stepFeeds(io, g, prompt, 0, null);
       let last = null;
@@ -367,19 +369,23 @@ export function makeGenerateOps() {
         phases.decode = { first_run: first, warmup_iterations: warm, iterations: iters, past: g.prompt + g.gen - 1,
           tokens: 1, run_latencies_ms: decodeMs };
       }
-      try { session.endProfiling(); } catch (e) { throw new MessageError('ort', e.message, { stage: 'profile' }); }
+      try {
+        inferenceSession.endProfiling();
+      } catch (e) {
+        throw new MessageError('ort', e.message, { stage: 'profile' });
+      }
       const file = profileFileIn(dir);
       const events = readOrtProfile(file);  // repairs unescaped names in place
       const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
-      return { profile_dir: dir, profile_file: file, session_create_ms: sessionMs, runs, phases,
+      return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs, phases,
         peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null };
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;
     } finally {
-      if (session) {
-        try { await session.release(); } catch (e) { log('release failed:', e.message); }
+      if (inferenceSession) {
+        try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
       }
     }
   }

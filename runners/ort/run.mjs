@@ -3,7 +3,9 @@
 //   ort.mjs          loads onnxruntime-node (exit 69 when it is not installed)
 //   errors.mjs       the log line and the errors that become replies
 //   fields.mjs       checked message fields and the `timing` object
-//   session.mjs      the loaded session, ORT's session options, creating and running sessions
+//   inference_session.mjs
+//                    the loaded model and its inference session, ORT's session options, creating and running
+//                    inference sessions
 //   feeds.mjs        a run's inputs: files, given values or seeded draws (rng.mjs, fp16.mjs, dtypes.mjs,
 //                    tensor_files.mjs: TensorProto and .npy)
 //   timed_loop.mjs   warm-up and the measured loop's stop rules (stats.mjs: the adaptive stop's interval)
@@ -28,8 +30,9 @@ import { MessageError, badMessage, inputError, ortError, log } from './errors.mj
 import { optBool, optNum, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import {
-  createSession, disposeSession, loadedSession, requireSession, runOnce, sessionOptions, setLoadedSession, valueMeta,
-} from './session.mjs';
+  createInferenceSession, loadedModel, releaseLoadedModel, requireLoadedModel, runOnce, sessionOptions, setLoadedModel,
+  valueMeta,
+} from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
@@ -72,10 +75,10 @@ async function opLoad(msg) {
   const model = path.resolve(msg.model);
   const options = sessionOptions(msg.options);
   if (options.optimizedModelFilePath) options.optimizedModelFilePath = path.resolve(options.optimizedModelFilePath);
-  if (loadedSession()) await disposeSession();
+  if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
-  // `profile`: the session is the profiled one (run_profiled then runs it instead of creating a second session), in a
-  // private directory, with the graph it executes dumped when asked.
+  // `profile`: the inference session is the profiled one (run_profiled then runs it instead of creating a second
+  // inference session), in a private directory, with the graph it executes dumped when asked.
   let profiling = null, sessionOpts = options;
   if (msg.profile !== undefined) {
     const p = msg.profile;
@@ -100,9 +103,9 @@ async function opLoad(msg) {
   }
   resetPeak();
   const t0 = nowNs();
-  let session;
+  let inferenceSession;
   try {
-    session = await createSession(model, sessionOpts);
+    inferenceSession = await createInferenceSession(model, sessionOpts);
   } catch (e) {
     if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
     throw e;
@@ -112,11 +115,11 @@ async function opLoad(msg) {
   memory.after_session_bytes = created.rss;
   memory.session_peak_bytes = created.hwm;
   memory.peak_reset = resetPeak();
-  const inputs = session.inputMetadata.map(valueMeta);
-  const outputs = session.outputMetadata.map(valueMeta);
-  setLoadedSession({ model, options, session, inputs, outputs, feedsKey: null, feeds: null, profiling, loadMs });
+  const inputs = inferenceSession.inputMetadata.map(valueMeta);
+  const outputs = inferenceSession.outputMetadata.map(valueMeta);
+  setLoadedModel({ model, options, inferenceSession, inputs, outputs, feedsKey: null, feeds: null, profiling, loadMs });
   // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
-  log(`loaded ${model} (${loadMs.toFixed(1)} ms${profiling ? ', profiled session' : ''})`);
+  log(`loaded ${model} (${loadMs.toFixed(1)} ms${profiling ? ', profiled inference session' : ''})`);
   // The process settings this runner was started with (rooflens records them with the run; it checks them here).
   const processSettings = { malloc_mmap_threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null };
   const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory,
@@ -128,18 +131,18 @@ async function opLoad(msg) {
 }
 
 async function opRunTimed(msg) {
-  const st = requireSession(msg.op);
+  const st = requireLoadedModel(msg.op);
   const timing = timingOf(msg);
   const memory = { peak_reset: resetPeak() };
   const feeds = buildFeeds(msg);
-  // The memory probe, before the warm-up: the session's first run with its own peak — what a run needs, without the
-  // copies of earlier outputs that wait for the garbage collector during a loop of runs.
+  // The memory probe, before the warm-up: the inference session's first run with its own peak — what a run needs,
+  // without the copies of earlier outputs that wait for the garbage collector during a loop of runs.
   if (optBool(msg, 'memory_probe', false)) {
-    await runOnce(st.session, feeds);
+    await runOnce(st.inferenceSession, feeds);
     memory.probe_peak_bytes = procStatus().hwm;
     memory.peak_reset = resetPeak() && memory.peak_reset;
   }
-  const loop = await runTimedLoop(timing, () => runOnce(st.session, feeds));
+  const loop = await runTimedLoop(timing, () => runOnce(st.inferenceSession, feeds));
   memory.run_peak_bytes = procStatus().hwm;
   return {
     iterations: loop.latenciesMs.length,
@@ -156,15 +159,15 @@ async function opRunTimed(msg) {
 }
 
 async function opRunProfiled(msg) {
-  const st = requireSession(msg.op);
+  const st = requireLoadedModel(msg.op);
   const timing = timingOf(msg);
   const feeds = buildFeeds(msg);
   const warmIters = timing.warmupIterations;
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
   const keep = optBool(msg, 'keep_profile', !returnEvents);
-  // A session loaded with `profile` is the profiled session, once (ORT writes one profile per session); otherwise a
-  // second session of the loaded model's options, created here.
+  // An inference session loaded with `profile` is the profiled inference session, once (ORT writes one profile per
+  // inference session); otherwise a second inference session of the loaded model's options, created here.
   const own = st.profiling && !st.profiling.used ? st.profiling : null;
   let dir, options, graphFile;
   if (own) {
@@ -176,18 +179,18 @@ async function opRunProfiled(msg) {
     dir = privateProfileDir(parent);
     ({ options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false)));
   }
-  let session = null;
+  let inferenceSession = null;
   try {
     const t0 = nowNs();
-    session = own ? st.session : await createSession(st.model, options);
-    const sessionMs = own ? st.loadMs : nsToMs(nowNs() - t0);
+    inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
+    const createMs = own ? st.loadMs : nsToMs(nowNs() - t0);
     const runMs = [];
     for (let i = 0; i < warmIters + iters; ++i) {
       const a = nowNs();
-      await runOnce(session, feeds);
+      await runOnce(inferenceSession, feeds);
       runMs.push(nsToMs(nowNs() - a));
     }
-    try { session.endProfiling(); } catch (e) { throw ortError('profile', e); }
+    try { inferenceSession.endProfiling(); } catch (e) { throw ortError('profile', e); }
     const file = profileFileIn(dir);
     const events = readOrtProfile(file);
     // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
@@ -201,7 +204,7 @@ async function opRunProfiled(msg) {
       profile_file: keep ? file : null,
       warmup_iterations: warmIters,
       iterations: iters,
-      session_create_ms: sessionMs,
+      session_create_ms: createMs,
       run_latencies_ms: runMs.slice(warmIters),
       warmup_latencies_ms: runMs.slice(0, warmIters),
       model_runs: runs,
@@ -213,8 +216,8 @@ async function opRunProfiled(msg) {
     if (returnEvents) res.events = events;
     return res;
   } finally {
-    if (session && !own) {
-      try { await session.release(); } catch (e) { log('release failed:', e.message); }
+    if (inferenceSession && !own) {
+      try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
     }
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     else if (!fs.readdirSync(dir).length) fs.rmSync(dir, { recursive: true, force: true });
@@ -228,21 +231,21 @@ function encodeTensor(name, t) {
 }
 
 async function opOutputs(msg) {
-  const st = requireSession(msg.op);
+  const st = requireLoadedModel(msg.op);
   const feeds = buildFeeds(msg);
-  const out = await runOnce(st.session, feeds);
+  const out = await runOnce(st.inferenceSession, feeds);
   // shapes_only: every output's type and dims without its data (rooflens analyze --check-runtime exposes every
   // intermediate tensor as an output and needs only their shapes).
   const shapesOnly = optBool(msg, 'shapes_only', false);
   const encode = (n, t) => (shapesOnly ? { name: n, dtype: t.type, dims: t.dims } : encodeTensor(n, t));
-  const res = { outputs: st.session.outputNames.filter((n) => out[n]).map((n) => encode(n, out[n])) };
+  const res = { outputs: st.inferenceSession.outputNames.filter((n) => out[n]).map((n) => encode(n, out[n])) };
   if (optBool(msg, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
   return res;
 }
 
 async function opUnload() {
-  const had = loadedSession() !== null;
-  await disposeSession();
+  const had = loadedModel() !== null;
+  await releaseLoadedModel();
   return { unloaded: had };
 }
 
@@ -288,7 +291,7 @@ async function handle(line) {
   }
   const id = msg.id ?? null;
   if (msg.op === 'quit') {
-    await disposeSession();
+    await releaseLoadedModel();
     await send({ id, ok: true, op: 'quit' });
     await flushed();
     process.exit(0);
@@ -315,7 +318,7 @@ async function pump() {
   while (queue.length) await handle(queue.shift());
   busy = false;
   if (closed) {
-    await disposeSession();
+    await releaseLoadedModel();
     await flushed();
     process.exit(0);
   }

@@ -6,7 +6,8 @@
 // setImmediate), so messages in flight here are served one after another: parallel service comes from instances
 // (several runners), and a second message already queued only saves the gap between two calls.
 //
-// These messages use the runner's modules (session, feeds, errors), so they answer and fail like every other one.
+// These messages use the runner's modules (inference_session, feeds, errors), so they answer and fail like every other
+// one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { ort } from './ort.mjs';
 import { MessageError, badMessage, log } from './errors.mjs';
 import { optInt } from './fields.mjs';
 import { nowNs } from './clock.mjs';
-import { createSession, requireSession, runOnce } from './session.mjs';
+import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { TYPED } from './dtypes.mjs';
 import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
@@ -54,21 +55,21 @@ export function makeServeOps() {
     return new ort.Tensor(s.type, data, [total, ...s.dims]);
   }
 
-  // A session like the serving one, recording every kernel it runs (the caller owns the directory).
-  async function profiledSession(st, parent) {
+  // An inference session like the serving one, recording every kernel it runs (the caller owns the directory).
+  async function profiledInferenceSession(st, parent) {
     if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
     const dir = privateProfileDir(parent);
     const graph = path.join(dir, 'optimized.onnx');
     const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile'),
       optimizedModelFilePath: graph };
-    const session = await createSession(st.model, options);
-    try { await st.session.release(); } catch (e) { log('release failed:', e.message); }
-    st.session = session;
+    const inferenceSession = await createInferenceSession(st.model, options);
+    try { await st.inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
+    st.inferenceSession = inferenceSession;
     return { dir, graph };
   }
 
   async function opPrepare(msg) {
-    const st = requireSession(msg.op);
+    const st = requireLoadedModel(msg.op);
     const count = optInt(msg, 'samples', 1, 1);
     const seed = optInt(msg, 'seed', 0);
     const stack = msg.batch_inputs ?? [];
@@ -88,7 +89,7 @@ export function makeServeOps() {
       });
     }
     st.serving = { count, samples, stacked, calls: 0, profile: null };
-    if (msg.profile) st.serving.profile = await profiledSession(st, msg.profile.tmp_dir ?? os.tmpdir());
+    if (msg.profile) st.serving.profile = await profiledInferenceSession(st, msg.profile.tmp_dir ?? os.tmpdir());
     let bytes = 0;
     for (const t of Object.values(samples[0])) bytes += t.data.byteLength ?? 0;
     log(`prepared ${count} samples (${bytes} bytes each)${msg.profile ? ', profiling' : ''}`);
@@ -115,7 +116,7 @@ export function makeServeOps() {
   async function timedCall(st, ranges) {
     const feeds = feedsOf(st.serving, ranges);
     const t0 = nowNs();
-    await runOnce(st.session, feeds);
+    await runOnce(st.inferenceSession, feeds);
     const t1 = nowNs();
     ++st.serving.calls;
     return [Number(t0) / 1000, Number(t1) / 1000];
@@ -124,8 +125,8 @@ export function makeServeOps() {
   // `s`: one call, answered {t: [start, end]}. `calls`: several, one after another, answered once with
   // {t: [[start, end], ...]} — the caller saves a round trip per call (Offline's queued queries).
   async function opInfer(msg) {
-    const st = requireSession(msg.op);
-    if (!st.serving) throw new MessageError('no_session', "'infer' needs prepared samples: send 'prepare' first");
+    const st = requireLoadedModel(msg.op);
+    if (!st.serving) throw new MessageError('not_ready', "'infer' needs prepared samples: send 'prepare' first");
     if (msg.calls === undefined) return { t: await timedCall(st, msg.s) };
     if (!Array.isArray(msg.calls) || !msg.calls.length) throw badMessage("'calls' must be a non-empty list of 's' lists");
     const t = [];
@@ -133,12 +134,16 @@ export function makeServeOps() {
     return { t };
   }
 
-  // Ends the profiled session's trace: the caller reads the file, then deletes the directory.
+  // Ends the profiled inference session's trace: the caller reads the file, then deletes the directory.
   async function opEndProfile(msg) {
-    const st = requireSession(msg.op);
+    const st = requireLoadedModel(msg.op);
     const prof = st.serving && st.serving.profile;
     if (!prof) throw badMessage("'end_profile' needs samples prepared with 'profile'");
-    try { st.session.endProfiling(); } catch (e) { throw new MessageError('ort', e.message, { stage: 'profile' }); }
+    try {
+      st.inferenceSession.endProfiling();
+    } catch (e) {
+      throw new MessageError('ort', e.message, { stage: 'profile' });
+    }
     return { profile_dir: prof.dir, profile_file: profileFileIn(prof.dir), calls: st.serving.calls,
       optimized_model: fs.existsSync(prof.graph) ? prof.graph : null };
   }

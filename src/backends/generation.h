@@ -1,10 +1,10 @@
 #pragma once
-// Decoder generation, a backend capability (`rooflens generate`): Backend::generation() hands it out when the
-// backend can run a decoder with a KV cache step by step. One generate() call = one configuration (batch, prompt
-// length, decode steps) in a fresh runtime process: load, timed requests with profiling off (prefill, then decode
-// steps feeding present back as past inside the runtime), then, when asked, one profiled session giving the kernels
-// of a prefill step and of the last decode step. The record is neutral: the generate driver (src/generate/) turns
-// it into a GenerationRun.
+// Decoder generation, a backend capability (`rooflens generate`): Backend::generation() hands it out when the backend
+// can run a decoder with a KV cache step by step. One generate() call = one configuration (batch, prompt length, decode
+// steps) in a fresh runtime process: load, timed requests with profiling off (prefill, then decode steps feeding
+// present back as past inside the runtime), then, when asked, one profiled inference session giving the kernels of a
+// prefill step and of the last decode step. The record is neutral: the generate driver (src/generate/) turns it into a
+// GenerationRun.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -81,10 +81,10 @@ struct GenerationMeasurement {
   std::vector<RequestTiming> requests;
   double wall_s = 0;
   std::string stop_reason;
-  uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
-  // The runner's memory (memory.runner: start, after the session, the timed requests' peak; absent when the runner
-  // does not say), each phase's, the caller's side and the memory generation's: the measurement, kept apart from what
-  // the prediction may use.
+  uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled inference session exists)
+  // The runner's memory (memory.runner: start, after the inference session, the timed requests' peak; absent when the
+  // runner does not say), each phase's, the caller's side and the memory generation's: the measurement, kept apart from
+  // what the prediction may use.
   DecoderMemoryMeasured memory;
   // The prediction's: the runtime's baseline (a calibration constant, measured in a process of its own) and the
   // copies of each output its binding makes for the caller.

@@ -60,7 +60,8 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--max-queries", a.s.max_queries, "Stop a run after this many queries (0: no cap)");
   cmd.add_flag("--mlperf-durations", a.s.mlperf_durations,
                "MLPerf's minimums: 600 s per run, offline 24,576 samples, multi-stream 662 queries");
-  cmd.add_option("--instances", a.levers.instances, "Runner processes, each with its own session (a list with --search)")
+  cmd.add_option("--instances", a.levers.instances,
+                 "Runner processes, each with its own inference session (a list with --search)")
       ->delimiter(',');
   cmd.add_option("--threads", a.levers.threads, "Intra-op threads per instance (default: the cores rooflens may use "
                                                 "divided among the instances; always passed explicitly)")

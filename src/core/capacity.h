@@ -78,7 +78,7 @@ struct ScenarioResult {
 
 // The configuration a capacity run served with: the levers a deployer has.
 struct CapacityConfig {
-  int64_t instances = 1;          // runner processes, one session each
+  int64_t instances = 1;          // runner processes, one inference session each
   int64_t threads = 0;            // intra-op threads per instance (as passed to the runtime)
   int64_t concurrency = 1;        // messages in flight per instance
   int64_t batch = 1;              // samples per query

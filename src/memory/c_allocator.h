@@ -59,10 +59,10 @@ class CAllocator {
   uint64_t heap_written_ = 0, mapped_written_ = 0, in_use_ = 0, peak_ = 0;
 };
 
-// A session's creation and its first run replayed through the rules (the C allocator's part of a run's prediction):
-// the creation's blocks, then the caller's inputs, the run's blocks (the arena's regions, or each tensor with the arena
-// off) and the output copies. Resident figures are the blocks' (the runtime's baseline and node structures are not in
-// them); the low figures replay the same blocks with freed neighbours always merging.
+// An inference session's creation and its first run replayed through the rules (the C allocator's part of a run's
+// prediction): the creation's blocks, then the caller's inputs, the run's blocks (the arena's regions, or each tensor
+// with the arena off) and the output copies. Resident figures are the blocks' (the runtime's baseline and node
+// structures are not in them); the low figures replay the same blocks with freed neighbours always merging.
 struct CAllocatorReplay {
   std::vector<HeapEvent> creation, run;
 };

@@ -1,6 +1,6 @@
-// The serving seam on the real ONNX Runtime runner (backends/serving.h, runners/ort/serve.mjs): samples prepared
-// once, queries naming them (single, consecutive, wrapping around, several ranges stacked into one batch), many in
-// flight at once, answers carrying the runtime call on the caller's own monotonic clock; a profiled serving session
+// The serving seam on the real ONNX Runtime runner (backends/serving.h, runners/ort/serve.mjs): samples prepared once,
+// queries naming them (single, consecutive, wrapping around, several ranges stacked into one batch), many in flight at
+// once, answers carrying the runtime call on the caller's own monotonic clock; a profiled serving inference session
 // giving the kernels of the calls it served.
 #include <poll.h>
 
@@ -116,7 +116,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   }
 }
 
-TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
+TEST_F(CapacityRunnerTest, AProfiledServingInferenceSessionGivesTheKernelsOfItsCalls) {
   const capacity::ServedModel w = capacity::load_served_model((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
   auto backend = ort::make_ort_backend({});
   TempDir work("rooflens-capacity-test");

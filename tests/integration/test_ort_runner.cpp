@@ -542,7 +542,7 @@ TEST_F(OrtRunnerTest, StartFailuresAreOneLineErrors) {
 TEST_F(OrtRunnerTest, MessagesBeforeLoadAreRefused) {
   OrtRunner r;
   RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), quick(1), kTimeout); });
-  EXPECT_EQ(e.code, "no_session");
+  EXPECT_EQ(e.code, "not_ready");
   EXPECT_EQ(e.kind, ReplyStatus::error);
 }
 

@@ -57,7 +57,7 @@ const char* to_string(ReplyStatus s);
 struct RunnerReply {
   ReplyStatus status = ReplyStatus::not_running;
   nlohmann::json body;       // the reply object for ok and error; null otherwise
-  std::string code;          // error.code for error ("ort", "bad_message", "input", "no_session", "io");
+  std::string code;          // error.code for error ("ort", "bad_message", "input", "not_ready", "io");
                              // "timeout", "died", "not_running" otherwise
   std::string message;       // one line: the runner's error message, or what happened to the process
   std::string stderr_tail;   // last lines of the runner's stderr (set for error, timeout, died)

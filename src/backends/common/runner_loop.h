@@ -12,7 +12,7 @@
 namespace rooflens {
 
 // A message the caller got wrong or the runtime refused: answered {"ok": false, "error": {code, message}}, and the
-// runner keeps serving. Codes: "bad_message", "input", "no_session", or the runtime's own ("opencv", "ort", ...).
+// runner keeps serving. Codes: "bad_message", "input", "not_ready", or the runtime's own ("opencv", "ort", ...).
 struct MessageError : std::runtime_error {
   MessageError(std::string code, const std::string& message) : std::runtime_error(message), code(std::move(code)) {}
   std::string code;

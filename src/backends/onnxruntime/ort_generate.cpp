@@ -18,7 +18,7 @@ std::string js_dtype(const std::string& onnx) {
   return onnx;  // float16, int64, int32 are spelled alike
 }
 
-// One phase's measured runs of the profiled session as the neutral record: kernels summed per node per run.
+// One phase's measured runs of the profiled inference session as the neutral record: kernels summed per node per run.
 PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p,
                                    const std::optional<GraphView>& executed, int64_t threads) {
   PhaseMeasurement m;
@@ -126,7 +126,7 @@ class OrtGeneration : public DecoderGeneration {
       m.profile_error = e.what();
       return;
     }
-    // The profiled session's own graph: the names in its profile are the ones it generated.
+    // The profiled inference session's own graph: the names in its profile are the ones it generated.
     std::string problem;
     const std::optional<GraphView> executed = executed_graph(
         p.optimized_model.empty() ? std::nullopt : std::optional<std::filesystem::path>(p.optimized_model), problem);

@@ -46,8 +46,8 @@ std::vector<int> packed_inputs(const std::string& op) {
 
 int maybe_inplace_input(const std::string& op) {
   // onnxruntime/core/contrib_ops/cpu/nchwc_ops.cc (com.microsoft.nchwc Conv) and fused_conv.cc (FusedConv) declare
-  // MayInplace(3, 0); the planner applies it only when it inferred equal shapes at session creation, which the
-  // optimized graph it writes does not record (its NCHWc tensors have none). The profile names the NCHWc kernel
+  // MayInplace(3, 0); the planner applies it only when it inferred equal shapes at inference session creation, which
+  // the optimized graph it writes does not record (its NCHWc tensors have none). The profile names the NCHWc kernel
   // "Conv"; ONNX's own Conv has no fourth input, so the rule never applies to it.
   return op == "Conv" || op == "FusedConv" ? 3 : -1;
 }

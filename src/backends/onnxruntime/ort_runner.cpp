@@ -280,7 +280,7 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
   model_ = model;
   ojson message = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
   if (extras.runtime_cost) message["runtime_cost"] = true;
-  if (extras.profiled_session) {
+  if (extras.profiled_inference_session) {
     ojson p = {{"dump_graph", extras.dump_graph}};
     if (!extras.profile_dir.empty()) p["tmp_dir"] = fs::absolute(extras.profile_dir).string();
     message["profile"] = p;

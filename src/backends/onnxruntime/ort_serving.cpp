@@ -17,7 +17,7 @@ BackendError start_error(const std::string& what, const RunnerReply& r) {
                       r.stderr_tail, r.code, r.message);
 }
 
-// The kernels of the calls a profiled serving session ran after its first `skip`.
+// The kernels of the calls a profiled serving inference session ran after its first `skip`.
 Measurement profile_of(ChildRunner& runner, int64_t skip, const fs::path& model) {
   RunnerReply r = runner.ask({{"op", "end_profile"}}, std::chrono::minutes(5));
   if (!r.ok())

@@ -24,7 +24,7 @@ json Child::call(json message, std::chrono::milliseconds timeout, const std::str
 }
 
 ServedModel Child::load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims,
-                        const std::map<std::string, std::vector<int64_t>>& shapes, const SessionOptions& o, std::chrono::milliseconds timeout) {
+                        const std::map<std::string, std::vector<int64_t>>& shapes, const NetOptions& o, std::chrono::milliseconds timeout) {
   model_ = model;
   json options{{"fusion", o.fusion}, {"threads", o.threads}};
   json r = call({{"op", "load"}, {"model", std::filesystem::absolute(model).string()}, {"dims", dims},

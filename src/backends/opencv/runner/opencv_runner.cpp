@@ -76,7 +76,7 @@ TensorValue to_tensor(const std::string& name, const cv::Mat& m) {
   return t;
 }
 
-class Session {
+class LoadedNet {
  public:
   json load(const json& message) {
     net_.reset();
@@ -215,7 +215,7 @@ class Session {
   }
 
   cv::dnn::Net& net() {
-    if (!net_) throw MessageError("no_session", "no model is loaded: send 'load' first");
+    if (!net_) throw MessageError("not_ready", "no model is loaded: send 'load' first");
     return *net_;
   }
 
@@ -269,7 +269,7 @@ class Session {
 
 int serve() {
   cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_WARNING);
-  Session s;
+  LoadedNet s;
   std::map<std::string, MessageHandler> handlers{
       {"hello",
        [](const json&) {

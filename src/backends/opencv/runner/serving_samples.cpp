@@ -39,7 +39,7 @@ void ServingSamples::prepare(const std::vector<InputDesc>& inputs, const FeedSpe
 }
 
 std::vector<std::pair<std::string, cv::Mat>> ServingSamples::call_inputs(const nlohmann::json& ranges) const {
-  if (samples_.empty()) throw MessageError("no_session", "'infer' needs prepared samples: send 'prepare' first");
+  if (samples_.empty()) throw MessageError("not_ready", "'infer' needs prepared samples: send 'prepare' first");
   std::vector<size_t> order;
   if (!ranges.is_array() || ranges.empty()) throw MessageError("bad_message", "'s' must be a list of [first, count]");
   for (const auto& r : ranges) {

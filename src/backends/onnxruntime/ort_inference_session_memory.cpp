@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/ort_session_memory.h"
+#include "backends/onnxruntime/ort_inference_session_memory.h"
 
 #include <algorithm>
 #include <map>
@@ -102,7 +102,7 @@ std::vector<std::string> bn_fused_weights(const GraphView& g) {
 
 }  // namespace
 
-std::vector<HeapEvent> session_creation_blocks(const GraphView& model, const GraphView& executed,
+std::vector<HeapEvent> inference_session_creation_blocks(const GraphView& model, const GraphView& executed,
                                                uint64_t model_file_bytes) {
   Blocks b;
   std::map<std::string, uint64_t> tensor_of;  // constant name -> the block holding its tensor (copy or rewritten)
