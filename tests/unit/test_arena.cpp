@@ -59,7 +59,7 @@ TEST(Arena, AChunkUnderTwiceTheAllocationIsHandedOutWholeAndCountsWholeInUse) {
 }
 
 TEST(Arena, AllocationsAreRoundedTo256BytesAndNoChunkSpansTwoRegions) {
-  // 1000 requests of 1 byte take 256 bytes each: 256,000 bytes in use, one region. A free 1 MiB region and a free
+  // 1000 allocations of 1 byte take 256 bytes each: 256,000 bytes in use, one region. A free 1 MiB region and a free
   // 600 KiB chunk at the start of the next region cannot serve 1.5 MiB between them: a new region (4 MiB).
   std::vector<BufferEvent> small;
   for (int i = 0; i < 1000; ++i) small.push_back(buffer_alloc(i, 1));

@@ -193,7 +193,7 @@ CAllocatorRules runner_c_allocator(std::optional<uint64_t> malloc_mmap_threshold
   // Measured on the runner's own allocations: the small blocks ORT allocates between two tensors (a name, a shape,
   // an OrtValue) sit after a constant's tensor and take the start of a freed tensor's block first, so a tensor of the
   // same size never fits where the last one was (a 9 MiB weight's freed block held a 112-byte object at its end and
-  // served only smaller requests).
+  // served only smaller allocations).
   r.reuse_margin = 4096;
   r.object_bytes = 256;
   return r;
