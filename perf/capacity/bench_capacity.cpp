@@ -13,7 +13,8 @@
 //      first rate tried and the final bracket.
 //   3b. Repeatability: the 2-instance find-peaks run ROOFLENS_CAP_REPEATS times in all (default 2), back to back;
 //      the spread of the measured peaks (goal within 10%) and of the predictions.
-//   4. Information: N worker threads with a session each in one process against N processes (the same loops).
+//   4. Information: N worker threads with an inference session each in one process against N processes (the same
+//      loops).
 // Each measurement records how many CPUs other processes kept busy meanwhile ("others' CPUs"): near the core count,
 // both sides were starved and a ratio is noise. Environment: ROOFLENS_BENCH_ROUNDS (default 3),
 // ROOFLENS_CAP_DURATION (offline seconds, default 5), ROOFLENS_CAP_PEAK_DURATION (find-peak seconds per run,
@@ -112,7 +113,7 @@ bool wanted(int part) {
 bool offline_part(const Paths& p, const std::vector<fs::path>& models, int rounds) {
   const double seconds = env_number("ROOFLENS_CAP_DURATION", 5);
   TextTable t;
-  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"round spread", true}, {"calls/request", true},
+  t.columns = {{"model"}, {"I x T"}, {"rooflens samples/s", true}, {"round spread", true}, {"calls/message", true},
                {"bare loops runs/s", true}, {"ratio", true}, {"others' CPUs", true}, {"target"}};
   bool ok = true;
   for (const auto& model : models)
@@ -127,6 +128,7 @@ bool offline_part(const Paths& p, const std::vector<fs::path>& models, int round
             const std::string out = measured(capacity_cmd(p, model, fmt::format("--scenario offline --instances {} --threads {} "
                                                                                 "--duration {} --no-predict", instances, threads, seconds)), p, o);
             ours.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "samples_per_s"}));
+            // calls per message to a runner (the report's key predates the word "message")
             calls.push_back(json_number(out, {"capacity", "runs", "0", "points", "-1", "calls_per_request"}));
           } else {
             bare.push_back(json_number(measured(loops_cmd(p, model, "processes", instances, threads, seconds), p, o), {"runs_per_s"}));
@@ -180,7 +182,7 @@ double mean_call_ms_at(const json& run, double qps) {
     double busy_s = 0, calls = 0;
     for (const json& u : p["instances"]) {
       busy_s += u.value("busy_share", 0.0) * p.value("duration_s", 0.0);
-      calls += u.value("requests", 0.0);
+      calls += u.value("requests", 0.0);  // its runtime calls (the key predates "message")
     }
     return calls > 0 ? 1000 * busy_s / calls : 0;
   }
@@ -292,7 +294,7 @@ void repeat_part(const Paths& p, const std::vector<fs::path>& models, const std:
               "spread: (highest - lowest) / median:\n%s", repeats, t.render().c_str());
 }
 
-// Part 4 (information): worker threads with a session each against processes with a session each.
+// Part 4 (information): worker threads with an inference session each against processes with an inference session each.
 void workers_part(const Paths& p, const std::vector<fs::path>& models, int rounds) {
   TextTable t;
   t.columns = {{"model"}, {"N x T"}, {"worker threads runs/s", true}, {"processes runs/s", true}, {"workers / processes", true}};
@@ -306,8 +308,8 @@ void workers_part(const Paths& p, const std::vector<fs::path>& models, int round
     t.rows.push_back({model.stem().string(), "2x1", fmt::format("{:.2f}", median(w)), fmt::format("{:.2f}", median(pr)),
                       fmt::format("{:.3f}", median(pr) > 0 ? median(w) / median(pr) : 0)});
   }
-  std::printf("\nCapacity 4 (information): 2 worker threads with a session each in one node process vs 2 processes, "
-              "closed loops, median of %d rounds:\n%s", rounds, t.render().c_str());
+  std::printf("\nCapacity 4 (information): 2 worker threads with an inference session each in one node process vs 2 "
+              "processes, closed loops, median of %d rounds:\n%s", rounds, t.render().c_str());
 }
 
 std::string cpu_model() {

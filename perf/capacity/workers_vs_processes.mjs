@@ -1,7 +1,7 @@
-// Parallel service in onnxruntime-node: N worker threads with a session each, in one process, against N processes
-// with a session each (`make bench` capacity part; docs/capacity.md "Worker threads or processes"). Every worker
-// runs a closed `session.run` loop (the next run when the previous one returned) on its own random inputs for the
-// same wall time; the figure is the total runs per second over all of them.
+// Parallel service in onnxruntime-node: N worker threads with an inference session each, in one process, against N
+// processes with an inference session each (`make bench` capacity part; docs/capacity.md "Worker threads or
+// processes"). Every worker runs a closed `session.run` loop (the next run when the previous one returned) on its own
+// random inputs for the same wall time; the figure is the total runs per second over all of them.
 //
 //   node workers_vs_processes.mjs --ort-package /abs/runners/ort/package.json --model m.onnx --mode workers|processes
 //                                 [--n 2] [--threads 1] [--duration 5] [--warmup-ms 500] [--dim batch=1]
@@ -37,22 +37,22 @@ function parseArgs(argv) {
 async function loop(a, startAt) {
   const ort = createRequire(a.ortPackage)('onnxruntime-node');
   const options = {intraOpNumThreads: a.threads, freeDimensionOverrides: a.dims};
-  const session = await ort.InferenceSession.create(a.model, options);
+  const inferenceSession = await ort.InferenceSession.create(a.model, options);
   const feeds = {};
-  for (const m of session.inputMetadata) {
+  for (const m of inferenceSession.inputMetadata) {
     const shape = m.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : a.dims[d] ?? 1));
     const n = shape.reduce((p, d) => p * d, 1);
     feeds[m.name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => Math.random() * 2 - 1), shape);
   }
-  while (Date.now() < startAt) await session.run(feeds);  // warm-up until the common start
+  while (Date.now() < startAt) await inferenceSession.run(feeds);  // warm-up until the common start
   let runs = 0;
   const t0 = process.hrtime.bigint();
   while (Date.now() < startAt + a.duration * 1000) {
-    await session.run(feeds);
+    await inferenceSession.run(feeds);
     ++runs;
   }
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  await session.release();
+  await inferenceSession.release();
   return runs / wall;
 }
 
@@ -66,7 +66,7 @@ async function main() {
     process.stdout.write(JSON.stringify(await loop(a, Number(process.env.START_AT))) + '\n');
     return;
   }
-  // Every worker gets the time to load its session before the common start.
+  // Every worker gets the time to load its inference session before the common start.
   const startAt = Date.now() + 3000 + a.warmupMs;
   const self = fileURLToPath(import.meta.url);
   let rates;

@@ -5,11 +5,11 @@
 //   node bare_generate.mjs --ort-package /abs/runners/ort/package.json --model m.onnx --prompt 128 --gen 32
 //                          [--batch 1] [--threads 2] [--requests 5] [--warmup 1]
 //
-// Session options are what `rooflens generate --threads N` sends (intraOpNumThreads only). Each request: build the
-// prompt feeds (ids i % vocab, mask of ones, positions 0..P-1, empty past), run the prefill, then `gen` decode steps,
-// each feeding the argmax of the last logits, a mask one longer, the next position and the previous present as past.
-// Decode tokens/s of a request = batch * gen / (time from the first tokens chosen to the last). Prints one JSON
-// line: {decode_tokens_per_s (mean over requests), ttft_ms (median), tpot_ms (median), requests}.
+// Inference session options are what `rooflens generate --threads N` sends (intraOpNumThreads only). Each request:
+// build the prompt feeds (ids i % vocab, mask of ones, positions 0..P-1, empty past), run the prefill, then `gen`
+// decode steps, each feeding the argmax of the last logits, a mask one longer, the next position and the previous
+// present as past. Decode tokens/s of a request = batch * gen / (time from the first tokens chosen to the last). Prints
+// one JSON line: {decode_tokens_per_s (mean over requests), ttft_ms (median), tpot_ms (median), requests}.
 import { createRequire } from 'node:module';
 
 function parseArgs(argv) {
@@ -29,13 +29,14 @@ function parseArgs(argv) {
 
 const args = parseArgs(process.argv.slice(2));
 const ort = createRequire(args.ortPackage)('onnxruntime-node');
-const session = await ort.InferenceSession.create(args.model, args.threads > 0 ? { intraOpNumThreads: args.threads } : {});
+const options = args.threads > 0 ? { intraOpNumThreads: args.threads } : {};
+const inferenceSession = await ort.InferenceSession.create(args.model, options);
 
-const pastNames = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
-const pastMeta = session.inputMetadata.find((m) => m.name === pastNames[0]);
+const pastNames = inferenceSession.inputNames.filter((n) => n.startsWith('past_key_values.'));
+const pastMeta = inferenceSession.inputMetadata.find((m) => m.name === pastNames[0]);
 const [kvHeads, headDim] = [pastMeta.shape[1], pastMeta.shape[3]];
-const vocab = session.outputMetadata.find((m) => m.name === 'logits').shape[2];
-const has = (n) => session.inputNames.includes(n);
+const vocab = inferenceSession.outputMetadata.find((m) => m.name === 'logits').shape[2];
+const has = (n) => inferenceSession.inputNames.includes(n);
 const ints = (values, dims) => new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
 
 function feeds(tokens, past, present) {
@@ -65,13 +66,13 @@ async function request() {
   const prompt = Array.from({ length: args.batch * args.prompt }, (_, i) => i % vocab);
   const f0 = feeds(prompt, 0, null);
   const t0 = now();
-  let out = await session.run(f0);
+  let out = await inferenceSession.run(f0);
   let next = argmax(out.logits);
   const first = now();
   const steps = [];
   let prev = first;
   for (let s = 0; s < args.gen; ++s) {
-    out = await session.run(feeds(next, args.prompt + s, out));
+    out = await inferenceSession.run(feeds(next, args.prompt + s, out));
     next = argmax(out.logits);
     const t = now();
     steps.push(t - prev);
@@ -88,7 +89,7 @@ for (let i = 0; i < args.requests; ++i) {
   ttft.push(r.ttft);
   tpot.push(...r.steps);
 }
-await session.release();
+await inferenceSession.release();
 const median = (v) => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 process.stdout.write(JSON.stringify({ decode_tokens_per_s: tps.reduce((a, b) => a + b, 0) / tps.length,
   ttft_ms: median(ttft), tpot_ms: median(tpot), requests: tps.length }) + '\n');

@@ -4,7 +4,8 @@
 // rounds of
 //   rooflens generate M --prompt 128 --gen 32 --threads 2 --no-layers --no-roofs -q --warmup 1 --requests N --json
 //     (generation.runs[0].decode_tokens_per_s: the loop in runners/ort/generate.mjs), and
-//   node perf/generate/bare_generate.mjs (a plain greedy loop with the same session options, shapes and requests),
+//   node perf/generate/bare_generate.mjs (a plain greedy loop with the same inference session options, shapes and
+//     requests),
 // swapping which goes first every round. Each side's figure is the median over rounds of its per-run decode tokens/s
 // (mean over requests); ratio = rooflens / bare (target >= 0.97). Like part 3, each run records how many CPUs other
 // processes kept busy meanwhile ("others' CPUs"): near the core count, both sides were starved and the ratio is noise.

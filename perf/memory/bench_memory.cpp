@@ -1,8 +1,8 @@
 // `make bench`, part 9: how close rooflens' memory prediction comes to what the runner held (issue 28's accuracy
 // goal; docs/memory.md). Over corpus and zoo models on ONNX Runtime's CPU provider, in the same run:
-//   E. ONNX Runtime's and glibc's defaults (what a deployment runs with): the predicted peak over the session's
-//      creation and first run — calibrated baseline and node structures + the session's creation and first run
-//      replayed through glibc's rules — against the runner's measured high-water above its start, and whether the
+//   E. ONNX Runtime's and glibc's defaults (what a deployment runs with): the predicted peak over the inference
+//      session's creation and first run — calibrated baseline and node structures + the inference session's creation
+//      and first run replayed through glibc's rules — against the runner's measured high-water above its start, and whether the
 //      measurement lies in the replay's range; target: median |error| <= 10%, worst <= 25%.
 //   A. arena off, the runner's glibc giving freed large blocks back (mallocMmapThreshold=131072): predicted
 //      (runtime baseline + node structures + weights + executed-order liveness + output copies)
@@ -10,12 +10,12 @@
 //      target: median |error| <= 10%, worst <= 25%.
 //   B. the default arena (same allocator): the measured increase inside the report's band (runs[].memory.predicted.arena:
 //      ORT's arena simulated over the first run's allocations in the executed order) [other parts + inputs + pages
-//      written, other parts + inputs + regions held]; and, apart, the first run above the session (what the arena
-//      governs) inside [copies + inputs + written, copies + inputs + held].
-//   C. arena off, glibc's default allocator: shown, not judged — what glibc keeps after session creation.
+//      written, other parts + inputs + regions held]; and, apart, the first run above the inference session (what the
+//      arena governs) inside [copies + inputs + written, copies + inputs + held].
+//   C. arena off, glibc's default allocator: shown, not judged — what glibc keeps after inference session creation.
 //   D. decoders (zoo llama and gpt2 at their published sizes, with a KV cache; arena and memory pattern off): baseline
-//      + weights + the KV and logits a step holds, against the runner's increase in its memory request over a
-//      sequence sweep; target: within 5%. Beside it the parts the runner measured (session structures, the
+//      + weights + the KV and logits a step holds, against the runner's increase in its memory generation over a
+//      sequence sweep; target: within 5%. Beside it the parts the runner measured (inference session structures, the
 //      JavaScript heap) and the timed requests' increase with their uncollected output copies.
 // Memory, not time: a busy machine does not move the figures. ROOFLENS_BENCH_KEEP=1 keeps the reports.
 #include <unistd.h>
@@ -105,22 +105,23 @@ std::string mb(double b) { return fmt::format("{:.1f}", b / 1e6); }
 uint64_t u(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
 std::string signed_pct(double e) { return fmt::format("{:+.1f}%", e * 100); }
 
-// D: decoders with a KV cache, as the zoo publishes them (llama: SmolLM2-135M's shape, 30 layers, 9 heads sharing 3
-// kv heads, 538 MB of weights, 46 KiB of cache per token; gpt2: 124M parameters, 12 layers, 72 KiB per token),
-// generated over a sweep of contexts with the arena off and glibc giving freed blocks back as in A, the phases
-// profiled (the executed graph's weights and activations). One row per phase and configuration: predicted (baseline
-// + weights + the step's activations at its dims, its past, present and logits among them, + output copies) against
-// the runner's increase over that phase in the memory request (the caller's garbage collected before every run), the
-// parts of the difference the runner measured (the session's structures, the caller's heap), and the timed requests'
+// D: decoders with a KV cache, as the zoo publishes them (llama: SmolLM2-135M's shape, 30 layers, 9 heads sharing 3 kv
+// heads, 538 MB of weights, 46 KiB of cache per token; gpt2: 124M parameters, 12 layers, 72 KiB per token), generated
+// over a sweep of contexts with the arena off and glibc giving freed blocks back as in A, the phases profiled (the
+// executed graph's weights and activations). One row per phase and configuration: predicted (baseline + weights + the
+// step's activations at its dims, its past, present and logits among them, + output copies) against the runner's
+// increase over that phase in the memory generation (the caller's garbage collected before every run), the parts of the
+// difference the runner measured (the inference session's structures, the caller's heap), and the timed requests'
 // increase with the copies V8 had not collected in them. A small llama (2 layers, hidden 128, 1.4 MB of weights) is
 // shown, not judged: there the runtime's fixed structures (~4 MB) are a tenth of the increase.
 struct DecoderRow {
   std::string config, phase;
-  double predicted = 0, measured = 0, kv = 0;  // measured: the memory request's (caller's garbage collected)
-  double heap = 0, session = 0;                // the memory request's JavaScript heap growth, the session's excess
+  double predicted = 0, measured = 0, kv = 0;  // measured: the memory generation's (caller's garbage collected)
+  double heap = 0;                             // the memory generation's JavaScript heap growth
+  double inference_session = 0;                // the inference session's excess over its prediction
   double timed = 0, garbage = 0;               // the timed requests' increase, and their uncollected output copies
   bool judged = true;
-  double rest() const { return measured - predicted - session - heap; }
+  double rest() const { return measured - predicted - inference_session - heap; }
 };
 
 struct DecoderSweep {
@@ -163,7 +164,7 @@ std::vector<DecoderRow> decoder_sweep(const fs::path& dir, const DecoderSweep& s
       DecoderRow d{label, phase, v(phase + "_peak_bytes"), v(phase + "_collected_bytes"), v(phase + "_kv_bytes")};
       d.judged = sw.judged;
       d.heap = v("collected_heap_bytes");
-      d.session = v("session_beyond_bytes");
+      d.inference_session = v("session_beyond_bytes");
       d.timed = v(phase + "_measured_bytes");
       // The caller's buffers the prediction has: the step's output copies, and the decode step's past.
       const double live = v(phase + "_copies_bytes") +
@@ -260,12 +261,16 @@ int main() {
       bool inside = false;
       verdict = verdict_of(got, low, high, inside, baseline_pages);
       in_band += inside;
-      // The two phases apart: session creation beyond baseline + weights + packed copies (no arena rule shapes it:
-      // the same with the arena off), and the first run above the session against what the arena can hold.
-      const double session = static_cast<double>(u(meas, "after_session_bytes")) - static_cast<double>(u(meas, "start_bytes"));
-      beyond = fmt::format("{:+.1f}", (session - static_cast<double>(u(q, "baseline_bytes") + u(q, "structures_bytes") +
-                                                                     u(q, "weights_bytes") + u(q, "prepacked_bytes"))) / 1e6);
-      // The run's own buffers outside the arena: the output copies and the caller's inputs (made after the session).
+      // The two phases apart: inference session creation beyond baseline + weights + packed copies (no arena rule
+      // shapes it: the same with the arena off), and the first run above the inference session against what the arena
+      // can hold.
+      const double inference_session =
+          static_cast<double>(u(meas, "after_session_bytes")) - static_cast<double>(u(meas, "start_bytes"));
+      const double predicted_session = static_cast<double>(u(q, "baseline_bytes") + u(q, "structures_bytes") +
+                                                           u(q, "weights_bytes") + u(q, "prepacked_bytes"));
+      beyond = fmt::format("{:+.1f}", (inference_session - predicted_session) / 1e6);
+      // The run's own buffers outside the arena: the output copies and the caller's inputs (made after the inference
+      // session).
       const double copies = static_cast<double>(u(q, "output_copies_bytes") + u(ar, "inputs_bytes"));
       const double run_low = copies + static_cast<double>(u(ar, "written_bytes"));
       const double run_high = copies + static_cast<double>(u(ar, "held_bytes"));
@@ -283,8 +288,8 @@ int main() {
   }
   if (!decoders_only) {
     std::printf("make bench part 9: memory, predicted against measured (ORT CPU)\n\nE: ONNX Runtime's and glibc's "
-                "defaults: the peak over the session's creation and first run, predicted before the session existed "
-                "(range: the replay with freed blocks always merging .. kept apart)\n%s", e.render().c_str());
+                "defaults: the peak over the inference session's creation and first run, predicted before the inference "
+                "session existed (range: the replay with freed blocks always merging .. kept apart)\n%s", e.render().c_str());
     const double med_e = default_errors.empty() ? 0 : median(default_errors);
     const double worst_e = default_errors.empty() ? 0 : *std::max_element(default_errors.begin(), default_errors.end());
     const bool e_ok = !default_errors.empty() && default_errors.size() == models.size() && med_e <= kMedianTarget &&
@@ -302,8 +307,8 @@ int main() {
                 a_ok ? "met" : "MISSED");
     std::printf("B: default arena inside the band of its simulated regions in %d of %d models (%zu measured): %s\n",
                 in_band, banded, models.size(), in_band == banded && banded == static_cast<int>(models.size()) ? "met" : "MISSED");
-    std::printf("B, first run above the session (what the arena governs) inside [copies + inputs + written, … + held] in %d "
-                "of %d models\n", run_in_band, banded);
+    std::printf("B, first run above the inference session (what the arena governs) inside [copies + inputs + written, "
+                "… + held] in %d of %d models\n", run_in_band, banded);
     missed += !a_ok + (in_band != banded || banded != static_cast<int>(models.size()));
     // A model that failed is a model the targets were not shown on: name it, and the part is not met.
     if (!failed.empty()) {
@@ -346,13 +351,13 @@ int main() {
       } else {
         worst_small = std::max(worst_small, std::fabs(e));
       }
-      d.rows.push_back({r.config, r.phase, mb(r.kv), mb(r.predicted), mb(r.measured), signed_pct(e), mb(r.session),
-                        mb(r.heap), signed_pct(rest), mb(r.timed), mb(r.garbage)});
+      d.rows.push_back({r.config, r.phase, mb(r.kv), mb(r.predicted), mb(r.measured), signed_pct(e),
+                        mb(r.inference_session), mb(r.heap), signed_pct(rest), mb(r.timed), mb(r.garbage)});
     }
     std::printf("\nD: decoder per phase, baseline + weights + a step's activations (KV cache and logits among them) + "
-                "output copies, against the runner's increase over that phase in the memory request (the caller's "
+                "output copies, against the runner's increase over that phase in the memory generation (the caller's "
                 "garbage collected before every run); beside it what the runner measured of the difference (the "
-                "session beyond its prediction, the JavaScript heap's growth) and the rest; and the timed requests' "
+                "inference session beyond its prediction, the JavaScript heap's growth) and the rest; and the timed requests' "
                 "increase with the output copies the garbage collector had not freed in them\n%s",
                 d.render().c_str());
     const bool d_ok = judged > 0 && worst_d <= kDecoderTarget;

@@ -8,7 +8,7 @@
 // --ort-package may also come from ROOFLENS_ORT_PACKAGE. ESM resolves bare specifiers relative to this file,
 // which lives outside runners/ort, so onnxruntime-node is loaded with createRequire(<that package.json>).
 //
-// Session options are what `rooflens profile --threads N` sends by default: intraOpNumThreads and
+// Inference session options are what `rooflens profile --threads N` sends by default: intraOpNumThreads and
 // freeDimensionOverrides for the model's symbolic dims; ORT's defaults for everything else. Inputs are
 // float32 (or the input's integer/bool type), random, built once before the warm-up. Only
 // `await session.run(feeds)` is timed. Prints one JSON line: {mean_ms, median_ms, n, wall_s, warmup_n}.
@@ -57,10 +57,10 @@ const ort = createRequire(args.ortPackage)('onnxruntime-node');
 const options = {};
 if (args.threads > 0) options.intraOpNumThreads = args.threads;
 if (Object.keys(args.dims).length) options.freeDimensionOverrides = { ...args.dims };
-const session = await ort.InferenceSession.create(args.model, options);
+const inferenceSession = await ort.InferenceSession.create(args.model, options);
 
 const feeds = {};
-for (const meta of session.inputMetadata) feeds[meta.name] = randomTensor(ort, meta, args.dims);
+for (const meta of inferenceSession.inputMetadata) feeds[meta.name] = randomTensor(ort, meta, args.dims);
 
 const now = () => process.hrtime.bigint();
 const ms = (ns) => Number(ns) / 1e6;
@@ -69,7 +69,7 @@ const ms = (ns) => Number(ns) / 1e6;
 let warmupN = 0;
 const w0 = now();
 do {
-  await session.run(feeds);
+  await inferenceSession.run(feeds);
   ++warmupN;
 } while (ms(now() - w0) < args.warmupMs);
 
@@ -78,13 +78,13 @@ const lat = [];
 const m0 = now();
 for (;;) {
   const t0 = now();
-  await session.run(feeds);
+  await inferenceSession.run(feeds);
   const t1 = now();
   lat.push(ms(t1 - t0));
   if (lat.length >= 10 && ms(t1 - m0) >= args.duration * 1000) break;
 }
 const wallS = Number(now() - m0) / 1e9;
-await session.release();
+await inferenceSession.release();
 
 const sorted = [...lat].sort((x, y) => x - y);
 const mid = sorted.length >> 1;

@@ -4,8 +4,8 @@
 //      rounds of
 //        rooflens profile M --threads 2 --no-layers --no-roofs -q --warmup-ms 200 --duration D --json
 //          (runs[0].latency_ms.mean: the timed run, profiling off, through runners/ort/run.mjs), and
-//        node perf/profile/bare_ort.mjs (a plain onnxruntime-node loop, same session options, same warm-up and
-//          duration, its own random input).
+//        node perf/profile/bare_ort.mjs (a plain onnxruntime-node loop, same inference session options, same warm-up
+//          and duration, its own random input).
 //  (b) For resnet50 without --threads: rooflens chooses the count (one per core it may use) and labels the run with
 //      it (runs[0].threads, read from a first run); the bare loop gets that count explicitly (--threads N). Before
 //      rooflens passed its count, it left ORT to its default (1 thread's speed on a 2-core VM) while the label

@@ -1,12 +1,12 @@
-// A small model that runs the kernels most models share, for the runtime's baseline (runtime_cost.mjs).
-// Why not one trivial node: a kernel's code is resident only once something ran it, so a model whose kernels the
-// baseline never ran adds the runtime library's pages to its own session (text_encoder: 1.5 MiB of file pages over
-// its session's creation and first run, measured from /proc/self/status RssFile), a cost of the runtime that no
-// prediction of the model's tensors holds. Run once in the baseline, the convolutions (NCHWc, depthwise, transposed,
-// folded batch norm), pooling, resizing, a classifier head, a transformer block (layer norm, attention, GELU — the
-// runtime fuses them as it fuses real models) and a text model's embedding and mask put those pages on both sides
-// of the comparison: in the baseline and in the runner's measured increase. Tiny (23 KB of weights, 49 nodes), so
-// what its session leaves behind in the C allocator stays small.
+// A small model that runs the kernels most models share, for the runtime's baseline (runtime_cost.mjs). Why not one
+// trivial node: a kernel's code is resident only once something ran it, so a model whose kernels the baseline never ran
+// adds the runtime library's pages to its own inference session (text_encoder: 1.5 MiB of file pages over its inference
+// session's creation and first run, measured from /proc/self/status RssFile), a cost of the runtime that no prediction
+// of the model's tensors holds. Run once in the baseline, the convolutions (NCHWc, depthwise, transposed, folded batch
+// norm), pooling, resizing, a classifier head, a transformer block (layer norm, attention, GELU — the runtime fuses
+// them as it fuses real models) and a text model's embedding and mask put those pages on both sides of the comparison:
+// in the baseline and in the runner's measured increase. Tiny (23 KB of weights, 49 nodes), so what its inference
+// session leaves behind in the C allocator stays small.
 import { model, node, tensor, valueInfo } from './onnx_write.mjs';
 
 // Bump when the model changes: cached baselines measured with another are not reused (runtime_cost_cache.mjs).

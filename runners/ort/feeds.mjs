@@ -1,22 +1,22 @@
-// The inputs of a run (request fields `inputs`, `dims`, `seed`, `test_data_dir`): from files, from given values, or
-// drawn from the seeded generator — built once per distinct request and kept on the session. The C++ side builds the
-// same feeds the same way for in-binary runners (src/backends/common/feeds.h).
+// The inputs of a run (message fields `inputs`, `dims`, `seed`, `test_data_dir`): from files, from given values, or
+// drawn from the seeded generator — built once per distinct message and kept with the loaded model. The C++ side
+// builds the same feeds the same way for in-binary runners (src/backends/common/feeds.h).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ort } from './ort.mjs';
-import { badRequest, inputError } from './errors.mjs';
+import { badMessage, inputError } from './errors.mjs';
 import { optInt } from './fields.mjs';
 import { fnv1a, mulberry32, uniform53 } from './rng.mjs';
 import { floatToHalfBits } from './fp16.mjs';
 import { INT_RANGES, TYPED } from './dtypes.mjs';
 import { loadTensorFile } from './tensor_files.mjs';
-import { requireSession } from './session.mjs';
+import { requireLoadedModel } from './inference_session.mjs';
 
 // An input given by value (`"values": [16000]`, rooflens' --value): its elements as numbers, in the input's type.
 function tensorFromValues(name, dtype, dims, values) {
   const count = dims.reduce((a, b) => a * b, 1);
   if (!Array.isArray(values) || !values.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw badRequest(`input '${name}': values must be a list of finite numbers`);
+    throw badMessage(`input '${name}': values must be a list of finite numbers`);
   }
   if (values.length !== count) {
     throw inputError(`input '${name}' has ${count} elements (${dims.join('x') || 'a scalar'}); ${values.length} values given`);
@@ -42,7 +42,7 @@ function generateTensor(name, dtype, dims, spec, seed) {
   if (dtype === 'float32' || dtype === 'float64' || dtype === 'float16') {
     const low = spec.low ?? -1, high = spec.high ?? 1;
     if (typeof low !== 'number' || typeof high !== 'number' || !(high > low)) {
-      throw badRequest(`input '${name}': need low < high, got [${low}, ${high})`);
+      throw badMessage(`input '${name}': need low < high, got [${low}, ${high})`);
     }
     const span = high - low;
     if (dtype === 'float16') {
@@ -66,7 +66,7 @@ function generateTensor(name, dtype, dims, spec, seed) {
     const lo = spec.min ?? 0;
     const hi = spec.max ?? 100;
     if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo || lo < tmin || hi - 1 > tmax) {
-      throw badRequest(`input '${name}': integer range [${lo}, ${hi}) does not fit ${dtype}`);
+      throw badMessage(`input '${name}': integer range [${lo}, ${hi}) does not fit ${dtype}`);
     }
     const span = hi - lo;
     const draw = span > 4294967296 ? () => uniform53(r) : r;
@@ -81,32 +81,32 @@ function generateTensor(name, dtype, dims, spec, seed) {
   throw inputError(`input '${name}': cannot generate values of type ${dtype}; give a file ({"file": ...})`);
 }
 
-export function buildFeeds(req) {
-  const st = requireSession(req.op);
-  const specs = req.inputs ?? {};
-  const dimsMap = req.dims ?? {};
-  const seed = optInt(req, 'seed', 0);
-  if (typeof specs !== 'object' || Array.isArray(specs)) throw badRequest("'inputs' must be an object keyed by input name");
-  if (typeof dimsMap !== 'object' || Array.isArray(dimsMap)) throw badRequest("'dims' must be an object {dim name: size}");
-  const key = JSON.stringify([specs, dimsMap, seed, req.test_data_dir ?? null]);
+export function buildFeeds(msg) {
+  const st = requireLoadedModel(msg.op);
+  const specs = msg.inputs ?? {};
+  const dimsMap = msg.dims ?? {};
+  const seed = optInt(msg, 'seed', 0);
+  if (typeof specs !== 'object' || Array.isArray(specs)) throw badMessage("'inputs' must be an object keyed by input name");
+  if (typeof dimsMap !== 'object' || Array.isArray(dimsMap)) throw badMessage("'dims' must be an object {dim name: size}");
+  const key = JSON.stringify([specs, dimsMap, seed, msg.test_data_dir ?? null]);
   if (st.feedsKey === key) return st.feeds;
 
   const known = new Map(st.inputs.map((i) => [i.name, i]));
   for (const n of Object.keys(specs)) {
-    if (!known.has(n)) throw badRequest(`model has no input '${n}' (inputs: ${[...known.keys()].join(', ')})`);
+    if (!known.has(n)) throw badMessage(`model has no input '${n}' (inputs: ${[...known.keys()].join(', ')})`);
   }
   // test_data_dir: input_<i>.pb files, matched by the name stored in the file, else by position.
   const fromDir = new Map();
-  if (req.test_data_dir !== undefined) {
+  if (msg.test_data_dir !== undefined) {
     let files;
     try {
-      files = fs.readdirSync(req.test_data_dir).filter((f) => /^input_\d+\.pb$/.test(f))
+      files = fs.readdirSync(msg.test_data_dir).filter((f) => /^input_\d+\.pb$/.test(f))
         .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));
     } catch (e) {
-      throw inputError(`cannot read test_data_dir ${req.test_data_dir}: ${e.code || e.message}`);
+      throw inputError(`cannot read test_data_dir ${msg.test_data_dir}: ${e.code || e.message}`);
     }
     files.forEach((f, i) => {
-      const t = loadTensorFile(path.join(req.test_data_dir, f));
+      const t = loadTensorFile(path.join(msg.test_data_dir, f));
       const name = known.has(t.name) ? t.name : st.inputs[i]?.name;
       if (name) fromDir.set(name, t);
     });
@@ -116,12 +116,12 @@ export function buildFeeds(req) {
   for (const meta of st.inputs) {
     if (!meta.is_tensor) throw inputError(`input '${meta.name}' is not a tensor; rooflens cannot feed it`);
     const spec = specs[meta.name] ?? {};
-    if (typeof spec !== 'object' || Array.isArray(spec)) throw badRequest(`inputs.${meta.name} must be an object`);
+    if (typeof spec !== 'object' || Array.isArray(spec)) throw badMessage(`inputs.${meta.name} must be an object`);
     let t = fromDir.get(meta.name);
     if (spec.file !== undefined) t = loadTensorFile(spec.file);
     if (t) {
       if (t.dtype !== meta.dtype) {
-        throw inputError(`input '${meta.name}' is ${meta.dtype} but ${spec.file ?? req.test_data_dir} holds ${t.dtype}`);
+        throw inputError(`input '${meta.name}' is ${meta.dtype} but ${spec.file ?? msg.test_data_dir} holds ${t.dtype}`);
       }
       feeds[meta.name] = new ort.Tensor(t.dtype, t.data, t.dims);
       continue;
@@ -139,7 +139,7 @@ export function buildFeeds(req) {
       });
     }
     if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0)) {
-      throw badRequest(`input '${meta.name}': shape must be a list of non-negative integers, got ${JSON.stringify(dims)}`);
+      throw badMessage(`input '${meta.name}': shape must be a list of non-negative integers, got ${JSON.stringify(dims)}`);
     }
     feeds[meta.name] = spec.values !== undefined ? tensorFromValues(meta.name, meta.dtype, dims, spec.values)
       : generateTensor(meta.name, meta.dtype, dims, spec, seed);

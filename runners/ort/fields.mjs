@@ -1,19 +1,19 @@
-// Checked request fields: a missing optional field takes its default, a wrong one is a bad_request naming the key.
-import { badRequest } from './errors.mjs';
+// Checked message fields: a missing optional field takes its default, a wrong one is a bad_message naming the key.
+import { badMessage } from './errors.mjs';
 
-export function optInt(req, key, def, min = 0) {
-  const v = req[key];
+export function optInt(msg, key, def, min = 0) {
+  const v = msg[key];
   if (v === undefined || v === null) return def;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-    throw badRequest(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+    throw badMessage(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
-export function optNum(req, key, def, min = 0) {
-  const v = req[key];
+export function optNum(msg, key, def, min = 0) {
+  const v = msg[key];
   if (v === undefined || v === null) return def;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
-    throw badRequest(`'${key}' must be a number >= ${min}, got ${JSON.stringify(v)}`);
+    throw badMessage(`'${key}' must be a number >= ${min}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -22,21 +22,21 @@ export function optNum(req, key, def, min = 0) {
 function needInt(obj, key, min = 0) {
   const v = obj[key];
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-    throw badRequest(`'timing.${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+    throw badMessage(`'timing.${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
 function needNum(obj, key, min = 0) {
   const v = obj[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
-    throw badRequest(`'timing.${key}' must be a number >= ${min}, got ${JSON.stringify(v)}`);
+    throw badMessage(`'timing.${key}' must be a number >= ${min}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
-export function timingOf(req) {
-  const t = req.timing;
+export function timingOf(msg) {
+  const t = msg.timing;
   if (typeof t !== 'object' || t === null || Array.isArray(t)) {
-    throw badRequest("'timing' must be an object with every timing field (see docs/runner-protocol.md)");
+    throw badMessage("'timing' must be an object with every timing field (see docs/runner-protocol.md)");
   }
   const out = {
     warmupIterations: needInt(t, 'warmup_iterations'), warmupMs: needNum(t, 'warmup_ms'),
@@ -44,22 +44,22 @@ export function timingOf(req) {
     maxIterations: needInt(t, 'max_iterations', 1), maxDurationMs: needNum(t, 'max_duration_s') * 1000,
     adaptive: null, profileIterations: needInt(t, 'profile_iterations', 1),
   };
-  if (typeof t.adaptive !== 'boolean') throw badRequest("'timing.adaptive' must be a boolean");
+  if (typeof t.adaptive !== 'boolean') throw badMessage("'timing.adaptive' must be a boolean");
   if (t.adaptive) {
     out.adaptive = { rel_ci: needNum(t, 'adaptive_rel_ci'), confidence: needNum(t, 'adaptive_confidence') };
     if (!(out.adaptive.confidence > 0 && out.adaptive.confidence < 1)) {
-      throw badRequest('timing.adaptive_confidence must be in (0, 1)');
+      throw badMessage('timing.adaptive_confidence must be in (0, 1)');
     }
   }
   if (out.maxIterations < out.iterations) {
-    throw badRequest(`timing.max_iterations (${out.maxIterations}) < timing.iterations (${out.iterations})`);
+    throw badMessage(`timing.max_iterations (${out.maxIterations}) < timing.iterations (${out.iterations})`);
   }
   return out;
 }
 
-export function optBool(req, key, def) {
-  const v = req[key];
+export function optBool(msg, key, def) {
+  const v = msg[key];
   if (v === undefined || v === null) return def;
-  if (typeof v !== 'boolean') throw badRequest(`'${key}' must be a boolean, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'boolean') throw badMessage(`'${key}' must be a boolean, got ${JSON.stringify(v)}`);
   return v;
 }

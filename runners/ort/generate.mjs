@@ -1,30 +1,31 @@
-// Decoder generation inside the runner (requests `generate` and `generate_profiled`, docs/runner-protocol.md):
+// Decoder generation inside the runner (messages `generate` and `generate_profiled`, docs/runner-protocol.md):
 // one prefill over the prompt, then decode steps of one token per sequence, each feeding the previous step's
 // present.N.key|value back as past_key_values.N.key|value. The KV cache never leaves this process: rooflens sends
 // names and sizes, and gets timings (and, when asked, tokens and logits) back.
 //
-// Both requests use the runner's modules (session, fields, errors), so they answer and fail like every other one.
+// Both messages use the runner's modules (inference_session, fields, errors), so they answer and fail like every other
+// one.
 import fs from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import { ort } from './ort.mjs';
-import { RequestError, badRequest, log } from './errors.mjs';
+import { MessageError, badMessage, log } from './errors.mjs';
 import { optBool, optInt, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
-import { createSession, requireSession, runOnce } from './session.mjs';
+import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { fnv1a, mulberry32 } from './rng.mjs';
 import { halfToFloat } from './fp16.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 
-// The requests' handlers, with the per-phase peaks they keep between requests.
+// The messages' handlers, with the per-phase peaks they keep between messages.
 export function makeGenerateOps() {
 
-  // The request's `timing` (every field required, as for run_timed): a request counts as one iteration.
-  function generationTiming(req) {
-    const t = timingOf(req);
-    if (t.adaptive) throw badRequest("'timing.adaptive' is not supported by generate: give a number of requests");
+  // The message's `timing` (every field required, as for run_timed): a generation request counts as one iteration.
+  function generationTiming(msg) {
+    const t = timingOf(msg);
+    if (t.adaptive) throw badMessage("'timing.adaptive' is not supported by generate: give a number of requests");
     return t;
   }
 
@@ -34,10 +35,10 @@ export function makeGenerateOps() {
   function name(io, key, required) {
     const v = io[key];
     if (v === undefined || v === null || v === '') {
-      if (required) throw badRequest(`'io.${key}' is required`);
+      if (required) throw badMessage(`'io.${key}' is required`);
       return null;
     }
-    if (typeof v !== 'string') throw badRequest(`'io.${key}' must be a string`);
+    if (typeof v !== 'string') throw badMessage(`'io.${key}' must be a string`);
     return v;
   }
 
@@ -45,14 +46,14 @@ export function makeGenerateOps() {
     const v = io[key];
     if (!Array.isArray(v) || !v.length || !v.every((p) => Array.isArray(p) && p.length === 2 &&
         p.every((s) => typeof s === 'string'))) {
-      throw badRequest(`'io.${key}' must be a non-empty list of [key, value] names`);
+      throw badMessage(`'io.${key}' must be a non-empty list of [key, value] names`);
     }
     return v;
   }
 
-  // The decoder's I/O as rooflens detected it; every name checked against the session's own.
+  // The decoder's I/O as rooflens detected it; every name checked against the inference session's own.
   function parseIo(st, raw) {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest("'io' must be an object");
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badMessage("'io' must be an object");
     const io = {
       ids: name(raw, 'input_ids', true), mask: name(raw, 'attention_mask', false),
       positions: name(raw, 'position_ids', false), logits: name(raw, 'logits', true),
@@ -63,36 +64,36 @@ export function makeGenerateOps() {
       maskDtype: raw.mask_dtype ?? 'int64', positionsDtype: raw.position_dtype ?? 'int64',
     };
     if (io.kvHeads === null || io.headDim === null || io.vocab === null) {
-      throw badRequest("'io' needs kv_heads, head_dim and vocab");
+      throw badMessage("'io' needs kv_heads, head_dim and vocab");
     }
-    if (io.mask && raw.mask_dtype === undefined) throw badRequest("'io.mask_dtype' is required with attention_mask");
-    if (io.positions && raw.position_dtype === undefined) throw badRequest("'io.position_dtype' is required with position_ids");
-    if (!KV_ARRAYS[io.kvDtype]) throw badRequest(`io.kv_dtype must be float32 or float16, got ${io.kvDtype}`);
+    if (io.mask && raw.mask_dtype === undefined) throw badMessage("'io.mask_dtype' is required with attention_mask");
+    if (io.positions && raw.position_dtype === undefined) throw badMessage("'io.position_dtype' is required with position_ids");
+    if (!KV_ARRAYS[io.kvDtype]) throw badMessage(`io.kv_dtype must be float32 or float16, got ${io.kvDtype}`);
     for (const k of ['idsDtype', 'maskDtype', 'positionsDtype']) {
-      if (!ID_ARRAYS[io[k]]) throw badRequest(`io: integer inputs must be int64 or int32, got ${io[k]}`);
+      if (!ID_ARRAYS[io[k]]) throw badMessage(`io: integer inputs must be int64 or int32, got ${io[k]}`);
     }
-    if (io.past.length !== io.present.length) throw badRequest("'io.past' and 'io.present' differ in length");
-    const inputs = new Set(st.session.inputNames), outputs = new Set(st.session.outputNames);
+    if (io.past.length !== io.present.length) throw badMessage("'io.past' and 'io.present' differ in length");
+    const inputs = new Set(st.inferenceSession.inputNames), outputs = new Set(st.inferenceSession.outputNames);
     const fed = [io.ids, io.mask, io.positions, ...io.past.flat()].filter((n) => n !== null);
-    for (const n of fed) if (!inputs.has(n)) throw badRequest(`model has no input '${n}'`);
-    for (const n of [io.logits, ...io.present.flat()]) if (!outputs.has(n)) throw badRequest(`model has no output '${n}'`);
+    for (const n of fed) if (!inputs.has(n)) throw badMessage(`model has no input '${n}'`);
+    for (const n of [io.logits, ...io.present.flat()]) if (!outputs.has(n)) throw badMessage(`model has no output '${n}'`);
     const unfed = [...inputs].filter((n) => !fed.includes(n));
-    if (unfed.length) throw badRequest(`generate cannot feed input(s) ${unfed.join(', ')}`);
+    if (unfed.length) throw badMessage(`generate cannot feed input(s) ${unfed.join(', ')}`);
     return io;
   }
 
-  // The request's shape and token choice: every field required (the C++ side decides them all).
-  function parseShape(req) {
+  // The message's shape and token choice: every field required (the C++ side decides them all).
+  function parseShape(msg) {
     const need = (key, min) => {
-      const v = req[key];
+      const v = msg[key];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-        throw badRequest(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+        throw badMessage(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(v)}`);
       }
       return v;
     };
     const g = { batch: need('batch', 1), prompt: need('prompt_tokens', 1), gen: need('gen_tokens', 0),
-                seed: need('seed', 0), nextToken: req.next_token };
-    if (g.nextToken !== 'greedy' && g.nextToken !== 'fixed') throw badRequest("'next_token' must be greedy or fixed");
+                seed: need('seed', 0), nextToken: msg.next_token };
+    if (g.nextToken !== 'greedy' && g.nextToken !== 'fixed') throw badMessage("'next_token' must be greedy or fixed");
     return g;
   }
 
@@ -137,7 +138,7 @@ export function makeGenerateOps() {
     const t = out[io.logits];
     const [b, s, v] = t.dims;
     if (b !== g.batch || v !== io.vocab) {
-      throw new RequestError('ort', `output '${io.logits}' has dims [${t.dims}], expected [${g.batch}, S, ${io.vocab}]`,
+      throw new MessageError('ort', `output '${io.logits}' has dims [${t.dims}], expected [${g.batch}, S, ${io.vocab}]`,
         { stage: 'run' });
     }
     const rows = new Float32Array(b * v);
@@ -161,9 +162,9 @@ export function makeGenerateOps() {
     return out;
   }
 
-  // One request: prefill, then g.gen decode steps. Times (ms): ttft = feeds ready -> first tokens picked;
-  // steps[i] = previous tokens picked -> this step's tokens picked (inter-token latency: building the feeds, the
-  // run, picking); runs[i] = the step's session.run alone.
+  // One generation — a timed request, or the memory generation: prefill, then g.gen decode steps. Times (ms):
+  // ttft = feeds ready -> first tokens picked; steps[i] = previous tokens picked -> this step's tokens picked
+  // (inter-token latency: building the feeds, the run, picking); runs[i] = the step's session.run alone.
   // `meter` keeps each phase's own peak over the requests it serves (memory.md): VmHWM reset before the prefill and
   // after it, outside the timers (before t0; before the first step's clock starts), read after each phase; and the
   // JavaScript side of each phase, read just before and just after every run (V8's own counters: 0.35 us, no system
@@ -171,7 +172,7 @@ export function makeGenerateOps() {
   // earlier steps' copies the garbage collector has not freed yet) and the largest heap. No collection starts while
   // the JS thread waits in session.run, but buffers an earlier collection found dead can be freed by V8's background
   // sweeper during it, so the count before the run is the one the run started with.
-  // With meter.collect (the memory request) the loop collects its garbage before the prefill and before every decode
+  // With meter.collect (the memory generation) the loop collects its garbage before the prefill and before every decode
   // step, outside every clock, so a phase's peak holds what its step holds and nothing an earlier step left behind.
   function newMeter(collect) {
     return { collect, prefill: 0, decode: 0,
@@ -189,13 +190,13 @@ export function makeGenerateOps() {
     for (const pair of io.present) for (const n of pair) kept[n] = out[n];
     return kept;
   }
-  async function oneRequest(session, io, g, prompt, fixed, keep, meter) {
+  async function oneGeneration(inferenceSession, io, g, prompt, fixed, keep, meter) {
     if (meter.collect) await meter.collect();
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
     sampleJs(meter, 'prefill');
     const t0 = nowNs();
-    let out = await runOnce(session, feeds0);
+    let out = await runOnce(inferenceSession, feeds0);
     const r0 = nowNs();
     sampleJs(meter, 'prefill');
     let rows = lastLogits(io, out, g);
@@ -219,7 +220,7 @@ export function makeGenerateOps() {
       out = null;
       sampleJs(meter, 'decode');
       const a = nowNs();
-      out = await runOnce(session, feeds);
+      out = await runOnce(inferenceSession, feeds);
       const b = nowNs();
       // Dropped explicitly: an async function keeps its locals in a register file that outlives the loop's block,
       // so the last past would stay reachable through the next step's collection.
@@ -263,40 +264,40 @@ export function makeGenerateOps() {
       decode_external_bytes: meter.js.decode.external, decode_heap_bytes: meter.js.decode.heap };
   }
 
-  async function opGenerate(req) {
-    const st = requireSession(req.op);
-    const io = parseIo(st, req.io);
-    const g = parseShape(req);
-    const t = generationTiming(req);
-    const keepLogits = optBool(req, 'return_logits', false);
-    const memoryRequest = optBool(req, 'memory_request', false);
-    if (memoryRequest && typeof globalThis.gc !== 'function') {
-      throw badRequest("'memory_request' needs the runner started with node --expose-gc");
+  async function opGenerate(msg) {
+    const st = requireLoadedModel(msg.op);
+    const io = parseIo(st, msg.io);
+    const g = parseShape(msg);
+    const t = generationTiming(msg);
+    const keepLogits = optBool(msg, 'return_logits', false);
+    const memoryGeneration = optBool(msg, 'memory_generation', false);
+    if (memoryGeneration && typeof globalThis.gc !== 'function') {
+      throw badMessage("'memory_generation' needs the runner started with node --expose-gc");
     }
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
-    // The memory request first, untimed (its tokens and times are not reported): after the timed requests the
+    // The memory generation first, untimed (its tokens and times are not reported): after the timed requests the
     // resident set would start with what the allocator kept of their uncollected copies.
     let collected = null;
-    if (memoryRequest) {
+    if (memoryGeneration) {
       const meter = newMeter(collectGarbage);
       await collectGarbage();
       const start = v8.getHeapStatistics();
-      await oneRequest(st.session, io, g, prompt, fixed, false, meter);
+      await oneGeneration(st.inferenceSession, io, g, prompt, fixed, false, meter);
       collected = { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode, js: jsFigures(start, meter) };
     }
-    const peakReset = resetPeak();  // the requests' own peaks (the session's creation had its own)
+    const peakReset = resetPeak();  // the requests' own peaks (the inference session's creation had its own)
     const jsStart = v8.getHeapStatistics();
     const timed = newMeter(null);
 
     const requests = [];
     let first = null;
     const loop = await runTimedLoop(t, async () => {
-      const r = await oneRequest(st.session, io, g, prompt, fixed, keepLogits && first === null, timed);
+      const r = await oneGeneration(st.inferenceSession, io, g, prompt, fixed, keepLogits && first === null, timed);
       if (first === null) first = r;
       requests.push(r.res);
-    }, () => oneRequest(st.session, io, g, prompt, fixed, false, timed));
-    const endPeak = procStatus().hwm;  // before the response's own arrays
+    }, () => oneGeneration(st.inferenceSession, io, g, prompt, fixed, false, timed));
+    const endPeak = procStatus().hwm;  // before the reply's own arrays
     const memory = { run_peak_bytes: Math.max(timed.prefill, timed.decode, endPeak), peak_reset: peakReset,
       prefill_peak_bytes: timed.prefill, decode_peak_bytes: timed.decode, js: jsFigures(jsStart, timed) };
     if (collected) memory.collected = collected;
@@ -315,31 +316,32 @@ export function makeGenerateOps() {
     return res;
   }
 
-  // Per-layer profiles of both phases in one profiled session: the prefill's feeds run warmup + iterations times;
-  // then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations times.
-  async function opGenerateProfiled(req) {
-    const st = requireSession(req.op);
-    const io = parseIo(st, req.io);
-    const g = parseShape(req);
-    const t = generationTiming(req);
+  // Per-layer profiles of both phases in one profiled inference session: the prefill's feeds run warmup + iterations
+  // times; then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations
+  // times.
+  async function opGenerateProfiled(msg) {
+    const st = requireLoadedModel(msg.op);
+    const io = parseIo(st, msg.io);
+    const g = parseShape(msg);
+    const t = generationTiming(msg);
     const warm = t.warmupIterations, iters = t.profileIterations;
-    const parent = req.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
+    const parent = msg.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
     const dir = privateProfileDir(parent);
-    const { options, graphFile } = profilingOptions(st.options, dir, optBool(req, 'dump_graph', false));
+    const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
-    let session = null, runs = 0;
+    let inferenceSession = null, runs = 0;
     const timed = async (feeds) => {
       const a = nowNs();
-      const out = await runOnce(session, feeds);
+      const out = await runOnce(inferenceSession, feeds);
       ++runs;
       return { out, ms: nsToMs(nowNs() - a) };
     };
     try {
       const t0 = nowNs();
-      session = await createSession(st.model, options);
-      const sessionMs = nsToMs(nowNs() - t0);
+      inferenceSession = await createInferenceSession(st.model, options);
+      const createMs = nsToMs(nowNs() - t0);
       const phases = {};
       const prefillFeeds = stepFeeds(io, g, prompt, 0, null);
       let last = null;
@@ -367,19 +369,23 @@ export function makeGenerateOps() {
         phases.decode = { first_run: first, warmup_iterations: warm, iterations: iters, past: g.prompt + g.gen - 1,
           tokens: 1, run_latencies_ms: decodeMs };
       }
-      try { session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
+      try {
+        inferenceSession.endProfiling();
+      } catch (e) {
+        throw new MessageError('ort', e.message, { stage: 'profile' });
+      }
       const file = profileFileIn(dir);
       const events = readOrtProfile(file);  // repairs unescaped names in place
       const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
-      return { profile_dir: dir, profile_file: file, session_create_ms: sessionMs, runs, phases,
+      return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs, phases,
         peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null };
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;
     } finally {
-      if (session) {
-        try { await session.release(); } catch (e) { log('release failed:', e.message); }
+      if (inferenceSession) {
+        try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
       }
     }
   }

@@ -3,7 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-// The model's options for a session of another model: without the ones that name the model's file or its dims.
+// The model's options for an inference session of another model: without the ones that name the model's file or its
+// dims.
 export function optionsForOtherModels(options) {
   const { optimizedModelFilePath, freeDimensionOverrides, ...rest } = options;
   return rest;

@@ -1,10 +1,10 @@
 // A chain of one-input nodes over a one-float tensor (opset 17): the smallest graph with n nodes, for measuring what
-// each node of a session costs the runtime (runtime_cost.mjs).
+// each node of an inference session costs the runtime (runtime_cost.mjs).
 import { model, node, valueInfo } from './onnx_write.mjs';
 
 // The chain runtime_cost.mjs measures: long enough that what the C allocator happens to reuse or keep around one
-// session's creation (±0.5 MB from one run to the next) is a small part of it — 2,048 nodes gave 1.9–3.2 KB per node
-// over runs, 6,144 gave 2.98–3.09 (arena off, MALLOC_MMAP_THRESHOLD_=131072).
+// inference session's creation (±0.5 MB from one run to the next) is a small part of it — 2,048 nodes gave 1.9–3.2 KB
+// per node over runs, 6,144 gave 2.98–3.09 (arena off, MALLOC_MMAP_THRESHOLD_=131072).
 export const CHAIN_NODES = 6144;
 
 export function chainModel(n, op = 'Relu') {

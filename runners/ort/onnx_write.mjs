@@ -1,5 +1,5 @@
-// ONNX models as bytes, for the runner's own measuring sessions (memory.mjs): the protobuf wire format written by
-// hand — the handful of ONNX message types these small graphs need.
+// ONNX models as bytes, for the runner's own measuring inference sessions (memory.mjs): the protobuf wire format
+// written by hand — the handful of ONNX message types these small graphs need.
 function varint(n) {
   const out = [];
   let v = BigInt.asUintN(64, BigInt(n));

@@ -1,23 +1,23 @@
-// ORT's profiling output: the private directory a profiled session writes into, the one file it leaves there, and
-// reading it (repaired when ORT wrote a node name it did not escape). run_profiled, generate_profiled and serving's
-// profiled session (serve.mjs) all go through here.
+// ORT's profiling output: the private directory a profiled inference session writes into, the one file it leaves there,
+// and reading it (repaired when ORT wrote a node name it did not escape). run_profiled, generate_profiled and serving's
+// profiled inference session (serve.mjs) all go through here.
 import fs from 'node:fs';
 import path from 'node:path';
-import { RequestError, log } from './errors.mjs';
+import { MessageError, log } from './errors.mjs';
 
-// A private directory per profiled session: two runners (or two rooflens processes) never share a file name.
+// A private directory per profiled inference session: two runners (or two rooflens processes) never share a file name.
 export function privateProfileDir(parent) {
   try {
     return fs.mkdtempSync(path.join(parent, 'rooflens-ort-prof-'));
   } catch (e) {
-    throw new RequestError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
+    throw new MessageError('io', `cannot create a temp dir in ${parent}: ${e.code || e.message}`);
   }
 }
 
-// A profiled session's options: the loaded session's, writing its profile into `dir`, and, when asked, the graph this
-// very session executed: the names ORT generates while it rewrites a graph (ReorderOutput_token_N,
-// InsertedPrecisionFreeCast_...) differ from one session to the next, so only this session's own graph matches the
-// names in its profile.
+// A profiled inference session's options: the loaded inference session's, writing its profile into `dir`, and, when
+// asked, the graph this very inference session executed: the names ORT generates while it rewrites a graph
+// (ReorderOutput_token_N, InsertedPrecisionFreeCast_...) differ from one inference session to the next, so only this
+// inference session's own graph matches the names in its profile.
 export function profilingOptions(sessionOptions, dir, dumpGraph) {
   const options = { ...sessionOptions, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
   const graphFile = dumpGraph ? path.join(dir, 'optimized.onnx') : null;
@@ -29,7 +29,7 @@ export function profilingOptions(sessionOptions, dir, dumpGraph) {
 // The profile file ORT wrote into `dir` (after endProfiling): exactly one.
 export function profileFileIn(dir) {
   const files = fs.readdirSync(dir).filter((f) => f.startsWith('ort_profile') && f.endsWith('.json'));
-  if (files.length !== 1) throw new RequestError('io', `expected one profile file in ${dir}, found ${files.length}`);
+  if (files.length !== 1) throw new MessageError('io', `expected one profile file in ${dir}, found ${files.length}`);
   return path.join(dir, files[0]);
 }
 
@@ -53,11 +53,11 @@ export function readOrtProfile(file) {
         continue;
       } catch (e) {
         const m = ORT_EVENT_LINE.exec(line);
-        if (!m) throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+        if (!m) throw new MessageError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
         try {
           events.push(JSON.parse(m[1] + JSON.stringify(m[2]) + m[3]));
         } catch (e2) {
-          throw new RequestError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
+          throw new MessageError('io', `cannot parse ORT profile ${file}: ${whole.message}`);
         }
       }
     }

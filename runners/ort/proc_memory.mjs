@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 
-// The runner's own memory (docs/memory.md), from /proc/self/status (bytes; 0 where /proc is not there). VmHWM is
-// the high-water mark of the address space that exec created — not process.resourceUsage().maxRSS, which Linux carries across fork and
-// exec, so a runner started by a rooflens that had just measured roofs with GB-sized buffers would report rooflens'
-// peak. Writing "5" to /proc/self/clear_refs resets VmHWM to the current VmRSS (Linux >= 4.0), so each phase (session
-// creation, the timed runs) gets a peak of its own; peakRss() still answers the whole process's peak.
+// The runner's own memory (docs/memory.md), from /proc/self/status (bytes; 0 where /proc is not there). VmHWM is the
+// high-water mark of the address space that exec created — not process.resourceUsage().maxRSS, which Linux carries
+// across fork and exec, so a runner started by a rooflens that had just measured roofs with GB-sized buffers would
+// report rooflens' peak. Writing "5" to /proc/self/clear_refs resets VmHWM to the current VmRSS (Linux >= 4.0), so each
+// phase (inference session creation, the timed runs) gets a peak of its own; peakRss() still answers the whole
+// process's peak.
 export function procStatus() {
   let status;
   try {

@@ -1,9 +1,11 @@
 // rooflens' ONNX Runtime runner: a long-lived child process around onnxruntime-node. This file is the entry point
-// (`node run.mjs`): the request loop and the core requests; the rest of the runner is one module per concern beside it:
+// (`node run.mjs`): the message loop and the core messages; the rest of the runner is one module per concern beside it:
 //   ort.mjs          loads onnxruntime-node (exit 69 when it is not installed)
-//   errors.mjs       the log line and the errors that become responses
-//   fields.mjs       checked request fields and the `timing` object
-//   session.mjs      the loaded session, ORT's session options, creating and running sessions
+//   errors.mjs       the log line and the errors that become replies
+//   fields.mjs       checked message fields and the `timing` object
+//   inference_session.mjs
+//                    the loaded model and its inference session, ORT's session options, creating and running
+//                    inference sessions
 //   feeds.mjs        a run's inputs: files, given values or seeded draws (rng.mjs, fp16.mjs, dtypes.mjs,
 //                    tensor_files.mjs: TensorProto and .npy)
 //   timed_loop.mjs   warm-up and the measured loop's stop rules (stats.mjs: the adaptive stop's interval)
@@ -11,12 +13,12 @@
 //   generate.mjs     decoder generation (`generate`, `generate_profiled`)
 //   serve.mjs        serving for `rooflens capacity` (`prepare`, `infer`, `end_profile`)
 //
-// Protocol (full description in docs/runner-protocol.md): one JSON request per line on stdin, one JSON
-// response per line on stdout, in order. Every response carries the request's `id` and `ok`. Logs (ours and
-// ONNX Runtime's) go to stderr only; stdout carries nothing but responses.
+// Protocol (full description in docs/runner-protocol.md): one JSON message per line on stdin, one JSON
+// reply per line on stdout, in order. Every reply carries its message's `id` and `ok`. Logs (ours and
+// ONNX Runtime's) go to stderr only; stdout carries nothing but replies.
 //
-// Errors a caller can cause (bad request, model ORT refuses, unreadable input file) become `ok:false`
-// responses and the runner keeps serving. Anything else (a bug here) is logged to stderr and the process
+// Errors a caller can cause (bad message, model ORT refuses, unreadable input file) become `ok:false`
+// replies and the runner keeps serving. Anything else (a bug here) is logged to stderr and the process
 // exits non-zero; the C++ side (the child runner of src/backends/common/child_runner.*, driven by
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
 import { ort } from './ort.mjs';  // first: a runner without its packages says what to install and exits 69
@@ -24,12 +26,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { RequestError, badRequest, inputError, ortError, log } from './errors.mjs';
+import { MessageError, badMessage, inputError, ortError, log } from './errors.mjs';
 import { optBool, optNum, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import {
-  createSession, disposeSession, loadedSession, requireSession, runOnce, sessionOptions, setLoadedSession, valueMeta,
-} from './session.mjs';
+  createInferenceSession, loadedModel, releaseLoadedModel, requireLoadedModel, runOnce, sessionOptions, setLoadedModel,
+  valueMeta,
+} from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
@@ -50,7 +53,7 @@ process.on('unhandledRejection', (e) => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// Requests.
+// Messages.
 
 async function opHello() {
   return {
@@ -67,21 +70,21 @@ async function opHello() {
   };
 }
 
-async function opLoad(req) {
-  if (typeof req.model !== 'string' || !req.model) throw badRequest("'load' needs 'model' (path to a .onnx file)");
-  const model = path.resolve(req.model);
-  const options = sessionOptions(req.options);
+async function opLoad(msg) {
+  if (typeof msg.model !== 'string' || !msg.model) throw badMessage("'load' needs 'model' (path to a .onnx file)");
+  const model = path.resolve(msg.model);
+  const options = sessionOptions(msg.options);
   if (options.optimizedModelFilePath) options.optimizedModelFilePath = path.resolve(options.optimizedModelFilePath);
-  if (loadedSession()) await disposeSession();
+  if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
-  // `profile`: the session is the profiled one (run_profiled then runs it instead of creating a second session), in a
-  // private directory, with the graph it executes dumped when asked.
+  // `profile`: the inference session is the profiled one (run_profiled then runs it instead of creating a second
+  // inference session), in a private directory, with the graph it executes dumped when asked.
   let profiling = null, sessionOpts = options;
-  if (req.profile !== undefined) {
-    const p = req.profile;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badRequest("'profile' must be an object");
+  if (msg.profile !== undefined) {
+    const p = msg.profile;
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
     const parent = p.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badRequest("'profile.tmp_dir' must be a path");
+    if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
     const dir = privateProfileDir(parent);
     const po = profilingOptions(options, dir, optBool(p, 'dump_graph', false));
     profiling = { dir, graphFile: po.graphFile, used: false };
@@ -90,7 +93,7 @@ async function opLoad(req) {
   // The runtime's calibration constants (its baseline and its cost per node), from a process of their own and cached:
   // nothing of this process goes into them.
   const memory = { start_bytes: procStatus().rss };
-  if (optBool(req, 'runtime_cost', false)) {
+  if (optBool(msg, 'runtime_cost', false)) {
     const cost = runtimeCost(options);
     memory.baseline_bytes = cost.baseline_bytes;
     memory.baseline_run_bytes = cost.baseline_run_bytes;
@@ -100,9 +103,9 @@ async function opLoad(req) {
   }
   resetPeak();
   const t0 = nowNs();
-  let session;
+  let inferenceSession;
   try {
-    session = await createSession(model, sessionOpts);
+    inferenceSession = await createInferenceSession(model, sessionOpts);
   } catch (e) {
     if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
     throw e;
@@ -112,11 +115,11 @@ async function opLoad(req) {
   memory.after_session_bytes = created.rss;
   memory.session_peak_bytes = created.hwm;
   memory.peak_reset = resetPeak();
-  const inputs = session.inputMetadata.map(valueMeta);
-  const outputs = session.outputMetadata.map(valueMeta);
-  setLoadedSession({ model, options, session, inputs, outputs, feedsKey: null, feeds: null, profiling, loadMs });
+  const inputs = inferenceSession.inputMetadata.map(valueMeta);
+  const outputs = inferenceSession.outputMetadata.map(valueMeta);
+  setLoadedModel({ model, options, inferenceSession, inputs, outputs, feedsKey: null, feeds: null, profiling, loadMs });
   // One line per model: when the runtime later crashes, the stderr tail in the failure record says what it held.
-  log(`loaded ${model} (${loadMs.toFixed(1)} ms${profiling ? ', profiled session' : ''})`);
+  log(`loaded ${model} (${loadMs.toFixed(1)} ms${profiling ? ', profiled inference session' : ''})`);
   // The process settings this runner was started with (rooflens records them with the run; it checks them here).
   const processSettings = { malloc_mmap_threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null };
   const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory,
@@ -127,19 +130,19 @@ async function opLoad(req) {
   return res;
 }
 
-async function opRunTimed(req) {
-  const st = requireSession(req.op);
-  const timing = timingOf(req);
+async function opRunTimed(msg) {
+  const st = requireLoadedModel(msg.op);
+  const timing = timingOf(msg);
   const memory = { peak_reset: resetPeak() };
-  const feeds = buildFeeds(req);
-  // The memory probe, before the warm-up: the session's first run with its own peak — what a run needs, without the
-  // copies of earlier outputs that wait for the garbage collector during a loop of runs.
-  if (optBool(req, 'memory_probe', false)) {
-    await runOnce(st.session, feeds);
+  const feeds = buildFeeds(msg);
+  // The memory probe, before the warm-up: the inference session's first run with its own peak — what a run needs,
+  // without the copies of earlier outputs that wait for the garbage collector during a loop of runs.
+  if (optBool(msg, 'memory_probe', false)) {
+    await runOnce(st.inferenceSession, feeds);
     memory.probe_peak_bytes = procStatus().hwm;
     memory.peak_reset = resetPeak() && memory.peak_reset;
   }
-  const loop = await runTimedLoop(timing, () => runOnce(st.session, feeds));
+  const loop = await runTimedLoop(timing, () => runOnce(st.inferenceSession, feeds));
   memory.run_peak_bytes = procStatus().hwm;
   return {
     iterations: loop.latenciesMs.length,
@@ -155,39 +158,39 @@ async function opRunTimed(req) {
   };
 }
 
-async function opRunProfiled(req) {
-  const st = requireSession(req.op);
-  const timing = timingOf(req);
-  const feeds = buildFeeds(req);
+async function opRunProfiled(msg) {
+  const st = requireLoadedModel(msg.op);
+  const timing = timingOf(msg);
+  const feeds = buildFeeds(msg);
   const warmIters = timing.warmupIterations;
   const iters = timing.profileIterations;
-  const returnEvents = optBool(req, 'return_events', false);
-  const keep = optBool(req, 'keep_profile', !returnEvents);
-  // A session loaded with `profile` is the profiled session, once (ORT writes one profile per session); otherwise a
-  // second session of the loaded model's options, created here.
+  const returnEvents = optBool(msg, 'return_events', false);
+  const keep = optBool(msg, 'keep_profile', !returnEvents);
+  // An inference session loaded with `profile` is the profiled inference session, once (ORT writes one profile per
+  // inference session); otherwise a second inference session of the loaded model's options, created here.
   const own = st.profiling && !st.profiling.used ? st.profiling : null;
   let dir, options, graphFile;
   if (own) {
     own.used = true;
     ({ dir, graphFile } = own);
   } else {
-    const parent = req.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badRequest("'tmp_dir' must be a path");
+    const parent = msg.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
     dir = privateProfileDir(parent);
-    ({ options, graphFile } = profilingOptions(st.options, dir, optBool(req, 'dump_graph', false)));
+    ({ options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false)));
   }
-  let session = null;
+  let inferenceSession = null;
   try {
     const t0 = nowNs();
-    session = own ? st.session : await createSession(st.model, options);
-    const sessionMs = own ? st.loadMs : nsToMs(nowNs() - t0);
+    inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
+    const createMs = own ? st.loadMs : nsToMs(nowNs() - t0);
     const runMs = [];
     for (let i = 0; i < warmIters + iters; ++i) {
       const a = nowNs();
-      await runOnce(session, feeds);
+      await runOnce(inferenceSession, feeds);
       runMs.push(nsToMs(nowNs() - a));
     }
-    try { session.endProfiling(); } catch (e) { throw ortError('profile', e); }
+    try { inferenceSession.endProfiling(); } catch (e) { throw ortError('profile', e); }
     const file = profileFileIn(dir);
     const events = readOrtProfile(file);
     // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
@@ -201,7 +204,7 @@ async function opRunProfiled(req) {
       profile_file: keep ? file : null,
       warmup_iterations: warmIters,
       iterations: iters,
-      session_create_ms: sessionMs,
+      session_create_ms: createMs,
       run_latencies_ms: runMs.slice(warmIters),
       warmup_latencies_ms: runMs.slice(0, warmIters),
       model_runs: runs,
@@ -213,8 +216,8 @@ async function opRunProfiled(req) {
     if (returnEvents) res.events = events;
     return res;
   } finally {
-    if (session && !own) {
-      try { await session.release(); } catch (e) { log('release failed:', e.message); }
+    if (inferenceSession && !own) {
+      try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
     }
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     else if (!fs.readdirSync(dir).length) fs.rmSync(dir, { recursive: true, force: true });
@@ -227,28 +230,28 @@ function encodeTensor(name, t) {
   return { name, dtype: t.type, dims: t.dims, data_b64: Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64') };
 }
 
-async function opOutputs(req) {
-  const st = requireSession(req.op);
-  const feeds = buildFeeds(req);
-  const out = await runOnce(st.session, feeds);
+async function opOutputs(msg) {
+  const st = requireLoadedModel(msg.op);
+  const feeds = buildFeeds(msg);
+  const out = await runOnce(st.inferenceSession, feeds);
   // shapes_only: every output's type and dims without its data (rooflens analyze --check-runtime exposes every
   // intermediate tensor as an output and needs only their shapes).
-  const shapesOnly = optBool(req, 'shapes_only', false);
+  const shapesOnly = optBool(msg, 'shapes_only', false);
   const encode = (n, t) => (shapesOnly ? { name: n, dtype: t.type, dims: t.dims } : encodeTensor(n, t));
-  const res = { outputs: st.session.outputNames.filter((n) => out[n]).map((n) => encode(n, out[n])) };
-  if (optBool(req, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
+  const res = { outputs: st.inferenceSession.outputNames.filter((n) => out[n]).map((n) => encode(n, out[n])) };
+  if (optBool(msg, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
   return res;
 }
 
 async function opUnload() {
-  const had = loadedSession() !== null;
-  await disposeSession();
+  const had = loadedModel() !== null;
+  await releaseLoadedModel();
   return { unloaded: had };
 }
 
-async function opSleep(req) {
-  const ms = optNum(req, 'ms', 0);
-  log(`sleep ${ms} ms (debug request)`);
+async function opSleep(msg) {
+  const ms = optNum(msg, 'ms', 0);
+  log(`sleep ${ms} ms (debug message)`);
   await new Promise((r) => setTimeout(r, ms));
   return { slept_ms: ms };
 }
@@ -262,9 +265,9 @@ const OPS = {
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// The loop: requests are handled strictly one at a time, in arrival order.
+// The loop: messages are handled strictly one at a time, in arrival order.
 
-// The next request is handled as soon as the answer is in the stream's buffer, not when the write's callback runs:
+// The next message is handled as soon as the reply is in the stream's buffer, not when the write's callback runs:
 // that callback comes an event-loop turn later (~0.1 ms measured under `capacity`, a gap between two calls that a
 // closed session.run loop never has). Only a full buffer is waited for; before the process exits, everything is.
 function send(obj) {
@@ -277,33 +280,33 @@ function flushed() {
 }
 
 async function handle(line) {
-  let req;
+  let msg;
   try {
-    req = JSON.parse(line);
+    msg = JSON.parse(line);
   } catch (e) {
-    return send({ id: null, ok: false, error: { code: 'bad_request', message: `request is not JSON: ${e.message}` } });
+    return send({ id: null, ok: false, error: { code: 'bad_message', message: `message is not JSON: ${e.message}` } });
   }
-  if (typeof req !== 'object' || req === null || Array.isArray(req)) {
-    return send({ id: null, ok: false, error: { code: 'bad_request', message: 'request must be a JSON object' } });
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
+    return send({ id: null, ok: false, error: { code: 'bad_message', message: 'message must be a JSON object' } });
   }
-  const id = req.id ?? null;
-  if (req.op === 'quit') {
-    await disposeSession();
+  const id = msg.id ?? null;
+  if (msg.op === 'quit') {
+    await releaseLoadedModel();
     await send({ id, ok: true, op: 'quit' });
     await flushed();
     process.exit(0);
   }
-  const fn = Object.hasOwn(OPS, req.op) ? OPS[req.op] : null;
+  const fn = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
   if (!fn) {
-    return send({ id, ok: false, op: req.op ?? null, error: { code: 'bad_request',
-      message: `unknown op ${JSON.stringify(req.op)} (known: ${[...Object.keys(OPS), 'quit'].join(', ')})` } });
+    return send({ id, ok: false, op: msg.op ?? null, error: { code: 'bad_message',
+      message: `unknown op ${JSON.stringify(msg.op)} (known: ${[...Object.keys(OPS), 'quit'].join(', ')})` } });
   }
   try {
-    const result = await fn(req);
-    return send({ id, ok: true, op: req.op, ...result });
+    const result = await fn(msg);
+    return send({ id, ok: true, op: msg.op, ...result });
   } catch (e) {
-    if (!(e instanceof RequestError)) throw e;  // a bug: the process handlers log it and exit non-zero
-    return send({ id, ok: false, op: req.op, error: { code: e.code, message: e.message, ...e.extra } });
+    if (!(e instanceof MessageError)) throw e;  // a bug: the process handlers log it and exit non-zero
+    return send({ id, ok: false, op: msg.op, error: { code: e.code, message: e.message, ...e.extra } });
   }
 }
 
@@ -315,7 +318,7 @@ async function pump() {
   while (queue.length) await handle(queue.shift());
   busy = false;
   if (closed) {
-    await disposeSession();
+    await releaseLoadedModel();
     await flushed();
     process.exit(0);
   }

@@ -1,8 +1,8 @@
 // The runtime's calibration constants (runtime_cost.mjs: its baseline and its cost per node) kept per machine, runtime
 // and options, as rooflens keeps its roofs: $XDG_CACHE_HOME/rooflens/runtime-cost.json (or ~/.cache/rooflens).
-// Measuring them starts a process that makes two sessions (~0.3 s), once per configuration a run loads; the figures
-// are the runtime's, not the model's, so they are measured once and read back with the date they were measured. A file
-// that cannot be read or parsed is measured over.
+// Measuring them starts a process that makes two inference sessions (~0.3 s), once per configuration a run loads; the
+// figures are the runtime's, not the model's, so they are measured once and read back with the date they were measured.
+// A file that cannot be read or parsed is measured over.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,9 +31,9 @@ function machineClass() {
           os.release(), thp];
 }
 
-// Everything the figures depend on: the runtime and its host, the C allocator's setting, the session options (in a
-// fixed key order), the machine and its class, and how they are measured (the chain's length, the baseline model's
-// version: figures from another are not reused).
+// Everything the figures depend on: the runtime and its host, the C allocator's setting, the inference session options
+// (in a fixed key order), the machine and its class, and how they are measured (the chain's length, the baseline
+// model's version: figures from another are not reused).
 function keyOf(options) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);

@@ -1,20 +1,21 @@
-// Serving inside the runner (requests `prepare`, `infer` and `end_profile`, docs/runner-protocol.md), for
-// `rooflens capacity`: the samples are made once, a query names them, and the answer carries the session.run's start
+// Serving inside the runner (messages `prepare`, `infer` and `end_profile`, docs/runner-protocol.md), for
+// `rooflens capacity`: the samples are made once, a query names them, and the reply carries the session.run's start
 // and end on the monotonic clock rooflens shares (process.hrtime.bigint(): CLOCK_MONOTONIC), never a tensor.
 //
 // session.run runs the model on this process's JavaScript thread (onnxruntime-node wraps the native call in
-// setImmediate), so requests in flight here are served one after another: parallel service comes from instances
-// (several runners), and a second request already queued only saves the gap between two calls.
+// setImmediate), so messages in flight here are served one after another: parallel service comes from instances
+// (several runners), and a second message already queued only saves the gap between two calls.
 //
-// These requests use the runner's modules (session, feeds, errors), so they answer and fail like every other one.
+// These messages use the runner's modules (inference_session, feeds, errors), so they answer and fail like every other
+// one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ort } from './ort.mjs';
-import { RequestError, badRequest, log } from './errors.mjs';
+import { MessageError, badMessage, log } from './errors.mjs';
 import { optInt } from './fields.mjs';
 import { nowNs } from './clock.mjs';
-import { createSession, requireSession, runOnce } from './session.mjs';
+import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { TYPED } from './dtypes.mjs';
 import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
@@ -24,9 +25,9 @@ export function makeServeOps() {
   // One stacked input: every sample's elements back to back, so a call over consecutive samples is a view.
   function stackInput(name, tensors) {
     const first = tensors[0];
-    if (!TYPED[first.type]) throw new RequestError('input', `input '${name}' is ${first.type}: it cannot be stacked`);
+    if (!TYPED[first.type]) throw new MessageError('input', `input '${name}' is ${first.type}: it cannot be stacked`);
     if (first.dims[0] !== 1) {
-      throw new RequestError('input', `input '${name}' has ${first.dims[0]} along its batch dim per sample; need 1`);
+      throw new MessageError('input', `input '${name}' has ${first.dims[0]} along its batch dim per sample; need 1`);
     }
     const per = first.data.length;
     const all = new TYPED[first.type](per * tensors.length);
@@ -54,32 +55,32 @@ export function makeServeOps() {
     return new ort.Tensor(s.type, data, [total, ...s.dims]);
   }
 
-  // A session like the serving one, recording every kernel it runs (the caller owns the directory).
-  async function profiledSession(st, parent) {
-    if (typeof parent !== 'string') throw badRequest("'profile.tmp_dir' must be a path");
+  // An inference session like the serving one, recording every kernel it runs (the caller owns the directory).
+  async function profiledInferenceSession(st, parent) {
+    if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
     const dir = privateProfileDir(parent);
     const graph = path.join(dir, 'optimized.onnx');
     const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile'),
       optimizedModelFilePath: graph };
-    const session = await createSession(st.model, options);
-    try { await st.session.release(); } catch (e) { log('release failed:', e.message); }
-    st.session = session;
+    const inferenceSession = await createInferenceSession(st.model, options);
+    try { await st.inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
+    st.inferenceSession = inferenceSession;
     return { dir, graph };
   }
 
-  async function opPrepare(req) {
-    const st = requireSession(req.op);
-    const count = optInt(req, 'samples', 1, 1);
-    const seed = optInt(req, 'seed', 0);
-    const stack = req.batch_inputs ?? [];
+  async function opPrepare(msg) {
+    const st = requireLoadedModel(msg.op);
+    const count = optInt(msg, 'samples', 1, 1);
+    const seed = optInt(msg, 'seed', 0);
+    const stack = msg.batch_inputs ?? [];
     if (!Array.isArray(stack) || !stack.every((n) => typeof n === 'string')) {
-      throw badRequest("'batch_inputs' must be a list of input names");
+      throw badMessage("'batch_inputs' must be a list of input names");
     }
     const samples = [];
-    for (let i = 0; i < count; ++i) samples.push({ ...buildFeeds({ ...req, seed: seed + i }) });
+    for (let i = 0; i < count; ++i) samples.push({ ...buildFeeds({ ...msg, seed: seed + i }) });
     const stacked = {};
     for (const name of stack) {
-      if (!samples[0][name]) throw badRequest(`model has no input '${name}' to stack`);
+      if (!samples[0][name]) throw badMessage(`model has no input '${name}' to stack`);
       stacked[name] = stackInput(name, samples.map((s) => s[name]));
       samples.forEach((s, i) => {  // each sample's own tensor is a view of the stacked data
         const at = i * stacked[name].per;
@@ -88,24 +89,24 @@ export function makeServeOps() {
       });
     }
     st.serving = { count, samples, stacked, calls: 0, profile: null };
-    if (req.profile) st.serving.profile = await profiledSession(st, req.profile.tmp_dir ?? os.tmpdir());
+    if (msg.profile) st.serving.profile = await profiledInferenceSession(st, msg.profile.tmp_dir ?? os.tmpdir());
     let bytes = 0;
     for (const t of Object.values(samples[0])) bytes += t.data.byteLength ?? 0;
-    log(`prepared ${count} samples (${bytes} bytes each)${req.profile ? ', profiling' : ''}`);
+    log(`prepared ${count} samples (${bytes} bytes each)${msg.profile ? ', profiling' : ''}`);
     return { samples: count, sample_bytes: bytes };
   }
 
   function feedsOf(sv, ranges) {
-    if (!Array.isArray(ranges) || !ranges.length) throw badRequest("'s' must be a non-empty list of [first, count]");
+    if (!Array.isArray(ranges) || !ranges.length) throw badMessage("'s' must be a non-empty list of [first, count]");
     for (const r of ranges) {
       if (!Array.isArray(r) || r.length !== 2 || !Number.isSafeInteger(r[0]) || r[0] < 0 || !Number.isSafeInteger(r[1]) ||
           r[1] < 1) {
-        throw badRequest("'s' must hold [first, count] pairs of non-negative integers (count >= 1)");
+        throw badMessage("'s' must hold [first, count] pairs of non-negative integers (count >= 1)");
       }
     }
     if (ranges.length === 1 && ranges[0][1] === 1) return sv.samples[ranges[0][0] % sv.count];
     const names = Object.keys(sv.stacked);
-    if (!names.length) throw badRequest('several samples in one call need batch_inputs (a model with a dynamic batch)');
+    if (!names.length) throw badMessage('several samples in one call need batch_inputs (a model with a dynamic batch)');
     const feeds = { ...sv.samples[ranges[0][0] % sv.count] };
     for (const name of names) feeds[name] = stackedTensor(sv.stacked[name], sv.count, ranges);
     return feeds;
@@ -115,7 +116,7 @@ export function makeServeOps() {
   async function timedCall(st, ranges) {
     const feeds = feedsOf(st.serving, ranges);
     const t0 = nowNs();
-    await runOnce(st.session, feeds);
+    await runOnce(st.inferenceSession, feeds);
     const t1 = nowNs();
     ++st.serving.calls;
     return [Number(t0) / 1000, Number(t1) / 1000];
@@ -123,22 +124,26 @@ export function makeServeOps() {
 
   // `s`: one call, answered {t: [start, end]}. `calls`: several, one after another, answered once with
   // {t: [[start, end], ...]} — the caller saves a round trip per call (Offline's queued queries).
-  async function opInfer(req) {
-    const st = requireSession(req.op);
-    if (!st.serving) throw new RequestError('no_session', "'infer' needs prepared samples: send 'prepare' first");
-    if (req.calls === undefined) return { t: await timedCall(st, req.s) };
-    if (!Array.isArray(req.calls) || !req.calls.length) throw badRequest("'calls' must be a non-empty list of 's' lists");
+  async function opInfer(msg) {
+    const st = requireLoadedModel(msg.op);
+    if (!st.serving) throw new MessageError('not_ready', "'infer' needs prepared samples: send 'prepare' first");
+    if (msg.calls === undefined) return { t: await timedCall(st, msg.s) };
+    if (!Array.isArray(msg.calls) || !msg.calls.length) throw badMessage("'calls' must be a non-empty list of 's' lists");
     const t = [];
-    for (const ranges of req.calls) t.push(await timedCall(st, ranges));
+    for (const ranges of msg.calls) t.push(await timedCall(st, ranges));
     return { t };
   }
 
-  // Ends the profiled session's trace: the caller reads the file, then deletes the directory.
-  async function opEndProfile(req) {
-    const st = requireSession(req.op);
+  // Ends the profiled inference session's trace: the caller reads the file, then deletes the directory.
+  async function opEndProfile(msg) {
+    const st = requireLoadedModel(msg.op);
     const prof = st.serving && st.serving.profile;
-    if (!prof) throw badRequest("'end_profile' needs samples prepared with 'profile'");
-    try { st.session.endProfiling(); } catch (e) { throw new RequestError('ort', e.message, { stage: 'profile' }); }
+    if (!prof) throw badMessage("'end_profile' needs samples prepared with 'profile'");
+    try {
+      st.inferenceSession.endProfiling();
+    } catch (e) {
+      throw new MessageError('ort', e.message, { stage: 'profile' });
+    }
     return { profile_dir: prof.dir, profile_file: profileFileIn(prof.dir), calls: st.serving.calls,
       optimized_model: fs.existsSync(prof.graph) ? prof.graph : null };
   }

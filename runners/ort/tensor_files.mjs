@@ -1,7 +1,7 @@
 // Input files: ONNX TensorProto (.pb, as in test_data_set_*/input_*.pb) and NumPy (.npy), read into
 // {name, dtype, dims, data} with the typed array of the dtype. Malformed files are `input` errors naming the file.
 import fs from 'node:fs';
-import { RequestError, inputError } from './errors.mjs';
+import { MessageError, inputError } from './errors.mjs';
 import { BYTES, TYPED } from './dtypes.mjs';
 
 const ONNX_DTYPES = {
@@ -157,7 +157,7 @@ export function loadTensorFile(file) {
   try {
     return file.toLowerCase().endsWith('.npy') ? parseNpy(buf) : parseTensorProto(buf);
   } catch (e) {
-    if (e instanceof RequestError) throw inputError(`${file}: ${e.message}`);
+    if (e instanceof MessageError) throw inputError(`${file}: ${e.message}`);
     throw e;
   }
 }

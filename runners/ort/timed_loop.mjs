@@ -8,7 +8,7 @@
 import { nowNs, nsToMs } from './clock.mjs';
 import { medianCi } from './stats.mjs';
 
-// `timing` is fields.mjs's timingOf(req); `warmOnce` runs one warm-up iteration (by default `once`); `clock` reads
+// `timing` is fields.mjs's timingOf(msg); `warmOnce` runs one warm-up iteration (by default `once`); `clock` reads
 // now in integer nanoseconds (a BigInt; by default the runner's monotonic clock; the specification's test gives a
 // fake one that only the calls advance).
 export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs) {

@@ -79,8 +79,8 @@ int check_runtime(const CheckRuntimeOptions& o, const std::function<std::unique_
   ShapeCheck c = compare_with_runtime(m, runner->output_shapes(feed, o.timeout));
   runner->unload();
   if (c.inside_bodies > 0) {
-    // Tensors inside If/Loop/Scan bodies cannot be graph outputs; an unoptimized session's profile reports every
-    // node it ran with its output shapes instead.
+    // Tensors inside If/Loop/Scan bodies cannot be graph outputs; an unoptimized inference session's profile reports
+    // every node it ran with its output shapes instead.
     if (o.progress)
       o.progress("profiling one unoptimized run for the " + std::to_string(c.inside_bodies) +
                  " tensors inside subgraph bodies");

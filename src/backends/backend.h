@@ -41,7 +41,7 @@ struct FeedSpec {
 };
 
 // One configuration to run: the model with every dim fixed.
-struct RunRequest {
+struct RunSpec {
   std::filesystem::path model;
   RunKey key;                                                 // key.threads > 0: that many intra-op threads
   FeedSpec feed;
@@ -74,7 +74,7 @@ struct IoDesc {
 };
 
 struct ServedModel {
-  double load_ms = 0;                // session creation
+  double load_ms = 0;                // inference session creation
   std::vector<IoDesc> inputs, outputs;
 };
 
@@ -82,10 +82,11 @@ struct ModelLoad {
   std::filesystem::path model;
   std::string name;                                          // what the caller calls it (a zoo entry's name)
   std::vector<std::pair<std::string, std::string>> options;  // over the backend's own, in the -B spelling
-  // --opt-level for this session alone (disabled | basic | extended | layout | all), mapped as each backend maps
-  // BackendSpec::opt_level; it wins over the backend's options and `options` (profile's int8 check: opt-level disabled)
+  // --opt-level for this inference session alone (disabled | basic | extended | layout | all), mapped as each backend
+  // maps BackendSpec::opt_level; it wins over the backend's options and `options` (profile's int8 check: opt-level
+  // disabled)
   std::optional<std::string> opt_level;
-  std::map<std::string, int64_t> dims;                       // fixed at session creation
+  std::map<std::string, int64_t> dims;                       // fixed at inference session creation
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   int64_t threads = 0;                                       // intra-op threads; 0: the backend's own setting
   // Another runtime process takes turns with this one (compare's turns): between its runs the runtime must leave
@@ -103,7 +104,7 @@ class LiveRunner {
   // Makes sure the runtime process is up — a new one when `fresh_process` (its peak memory is then the next
   // model's own) — so that starting it is not counted in a model's time. Throws BackendError, stage "load".
   virtual void start(bool fresh_process) = 0;
-  // Creates the session for `m` (replacing any loaded one). Throws BackendError, stage "load".
+  // Creates the inference session for `m` (replacing any loaded one). Throws BackendError, stage "load".
   virtual ServedModel load(const ModelLoad& m) = 0;
   // Runs the loaded model once and returns every output. Throws BackendError, stage "run".
   virtual std::vector<TensorValue> outputs(const FeedSpec& feed, std::chrono::milliseconds timeout) = 0;
@@ -148,7 +149,7 @@ class Backend {
   // The intra-op threads a run asking for `requested` uses (0: the backend's default), as the run records them.
   virtual int64_t threads_for(int64_t requested) const = 0;
   // Runs one configuration in a fresh process (so peak memory is this configuration's). Throws BackendError.
-  virtual Measurement run(const RunRequest& request) = 0;
+  virtual Measurement run(const RunSpec& spec) = 0;
   // Ends the current process at once (from another thread, e.g. on Ctrl-C); run() then throws.
   virtual void abort() = 0;
   // How this runtime names and rewrites kernels, for mapping them to the user's nodes.

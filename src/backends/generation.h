@@ -1,10 +1,10 @@
 #pragma once
-// Decoder generation, a backend capability (`rooflens generate`): Backend::generation() hands it out when the
-// backend can run a decoder with a KV cache step by step. One generate() call = one configuration (batch, prompt
-// length, decode steps) in a fresh runtime process: load, timed requests with profiling off (prefill, then decode
-// steps feeding present back as past inside the runtime), then, when asked, one profiled session giving the kernels
-// of a prefill step and of the last decode step. The record is neutral: the generate driver (src/generate/) turns
-// it into a GenerationRun.
+// Decoder generation, a backend capability (`rooflens generate`): Backend::generation() hands it out when the backend
+// can run a decoder with a KV cache step by step. One generate() call = one configuration (batch, prompt length, decode
+// steps) in a fresh runtime process: load, timed requests with profiling off (prefill, then decode steps feeding
+// present back as past inside the runtime), then, when asked, one profiled inference session giving the kernels of a
+// prefill step and of the last decode step. The record is neutral: the generate driver (src/generate/) turns it into a
+// GenerationRun.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -19,6 +19,35 @@
 
 namespace rooflens {
 
+// How one generate configuration is timed, counted in requests (one request: one generation, a prompt in and its
+// tokens out) — what `--warmup`, `--requests` and `--max-requests` set. The runner protocol's `timing` object counts
+// iterations of a loop: a request is the generation loop's iteration, so as_iterations() writes the one as the other.
+// adaptive is not supported (a request is too long to stop on an interval).
+struct GenerationTiming {
+  int warmup_requests = 1;       // warm-up requests (also the profiled steps' warm-up runs): at least this many...
+  double warmup_ms = 0;          // ...and at least this long (milliseconds)
+  int requests = 5;              // measured requests (profiling off): at least this many...
+  double duration_s = 0;         // ...and at least this long (seconds)
+  int max_requests = 100000;     // caps on the measured requests
+  double max_duration_s = 600;
+  int profile_iterations = 5;    // profiled runs of each phase's step
+  bool layers = true;            // profile the phases at all
+
+  TimingOptions as_iterations() const {
+    TimingOptions t;
+    t.warmup_iterations = warmup_requests;
+    t.warmup_ms = warmup_ms;
+    t.iterations = requests;
+    t.duration_s = duration_s;
+    t.max_iterations = max_requests;
+    t.max_duration_s = max_duration_s;
+    t.adaptive = false;
+    t.profile_iterations = profile_iterations;
+    t.layers = layers;
+    return t;
+  }
+};
+
 struct GenerationConfig {
   std::filesystem::path model;
   DecoderIo io;
@@ -26,10 +55,7 @@ struct GenerationConfig {
   NextToken next_token = NextToken::greedy;
   uint64_t seed = 0;             // prompt ids (and fixed tokens)
   int64_t threads = 0;           // intra-op threads, 0 = backend default
-  // One request counts as one iteration: warm-up requests (warmup_iterations, warmup_ms), measured requests
-  // (iterations, duration_s, capped by max_iterations, max_duration_s); profile_iterations per profiled phase;
-  // layers: profile the phases at all. adaptive is not supported.
-  TimingOptions timing;
+  GenerationTiming timing;
   bool return_logits = false;    // keep the first measured request's last-position logits per step (tests)
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // per stage
   std::filesystem::path work_dir;
@@ -55,10 +81,10 @@ struct GenerationMeasurement {
   std::vector<RequestTiming> requests;
   double wall_s = 0;
   std::string stop_reason;
-  uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled session exists)
-  // The runner's memory (memory.runner: start, after the session, the timed requests' peak; absent when the runner
-  // does not say), each phase's, the caller's side and the memory request's: the measurement, kept apart from what
-  // the prediction may use.
+  uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled inference session exists)
+  // The runner's memory (memory.runner: start, after the inference session, the timed requests' peak; absent when the
+  // runner does not say), each phase's, the caller's side and the memory generation's: the measurement, kept apart from
+  // what the prediction may use.
   DecoderMemoryMeasured memory;
   // The prediction's: the runtime's baseline (a calibration constant, measured in a process of its own) and the
   // copies of each output its binding makes for the caller.

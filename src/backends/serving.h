@@ -1,9 +1,9 @@
 #pragma once
-// Serving through a backend (`rooflens capacity`): instances — a runtime process each, with one session and its
-// samples prepared once — that take many requests without waiting for the answers, so one issuer can drive many of
-// them. A request names prepared samples (no tensor crosses the pipe on the hot path) and the answer carries the
-// runtime call's start and end on the monotonic clock the caller shares (CLOCK_MONOTONIC). The requests `prepare`
-// and `infer` are in docs/runner-protocol.md. An optional capability of a backend: Backend::serving().
+// Serving through a backend (`rooflens capacity`): instances — a runtime process each, with one inference session and
+// its samples prepared once — that take many messages without waiting for the replies, so one issuer can drive many of
+// them. A message names prepared samples (no tensor crosses the pipe on the hot path) and the reply carries the runtime
+// call's start and end on the monotonic clock the caller shares (CLOCK_MONOTONIC). The messages `prepare` and `infer`
+// are in docs/runner-protocol.md. An optional capability of a backend: Backend::serving().
 #include <sys/types.h>
 
 #include <chrono>
@@ -32,7 +32,7 @@ struct ServingSpec {
   int64_t samples = 1;                    // samples to prepare
   int64_t threads = 1;                    // intra-op threads, passed explicitly
   std::vector<int> cpus;                  // the instance's CPUs (--pin); empty: wherever rooflens may run
-  bool profile = false;                   // the session records per-kernel times (--profile-layers)
+  bool profile = false;                   // the inference session records per-kernel times (--profile-layers)
   std::filesystem::path work_dir;         // private temp dir (profiles)
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // start, load and prepare
 };
@@ -46,7 +46,7 @@ struct CallSpan {
 struct InferReply {
   uint64_t tag = 0;
   bool ok = true;
-  std::vector<CallSpan> calls;            // one per call of the request, in order (when ok)
+  std::vector<CallSpan> calls;            // one per call of the message, in order (when ok)
   std::string error;                      // the runtime's own message when !ok
 };
 
@@ -55,8 +55,9 @@ class ServingInstance {
   virtual ~ServingInstance() = default;
   virtual pid_t pid() const = 0;
   virtual double load_ms() const = 0;
-  virtual std::vector<RunSetting> settings() const = 0;  // what its session runs with (as a profile run records)
-  // Asks for runtime calls, one after another, without waiting; one answer comes for all of them (a request of
+  // What its inference session runs with (as a profile run records).
+  virtual std::vector<RunSetting> settings() const = 0;
+  // Asks for runtime calls, one after another, without waiting; one reply comes for all of them (a message of
   // several calls saves the pipe round trips between them: Offline's queued queries). false: the process is gone.
   virtual bool send(uint64_t tag, const std::vector<CallSamples>& calls) = 0;
   virtual int reply_fd() const = 0;       // poll it (POLLIN) for answers
@@ -77,7 +78,7 @@ class Serving {
   // False when every call must have the batch the instance was loaded with (no dynamic batching).
   virtual bool takes_any_batch() const = 0;
   virtual bool can_profile() const = 0;
-  // The intra-op setting a session given `threads` records.
+  // The intra-op setting an inference session given `threads` records.
   virtual RunSetting threads_setting(int64_t threads) const = 0;
 };
 

@@ -4,7 +4,7 @@
 //     test_data_set_N/ folders is one test case (named by its path below the SOURCE); other .onnx files found
 //     on the way are models of their own (named by their path without .onnx);
 //   - a single .onnx file (named by its stem; test_data_set_N/ next to it are used when it is model.onnx);
-//   - a JSON model list (.json): per-model path, test data, input shapes/dims, session options, tolerances.
+//   - a JSON model list (.json): per-model path, test data, input shapes/dims, inference session options, tolerances.
 // Names are unique; --filter keeps the models whose name matches a regular expression.
 #include <cstdint>
 #include <filesystem>
@@ -23,7 +23,7 @@ struct BenchModel {
   std::map<std::string, std::vector<int64_t>> shapes;  // input shapes for generated inputs (model list)
   std::map<std::string, int64_t> dims;                 // symbolic dim sizes (model list)
   std::map<std::string, std::vector<double>> values;   // contents of small inputs, as --value gives them (model list)
-  std::vector<std::pair<std::string, std::string>> options;  // session options over -B's (model list)
+  std::vector<std::pair<std::string, std::string>> options;  // inference session options over -B's (model list)
   std::optional<double> rtol, atol, percent_mismatch;        // per-model tolerances (model list)
   std::string skip;                              // non-empty: recorded as skipped with this reason, never run
   std::string skip_type;                         // its class: "no-model" (test data without a model), "listed"

@@ -14,7 +14,7 @@ namespace rooflens::bench {
 struct BenchPlan {
   std::string mode = "benchmark";  // benchmark | validate | both
   Tolerance tolerance;
-  std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per request to the runner (load, run, ...)
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per message to the runner (load, run, ...)
   int jobs = 1;                    // parallel workers (-j), each with its own runners; timings run one at a time
   TimingOptions timing = TimingOptions::bench();  // benchmark mode; timing.layers: a short profiled run for
                                                  // metrics.csv

@@ -25,7 +25,7 @@ constexpr int64_t kBaselineQueries = 50;
 constexpr double kTimelineSeconds = 2;
 constexpr double kProfileSeconds = 5;        // --profile-layers' server run
 constexpr double kProgressSeconds = 5;       // a progress line while a run goes on
-constexpr int64_t kMaxCallsPerRequest = 64;  // an Offline request's calls (a trivial model's are µs each)
+constexpr int64_t kMaxCallsPerMessage = 64;  // an Offline message's calls (a trivial model's are µs each)
 // Where a peak search without --qps starts: this share of the Offline throughput measured first. The Server peak lies
 // at or below it (a queue that does not drain fails any SLO); 0.8 is VALID at a loose SLO, so the search goes up once
 // and bisects, and at a tight one the widening steps (÷1.25, ÷1.56, ÷2.44, ...) reach the peak in a few runs.
@@ -112,21 +112,21 @@ class ConfigRun {
     w.min_duration_s = 0;
     w.max_queries = 0;
     progress("warm-up");
-    offline_calls_ = calls_per_offline_request(run_scenario(w, *pool_, {}));
+    offline_calls_ = calls_per_offline_message(run_scenario(w, *pool_, {}));
   }
 
-  // Offline keeps every instance's queue full, so its answers may come a few calls at a time: each answer costs this
-  // process a wake-up and each request the runner a round trip, which a closed loop does not pay (a few % of a 2 ms
-  // call on 2 cores). About offline_request_ms of service per request keeps the instances' ends within that of each
+  // Offline keeps every instance's queue full, so its replies may come a few calls at a time: each reply costs this
+  // process a wake-up and each message the runner a round trip, which a closed loop does not pay (a few % of a 2 ms
+  // call on 2 cores). About offline_message_ms of service per message keeps the instances' ends within that of each
   // other at the end of the run.
-  int64_t calls_per_offline_request(const RunRecords& warm) const {
+  int64_t calls_per_offline_message(const RunRecords& warm) const {
     std::vector<double> service;
     for (const auto& q : warm.queries)
       if (q.done.status == QueryStatus::ok) service.push_back(static_cast<double>(q.done.end_ns - q.done.start_ns) / 1e6);
-    if (s_.offline_request_ms <= 0 || service.empty()) return 1;
+    if (s_.offline_message_ms <= 0 || service.empty()) return 1;
     std::nth_element(service.begin(), service.begin() + static_cast<std::ptrdiff_t>(service.size() / 2), service.end());
     const double median = std::max(service[service.size() / 2], 1e-3);
-    return std::clamp(static_cast<int64_t>(s_.offline_request_ms / median), int64_t{1}, kMaxCallsPerRequest);
+    return std::clamp(static_cast<int64_t>(s_.offline_message_ms / median), int64_t{1}, kMaxCallsPerMessage);
   }
 
   bool check_stop(const RunRecords& r) {
@@ -310,7 +310,7 @@ class ConfigRun {
   std::vector<RunRecords> baselines_;
   std::optional<Prediction> prediction_;
   double offline_qps_ = 0;
-  int64_t offline_calls_ = 1;   // calls per Offline request, from the warm-up (calls_per_offline_request)
+  int64_t offline_calls_ = 1;   // calls per Offline message, from the warm-up (calls_per_offline_message)
   RunRecords last_;
   std::string current_;            // the run under way, for progress lines
   double last_progress_s_ = 0;

@@ -39,7 +39,7 @@ Report run_self_test(const Requested& settings, const LeverLists& flag_levers, B
   Requested asked = settings;
   asked.scenario = Scenario::offline;
   asked.predict = false;
-  asked.offline_request_ms = 0;  // every query its own request: the generator's per-query path, as a server run has it
+  asked.offline_message_ms = 0;  // every query its own message: the generator's per-query path, as a server run has it
   if (!asked.min_duration_s) asked.min_duration_s = kSeconds;
   LeverLists levers = flag_levers;
   if (levers.instances == std::vector<int64_t>{1}) levers.instances = {cores};

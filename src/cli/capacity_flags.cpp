@@ -60,13 +60,14 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--max-queries", a.s.max_queries, "Stop a run after this many queries (0: no cap)");
   cmd.add_flag("--mlperf-durations", a.s.mlperf_durations,
                "MLPerf's minimums: 600 s per run, offline 24,576 samples, multi-stream 662 queries");
-  cmd.add_option("--instances", a.levers.instances, "Runner processes, each with its own session (a list with --search)")
+  cmd.add_option("--instances", a.levers.instances,
+                 "Runner processes, each with its own inference session (a list with --search)")
       ->delimiter(',');
   cmd.add_option("--threads", a.levers.threads, "Intra-op threads per instance (default: the cores rooflens may use "
                                                 "divided among the instances; always passed explicitly)")
       ->delimiter(',');
-  cmd.add_option("--concurrency", a.levers.concurrency, "Requests in flight per instance, so it never idles between "
-                                                        "queries (default: offline 2, else 1)")
+  cmd.add_option("--concurrency", a.levers.concurrency, "Messages in flight to each instance's runner, so it never "
+                                                        "idles between queries (default: offline 2, else 1)")
       ->delimiter(',');
   cmd.add_option("-b,--batch", a.levers.batch, "Samples per query (a list with --search)")->delimiter(',');
   cmd.add_option("--max-batch", a.levers.max_batch, "Dynamic batching: merge queued queries into runs of up to this many "
@@ -86,7 +87,7 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   a.shape.add_to(cmd, false);
   cmd.add_option("-B,--backend", a.backend, "Backend and its options: onnxruntime[:key=value,...], opencv")
       ->capture_default_str();
-  cmd.add_option("--timeout", a.s.timeout_s, "Seconds an instance may hold a request before it counts as hung")
+  cmd.add_option("--timeout", a.s.timeout_s, "Seconds an instance may hold a message before it counts as hung")
       ->capture_default_str();
   cmd.add_option("--queries", a.queries_csv, "Stream every query's record to this CSV as it finishes");
   cmd.add_flag("--profile-layers", a.s.profile_layers, "Server: one per-layer profile per instance under load");

@@ -22,7 +22,7 @@ namespace rooflens::cli {
 namespace {
 
 // The command's options: GenerateOptions as the driver takes it, bound directly where the flag is the field (the
-// timing flags bind the one TimingOptions), plus the flags that need parsing first.
+// timing flags bind its GenerationTiming), plus the flags that need parsing first.
 struct GenerateCommand {
   GenerateOptions o;
   std::string backend = "onnxruntime", prompts = "128", gens = "32", batches = "1", next_token = "greedy";
@@ -40,7 +40,7 @@ GenerateOptions generate_options_of(const GenerateCommand& a) {
   o.gens = parse_int_list(a.gens, "--gen");
   o.batches = parse_int_list(a.batches, "-b");
   o.next_token = a.next_token == "fixed" ? NextToken::fixed : NextToken::greedy;
-  o.timing.max_iterations = std::max(o.timing.max_iterations, o.timing.iterations);
+  o.timing.max_requests = std::max(o.timing.max_requests, o.timing.requests);
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
   return o;
 }
@@ -81,7 +81,7 @@ int run_generate_command(const GenerateCommand& a) {
 
 void setup_generate(CLI::App& root, Action& action) {
   auto a = std::make_shared<GenerateCommand>();
-  TimingOptions& t = a->o.timing;
+  GenerationTiming& t = a->o.timing;
   CLI::App* cmd = root.add_subcommand(
       "generate", "Run a decoder LLM with a KV cache: prefill and decode measured apart (TTFT, TPOT, tokens/s), "
                   "bytes per token against the DRAM roof, both phases on the roofline");
@@ -112,16 +112,16 @@ void setup_generate(CLI::App& root, Action& action) {
                   "every request and run")
       ->check(CLI::IsMember({"greedy", "fixed"}))->capture_default_str();
   cmd->add_option("--seed", a->o.seed, "Seed of the prompt ids (and of the fixed tokens)")->capture_default_str();
-  // Timing: the one TimingOptions, a request counting as one iteration.
-  cmd->add_option("--warmup", t.warmup_iterations, "Warm-up requests (at least)")
+  // Timing, counted in requests.
+  cmd->add_option("--warmup", t.warmup_requests, "Warm-up requests (at least)")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("--warmup-ms", t.warmup_ms, "Warm-up time in ms (at least)")
       ->check(CLI::Range(0.0, 3.6e6))->capture_default_str();
-  cmd->add_option("--requests", t.iterations, "Measured requests (at least)")
+  cmd->add_option("--requests", t.requests, "Measured requests (at least)")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--duration", t.duration_s, "Measured seconds (at least)")
       ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
-  cmd->add_option("--max-requests", t.max_iterations, "Measured requests at most")
+  cmd->add_option("--max-requests", t.max_requests, "Measured requests at most")
       ->check(CLI::Range(1, 100000000))->capture_default_str();
   cmd->add_option("--profile-iterations", t.profile_iterations, "Profiled iterations of each phase's step")
       ->check(CLI::Range(1, 100000))->capture_default_str();

@@ -19,7 +19,7 @@ namespace rooflens::cli {
 namespace {
 
 struct ImportCommand {
-  ImportRequest request;
+  ImportSpec spec;
   std::vector<std::string> positional, options;
   ShapeFlags shape;
   std::string output, html;
@@ -29,7 +29,7 @@ struct ImportCommand {
 
 int run_import_command(ImportCommand& a) {
   if (a.positional.size() < 2) throw UsageError("import: give FORMAT and at least one file (import auto FILES...)");
-  ImportRequest r = a.request;
+  ImportSpec r = a.spec;
   r.format = a.positional.front();
   r.files.assign(a.positional.begin() + 1, a.positional.end());
   // A bad FORMAT is a usage error, before any file is read; an alias ("ort") becomes the format's name.
@@ -89,13 +89,13 @@ void setup_import(CLI::App& root, Action& action) {
       "The run is stored in the results database (--db, as profile; --no-db for none) under the device the files\n"
       "name, as a machine of its own: `rooflens history --machine ID` shows it, never mixed with this machine's.");
   cmd->add_option("args", a->positional, "FORMAT then the files of one run")->required()->expected(2, -1);
-  cmd->add_option("--model", a->request.model, "The ONNX model the run ran: map layers to its nodes, count FLOPs")
+  cmd->add_option("--model", a->spec.model, "The ONNX model the run ran: map layers to its nodes, count FLOPs")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--executed-graph", a->request.executed_graph,
+  cmd->add_option("--executed-graph", a->spec.executed_graph,
                   "The graph the runtime ran, as ONNX (ORT's optimizedModelFilePath): the live backend's mapping")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--device", a->request.device, "Datasheet ceilings of this device (a100, h100-pcie, t4, l4, orin, ...)");
-  cmd->add_option("--roofs", a->request.roofs, "Ceilings from this file (the hardware JSON `rooflens hw` writes)")
+  cmd->add_option("--device", a->spec.device, "Datasheet ceilings of this device (a100, h100-pcie, t4, l4, orin, ...)");
+  cmd->add_option("--roofs", a->spec.roofs, "Ceilings from this file (the hardware JSON `rooflens hw` writes)")
       ->check(CLI::ExistingFile);
   a->shape.add_to(*cmd);
   cmd->add_option("--option", a->options, "A format's own choice, KEY=VALUE (megengine: clock=device|host, end=end|kern)");

@@ -154,8 +154,9 @@ void setup_profile(CLI::App& root, Action& action) {
       "  rooflens profile resnet50.onnx -B onnxruntime -B opencv -o both.json   (two runtimes, one report)\n"
       "  rooflens profile model.onnx --reference ref.onnx --no-layers --commit $SHA --db postgresql://ci@db/perf\n"
       "      (a CI gate: the model and a fixed reference take turns; history --check judges their ratio)\n"
-      "Each configuration runs in fresh runners: a profiled session in one (the layers, and the memory prediction),\n"
-      "then the model's session alone in another (warm-up, a timed run with profiling off, the measured memory).\n"
+      "Each configuration runs in fresh runners: a profiled inference session in one (the layers, and the memory\n"
+      "prediction), then the model's inference session alone in another (warm-up, a timed run with profiling off,\n"
+      "the measured memory).\n"
       "  rooflens profile model.onnx --layers-only   (the layers and the predicted memory, no timed run)\n"
       "--repeat N times each configuration N times, each in a fresh runner (round-robin over the grid), so\n"
       "`rooflens compare` can measure run-to-run variation instead of trusting the noise inside one run.\n"
@@ -182,8 +183,8 @@ void setup_profile(CLI::App& root, Action& action) {
       ->capture_default_str();
   add_timing_flags(*cmd, a->o.timing);
   cmd->add_flag("--layers-only{false}", a->o.timing.timed,
-                "Only the profiled session: the layers and the predicted memory, without the timed run (no "
-                "end-to-end latency, no measured memory) — what a model will hold before its session is made")
+                "Only the profiled inference session: the layers and the predicted memory, without the timed run (no "
+                "end-to-end latency, no measured memory) — what a model will hold before its inference session is made")
       ->disable_flag_override()
       ->excludes("--no-layers");
   cmd->add_option("--repeat", a->o.repeat,

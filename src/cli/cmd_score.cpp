@@ -197,7 +197,7 @@ int run_project(const ScoreCommand& a) {
   const auto workloads = score::projection_workloads(suite, a.o, work.path(), cores);
   a.db.validate();
   const ProjectionTarget target = projection_target(
-      a.project, [&a] { return obtain_roofs(RoofsRequest{false, "", a.quiet, "score --project"}); });
+      a.project, [&a] { return obtain_roofs(RoofsSpec{false, "", a.quiet, "score --project"}); });
   EfficiencyTarget who{setup.suite, setup.quick, "", ""};
   if (projects_this_machine(a.project)) {
     who.isa_class = isa_class_of(setup.machine.machine);

@@ -9,7 +9,7 @@
 
 namespace rooflens::cli {
 
-std::optional<HardwareInfo> obtain_roofs(const RoofsRequest& r) {
+std::optional<HardwareInfo> obtain_roofs(const RoofsSpec& r) {
   if (r.none) return std::nullopt;
   if (!r.file.empty()) return hw::load_roofs_file(r.file);
   MachineDesc here = hw::describe_machine(hw::detect_features());

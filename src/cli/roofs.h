@@ -8,13 +8,14 @@
 
 namespace rooflens::cli {
 
-struct RoofsRequest {
+// Where a command's roofs come from, as its flags say.
+struct RoofsSpec {
   bool none = false;        // --no-roofs
   std::string file;         // --roofs FILE
   bool quiet = false;       // no note on stderr when measuring
   std::string command;      // names the command in that note
 };
 
-std::optional<HardwareInfo> obtain_roofs(const RoofsRequest& r);
+std::optional<HardwareInfo> obtain_roofs(const RoofsSpec& r);
 
 }  // namespace rooflens::cli

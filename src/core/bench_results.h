@@ -40,7 +40,7 @@ struct BenchEntry {
   std::string error_type;         // short class for grouping: "ort", "input", "mismatch", "shape", ...
   std::string message;            // one line (ORT's own text for load/run errors; the reason for a skip)
   std::string stderr_tail;        // the runner's last stderr lines for crashes and timeouts
-  double load_ms = 0;             // session creation
+  double load_ms = 0;             // inference session creation
   double wall_s = 0;              // time this entry took, end to end
   LatencyStats latency_ms;        // benchmark mode; n = 0 otherwise
   std::vector<double> latencies_ms;  // raw samples behind latency_ms (for compare), round after round

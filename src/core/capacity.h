@@ -2,8 +2,9 @@
 // The `capacity` section of a report (`rooflens capacity`): how much a machine serves a model, at what latency, with
 // which configuration, and why. Written by src/capacity/, read by reporters, compare and the results database; its
 // JSON form is documented in docs/report-schema.md ("Capacity reports") and round-trips byte for byte.
-// Words (STYLE.md): an instance is one runner process with its own session; a query is one request of one or more
-// samples; a scenario is MLPerf's single-stream / multi-stream / server / offline.
+// Words (STYLE.md): an instance is one runner process with its own inference session; a query is one unit of work of
+// one or more samples; a message is what the pool sends an instance's runner (one or more runtime calls, one reply);
+// a scenario is MLPerf's single-stream / multi-stream / server / offline.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,7 +45,7 @@ struct InstanceUse {
   int64_t index = 0;
   int64_t pid = 0;
   std::string cpus;               // "0-1" when pinned, "" when it may run anywhere rooflens may
-  int64_t requests = 0;           // runtime calls it made (a dynamic batch of several queries is one)
+  int64_t calls = 0;              // runtime calls it made (a dynamic batch of several queries is one); JSON "requests"
   int64_t queries = 0;            // queries it answered
   int64_t failed = 0;
   double busy_share = 0;          // Σ its service times (runtime call start to end) / the run's wall time
@@ -71,14 +72,15 @@ struct ScenarioResult {
   IssueLag issue_lag;
   std::vector<InstanceUse> instances;
   std::vector<double> latencies_ms;  // every answered query's latency, in completion order (compare, the histogram)
-  int64_t calls_per_request = 1;  // runtime calls an instance got per request (offline carries several: one answer)
+  int64_t calls_per_message = 1;  // runtime calls an instance got per message (offline carries several: one reply);
+                                  // JSON "calls_per_request", the key's name from before "message"
 };
 
 // The configuration a capacity run served with: the levers a deployer has.
 struct CapacityConfig {
-  int64_t instances = 1;          // runner processes, one session each
+  int64_t instances = 1;          // runner processes, one inference session each
   int64_t threads = 0;            // intra-op threads per instance (as passed to the runtime)
-  int64_t concurrency = 1;        // requests in flight per instance
+  int64_t concurrency = 1;        // messages in flight per instance
   int64_t batch = 1;              // samples per query
   int64_t max_batch = 1;          // dynamic batching: queued queries merged into runs of up to this many samples
   double batch_timeout_ms = 0;    // ...waiting at most this long for a fuller batch
@@ -96,7 +98,7 @@ struct PredictedPoint {
 // the same schedule, instances, concurrency and batching (capacity/model/simulate.h), against what was measured.
 struct Prediction {
   double service_ms = 0;          // median single-stream service time (runtime call) at the query's batch
-  double overhead_ms = 0;         // median of what a request spends outside the runtime call (pipes, JSON)
+  double overhead_ms = 0;         // median of what a message spends outside the runtime call (pipes, JSON)
   double peak_qps = 0;            // predicted highest VALID Server QPS (0 when not predicted)
   double offline_samples_per_s = 0;  // predicted Offline throughput
   double measured_peak_qps = 0;   // 0 when no find-peak ran
@@ -123,7 +125,7 @@ struct CapacityExplanation {
   double compute_share = 0, dram_share = 0;  // achieved / roof
 };
 
-// A request on an instance's timeline (the HTML chart): the last seconds of the headline run.
+// A runtime call on an instance's timeline (the HTML chart): the last seconds of the headline run.
 struct TimelineEntry {
   int64_t instance = 0;
   double start_ms = 0, end_ms = 0;  // runtime call, from the run's start

@@ -33,7 +33,6 @@ Scenario scenario_of(const json& j) {
 ROOFLENS_JSON_FIELDS(QueryLatency, n, min, mean, p50, p90, p95, p99, p999, max)
 ROOFLENS_JSON_FIELDS(EarlyStoppingCheck, percentile, confidence, queries, over_limit, needed, passed, estimate_ms)
 ROOFLENS_JSON_FIELDS(IssueLag, p50_ms, p99_ms, max_ms)
-ROOFLENS_JSON_FIELDS(InstanceUse, index, pid, cpus, requests, queries, failed, busy_share)
 ROOFLENS_JSON_FIELDS(CapacityConfig, instances, threads, concurrency, batch, max_batch, batch_timeout_ms, pin)
 ROOFLENS_JSON_FIELDS(PredictedPoint, qps, p50_ms, p99_ms, valid)
 ROOFLENS_JSON_FIELDS(Prediction, service_ms, overhead_ms, peak_qps, offline_samples_per_s, measured_peak_qps, error,
@@ -45,6 +44,23 @@ ROOFLENS_JSON_FIELDS(CapacityExplanation, samples_per_s, flops_per_sample, bytes
 ROOFLENS_JSON_FIELDS(TimelineEntry, instance, start_ms, end_ms, batch)
 ROOFLENS_JSON_FIELDS(SelfTest, engine_qps, max_qps, issue_lag_p99_ms, lag_at_qps, latency_p50_ms, latency_p99_ms)
 
+// InstanceUse by hand: its runtime calls are stored under "requests", the key's name from before "message" and
+// "call" had one meaning each (docs/report-schema.md); the file's bytes stay as they were.
+void to_json(json& j, const InstanceUse& u) {
+  j = json{{"index", u.index}, {"pid", u.pid}, {"cpus", u.cpus}, {"requests", u.calls}, {"queries", u.queries},
+           {"failed", u.failed}, {"busy_share", u.busy_share}};
+}
+
+void from_json(const json& j, InstanceUse& u) {
+  read_field(j, "index", u.index);
+  read_field(j, "pid", u.pid);
+  read_field(j, "cpus", u.cpus);
+  read_field(j, "requests", u.calls);
+  read_field(j, "queries", u.queries);
+  read_field(j, "failed", u.failed);
+  read_field(j, "busy_share", u.busy_share);
+}
+
 void to_json(json& j, const ScenarioResult& r) {
   j = json{{"scenario", r.scenario}, {"target_qps", r.target_qps}, {"verdict", r.valid ? "VALID" : "INVALID"},
            {"reasons", r.reasons}, {"recommendations", r.recommendations}, {"warnings", r.warnings},
@@ -54,7 +70,7 @@ void to_json(json& j, const ScenarioResult& r) {
            {"samples_per_s", r.samples_per_s}, {"latency_ms", r.latency_ms}, {"percentile_ms", r.percentile_ms},
            {"early_stopping", r.early_stopping},
            {"issue_lag", r.issue_lag}, {"instances", r.instances}, {"latencies_ms", r.latencies_ms},
-           {"calls_per_request", r.calls_per_request}};
+           {"calls_per_request", r.calls_per_message}};  // the key predates "message" (docs/report-schema.md)
 }
 
 void from_json(const json& j, ScenarioResult& r) {
@@ -82,7 +98,7 @@ void from_json(const json& j, ScenarioResult& r) {
   j.at("issue_lag").get_to(r.issue_lag);
   j.at("instances").get_to(r.instances);
   j.at("latencies_ms").get_to(r.latencies_ms);
-  r.calls_per_request = std::max<int64_t>(1, optional_integer<int64_t>(j, "calls_per_request", 1));  // older: 1
+  r.calls_per_message = std::max<int64_t>(1, optional_integer<int64_t>(j, "calls_per_request", 1));  // older: 1
 }
 
 void to_json(json& j, const CapacityRun& r) {

@@ -23,12 +23,13 @@ struct GraphView {
   std::unordered_set<std::string> graph_inputs;  // runtime inputs (not initializers)
   std::vector<std::string> graph_outputs;
   // Bytes of each initializer the file holds (read_graph_view only): in a runtime's executed graph these include the
-  // constants it folded at session creation, which the user's model does not name.
+  // constants it folded at inference session creation, which the user's model does not name.
   std::unordered_map<std::string, uint64_t> constant_bytes;
   // Every constant tensor of the file, of every graph, in the order a reader of the file meets them (read_graph_view
   // only): a graph's nodes come before its initializers in an ONNX file, so a Constant node's value (and the constants
   // of a subgraph, at its node) come before the graph's initializers. A runtime parses, copies and rewrites them in
-  // this order when it creates a session (memory/: the session's creation through the C allocator).
+  // this order when it creates an inference session (memory/: the inference session's creation through the C
+  // allocator).
   struct Constant {
     std::string name;
     uint64_t bytes = 0;

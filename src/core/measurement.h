@@ -43,7 +43,8 @@ struct KernelRecord {
   std::string precision;                 // the element type it computed in, as an ONNX name ("int8", "float16")
   std::string implementation;            // the kernel the runtime chose (TensorRT tactic, OpenVINO primitive)
   std::string inserted_for;              // a kernel the runtime added itself: why ("reformat", "quantize", ...)
-  bool fallback = false;                 // ran on another device than the session's accelerator (CPU fallback)
+  bool fallback = false;                 // ran on another device than the inference session's accelerator (CPU
+                                         // fallback)
   std::optional<uint64_t> weight_bytes;  // its weights and biases as the runtime stores them
   // Memory (live backends): how its output buffer relates to its inputs', as the runtime declares the kernel, and
   // what the runtime's allocator said after it (the largest over the measured iterations; absent: not reported).
@@ -52,7 +53,8 @@ struct KernelRecord {
   // shapes the executed graph does not carry (-1: none): the arena is simulated with and without it.
   int maybe_inplace_input = -1;
   std::vector<int> packed_inputs;        // constant inputs (positions among the node's present inputs) the runtime
-                                         // packs into a layout of its own at session creation (a copy it keeps)
+                                         // packs into a layout of its own at inference session creation (a copy it
+                                         // keeps)
   std::optional<uint64_t> allocator_in_use_bytes, allocator_held_bytes;
 };
 
@@ -63,27 +65,27 @@ struct PhaseSamples {
 };
 
 struct Measurement {
-  double load_ms = 0;                         // session creation / model import
+  double load_ms = 0;                         // inference session creation / model import
   std::vector<double> latencies_ms;           // end-to-end, profiling off, measured iterations
   double wall_s = 0;                          // the measured loop, first start to last end
   std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
   uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
   // The runner's memory by phase (live backends that read their own /proc; absent otherwise).
   std::optional<MemoryMeasured> memory;
-  // The runtime's calibration constants, measured in a process of their own (never the measured runner's), kept by
-  // the backend per runtime, machine and options: what a first session of the runtime costs a process whatever the
-  // model (its baseline), and what one node of a session costs it (a chain of trivial nodes: a lower bound per
-  // node). 0: not measured.
+  // The runtime's calibration constants, measured in a process of their own (never the measured runner's), kept by the
+  // backend per runtime, machine and options: what a first inference session of the runtime costs a process whatever
+  // the model (its baseline), and what one node of an inference session costs it (a chain of trivial nodes: a lower
+  // bound per node). 0: not measured.
   uint64_t runtime_baseline_bytes = 0;
   // Of the baseline, what its first run added: pages a process holds only once those kernels ran (their code, which
   // the runtime picks by ISA, so it differs by CPU class).
   uint64_t runtime_baseline_run_bytes = 0;
   uint64_t runtime_node_bytes = 0;
   std::string runtime_cost_measured_at;       // when they were measured (ISO 8601)
-  // The large blocks the runtime allocates from the C library while it creates the session, in order, and that C
-  // allocator's rules with the runner's setting (empty / absent: not known). A backend states them from the model and
-  // the graph it executed (core/memory.h HeapEvent); the memory room replays them.
-  std::vector<HeapEvent> session_creation;
+  // The large blocks the runtime allocates from the C library while it creates the inference session, in order, and
+  // that C allocator's rules with the runner's setting (empty / absent: not known). A backend states them from the
+  // model and the graph it executed (core/memory.h HeapEvent); the memory room replays them.
+  std::vector<HeapEvent> inference_session_creation;
   std::optional<CAllocatorRules> c_allocator;
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)

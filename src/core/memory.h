@@ -27,7 +27,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(BufferReuse, {{BufferReuse::none, "none"}, {BufferR
 struct WeightsMemory {
   uint64_t bytes = 0;           // every initializer and multi-element Constant tensor at its element size
   uint64_t constant_bytes = 0;  // of which held in Constant nodes
-  uint64_t external_bytes = 0;  // of which stored in external data files (a runtime reads them at session creation)
+  uint64_t external_bytes = 0;  // of which stored in external data files (a runtime reads them at inference session
+                                // creation)
   int64_t external_files = 0;
   uint64_t unused_bytes = 0;    // initializers no node reads (runtimes drop them)
 };
@@ -67,10 +68,10 @@ struct MemoryPart {
 // Runtime's CPU arena is a best-fit allocator with coalescing over regions it adds and never returns; its constants
 // are in the ORT folder). The memory room simulates it over a run's allocations (memory/arena.h).
 struct ArenaRules {
-  uint64_t granule = 256;                 // every request is rounded up to a multiple of this
+  uint64_t granule = 256;                 // every allocation is rounded up to a multiple of this
   uint64_t initial_region = 1u << 20;     // the size the first region would have
-  bool doubling = true;                   // each region at least twice the last (else: exactly the request)
-  uint64_t max_dead_bytes = 128u << 20;   // a free chunk is split when it is at least twice the request or would
+  bool doubling = true;                   // each region at least twice the last (else: exactly the allocation)
+  uint64_t max_dead_bytes = 128u << 20;   // a free chunk is split when it is at least twice the allocation or would
                                           // otherwise waste this much; else the whole chunk is handed out
   uint64_t page = 4096;                   // the OS's page: a region's pages are resident once written
 };
@@ -81,7 +82,7 @@ struct ArenaRules {
 // (memory/c_allocator.h).
 struct CAllocatorRules {
   std::string name = "glibc";
-  // glibc's main arena (malloc/malloc.c, 2.36): a request at or above the mmap threshold that no free chunk and not
+  // glibc's main arena (malloc/malloc.c, 2.36): an allocation at or above the mmap threshold that no free chunk and not
   // the heap's top can serve gets a mapping of its own, unmapped when freed; freeing a mapped block above the
   // threshold raises the threshold to its size (up to the maximum) and the trim threshold to twice that — unless the
   // threshold was set (MALLOC_MMAP_THRESHOLD_), which fixes both.
@@ -91,10 +92,10 @@ struct CAllocatorRules {
   uint64_t trim_threshold = uint64_t{128} << 10;     // DEFAULT_TRIM_THRESHOLD: the heap's top above it is given back
   uint64_t top_pad = uint64_t{128} << 10;            // DEFAULT_TOP_PAD: kept at the top when the heap grows or shrinks
   uint64_t page = 4096;
-  // How a runtime's session uses it (the backend's measured facts): the small allocations it makes between two large
-  // ones take the start of a freed block first, so a freed block serves only a request at least `reuse_margin` smaller;
-  // and a block it keeps is followed by `object_bytes` of its small objects (its tensor's name and shape), which keep
-  // the block from merging with the next one when both are freed.
+  // How a runtime's inference session uses it (the backend's measured facts): the small allocations it makes between
+  // two large ones take the start of a freed block first, so a freed block serves only an allocation at least
+  // `reuse_margin` smaller; and a block it keeps is followed by `object_bytes` of its small objects (its tensor's name
+  // and shape), which keep the block from merging with the next one when both are freed.
   uint64_t reuse_margin = 4096;
   uint64_t object_bytes = 256;
 };
@@ -118,8 +119,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(HeapRole, {{HeapRole::read_buffer, "read_buffer"}, 
                                         {HeapRole::input, "input"}, {HeapRole::region, "region"},
                                         {HeapRole::tensor, "tensor"}, {HeapRole::output, "output"}})
 
-// One large block a process allocates or frees, in order (a backend states what its runtime does at session creation;
-// the run's blocks come from the arena's regions or the executed order's tensors).
+// One large block a process allocates or frees, in order (a backend states what its runtime does at inference session
+// creation; the run's blocks come from the arena's regions or the executed order's tensors).
 struct HeapEvent {
   bool allocate = true;
   uint64_t id = 0;             // pairs a free with its allocation
@@ -147,18 +148,18 @@ struct ArenaPrediction {
                                                // before this field)
 };
 
-// The process's resident set as the C allocator's rules give it for the session's creation and the first run
+// The process's resident set as the C allocator's rules give it for the inference session's creation and the first run
 // (runs[].memory.predicted.c_allocator): the blocks replayed in order, with the rules the runner's setting gives.
 struct CAllocatorPrediction {
   std::string setting;               // "glibc default" | "glibc, mmap threshold 131072"
-  uint64_t creation_peak_bytes = 0;  // resident high-water over the session's creation
-  uint64_t session_bytes = 0;        // resident once the session exists
+  uint64_t creation_peak_bytes = 0;  // resident high-water over the inference session's creation
+  uint64_t session_bytes = 0;        // resident once the inference session exists
   uint64_t session_live_bytes = 0;   // of which in use (the rest: freed blocks the allocator keeps)
   uint64_t run_peak_bytes = 0;       // resident high-water over the first run (inputs, run, output copies)
   // The same blocks with freed neighbours always merging (no small objects between them): the least the allocator
   // keeps; the run-to-run spread of glibc's default lies between the two (docs/memory.md).
   uint64_t low_creation_peak_bytes = 0, low_session_bytes = 0, low_run_peak_bytes = 0;
-  // What the blocks were, summed over the session's creation (each allocation counted once).
+  // What the blocks were, summed over the inference session's creation (each allocation counted once).
   uint64_t serialized_bytes = 0, copies_bytes = 0, temporaries_bytes = 0, rewritten_bytes = 0, packed_bytes = 0;
 };
 
@@ -174,42 +175,48 @@ struct MemoryPrediction {
   std::string peak_layer_name;
   uint64_t topological_bytes = 0;        // the analysis' liveness peak at this run's dims (topological order)
   uint64_t naive_bytes = 0;              // the no-reuse sum at this run's dims
-  uint64_t baseline_bytes = 0;           // the runtime's own: what a first session of it costs a process whatever
-                                         // the model, a calibration constant measured in a process of its own
-                                         // (0: not measured)
+  uint64_t baseline_bytes = 0;           // the runtime's own: what a first inference session of it costs a process
+                                         // whatever the model, a calibration constant measured in a process of its
+                                         // own (0: not measured)
   uint64_t baseline_run_bytes = 0;       // of baseline_bytes, what the calibration's first run added: the pages of
-                                         // the kernels it ran (their code differs by CPU class), which a session
-                                         // holds only once its own kernels ran, and a model running none of them
-                                         // never does — how far below the baseline a session may stay
-  uint64_t structures_bytes = 0;         // the session's graph and kernel structures: the model's nodes times what
-                                         // one node of a trivial chain cost the runtime, a calibration constant
-                                         // (0: not measured; a lower bound)
+                                         // the kernels it ran (their code differs by CPU class), which an inference
+                                         // session holds only once its own kernels ran, and a model running none of
+                                         // them never does — how far below the baseline an inference session may stay
+  uint64_t structures_bytes = 0;         // the inference session's graph and kernel structures: the model's nodes
+                                         // times what one node of a trivial chain cost the runtime, a calibration
+                                         // constant (0: not measured; a lower bound)
   uint64_t output_copies_bytes = 0;      // copies of the graph outputs the runtime's binding hands the caller (the
                                          // Node.js binding copies each output into a JavaScript buffer)
   uint64_t total_bytes = 0;              // the predicted increase of the runner's resident set from before its
-                                         // session to the peak of its first run: baseline + structures + the C
-                                         // allocator's replay of the session's creation and first run (c_allocator),
-                                         // else baseline + structures + weights + prepacked + activations + copies
-  uint64_t peak_bytes = 0;               // the predicted high-water above the start over the session's creation and
-                                         // its first run (what a deployment must hold room for)
+                                         // inference session to the peak of its first run: baseline + structures + the
+                                         // C allocator's replay of the inference session's creation and first run
+                                         // (c_allocator), else baseline + structures + weights + prepacked +
+                                         // activations + copies
+  uint64_t peak_bytes = 0;               // the predicted high-water above the start over the inference session's
+                                         // creation and its first run (what a deployment must hold room for)
   std::optional<CAllocatorPrediction> c_allocator;  // the blocks replayed through the C allocator's rules (a backend
-                                                    // that states its session's creation)
+                                                    // that states its inference session's creation)
   std::optional<ArenaPrediction> arena;  // with the runtime's arena on: its regions over the first run, and the band
 };
 
 // What the runner process held, from its own /proc/self/status (runs[].memory.measured).
 struct MemoryMeasured {
-  uint64_t start_bytes = 0;              // VmRSS before anything of the runtime's session (before the baseline)
-  uint64_t after_session_bytes = 0;      // VmRSS once the model's session exists
-  uint64_t session_peak_bytes = 0;       // VmHWM over session creation
-  uint64_t run_peak_bytes = 0;           // VmHWM over the timed runs (reset after session creation when peak_reset):
-                                         // with the copies of earlier outputs a garbage-collected runner still holds
-  uint64_t probe_peak_bytes = 0;         // VmHWM over the session's first run, before the warm-up (0: not measured)
+  uint64_t start_bytes = 0;              // VmRSS before anything of the runtime's inference session (before the
+                                         // baseline)
+  uint64_t after_session_bytes = 0;      // VmRSS once the model's inference session exists
+  uint64_t session_peak_bytes = 0;       // VmHWM over inference session creation
+  uint64_t run_peak_bytes = 0;           // VmHWM over the timed runs (reset after inference session creation when
+                                         // peak_reset): with the copies of earlier outputs a garbage-collected runner
+                                         // still holds
+  uint64_t probe_peak_bytes = 0;         // VmHWM over the inference session's first run, before the warm-up (0: not
+                                         // measured)
   bool peak_reset = false;               // the high-water mark could be reset between the phases (Linux clear_refs)
   uint64_t increase_bytes = 0;           // (probe_peak, else run_peak) - start: what predicted.total_bytes predicts
   uint64_t peak_bytes = 0;               // max(session_peak, probe_peak, else run_peak) - start: the high-water over the
-                                         // session's creation and its first run, what predicted.peak_bytes predicts
-  // The runtime's own allocator figures, where it reports them (ONNX Runtime's arena, in its profiled session).
+                                         // inference session's creation and its first run, what predicted.peak_bytes
+                                         // predicts
+  // The runtime's own allocator figures, where it reports them (ONNX Runtime's arena, in its profiled inference
+  // session).
   std::optional<uint64_t> allocator_held_bytes;       // largest the allocator held
   std::optional<uint64_t> allocator_in_use_peak_bytes; // largest it had handed out at once
 };
@@ -234,10 +241,11 @@ struct RunMemory {
   std::vector<std::string> notes;
 };
 
-// What the C allocator keeps after session creation, when it is a large part of what the process holds: at least
-// 64 MiB and at least half the weights (the graph optimizer's copies of them, freed below the heap's top); 0
-// otherwise. Predicted by the replay through the C allocator's rules when the run has one, else the measured "session
-// beyond its prediction" part. The allocator-retention lint and the profile's memory lines share it.
+// What the C allocator keeps after inference session creation, when it is a large part of what the process holds: at
+// least 64 MiB and at least half the weights (the graph optimizer's copies of them, freed below the heap's top); 0
+// otherwise. Predicted by the replay through the C allocator's rules when the run has one, else the measured "inference
+// session beyond its prediction" part ("session beyond its prediction" in reports written before it said so). The
+// allocator-retention lint and the profile's memory lines share it.
 inline uint64_t allocator_retention_bytes(const RunMemory& m) {
   const uint64_t big = uint64_t{64} * 1024 * 1024;
   if (const auto& c = m.predicted.c_allocator) {
@@ -247,7 +255,9 @@ inline uint64_t allocator_retention_bytes(const RunMemory& m) {
   }
   if (!m.measured) return 0;
   for (const auto& part : m.explained) {
-    if (part.name != "session beyond its prediction") continue;
+    const bool beyond = part.name == "inference session beyond its prediction" ||
+                        part.name == "session beyond its prediction";  // reports written before it said "inference"
+    if (!beyond) continue;
     if (part.bytes < int64_t{64} * 1024 * 1024 || static_cast<uint64_t>(part.bytes) < m.predicted.weights_bytes / 2)
       return 0;
     return static_cast<uint64_t>(part.bytes);
@@ -273,9 +283,10 @@ struct CallerMemory {
   uint64_t prefill_buffers_bytes = 0, decode_buffers_bytes = 0, heap_bytes = 0;
 };
 
-// The memory request: one untimed request after the timed ones in which the caller collects its garbage before the
-// prefill and before every decode step, so each phase's peak holds what its step holds and nothing an earlier step
-// left for the collector. Resident sets as the runner read them (VmHWM, not yet above its start).
+// The memory generation: one untimed generation before the timed requests (not a request: nothing of it is timed or
+// reported but its memory) in which the caller collects its garbage before the prefill and before every decode step,
+// so each phase's peak holds what its step holds and nothing an earlier step left for the collector. Resident sets
+// as the runner read them (VmHWM, not yet above its start).
 struct CollectedMemory {
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;
   CallerMemory caller;
@@ -284,10 +295,10 @@ struct CollectedMemory {
 // What a decoder's runner measured of its memory over one configuration (`generate`; backends/generation.h): compared
 // with the decoder's prediction (memory/kv_cache.h), never an input of it. Absent parts: the runner did not say.
 struct DecoderMemoryMeasured {
-  std::optional<MemoryMeasured> runner;  // start, after the session, the timed requests' peak
+  std::optional<MemoryMeasured> runner;  // start, after the inference session, the timed requests' peak
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own peak resident set (0: not measured)
   CallerMemory caller;                   // the caller's side of the loop (a garbage-collected binding's buffers, heap)
-  std::optional<CollectedMemory> collected;  // the memory request: each phase's peak with the caller's garbage
+  std::optional<CollectedMemory> collected;  // the memory generation: each phase's peak with the caller's garbage
                                              // collected
 };
 
@@ -305,7 +316,7 @@ struct KvMemory {
   uint64_t prefill_activations_bytes = 0, decode_activations_bytes = 0;  // the last decode step's
   uint64_t prefill_peak_bytes = 0;       // baseline + weights + prepacked + the prefill's activations + output copies
   uint64_t decode_peak_bytes = 0;        // baseline + weights + prepacked + the last step's activations + output copies
-  uint64_t baseline_bytes = 0;           // the runtime's own (a baseline session; 0: not measured)
+  uint64_t baseline_bytes = 0;           // the runtime's own (a baseline inference session; 0: not measured)
   uint64_t baseline_run_bytes = 0;       // of it, what its first run added (MemoryPrediction::baseline_run_bytes)
   uint64_t predicted_bytes = 0;          // the larger of the two peaks: the runner's predicted increase
   // The runner's measured increase over its start: each phase's own peak over the timed requests (0: not measured).
@@ -316,12 +327,12 @@ struct KvMemory {
   // the peaks above), and the copies of a request's earlier outputs a garbage-collected caller holds at its last
   // step when no collection ran during the request (not in the peaks: when the collector runs is its own).
   uint64_t prefill_copies_bytes = 0, decode_copies_bytes = 0, uncollected_copies_bytes = 0;
-  // Measured parts of the difference (0: not measured): the session's creation beyond baseline + weights + packed
-  // copies (the runtime's graph and kernel structures), and the caller's side (CallerMemory).
+  // Measured parts of the difference (0: not measured): the inference session's creation beyond baseline + weights +
+  // packed copies (the runtime's graph and kernel structures), and the caller's side (CallerMemory).
   uint64_t session_beyond_bytes = 0;
   uint64_t prefill_caller_buffers_bytes = 0, decode_caller_buffers_bytes = 0, caller_heap_bytes = 0;
-  // The memory request's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
-  // the prediction is checked against, with the JavaScript heap's growth in that request beside it.
+  // The memory generation's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
+  // the prediction is checked against, with the JavaScript heap's growth in that generation beside it.
   uint64_t prefill_collected_bytes = 0, decode_collected_bytes = 0, collected_heap_bytes = 0;
 };
 

@@ -61,7 +61,7 @@ void from_json(const json& nlohmann_json_j, MemoryPrediction& nlohmann_json_t) {
   // Added after reports with a run's memory were first written: absent reads as not measured.
   nlohmann_json_t.structures_bytes = optional_integer(nlohmann_json_j, "structures_bytes", uint64_t{0});
   nlohmann_json_t.baseline_run_bytes = optional_integer(nlohmann_json_j, "baseline_run_bytes", uint64_t{0});
-  // Reports before the session's creation was predicted: the peak is the first run's.
+  // Reports before the inference session's creation was predicted: the peak is the first run's.
   nlohmann_json_t.peak_bytes = optional_integer(nlohmann_json_j, "peak_bytes", nlohmann_json_t.total_bytes);
   if (nlohmann_json_j.contains("c_allocator")) {
     nlohmann_json_t.c_allocator = nlohmann_json_j.at("c_allocator").get<CAllocatorPrediction>();

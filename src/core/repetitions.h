@@ -1,7 +1,7 @@
 #pragma once
 // Repetitions, the one meaning of the word (docs/architecture.md glossary): a repetition is one timed loop of one
-// configuration — a stretch of its samples. A configuration is timed more than once because a run's samples only
-// show how the machine behaved during that run: the next (new process, new session, new memory layout, another
+// configuration — a stretch of its samples. A configuration is timed more than once because a run's samples only show
+// how the machine behaved during that run: the next (new process, new inference session, new memory layout, another
 // moment) can differ by much more than the samples of one run scatter. Every repetition is one of two kinds:
 //   - a fresh run: timed in a runner process of its own (the first repetition always; `--repeat N`: all N). Their
 //     medians' spread is run-to-run variation (repetition_spread, spread_is_large below).

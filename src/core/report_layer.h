@@ -56,7 +56,7 @@ struct Layer {                    // one kernel of the optimized graph the backe
   std::string precision;          // element type it computed in, as an ONNX name ("int8", "float16", "float")
   std::string implementation;     // the kernel the runtime chose (TensorRT tactic, OpenVINO primitive type)
   std::string inserted_for;       // the runtime added it itself: why ("reformat", "quantize", ...)
-  bool fallback = false;          // ran on the CPU although the session ran on an accelerator
+  bool fallback = false;          // ran on the CPU although the inference session ran on an accelerator
   uint64_t weight_bytes = 0;      // its weights and biases as the runtime stores them (0: not known)
   // Added with the mapping-truth work (written only when not the default):
   BytesSource bytes_source = BytesSource::analysis;  // where `bytes` comes from
@@ -73,7 +73,7 @@ struct Layer {                    // one kernel of the optimized graph the backe
 };
 
 struct NodeFate {                 // user nodes that no layer owns
-  std::string name, fate;         // fate: "folded" (constant-folded at session creation) | "eliminated"
+  std::string name, fate;         // fate: "folded" (constant-folded at inference session creation) | "eliminated"
 };
 
 }  // namespace rooflens

@@ -47,7 +47,7 @@ struct ThreadsObserved {
 struct DispatchBreakdown {
   int64_t kernels = 0;                          // kernels per iteration
   std::optional<double> outside_executor_ms;    // the run's span outside the runtime's executor (entering the
-                                                // session, checking and binding inputs, fetching outputs)
+                                                // inference session, checking and binding inputs, fetching outputs)
   std::optional<double> executor_gaps_ms;       // inside the executor, between one kernel's end and the next's start
   std::optional<double> fences_ms;              // waits the runtime timed as fences around kernels
   std::optional<double> profiler_ms;            // profiled median − plain median (both timed around the call): what

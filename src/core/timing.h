@@ -17,7 +17,7 @@ struct TimingOptions {
   double adaptive_rel_ci = 0.01;
   double adaptive_confidence = 0.95;
   int profile_iterations = 10;   // measured profiled runs for layer times (after warmup_iterations of warm-up)
-  bool layers = true;            // run the profiled session at all
+  bool layers = true;            // run the profiled inference session at all
   // Run the timed runner at all (profile --layers-only: no): without it a configuration has its layers and its
   // predicted memory but no end-to-end samples and no measured memory (a backend that cannot leave it out times it).
   bool timed = true;

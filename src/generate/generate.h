@@ -15,21 +15,8 @@
 #include "backends/backend.h"
 #include "backends/generation.h"
 #include "core/report.h"
-#include "core/timing.h"
 
 namespace rooflens {
-
-// generate's timing defaults (a request is an iteration): 1 warm-up request, at least 5 measured requests and no
-// minimum duration, 5 profiled iterations per phase.
-inline TimingOptions generation_timing() {
-  TimingOptions t;
-  t.warmup_iterations = 1;
-  t.warmup_ms = 0;
-  t.iterations = 5;
-  t.duration_s = 0;
-  t.profile_iterations = 5;
-  return t;
-}
 
 struct GenerateOptions {
   std::string model;
@@ -40,7 +27,7 @@ struct GenerateOptions {
   int threads = 0;                    // intra-op threads, 0 = backend default
   NextToken next_token = NextToken::greedy;
   uint64_t seed = 0;                  // prompt ids (and fixed tokens)
-  TimingOptions timing = generation_timing();
+  GenerationTiming timing;           // defaults: 1 warm-up request, at least 5 measured ones, no minimum duration
   int repeat = 1;                     // timed runs per configuration, each in a fresh runner
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};
   std::string report_path;            // -f; "" = not written while running

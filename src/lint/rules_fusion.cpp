@@ -68,8 +68,8 @@ void unfused_chains(const RunFacts& f, FindingSink& out) {
                 {"bytes moved", static_cast<double>(bytes), "bytes"}};
   x.mitigation =
       "Each layer of a chain reads a whole tensor from memory and writes it back for the next one. Let the runtime "
-      "fuse them (ONNX Runtime: graphOptimizationLevel=all, the default; check that the session did not disable "
-      "it), or fuse at export (fold BatchNormalization into the Conv before it, fuse activations into the "
+      "fuse them (ONNX Runtime: graphOptimizationLevel=all, the default; check that the inference session did not "
+      "disable it), or fuse at export (fold BatchNormalization into the Conv before it, fuse activations into the "
       "producing op).";
 }
 
@@ -139,9 +139,9 @@ void shape_compute(const RunFacts& f, FindingSink& out) {
                 {"time", ms, "ms"}};
   x.mitigation =
       "These kernels compute tensor shapes (Shape -> Gather -> Concat -> Reshape chains of dynamic-shape exports) "
-      "on every run. With fixed input shapes the runtime folds them at session creation: export with static shapes, "
-      "or fix the dims when creating the session (ONNX Runtime: freeDimensionOverrides; rooflens --dim), or "
-      "simplify the model with a constant-folding tool.";
+      "on every run. With fixed input shapes the runtime folds them at inference session creation: export with static "
+      "shapes, or fix the dims when creating the inference session (ONNX Runtime: freeDimensionOverrides; rooflens "
+      "--dim), or simplify the model with a constant-folding tool.";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// Memory: what the run's memory section (runs[].memory; docs/memory.md) says beyond its prediction — an allocator
-// that grew far beyond what the run needed at once, weights the runtime keeps twice because a kernel packed them,
-// memory the C allocator kept after session creation, and a working set larger than the last-level cache the sweep
-// found (which explains a bandwidth-bound roofline).
+// Memory: what the run's memory section (runs[].memory; docs/memory.md) says beyond its prediction — an allocator that
+// grew far beyond what the run needed at once, weights the runtime keeps twice because a kernel packed them, memory the
+// C allocator kept after inference session creation, and a working set larger than the last-level cache the sweep found
+// (which explains a bandwidth-bound roofline).
 #include <algorithm>
 #include <cmath>
 
@@ -36,7 +36,7 @@ void arena_growth(const RunFacts& f, FindingSink& out) {
                  "(-B onnxruntime:enableCpuMemArena=false) and let the C allocator serve the tensors.";
 }
 
-// Weights a kernel packed at session creation while another kernel still reads the original: both are kept.
+// Weights a kernel packed at inference session creation while another kernel still reads the original: both are kept.
 void prepacked_weights(const RunFacts& f, FindingSink& out) {
   if (!f.run.memory) return;
   const MemoryPrediction& p = f.run.memory->predicted;
@@ -50,15 +50,16 @@ void prepacked_weights(const RunFacts& f, FindingSink& out) {
                  "(-B onnxruntime:session.disable_prepacking=1) and measure what it costs in time.";
 }
 
-// The C allocator kept memory the runtime freed while it created the session (copies of the weights made while it
-// optimized the graph): the process holds it, the runtime does not.
+// The C allocator kept memory the runtime freed while it created the inference session (copies of the weights made
+// while it optimized the graph): the process holds it, the runtime does not.
 void allocator_retention(const RunFacts& f, FindingSink& out) {
   if (!f.run.memory) return;
   const uint64_t kept = allocator_retention_bytes(*f.run.memory);
   if (!kept) return;
   const uint64_t weights = f.run.memory->predicted.weights_bytes;
   const bool predicted = f.run.memory->predicted.c_allocator.has_value();
-  Finding& x = out.add(Severity::info, "the session holds " + bytes_si(kept) + " beyond its runtime, weights and packed copies" +
+  Finding& x = out.add(Severity::info, "the inference session holds " + bytes_si(kept) +
+                                           " beyond its runtime, weights and packed copies" +
                                            (predicted ? " (predicted: the C allocator keeps it)" : ""));
   x.evidence = {{predicted ? "kept by the C allocator (predicted)" : "beyond the prediction", static_cast<double>(kept),
                  "bytes"},
@@ -108,7 +109,7 @@ void add_memory_rules(RuleList& rules) {
                    "https://onnxruntime.ai/docs/get-started/with-c.html", &arena_growth});
   rules.push_back({"prepacked-weights", "memory", "weights kept both packed and plain",
                    "https://onnxruntime.ai/docs/performance/tune-performance/memory.html", &prepacked_weights});
-  rules.push_back({"allocator-retention", "memory", "memory the C allocator kept after session creation",
+  rules.push_back({"allocator-retention", "memory", "memory the C allocator kept after inference session creation",
                    "https://www.gnu.org/software/libc/manual/html_node/Memory-Allocation-Tunables.html",
                    &allocator_retention});
   rules.push_back({"working-set-above-cache", "memory", "weights and activations larger than the last-level cache",

@@ -61,8 +61,9 @@ std::string dispatch_fixes(const ProfileRun& run, double gap, double run_ms) {
         std::to_string(d.kernels) + " kernels: fewer, larger kernels cut it (graph optimizations on, fused "
         "elementwise chains, a larger batch per call).");
   if (d.outside_executor_ms && *d.outside_executor_ms >= 0.3 * gap)
-    say(ms_text(*d.outside_executor_ms) + " per run lies outside the executor (entering the session, checking and "
-        "binding inputs, fetching outputs): a cost per call, which a larger batch spreads over more items.");
+    say(ms_text(*d.outside_executor_ms) + " per run lies outside the executor (entering the inference session, "
+        "checking and binding inputs, fetching outputs): a cost per call, which a larger batch spreads over more "
+        "items.");
   if (d.fences_ms && *d.fences_ms >= 0.3 * gap) say(ms_text(*d.fences_ms) + " per run are fences around kernels.");
   const double pool = d.pool_wait_ms.value_or(0) + d.pool_handoff_ms.value_or(0);
   if (pool >= 0.1 * run_ms) {

@@ -13,7 +13,7 @@
 //     extends forward over what the kernel evidently fused as well (rules.forward_fusion).
 //  3. Layout and copy kernels (rules.is_layout_kernel, or kernels whose outputs lead nowhere original) own
 //     nothing; they are aliases of the node whose tensor they carry.
-//  4. Original nodes no layer owns are "folded" (they only depend on constants: computed once at session
+//  4. Original nodes no layer owns are "folded" (they only depend on constants: computed once at inference session
 //     creation) or "eliminated" (removed as no-ops).
 #include <string>
 #include <vector>

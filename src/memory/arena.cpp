@@ -74,8 +74,8 @@ class Arena {
     return it == free_.end() ? -1 : by_address_.at(it->second);
   }
 
-  // A region as the rules size it: doubling, the next region is the current size doubled until the request fits,
-  // and when it already fitted, the one after is twice as large; otherwise exactly the request.
+  // A region as the rules size it: doubling, the next region is the current size doubled until the allocation fits,
+  // and when it already fitted, the one after is twice as large; otherwise exactly the allocation.
   void extend(uint64_t rounded) {
     uint64_t bytes = rounded;
     if (rules_.doubling) {

@@ -20,8 +20,8 @@ CAllocator::CAllocator(const CAllocatorRules& rules, bool merge_freely)
     : rules_(rules), merge_freely_(merge_freely), threshold_(rules.mmap_threshold),
       trim_threshold_(rules.trim_threshold) {}
 
-uint64_t CAllocator::chunk_size(uint64_t request) const {
-  return std::max(kMinChunk, round_up(sat_add(request, kHeader), kAlign));
+uint64_t CAllocator::chunk_size(uint64_t bytes) const {
+  return std::max(kMinChunk, round_up(sat_add(bytes, kHeader), kAlign));
 }
 
 uint64_t CAllocator::take_free(uint64_t size) {
@@ -159,7 +159,7 @@ void CAllocator::unwrite_above(uint64_t address) {
 namespace {
 
 struct Replayed {
-  uint64_t creation_peak = 0, session = 0, session_live = 0, run_peak = 0;
+  uint64_t creation_peak = 0, inference_session = 0, inference_session_live = 0, run_peak = 0;
 };
 
 Replayed replay(const CAllocatorRules& rules, const CAllocatorReplay& blocks, bool merge_freely) {
@@ -167,8 +167,8 @@ Replayed replay(const CAllocatorRules& rules, const CAllocatorReplay& blocks, bo
   Replayed r;
   for (const auto& e : blocks.creation) a.apply(e);
   r.creation_peak = a.peak();
-  r.session = a.resident();
-  r.session_live = a.in_use();
+  r.inference_session = a.resident();
+  r.inference_session_live = a.in_use();
   a.reset_peak();
   for (const auto& e : blocks.run) a.apply(e);
   r.run_peak = a.peak();
@@ -183,11 +183,11 @@ CAllocatorPrediction replay_c_allocator(const CAllocatorRules& rules, const CAll
                                       : rules.name + ", mmap threshold " + std::to_string(rules.mmap_threshold);
   const Replayed kept = replay(rules, blocks, false), merged = replay(rules, blocks, true);
   p.creation_peak_bytes = kept.creation_peak;
-  p.session_bytes = kept.session;
-  p.session_live_bytes = kept.session_live;
+  p.session_bytes = kept.inference_session;
+  p.session_live_bytes = kept.inference_session_live;
   p.run_peak_bytes = kept.run_peak;
   p.low_creation_peak_bytes = merged.creation_peak;
-  p.low_session_bytes = merged.session;
+  p.low_session_bytes = merged.inference_session;
   p.low_run_peak_bytes = merged.run_peak;
   for (const auto& e : blocks.creation) {
     if (!e.allocate) continue;

@@ -1,7 +1,7 @@
 #pragma once
 // The C library's allocator replayed over a process's large blocks (docs/memory.md, "The C allocator"): glibc's main
-// arena as its rules place a request — the smallest free chunk that serves it, else the heap's top, else (at or above
-// the mmap threshold) a mapping of its own, else a larger heap — and return memory: a mapping when its block is freed
+// arena as its rules place an allocation — the smallest free chunk that serves it, else the heap's top, else (at or
+// above the mmap threshold) a mapping of its own, else a larger heap — and return memory: a mapping when its block is freed
 // (raising a dynamic threshold to that block's size), the heap's top beyond the trim threshold, nothing else. Freed
 // chunks merge with free neighbours; a block the process keeps is followed by its small objects, which stop that merge.
 // What is resident: the heap's pages and the mappings' pages once written. Neutral: the rules and the blocks come from
@@ -39,7 +39,7 @@ class CAllocator {
     uint64_t written = 0;
     uint64_t objects = 0;            // heap: the address of its small objects' chunk (0: none)
   };
-  uint64_t chunk_size(uint64_t request) const;
+  uint64_t chunk_size(uint64_t bytes) const;
   uint64_t take_free(uint64_t size);         // a free chunk that serves `size` (its address), else UINT64_MAX
   uint64_t take_top(uint64_t size);
   void release(uint64_t address);
@@ -59,10 +59,10 @@ class CAllocator {
   uint64_t heap_written_ = 0, mapped_written_ = 0, in_use_ = 0, peak_ = 0;
 };
 
-// A session's creation and its first run replayed through the rules (the C allocator's part of a run's prediction):
-// the creation's blocks, then the caller's inputs, the run's blocks (the arena's regions, or each tensor with the arena
-// off) and the output copies. Resident figures are the blocks' (the runtime's baseline and node structures are not in
-// them); the low figures replay the same blocks with freed neighbours always merging.
+// An inference session's creation and its first run replayed through the rules (the C allocator's part of a run's
+// prediction): the creation's blocks, then the caller's inputs, the run's blocks (the arena's regions, or each tensor
+// with the arena off) and the output copies. Resident figures are the blocks' (the runtime's baseline and node
+// structures are not in them); the low figures replay the same blocks with freed neighbours always merging.
 struct CAllocatorReplay {
   std::vector<HeapEvent> creation, run;
 };

@@ -43,8 +43,8 @@ std::vector<int> match_nodes(const std::vector<KernelRecord>& kernels, const Gra
 using Sized = std::vector<std::pair<std::string, std::optional<uint64_t>>>;
 
 // The node's present tensor names with the sizes the kernel reported for them. A kernel that packed a weight at
-// session creation no longer holds it, and its profile lists its other inputs only: those then take the reported
-// sizes in order, and the packed weight the size `known` gives it (the model's own weight of that name).
+// inference session creation no longer holds it, and its profile lists its other inputs only: those then take the
+// reported sizes in order, and the packed weight the size `known` gives it (the model's own weight of that name).
 Sized sized(const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& shapes,
             const std::vector<std::string>& dtypes, const std::vector<int>& packed,
             const std::unordered_map<std::string, uint64_t>& known) {

@@ -34,7 +34,7 @@ struct ExecutedMemory {
 
 // Nullopt when too few kernels could be matched to the executed graph's nodes (under 90% of the top-level ones).
 // `known`: bytes of tensors by name where the kernels do not report them (the model's weights, for a weight a
-// kernel packed at session creation and so no longer lists).
+// kernel packed at inference session creation and so no longer lists).
 std::optional<ExecutedMemory> executed_memory(const std::vector<KernelRecord>& kernels, const GraphView& executed,
                                               const std::unordered_map<std::string, uint64_t>& known = {});
 

@@ -73,7 +73,7 @@ KvMemory kv_memory(const KvShape& s) {
 namespace {
 
 // A phase whose run predicted it in the executed order (its step profiled at these dims): the runtime's own weights
-// (constants it folded and packed at session creation) and its kernels' order.
+// (constants it folded and packed at inference session creation) and its kernels' order.
 bool predicted_in_executed_order(const RunMemory* run) {
   return run && run->predicted.weights_source == "executed_graph";
 }
@@ -111,9 +111,10 @@ KvShape decoder_shape(const DecoderMemorySources& in) {
   return s;
 }
 
-// The decoder's session as its prediction has it, in a run's terms (run_memory.h session_beyond_prediction): the
-// baseline, the weights and their packed copies (no node structures or C allocator replay are predicted for it).
-MemoryPrediction decoder_session_prediction(const KvMemory& k) {
+// The decoder's inference session as its prediction has it, in a run's terms (run_memory.h
+// inference_session_beyond_prediction): the baseline, the weights and their packed copies (no node structures or C
+// allocator replay are predicted for it).
+MemoryPrediction decoder_inference_session_prediction(const KvMemory& k) {
   MemoryPrediction p;
   p.baseline_bytes = k.baseline_bytes;
   p.weights_bytes = k.weights_bytes;
@@ -121,9 +122,9 @@ MemoryPrediction decoder_session_prediction(const KvMemory& k) {
   return p;
 }
 
-// The runner's measurement beside the prediction: each phase's peak above the runner's start, the memory request's,
-// the caller's side, and the session's creation beyond its prediction (what the prediction misses of it: the runtime's
-// graph and kernel structures).
+// The runner's measurement beside the prediction: each phase's peak above the runner's start, the memory generation's,
+// the caller's side, and the inference session's creation beyond its prediction (what the prediction misses of it: the
+// runtime's graph and kernel structures).
 void add_decoder_measured(KvMemory& k, const DecoderMemoryMeasured& m) {
   if (m.runner) {
     const uint64_t start = m.runner->start_bytes;
@@ -136,7 +137,8 @@ void add_decoder_measured(KvMemory& k, const DecoderMemoryMeasured& m) {
       k.decode_collected_bytes = above(m.collected->decode_peak_bytes);
       k.collected_heap_bytes = m.collected->caller.heap_bytes;
     }
-    k.session_beyond_bytes = as_count(session_beyond_prediction(decoder_session_prediction(k), *m.runner));
+    k.session_beyond_bytes =
+        as_count(inference_session_beyond_prediction(decoder_inference_session_prediction(k), *m.runner));
   }
   if (m.caller.measured) {
     k.prefill_caller_buffers_bytes = m.caller.prefill_buffers_bytes;

@@ -66,7 +66,8 @@ struct DecoderMemorySources {
 
 // The configuration's memory section: the prediction — weights and activations of the executed graph where the phase
 // was profiled at its dims (the runtime's folded and packed constants, its kernels' order), else the model's — and
-// beside it what the runner measured, with the session's creation beyond its prediction (run_memory.h's rule).
+// beside it what the runner measured, with the inference session's creation beyond its prediction (run_memory.h's
+// rule).
 KvMemory decoder_memory(const DecoderMemorySources& in);
 
 }  // namespace rooflens

@@ -77,8 +77,9 @@ uint64_t analysis_weight_bytes(const Analysis& a, const std::vector<std::string>
 
 namespace {
 
-// The first run's blocks, after the session's: the caller's inputs, the run's own (the arena's regions as far as the
-// run wrote them, else each tensor as the executed order allocates and frees it), then the copies of the outputs.
+// The first run's blocks, after the inference session's: the caller's inputs, the run's own (the arena's regions as far
+// as the run wrote them, else each tensor as the executed order allocates and frees it), then the copies of the
+// outputs.
 std::vector<HeapEvent> first_run_blocks(const MemoryPrediction& p, const ExecutedMemory* e, uint64_t inputs_bytes) {
   std::vector<HeapEvent> out;
   uint64_t id = uint64_t{1} << 40;  // apart from the creation's ids
@@ -136,7 +137,7 @@ RunMemorySources run_memory_sources(const Measurement& m) {
   in.baseline_run_bytes = m.runtime_baseline_run_bytes;
   in.node_bytes = m.runtime_node_bytes;
   in.runtime_cost_measured_at = m.runtime_cost_measured_at;
-  in.session_creation = &m.session_creation;
+  in.inference_session_creation = &m.inference_session_creation;
   in.c_allocator = &m.c_allocator;
   in.output_copies = m.output_copies;
   in.arena = m.arena;
@@ -151,7 +152,7 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   std::optional<ExecutedMemory> e;
   if (in.kernels && in.executed) {
     // A kernel's packed inputs are not in its shapes: their sizes come from the executed graph's own initializers
-    // (constants the runtime folded at session creation among them), else from the user's model.
+    // (constants the runtime folded at inference session creation among them), else from the user's model.
     std::unordered_map<std::string, uint64_t> known =
         in.analysis ? analysis_weights(*in.analysis, in.inputs) : std::unordered_map<std::string, uint64_t>{};
     for (const auto& [name, bytes] : in.executed->constant_bytes) known[name] = bytes;
@@ -230,17 +231,17 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
     m.notes.push_back("no executed graph: the runtime's arena was not simulated (no band)");
   }
   p.peak_bytes = p.total_bytes;
-  if (in.c_allocator && *in.c_allocator && in.session_creation && !in.session_creation->empty()) {
+  if (in.c_allocator && *in.c_allocator && in.inference_session_creation && !in.inference_session_creation->empty()) {
     uint64_t inputs = e ? e->inputs_bytes : 0;
     if (!e && in.analysis) inputs = topological_memory(*in.analysis, in.inputs, in.outputs).activations.inputs_bytes;
-    const CAllocatorReplay blocks{*in.session_creation, first_run_blocks(p, e ? &*e : nullptr, inputs)};
+    const CAllocatorReplay blocks{*in.inference_session_creation, first_run_blocks(p, e ? &*e : nullptr, inputs)};
     p.c_allocator = replay_c_allocator(**in.c_allocator, blocks);
     const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
     p.total_bytes = sat_add(calibrated, p.c_allocator->run_peak_bytes);
     p.peak_bytes = sat_add(calibrated, std::max(p.c_allocator->creation_peak_bytes, p.c_allocator->run_peak_bytes));
-    m.notes.push_back("the session's creation and first run replayed through the C allocator's rules (" +
+    m.notes.push_back("the inference session's creation and first run replayed through the C allocator's rules (" +
                       p.c_allocator->setting + "): " + si_bytes(static_cast<double>(p.c_allocator->session_bytes)) +
-                      " resident once the session exists, of which " +
+                      " resident once the inference session exists, of which " +
                       si_bytes(static_cast<double>(p.c_allocator->session_live_bytes)) +
                       " in use; glibc's placement varies from run to run between the replay with freed blocks "
                       "kept apart by small objects and one where they always merge (" +
@@ -253,22 +254,22 @@ std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   return m;
 }
 
-int64_t session_beyond_prediction(const MemoryPrediction& p, const MemoryMeasured& m) {
-  const uint64_t session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
+int64_t inference_session_beyond_prediction(const MemoryPrediction& p, const MemoryMeasured& m) {
+  const uint64_t inference_session = m.after_session_bytes > m.start_bytes ? m.after_session_bytes - m.start_bytes : 0;
   const uint64_t calibrated = sat_add(p.baseline_bytes, p.structures_bytes);
   const uint64_t predicted = p.c_allocator ? sat_add(calibrated, p.c_allocator->session_bytes)
                                            : sat_add(calibrated, sat_add(p.weights_bytes, p.prepacked_bytes));
-  return diff(session, predicted);
+  return diff(inference_session, predicted);
 }
 
 std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMeasured& m) {
   std::vector<MemoryPart> out;
   if (m.run_peak_bytes == 0) return out;
   out.push_back({"runtime baseline", static_cast<int64_t>(p.baseline_bytes),
-                 p.baseline_bytes ? "what a first session of this runtime costs a process whatever the model (its code, "
-                                    "thread pool, allocators): a calibration constant, measured once in a process of its "
-                                    "own with these options"
-                                  : "not measured: counted in the session's difference below"});
+                 p.baseline_bytes ? "what a first inference session of this runtime costs a process whatever the model "
+                                    "(its code, thread pool, allocators): a calibration constant, measured once in a "
+                                    "process of its own with these options"
+                                  : "not measured: counted in the inference session's difference below"});
   if (p.structures_bytes)
     out.push_back({"node structures", static_cast<int64_t>(p.structures_bytes),
                    "the model's nodes times what one node of a chain of trivial nodes cost the runtime: a calibration "
@@ -284,9 +285,9 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
   if (c) {
     const uint64_t live = sat_add(p.weights_bytes, p.prepacked_bytes);
     out.push_back({"kept by the C allocator", diff(c->session_bytes, std::min(c->session_bytes, live)),
-                   "blocks the session's creation freed that the C allocator keeps resident (the file's constants as "
-                   "parsed, their copies before the optimizer replaced them, its scratch copies, originals of packed "
-                   "weights), replayed through " + c->setting + "'s rules: predicted"});
+                   "blocks the inference session's creation freed that the C allocator keeps resident (the file's "
+                   "constants as parsed, their copies before the optimizer replaced them, its scratch copies, "
+                   "originals of packed weights), replayed through " + c->setting + "'s rules: predicted"});
   }
   if (c) {
     // The first run as the replay places its blocks: the caller's inputs, the arena's regions (or each tensor), the
@@ -303,35 +304,37 @@ std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMe
                      "the outputs as the runtime's binding copies them for the caller: predicted"});
   }
   // What the runner held beyond each prediction, phase by phase (measured - predicted).
-  out.push_back({"session beyond its prediction", session_beyond_prediction(p, m),
-                 c ? "measured after session creation minus its prediction (baseline, structures and the C allocator's "
-                     "replay of the creation): what real nodes hold beyond trivial ones, and where glibc placed the "
-                     "blocks otherwise than the replay"
-                   : "measured after session creation minus baseline, structures and weights: memory the C allocator "
-                     "kept after the runtime freed it (copies made while loading and optimizing the graph), and what "
-                     "real nodes hold beyond trivial ones (attributes, kernels with state)"});
+  out.push_back({"inference session beyond its prediction", inference_session_beyond_prediction(p, m),
+                 c ? "measured after inference session creation minus its prediction (baseline, structures and the C "
+                     "allocator's replay of the creation): what real nodes hold beyond trivial ones, and where glibc "
+                     "placed the blocks otherwise than the replay"
+                   : "measured after inference session creation minus baseline, structures and weights: memory the C "
+                     "allocator kept after the runtime freed it (copies made while loading and optimizing the graph), "
+                     "and what real nodes hold beyond trivial ones (attributes, kernels with state)"});
   const uint64_t peak = m.probe_peak_bytes ? m.probe_peak_bytes : m.run_peak_bytes;
   const uint64_t run = peak > m.after_session_bytes ? peak - m.after_session_bytes : 0;
   const uint64_t run_predicted =
       c ? (c->run_peak_bytes > c->session_bytes ? c->run_peak_bytes - c->session_bytes : 0)
         : sat_add(p.activations_bytes, p.output_copies_bytes);
-  std::string note = std::string(m.probe_peak_bytes ? "peak of the session's first run" : "peak of the timed runs") +
-                     " above the session, minus " +
-                     (c ? "the replay's (what the run's blocks added beyond the memory the allocator kept)"
-                        : "the predicted activations and output copies") +
-                     ": negative when they reused memory the allocator kept from session creation, positive for "
-                     "buffers kernels allocate for themselves (im2col, packing)";
+  std::string note =
+      std::string(m.probe_peak_bytes ? "peak of the inference session's first run" : "peak of the timed runs") +
+      " above the inference session, minus " +
+      (c ? "the replay's (what the run's blocks added beyond the memory the allocator kept)"
+         : "the predicted activations and output copies") +
+      ": negative when they reused memory the allocator kept from inference session creation, positive for buffers "
+      "kernels allocate for themselves (im2col, packing)";
   if (m.allocator_held_bytes && m.allocator_in_use_peak_bytes)
     note += "; the runtime's allocator held " + si_bytes(static_cast<double>(*m.allocator_held_bytes)) + " for a peak of " +
             si_bytes(static_cast<double>(*m.allocator_in_use_peak_bytes)) + " in use (arena slack " +
             si_bytes(static_cast<double>(*m.allocator_held_bytes - std::min(*m.allocator_held_bytes, *m.allocator_in_use_peak_bytes))) + ")";
-  if (!m.peak_reset) note += "; the high-water mark could not be reset after session creation, so the run's peak "
-                             "may be the session's";
+  if (!m.peak_reset)
+    note += "; the high-water mark could not be reset after inference session creation, so the run's peak may be the "
+            "inference session's";
   out.push_back({"run beyond its prediction", diff(run, run_predicted), note});
   if (m.peak_bytes > m.increase_bytes)
     out.push_back({"creation above the first run", diff(m.peak_bytes, m.increase_bytes),
-                   "not in the increase: the session's creation peaked above its first run (blocks the runtime held "
-                   "while it parsed and optimized the graph)" +
+                   "not in the increase: the inference session's creation peaked above its first run (blocks the "
+                   "runtime held while it parsed and optimized the graph)" +
                    (c ? std::string("; predicted ") + si_bytes(static_cast<double>(p.peak_bytes)) + " at the peak"
                       : std::string())});
   if (m.probe_peak_bytes && m.run_peak_bytes > m.probe_peak_bytes)

@@ -27,7 +27,7 @@ struct RunMemorySources {
   uint64_t baseline_run_bytes = 0;                     // Measurement::runtime_baseline_run_bytes
   uint64_t node_bytes = 0;                             // Measurement::runtime_node_bytes
   std::string runtime_cost_measured_at;                // Measurement::runtime_cost_measured_at
-  const std::vector<HeapEvent>* session_creation = nullptr;  // Measurement::session_creation
+  const std::vector<HeapEvent>* inference_session_creation = nullptr;  // Measurement::inference_session_creation
   const std::optional<CAllocatorRules>* c_allocator = nullptr;  // Measurement::c_allocator
   int64_t output_copies = 0;                           // Measurement::output_copies
   std::optional<ArenaRules> arena;                     // Measurement::arena
@@ -43,11 +43,12 @@ RunMemorySources run_memory_sources(const Measurement& m);
 // Nullopt when there is nothing to predict from (no executed graph and no analysis).
 std::optional<RunMemory> run_memory(const RunMemorySources& in);
 
-// The runner's resident set once the session existed, above its start, less what the prediction has for the session:
-// the calibrated parts (baseline, node structures) and the C allocator's replay of its creation, else the weights and
-// their packed copies. What real nodes hold beyond trivial ones, and where the allocator placed blocks otherwise than
-// predicted; negative when the runner held less. A run's explained part, and a decoder's (kv_cache.h).
-int64_t session_beyond_prediction(const MemoryPrediction& p, const MemoryMeasured& m);
+// The runner's resident set once the inference session existed, above its start, less what the prediction has for the
+// inference session: the calibrated parts (baseline, node structures) and the C allocator's replay of its creation,
+// else the weights and their packed copies. What real nodes hold beyond trivial ones, and where the allocator placed
+// blocks otherwise than predicted; negative when the runner held less. A run's explained part, and a decoder's
+// (kv_cache.h).
+int64_t inference_session_beyond_prediction(const MemoryPrediction& p, const MemoryMeasured& m);
 
 // The difference between measured and predicted, in parts (RunMemory::explained); empty without a measurement.
 std::vector<MemoryPart> explain_memory(const MemoryPrediction& p, const MemoryMeasured& m);

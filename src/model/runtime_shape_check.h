@@ -39,7 +39,8 @@ int64_t take_runtime_shapes(Model& m, const std::map<std::string, std::vector<in
 // Compares every main-graph node output with what the runtime returned under the same name.
 ShapeCheck compare_with_runtime(const Model& m, const std::vector<TensorValue>& runtime);
 
-// The output shapes a runtime reported for one node it ran (a kernel of an unoptimized session, from its profile).
+// The output shapes a runtime reported for one node it ran (a kernel of an unoptimized inference session, from its
+// profile).
 struct NodeShapes {
   std::string node;
   std::vector<std::vector<int64_t>> outputs;

@@ -22,7 +22,7 @@ Tolerance int8_check_tolerance(std::optional<double> output_step) {
   return Tolerance{0.05, 0.05, kInt8CheckPercentMismatch};
 }
 
-Int8Check check_int8_outputs(Backend& backend, const RunRequest& r, const std::vector<std::string>& isa,
+Int8Check check_int8_outputs(Backend& backend, const RunSpec& r, const std::vector<std::string>& isa,
                              std::optional<double> output_step) {
   std::unique_ptr<LiveRunner> runner = backend.live_runner();
   if (!runner)

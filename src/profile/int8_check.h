@@ -34,11 +34,11 @@ Tolerance int8_check_tolerance(std::optional<double> output_step);
 // nodes runs the same integer kernels at every optimization level, so it has no reference this way.
 bool wants_int8_check(Int8CheckMode mode, const std::optional<Int8Weights>& weights, const std::vector<std::string>& isa);
 
-// The comparison for run request `r` on `backend`: one live runner loads the model as the run did (its options,
-// threads and dims) and at opt-level disabled, runs each once on the run's inputs, and compares. `isa` is recorded
-// with it. Throws BackendError when either session fails (the run stands; the caller notes why it has no check).
+// The comparison for run `r` on `backend`: one live runner loads the model as the run did (its options, threads and
+// dims) and at opt-level disabled, runs each once on the run's inputs, and compares. `isa` is recorded with it. Throws
+// BackendError when either inference session fails (the run stands; the caller notes why it has no check).
 // `output_step` (analysis/int8_weights.h) sets the tolerance above.
-Int8Check check_int8_outputs(Backend& backend, const RunRequest& r, const std::vector<std::string>& isa,
+Int8Check check_int8_outputs(Backend& backend, const RunSpec& r, const std::vector<std::string>& isa,
                              std::optional<double> output_step);
 
 }  // namespace rooflens

@@ -11,7 +11,7 @@ MeasuredPair measure_pair(const ProfileOptions& ob, const ProfileOptions& on, Ba
   const std::vector<Backend*> backends{&backend};
   TurnProgress progress(hooks.progress);
   const ProfileHooks hb = progress.hooks("BASE", hooks.interrupted), hn = progress.hooks("NEW", hooks.interrupted);
-  ProfileSession base(ob, backends, nullptr, hb), head(on, backends, nullptr, hn);
+  ProfileDriver base(ob, backends, nullptr, hb), head(on, backends, nullptr, hn);
   take_turns(base, head);
   progress.finish();
   return MeasuredPair{std::move(base.report()), std::move(head.report())};

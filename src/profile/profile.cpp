@@ -76,7 +76,7 @@ struct Slot {
   size_t backend = 0;
   RunKey requested;                         // as the grid asks for it
   RunKey key;                               // as runs and failures record it: resolved once the model loaded
-  std::optional<RunRequest> request;        // set once the model loaded at these dims (round 1)
+  std::optional<RunSpec> spec;              // set once the model loaded at these dims (round 1)
   std::optional<size_t> run;                // its run in Report::runs, after the first repetition
   bool done = false;                        // failed: no further repetitions
   std::unique_ptr<LiveRunner> live_runner;  // ProfileOptions::live_timing: the live process of later rounds
@@ -173,7 +173,7 @@ class GridRun {
     slot.key.batch = slot.requested.batch > 0 ? slot.requested.batch : fixed_batch(*m);
     slot.key.dims = m->input_symbols;
     slot.key.threads = backends_[slot.backend]->threads_for(slot.requested.threads);
-    RunRequest r;
+    RunSpec r;
     r.model = fs::absolute(o_.model);
     r.key = slot.key;
     r.key.threads = slot.requested.threads;  // 0: the backend's default, as the backend applies it
@@ -186,7 +186,7 @@ class GridRun {
     r.timing = o_.timing;
     r.timeout = o_.timeout;
     r.work_dir = work_.path();
-    slot.request = std::move(r);
+    slot.spec = std::move(r);
     return m;
   }
 
@@ -221,7 +221,7 @@ class GridRun {
 
   // A later round on the configuration's live runner (started and loaded on first use); null when the backend
   // cannot serve, and the round then runs in a fresh runner like the first.
-  std::optional<Measurement> run_live(Slot& slot, const RunRequest& r) {
+  std::optional<Measurement> run_live(Slot& slot, const RunSpec& r) {
     if (!slot.live_runner) {
       slot.live_runner = backends_[slot.backend]->live_runner();
       if (!slot.live_runner) return std::nullopt;
@@ -240,7 +240,7 @@ class GridRun {
 
   void step(Slot& slot, int round) {
     std::optional<Model> m;
-    if (!slot.request && !(m = load(slot))) return;
+    if (!slot.spec && !(m = load(slot))) return;
     MemoryBefore before{free_memory(), oom_kills(), slot.need};
     std::optional<Analysis> analysis;  // round 1: the model at these dims, for its need and then its run
     if (m) {  // round 1: say before it runs when the model will not fit (memory/memory_guard.h)
@@ -251,7 +251,7 @@ class GridRun {
         if (hooks_.warn) hooks_.warn(w);
       }
     }
-    RunRequest r = *slot.request;
+    RunSpec r = *slot.spec;
     r.timing.layers = o_.timing.layers && !slot.run;  // one profiled run per configuration, in its first runner
     try {
       std::optional<Measurement> live;
@@ -281,7 +281,7 @@ class GridRun {
 
   // The configuration's outputs against an unoptimized run, when the model and the CPU call for it (after the run,
   // so it never shares the CPUs with the timing). A check that fails leaves the run as it is, with the reason.
-  void check_int8(Slot& slot, const Model& m, const RunRequest& r) {
+  void check_int8(Slot& slot, const Model& m, const RunSpec& r) {
     if (!wants_int8_check(o_.int8_check, rep_.model.int8_weights, isa_)) return;
     if (hooks_.interrupted && hooks_.interrupted->load()) return;
     if (hooks_.progress)
@@ -417,7 +417,7 @@ Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backend
   return rep;
 }
 
-struct ProfileSession::Impl {
+struct ProfileDriver::Impl {
   Impl(const ProfileOptions& o, const std::vector<Backend*>& b, const HardwareInfo* hw, const ProfileHooks& h)
       : options(o), backends(b), hooks(h), report(start_report(options, backends, hw)),
         grid(options, backends, hw, hooks, report) {}
@@ -428,11 +428,11 @@ struct ProfileSession::Impl {
   GridRun grid;
 };
 
-ProfileSession::ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends,
+ProfileDriver::ProfileDriver(const ProfileOptions& o, const std::vector<Backend*>& backends,
                                const HardwareInfo* hw, const ProfileHooks& hooks)
     : impl_(std::make_unique<Impl>(o, backends, hw, hooks)) {}
-ProfileSession::~ProfileSession() = default;
-bool ProfileSession::step() { return impl_->grid.step(); }
-Report& ProfileSession::report() { return impl_->report; }
+ProfileDriver::~ProfileDriver() = default;
+bool ProfileDriver::step() { return impl_->grid.step(); }
+Report& ProfileDriver::report() { return impl_->report; }
 
 }  // namespace rooflens

@@ -78,15 +78,15 @@ Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backend
                    const ProfileHooks& hooks);
 
 // The same, one run (one configuration, one round) per step(), for drivers that interleave two models run by run
-// (`rooflens compare A.onnx B.onnx`): run_profile() is a ProfileSession stepped until it returns false. The
+// (`rooflens compare A.onnx B.onnx`): run_profile() is a ProfileDriver stepped until it returns false. The
 // constructor loads and analyses the model (throws as run_profile does); report() is complete after the last step.
-class ProfileSession {
+class ProfileDriver {
  public:
-  ProfileSession(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
+  ProfileDriver(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
                  const ProfileHooks& hooks);
-  ~ProfileSession();
-  ProfileSession(const ProfileSession&) = delete;
-  ProfileSession& operator=(const ProfileSession&) = delete;
+  ~ProfileDriver();
+  ProfileDriver(const ProfileDriver&) = delete;
+  ProfileDriver& operator=(const ProfileDriver&) = delete;
   bool step();     // false once every configuration has had every round, or after an interruption
   Report& report();
 

@@ -4,10 +4,10 @@
 
 namespace rooflens {
 
-void take_turns(ProfileSession& a, ProfileSession& b) {
+void take_turns(ProfileDriver& a, ProfileDriver& b) {
   for (size_t k = 0;; ++k) {
-    ProfileSession& first = k % 2 == 0 ? a : b;
-    ProfileSession& second = k % 2 == 0 ? b : a;
+    ProfileDriver& first = k % 2 == 0 ? a : b;
+    ProfileDriver& second = k % 2 == 0 ? b : a;
     bool ran_first = first.step();
     bool ran_second = second.step();
     if (!ran_first && !ran_second) break;

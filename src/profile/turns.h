@@ -9,9 +9,9 @@
 
 namespace rooflens {
 
-// Steps both sessions until neither has a run left, ABBA: pair k runs `a` first when k is even, `b` first when
+// Steps both drivers until neither has a run left, ABBA: pair k runs `a` first when k is even, `b` first when
 // odd, so neither side is always the one that follows the other (a warm cache, a hot CPU).
-void take_turns(ProfileSession& a, ProfileSession& b);
+void take_turns(ProfileDriver& a, ProfileDriver& b);
 
 // One turn on a live runner: one warm-up iteration (the runner sat idle while the other side ran), then exactly
 // `iterations` timed ones, no profiled run. A pair of turns is then ~0.1 s apart for a 5 ms model, shorter than
@@ -22,7 +22,7 @@ TimingOptions turn_timing(int iterations);
 // (ProfileOptions::live_timing). The flags that set them: --turns and --turn-iterations.
 void use_turns(ProfileOptions& o, int turns, int turn_iterations);
 
-// Progress of two sessions stepped in turns, as one bar: each session's hook counts toward twice its total.
+// Progress of two drivers stepped in turns, as one bar: each driver's hook counts toward twice its total.
 class TurnProgress {
  public:
   explicit TurnProgress(std::function<void(const std::string&, size_t, size_t)> update) : update_(std::move(update)) {}

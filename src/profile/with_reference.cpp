@@ -42,8 +42,8 @@ Report run_profile_with_reference(ProfileOptions o, const ReferenceOptions& ref,
   use_turns(o, ref.turns, ref.turn_iterations);
   const ProfileOptions r = reference_options(o, ref);
   TurnProgress progress(hooks.progress);
-  ProfileSession reference(r, backends, nullptr, progress.hooks("reference", hooks.interrupted));
-  ProfileSession model(o, backends, hw, progress.hooks("model", hooks.interrupted));
+  ProfileDriver reference(r, backends, nullptr, progress.hooks("reference", hooks.interrupted));
+  ProfileDriver model(o, backends, hw, progress.hooks("model", hooks.interrupted));
   take_turns(reference, model);
   progress.finish();
   Report rep = std::move(model.report());

@@ -200,7 +200,7 @@ std::string generation_summary(const Report& r, size_t top_layers) {
       out << "\ndecode: bytes streamed per token (weights + KV cache read) and the bandwidth achieved:\n" << h;
     if (const std::string m = memory_table(r); !m.empty())
       out << "\nmemory above the runner's start (predicted = runtime baseline + weights + the step's activations, its "
-             "past, present and logits among them, + the copies of its outputs; measured in the memory request, the "
+             "past, present and logits among them, + the copies of its outputs; measured in the memory generation, the "
              "caller's garbage collected before every run; timed requests: with the copies not yet collected):\n"
           << m << allocator_note(r);
     if (const std::string c = context_lines(r); !c.empty()) out << "\nTPOT against context (median per context):\n" << c;

@@ -58,7 +58,7 @@ void providers(const ProfileRun& run, std::string& out) {
       if (++n <= 10) fallbacks += "  " + l.name + " (" + l.op + ", " + fixed(l.time_ms, 3) + " ms)\n";
     }
   if (n > 0)
-    out += "CPU fallback: " + std::to_string(n) + " layer(s) ran on the CPU although the session ran on an "
+    out += "CPU fallback: " + std::to_string(n) + " layer(s) ran on the CPU although the inference session ran on an "
            "accelerator:\n" + fallbacks + (n > 10 ? "  … (" + std::to_string(n - 10) + " more)\n" : "");
 }
 

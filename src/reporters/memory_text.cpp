@@ -15,7 +15,7 @@ std::string signed_mb(int64_t b) {
   return (b < 0 ? "-" : "+") + si_bytes(static_cast<double>(std::llabs(b)));
 }
 
-// Predicted against measured, both the high-water over session creation and the first run.
+// Predicted against measured, both the high-water over inference session creation and the first run.
 std::string error_text(const RunMemory& m) {
   if (!m.measured || m.measured->peak_bytes == 0) return "-";
   const double e = (static_cast<double>(m.predicted.peak_bytes) - static_cast<double>(m.measured->peak_bytes)) /
@@ -23,7 +23,8 @@ std::string error_text(const RunMemory& m) {
   return (e >= 0 ? "+" : "") + fixed(e * 100, 1) + "%";
 }
 
-// The C allocator's part: what it keeps after the session's creation, and the spread glibc's placement allows.
+// The C allocator's part: what it keeps after the inference session's creation, and the spread glibc's placement
+// allows.
 std::string kept_text(const MemoryPrediction& p) {
   if (!p.c_allocator) return "-";
   const CAllocatorPrediction& c = *p.c_allocator;
@@ -86,14 +87,15 @@ std::string run_memory_text(const Report& r) {
     for (const auto& part : m.explained) parts += "    " + signed_mb(part.bytes) + "  " + part.name + ": " + part.note + "\n";
     // Most of the error is glibc's, not the model's: say so where a reader first sees the error, and how to compare.
     if (const uint64_t kept = allocator_retention_bytes(m))
-      parts += "  the C allocator keeps " + mb(kept) + " beyond the weights after session creation (" +
+      parts += "  the C allocator keeps " + mb(kept) + " beyond the weights after inference session creation (" +
                (p.c_allocator ? "predicted" : "measured") + "; lint: allocator-retention): "
                "-B onnxruntime:mallocMmapThreshold=131072 gives it back\n";
   }
   if (t.rows.empty()) return "";
-  return "\nmemory (the runner's resident set above its start, at its high-water over the session's creation and "
-         "first run; predicted before the session existed = the runtime's baseline and node structures (calibrated "
-         "in a process of their own) + the session's creation and first run replayed through the C allocator "
+  return "\nmemory (the runner's resident set above its start, at its high-water over the inference session's creation "
+         "and first run; predicted before the inference session existed = the runtime's baseline and node structures "
+         "(calibrated in a process of their own) + the inference session's creation and first run replayed through "
+         "the C allocator "
          "(weights, what the allocator keeps, activations, output copies; a range where glibc's placement varies); "
          "first run = measured (predicted) increase at the first run's peak; docs/memory.md):\n" +
          t.render() + parts;

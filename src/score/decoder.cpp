@@ -35,9 +35,9 @@ GenerationConfig config_of(const WorkloadDef& def, const std::filesystem::path& 
   c.next_token = NextToken::greedy;
   c.seed = def.seed;
   c.threads = ctx.cores;
-  c.timing.warmup_iterations = static_cast<int>(kGenerateWarmupRequests);
+  c.timing.warmup_requests = static_cast<int>(kGenerateWarmupRequests);
   c.timing.warmup_ms = 0;
-  c.timing.iterations = static_cast<int>(requests);
+  c.timing.requests = static_cast<int>(requests);
   c.timing.duration_s = 0;
   c.timing.layers = false;
   c.work_dir = ctx.work_dir;

@@ -82,11 +82,13 @@ HarnessFingerprint harness_fingerprint(const ModeSettings& mode, const std::stri
       {"latency", fmt::format("single-stream, one instance on every core, p{} (nearest rank) of {} queries; early "
                               "stopping at {}% confidence must pass",
                               number(*lat.percentile), *lat.min_queries, number(lat.confidence * 100))},
+      // "per request" is the fingerprint's wording from before a runner's message had its own word: the suite file
+      // and stored results hold this text, and a new one would read as another harness.
       {"throughput", fmt::format("offline, >= {} s and >= {} queries, concurrency {}, ~{} ms of calls per request; "
                                  "a search before the repetitions, not one of them, picks the best of one instance on every "
                                  "core and one per core",
                                  number(*thr.min_duration_s), *thr.min_queries, kOfflineConcurrency,
-                                 number(thr.offline_request_ms))},
+                                 number(thr.offline_message_ms))},
       {"samples", fmt::format("{} seeded samples per instance (seed {})", lat.sample_count, lat.seed)},
       {"generation", fmt::format("batch 1, {} untimed then {} timed requests; the median per repetition",
                                  kGenerateWarmupRequests, mode.generate_requests)},

@@ -2,7 +2,7 @@
 // The harness: how a score figure is measured, in one place. The served kind takes its capacity settings from here
 // and the decoder kind its generation settings, so what a figure measures is defined once; the **harness
 // fingerprint** names every piece of it that changes a figure's value — the mode's repetitions and durations, the
-// single-stream query count and statistic, the offline concurrency and calls per request, the generation's
+// single-stream query count and statistic, the offline concurrency and calls per message, the generation's
 // requests, the runner protocol, the build rooflens' own code was compiled with.
 //
 // The suite records, per mode, the fingerprint its reference constants were measured with (suite.h,
@@ -29,7 +29,7 @@ inline constexpr int kRunnerProtocol = 1;
 // Single-stream latency: the p90 (nearest rank) of exactly mode.latency_queries queries; MLPerf's early stopping at
 // 99% confidence must pass too (it needs 64).
 inline constexpr double kLatencyPercentile = 90, kLatencyConfidence = 0.99;
-// Offline: requests waiting in each runner (the next one is there when a call ends).
+// Offline: messages waiting in each runner (the next one is there when a call ends).
 inline constexpr int64_t kOfflineConcurrency = 2;
 // Decoders: untimed requests before the timed ones of a repetition.
 inline constexpr int64_t kGenerateWarmupRequests = 1;

@@ -69,7 +69,7 @@ double offered_load(const json& point) {
   double busy_s = 0, calls = 0;
   for (const json& u : point["instances"]) {
     busy_s += u["busy_share"].get<double>() * point["duration_s"].get<double>();
-    calls += u["requests"].get<double>();
+    calls += u["requests"].get<double>();  // its runtime calls (the key predates "message")
   }
   const double instances = static_cast<double>(point["instances"].size());
   return calls > 0 ? point["target_qps"].get<double>() * busy_s / calls / instances : 0;
@@ -97,11 +97,11 @@ TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
   ASSERT_GT(rows.size(), static_cast<size_t>(p["queries"].get<int64_t>()));
   EXPECT_EQ(rows[0].substr(0, 32), "run,config,scenario,target_qps,q");
   size_t offline_rows = 0;
-  // Offline requests carry up to calls_per_request calls each (one answer for all): the queries of one request
-  // share its send time, and its calls ran one after another.
-  const int64_t per_request = p["calls_per_request"].get<int64_t>();
-  EXPECT_GE(per_request, 1);
-  std::map<std::string, std::vector<std::pair<double, double>>> requests;  // instance + sent -> calls
+  // Offline messages carry up to calls_per_message calls each (one reply for all; the report's key is still
+  // "calls_per_request"): the queries of one message share its send time, and its calls ran one after another.
+  const int64_t per_message = p["calls_per_request"].get<int64_t>();
+  EXPECT_GE(per_message, 1);
+  std::map<std::string, std::vector<std::pair<double, double>>> messages;  // instance + sent -> calls
   for (size_t i = 1; i < rows.size(); ++i) {
     std::vector<std::string> c;
     std::stringstream ss(rows[i]);
@@ -109,7 +109,7 @@ TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
     ASSERT_GE(c.size(), 17u) << rows[i];
     if (c[2] == "offline") {
       ++offline_rows;
-      requests[c[14] + "@" + c[9]].push_back({std::stod(c[10]), std::stod(c[11])});
+      messages[c[14] + "@" + c[9]].push_back({std::stod(c[10]), std::stod(c[11])});
     }
     EXPECT_EQ(c[16], "ok");
     const double sent = std::stod(c[9]), start = std::stod(c[10]), end = std::stod(c[11]), done = std::stod(c[12]);
@@ -118,8 +118,8 @@ TEST_F(CapacityTest, OfflineRunIsValidAndEveryRecordIsOnTheSharedClock) {
     EXPECT_LE(end, done) << rows[i];
   }
   EXPECT_EQ(offline_rows, static_cast<size_t>(p["queries"].get<int64_t>()));
-  for (auto& [key, calls] : requests) {
-    EXPECT_LE(static_cast<int64_t>(calls.size()), per_request) << key;
+  for (auto& [key, calls] : messages) {
+    EXPECT_LE(static_cast<int64_t>(calls.size()), per_message) << key;
     std::sort(calls.begin(), calls.end());
     for (size_t k = 1; k < calls.size(); ++k) EXPECT_LE(calls[k - 1].second, calls[k].first) << key;
   }

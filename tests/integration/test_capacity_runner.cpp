@@ -1,6 +1,6 @@
-// The serving seam on the real ONNX Runtime runner (backends/serving.h, runners/ort/serve.mjs): samples prepared
-// once, queries naming them (single, consecutive, wrapping around, several ranges stacked into one batch), many in
-// flight at once, answers carrying the runtime call on the caller's own monotonic clock; a profiled serving session
+// The serving seam on the real ONNX Runtime runner (backends/serving.h, runners/ort/serve.mjs): samples prepared once,
+// queries naming them (single, consecutive, wrapping around, several ranges stacked into one batch), many in flight at
+// once, answers carrying the runtime call on the caller's own monotonic clock; a profiled serving inference session
 // giving the kernels of the calls it served.
 #include <poll.h>
 
@@ -93,7 +93,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
     previous_end = got[i].calls[0].end_ns;
   }
   EXPECT_GT(before, sent);
-  // A malformed request is refused and the runner keeps serving.
+  // A malformed message is refused and the runner keeps serving.
   ASSERT_TRUE(inst->send(5, {{{0, 0}}}));
   ASSERT_TRUE(inst->send(6, {{{2, 1}}}));
   const std::vector<InferReply> more = answers(*inst, 2);
@@ -101,7 +101,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   EXPECT_FALSE(more[0].ok);
   EXPECT_NE(more[0].error.find("count >= 1"), std::string::npos) << more[0].error;
   EXPECT_TRUE(more[1].ok);
-  // Several calls in one request (Offline's): run one after another, one answer with a span per call.
+  // Several calls in one message (Offline's): run one after another, one reply with a span per call.
   const int64_t chained = capacity::now_ns();
   ASSERT_TRUE(inst->send(7, {{{0, 1}}, {{1, 2}}, {{3, 1}}}));
   const std::vector<InferReply> three = answers(*inst, 1);
@@ -116,7 +116,7 @@ TEST_F(CapacityRunnerTest, QueriesNamePreparedSamplesAndAnswersCarryTheCallOnOur
   }
 }
 
-TEST_F(CapacityRunnerTest, AProfiledServingSessionGivesTheKernelsOfItsCalls) {
+TEST_F(CapacityRunnerTest, AProfiledServingInferenceSessionGivesTheKernelsOfItsCalls) {
   const capacity::ServedModel w = capacity::load_served_model((*dir_ / "squeezenet.onnx").string(), {}, {}, 0);
   auto backend = ort::make_ort_backend({});
   TempDir work("rooflens-capacity-test");

@@ -103,7 +103,7 @@ TEST_F(CapacityScenarioTest, DynamicBatchingMergesQueuedQueriesIntoOneCall) {
 }
 
 TEST_F(CapacityScenarioTest, AHungRunnerIsKilledAfterTheTimeoutAndItsQueriesFail) {
-  // Half what one runner serves, on two; a runner holding a request for 20 of its calls' time (1 s at least) is hung.
+  // Half what one runner serves, on two; a runner holding a message for 20 of its calls' time (1 s at least) is hung.
   const CapacityPace& m = pace();
   ASSERT_GT(m.offline_qps, 0);
   const std::string out = path("hung.json"), csv = path("hung.csv"), timeout = m.seconds(20, 1);

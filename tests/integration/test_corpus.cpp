@@ -349,7 +349,7 @@ TEST_F(CorpusTest, EveryModelsLayersStayUnderTheirRoofsAndKeepTheirWork) {
     const std::string report = (*dir_ / (c.name + ".truth.json")).string();
     const bool adds_up = !c.large && !big.count(c.name) && c.name.find(".op13") == std::string::npos;
     // Layers, their roofs and what the profiled runs add up to are the profiled runner's: --layers-only leaves the
-    // measured runner out (a second session and the timed runs, nothing of which this test reads).
+    // measured runner out (a second inference session and the timed runs, nothing of which this test reads).
     const std::string timing = c.large    ? " --layers-only --profile-iterations 2"
                                : adds_up ? " --layers-only --warmup-ms 100 --profile-iterations 5"
                                          : " --layers-only --warmup-ms 50 --profile-iterations 3";

@@ -25,9 +25,9 @@ namespace {
 
 const std::string kQuickMemory = " --warmup 1 --iterations 3 --duration 0 --profile-iterations 2 --no-db -q";
 const std::string kRelease = "mallocMmapThreshold=131072";
-// The runtime's baseline is calibrated in a process of its own on the kernels most models share; a model that runs
-// none of them never makes their pages resident, nor does a session before its first run: the calibration's own first
-// run measured them on this machine (predicted.baseline_run_bytes: 1.9 MiB on an AVX-512 Xeon; the kernels the
+// The runtime's baseline is calibrated in a process of its own on the kernels most models share; a model that runs none
+// of them never makes their pages resident, nor does an inference session before its first run: the calibration's own
+// first run measured them on this machine (predicted.baseline_run_bytes: 1.9 MiB on an AVX-512 Xeon; the kernels the
 // runtime picks, and so their code, differ by CPU class), the one margin below a band.
 double baseline_pages(const json& predicted) { return predicted.at("baseline_run_bytes").get<double>(); }
 
@@ -106,11 +106,11 @@ TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
     EXPECT_FALSE(p.contains("arena")) << c.file << ": the arena is off, nothing to simulate";
     // The runtime's constant inputs are the model's weights, folded: never more than the file holds plus BN folds.
     EXPECT_LE(p.at("weights_bytes").get<double>(), 1.02 * r.at("model").at("weight_bytes").get<double>()) << c.file;
-    EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real session costs MBs
-    // The session's node structures: a trivial node costs KBs, and a real node at least that, so they stay under
-    // what the session measured beyond baseline and weights — give or take the pages of the baseline's first run,
-    // which a session has not made resident before its own (baseline_pages), and half a MiB of what one process's heap
-    // happens to reuse.
+    EXPECT_GT(p.at("baseline_bytes").get<double>(), 5e6) << c.file;  // a real inference session costs MBs
+    // The inference session's node structures: a trivial node costs KBs, and a real node at least that, so they stay
+    // under what the inference session measured beyond baseline and weights — give or take the pages of the baseline's
+    // first run, which an inference session has not made resident before its own (baseline_pages), and half a MiB of
+    // what one process's heap happens to reuse.
     const double per_node = p.at("structures_bytes").get<double>() / static_cast<double>(
                                 r.at("model").at("analysis").at("nodes").size());
     EXPECT_TRUE(per_node > 500 && per_node < 50'000) << c.file << ": " << per_node << " bytes per node";
@@ -121,11 +121,11 @@ TEST_F(MemoryTest, PredictedAgainstMeasuredOnCorpusModelsWithTheArenaOff) {
                   0.5 * (1 << 20))
         << c.file;
     EXPECT_TRUE(m.at("measured").at("peak_reset").get<bool>()) << c.file;
-    // The session as the replay of its creation predicts it (glibc giving large blocks back: its live blocks), within
-    // a quarter of what the runner held once it existed.
+    // The inference session as the replay of its creation predicts it (glibc giving large blocks back: its live
+    // blocks), within a quarter of what the runner held once it existed.
     double beyond = 0;
     for (const auto& part : m.at("explained"))
-      if (part.at("name") == "session beyond its prediction") beyond = part.at("bytes").get<double>();
+      if (part.at("name") == "inference session beyond its prediction") beyond = part.at("bytes").get<double>();
     EXPECT_LE(std::fabs(beyond), 0.25 * (meas.at("after_session_bytes").get<double>() -
                                          meas.at("start_bytes").get<double>())) << c.file << ": " << m.dump();
     // The curve follows the layers and peaks at the named layer.
@@ -197,11 +197,11 @@ TEST_F(MemoryTest, ATextModelsKernelsRanInTheBaselineSoItsIncreaseLiesInsideItsB
   EXPECT_LE(got, a.at("high_bytes").get<double>()) << m.dump();
 }
 
-TEST_F(MemoryTest, WithTheDefaultsThePeakOfTheZooResNet50IsPredictedBeforeItsSessionExists) {
-  // make run's memory line: ONNX Runtime's and glibc's defaults (arena on, glibc's dynamic mmap threshold), where
-  // what the C allocator keeps after the session's creation is most of the process (docs/memory.md). The prediction
-  // is made before the measured session exists: --layers-only, which never makes that session, predicts the same
-  // figures to the byte.
+TEST_F(MemoryTest, WithTheDefaultsThePeakOfTheZooResNet50IsPredictedBeforeItsInferenceSessionExists) {
+  // make run's memory line: ONNX Runtime's and glibc's defaults (arena on, glibc's dynamic mmap threshold), where what
+  // the C allocator keeps after the inference session's creation is most of the process (docs/memory.md). The
+  // prediction is made before the measured inference session exists: --layers-only, which never makes that inference
+  // session, predicts the same figures to the byte.
   rooflens::zoo::BuiltModel built = rooflens::zoo::make_model(rooflens::zoo::find_model("resnet50"), {});
   const fs::path model = dir_ / "resnet50.onnx";
   rooflens::zoo::save_model(built.model, model, false);
@@ -261,8 +261,8 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
         std::max(m.at("prefill_measured_bytes").get<double>(), m.at("decode_measured_bytes").get<double>());
     EXPECT_LE(m.at("measured_increase_bytes").get<double>(), phases * 1.01);
     // The decode phase against the runner (docs/memory.md, Decoders): the prediction is a floor — what it leaves out
-    // (the session's structures, the JavaScript heap, output copies the garbage collector has not freed) only adds —
-    // and with those parts as the runner measured them, the rest is small (within 9% over bench part 9's sweep;
+    // (the inference session's structures, the JavaScript heap, output copies the garbage collector has not freed) only
+    // adds — and with those parts as the runner measured them, the rest is small (within 9% over bench part 9's sweep;
     // -1..4% at these contexts). Without the runner's mallocMmapThreshold (generate once dropped it) it was 3-16%.
     const double predicted = m.at("decode_peak_bytes").get<double>();
     const double measured = m.at("decode_measured_bytes").get<double>();
@@ -275,13 +275,13 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
     const double explained = predicted + m.at("session_beyond_bytes").get<double>() +
                              m.at("caller_heap_bytes").get<double>() + uncollected;
     // The timed requests peak where V8's collector happens to leave them: over 16 runs of these two configurations
-    // the ratio spread over 0.83-0.96 (an outlier step held 5 MB more once); the memory request below is the steady
+    // the ratio spread over 0.83-0.96 (an outlier step held 5 MB more once); the memory generation below is the steady
     // figure the prediction is held to.
     EXPECT_NEAR(explained / measured, 1.0, 0.2) << "predicted " << predicted << ", measured " << measured;
     EXPECT_GT(m.at("uncollected_copies_bytes").get<uint64_t>(), 0u);
-    // The memory request (the caller's garbage collected before every run): what a step holds. The prediction is
-    // below it by the session's structures and the first run's own allocations, 2-3 MB on this decoder whatever its
-    // context (bench part 9: within 2.2% on the published-size llama, where those are 1% of the increase).
+    // The memory generation (the caller's garbage collected before every run): what a step holds. The prediction is
+    // below it by the inference session's structures and the first run's own allocations, 2-3 MB on this decoder
+    // whatever its context (bench part 9: within 2.2% on the published-size llama, where those are 1% of the increase).
     for (const std::string phase : {"prefill", "decode"}) {
       const double collected = m.at(phase + "_collected_bytes").get<double>();
       const double timed = m.at(phase + "_measured_bytes").get<double>();
@@ -296,12 +296,12 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
       // kernels: how many differs by CPU class (the runtime picks its kernels by ISA), so they widen the bound as the
       // calibration measured them here (1.9 MB on an AVX-512 Xeon, where the rest was 1.5-1.9 MB decoding).
       const double bound = (phase == "decode" ? 2e6 : 0.1 * collected) + m.at("baseline_run_bytes").get<double>();
-      EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory request " << collected;
+      EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory generation " << collected;
     }
     EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 1.5e6);  // the collections keep V8's heap where it was
-    // What the session's creation left beyond its prediction and the JavaScript heap's growth are the runner's own
-    // and move by up to 1 MB from one runner to the next (the C allocator's placement, V8's pages): the cache's
-    // growth is read without them.
+    // What the inference session's creation left beyond its prediction and the JavaScript heap's growth are the
+    // runner's own and move by up to 1 MB from one runner to the next (the C allocator's placement, V8's pages): the
+    // cache's growth is read without them.
     decode_collected.push_back(m.at("decode_collected_bytes").get<double>() - m.at("session_beyond_bytes").get<double>() -
                                m.at("collected_heap_bytes").get<double>());
     decode_measured.push_back(m.at("decode_measured_bytes").get<double>());
@@ -312,7 +312,7 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
   // Read without the runner's own parts it still moved from 1.37 to 3.10 MB over 18 runs, for 1.57 MB of past and
   // present: 0.75 of it holds, and fails a cache that grows by one of them only (0.5 of it).
   EXPECT_GE(decode_collected[1] - decode_collected[0], 2 * (kv_end[1] - kv_end[0]) * 0.75)
-      << "the memory request's decode phase without the runner's own parts";
+      << "the memory generation's decode phase without the runner's own parts";
 }
 
 TEST_F(MemoryTest, AGenerationThatCannotFitIsWarnedAboutBeforeItRuns) {

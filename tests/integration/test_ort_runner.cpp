@@ -1,5 +1,5 @@
 // The ONNX Runtime runner with real ORT (onnxruntime-node) on real models: the typed API, profiling in
-// private temp dirs, ORT refusing a model, a runner killed mid-request, timeouts, two runners at once.
+// private temp dirs, ORT refusing a model, a runner killed mid-message, timeouts, two runners at once.
 // Skips (with the reason) only when runners/ort/node_modules is missing; `make test` installs it.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -321,19 +321,19 @@ TEST_F(OrtRunnerTest, RefusedModelCarriesOrtMessageAndRunnerStaysUsable) {
   EXPECT_EQ(t.code, "ort");
   EXPECT_NE(std::string(t.what()).find(trunc.string()), std::string::npos) << t.what();
 
-  // Bad requests are answered, not fatal.
+  // Bad messages are answered, not fatal.
   RunnerError u = expect_runner_error([&] {
     r.call({{"op", "load"}, {"model", model_path().string()}, {"options", {{"intraOpThreads", 2}}}}, 10s);
   });
-  EXPECT_EQ(u.code, "bad_request");
+  EXPECT_EQ(u.code, "bad_message");
   EXPECT_NE(std::string(u.what()).find("intraOpThreads"), std::string::npos);
-  EXPECT_EQ(expect_runner_error([&] { r.call({{"op", "frobnicate"}}, 10s); }).code, "bad_request");
+  EXPECT_EQ(expect_runner_error([&] { r.call({{"op", "frobnicate"}}, 10s); }).code, "bad_message");
 
   r.load(model_path(), two_threads());
   EXPECT_EQ(r.run_timed(batch(1), quick(2), kTimeout).latencies_ms.size(), 2u);
 }
 
-TEST_F(OrtRunnerTest, RunnerKilledMidRequestIsReportedAndRestartWorks) {
+TEST_F(OrtRunnerTest, RunnerKilledMidMessageIsReportedAndRestartWorks) {
   OrtRunner r;
   r.load(model_path(), two_threads());
   const pid_t pid = r.process().pid();
@@ -358,7 +358,7 @@ TEST_F(OrtRunnerTest, RunnerKilledMidRequestIsReportedAndRestartWorks) {
   EXPECT_FALSE(r.process().running());
   EXPECT_EQ(::kill(pid, 0), -1);  // reaped: no zombie left behind
 
-  // Further requests say the runner is gone instead of hanging.
+  // Further messages say the runner is gone instead of hanging.
   EXPECT_EQ(expect_runner_error([&] { r.run_timed(batch(1), quick(1), kTimeout); }).kind, ReplyStatus::not_running);
 
   r.restart();
@@ -383,7 +383,7 @@ TEST_F(OrtRunnerTest, TimeoutKillsTheRunner) {
   EXPECT_FALSE(r.process().running());
   EXPECT_EQ(::kill(pid, 0), -1);
 
-  // The documented debug request times out the same way.
+  // The documented debug message times out the same way.
   r.restart();
   RunnerError s = expect_runner_error([&] { r.call({{"op", "sleep"}, {"ms", 5000}}, 200ms); });
   EXPECT_EQ(s.kind, ReplyStatus::timeout);
@@ -539,10 +539,10 @@ TEST_F(OrtRunnerTest, StartFailuresAreOneLineErrors) {
   expect_start_error(runner_config(lonely / "run.mjs"), "cannot load onnxruntime-node");
 }
 
-TEST_F(OrtRunnerTest, RequestsBeforeLoadAreRefused) {
+TEST_F(OrtRunnerTest, MessagesBeforeLoadAreRefused) {
   OrtRunner r;
   RunnerError e = expect_runner_error([&] { r.run_timed(batch(1), quick(1), kTimeout); });
-  EXPECT_EQ(e.code, "no_session");
+  EXPECT_EQ(e.code, "not_ready");
   EXPECT_EQ(e.kind, ReplyStatus::error);
 }
 

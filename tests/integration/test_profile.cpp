@@ -69,8 +69,8 @@ class ProfileTest : public ::testing::Test {
 };
 
 TEST_F(ProfileTest, EveryKernelMapsAndEveryNodeIsAccountedForAtEveryOptimizationLevel) {
-  // The mapping is the profiled runner's: --layers-only leaves the measured runner out (its session and timed runs
-  // are half of each profile's time and nothing here reads them).
+  // The mapping is the profiled runner's: --layers-only leaves the measured runner out (its inference session and timed
+  // runs are half of each profile's time and nothing here reads them).
   for (const std::string m : {"resnet50", "mobilenet_v2", "vit_b_16"}) {
     for (const std::string level : {"disabled", "basic", "extended", "all"}) {
       std::string report = path(m + "." + level + ".json");
@@ -126,7 +126,7 @@ TEST_F(ProfileTest, CoverageOfLayerTimesIsCloseToTheProfiledLatency) {
     EXPECT_LE(coverage, 1.05) << m;
     EXPECT_NE(r.out.find("coverage"), std::string::npos);
     EXPECT_GT(run["profiling_overhead"].get<double>(), 0.5);
-    EXPECT_GT(run["peak_rss_bytes"].get<uint64_t>(), 50u << 20);  // a 100 MB model's session is resident
+    EXPECT_GT(run["peak_rss_bytes"].get<uint64_t>(), 50u << 20);  // a 100 MB model's inference session is resident
   }
 }
 
@@ -274,7 +274,7 @@ TEST_F(ProfileTest, TimeoutIsRecordedPerConfigurationAndTheRunGoesOn) {
     EXPECT_EQ(f["kind"], "timeout");
     EXPECT_EQ(f["stage"], "load");
     EXPECT_EQ(f["batch"], batch);
-    EXPECT_EQ(f["dims"]["batch"], batch);  // the dims the session would have run at
+    EXPECT_EQ(f["dims"]["batch"], batch);  // the dims the inference session would have run at
     batch *= 2;
   }
   EXPECT_TRUE(rep["runs"].empty());

@@ -160,7 +160,7 @@ TEST_F(RunConfigTest, PeakMemoryIsTheRunnersOwnAfterRooflensMeasuredItsRoofs) {
   ASSERT_TRUE(fs::exists(cache + "/rooflens")) << "the roofs were not measured in this run";
   const uint64_t reported = run["peak_rss_bytes"].get<uint64_t>();
 
-  ort::OrtRunner runner;  // the same model, session and timed loop as the profile's
+  ort::OrtRunner runner;  // the same model, inference session and timed loop as the profile's
   ort::OrtSessionOptions o;
   o.intraOpNumThreads = 1;
   o.freeDimensionOverrides["batch"] = 1;

@@ -27,8 +27,8 @@ function scriptedCalls(callsMs) {
   };
 }
 
-// The runner reads its timing from the request through timingOf, as run.mjs does; profile_iterations is not the
-// loop's, but the request must carry it.
+// The runner reads its timing from the message through timingOf, as run.mjs does; profile_iterations is not the
+// loop's, but the message must carry it.
 function timingOfCase(c) {
   const { about, ...defaults } = spec.timing_defaults;
   return timingOf({ timing: { ...defaults, ...c.timing, profile_iterations: 1 } });

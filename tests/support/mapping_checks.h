@@ -11,7 +11,7 @@
 
 namespace rooflens::testing {
 
-// Returns the FLOPs of the nodes the runtime folded (computed once at session creation).
+// Returns the FLOPs of the nodes the runtime folded (computed once at inference session creation).
 inline uint64_t expect_mapping_invariants(const nlohmann::json& rep, const std::string& what, size_t run_index = 0) {
   using json = nlohmann::json;
   const json& run = rep["runs"][run_index];

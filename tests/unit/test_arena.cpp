@@ -31,16 +31,16 @@ TEST(Arena, RegionsDoubleFromOneMebibyteAndAFittingRegionDoublesTheNextOne) {
   EXPECT_EQ(p.held_bytes, 7 * MiB);
 }
 
-TEST(Arena, ARequestLargerThanTheNextRegionDoublesItUntilItFitsAndTheSizeIsKeptOnce) {
-  // 5 MiB first: 1 -> 2 -> 4 -> 8 MiB, and 8 MiB stays the next size (it was raised for this request), so a second
+TEST(Arena, AnAllocationLargerThanTheNextRegionDoublesItUntilItFitsAndTheSizeIsKeptOnce) {
+  // 5 MiB first: 1 -> 2 -> 4 -> 8 MiB, and 8 MiB stays the next size (it was raised for this allocation), so a second
   // 5 MiB that does not fit the rest gets 8 MiB again, and a third 16 MiB.
   ArenaPrediction p = run({buffer_alloc(0, 5 * MiB), buffer_alloc(1, 5 * MiB), buffer_alloc(2, 5 * MiB)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{8 * MiB, 8 * MiB, 16 * MiB}));
 }
 
 TEST(Arena, ReleasedMemoryIsReusedByBestFitAndNeighboursCoalesce) {
-  // Three 256 KiB chunks in the first region; freeing the first two merges them into 512 KiB, which a 400 KiB request
-  // takes (best fit: the 256 KiB rest at the region's end is too small) without a new region.
+  // Three 256 KiB chunks in the first region; freeing the first two merges them into 512 KiB, which a 400 KiB
+  // allocation takes (best fit: the 256 KiB rest at the region's end is too small) without a new region.
   const uint64_t q = 256 * 1024;
   ArenaPrediction p = run({buffer_alloc(0, q), buffer_alloc(1, q), buffer_alloc(2, q), buffer_release(0), buffer_release(1), buffer_alloc(3, 400 * 1024)});
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB}));
@@ -50,16 +50,16 @@ TEST(Arena, ReleasedMemoryIsReusedByBestFitAndNeighboursCoalesce) {
   EXPECT_EQ(q2.regions, (std::vector<uint64_t>{MiB, 2 * MiB}));
 }
 
-TEST(Arena, AChunkUnderTwiceTheRequestIsHandedOutWholeAndCountsWholeInUse) {
+TEST(Arena, AChunkUnderTwiceTheAllocationIsHandedOutWholeAndCountsWholeInUse) {
   // 600 KiB from a fresh 1 MiB region: 1 MiB < 2 x 600 KiB and the 424 KiB rest is under the 128 MiB dead-bytes
   // limit, so the whole region is the chunk (ORT's in-use figure jumps by the region); 300 KiB then needs a region.
   ArenaPrediction p = run({buffer_alloc(0, 600 * 1024), buffer_alloc(1, 300 * 1024)});
-  EXPECT_EQ(p.in_use_peak_bytes, MiB + 300 * 1024);  // the second request's 2 MiB region is split: 300 KiB counted
+  EXPECT_EQ(p.in_use_peak_bytes, MiB + 300 * 1024);  // the second allocation's 2 MiB region is split: 300 KiB counted
   EXPECT_EQ(p.regions, (std::vector<uint64_t>{MiB, 2 * MiB}));
 }
 
-TEST(Arena, RequestsAreRoundedTo256BytesAndNoChunkSpansTwoRegions) {
-  // 1000 requests of 1 byte take 256 bytes each: 256,000 bytes in use, one region. A free 1 MiB region and a free
+TEST(Arena, AllocationsAreRoundedTo256BytesAndNoChunkSpansTwoRegions) {
+  // 1000 allocations of 1 byte take 256 bytes each: 256,000 bytes in use, one region. A free 1 MiB region and a free
   // 600 KiB chunk at the start of the next region cannot serve 1.5 MiB between them: a new region (4 MiB).
   std::vector<BufferEvent> small;
   for (int i = 0; i < 1000; ++i) small.push_back(buffer_alloc(i, 1));
@@ -80,7 +80,7 @@ TEST(Arena, WrittenPagesAreTheTensorsBytesAtTheirChunksNotTheWholeRegion) {
   EXPECT_EQ(whole.in_use_peak_bytes, MiB);
 }
 
-TEST(Arena, SameAsRequestedGrowsByExactlyTheRequest) {
+TEST(Arena, SameAsRequestedGrowsByExactlyTheAllocation) {
   ArenaRules r = ort::cpu_arena_rules();
   r.doubling = false;
   ArenaPrediction p = simulate_arena(r, {buffer_alloc(0, 1000), buffer_alloc(1, 3 * MiB)});

@@ -1,12 +1,13 @@
 // The C allocator's replay (memory/c_allocator.h) on hand-built block sequences with glibc's rules: the dynamic mmap
 // threshold, freed heap blocks kept resident below the top, the reuse margin and the small objects after kept
-// blocks, the top given back past the trim threshold, a fixed threshold returning every large block; and ONNX
-// Runtime's session-creation blocks (backends/onnxruntime/ort_session_memory.h) from hand-built graphs.
+// blocks, the top given back past the trim threshold, a fixed threshold returning every large block; and the blocks
+// of ONNX Runtime's inference session creation (backends/onnxruntime/ort_inference_session_memory.h) from hand-built
+// graphs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "backends/onnxruntime/ort_session_memory.h"
+#include "backends/onnxruntime/ort_inference_session_memory.h"
 #include "memory/c_allocator.h"
 #include "support/byte_units.h"
 
@@ -62,7 +63,7 @@ TEST(CAllocator, AFixedThresholdReturnsEveryLargeBlockWhenItIsFreed) {
   EXPECT_GE(a.peak(), 8 * MiB);
 }
 
-TEST(CAllocator, AFreedBlockServesOnlyASmallerRequest) {
+TEST(CAllocator, AFreedBlockServesOnlyASmallerAllocation) {
   CAllocator a(glibc());
   a.apply(heap_alloc(1, 8 * MiB));
   a.apply(heap_release(1));  // threshold 8 MiB
@@ -152,14 +153,14 @@ std::vector<std::pair<HeapRole, uint64_t>> allocations(const std::vector<HeapEve
 
 }  // namespace
 
-TEST(OrtSessionCreation, ParsedCopiedRewrittenAndPackedInTheRuntimesOrder) {
+TEST(OrtInferenceSessionCreation, ParsedCopiedRewrittenAndPackedInTheRuntimesOrder) {
   // W goes to a MatMul that packs it; V is reordered into "reorder_token_0" by the optimizer.
   const GraphView model = graph({{"W", 2 * MiB}, {"V", MiB}}, {{"mm", "MatMul", "", {"x", "W"}, {"y"}, {}, false},
                                                                   {"conv", "Conv", "", {"y", "V"}, {"z"}, {}, false}});
   const GraphView executed =
       graph({{"W", 2 * MiB}, {"reorder_token_0", MiB}}, {{"mm", "MatMul", "", {"x", "W"}, {"y"}, {}, false},
                                                          {"conv", "Conv", "com.microsoft.nchwc", {"y", "reorder_token_0"}, {"z"}, {}, false}});
-  const std::vector<HeapEvent> e = ort::session_creation_blocks(model, executed, 3 * MiB + 500);
+  const std::vector<HeapEvent> e = ort::inference_session_creation_blocks(model, executed, 3 * MiB + 500);
   const std::vector<std::pair<HeapRole, uint64_t>> want{
       {HeapRole::read_buffer, 3 * MiB + 500}, {HeapRole::serialized, 2 * MiB + 1}, {HeapRole::serialized, MiB + 1},
       {HeapRole::copy, 2 * MiB},              {HeapRole::copy, MiB},               {HeapRole::temporary, MiB},
@@ -178,10 +179,10 @@ TEST(OrtSessionCreation, ParsedCopiedRewrittenAndPackedInTheRuntimesOrder) {
   EXPECT_FALSE(w_free->frees_objects);
 }
 
-TEST(OrtSessionCreation, AConvertedFp16ConstantCostsOneScratchCopyOfItsSourceAndBatchNormFusionRewritesTwice) {
+TEST(OrtInferenceSessionCreation, AConvertedFp16ConstantCostsOneScratchCopyOfItsSourceAndBatchNormFusionRewritesTwice) {
   const GraphView fp16 = graph({{"W", MiB}}, {});
   const GraphView fp16_run = graph({{"FusedBack_W", 2 * MiB}}, {});
-  const auto a = allocations(ort::session_creation_blocks(fp16, fp16_run, 0));
+  const auto a = allocations(ort::inference_session_creation_blocks(fp16, fp16_run, 0));
   EXPECT_EQ(std::count(a.begin(), a.end(), std::make_pair(HeapRole::temporary, MiB)), 1);
   EXPECT_EQ(std::count(a.begin(), a.end(), std::make_pair(HeapRole::rewritten, 2 * MiB)), 1);
 
@@ -191,7 +192,7 @@ TEST(OrtSessionCreation, AConvertedFp16ConstantCostsOneScratchCopyOfItsSourceAnd
                              {{"conv", "Conv", "", {"x", "W"}, {"c"}, {}, false},
                               {"bn", "BatchNormalization", "", {"c", "s", "b", "m", "v"}, {"y"}, {}, false}});
   const GraphView bn_run = graph({{"reorder_token_1", MiB}}, {});
-  const auto b = allocations(ort::session_creation_blocks(bn, bn_run, 0));
+  const auto b = allocations(ort::inference_session_creation_blocks(bn, bn_run, 0));
   EXPECT_EQ(std::count(b.begin(), b.end(), std::make_pair(HeapRole::temporary, MiB)), 5);
   EXPECT_EQ(std::count(b.begin(), b.end(), std::make_pair(HeapRole::rewritten, MiB)), 2);
 }

@@ -171,8 +171,8 @@ TEST(CapacityDispatcher, WithoutBatchingEachQueryIsOneCallToTheLeastBusyInstance
   EXPECT_EQ(b[0].queries[0].id, 4);
 }
 
-TEST(CapacityDispatcher, CallsPerRequestLetsAnInstanceHoldThatManyMoreCalls) {
-  // Offline: 2 requests in flight of up to 3 calls each, so 6 calls per instance; an answer frees its calls.
+TEST(CapacityDispatcher, CallsPerMessageLetsAnInstanceHoldThatManyMoreCalls) {
+  // Offline: 2 messages in flight of up to 3 calls each, so 6 calls per instance; a reply frees its calls.
   Dispatcher d(2, {2, 1, 0, 3});
   for (int i = 0; i < 14; ++i) d.enqueue({i, i, 1, 0});
   const auto a = d.assign(0);
@@ -183,30 +183,30 @@ TEST(CapacityDispatcher, CallsPerRequestLetsAnInstanceHoldThatManyMoreCalls) {
   const auto b = d.assign(1);
   ASSERT_EQ(b.size(), 2u);  // the queue held 2 of the 3 freed
   for (const auto& x : b) EXPECT_EQ(x.instance, 1);
-  d.set_calls_per_request(1);  // back to a request per call: 6 in flight is above 2, nothing more leaves
+  d.set_calls_per_message(1);  // back to a message per call: 6 in flight is above 2, nothing more leaves
   for (int i = 14; i < 16; ++i) d.enqueue({i, i, 1, 0});
   EXPECT_TRUE(d.assign(2).empty());
 }
 
-TEST(CapacityDispatcher, RequestsCarryEachInstancesCallsInOrderUpToCallsPerRequest) {
-  // 2 instances × 2 requests of up to 3 calls: 12 calls leave as four requests of three, each holding one
+TEST(CapacityDispatcher, MessagesCarryEachInstancesCallsInOrderUpToCallsPerMessage) {
+  // 2 instances × 2 messages of up to 3 calls: 12 calls leave as four messages of three, each holding one
   // instance's calls in the order they were assigned (the queue's order).
   Dispatcher d(2, {2, 1, 0, 3});
   for (int i = 0; i < 14; ++i) d.enqueue({i, i, 1, 0});
-  const auto r = d.requests(0);
+  const auto r = d.messages(0);
   ASSERT_EQ(r.size(), 4u);
   int64_t last_id[2] = {-1, -1};
-  for (const auto& req : r) {
-    EXPECT_EQ(req.calls.size(), 3u);
-    for (const auto& c : req.calls) {
-      EXPECT_EQ(c.instance, req.instance);
-      EXPECT_GT(c.queries[0].id, last_id[req.instance]);
-      last_id[req.instance] = c.queries[0].id;
+  for (const auto& message : r) {
+    EXPECT_EQ(message.calls.size(), 3u);
+    for (const auto& c : message.calls) {
+      EXPECT_EQ(c.instance, message.instance);
+      EXPECT_GT(c.queries[0].id, last_id[message.instance]);
+      last_id[message.instance] = c.queries[0].id;
     }
   }
-  // One request's answer frees its three calls: the two queries left go as one request of two.
+  // One message's reply frees its three calls: the two queries left go as one message of two.
   for (int k = 0; k < 3; ++k) d.finished(0);
-  const auto more = d.requests(1);
+  const auto more = d.messages(1);
   ASSERT_EQ(more.size(), 1u);
   EXPECT_EQ(more[0].instance, 0);
   EXPECT_EQ(more[0].calls.size(), 2u);
@@ -510,11 +510,11 @@ TEST(CapacitySimulation, OneInstanceQueuesAsMD1AndSaturatesAtOneOverTheServiceTi
   EXPECT_NEAR(judge(off, simulate(off, 1, {2, 1, 0}, m), j).completed_qps, 100, 1);
 }
 
-TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
-  // 1 ms calls, 2 ms to reach the runner and 2 ms for the answer to come back, 2 requests in flight (concurrency 2).
-  // One call per request: a slot frees 5 ms after its request left, so the runner serves 2 calls per 5 ms and idles
-  // 60% of the time (400 QPS). Eight per request, as Offline sends them: the next request waits at the runner before
-  // the current one ends, the runner never idles (1000 QPS), and the queries of a request complete together.
+TEST(CapacitySimulation, OfflineMessagesOfKCallsRunBackToBackAndAnswerOnce) {
+  // 1 ms calls, 2 ms to reach the runner and 2 ms for the reply to come back, 2 messages in flight (concurrency 2).
+  // One call per message: a slot frees 5 ms after its message left, so the runner serves 2 calls per 5 ms and idles
+  // 60% of the time (400 QPS). Eight per message, as Offline sends them: the next message waits at the runner before
+  // the current one ends, the runner never idles (1000 QPS), and the queries of a message complete together.
   ServiceModel m;
   m.service_ms[1] = std::vector<double>(100, 1.0);
   m.send_ms = 2;
@@ -525,7 +525,7 @@ TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
     p.scenario = Scenario::offline;
     p.min_duration_s = 2;
     p.min_queries = 1;
-    p.calls_per_request = k;
+    p.calls_per_message = k;
     p.offline_window = 2 * 2 * k;  // the driver's: instances × concurrency × K × 2
     return p;
   };
@@ -533,22 +533,22 @@ TEST(CapacitySimulation, OfflineRequestsOfKCallsRunBackToBackAndAnswerOnce) {
   EXPECT_NEAR(judge(one, simulate(one, 1, {2, 1, 0}, m), j).completed_qps, 400, 400 * 0.02);
   const RunRecords r = simulate(eight, 1, {2, 1, 0}, m);
   EXPECT_NEAR(judge(eight, r, j).completed_qps, 1000, 1000 * 0.02);
-  // One runner answers one request at a time: the queries answered at one instant are one request's.
-  std::map<int64_t, std::vector<const QueryDone*>> by_request;
-  for (const auto& q : r.queries) by_request[q.done.completed_ns].push_back(&q.done);
+  // One runner answers one message at a time: the queries answered at one instant are one message's.
+  std::map<int64_t, std::vector<const QueryDone*>> by_message;
+  for (const auto& q : r.queries) by_message[q.done.completed_ns].push_back(&q.done);
   size_t full = 0;
-  for (auto& [completed, calls] : by_request) {
+  for (auto& [completed, calls] : by_message) {
     ASSERT_LE(calls.size(), 8u);
     full += calls.size() == 8;
     std::sort(calls.begin(), calls.end(), [](const QueryDone* a, const QueryDone* b) { return a->start_ns < b->start_ns; });
     EXPECT_GE(calls.front()->start_ns, calls.front()->sent_ns + 2'000'000);  // reached the runner after `send`
     for (size_t k = 1; k < calls.size(); ++k) {
-      EXPECT_EQ(calls[k]->sent_ns, calls[0]->sent_ns);       // one request
+      EXPECT_EQ(calls[k]->sent_ns, calls[0]->sent_ns);       // one message
       EXPECT_EQ(calls[k]->start_ns, calls[k - 1]->end_ns);   // its calls back to back on the runner
     }
     EXPECT_EQ(completed, calls.back()->end_ns + 2'000'000);  // answered once, after the last call
   }
-  EXPECT_GT(full, by_request.size() * 9 / 10);
+  EXPECT_GT(full, by_message.size() * 9 / 10);
 }
 
 TEST(CapacitySettings, BadFlagsNameTheFlag) {
@@ -655,9 +655,9 @@ TEST(CapacitySettings, ThePlanOfARunComesFromTheResolvedSettings) {
   EXPECT_EQ(server.min_queries, s.min_queries);
   EXPECT_EQ(server.min_duration_s, s.min_duration_s);
   EXPECT_DOUBLE_EQ(server.drain_s, 5);  // 10 × the 0.5 s SLO, above 2 × 0.5 + 1 and 2
-  EXPECT_EQ(server.calls_per_request, 1);
+  EXPECT_EQ(server.calls_per_message, 1);
   const RunPlan offline = plan_for(s, Scenario::offline, c, 3);
-  EXPECT_EQ(offline.calls_per_request, 3);
+  EXPECT_EQ(offline.calls_per_message, 3);
   EXPECT_EQ(offline.offline_window, 2 * 3 * 4 * 3 * 2);  // instances × concurrency × batches per call × calls × 2
 }
 

@@ -175,7 +175,7 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_EQ(b.memory, 1u);
 }
 
-TEST(GenerationReport, MemoryTableSetsThePredictionAgainstTheMemoryRequestAndNamesWhatKeepsMemory) {
+TEST(GenerationReport, MemoryTableSetsThePredictionAgainstTheMemoryGenerationAndNamesWhatKeepsMemory) {
   Report r = generation_report();
   EXPECT_EQ(generation_summary(r).find("memory above the runner's start"), std::string::npos);  // no memory: no table
   KvMemory m;

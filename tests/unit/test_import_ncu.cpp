@@ -233,19 +233,19 @@ TEST(ImportNcu, LevelAbovePeakIsAnAttributionError) {
 }
 
 TEST(ImportNcu, RoofsFromTheFileUnlessTheUserNamesOthers) {
-  ImportRequest req;
-  req.format = "ncu";
-  req.files = {test::fixture_path("ncu/resnet_block_t4.raw.csv")};
-  ImportResult own = run_import(req);
+  ImportSpec spec;
+  spec.format = "ncu";
+  spec.files = {test::fixture_path("ncu/resnet_block_t4.raw.csv")};
+  ImportResult own = run_import(spec);
   ASSERT_TRUE(own.report.hardware);
   EXPECT_EQ(own.report.hardware->source, "profile");
-  req.device = "t4";
-  ImportResult sheet = run_import(req);
+  spec.device = "t4";
+  ImportResult sheet = run_import(spec);
   ASSERT_TRUE(sheet.report.hardware);
   EXPECT_EQ(sheet.report.hardware->source, "datasheet");
-  req.device = "";
-  req.files = {test::fixture_path("ncu/copy_blocked.csv")};
-  EXPECT_TRUE(run_import(req).roofs.empty());  // no peaks, no device name: no roofs, never invented
+  spec.device = "";
+  spec.files = {test::fixture_path("ncu/copy_blocked.csv")};
+  EXPECT_TRUE(run_import(spec).roofs.empty());  // no peaks, no device name: no roofs, never invented
 }
 
 TEST(ImportNcu, NumbersInBothConventions) {

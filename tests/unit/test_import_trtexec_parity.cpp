@@ -66,11 +66,11 @@ PlanFacts facts_of(const Engine& e) {
 }
 
 ImportResult import_engine(const Engine& e, const std::string& device = "") {
-  ImportRequest req;
-  req.format = "trtexec";
-  req.files = paths(e);
-  req.device = device;
-  return run_import(req);
+  ImportSpec spec;
+  spec.format = "trtexec";
+  spec.files = paths(e);
+  spec.device = device;
+  return run_import(spec);
 }
 
 TEST(ImportTrtexecParity, EveryLayerOfThePlanIsKeptWithTheProfilesTime) {

@@ -1,7 +1,7 @@
 // int8 on x86 CPUs without VNNI (core/int8_kernels.h): which CPUs saturate u8s8 sums, the int8 weights a model's
 // integer matmuls multiply and their range (analysis/int8_weights.h), and profile's check of an int8 run against an
-// unoptimized run (profile/int8_check.h) with a backend whose two sessions the test scripts. The real kernels on an
-// emulated AVX2 CPU: tests/integration/test_int8_emulated.cpp.
+// unoptimized run (profile/int8_check.h) with a backend whose two inference sessions the test scripts. The real kernels
+// on an emulated AVX2 CPU: tests/integration/test_int8_emulated.cpp.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -48,8 +48,8 @@ TensorValue floats(const std::string& name, std::vector<float> v) {
   return t;
 }
 
-// One runtime process that answers `optimized` for a session at the backend's own level and `unoptimized` for one
-// at opt-level disabled; it records the loads it was asked for.
+// One runtime process that answers `optimized` for an inference session at the backend's own level and `unoptimized`
+// for one at opt-level disabled; it records the loads it was asked for.
 struct TwoLevelRunner : LiveRunner {
   std::vector<float> optimized, unoptimized;
   std::vector<ModelLoad>* loads;
@@ -80,7 +80,7 @@ class TwoLevelBackend : public Backend {
   BackendInfo info() const override { return backend_info("fake", "1", {}, "fake runtime"); }
   int64_t threads_for(int64_t requested) const override { return requested; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
-  Measurement run(const RunRequest&) override {
+  Measurement run(const RunSpec&) override {
     Measurement r;
     r.latencies_ms = {2.0, 2.5, 3.0};
     r.wall_s = 0.0075;
@@ -202,16 +202,16 @@ TEST(Int8Check, WhichRunsAreCheckedAndHowClosely) {
   EXPECT_DOUBLE_EQ(plain.rtol, 0.05);
 }
 
-TEST(Int8Check, ComparesTheRunsSessionWithOneAtOptLevelDisabled) {
+TEST(Int8Check, ComparesTheRunsInferenceSessionWithOneAtOptLevelDisabled) {
   // One step off passes (requantization rounds either way); 20 steps off do not.
   TwoLevelBackend backend({0.0f, 0.05f, 1.0f}, {0.0f, 0.10f, 0.0f});
-  RunRequest r;
+  RunSpec r;
   r.model = "/models/m.onnx";
   r.key.threads = 3;
   r.feed.dims = {{"batch", 1}};
   Int8Check c = check_int8_outputs(backend, r, kAvx2, 0.05);
   ASSERT_EQ(backend.loads.size(), 2u);
-  EXPECT_FALSE(backend.loads[0].opt_level.has_value()) << "the run's own session first";
+  EXPECT_FALSE(backend.loads[0].opt_level.has_value()) << "the run's own inference session first";
   EXPECT_EQ(backend.loads[1].opt_level, std::optional<std::string>("disabled"));
   for (const auto& l : backend.loads) {
     EXPECT_EQ(l.threads, 3);

@@ -29,10 +29,10 @@ const Finding* finding(const std::vector<Finding>& all, const std::string& rule)
 using rooflens::testing::evidence;
 
 TEST(LintImports, TensorRtInt8EngineHasReformatAndQdqFindings) {
-  ImportRequest req;
-  req.format = "trtexec";
-  req.files = mobilenet_qat_files();
-  Report report = run_import(req).report;
+  ImportSpec spec;
+  spec.format = "trtexec";
+  spec.files = mobilenet_qat_files();
+  Report report = run_import(spec).report;
   ASSERT_EQ(report.runs.size(), 1u);
   const ProfileRun& run = report.runs[0];
   // What the findings must say, counted here from the layers: TREx's report card for these files gives 5
@@ -66,11 +66,11 @@ TEST(LintImports, TensorRtInt8EngineHasReformatAndQdqFindings) {
 
 TEST(LintImports, AnFp16EngineHasNoQdqFinding) {
   // TensorRT 10's layout fixture: an fp16 engine (a convolution and a Myelin region, both reading half).
-  ImportRequest req;
-  req.format = "trtexec";
+  ImportSpec spec;
+  spec.format = "trtexec";
   for (const char* part : {"graph", "profile", "metadata"})
-    req.files.push_back(test::fixture_path(std::string("trtexec/trt10/small.engine.") + part + ".json"));
-  std::vector<Finding> all = lint_report(run_import(req).report);
+    spec.files.push_back(test::fixture_path(std::string("trtexec/trt10/small.engine.") + part + ".json"));
+  std::vector<Finding> all = lint_report(run_import(spec).report);
   EXPECT_EQ(finding(all, "unfused-qdq"), nullptr);
   EXPECT_EQ(finding(all, "fp32-island"), nullptr);
 }

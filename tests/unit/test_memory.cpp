@@ -5,7 +5,7 @@
 
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
-#include "backends/onnxruntime/ort_session_memory.h"
+#include "backends/onnxruntime/ort_inference_session_memory.h"
 #include "core/errors.h"
 #include "core/memory_json.h"
 #include "memory/executed_memory.h"
@@ -259,8 +259,8 @@ TEST(ExecutedMemory, APackedWeightTheProfileNoLongerListsIsSizedFromTheModelAndC
 }
 
 TEST(RunMemory, AConstantTheRuntimeFoldedIsSizedFromTheExecutedGraphNotCountedAsAnActivation) {
-  // A tied LM head: the user's graph computes Transpose(E) at run time; ORT folds it into an initializer at session
-  // creation and packs it for the MatMul. The profile lists the MatMul with its activation only, so the folded
+  // A tied LM head: the user's graph computes Transpose(E) at run time; ORT folds it into an initializer at inference
+  // session creation and packs it for the MatMul. The profile lists the MatMul with its activation only, so the folded
   // constant's size can come from the executed graph's own initializers alone.
   GraphView g;
   g.graph_inputs = {"x"};
@@ -301,7 +301,7 @@ TEST(RunMemoryExplained, ThePartsAddUpToTheMeasuredIncrease) {
   MemoryMeasured m;
   m.start_bytes = 50'000'000;
   m.after_session_bytes = 185'000'000;  // 4 MB beyond baseline + structures + weights + packed
-  m.probe_peak_bytes = 190'000'000;     // 5 MB above the session: 3 MB under the activations
+  m.probe_peak_bytes = 190'000'000;     // 5 MB above the inference session: 3 MB under the activations
   m.run_peak_bytes = 200'000'000;
   m.increase_bytes = measured_increase(m);
   EXPECT_EQ(m.increase_bytes, 140'000'000u);
@@ -342,9 +342,10 @@ TEST(MemoryJson, SectionsRoundTripAndMalformedOnesAreRefused) {
   }
 }
 
-// A session whose allocator kept the weights' copies (a run predicted without the C allocator's replay, which only
-// the measurement shows): the profile's memory lines name what it kept and how to give it back; a session without it
-// gets no such line.
+// An inference session whose allocator kept the weights' copies (a run predicted without the C allocator's replay,
+// which only the measurement shows): the profile's memory lines name what it kept and how to give it back; one without
+// it gets no such line. A report written before the part was named "inference session beyond its prediction" reads
+// alike.
 TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowToCompare) {
   MemoryPrediction p;
   p.baseline_bytes = 28'000'000;
@@ -366,15 +367,19 @@ TEST(RunMemoryExplained, AnErrorThatIsMostlyTheAllocatorsRetentionSaysSoAndHowTo
   rm.measured = m;
   rm.explained = explain_memory(p, m);
   EXPECT_EQ(allocator_retention_bytes(rm), 192'000'000u);
+  RunMemory older = rm;
+  for (auto& part : older.explained)
+    if (part.name == "inference session beyond its prediction") part.name = "session beyond its prediction";
+  EXPECT_EQ(allocator_retention_bytes(older), 192'000'000u);
   run.memory = rm;
   r.runs.push_back(run);
   std::string text = run_memory_text(r);
   EXPECT_NE(text.find("the runner started at 56.00MB"), std::string::npos) << text;
-  EXPECT_NE(text.find("the C allocator keeps 192.00MB beyond the weights after session creation (measured"),
+  EXPECT_NE(text.find("the C allocator keeps 192.00MB beyond the weights after inference session creation (measured"),
             std::string::npos) << text;
   EXPECT_NE(text.find("mallocMmapThreshold=131072"), std::string::npos) << text;
 
-  // With glibc giving the blocks back, the session is what was predicted: no such line.
+  // With glibc giving the blocks back, the inference session is what was predicted: no such line.
   rm.measured->after_session_bytes = 56'000'000 + 28'000'000 + 102'000'000 + 3'000'000;
   rm.measured->probe_peak_bytes = rm.measured->run_peak_bytes = rm.measured->after_session_bytes + 8'000'000;
   rm.measured->increase_bytes = measured_increase(*rm.measured);
@@ -481,7 +486,7 @@ TEST(Liveness, AMaybeInPlaceInputIsTakenOnlyWhenTheWalkIsAskedTo) {
   EXPECT_EQ(later.shared_outputs, 0);
 }
 
-TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheSessionsNodeStructuresAndSpansAMaybeInPlaceRule) {
+TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheInferenceSessionsNodeStructuresAndSpansAMaybeInPlaceRule) {
   // x (the caller's 1 MiB input) -> c1 -> a, x -> c2 -> s, conv(a, W, B, s) -> o -> Relu -> y.
   constexpr uint64_t MiB = 1 << 20;
   GraphView g;
@@ -532,9 +537,10 @@ TEST(RunMemory, TheBandHoldsTheCallersInputsAndTheSessionsNodeStructuresAndSpans
   EXPECT_TRUE(plain->notes.empty());
 }
 
-// With the session's creation stated, the prediction is the C allocator's replay of it and of the first run, plus the
-// calibrated parts — and nothing of the measurement: the same prediction whatever the runner measured, or without a
-// measurement at all. Its parts then add up to the measured increase through a "kept by the C allocator" part.
+// With the inference session's creation stated, the prediction is the C allocator's replay of it and of the first run,
+// plus the calibrated parts — and nothing of the measurement: the same prediction whatever the runner measured, or
+// without a measurement at all. Its parts then add up to the measured increase through a "kept by the C allocator"
+// part.
 TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
   constexpr uint64_t MiB = 1 << 20;
   GraphView g;
@@ -545,7 +551,7 @@ TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
   g.constant_bytes = {{"W", 4 * MiB}};
   std::vector<KernelRecord> k{memory_kernel("mm", "MatMul", {{1, 1024}, {1024, 1024}}, {{1, 1024}})};
   k[0].packed_inputs = {1};
-  const std::vector<HeapEvent> creation = ort::session_creation_blocks(g, g, 4 * MiB + 300);
+  const std::vector<HeapEvent> creation = ort::inference_session_creation_blocks(g, g, 4 * MiB + 300);
   const std::optional<CAllocatorRules> rules = ort::runner_c_allocator(std::nullopt);
   const std::vector<Layer> layers(1);
   RunMemorySources in;
@@ -556,7 +562,7 @@ TEST(RunMemory, TheCreationsReplayMakesThePredictionAndNoMeasurementMovesIt) {
   in.outputs = {"y"};
   in.baseline_bytes = 27'000'000;
   in.node_bytes = 3'000;
-  in.session_creation = &creation;
+  in.inference_session_creation = &creation;
   in.c_allocator = &rules;
   const std::optional<RunMemory> alone = run_memory(in);
   ASSERT_TRUE(alone && alone->predicted.c_allocator);
@@ -667,9 +673,10 @@ TEST(RunMemory, TheSourcesComeFromTheMeasurementAndItsMemoryMovesNoPrediction) {
   EXPECT_EQ(json(*with).at("predicted").dump(), json(*alone).at("predicted").dump());
 }
 
-// The session's creation beyond its prediction is one rule for a profile's run and a decoder's configuration: what the
-// runner held once the session existed, above its start, less baseline + (structures) + weights + packed copies.
-TEST(RunMemoryExplained, TheSessionBeyondItsPredictionIsOneRule) {
+// The inference session's creation beyond its prediction is one rule for a profile's run and a decoder's configuration:
+// what the runner held once the inference session existed, above its start, less baseline + (structures) + weights +
+// packed copies.
+TEST(RunMemoryExplained, TheInferenceSessionBeyondItsPredictionIsOneRule) {
   MemoryPrediction p;
   p.baseline_bytes = 28'000'000;
   p.structures_bytes = 1'000'000;
@@ -678,12 +685,13 @@ TEST(RunMemoryExplained, TheSessionBeyondItsPredictionIsOneRule) {
   MemoryMeasured m;
   m.start_bytes = 50'000'000;
   m.after_session_bytes = 200'000'000;
-  EXPECT_EQ(session_beyond_prediction(p, m), 150'000'000 - 134'000'000);
+  EXPECT_EQ(inference_session_beyond_prediction(p, m), 150'000'000 - 134'000'000);
   m.after_session_bytes = 150'000'000;
-  EXPECT_EQ(session_beyond_prediction(p, m), 100'000'000 - 134'000'000);  // held less: negative
+  EXPECT_EQ(inference_session_beyond_prediction(p, m), 100'000'000 - 134'000'000);  // held less: negative
   p.c_allocator = CAllocatorPrediction{};
-  p.c_allocator->session_bytes = 90'000'000;  // with a replay, the replay's session stands for weights and copies
-  EXPECT_EQ(session_beyond_prediction(p, m), 100'000'000 - 119'000'000);
+  // With a replay, the replay's inference session stands for weights and copies.
+  p.c_allocator->session_bytes = 90'000'000;
+  EXPECT_EQ(inference_session_beyond_prediction(p, m), 100'000'000 - 119'000'000);
 }
 
 // A decoder configuration's memory section: the prediction from the steps' model memory, or from the profiled

@@ -24,7 +24,7 @@ class ProfileRefusedBackend : public Backend {
   BackendInfo info() const override { return {"fake", "1", {}, "fake runtime", "fake"}; }
   int64_t threads_for(int64_t requested) const override { return requested; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
-  Measurement run(const RunRequest&) override {
+  Measurement run(const RunSpec&) override {
     Measurement r;
     r.latencies_ms = {2.0, 2.5, 3.0};
     r.wall_s = 0.0075;
@@ -93,7 +93,7 @@ class RecordingBackend : public Backend {
   BackendInfo info() const override { return {name_, "1", {}, name_ + " runtime", name_}; }
   int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : 4; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
-  Measurement run(const RunRequest& c) override {
+  Measurement run(const RunSpec& c) override {
     const int call = static_cast<int>(calls.size());
     calls.push_back({static_cast<int>(c.key.threads), c.timing.layers});
     if (call == fail_at_) throw BackendError("run", "died", "runner killed by SIGKILL", "tail");

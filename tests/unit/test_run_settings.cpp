@@ -96,8 +96,8 @@ TEST(OrtSettings, EveryOptionHasItsSource) {
 
 namespace {
 
-// Two runs (the first a warm-up) of a session with a pool of 3: two kernels per run, the second parallel, and a
-// subgraph's executor inside the measured run's. Worker 11 runs tasks in the measured run, worker 12 only in the
+// Two runs (the first a warm-up) of an inference session with a pool of 3: two kernels per run, the second parallel,
+// and a subgraph's executor inside the measured run's. Worker 11 runs tasks in the measured run, worker 12 only in the
 // warm-up.
 const char* kPooled = R"([
 {"cat":"Node","pid":7,"tid":7,"dur":100,"ts":1010,"ph":"X","name":"a_kernel_time","args":{"op_name":"Conv",

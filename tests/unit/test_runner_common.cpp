@@ -42,7 +42,7 @@ TEST(TimedLoop, DurationKeepsGoingAndCapsStop) {
   r = run_timed_loop(t, [] {});
   EXPECT_EQ(r.latencies_ms.size(), 5u);
   EXPECT_EQ(r.stop_reason, "max_iterations");
-  // Asking for more runs than the cap raises the cap, as the ORT runner's request does.
+  // Asking for more runs than the cap raises the cap, as the ORT runner's message does.
   t.iterations = 8;
   r = run_timed_loop(t, [] {});
   EXPECT_EQ(r.latencies_ms.size(), 8u);

@@ -27,21 +27,22 @@ function memoryCaption(m) {
     (p.structures_bytes ? ' + node structures ' + bytes(p.structures_bytes) : '');
   let text;
   if (p.c_allocator) {
-    // The session's creation and first run replayed through the C allocator: what it keeps beside what is live.
+    // The inference session's creation and first run replayed through the C allocator: what it keeps beside what is
+    // live.
     const c = p.c_allocator;
     const kept = Math.max(0, c.session_bytes - p.weights_bytes - p.prepacked_bytes);
     const low = p.baseline_bytes + (p.structures_bytes || 0) + Math.max(c.low_creation_peak_bytes || 0, c.low_run_peak_bytes);
     text = 'Predicted peak ' + (low < p.peak_bytes - 1048576 ? bytes(low) + '–' : '') + bytes(p.peak_bytes) +
-      ', before the session existed = ' + calibrated + ' (calibrated in a process of their own) + the session\'s ' +
-      'creation and first run replayed through the C allocator (' + c.setting + '): ' + live + ', and ' + bytes(kept) +
-      ' the allocator keeps after the creation freed it.';
+      ', before the inference session existed = ' + calibrated + ' (calibrated in a process of their own) + the ' +
+      'inference session\'s creation and first run replayed through the C allocator (' + c.setting + '): ' + live +
+      ', and ' + bytes(kept) + ' the allocator keeps after the creation freed it.';
   } else {
     text = 'Predicted ' + bytes(p.total_bytes) + ' = ' + calibrated + ' + ' + live + '.';
   }
   if (m.measured) {
     const peak = m.measured.peak_bytes || m.measured.increase_bytes, want = p.peak_bytes || p.total_bytes;
-    text += ' Measured peak ' + bytes(peak) + ' (the runner\'s resident set above its start over the session\'s ' +
-      'creation and first run)' + (peak > 0 ? ', ' + (want >= peak ? '+' : '') + pct(want / peak - 1) +
+    text += ' Measured peak ' + bytes(peak) + ' (the runner\'s resident set above its start over the inference ' +
+      'session\'s creation and first run)' + (peak > 0 ? ', ' + (want >= peak ? '+' : '') + pct(want / peak - 1) +
       ' predicted against measured' : '') + '.';
   }
   return text + ' Topological liveness ' + bytes(p.topological_bytes) + ', naive sum ' + bytes(p.naive_bytes) + '.';

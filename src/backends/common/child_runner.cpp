@@ -125,7 +125,7 @@ void ChildRunner::start() {
   if (running()) return;
   if (config_.command.empty()) throw UserError("cannot start the " + config_.name + ": no command");
   spawn();
-  RunnerReply hello = request({{"op", "hello"}}, config_.start_timeout);
+  RunnerReply hello = ask({{"op", "hello"}}, config_.start_timeout);
   if (!hello.ok()) {
     std::string last;
     if (!err_lines_.empty()) last = err_lines_.back();
@@ -335,7 +335,7 @@ RunnerReply ChildRunner::failure(ReplyStatus status, std::string message) {
   return r;
 }
 
-RunnerReply ChildRunner::request(nlohmann::json req, milliseconds timeout) {
+RunnerReply ChildRunner::ask(nlohmann::json message, milliseconds timeout) {
   if (!running()) {
     RunnerReply r = failure(ReplyStatus::not_running, "the " + config_.name + " is not running");
     r.stderr_tail = last_stderr_tail();
@@ -343,9 +343,9 @@ RunnerReply ChildRunner::request(nlohmann::json req, milliseconds timeout) {
   }
   drain_stderr_nonblocking();
   const long long id = next_id_++;
-  req["id"] = id;
-  const std::string op = req.contains("op") && req["op"].is_string() ? req["op"].get<std::string>() : "?";
-  std::string line = req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  message["id"] = id;
+  const std::string op = message.contains("op") && message["op"].is_string() ? message["op"].get<std::string>() : "?";
+  std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::size_t written = 0;
   const auto deadline = Clock::now() + timeout;
 
@@ -416,8 +416,8 @@ RunnerReply ChildRunner::request(nlohmann::json req, milliseconds timeout) {
           continue;
         }
         if (!(resp["id"].is_number_integer() && resp["id"].get<long long>() == id)) {
-          // An answer to an earlier request we gave up on (or an id-less answer to a malformed one).
-          absorb_noise("unexpected response: " + resp_line.substr(0, 200));
+          // A reply to an earlier message we gave up on (or an id-less reply to a malformed one).
+          absorb_noise("unexpected reply: " + resp_line.substr(0, 200));
           continue;
         }
         drain_stderr_nonblocking();

@@ -1,10 +1,10 @@
 #pragma once
 // ChildRunner: a runtime in a child process (any command: `node runners/ort/run.mjs`,
-// `rooflens-opencv-runner`) and the JSON-lines conversation with it — one request per line on its stdin, one response per line on
+// `rooflens-opencv-runner`) and the JSON-lines conversation with it — one message per line on its stdin, one reply per line on
 // its stdout, stderr for logs. The child is where a runtime may crash or hang without taking rooflens along.
 //
-// One request in flight at a time (request() blocks until the answer, a timeout or the child's death).
-// Failures are values, not exceptions: request() returns a RunnerReply whose status says what happened, with the
+// One message in flight at a time (ask() blocks until the reply, a timeout or the child's death).
+// Failures are values, not exceptions: ask() returns a RunnerReply whose status says what happened, with the
 // tail of the child's stderr for the ones that need explaining. Typed APIs on top (e.g. ort_runner.h) turn
 // non-ok replies into exceptions.
 //
@@ -46,9 +46,9 @@ struct RunnerConfig {
 
 enum class ReplyStatus {
   ok,           // {"ok": true, ...}
-  error,        // {"ok": false, "error": {code, message}}: the runner refused the request and keeps serving
+  error,        // {"ok": false, "error": {code, message}}: the runner refused the message and keeps serving
   timeout,      // no answer in time: the runner was killed (SIGKILL) and reaped
-  died,         // the runner exited or was killed while the request was in flight
+  died,         // the runner exited or was killed while the message was in flight
   not_running,  // no runner process (never started, or dead since an earlier failure): call restart()
 };
 
@@ -56,8 +56,8 @@ const char* to_string(ReplyStatus s);
 
 struct RunnerReply {
   ReplyStatus status = ReplyStatus::not_running;
-  nlohmann::json body;       // the response object for ok and error; null otherwise
-  std::string code;          // error.code for error ("ort", "bad_request", "input", "no_session", "io");
+  nlohmann::json body;       // the reply object for ok and error; null otherwise
+  std::string code;          // error.code for error ("ort", "bad_message", "input", "not_ready", "io");
                              // "timeout", "died", "not_running" otherwise
   std::string message;       // one line: the runner's error message, or what happened to the process
   std::string stderr_tail;   // last lines of the runner's stderr (set for error, timeout, died)
@@ -98,20 +98,20 @@ class ChildRunner {
   // True when real-time scheduling was asked for and refused by the system (the child runs normally).
   bool realtime_refused() const { return realtime_refused_; }
 
-  // Sends `req` (an object; "id" is set here) and waits up to `timeout` for the matching response.
-  RunnerReply request(nlohmann::json req, std::chrono::milliseconds timeout);
+  // Sends `message` (an object; "id" is set here) and waits up to `timeout` for its reply.
+  RunnerReply ask(nlohmann::json message, std::chrono::milliseconds timeout);
 
   // The last `stderr_tail_lines` lines the runner wrote to stderr (and any stray non-protocol stdout lines).
   std::string last_stderr_tail() const;
 
-  // ---- many requests in flight (child_runner_async.cpp): one issuer drives many runners with poll() ----
-  // Writes `req` ("id" set here, returned) without waiting for its answer. Requests are a few dozen bytes: the
+  // ---- many messages in flight (child_runner_async.cpp): one issuer drives many runners with poll() ----
+  // Writes `message` ("id" set here, returned) without waiting for its reply. Messages are a few dozen bytes: the
   // write waits for room in the pipe only when the runner has stopped reading. false: the runner is gone.
-  bool send_async(nlohmann::json req, long long& id);
+  bool send_async(nlohmann::json message, long long& id);
   // The descriptor to poll for answers (POLLIN); -1 when not running.
   int reply_fd() const { return out_fd_; }
   // Reads whatever answers have arrived, without blocking, appending them (status ok or error, body with "id").
-  // false once the runner ended: `death` then says how (the same words request() uses), with its last stderr line.
+  // false once the runner ended: `death` then says how (the same words ask() uses), with its last stderr line.
   bool read_replies(std::vector<RunnerReply>& out, std::string& death);
   // Ends the runner at once (SIGKILL) and reaps it: a runner that stopped answering.
   void kill_now();

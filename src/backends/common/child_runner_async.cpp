@@ -1,4 +1,4 @@
-// ChildRunner with many requests in flight: written without waiting, answers read as they come (child_runner.h).
+// ChildRunner with many messages in flight: written without waiting, replies read as they come (child_runner.h).
 // One issuer thread polls the reply descriptors of many runners (`rooflens capacity`), so no runner's answer waits
 // for another's.
 #include <poll.h>
@@ -31,11 +31,11 @@ std::string last_line(const std::string& tail) {
 
 }  // namespace
 
-bool ChildRunner::send_async(nlohmann::json req, long long& id) {
+bool ChildRunner::send_async(nlohmann::json message, long long& id) {
   if (!running() || in_fd_ < 0) return false;
   id = next_id_++;
-  req["id"] = id;
-  const std::string line = req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  message["id"] = id;
+  const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t written = 0;
   while (written < line.size()) {
     const ssize_t k = ::send(in_fd_, line.data() + written, line.size() - written, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -1,5 +1,5 @@
 #pragma once
-// The input tensors of one request to a runtime in a C++ runner program, built from a FeedSpec
+// The input tensors of one message to a runtime in a C++ runner program, built from a FeedSpec
 // exactly as the ONNX Runtime runner (runners/ort/feeds.mjs) builds them: a named file, else the test data set's
 // input_<i>.pb (matched by the name stored in the file, else by position), else values generated with the same
 // seeded generator, bit for bit — so two runtimes fed by rooflens see the same numbers, and one's outputs can

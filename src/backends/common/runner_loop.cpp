@@ -34,7 +34,7 @@ void runner_log(const std::string& log_name, const std::string& text) {
   std::cerr << log_name << "[" << ::getpid() << "]: " << text << std::endl;
 }
 
-int serve_runner(const std::string& log_name, const std::map<std::string, RequestHandler>& handlers) {
+int serve_runner(const std::string& log_name, const std::map<std::string, MessageHandler>& handlers) {
   FILE* out = take_stdout();
   if (!out) {
     runner_log(log_name, "cannot duplicate stdout");
@@ -42,32 +42,32 @@ int serve_runner(const std::string& log_name, const std::map<std::string, Reques
   }
   std::string line;
   while (std::getline(std::cin, line)) {
-    json req = json::parse(line, nullptr, false);
-    json id = req.is_object() && req.contains("id") ? req["id"] : json();
-    if (!req.is_object() || !req.contains("op") || !req["op"].is_string()) {
-      answer(out, error_response(id, "bad_request", "a request is a JSON object with a string 'op'"));
+    json message = json::parse(line, nullptr, false);
+    json id = message.is_object() && message.contains("id") ? message["id"] : json();
+    if (!message.is_object() || !message.contains("op") || !message["op"].is_string()) {
+      answer(out, error_response(id, "bad_message", "a message is a JSON object with a string 'op'"));
       continue;
     }
-    const std::string op = req["op"].get<std::string>();
+    const std::string op = message["op"].get<std::string>();
     if (op == "quit") {
       answer(out, {{"id", id}, {"ok", true}});
       return 0;
     }
     auto h = handlers.find(op);
     if (h == handlers.end()) {
-      answer(out, error_response(id, "bad_request", "unknown op '" + op + "'"));
+      answer(out, error_response(id, "bad_message", "unknown op '" + op + "'"));
       continue;
     }
     try {
-      json body = h->second(req);
+      json body = h->second(message);
       if (!body.is_object()) body = json::object();
       body["id"] = id;
       body["ok"] = true;
       answer(out, std::move(body));
-    } catch (const RequestError& e) {
+    } catch (const MessageError& e) {
       answer(out, error_response(id, e.code, e.what()));
     } catch (const json::exception& e) {
-      answer(out, error_response(id, "bad_request", std::string("malformed '") + op + "' request: " + e.what()));
+      answer(out, error_response(id, "bad_message", std::string("malformed '") + op + "' message: " + e.what()));
     } catch (const std::exception& e) {
       runner_log(log_name, std::string("fatal: ") + e.what());
       return 70;

@@ -1,6 +1,6 @@
 #pragma once
 // What the parent and the child of a C++ runner program (a runtime's own executable next to rooflens, e.g.
-// rooflens-opencv-runner) send each other besides the protocol's envelope: the feed of a request, tensors, and the
+// rooflens-opencv-runner) send each other besides the protocol's envelope: the feed of a message, tensors, and the
 // command that starts the child.
 #include <string>
 #include <vector>

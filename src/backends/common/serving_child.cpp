@@ -24,16 +24,16 @@ CallSpan span_of(const nlohmann::json& t) {
 }  // namespace
 
 bool ChildServingInstance::send(uint64_t tag, const std::vector<CallSamples>& calls) {
-  nlohmann::json request{{"op", "infer"}};
+  nlohmann::json message{{"op", "infer"}};
   if (calls.size() == 1) {
-    request["s"] = ranges_of(calls.front());
+    message["s"] = ranges_of(calls.front());
   } else {
-    request["calls"] = nlohmann::json::array();
-    for (const auto& c : calls) request["calls"].push_back(ranges_of(c));
+    message["calls"] = nlohmann::json::array();
+    for (const auto& c : calls) message["calls"].push_back(ranges_of(c));
   }
   long long id = 0;
-  if (!runner_->send_async(request, id)) {
-    if (death_.empty()) death_ = "the " + runner_->config().name + " stopped taking requests";
+  if (!runner_->send_async(message, id)) {
+    if (death_.empty()) death_ = "the " + runner_->config().name + " stopped taking messages";
     return false;
   }
   tags_[id] = tag;
@@ -47,7 +47,7 @@ bool ChildServingInstance::collect(std::vector<InferReply>& out) {
   for (const auto& r : replies_) {
     const auto id = r.body.value("id", -1LL);
     auto it = tags_.find(id);
-    if (it == tags_.end()) continue;  // an answer to something else (never sent by this instance)
+    if (it == tags_.end()) continue;  // a reply to something else (never sent by this instance)
     InferReply a;
     a.tag = it->second;
     tags_.erase(it);
@@ -75,10 +75,10 @@ Measurement ChildServingInstance::profile(int64_t skip) {
   return profiler_(*runner_, skip);
 }
 
-void prepare_samples(ChildRunner& runner, nlohmann::json request, std::chrono::milliseconds timeout,
+void prepare_samples(ChildRunner& runner, nlohmann::json message, std::chrono::milliseconds timeout,
                      const std::string& subject) {
-  request["op"] = "prepare";
-  RunnerReply r = runner.request(std::move(request), timeout);
+  message["op"] = "prepare";
+  RunnerReply r = runner.ask(std::move(message), timeout);
   if (r.ok()) return;
   throw BackendError("run", r.status == ReplyStatus::error ? "error" : to_string(r.status),
                      subject + ": preparing samples failed: " + r.message, r.stderr_tail, r.code, r.message);

@@ -1,7 +1,7 @@
 #pragma once
-// A serving instance (backends/serving.h) over a runner process that speaks the `prepare` and `infer` requests
+// A serving instance (backends/serving.h) over a runner process that speaks the `prepare` and `infer` messages
 // (docs/runner-protocol.md): the ONNX Runtime runner and the OpenCV runner alike. A backend starts its runner,
-// loads the model its own way, and hands the runner over; requests and answers are the same for every runtime.
+// loads the model its own way, and hands the runner over; messages and replies are the same for every runtime.
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,14 +35,14 @@ class ChildServingInstance : public ServingInstance {
   double load_ms_;
   std::vector<RunSetting> settings_;
   ServingProfiler profiler_;
-  std::unordered_map<long long, uint64_t> tags_;  // request id -> the caller's tag
+  std::unordered_map<long long, uint64_t> tags_;  // message id -> the caller's tag
   std::vector<RunnerReply> replies_;
   std::string death_;
 };
 
-// The `prepare` request: `feed` (the runner's own feed fields, merged in), `samples` to make, `batch_inputs` to
+// The `prepare` message: `feed` (the runner's own feed fields, merged in), `samples` to make, `batch_inputs` to
 // stack. Throws BackendError (stage "run", the runner's error code) when the runner refuses it or dies.
-void prepare_samples(ChildRunner& runner, nlohmann::json request, std::chrono::milliseconds timeout,
+void prepare_samples(ChildRunner& runner, nlohmann::json message, std::chrono::milliseconds timeout,
                      const std::string& subject);
 
 }  // namespace rooflens

@@ -1,5 +1,6 @@
-// OrtBackend: RunRequest -> (profiled session in a runner of its own, then load, timed run with profiling off in a
-// second) -> Measurement, fresh runners per configuration; live_runner() hands out live runners (ort_live_runner.h) for zoo runs.
+// OrtBackend: RunSpec -> (profiled inference session in a runner of its own, then load, timed run with profiling off in
+// a second) -> Measurement, fresh runners per configuration; live_runner() hands out live runners (ort_live_runner.h)
+// for zoo runs.
 #include "backends/onnxruntime/ort_backend.h"
 
 #include <sched.h>
@@ -14,7 +15,7 @@
 #include "backends/onnxruntime/ort_memory_rules.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "backends/onnxruntime/ort_live_runner.h"
-#include "backends/onnxruntime/ort_session_memory.h"
+#include "backends/onnxruntime/ort_inference_session_memory.h"
 #include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
 #include "backends/serving.h"
@@ -59,17 +60,20 @@ RunnerConfig placed(int64_t threads, OrtSessionOptions& opts, RooflensChoices& c
   return rc;
 }
 
-// What the runtime allocates while it creates the session (ort_session_memory.h), from the model and the graph the
-// profiled session executed (the model again when there was none), and the C allocator the runner places it with.
-void add_session_creation(Measurement& m, const std::filesystem::path& model, const OrtSessionOptions& opts) {
+// What the runtime allocates while it creates the inference session (ort_inference_session_memory.h), from the model
+// and the graph the profiled inference session executed (the model again when there was none), and the C allocator the
+// runner places it with.
+void add_inference_session_creation(Measurement& m, const std::filesystem::path& model,
+                                    const OrtSessionOptions& opts) {
   try {
     const GraphView user = read_graph_view(model.string());
     std::error_code ec;
     const uint64_t file_bytes = std::filesystem::file_size(model, ec);
-    m.session_creation = session_creation_blocks(user, m.executed_graph ? *m.executed_graph : user, ec ? 0 : file_bytes);
+    m.inference_session_creation =
+        inference_session_creation_blocks(user, m.executed_graph ? *m.executed_graph : user, ec ? 0 : file_bytes);
     m.c_allocator = runner_c_allocator(opts.mallocMmapThreshold);
   } catch (const UserError& e) {
-    m.warnings.push_back("the session's creation was not predicted: " + std::string(e.what()));
+    m.warnings.push_back("the inference session's creation was not predicted: " + std::string(e.what()));
   }
 }
 
@@ -83,7 +87,7 @@ void take_profiled(Measurement& out, Measurement&& p) {
   out.kernel_time_step_ms = p.kernel_time_step_ms;
   out.executed_graph = std::move(p.executed_graph);
   out.profile_error = std::move(p.profile_error);
-  out.session_creation = std::move(p.session_creation);
+  out.inference_session_creation = std::move(p.inference_session_creation);
   out.c_allocator = std::move(p.c_allocator);
   out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
 }
@@ -119,11 +123,12 @@ class OrtBackend : public Backend {
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
-  // A configuration in two runners, one after the other: the profiled session in a runner of its own (the layers,
-  // the graph the runtime executed, and the runtime's calibration constants — everything the memory prediction is
-  // made of), then the measured runner, which holds the model's session alone: its memory, its first run, the timed
-  // runs. The prediction is fixed before the measured session exists, and nothing of that process goes into it.
-  Measurement run(const RunRequest& r) override {
+  // A configuration in two runners, one after the other: the profiled inference session in a runner of its own (the
+  // layers, the graph the runtime executed, and the runtime's calibration constants — everything the memory prediction
+  // is made of), then the measured runner, which holds the model's inference session alone: its memory, its first run,
+  // the timed runs. The prediction is fixed before the measured inference session exists, and nothing of that process
+  // goes into it.
+  Measurement run(const RunSpec& r) override {
     OrtSessionOptions opts = base_;
     const RunSetting threads = ort_threads(r.key.threads, base_, budget_);
     const int64_t n = std::stoll(threads.value);
@@ -143,7 +148,7 @@ class OrtBackend : public Backend {
         OrtRunner prof(config);
         pid_ = prof.process().pid();
         LoadExtras extras;
-        extras.runtime_cost = extras.profiled_session = extras.dump_graph = true;
+        extras.runtime_cost = extras.profiled_inference_session = extras.dump_graph = true;
         extras.profile_dir = r.work_dir;
         calibrated = prof.load(r.model, opts, r.timeout, extras);
         if (r.timing.realtime) prof.process().enter_realtime();
@@ -151,8 +156,8 @@ class OrtBackend : public Backend {
         add_profiled_measurement(profiled, prof, in, r.timing, r.work_dir, r.timeout);
         realtime_refused = prof.process().realtime_refused();
       }
-      add_session_creation(profiled, r.model, opts);
-      if (!r.timing.timed && r.timing.layers) {  // --layers-only: the prediction without the measured session
+      add_inference_session_creation(profiled, r.model, opts);
+      if (!r.timing.timed && r.timing.layers) {  // --layers-only: the prediction without the measured inference session
         pid_ = 0;
         take_profiled(out, std::move(profiled));
         add_runtime_cost(out, calibrated);

@@ -26,7 +26,7 @@ const json* scheduling_stats(const OrtProfileEvent& e) {
   return &e.args["thread_scheduling_stats"];
 }
 
-// The run an event lies in, by its start (Session events are not assigned to runs by the parser).
+// The run an event lies in, by its start (ORT's `Session` events are not assigned to runs by the parser).
 int run_of(const OrtProfile& p, int64_t ts) {
   auto it = std::upper_bound(p.runs.begin(), p.runs.end(), ts, [](int64_t t, const OrtProfileRun& r) { return t < r.ts_us; });
   if (it == p.runs.begin()) return -1;
@@ -91,7 +91,7 @@ std::optional<ThreadsObserved> threads_observed(const OrtProfile& p, int first, 
     if (!s) continue;
     const bool measured = e.run_index >= first && e.run_index < first + runs;
     if (!s->is_object() || !s->contains("sub_threads") || !(*s)["sub_threads"].is_object()) {
-      seen = seen || measured;  // "": no pool in this session
+      seen = seen || measured;  // "": no pool in this inference session
       continue;
     }
     for (const auto& [tid, stat] : (*s)["sub_threads"].items()) {

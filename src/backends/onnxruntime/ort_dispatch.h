@@ -1,12 +1,12 @@
 #pragma once
 // What an ORT profile says about the time between kernels and about its intra-op thread pool, per measured run:
-//   - `SequentialExecutor::Execute` (Session event) inside each `model_run`: the executor's span (the outermost
-//     one: a subgraph's executor runs inside it); the rest of the run is session entry and exit (input checks and
-//     binding, output fetching);
+//   - `SequentialExecutor::Execute` (a `Session` event) inside each `model_run`: the executor's span (the outermost
+//     one: a subgraph's executor runs inside it); the rest of the run is inference session entry and exit (input
+//     checks and binding, output fetching);
 //   - `<node>_fence_before` / `_fence_after` (Node events, older versions and some providers): waits around kernels;
-//   - each kernel's args.thread_scheduling_stats: "" when the session has no pool (one thread), else
+//   - each kernel's args.thread_scheduling_stats: "" when the inference session has no pool (one thread), else
 //     {"main_thread": {..., "block_size": [...], "Distribution", "DistributionEnqueue", "Run", "Wait", "WaitRevoke"
-//     (µs of this kernel)}, "sub_threads": {"<tid>": {"num_run" (tasks run so far in the session), "core"}}}.
+//     (µs of this kernel)}, "sub_threads": {"<tid>": {"num_run" (tasks run so far in the inference session), "core"}}}.
 // The pool is 1 + the number of sub_threads (the calling thread takes part in every parallel section); a worker
 // worked when its num_run grew during the measured runs.
 #include <optional>

@@ -18,7 +18,7 @@ std::string js_dtype(const std::string& onnx) {
   return onnx;  // float16, int64, int32 are spelled alike
 }
 
-// One phase's measured runs of the profiled session as the neutral record: kernels summed per node per run.
+// One phase's measured runs of the profiled inference session as the neutral record: kernels summed per node per run.
 PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p,
                                    const std::optional<GraphView>& executed, int64_t threads) {
   PhaseMeasurement m;
@@ -94,7 +94,7 @@ class OrtGeneration : public DecoderGeneration {
  private:
   static void timed(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
                     GenerationMeasurement& m) {
-    GenerateResult g = runner.generate(io, shape, c.timing, c.timeout, c.return_logits);
+    GenerateResult g = runner.generate(io, shape, c.timing.as_iterations(), c.timeout, c.return_logits);
     for (auto& q : g.requests)
       m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms)});
     m.wall_s = g.wall_s;
@@ -119,14 +119,14 @@ class OrtGeneration : public DecoderGeneration {
                        const GenerationConfig& c, int64_t threads, GenerationMeasurement& m) {
     GenerateProfiledResult p;
     try {
-      p = runner.generate_profiled(io, shape, c.timing, c.timeout, c.work_dir, /*keep_profile=*/false,
+      p = runner.generate_profiled(io, shape, c.timing.as_iterations(), c.timeout, c.work_dir, /*keep_profile=*/false,
                                    /*dump_graph=*/true);
     } catch (const RunnerError& e) {
       if (e.kind != ReplyStatus::error) throw;
       m.profile_error = e.what();
       return;
     }
-    // The profiled session's own graph: the names in its profile are the ones it generated.
+    // The profiled inference session's own graph: the names in its profile are the ones it generated.
     std::string problem;
     const std::optional<GraphView> executed = executed_graph(
         p.optimized_model.empty() ? std::nullopt : std::optional<std::filesystem::path>(p.optimized_model), problem);

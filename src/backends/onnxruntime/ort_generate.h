@@ -12,8 +12,9 @@
 
 namespace rooflens::ort {
 
-// `runner_pid` is the backend's: it holds the pid of the runner in flight, so Backend::abort() can end it. Sessions
-// get an explicit intra-op thread count (ort_settings.h), rooflens' choice from `budget` when none is asked for.
+// `runner_pid` is the backend's: it holds the pid of the runner in flight, so Backend::abort() can end it. Inference
+// sessions get an explicit intra-op thread count (ort_settings.h), rooflens' choice from `budget` when none is asked
+// for.
 std::unique_ptr<DecoderGeneration> make_ort_generation(const OrtSessionOptions& base, const CpuBudget& budget,
                                                        std::atomic<pid_t>& runner_pid);
 

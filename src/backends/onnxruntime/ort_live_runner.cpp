@@ -42,10 +42,10 @@ class OrtLiveRunner : public LiveRunner {
                                                     "spinning workers would slow the side being timed";
     }
     OrtRunner& r = runner("load");
-    // Taking turns with another runner on fewer threads than cores: both sides on the same CPUs, before the session
-    // makes its threads (they inherit the mask). Left to the OS, each side kept to a CPU of its own, and a CPU slowed
-    // by a neighbour (a VM's steal time) moved one side alone: an identical model read 12% slower than its
-    // reference for a whole session.
+    // Taking turns with another runner on fewer threads than cores: both sides on the same CPUs, before the inference
+    // session makes its threads (they inherit the mask). Left to the OS, each side kept to a CPU of its own, and a CPU
+    // slowed by a neighbour (a VM's steal time) moved one side alone: an identical model read 12% slower than its
+    // reference for a whole command.
     std::optional<RunSetting> placement;
     if (m.idle_between_runs && *opts.intraOpNumThreads < budget_.cores) {
       const auto sets = disjoint_cpu_sets(1, *opts.intraOpNumThreads);
@@ -151,9 +151,9 @@ class OrtLiveRunner : public LiveRunner {
   OrtSessionOptions base_;
   CpuBudget budget_;
   std::unique_ptr<OrtRunner> runner_;
-  int64_t threads_ = 0;               // the loaded session's intra-op threads, as passed to ORT
+  int64_t threads_ = 0;               // the loaded inference session's intra-op threads, as passed to ORT
   std::vector<RunSetting> settings_;  // and all its performance options
-  LoadResult loaded_memory_;          // the runner's memory around the session's creation (for every measure)
+  LoadResult loaded_memory_;          // the runner's memory around the inference session's creation (for every measure)
   std::atomic<pid_t> pid_{0};
   std::atomic<bool> aborted_{false};
 };

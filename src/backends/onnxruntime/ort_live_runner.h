@@ -9,8 +9,8 @@
 
 namespace rooflens::ort {
 
-// Every session gets an explicit intra-op thread count: the load's, else the model's or -B's intraOpNumThreads,
-// else one per physical core of `budget` (ort_settings.h).
+// Every inference session gets an explicit intra-op thread count: the load's, else the model's or -B's
+// intraOpNumThreads, else one per physical core of `budget` (ort_settings.h).
 std::unique_ptr<LiveRunner> make_ort_live_runner(const OrtSessionOptions& base, const CpuBudget& budget);
 
 }  // namespace rooflens::ort

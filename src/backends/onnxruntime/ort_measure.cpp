@@ -225,7 +225,7 @@ void apply_ort_option(OrtSessionOptions& o, const std::string& k, const std::str
   if (k == "opt") o.set("graphOptimizationLevel", v);
   else if (k == "threads") o.set("intraOpNumThreads", v);
   else if (k == "enableProfiling" || k == "profileFilePrefix")
-    throw UsageError("-B onnxruntime:" + k + ": rooflens profiles in its own session; leave it out");
+    throw UsageError("-B onnxruntime:" + k + ": rooflens profiles in its own inference session; leave it out");
   else o.set(k, v);
 }
 

@@ -46,8 +46,8 @@ std::vector<int> packed_inputs(const std::string& op) {
 
 int maybe_inplace_input(const std::string& op) {
   // onnxruntime/core/contrib_ops/cpu/nchwc_ops.cc (com.microsoft.nchwc Conv) and fused_conv.cc (FusedConv) declare
-  // MayInplace(3, 0); the planner applies it only when it inferred equal shapes at session creation, which the
-  // optimized graph it writes does not record (its NCHWc tensors have none). The profile names the NCHWc kernel
+  // MayInplace(3, 0); the planner applies it only when it inferred equal shapes at inference session creation, which
+  // the optimized graph it writes does not record (its NCHWc tensors have none). The profile names the NCHWc kernel
   // "Conv"; ONNX's own Conv has no fourth input, so the rule never applies to it.
   return op == "Conv" || op == "FusedConv" ? 3 : -1;
 }
@@ -55,8 +55,8 @@ int maybe_inplace_input(const std::string& op) {
 ArenaRules cpu_arena_rules() {
   // onnxruntime/core/framework/bfc_arena.h and .cc, as the CPU provider creates its arena with OrtArenaCfg's defaults:
   // kMinAllocationSize 256 (RoundedBytes), initial_chunk_size_bytes 1 MiB, max_dead_bytes_per_chunk 128 MiB
-  // (SplitFreeChunkFromBin splits when the chunk is >= 2x the request or would waste that much), and Extend under
-  // kNextPowerOfTwo: curr_region_allocation_bytes_ doubles until the request fits, and doubles once more after a
+  // (SplitFreeChunkFromBin splits when the chunk is >= 2x the allocation or would waste that much), and Extend under
+  // kNextPowerOfTwo: curr_region_allocation_bytes_ doubles until the allocation fits, and doubles once more after a
   // region that fitted without doubling. FindChunkPtr takes the smallest free chunk that fits (bins by size, each
   // ordered by size then address); a chunk never spans two regions (Extend's TODO: regions are not merged).
   ArenaRules r;

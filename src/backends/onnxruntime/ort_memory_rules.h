@@ -1,7 +1,7 @@
 #pragma once
-// What ONNX Runtime's CPU kernels declare about their buffers, in the report's neutral terms (docs/memory.md gives
-// the sources): which outputs alias or may take an input's buffer, which constant inputs a kernel packs into a copy
-// of its own at session creation, and the allocator figures ORT 1.30 writes into each kernel event of its profile.
+// What ONNX Runtime's CPU kernels declare about their buffers, in the report's neutral terms (docs/memory.md gives the
+// sources): which outputs alias or may take an input's buffer, which constant inputs a kernel packs into a copy of its
+// own at inference session creation, and the allocator figures ORT 1.30 writes into each kernel event of its profile.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -122,7 +122,7 @@ RunnerConfig runner_config(fs::path script, std::string node) {
   if (!fs::is_regular_file(script))
     throw UserError("the ONNX Runtime runner script '" + script.string() + "' does not exist");
   RunnerConfig c;
-  // --expose-gc: generate's memory request collects the caller's garbage before every run (docs/memory.md).
+  // --expose-gc: generate's memory generation collects the caller's garbage before every run (docs/memory.md).
   c.command = {std::move(node), "--expose-gc", script.string()};
   c.name = "ONNX Runtime runner";
   c.missing_hint = "install Node.js, e.g. apt-get install nodejs";
@@ -234,9 +234,9 @@ std::string OrtRunner::node_version() const { return field<std::string>(hello(),
 
 std::string OrtRunner::subject() const { return model_.empty() ? std::string("ONNX Runtime runner") : model_.string(); }
 
-json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
-  const std::string op = field<std::string>(request, "op", "?");
-  RunnerReply r = process_.request(std::move(request), timeout);
+json OrtRunner::call(json message, std::chrono::milliseconds timeout) {
+  const std::string op = field<std::string>(message, "op", "?");
+  RunnerReply r = process_.ask(std::move(message), timeout);
   if (r.ok()) return std::move(r.body);
   std::string what;
   switch (r.status) {
@@ -244,7 +244,7 @@ json OrtRunner::call(json request, std::chrono::milliseconds timeout) {
       std::string stage = r.body.contains("error") ? field<std::string>(r.body["error"], "stage", "") : "";
       if (r.code == "ort" && stage == "load") what = "ONNX Runtime refused the model: " + r.message;
       else if (r.code == "ort") what = "ONNX Runtime failed in '" + op + "': " + r.message;
-      else if (r.code == "bad_request") what = "the runner rejected '" + op + "': " + r.message;
+      else if (r.code == "bad_message") what = "the runner rejected '" + op + "': " + r.message;
       else what = r.message;
       break;
     }
@@ -278,14 +278,14 @@ void check_process_settings(const json& load_reply, const OrtSessionOptions& opt
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
                            std::chrono::milliseconds timeout, const LoadExtras& extras) {
   model_ = model;
-  ojson req = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
-  if (extras.runtime_cost) req["runtime_cost"] = true;
-  if (extras.profiled_session) {
+  ojson message = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
+  if (extras.runtime_cost) message["runtime_cost"] = true;
+  if (extras.profiled_inference_session) {
     ojson p = {{"dump_graph", extras.dump_graph}};
     if (!extras.profile_dir.empty()) p["tmp_dir"] = fs::absolute(extras.profile_dir).string();
-    req["profile"] = p;
+    message["profile"] = p;
   }
-  json r = call(json::parse(req.dump()), timeout);
+  json r = call(json::parse(message.dump()), timeout);
   LoadResult out;
   out.model = field<std::string>(r, "model", model.string());
   out.load_ms = field<double>(r, "load_ms", 0.0);
@@ -313,11 +313,11 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
 
 TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& timing,
                                     std::chrono::milliseconds timeout, bool memory_probe) {
-  ojson req = inputs.to_json();
-  req["op"] = "run_timed";
-  if (memory_probe) req["memory_probe"] = true;
-  req["timing"] = timing_to_json(timing);
-  json r = call(json::parse(req.dump()), timeout);
+  ojson message = inputs.to_json();
+  message["op"] = "run_timed";
+  if (memory_probe) message["memory_probe"] = true;
+  message["timing"] = timing_to_json(timing);
+  json r = call(json::parse(message.dump()), timeout);
   TimedRunResult out;
   out.latencies_ms = doubles(r, "latencies_ms");
   out.wall_s = field<double>(r, "wall_s", 0.0);
@@ -352,13 +352,13 @@ fs::path OrtRunner::take_graph(const json& r) {
 ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOptions& timing,
                                           std::chrono::milliseconds timeout, const fs::path& tmp_dir,
                                           bool keep_profile, bool dump_graph) {
-  ojson req = inputs.to_json();
-  req["op"] = "run_profiled";
-  req["timing"] = timing_to_json(timing);
-  req["keep_profile"] = true;  // we read the file here, then delete it unless asked to keep it
-  if (dump_graph) req["dump_graph"] = true;
-  if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
-  json r = call(json::parse(req.dump()), timeout);
+  ojson message = inputs.to_json();
+  message["op"] = "run_profiled";
+  message["timing"] = timing_to_json(timing);
+  message["keep_profile"] = true;  // we read the file here, then delete it unless asked to keep it
+  if (dump_graph) message["dump_graph"] = true;
+  if (!tmp_dir.empty()) message["tmp_dir"] = fs::absolute(tmp_dir).string();
+  json r = call(json::parse(message.dump()), timeout);
 
   ProfiledRunResult out;
   out.warmup_iterations = field<int>(r, "warmup_iterations", timing.warmup_iterations);
@@ -392,10 +392,10 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
 }
 
 std::vector<TensorData> OrtRunner::outputs(const Inputs& inputs, std::chrono::milliseconds timeout, bool shapes_only) {
-  ojson req = inputs.to_json();
-  req["op"] = "outputs";
-  if (shapes_only) req["shapes_only"] = true;
-  json r = call(json::parse(req.dump()), timeout);
+  ojson message = inputs.to_json();
+  message["op"] = "outputs";
+  if (shapes_only) message["shapes_only"] = true;
+  json r = call(json::parse(message.dump()), timeout);
   std::vector<TensorData> out;
   for (const auto& t : r.value("outputs", json::array())) {
     TensorData d;

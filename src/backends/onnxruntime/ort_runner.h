@@ -3,9 +3,9 @@
 // docs/runner-protocol.md). One OrtRunner = one child process = at most one loaded model.
 //
 //   OrtRunner runner;                                   // spawns node, checks versions (hello)
-//   auto info = runner.load("m.onnx", opts);            // session with profiling off
+//   auto info = runner.load("m.onnx", opts);            // inference session with profiling off
 //   auto timed = runner.run_timed(inputs, timing, t);   // e2e latencies, warm-up excluded
-//   auto prof = runner.run_profiled(inputs, timing, t); // a second, profiled session; parsed events
+//   auto prof = runner.run_profiled(inputs, timing, t); // a second, profiled inference session; parsed events
 //
 // Every failure throws RunnerError (a UserError: one-line what() naming the model file). Its kind says what
 // happened; for timeouts and runner deaths the runner process is gone: call restart() and load() again.
@@ -45,7 +45,7 @@ struct OrtSessionOptions;
 // The process-level options of `o` (mallocMmapThreshold) applied to a runner's configuration.
 RunnerConfig with_process_options(RunnerConfig config, const OrtSessionOptions& o);
 
-// ORT's session options, with ORT's own (JavaScript API) names so that `-B onnxruntime:key=value` and the
+// ORT's inference session options, with ORT's own (JavaScript API) names so that `-B onnxruntime:key=value` and the
 // docs of ORT map one to one. Unset optionals are not sent: ORT's defaults apply.
 struct OrtSessionOptions {
   std::vector<std::string> executionProviders;                // e.g. {"cpu"}; empty: ORT's default (cpu)
@@ -55,14 +55,15 @@ struct OrtSessionOptions {
   std::optional<std::string> executionMode;                  // sequential|parallel
   std::optional<bool> enableCpuMemArena;
   std::optional<bool> enableMemPattern;
-  std::map<std::string, std::string> extra;                  // session config entries, e.g.
+  std::map<std::string, std::string> extra;                  // inference session config entries, e.g.
                                                              // {"session.intra_op.allow_spinning", "0"}
   std::optional<std::filesystem::path> optimizedModelFilePath;  // dump the optimized graph here (on load)
   std::map<std::string, int64_t> freeDimensionOverrides;     // symbolic dim name -> size
   std::optional<int> logSeverityLevel;                       // 0 verbose .. 4 fatal
-  // Not a session option (never sent in `options`): the runner process's C allocator, glibc's M_MMAP_THRESHOLD
-  // (environment MALLOC_MMAP_THRESHOLD_). Fixed at a size, every block at least that large is its own mapping and
-  // goes back to the OS when freed; unset, glibc raises the threshold as blocks are freed and keeps freed memory.
+  // Not an inference session option (never sent in `options`): the runner process's C allocator, glibc's
+  // M_MMAP_THRESHOLD (environment MALLOC_MMAP_THRESHOLD_). Fixed at a size, every block at least that large is its own
+  // mapping and goes back to the OS when freed; unset, glibc raises the threshold as blocks are freed and keeps freed
+  // memory.
   std::optional<uint64_t> mallocMmapThreshold;
 
   nlohmann::ordered_json to_json() const;
@@ -89,7 +90,7 @@ struct Inputs {
   uint64_t seed = 0;
   std::optional<std::filesystem::path> test_data_dir;  // test_data_set_N/ with input_<i>.pb
 
-  nlohmann::ordered_json to_json() const;      // the request fields "inputs", "dims", "seed", "test_data_dir"
+  nlohmann::ordered_json to_json() const;      // the message fields "inputs", "dims", "seed", "test_data_dir"
 };
 
 using Dim = std::variant<int64_t, std::string>;  // fixed size or symbolic name
@@ -103,30 +104,31 @@ struct ValueInfo {
 
 struct LoadResult {
   std::filesystem::path model;
-  double load_ms = 0;               // session creation (includes graph optimization)
+  double load_ms = 0;               // inference session creation (includes graph optimization)
   std::vector<ValueInfo> inputs, outputs;
   std::optional<std::filesystem::path> optimized_model;  // when optimizedModelFilePath was given and written
   uint64_t peak_rss_bytes = 0;
-  // The runner's memory around session creation (start, after the session, its peak; run_peak_bytes 0). Absent from
-  // runners that do not say.
+  // The runner's memory around inference session creation (start, after the inference session, its peak; run_peak_bytes
+  // 0). Absent from runners that do not say.
   std::optional<MemoryMeasured> memory;
   // The runtime's calibration constants when asked (LoadExtras::runtime_cost), measured in a process of their own and
-  // cached by the runner: what a first session of the runtime costs a process (its baseline) and what one node of a
-  // session costs it (a chain of trivial nodes). 0: not measured.
+  // cached by the runner: what a first inference session of the runtime costs a process (its baseline) and what one
+  // node of an inference session costs it (a chain of trivial nodes). 0: not measured.
   uint64_t baseline_bytes = 0;
   uint64_t baseline_run_bytes = 0;  // of baseline_bytes, what its first run added
   uint64_t node_bytes = 0;
   std::string runtime_cost_measured_at;  // when (ISO 8601): the runner keeps the figures per runtime and options
 };
 
-// What `load` does besides creating the session.
+// What `load` does besides creating the inference session.
 struct LoadExtras {
   bool runtime_cost = false;  // return the runtime's calibration constants (LoadResult::baseline_bytes, node_bytes)
-  // The session is the profiled one: run_profiled then runs it instead of creating a second session, so a process
-  // that only profiles holds one session. In a private temp dir under profile_dir (empty: the system's).
-  bool profiled_session = false;
+  // The inference session is the profiled one: run_profiled then runs it instead of creating a second inference
+  // session, so a process that only profiles holds one inference session. In a private temp dir under profile_dir
+  // (empty: the system's).
+  bool profiled_inference_session = false;
   std::filesystem::path profile_dir;
-  bool dump_graph = false;    // with profiled_session: the session writes the graph it executed
+  bool dump_graph = false;    // with profiled_inference_session: the inference session writes the graph it executed
 };
 
 struct TimedRunResult {
@@ -138,7 +140,7 @@ struct TimedRunResult {
   double warmup_ms = 0;
   std::string stop_reason;           // min_reached | ci_reached | max_iterations | max_duration
   std::optional<std::pair<double, double>> median_ci_ms;  // adaptive runs only
-  std::optional<uint64_t> run_peak_bytes;  // VmHWM over this request (reset at its start when run_peak_reset)
+  std::optional<uint64_t> run_peak_bytes;  // VmHWM over this message (reset at its start when run_peak_reset)
   uint64_t probe_peak_bytes = 0;           // memory_probe: VmHWM over the first run, before the warm-up
   bool run_peak_reset = false;
 };
@@ -153,8 +155,9 @@ struct ProfiledRunResult {
   std::optional<int64_t> measured_from_ts_us;  // ts of the first measured model_run
   std::filesystem::path profile_file;      // set when keep_profile
   uint64_t peak_rss_bytes = 0;
-  // dump_graph: the graph this profiled session executed (ORT's optimizedModelFilePath), moved out of the profile
-  // dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not written.
+  // dump_graph: the graph this profiled inference session executed (ORT's optimizedModelFilePath), moved out of the
+  // profile dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not
+  // written.
   std::filesystem::path optimized_model;
 };
 
@@ -166,7 +169,7 @@ struct TensorData {
   std::vector<std::string> strings;  // string tensors
 };
 
-// ---- decoder generation (requests generate / generate_profiled; runners/ort/generate.mjs) ----
+// ---- decoder generation (messages generate / generate_profiled; runners/ort/generate.mjs) ----
 
 // The decoder's I/O as the runner feeds it. dtypes in ORT's JavaScript names (float32, float16, int64, int32).
 struct DecoderBinding {
@@ -203,11 +206,11 @@ struct GenerateResult {
   uint64_t prefill_peak_bytes = 0, decode_peak_bytes = 0;  // each phase's own VmHWM over the requests
   bool run_peak_reset = false;
   CallerMemory caller;  // the JavaScript side of the loop (V8's counters), above its value before the requests
-  std::optional<CollectedMemory> collected;  // the memory request (its heap above its own start)
+  std::optional<CollectedMemory> collected;  // the memory generation (its heap above its own start)
 };
 
-// One phase's runs in the profiled session: run indices [first_run + warmup_iterations, first_run + warmup + iterations)
-// are the measured ones.
+// One phase's runs in the profiled inference session: run indices [first_run + warmup_iterations, first_run + warmup +
+// iterations) are the measured ones.
 struct PhaseRuns {
   int first_run = 0, warmup_iterations = 0, iterations = 0;
   int64_t past = 0, tokens = 0;       // the step's past length and tokens per sequence
@@ -229,7 +232,7 @@ struct RunnerError : UserError {
       : UserError(message), kind(kind), code(std::move(code)), stderr_tail(std::move(stderr_tail)),
         detail(std::move(detail)) {}
   ReplyStatus kind;                  // error (runner refused), timeout, died, not_running
-  std::string code;                  // "ort", "bad_request", "input", "no_session", "io", "timeout", "died", ...
+  std::string code;                  // "ort", "bad_message", "input", "not_ready", "io", "timeout", "died", ...
   std::string stderr_tail;           // the runner's last stderr lines, for failure records
   std::string detail;                // the runner's own one-line message (ORT's text for "ort"), no model path
 };
@@ -248,12 +251,12 @@ class OrtRunner {
   // `memory_probe`: the first run, before the warm-up, with a peak of its own (probe_peak_bytes).
   TimedRunResult run_timed(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
                            bool memory_probe = false);
-  // The loaded session when it was loaded as the profiled one (LoadExtras::profiled_session; `tmp_dir` and `dump_graph`
-  // then come from the load), else a second session with profiling on, in a private temp dir under `tmp_dir` (empty:
-  // the system's):
-  // timing.warmup_iterations dropped, then timing.profile_iterations measured. The profile file is read and
-  // deleted unless `keep_profile` (its path is then in the result). `dump_graph`: the profiled session also writes
-  // the graph it executed (its generated node names are its own: another session's graph would not match them).
+  // The loaded inference session when it was loaded as the profiled one (LoadExtras::profiled_inference_session;
+  // `tmp_dir` and `dump_graph` then come from the load), else a second inference session with profiling on, in a
+  // private temp dir under `tmp_dir` (empty: the system's): timing.warmup_iterations dropped, then
+  // timing.profile_iterations measured. The profile file is read and deleted unless `keep_profile` (its path is then in
+  // the result). `dump_graph`: the profiled inference session also writes the graph it executed (its generated node
+  // names are its own: another inference session's graph would not match them).
   ProfiledRunResult run_profiled(const Inputs& inputs, const TimingOptions& timing, std::chrono::milliseconds timeout,
                                  const std::filesystem::path& tmp_dir = {}, bool keep_profile = false,
                                  bool dump_graph = false);
@@ -261,10 +264,10 @@ class OrtRunner {
   std::vector<TensorData> outputs(const Inputs& inputs, std::chrono::milliseconds timeout = std::chrono::minutes(5),
                                   bool shapes_only = false);
   void unload();
-  // Decoder generation on the loaded session (ort_runner_generate.cpp): prefill + decode steps, present fed back
-  // as past inside the runner; then per-layer profiles of a prefill step and of the last decode step.
-  // `timing` counts requests as iterations (warm-up, measured, caps; profile_iterations per profiled phase).
-  // `return_logits` (tests): the first measured request's last-position logits of every step.
+  // Decoder generation on the loaded inference session (ort_runner_generate.cpp): prefill + decode steps, present fed
+  // back as past inside the runner; then per-layer profiles of a prefill step and of the last decode step. `timing`
+  // counts requests as iterations (warm-up, measured, caps; profile_iterations per profiled phase). `return_logits`
+  // (tests): the first measured request's last-position logits of every step.
   GenerateResult generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
                           std::chrono::milliseconds timeout, bool return_logits = false);
   GenerateProfiledResult generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
@@ -275,13 +278,13 @@ class OrtRunner {
   // New runner process; the loaded model is gone (load() again).
   void restart();
   ChildRunner& process() { return process_; }
-  // Sends a raw request (for requests the typed API does not cover); throws RunnerError unless ok.
-  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
+  // Sends a raw message (for messages the typed API does not cover); throws RunnerError unless ok.
+  nlohmann::json call(nlohmann::json message, std::chrono::milliseconds timeout);
 
  private:
   std::string subject() const;       // the model file, or "ONNX Runtime runner" before load
-  // The executed graph a profiled request wrote into its profile dir, moved beside that dir (which is deleted).
-  static std::filesystem::path take_graph(const nlohmann::json& response);
+  // The executed graph a profiled message's run wrote into its profile dir, moved beside that dir (which is deleted).
+  static std::filesystem::path take_graph(const nlohmann::json& reply);
 
   ChildRunner process_;
   std::filesystem::path model_;

@@ -1,5 +1,5 @@
-// OrtRunner's decoder-generation requests (docs/runner-protocol.md, `generate` and `generate_profiled`): the request
-// JSON from the typed structs, the response back into them. The KV cache stays in the runner; only names, sizes
+// OrtRunner's decoder-generation messages (docs/runner-protocol.md, `generate` and `generate_profiled`): the message
+// JSON from the typed structs, the reply back into them. The KV cache stays in the runner; only names, sizes
 // and timings cross the pipe (and logits, when a test asks for them).
 #include <algorithm>
 #include <cstring>
@@ -27,7 +27,7 @@ json io_json(const DecoderBinding& io) {
   return j;
 }
 
-json request(const char* op, const DecoderBinding& io, const GenerateShape& s) {
+json generation_message(const char* op, const DecoderBinding& io, const GenerateShape& s) {
   return {{"op", op},          {"io", io_json(io)},          {"batch", s.batch},
           {"seed", s.seed},    {"prompt_tokens", s.prompt_tokens}, {"gen_tokens", s.gen_tokens},
           {"next_token", s.next_token}};
@@ -80,11 +80,11 @@ CallerMemory caller_memory(const json& js) {
 
 GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape& shape, const TimingOptions& timing,
                                    std::chrono::milliseconds timeout, bool return_logits) {
-  json req = request("generate", io, shape);
-  req["timing"] = json::parse(timing_to_json(timing).dump());
-  req["return_logits"] = return_logits;
-  req["memory_request"] = true;  // one untimed request more, collecting the caller's garbage (docs/memory.md)
-  json r = call(std::move(req), timeout);
+  json message = generation_message("generate", io, shape);
+  message["timing"] = json::parse(timing_to_json(timing).dump());
+  message["return_logits"] = return_logits;
+  message["memory_generation"] = true;  // one untimed generation first, collecting the caller's garbage (memory.md)
+  json r = call(std::move(message), timeout);
   GenerateResult out;
   for (const auto& q : r.value("requests", json::array())) {
     GeneratedRequest g;
@@ -128,11 +128,11 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
 GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, const GenerateShape& shape,
                                                     const TimingOptions& timing, std::chrono::milliseconds timeout,
                                                     const fs::path& tmp_dir, bool keep_profile, bool dump_graph) {
-  json req = request("generate_profiled", io, shape);
-  req["timing"] = json::parse(timing_to_json(timing).dump());
-  if (dump_graph) req["dump_graph"] = true;
-  if (!tmp_dir.empty()) req["tmp_dir"] = fs::absolute(tmp_dir).string();
-  json r = call(std::move(req), timeout);
+  json message = generation_message("generate_profiled", io, shape);
+  message["timing"] = json::parse(timing_to_json(timing).dump());
+  if (dump_graph) message["dump_graph"] = true;
+  if (!tmp_dir.empty()) message["tmp_dir"] = fs::absolute(tmp_dir).string();
+  json r = call(std::move(message), timeout);
   GenerateProfiledResult out;
   out.prefill = phase(r.value("phases", json::object()), "prefill");
   out.decode = phase(r.value("phases", json::object()), "decode");

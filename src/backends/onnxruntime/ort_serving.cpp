@@ -17,9 +17,9 @@ BackendError start_error(const std::string& what, const RunnerReply& r) {
                       r.stderr_tail, r.code, r.message);
 }
 
-// The kernels of the calls a profiled serving session ran after its first `skip`.
+// The kernels of the calls a profiled serving inference session ran after its first `skip`.
 Measurement profile_of(ChildRunner& runner, int64_t skip, const fs::path& model) {
-  RunnerReply r = runner.request({{"op", "end_profile"}}, std::chrono::minutes(5));
+  RunnerReply r = runner.ask({{"op", "end_profile"}}, std::chrono::minutes(5));
   if (!r.ok())
     throw BackendError("profile", r.status == ReplyStatus::error ? "error" : to_string(r.status),
                        model.string() + ": the profile under load failed: " + r.message, r.stderr_tail, r.code);
@@ -74,7 +74,7 @@ class OrtServing : public Serving {
       throw BackendError("load", "error", e.what(), runner->last_stderr_tail());
     }
     const std::string subject = spec.model.string();
-    RunnerReply l = runner->request({{"op", "load"}, {"model", fs::absolute(spec.model).string()},
+    RunnerReply l = runner->ask({{"op", "load"}, {"model", fs::absolute(spec.model).string()},
                                      {"options", nlohmann::json::parse(opts.to_json().dump())}},
                                     spec.timeout);
     if (!l.ok()) throw start_error(subject, l);

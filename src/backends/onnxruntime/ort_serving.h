@@ -1,6 +1,6 @@
 #pragma once
-// ONNX Runtime's serving capability (backends/serving.h): one `node run.mjs` per instance, its session created
-// with the explicit intra-op thread count, its samples prepared by the runner (runners/ort/serve.mjs).
+// ONNX Runtime's serving capability (backends/serving.h): one `node run.mjs` per instance, its inference session
+// created with the explicit intra-op thread count, its samples prepared by the runner (runners/ort/serve.mjs).
 #include <memory>
 
 #include "backends/common/cpu_budget.h"

@@ -24,7 +24,7 @@ std::string providers(const std::vector<std::string>& list) {
   return out;
 }
 
-// One option: `sent` is its value in the session (nullopt: not passed), `given` the user's.
+// One option: `sent` is its value in the inference session (nullopt: not passed), `given` the user's.
 RunSetting one(const char* name, const char* option, const std::optional<std::string>& sent,
                const std::optional<std::string>& given, const RooflensChoices& choices, std::string default_value,
                std::string default_note) {

@@ -1,8 +1,8 @@
 #pragma once
-// What an ONNX Runtime session really runs with: the intra-op thread count rooflens passes (the user's, else its
-// own choice — never ORT's default, which ignores the affinity mask and differs between machines), and every
-// performance option as a neutral RunSetting with its effective value and source. Options nobody set carry the
-// default ORT documents for them (docs: onnxruntime.ai, "Thread management"), labelled runtime_default.
+// What an ONNX Runtime inference session really runs with: the intra-op thread count rooflens passes (the user's, else
+// its own choice — never ORT's default, which ignores the affinity mask and differs between machines), and every
+// performance option as a neutral RunSetting with its effective value and source. Options nobody set carry the default
+// ORT documents for them (docs: onnxruntime.ai, "Thread management"), labelled runtime_default.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,15 +14,16 @@
 
 namespace rooflens::ort {
 
-// The intra-op setting of a session: `requested` (--threads), else the user's -B intraOpNumThreads, else one thread
-// per physical core of `budget` (rooflens' choice, with its reason).
+// The intra-op setting of an inference session: `requested` (--threads), else the user's -B intraOpNumThreads, else one
+// thread per physical core of `budget` (rooflens' choice, with its reason).
 RunSetting ort_threads(int64_t requested, const OrtSessionOptions& user, const CpuBudget& budget);
 
-// The options rooflens itself added to a session, by ORT key (e.g. "session.intra_op.allow_spinning"), with why.
+// The options rooflens itself added to an inference session, by ORT key (e.g. "session.intra_op.allow_spinning"), with
+// why.
 using RooflensChoices = std::map<std::string, std::string>;
 
-// Every performance option of a session created with `sent`: intra-op threads as `threads` says, the others as
-// set by the user (`user` holds the same value), by rooflens (`choices`), or ORT's documented default.
+// Every performance option of an inference session created with `sent`: intra-op threads as `threads` says, the others
+// as set by the user (`user` holds the same value), by rooflens (`choices`), or ORT's documented default.
 std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
                                            const RunSetting& threads, const RooflensChoices& choices);
 

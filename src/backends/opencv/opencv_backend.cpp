@@ -14,8 +14,8 @@
 namespace rooflens::opencv {
 namespace {
 
-SessionOptions session_options(const BackendSpec& spec) {
-  SessionOptions o;
+NetOptions net_options(const BackendSpec& spec) {
+  NetOptions o;
   if (spec.opt_level) o.fusion = *spec.opt_level != "disabled";
   o.fusion_given = spec.opt_level.has_value();
   for (const auto& [k, v] : spec.options) {
@@ -28,16 +28,16 @@ SessionOptions session_options(const BackendSpec& spec) {
   return o;
 }
 
-// The session's options with the thread count resolved: the requested one, else one per core rooflens may use.
+// The net's options with the thread count resolved: the requested one, else one per core rooflens may use.
 // OpenCV's own default counts every logical CPU of the mask (SMT siblings too); the count is always passed.
-SessionOptions resolved(SessionOptions o, int64_t requested, const CpuBudget& budget, RunSetting& threads) {
+NetOptions resolved(NetOptions o, int64_t requested, const CpuBudget& budget, RunSetting& threads) {
   threads = intra_op_setting(requested, budget, "cv::setNumThreads");
   o.threads = static_cast<int>(std::stoll(threads.value));
   return o;
 }
 
 // What the run ran with, and the thread count OpenCV reports after the load (its own read-back).
-void describe(Measurement& m, const SessionOptions& o, const RunSetting& threads, int read_back, const CpuBudget& budget) {
+void describe(Measurement& m, const NetOptions& o, const RunSetting& threads, int read_back, const CpuBudget& budget) {
   m.threads = o.threads;
   m.settings = opencv_settings(o, threads);
   if (read_back > 0) m.threads_observed = ThreadsObserved{read_back, std::nullopt};
@@ -50,7 +50,7 @@ BackendError start_failure(const std::string& stage, const std::exception& e) {
 
 class OpenCvLiveRunner : public LiveRunner {
  public:
-  OpenCvLiveRunner(SessionOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
+  OpenCvLiveRunner(NetOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
 
   void start(bool fresh_process) override {
     if (fresh_process) child_.reset();
@@ -115,9 +115,9 @@ class OpenCvLiveRunner : public LiveRunner {
     return *child_;
   }
 
-  SessionOptions options_;
+  NetOptions options_;
   CpuBudget budget_;
-  SessionOptions loaded_;  // the loaded model's: options_ with the load's thread count
+  NetOptions loaded_;  // the loaded model's: options_ with the load's thread count
   RunSetting threads_;     // and where that count came from
   std::unique_ptr<Child> child_;
   std::atomic<pid_t> pid_{0};
@@ -126,7 +126,7 @@ class OpenCvLiveRunner : public LiveRunner {
 
 class OpenCvBackend : public Backend {
  public:
-  explicit OpenCvBackend(SessionOptions o) : options_(o) {
+  explicit OpenCvBackend(NetOptions o) : options_(o) {
     Child probe;  // fails early (one line) when the runner cannot start
     version_ = probe.opencv_version();
   }
@@ -149,9 +149,9 @@ class OpenCvBackend : public Backend {
     if (pid > 0) ::kill(pid, SIGKILL);
   }
 
-  Measurement run(const RunRequest& r) override {
+  Measurement run(const RunSpec& r) override {
     RunSetting threads;
-    const SessionOptions o = resolved(options_, r.key.threads, budget_, threads);
+    const NetOptions o = resolved(options_, r.key.threads, budget_, threads);
     std::unique_ptr<Child> child;
     try {
       child = std::make_unique<Child>();
@@ -180,7 +180,7 @@ class OpenCvBackend : public Backend {
   }
 
  private:
-  SessionOptions options_;
+  NetOptions options_;
   CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
   std::string version_;
   std::atomic<pid_t> pid_{0};
@@ -190,7 +190,7 @@ class OpenCvBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
-  return std::make_unique<OpenCvBackend>(session_options(spec));
+  return std::make_unique<OpenCvBackend>(net_options(spec));
 }
 
 }  // namespace rooflens::opencv

@@ -13,8 +13,8 @@ Child::Child() : runner_(sibling_runner("rooflens-opencv-runner", "OpenCV runner
 
 std::string Child::opencv_version() const { return runner_.hello().value("opencv", std::string()); }
 
-json Child::call(json request, std::chrono::milliseconds timeout, const std::string& stage) {
-  RunnerReply r = runner_.request(std::move(request), timeout);
+json Child::call(json message, std::chrono::milliseconds timeout, const std::string& stage) {
+  RunnerReply r = runner_.ask(std::move(message), timeout);
   if (r.ok()) return std::move(r.body);
   std::string subject = model_.empty() ? std::string("OpenCV runner") : model_.string();
   const bool refused = r.status == ReplyStatus::error;
@@ -24,7 +24,7 @@ json Child::call(json request, std::chrono::milliseconds timeout, const std::str
 }
 
 ServedModel Child::load(const std::filesystem::path& model, const std::map<std::string, int64_t>& dims,
-                        const std::map<std::string, std::vector<int64_t>>& shapes, const SessionOptions& o, std::chrono::milliseconds timeout) {
+                        const std::map<std::string, std::vector<int64_t>>& shapes, const NetOptions& o, std::chrono::milliseconds timeout) {
   model_ = model;
   json options{{"fusion", o.fusion}, {"threads", o.threads}};
   json r = call({{"op", "load"}, {"model", std::filesystem::absolute(model).string()}, {"dims", dims},
@@ -41,18 +41,18 @@ ServedModel Child::load(const std::filesystem::path& model, const std::map<std::
 
 Measurement Child::measure(const FeedSpec& feed, const TimingOptions& timing, std::chrono::milliseconds timeout) {
   Measurement m;
-  json req{{"feed", feed_to_json(feed)}, {"timing", timing_to_json(timing)}};
-  req["op"] = "run_timed";
-  json t = call(req, timeout, "run");
+  json message{{"feed", feed_to_json(feed)}, {"timing", timing_to_json(timing)}};
+  message["op"] = "run_timed";
+  json t = call(message, timeout, "run");
   t.at("latencies_ms").get_to(m.latencies_ms);
   m.wall_s = t.value("wall_s", 0.0);
   m.stop_reason = t.value("stop_reason", "");
   m.peak_rss_bytes = t.value("peak_rss_bytes", uint64_t{0});
   if (!timing.layers) return m;
-  req["op"] = "run_profiled";
+  message["op"] = "run_profiled";
   json p;
   try {
-    p = call(req, timeout, "profile");
+    p = call(message, timeout, "profile");
   } catch (const BackendError& e) {
     // OpenCV refused the profiled run but the child lives on: the timed run above stands.
     if (e.kind != "error") throw;

@@ -10,7 +10,7 @@ namespace {
 
 class OpenCvServing : public Serving {
  public:
-  OpenCvServing(SessionOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
+  OpenCvServing(NetOptions o, CpuBudget budget) : options_(o), budget_(std::move(budget)) {}
 
   bool takes_any_batch() const override { return false; }
   bool can_profile() const override { return false; }
@@ -23,7 +23,7 @@ class OpenCvServing : public Serving {
       throw BackendError("load", "error", "OpenCV fixes the batch when it imports a model: calls of varying batch "
                                           "(dynamic batching) cannot be served", "");
     const RunSetting threads = threads_setting(spec.threads);
-    SessionOptions o = options_;
+    NetOptions o = options_;
     o.threads = static_cast<int>(std::stoll(threads.value));
     RunnerConfig rc = sibling_runner("rooflens-opencv-runner", "OpenCV runner");
     rc.cpus = spec.cpus;
@@ -36,7 +36,7 @@ class OpenCvServing : public Serving {
     std::map<std::string, int64_t> dims = spec.feed.dims;
     if (!spec.batch_dim.empty()) dims[spec.batch_dim] = spec.call_batch;
     const std::string subject = spec.model.string();
-    RunnerReply l = runner->request({{"op", "load"}, {"model", std::filesystem::absolute(spec.model).string()},
+    RunnerReply l = runner->ask({{"op", "load"}, {"model", std::filesystem::absolute(spec.model).string()},
                                      {"dims", dims}, {"shapes", spec.feed.shapes},
                                      {"options", {{"fusion", o.fusion}, {"threads", o.threads}}}},
                                     spec.timeout);
@@ -51,13 +51,13 @@ class OpenCvServing : public Serving {
   }
 
  private:
-  SessionOptions options_;
+  NetOptions options_;
   CpuBudget budget_;
 };
 
 }  // namespace
 
-std::vector<RunSetting> opencv_settings(const SessionOptions& o, const RunSetting& threads) {
+std::vector<RunSetting> opencv_settings(const NetOptions& o, const RunSetting& threads) {
   RunSetting fusion{"fusion", o.fusion ? "on" : "off", o.fusion_given ? SettingSource::user : SettingSource::rooflens,
                     "Net::enableFusion", o.fusion_given ? "" : "always set; on is OpenCV's default too"};
   RunSetting device{"device", "opencv cpu", SettingSource::rooflens, "setPreferableBackend/Target",
@@ -65,7 +65,7 @@ std::vector<RunSetting> opencv_settings(const SessionOptions& o, const RunSettin
   return {threads, fusion, device};
 }
 
-std::unique_ptr<Serving> make_opencv_serving(SessionOptions options, CpuBudget budget) {
+std::unique_ptr<Serving> make_opencv_serving(NetOptions options, CpuBudget budget) {
   return std::make_unique<OpenCvServing>(options, std::move(budget));
 }
 

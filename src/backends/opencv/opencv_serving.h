@@ -11,9 +11,9 @@
 
 namespace rooflens::opencv {
 
-std::unique_ptr<Serving> make_opencv_serving(SessionOptions options, CpuBudget budget);
+std::unique_ptr<Serving> make_opencv_serving(NetOptions options, CpuBudget budget);
 
-// What a session with `o` runs with (threads as passed, fusion, device), as runs record it.
-std::vector<RunSetting> opencv_settings(const SessionOptions& o, const RunSetting& threads);
+// What a net loaded with `o` runs with (threads as passed, fusion, device), as runs record it.
+std::vector<RunSetting> opencv_settings(const NetOptions& o, const RunSetting& threads);
 
 }  // namespace rooflens::opencv

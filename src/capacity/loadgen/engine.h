@@ -31,7 +31,7 @@ struct RunPlan {
   uint64_t seed = 0;               // the schedule's (server: with the QPS, schedule.h)
   double drain_s = 2;              // server: waiting for answers after the last arrival
   int64_t offline_window = 4;
-  int64_t calls_per_request = 1;   // offline: an instance's queued calls travel this many to a request (the system
+  int64_t calls_per_message = 1;   // offline: an instance's queued calls travel this many to a message (the system
                                    // under test reads it in begin_run: sut/pool.h)
   int64_t streams = 1;             // single/multi-stream: this many streams at once (the prediction's baseline runs one
                                    // per instance, so its service times carry what instances do to each other)

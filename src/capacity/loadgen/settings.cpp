@@ -161,7 +161,7 @@ Resolved resolve(const Requested& asked, const LeverLists& levers, int64_t cores
   return s;
 }
 
-RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_request) {
+RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_message) {
   RunPlan p;
   p.scenario = scenario;
   p.qps = scenario == Scenario::server ? s.qps : 0;
@@ -173,9 +173,9 @@ RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, 
   p.seed = s.seed;
   // Abandoned queries must be over the SLO for certain: they waited at least this long after the last arrival.
   p.drain_s = std::max({2.0, 10 * s.slo_ms / 1000, 2 * s.slo_ms / 1000 + 1});
-  if (scenario == Scenario::offline) p.calls_per_request = offline_calls_per_request;
+  if (scenario == Scenario::offline) p.calls_per_message = offline_calls_per_message;
   p.offline_window = c.instances * c.concurrency * std::max<int64_t>(1, c.max_batch / p.samples_per_query) *
-                     p.calls_per_request * 2;
+                     p.calls_per_message * 2;
   return p;
 }
 

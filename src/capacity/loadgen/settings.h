@@ -21,7 +21,7 @@ inline constexpr double kMlperfDurationS = 600;
 struct LeverLists {
   std::vector<int64_t> instances{1};
   std::vector<int64_t> threads{0};       // 0: the cores rooflens may use divided among the instances
-  std::vector<int64_t> concurrency;      // empty: offline 2 (the next request waits in the runner), else 1
+  std::vector<int64_t> concurrency;      // empty: offline 2 (the next message waits in the runner), else 1
   std::vector<int64_t> batch{1};         // samples per query (-b)
   std::vector<int64_t> max_batch{1};     // dynamic batching (1: off)
   double batch_timeout_ms = 2;
@@ -41,13 +41,13 @@ struct Choices {
   bool predict = true;             // the queueing simulation (needs a short single-stream baseline)
   bool mlperf_durations = false;
   bool oversubscribe = false;      // allow instances × threads above the cores rooflens may use
-  double timeout_s = 60;           // a request unanswered this long: its instance is hung (killed, queries failed)
+  double timeout_s = 60;           // a message unanswered this long: its instance is hung (killed, queries failed)
   bool profile_layers = false;     // server: a per-layer profile per instance under load
   bool self_test = false;
-  // offline: an instance's queued calls travel several to a request, about offline_request_ms of service each
-  // (from the warm-up's service times), answered once. 0: a request per call (the self-test: it measures the
+  // offline: an instance's queued calls travel several to a message, about offline_message_ms of service each
+  // (from the warm-up's service times), answered once. 0: a message per call (the self-test: it measures the
   // per-query path a server run takes).
-  double offline_request_ms = 20;
+  double offline_message_ms = 20;
 };
 
 // What was asked. An unset figure takes the scenario's default when resolved; a set one is checked, whatever it is
@@ -80,9 +80,9 @@ struct Resolved : Choices {
 Resolved resolve(const Requested& asked, const LeverLists& levers, int64_t cores);
 
 // The plan of one run of `scenario` on configuration `c`: the resolved settings' minimums, seed and samples, the
-// drain an SLO needs, the Offline window that keeps every instance busy, and the calls an Offline request carries
+// drain an SLO needs, the Offline window that keeps every instance busy, and the calls an Offline message carries
 // (from the warm-up: 1 elsewhere).
-RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_request = 1);
+RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_message = 1);
 
 // The threads of an instance when the user gave 0: the cores divided among the instances (at least 1).
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores);

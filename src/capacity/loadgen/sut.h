@@ -52,7 +52,7 @@ struct QueryDone {
   int64_t id = 0;
   int32_t instance = -1;      // which instance served it (-1: none)
   int32_t batch = 0;          // samples in the runtime call that served it (a dynamic batch merges queries)
-  int64_t sent_ns = 0;        // request written to the instance
+  int64_t sent_ns = 0;        // its message written to the instance
   int64_t start_ns = 0, end_ns = 0;  // the runtime call, as the instance timed it
   int64_t completed_ns = 0;   // the answer read back
   QueryStatus status = QueryStatus::ok;
@@ -62,7 +62,7 @@ struct QueryDone {
 class SystemUnderTest {
  public:
   virtual ~SystemUnderTest() = default;
-  // A run begins: what of its plan the system serves by (how many calls travel in one request). Every run says it,
+  // A run begins: what of its plan the system serves by (how many calls travel in one message). Every run says it,
   // so nothing of one run's plan outlives it.
   virtual void begin_run(const RunPlan& plan) { (void)plan; }
   virtual void issue(const IssuedQuery& q) = 0;

@@ -50,7 +50,7 @@ std::vector<InstanceUse> instance_use(const RunRecords& r, int64_t instances, do
     if (q.done.status != QueryStatus::ok) continue;
     ++u.queries;
     if (calls[static_cast<size_t>(i)].insert(q.done.start_ns).second) {  // a merged batch is one call
-      ++u.requests;
+      ++u.calls;
       u.busy_share += ns_to_ms(q.done.end_ns - q.done.start_ns) / 1000.0;
     }
   }
@@ -188,7 +188,7 @@ double latency_ms(const QueryRecord& r, Scenario s, int64_t end_ns) {
 ScenarioResult judge(const RunPlan& plan, const RunRecords& records, const Judging& j) {
   ScenarioResult s;
   s.scenario = plan.scenario;
-  s.calls_per_request = plan.calls_per_request;
+  s.calls_per_message = plan.calls_per_message;
   s.early_stopping.percentile = plan.scenario == Scenario::offline ? 0 : j.percentile;
   s.early_stopping.confidence = j.confidence;
   fill_counts(s, plan, records);

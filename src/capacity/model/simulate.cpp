@@ -18,7 +18,7 @@ double sample_at(const std::vector<double>& v, double u) {
 
 struct Completion {
   int64_t at_ns;
-  uint64_t request;
+  uint64_t message;  // index into messages_
   bool operator>(const Completion& o) const { return at_ns > o.at_ns; }
 };
 
@@ -28,10 +28,10 @@ struct SimCall {
   int64_t start = 0, end = 0;
 };
 
-struct SimRequest {
+struct SimMessage {
   int32_t instance = 0;
   int64_t sent = 0;
-  std::vector<SimCall> calls;  // run one after another on the instance's runner; one answer for all
+  std::vector<SimCall> calls;  // run one after another on the instance's runner; one reply for all
 };
 
 // The configuration as a system under test on virtual time: the engine (engine.h) issues the plan's queries to it
@@ -42,11 +42,11 @@ class SimulatedSystem final : public SystemUnderTest {
       : model_(model), dispatcher_(instances, rules), runner_free_(static_cast<size_t>(instances), 0),
         rng_(plan.seed ^ 0x73696d756c617465ULL) {}
 
-  // Offline's K calls per request, as the pool sends them.
-  void begin_run(const RunPlan& plan) override { dispatcher_.set_calls_per_request(plan.calls_per_request); }
+  // Offline's K calls per message, as the pool sends them.
+  void begin_run(const RunPlan& plan) override { dispatcher_.set_calls_per_message(plan.calls_per_message); }
 
   // Queued only, as the pool queues them: what the engine issues at one instant is sent in the next wait(), so
-  // Offline's window fills whole requests.
+  // Offline's window fills whole messages.
   void issue(const IssuedQuery& q) override {
     dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns});
     open_.insert(q.id);
@@ -91,11 +91,11 @@ class SimulatedSystem final : public SystemUnderTest {
  private:
   int64_t now() const { return clock_.now_ns(); }
 
-  // A request reaches its runner `send` after it left, its calls run one after another once the runner is free,
-  // and the answer is back `reply` after the last one ended.
+  // A message reaches its runner `send` after it left, its calls run one after another once the runner is free,
+  // and the reply is back `reply` after the last one ended.
   void dispatch() {
-    for (OutgoingRequest& out : dispatcher_.requests(now())) {
-      SimRequest r{out.instance, now(), {}};
+    for (OutgoingMessage& out : dispatcher_.messages(now())) {
+      SimMessage r{out.instance, now(), {}};
       int64_t& free = runner_free_[static_cast<size_t>(out.instance)];
       int64_t at = std::max(now() + ns(model_.send_ms), free);
       for (Assignment& a : out.calls) {
@@ -105,13 +105,13 @@ class SimulatedSystem final : public SystemUnderTest {
         r.calls.push_back(std::move(c));
       }
       free = at;
-      completions_.push({at + ns(model_.reply_ms), requests_.size()});
-      requests_.push_back(std::move(r));
+      completions_.push({at + ns(model_.reply_ms), messages_.size()});
+      messages_.push_back(std::move(r));
     }
   }
 
   void complete(const Completion& c, std::vector<QueryDone>& done) {
-    const SimRequest& r = requests_[c.request];
+    const SimMessage& r = messages_[c.message];
     for (const SimCall& call : r.calls) {
       dispatcher_.finished(r.instance);
       for (const auto& q : call.queries) {
@@ -126,7 +126,7 @@ class SimulatedSystem final : public SystemUnderTest {
   Dispatcher dispatcher_;
   std::vector<int64_t> runner_free_;
   stats::SplitMix64 rng_;
-  std::vector<SimRequest> requests_;
+  std::vector<SimMessage> messages_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::set<int64_t> open_;
 };

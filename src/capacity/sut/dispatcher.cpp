@@ -17,7 +17,7 @@ std::optional<int32_t> Dispatcher::free_instance() const {
   const size_t n = in_flight_.size();
   for (size_t k = 0; k < n; ++k) {
     const size_t i = (next_ + k) % n;
-    if (!enabled_[i] || in_flight_[i] >= rules_.concurrency * rules_.calls_per_request) continue;
+    if (!enabled_[i] || in_flight_[i] >= rules_.concurrency * rules_.calls_per_message) continue;
     if (!best || in_flight_[i] < in_flight_[static_cast<size_t>(*best)]) best = static_cast<int32_t>(i);
   }
   return best;
@@ -51,14 +51,14 @@ std::vector<Assignment> Dispatcher::assign(int64_t now_ns) {
   return out;
 }
 
-std::vector<OutgoingRequest> Dispatcher::requests(int64_t now_ns) {
+std::vector<OutgoingMessage> Dispatcher::messages(int64_t now_ns) {
   std::vector<std::vector<Assignment>> per_instance(in_flight_.size());
   for (Assignment& a : assign(now_ns)) per_instance[static_cast<size_t>(a.instance)].push_back(std::move(a));
-  const auto chunk = static_cast<size_t>(rules_.calls_per_request);
-  std::vector<OutgoingRequest> out;
+  const auto chunk = static_cast<size_t>(rules_.calls_per_message);
+  std::vector<OutgoingMessage> out;
   for (size_t i = 0; i < per_instance.size(); ++i)
     for (size_t at = 0; at < per_instance[i].size(); at += chunk) {
-      OutgoingRequest r;
+      OutgoingMessage r;
       r.instance = static_cast<int32_t>(i);
       const size_t end = std::min(at + chunk, per_instance[i].size());
       for (size_t k = at; k < end; ++k) r.calls.push_back(std::move(per_instance[i][k]));

@@ -3,9 +3,9 @@
 // between the arrival of a query and a runtime call, used alike by the live pool (pool.h) and the simulation
 // (model/simulate.h), with the time passed in. Rules (docs/capacity.md, "Configurations"):
 // - Queries wait in one queue, in arrival order; an instance takes calls while it has fewer than `concurrency` ×
-//   `calls_per_request` in flight (the least busy first; among equally busy ones, the next after the last one given
+//   `calls_per_message` in flight (the least busy first; among equally busy ones, the next after the last one given
 //   a call, so idle instances take turns and none goes cold while another takes every query), so it never idles
-//   between queries when C > 1. Up to calls_per_request of an instance's calls travel as one request (requests()),
+//   between queries when C > 1. Up to calls_per_message of an instance's calls travel as one message (messages()),
 //   which its runner serves one after another and answers once.
 // - Without dynamic batching (max_batch 1) a call is one query.
 // - With it (Triton's dynamic batcher): a call merges queued queries in arrival order while their samples fit in
@@ -19,10 +19,10 @@
 namespace rooflens::capacity {
 
 struct BatchingRules {
-  int64_t concurrency = 1;        // requests in flight per instance
+  int64_t concurrency = 1;        // messages in flight per instance
   int64_t max_batch = 1;          // samples per runtime call; 1: off
   int64_t batch_timeout_ns = 0;
-  int64_t calls_per_request = 1;  // runtime calls a request may carry, served one after another (Offline)
+  int64_t calls_per_message = 1;  // runtime calls a message may carry, served one after another (Offline)
 };
 
 struct PendingQuery {
@@ -38,7 +38,7 @@ struct Assignment {               // one runtime call
   int32_t samples = 0;            // Σ of the queries' samples: the runtime call's batch
 };
 
-struct OutgoingRequest {          // what one message to an instance carries
+struct OutgoingMessage {          // what one message to an instance carries
   int32_t instance = 0;
   std::vector<Assignment> calls;  // served one after another, answered once
 };
@@ -49,11 +49,11 @@ class Dispatcher {
   void enqueue(const PendingQuery& q);
   // Every call the rules let leave at `now_ns`.
   std::vector<Assignment> assign(int64_t now_ns);
-  // The same calls as requests: each instance's in order, up to calls_per_request to a request. The live pool and
+  // The same calls as messages: each instance's in order, up to calls_per_message to a message. The live pool and
   // the simulation both send what this returns, so they group calls alike.
-  std::vector<OutgoingRequest> requests(int64_t now_ns);
+  std::vector<OutgoingMessage> messages(int64_t now_ns);
   void finished(int32_t instance);     // one call of the instance was answered
-  void set_calls_per_request(int64_t calls) { rules_.calls_per_request = calls < 1 ? 1 : calls; }
+  void set_calls_per_message(int64_t calls) { rules_.calls_per_message = calls < 1 ? 1 : calls; }
   void disable(int32_t instance);      // it died: it takes nothing more
   // When a waiting batch becomes due (its oldest query's timeout), if one waits for that and an instance is free.
   std::optional<int64_t> next_wake_ns() const;

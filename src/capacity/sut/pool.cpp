@@ -46,16 +46,16 @@ std::string RunnerPool::cpus_of(int32_t i) const {
 
 void RunnerPool::issue(const IssuedQuery& q) { dispatcher_.enqueue({q.id, q.first_sample, q.samples, q.issued_ns}); }
 
-// Up to the plan's calls per request from an instance (1: a request per call). An answer comes for the whole request,
+// Up to the plan's calls per message to an instance (1: a message per call). One reply comes for the whole message,
 // so its queries complete together: for Offline, whose latencies nobody judges, it saves the pipe round trip and a
 // wake-up of this process per call.
 void RunnerPool::begin_run(const RunPlan& plan) {
-  spec_.rules.calls_per_request = std::max<int64_t>(1, plan.calls_per_request);
-  dispatcher_.set_calls_per_request(spec_.rules.calls_per_request);
+  spec_.rules.calls_per_message = std::max<int64_t>(1, plan.calls_per_message);
+  dispatcher_.set_calls_per_message(spec_.rules.calls_per_message);
 }
 
 void RunnerPool::pump(int64_t now) {
-  for (OutgoingRequest& r : dispatcher_.requests(now)) send(r.instance, std::move(r.calls));
+  for (OutgoingMessage& r : dispatcher_.messages(now)) send(r.instance, std::move(r.calls));
 }
 
 void RunnerPool::send(int32_t instance, std::vector<Assignment> calls) {
@@ -68,14 +68,14 @@ void RunnerPool::send(int32_t instance, std::vector<Assignment> calls) {
   const uint64_t tag = next_tag_++;
   const int64_t sent = now_ns();  // before the write: the runner may start at once
   // A send to a runner that is gone fails quietly here: its end of file comes next at poll, which fails the
-  // request with the instance's own last words.
+  // message with the instance's own last words.
   (void)instances_[static_cast<size_t>(instance)]->send(tag, wire);
   calls_[static_cast<size_t>(instance)] += static_cast<int64_t>(calls.size());
-  requests_.emplace(tag, Request{instance, std::move(calls), sent, false});
+  sent_.emplace(tag, SentMessage{instance, std::move(calls), sent, false});
 }
 
-// The record of query `q` of call `c` of request `r` (an abandoned query's call never ran: batch 0).
-QueryDone RunnerPool::held(const Request& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
+// The record of query `q` of call `c` of message `r` (an abandoned query's call never ran: batch 0).
+QueryDone RunnerPool::held(const SentMessage& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
                            int64_t completed_ns) {
   QueryDone d;
   d.id = q.id;
@@ -87,8 +87,9 @@ QueryDone RunnerPool::held(const Request& r, const Assignment& c, const PendingQ
   return d;
 }
 
-// Every query a request held, failed with `why`.
-void RunnerPool::fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const {
+// Every query a message held, failed with `why`.
+void RunnerPool::fail_held(const SentMessage& r, const std::string& why, int64_t now,
+                           std::vector<QueryDone>& done) const {
   for (const Assignment& c : r.calls)
     for (const auto& q : c.queries) {
       done.push_back(held(r, c, q, QueryStatus::failed, now));
@@ -97,20 +98,22 @@ void RunnerPool::fail_held(const Request& r, const std::string& why, int64_t now
 }
 
 void RunnerPool::on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done) {
-  auto it = requests_.find(r.tag);
-  if (it == requests_.end()) return;
-  Request req = std::move(it->second);
-  requests_.erase(it);
-  for (size_t k = 0; k < req.calls.size(); ++k) dispatcher_.finished(req.instance);
-  if (req.discard) return;
-  const std::string who = fmt::format("instance {} (pid {})", req.instance, instances_[static_cast<size_t>(req.instance)]->pid());
-  if (!r.ok) return fail_held(req, fmt::format("{}: {}", who, r.error), now, done);
-  if (r.calls.size() != req.calls.size())
-    return fail_held(req, fmt::format("{}: answered {} call(s) of a request of {}", who, r.calls.size(), req.calls.size()),
-                     now, done);
-  for (size_t k = 0; k < req.calls.size(); ++k)
-    for (const auto& q : req.calls[k].queries) {
-      done.push_back(held(req, req.calls[k], q, QueryStatus::ok, now));
+  auto it = sent_.find(r.tag);
+  if (it == sent_.end()) return;
+  SentMessage message = std::move(it->second);
+  sent_.erase(it);
+  for (size_t k = 0; k < message.calls.size(); ++k) dispatcher_.finished(message.instance);
+  if (message.discard) return;
+  const std::string who =
+      fmt::format("instance {} (pid {})", message.instance, instances_[static_cast<size_t>(message.instance)]->pid());
+  if (!r.ok) return fail_held(message, fmt::format("{}: {}", who, r.error), now, done);
+  if (r.calls.size() != message.calls.size())
+    return fail_held(
+        message, fmt::format("{}: answered {} call(s) of a message of {}", who, r.calls.size(), message.calls.size()),
+        now, done);
+  for (size_t k = 0; k < message.calls.size(); ++k)
+    for (const auto& q : message.calls[k].queries) {
+      done.push_back(held(message, message.calls[k], q, QueryStatus::ok, now));
       done.back().start_ns = r.calls[k].start_ns;
       done.back().end_ns = r.calls[k].end_ns;
     }
@@ -123,19 +126,19 @@ void RunnerPool::on_death(int32_t i, const std::string& why, std::vector<QueryDo
   const std::string who = fmt::format("instance {} (pid {})", i, instances_[static_cast<size_t>(i)]->pid());
   if (fault_.empty()) fault_ = who + ": " + why;
   const int64_t now = now_ns();
-  for (auto it = requests_.begin(); it != requests_.end();) {
+  for (auto it = sent_.begin(); it != sent_.end();) {
     if (it->second.instance != i) {
       ++it;
       continue;
     }
     if (!it->second.discard) fail_held(it->second, who + " held it when it failed: " + why, now, done);
-    it = requests_.erase(it);
+    it = sent_.erase(it);
   }
 }
 
 void RunnerPool::check_hangs(int64_t now, std::vector<QueryDone>& done) {
   std::vector<int32_t> hung;
-  for (const auto& [tag, r] : requests_)
+  for (const auto& [tag, r] : sent_)
     if (now - r.sent_ns > spec_.hang_timeout_ns && alive_[static_cast<size_t>(r.instance)] &&
         std::find(hung.begin(), hung.end(), r.instance) == hung.end())
       hung.push_back(r.instance);
@@ -149,7 +152,7 @@ void RunnerPool::check_hangs(int64_t now, std::vector<QueryDone>& done) {
 int64_t RunnerPool::next_deadline(int64_t until_ns) const {
   int64_t deadline = until_ns;
   if (auto wake = dispatcher_.next_wake_ns()) deadline = std::min(deadline, *wake);
-  for (const auto& [tag, r] : requests_) deadline = std::min(deadline, r.sent_ns + spec_.hang_timeout_ns + 1);
+  for (const auto& [tag, r] : sent_) deadline = std::min(deadline, r.sent_ns + spec_.hang_timeout_ns + 1);
   return deadline;
 }
 
@@ -182,7 +185,7 @@ void RunnerPool::wait(int64_t until_ns, std::vector<QueryDone>& done) {
     const int64_t deadline = next_deadline(until_ns);
     if (now >= deadline && now >= until_ns) return;
     poll_instances(std::max(deadline, now), done);
-    pump(now_ns());  // a slot an answer freed goes to the next queued query at once
+    pump(now_ns());  // a slot a reply freed goes to the next queued query at once
     if (!done.empty() || now_ns() >= until_ns) return;
   }
 }
@@ -194,15 +197,15 @@ void RunnerPool::cancel(std::vector<QueryDone>& done) {
     d.status = QueryStatus::abandoned;
     done.push_back(d);
   }
-  for (auto& [tag, r] : requests_) {
+  for (auto& [tag, r] : sent_) {
     if (r.discard) continue;
     r.discard = true;
     for (const Assignment& c : r.calls)
       for (const auto& q : c.queries) done.push_back(held(r, c, q, QueryStatus::abandoned, 0));
   }
-  // The runs after this one start with idle instances: the answers to what was sent are awaited (and dropped).
+  // The runs after this one start with idle instances: the replies to what was sent are awaited (and dropped).
   std::vector<QueryDone> ignored;
-  while (!requests_.empty() && fault_.empty()) {
+  while (!sent_.empty() && fault_.empty()) {
     check_hangs(now_ns(), ignored);
     poll_instances(next_deadline(now_ns() + 50'000'000), ignored);
   }

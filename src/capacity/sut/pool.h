@@ -1,10 +1,10 @@
 #pragma once
 // The live system under test: a pool of runner instances (backends/serving.h) behind the dispatcher's rules
-// (dispatcher.h), driven by one thread. Requests are written without waiting; answers are read as they arrive
-// (ppoll over every instance), and each answer frees a slot that the next queued query takes at once. Queries are
+// (dispatcher.h), driven by one thread. Messages are written without waiting; replies are read as they arrive
+// (ppoll over every instance), and each reply frees a slot that the next queued query takes at once. Queries are
 // handed to the instances when the caller waits, not when it issues, so a burst of issued queries (Offline's) leaves
-// together: with the plan's calls_per_request > 1 an instance's calls go as one request, answered once (begin_run).
-// Faults: an instance that dies fails the queries it held, naming itself; one that holds a request longer than the
+// together: with the plan's calls_per_message > 1 an instance's calls go as one message, answered once (begin_run).
+// Faults: an instance that dies fails the queries it held, naming itself; one that holds a message longer than the
 // hang timeout is killed and treated the same. Either way fault() is set and the run must stop.
 #include <sys/types.h>
 
@@ -38,7 +38,7 @@ class RunnerPool : public SystemUnderTest {
   RunnerPool(Serving& serving, const PoolSpec& spec, const std::function<void(const std::string&)>& progress = {});
   ~RunnerPool() override;
 
-  void begin_run(const RunPlan& plan) override;  // the plan's calls per request (below)
+  void begin_run(const RunPlan& plan) override;  // the plan's calls per message (below)
   void issue(const IssuedQuery& q) override;
   void wait(int64_t until_ns, std::vector<QueryDone>& done) override;
   void cancel(std::vector<QueryDone>& done) override;
@@ -51,18 +51,18 @@ class RunnerPool : public SystemUnderTest {
   int64_t calls(int32_t i) const { return calls_[static_cast<size_t>(i)]; }
 
  private:
-  struct Request {
+  struct SentMessage {
     int32_t instance = 0;
     std::vector<Assignment> calls;     // served one after another
     int64_t sent_ns = 0;
-    bool discard = false;              // cancelled: its answer is awaited and dropped
+    bool discard = false;              // cancelled: its reply is awaited and dropped
   };
 
   void pump(int64_t now);
   void send(int32_t instance, std::vector<Assignment> calls);
-  static QueryDone held(const Request& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
+  static QueryDone held(const SentMessage& r, const Assignment& c, const PendingQuery& q, QueryStatus status,
                         int64_t completed_ns);
-  void fail_held(const Request& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const;
+  void fail_held(const SentMessage& r, const std::string& why, int64_t now, std::vector<QueryDone>& done) const;
   void poll_instances(int64_t deadline_ns, std::vector<QueryDone>& done);
   void on_reply(const InferReply& r, int64_t now, std::vector<QueryDone>& done);
   void on_death(int32_t i, const std::string& why, std::vector<QueryDone>& done);
@@ -74,7 +74,7 @@ class RunnerPool : public SystemUnderTest {
   std::vector<bool> alive_;
   std::vector<int64_t> calls_;
   Dispatcher dispatcher_;
-  std::unordered_map<uint64_t, Request> requests_;  // in flight, by tag
+  std::unordered_map<uint64_t, SentMessage> sent_;  // messages in flight, by tag
   uint64_t next_tag_ = 1;
   std::string fault_;
   std::vector<InferReply> replies_;

@@ -56,8 +56,8 @@ std::vector<ProfileRun> profile_under_load(Backend& backend, UnderLoad u, const 
     key.threads = u.threads;
     ProfileRun run = assemble_run(key, m, ctx);
     run.warnings.insert(run.warnings.begin(),
-                        fmt::format("under load: instance {} of {} serving {:g} QPS (Poisson), its session profiling "
-                                    "(latencies are its runtime calls, profiler on)",
+                        fmt::format("under load: instance {} of {} serving {:g} QPS (Poisson), its inference session "
+                                    "profiling (latencies are its runtime calls, profiler on)",
                                     i, pool.size(), u.plan.qps));
     out.push_back(std::move(run));
   }

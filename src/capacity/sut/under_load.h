@@ -1,8 +1,8 @@
 #pragma once
-// `--profile-layers`: each instance's layers under a server load. A second pool whose sessions record their kernels
-// serves a server run at the given QPS; each instance's kernels (warm-up calls left out) become a ProfileRun,
-// mapped to the user's nodes and placed on the roofline by the same assembly as `rooflens profile` (keyed with
-// dims {"instance": i}), so `rooflens compare` shows which layers slowed down under contention.
+// `--profile-layers`: each instance's layers under a server load. A second pool whose inference sessions record their
+// kernels serves a server run at the given QPS; each instance's kernels (warm-up calls left out) become a ProfileRun,
+// mapped to the user's nodes and placed on the roofline by the same assembly as `rooflens profile` (keyed with dims
+// {"instance": i}), so `rooflens compare` shows which layers slowed down under contention.
 #include <vector>
 
 #include "backends/backend.h"

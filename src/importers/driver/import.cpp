@@ -21,7 +21,7 @@ namespace rooflens {
 namespace fs = std::filesystem;
 namespace {
 
-std::vector<importers::InputFile> read_files(const ImportRequest& r) {
+std::vector<importers::InputFile> read_files(const ImportSpec& r) {
   if (r.files.empty()) throw UsageError("import: give the files to read (import FORMAT FILES...)");
   std::vector<importers::InputFile> out;
   for (const auto& path : r.files) {
@@ -68,7 +68,7 @@ const hw::DatasheetDevice* match_datasheet_device(const std::string& device) {
 
 // Roofs: --roofs FILE wins, then --device, then the peaks the files state themselves, then the datasheet of the
 // device the files name (when the table knows it).
-std::optional<HardwareInfo> roofs_for(const ImportRequest& r, const importers::Imported& imported, std::string& from) {
+std::optional<HardwareInfo> roofs_for(const ImportSpec& r, const importers::Imported& imported, std::string& from) {
   const std::string& file_device = imported.measurement.device_name;
   if (!r.roofs.empty()) {
     from = "--roofs " + r.roofs;
@@ -94,7 +94,7 @@ std::optional<HardwareInfo> roofs_for(const ImportRequest& r, const importers::I
 }
 
 // The dims the model is analysed at: the user's flags, else the input shapes the files name.
-ShapeOverrides shapes_for(const ImportRequest& r, const Measurement& m, int64_t batch) {
+ShapeOverrides shapes_for(const ImportSpec& r, const Measurement& m, int64_t batch) {
   ShapeOverrides s = r.shapes;
   if (s.shapes.empty() && s.dims.empty() && !s.batch) {
     for (const auto& [name, dims] : m.input_shapes) {
@@ -108,7 +108,7 @@ ShapeOverrides shapes_for(const ImportRequest& r, const Measurement& m, int64_t 
 }
 
 // Drops --shape entries for inputs the model does not have (the files may name TensorRT's own bindings).
-ShapeOverrides known_inputs(ShapeOverrides s, const std::string& model_path, const ImportRequest& r) {
+ShapeOverrides known_inputs(ShapeOverrides s, const std::string& model_path, const ImportSpec& r) {
   if (!r.shapes.shapes.empty()) return s;
   Model probe = load_model(model_path, {});
   std::map<std::string, std::vector<int64_t>> kept;
@@ -121,7 +121,7 @@ ShapeOverrides known_inputs(ShapeOverrides s, const std::string& model_path, con
 
 }  // namespace
 
-ImportResult run_import(const ImportRequest& r) {
+ImportResult run_import(const ImportSpec& r) {
   std::vector<importers::InputFile> files = read_files(r);
   const importers::Importer& importer =
       r.format == "auto" ? importers::detect_importer(files) : importers::find_importer(r.format);

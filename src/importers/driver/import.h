@@ -15,7 +15,8 @@
 
 namespace rooflens {
 
-struct ImportRequest {
+// What `rooflens import` is asked to read and against what: the driver's one options struct.
+struct ImportSpec {
   std::string format = "auto";                 // an importer's name, or auto (from the files' content)
   std::vector<std::string> files;
   std::string model;                           // --model: the ONNX model the run ran ("" = none)
@@ -36,6 +37,6 @@ struct ImportResult {
 };
 
 // Throws UserError (one line naming the file and field) or UsageError (bad flags).
-ImportResult run_import(const ImportRequest& request);
+ImportResult run_import(const ImportSpec& spec);
 
 }  // namespace rooflens

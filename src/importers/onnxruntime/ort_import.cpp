@@ -1,7 +1,7 @@
-// An ORT profile -> Measurement: kernels per node of the optimized graph, each with its provider (CUDA, TensorRT,
-// CPU, ...), per-iteration times over the profile's model_run events, shapes and element types; Memcpy nodes
-// as copies; a CPU node in a profile where an accelerator ran is a fallback. The session's initialisation time
-// is the load time. Parsing and the kernel records are the live backend's (backends/onnxruntime/).
+// An ORT profile -> Measurement: kernels per node of the optimized graph, each with its provider (CUDA, TensorRT, CPU,
+// ...), per-iteration times over the profile's model_run events, shapes and element types; Memcpy nodes as copies; a
+// CPU node in a profile where an accelerator ran is a fallback. The inference session's initialisation time is the load
+// time. Parsing and the kernel records are the live backend's (backends/onnxruntime/).
 #include "importers/onnxruntime/ort_import.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The child side of the OpenCV backend: rooflens-opencv-runner serves the runner protocol over one cv::dnn::Net.
-// Requests: hello, load {model, options{fusion, threads}}, run_timed {feed, timing}, run_profiled {feed, timing},
+// Messages: hello, load {model, options{fusion, threads}}, run_timed {feed, timing}, run_profiled {feed, timing},
 // outputs {feed}, prepare {feed, samples, batch_inputs} and infer {s} (serving), unload, quit — see
 // docs/opencv-backend.md.
 #include <chrono>
@@ -57,7 +57,7 @@ int32_t onnx_type(int depth) {
 cv::Mat to_mat(const TensorValue& t) {
   int depth = cv_depth(t.data_type);
   if (depth < 0)
-    throw RequestError("input", "input '" + t.name + "' is " + onnx_type_name(t.data_type) +
+    throw MessageError("input", "input '" + t.name + "' is " + onnx_type_name(t.data_type) +
                                     ", which OpenCV's DNN module cannot take as a network input");
   std::vector<int> dims(t.dims.begin(), t.dims.end());
   if (dims.empty()) dims = {1};
@@ -76,16 +76,16 @@ TensorValue to_tensor(const std::string& name, const cv::Mat& m) {
   return t;
 }
 
-class Session {
+class LoadedNet {
  public:
-  json load(const json& req) {
+  json load(const json& message) {
     net_.reset();
-    model_ = req.at("model").get<std::string>();
-    const json& o = req.at("options");
+    model_ = message.at("model").get<std::string>();
+    const json& o = message.at("options");
     if (o.contains("threads") && o["threads"].get<int>() > 0) cv::setNumThreads(o["threads"].get<int>());
     ShapeOverrides fixed;
-    fixed.dims = req.value("dims", std::map<std::string, int64_t>{});
-    fixed.shapes = req.value("shapes", std::map<std::string, std::vector<int64_t>>{});
+    fixed.dims = message.value("dims", std::map<std::string, int64_t>{});
+    fixed.shapes = message.value("shapes", std::map<std::string, std::vector<int64_t>>{});
     std::string bytes;
     try {
       ModelIo io = model_io(model_, fixed.dims, fixed.shapes);
@@ -95,7 +95,7 @@ class Session {
       // model with its inputs fixed, as rooflens analysed it.
       bytes = model_bytes_with_fixed_inputs(model_, fixed);
     } catch (const UserError& e) {
-      throw RequestError("input", e.what());
+      throw MessageError("input", e.what());
     }
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -105,7 +105,7 @@ class Session {
       net_->enableFusion(o.value("fusion", true));
     } catch (const cv::Exception& e) {
       net_.reset();
-      throw RequestError("opencv", "OpenCV could not import the model: " + one_line(e));
+      throw MessageError("opencv", "OpenCV could not import the model: " + one_line(e));
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     runner_log(kLog, "loaded " + model_);
@@ -115,9 +115,9 @@ class Session {
             {"inputs", inputs}, {"outputs", outputs_}};
   }
 
-  json run_timed(const json& req) {
-    feed(req);
-    TimingOptions t = timing_of(req);
+  json run_timed(const json& message) {
+    feed(message);
+    TimingOptions t = timing_of(message);
     TimedLoopResult r = run_timed_loop(t, [this] { forward(); });
     json out{{"latencies_ms", r.latencies_ms}, {"wall_s", r.wall_s}, {"stop_reason", r.stop_reason},
              {"warmup_iterations", r.warmup_iterations}, {"peak_rss_bytes", own_peak_rss_bytes()}};
@@ -126,9 +126,9 @@ class Session {
 
   // Warm-up, then per measured iteration: the forward pass timed as run_timed times it, and OpenCV's own time of
   // every layer in it (zero for layers fused into another).
-  json run_profiled(const json& req) {
-    feed(req);
-    TimingOptions t = timing_of(req);
+  json run_profiled(const json& message) {
+    feed(message);
+    TimingOptions t = timing_of(message);
     for (int i = 0; i < t.warmup_iterations; ++i) forward();
     const std::vector<cv::String> names = net().getLayerNames();
     std::vector<std::vector<double>> times(names.size());
@@ -153,13 +153,13 @@ class Session {
     return {{"run_latencies_ms", runs}, {"layers", layers}, {"peak_rss_bytes", own_peak_rss_bytes()}};
   }
 
-  json outputs(const json& req) {
-    feed(req);
+  json outputs(const json& message) {
+    feed(message);
     std::vector<cv::Mat> mats;
     try {
       net().forward(mats, outputs_);
     } catch (const cv::Exception& e) {
-      throw RequestError("opencv", "OpenCV failed to run the model: " + one_line(e));
+      throw MessageError("opencv", "OpenCV failed to run the model: " + one_line(e));
     }
     json out = json::array();
     for (size_t i = 0; i < mats.size() && i < outputs_.size(); ++i) out.push_back(tensor_to_json(to_tensor(outputs_[i], mats[i])));
@@ -173,17 +173,17 @@ class Session {
   }
 
   // Serving (rooflens capacity, serving_samples.h): samples made once; a call stacks the ones it names.
-  json prepare(const json& req) {
+  json prepare(const json& message) {
     net();
     FeedSpec feed;
     std::vector<std::string> stack;
     try {
-      feed = feed_from_json(req.at("feed"));
-      req.at("batch_inputs").get_to(stack);
+      feed = feed_from_json(message.at("feed"));
+      message.at("batch_inputs").get_to(stack);
     } catch (const json::exception& e) {
-      throw RequestError("bad_request", std::string("prepare: ") + e.what());
+      throw MessageError("bad_message", std::string("prepare: ") + e.what());
     }
-    const int64_t n = req.value("samples", int64_t{1});
+    const int64_t n = message.value("samples", int64_t{1});
     samples_.prepare(inputs_, feed, stack, n, [](const TensorValue& t) { return to_mat(t); });
     runner_log(kLog, "prepared " + std::to_string(n) + " samples");
     return {{"samples", n}};
@@ -191,10 +191,10 @@ class Session {
 
   // `s`: one call, answered {t: [start, end]}; `calls`: several one after another, answered {t: [[start, end], ...]}
   // (docs/runner-protocol.md).
-  json infer(const json& req) {
-    if (!req.contains("calls")) return {{"t", timed_call(req.at("s"))}};
-    const json& calls = req.at("calls");
-    if (!calls.is_array() || calls.empty()) throw RequestError("bad_request", "'calls' must be a non-empty list of 's' lists");
+  json infer(const json& message) {
+    if (!message.contains("calls")) return {{"t", timed_call(message.at("s"))}};
+    const json& calls = message.at("calls");
+    if (!calls.is_array() || calls.empty()) throw MessageError("bad_message", "'calls' must be a non-empty list of 's' lists");
     json t = json::array();
     for (const auto& ranges : calls) t.push_back(timed_call(ranges));
     return {{"t", std::move(t)}};
@@ -215,12 +215,12 @@ class Session {
   }
 
   cv::dnn::Net& net() {
-    if (!net_) throw RequestError("no_session", "no model is loaded: send 'load' first");
+    if (!net_) throw MessageError("not_ready", "no model is loaded: send 'load' first");
     return *net_;
   }
 
-  static TimingOptions timing_of(const json& req) {
-    const json& j = req.at("timing");
+  static TimingOptions timing_of(const json& message) {
+    const json& j = message.at("timing");
     TimingOptions t;
     j.at("warmup_iterations").get_to(t.warmup_iterations);
     j.at("warmup_ms").get_to(t.warmup_ms);
@@ -235,18 +235,18 @@ class Session {
     return t;
   }
 
-  void feed(const json& req) {
+  void feed(const json& message) {
     cv::dnn::Net& n = net();
     std::vector<TensorValue> tensors;
     try {
-      tensors = build_feeds(inputs_, feed_from_json(req.at("feed")));
+      tensors = build_feeds(inputs_, feed_from_json(message.at("feed")));
     } catch (const UserError& e) {
-      throw RequestError("input", e.what());
+      throw MessageError("input", e.what());
     }
     try {
       for (const auto& t : tensors) n.setInput(to_mat(t), t.name);
     } catch (const cv::Exception& e) {
-      throw RequestError("input", "OpenCV refused an input: " + one_line(e));
+      throw MessageError("input", "OpenCV refused an input: " + one_line(e));
     }
   }
 
@@ -254,7 +254,7 @@ class Session {
     try {
       net().forward();
     } catch (const cv::Exception& e) {
-      throw RequestError("opencv", "OpenCV failed to run the model: " + one_line(e));
+      throw MessageError("opencv", "OpenCV failed to run the model: " + one_line(e));
     }
   }
 
@@ -269,8 +269,8 @@ class Session {
 
 int serve() {
   cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_WARNING);
-  Session s;
-  std::map<std::string, RequestHandler> handlers{
+  LoadedNet s;
+  std::map<std::string, MessageHandler> handlers{
       {"hello",
        [](const json&) {
          return json{{"protocol", 1}, {"runner", kLog}, {"opencv", CV_VERSION}, {"threads", cv::getNumThreads()}};

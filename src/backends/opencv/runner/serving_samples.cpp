@@ -11,7 +11,7 @@ namespace rooflens::opencv {
 void ServingSamples::prepare(const std::vector<InputDesc>& inputs, const FeedSpec& feed,
                              const std::vector<std::string>& stacked, int64_t n,
                              const std::function<cv::Mat(const TensorValue&)>& to_mat) {
-  if (n < 1) throw RequestError("bad_request", "prepare: 'samples' must be at least 1");
+  if (n < 1) throw MessageError("bad_message", "prepare: 'samples' must be at least 1");
   std::vector<InputDesc> one = inputs;
   names_.clear();
   stacked_.assign(one.size(), false);
@@ -30,7 +30,7 @@ void ServingSamples::prepare(const std::vector<InputDesc>& inputs, const FeedSpe
     try {
       tensors = build_feeds(one, f);
     } catch (const UserError& e) {
-      throw RequestError("input", e.what());
+      throw MessageError("input", e.what());
     }
     std::vector<cv::Mat> mats;
     for (const auto& t : tensors) mats.push_back(to_mat(t));
@@ -39,13 +39,13 @@ void ServingSamples::prepare(const std::vector<InputDesc>& inputs, const FeedSpe
 }
 
 std::vector<std::pair<std::string, cv::Mat>> ServingSamples::call_inputs(const nlohmann::json& ranges) const {
-  if (samples_.empty()) throw RequestError("no_session", "'infer' needs prepared samples: send 'prepare' first");
+  if (samples_.empty()) throw MessageError("not_ready", "'infer' needs prepared samples: send 'prepare' first");
   std::vector<size_t> order;
-  if (!ranges.is_array() || ranges.empty()) throw RequestError("bad_request", "'s' must be a list of [first, count]");
+  if (!ranges.is_array() || ranges.empty()) throw MessageError("bad_message", "'s' must be a list of [first, count]");
   for (const auto& r : ranges) {
     if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
         r[0].get<int64_t>() < 0 || r[1].get<int64_t>() < 1)
-      throw RequestError("bad_request", "'s' must hold [first, count] pairs of non-negative integers (count >= 1)");
+      throw MessageError("bad_message", "'s' must hold [first, count] pairs of non-negative integers (count >= 1)");
     for (int64_t k = 0; k < r[1].get<int64_t>(); ++k)
       order.push_back(static_cast<size_t>((r[0].get<int64_t>() + k) % static_cast<int64_t>(samples_.size())));
   }

@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/ort_session_memory.h"
+#include "backends/onnxruntime/ort_inference_session_memory.h"
 
 #include <algorithm>
 #include <map>
@@ -102,7 +102,7 @@ std::vector<std::string> bn_fused_weights(const GraphView& g) {
 
 }  // namespace
 
-std::vector<HeapEvent> session_creation_blocks(const GraphView& model, const GraphView& executed,
+std::vector<HeapEvent> inference_session_creation_blocks(const GraphView& model, const GraphView& executed,
                                                uint64_t model_file_bytes) {
   Blocks b;
   std::map<std::string, uint64_t> tensor_of;  // constant name -> the block holding its tensor (copy or rewritten)
@@ -193,7 +193,7 @@ CAllocatorRules runner_c_allocator(std::optional<uint64_t> malloc_mmap_threshold
   // Measured on the runner's own allocations: the small blocks ORT allocates between two tensors (a name, a shape,
   // an OrtValue) sit after a constant's tensor and take the start of a freed tensor's block first, so a tensor of the
   // same size never fits where the last one was (a 9 MiB weight's freed block held a 112-byte object at its end and
-  // served only smaller requests).
+  // served only smaller allocations).
   r.reuse_margin = 4096;
   r.object_bytes = 256;
   return r;
