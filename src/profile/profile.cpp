@@ -71,6 +71,12 @@ std::vector<std::string> backend_labels(const ProfileOptions& o) {
   return labels;
 }
 
+}  // namespace
+
+// Named, not anonymous: ProfileDriver::Impl holds a GridRun, and a class whose member's type is in an anonymous
+// namespace trips GCC's -Wsubobject-linkage once this file is compiled in a unity batch with others.
+namespace profile_grid {
+
 // One configuration of one backend across the rounds of --repeat.
 struct Slot {
   size_t backend = 0;
@@ -321,7 +327,7 @@ class GridRun {
   bool finished_ = false;
 };
 
-}  // namespace
+}  // namespace profile_grid
 
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& flag) {
   std::vector<int64_t> out;
@@ -412,7 +418,7 @@ Report start_report(const ProfileOptions& o, const std::vector<Backend*>& backen
 Report run_profile(const ProfileOptions& o, const std::vector<Backend*>& backends, const HardwareInfo* hw,
                    const ProfileHooks& hooks) {
   Report rep = start_report(o, backends, hw);
-  GridRun(o, backends, hw, hooks, rep).run();
+  profile_grid::GridRun(o, backends, hw, hooks, rep).run();
   rep.findings = lint_report(rep);
   return rep;
 }
@@ -425,7 +431,7 @@ struct ProfileDriver::Impl {
   std::vector<Backend*> backends;
   ProfileHooks hooks;
   Report report;
-  GridRun grid;
+  profile_grid::GridRun grid;
 };
 
 ProfileDriver::ProfileDriver(const ProfileOptions& o, const std::vector<Backend*>& backends,
