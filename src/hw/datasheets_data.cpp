@@ -1,29 +1,18 @@
 // data/datasheets.json linked in with .incbin: CMake passes its path and rebuilds this object when it changes.
 #include "hw/datasheets_data.h"
 
+#include "core/incbin.h"
+
 #ifndef ROOFLENS_DATASHEETS_JSON
 #error "ROOFLENS_DATASHEETS_JSON (data/datasheets.json) must be defined by the build"
 #endif
 
-__asm__(
-    ".pushsection .rodata.rooflens_datasheets, \"a\", @progbits\n"
-    ".globl rooflens_datasheets_begin\n"
-    ".hidden rooflens_datasheets_begin\n"
-    "rooflens_datasheets_begin:\n"
-    ".incbin \"" ROOFLENS_DATASHEETS_JSON "\"\n"
-    ".globl rooflens_datasheets_end\n"
-    ".hidden rooflens_datasheets_end\n"
-    "rooflens_datasheets_end:\n"
-    ".byte 0\n"
-    ".popsection\n");
-
-extern "C" const char rooflens_datasheets_begin[];
-extern "C" const char rooflens_datasheets_end[];
+ROOFLENS_INCBIN(rooflens_datasheets, ROOFLENS_DATASHEETS_JSON);
 
 namespace rooflens::hw {
 
 std::string_view datasheets_json() {
-  return {rooflens_datasheets_begin, static_cast<size_t>(rooflens_datasheets_end - rooflens_datasheets_begin)};
+  return ROOFLENS_INCBIN_VIEW(rooflens_datasheets);
 }
 
 }  // namespace rooflens::hw

@@ -4,31 +4,18 @@
 // changes (OBJECT_DEPENDS).
 #include "reporters/page_templates.h"
 
+#include "core/incbin.h"
+
 #ifndef ROOFLENS_REPORT_TEMPLATE
 #error "ROOFLENS_REPORT_TEMPLATE (the assembled web/report.html) must be defined by the build"
 #endif
 
-__asm__(
-    ".pushsection .rodata.rooflens_report_template, \"a\", @progbits\n"
-    ".balign 16\n"
-    ".globl rooflens_report_template_begin\n"
-    ".hidden rooflens_report_template_begin\n"
-    "rooflens_report_template_begin:\n"
-    ".incbin \"" ROOFLENS_REPORT_TEMPLATE "\"\n"
-    ".globl rooflens_report_template_end\n"
-    ".hidden rooflens_report_template_end\n"
-    "rooflens_report_template_end:\n"
-    ".byte 0\n"
-    ".popsection\n");
-
-extern "C" const char rooflens_report_template_begin[];
-extern "C" const char rooflens_report_template_end[];
+ROOFLENS_INCBIN(rooflens_report_template, ROOFLENS_REPORT_TEMPLATE);
 
 namespace rooflens {
 
 std::string_view report_template() {
-  return {rooflens_report_template_begin,
-          static_cast<size_t>(rooflens_report_template_end - rooflens_report_template_begin)};
+  return ROOFLENS_INCBIN_VIEW(rooflens_report_template);
 }
 
 }  // namespace rooflens
