@@ -149,6 +149,15 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
 
 }  // namespace
 
+void place_run_again(ProfileRun& run, const HardwareInfo* before, const HardwareInfo& after, double step_ms) {
+  std::vector<Layer> copy = run.layers;
+  const std::vector<std::string> old = place_layers(copy, before, run.threads, step_ms);
+  run.warnings.erase(std::remove_if(run.warnings.begin(), run.warnings.end(),
+                                    [&](const std::string& w) { return std::find(old.begin(), old.end(), w) != old.end(); }),
+                     run.warnings.end());
+  for (auto& w : place_layers(run.layers, &after, run.threads, step_ms)) run.warnings.push_back(std::move(w));
+}
+
 ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyContext& ctx) {
   ProfileRun r;
   static_cast<RunKey&>(r) = key;

@@ -32,6 +32,11 @@ struct AssemblyContext {
 // roofline uses the roofs measured at (nearly) that count.
 ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyContext& ctx);
 
+// The run's layers placed again against `after`, roofs raised since they were placed against `before`
+// (hw/raise_roofs.h): the placement's warnings against `before` give way to those against `after`. `step_ms` is the
+// Measurement::kernel_time_step_ms the run was assembled with.
+void place_run_again(ProfileRun& run, const HardwareInfo* before, const HardwareInfo& after, double step_ms);
+
 // A later timed measurement of the same configuration (--repeat: a fresh runner) joins the run: its samples follow
 // the earlier ones, walls add up, the peak memory is the highest, statistics and timing warnings are redone.
 void add_repetition(ProfileRun& run, const Measurement& m);

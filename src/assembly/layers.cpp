@@ -329,13 +329,22 @@ bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
   return std::any_of(hw.compute.begin(), hw.compute.end(), [&](const ComputeRoof& c) { return c.dtype == dtype; });
 }
 
-void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::string>& warnings) {
+}  // namespace
+
+std::vector<std::string> place_layers(std::vector<Layer>& layers, const HardwareInfo* hw, int64_t threads,
+                                      double step_ms) {
+  std::vector<std::string> warnings;
+  LayerSources in;
+  in.hw = hw;
+  in.threads = threads;
+  in.kernel_time_step_ms = step_ms;
   double total_ms = 0;
   for (const auto& l : layers) total_ms += l.time_ms;
   const Layer* worst = nullptr;
   int64_t errors = 0;
   std::set<std::string> unroofed;  // dtypes computed in that the roofs have no ceiling for (held against fp32)
   for (auto& l : layers) {
+    l.attribution_error.clear();  // placed again against raised roofs: nothing of the last placement stays
     l.share = total_ms > 0 ? l.time_ms / total_ms : 0;
     double s = l.time_ms / 1000.0;
     const uint64_t work = l.placed_flops();
@@ -370,6 +379,13 @@ void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::
     warnings.push_back(std::to_string(errors) + " layer(s) above their roof by more than " +
                        fixed(kRoofTolerance * 100, 0) + "% (attribution errors, not drawn on the roofline): worst '" +
                        worst->name + "' " + worst->attribution_error);
+  return warnings;
+}
+
+namespace {
+
+void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::string>& warnings) {
+  for (auto& w : place_layers(layers, in.hw, in.threads, in.kernel_time_step_ms)) warnings.push_back(std::move(w));
 }
 
 }  // namespace

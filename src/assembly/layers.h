@@ -39,4 +39,9 @@ inline constexpr double kRoofTolerance = 0.10;
 
 LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSources& in);
 
+// The placement alone, as build_layers ends with it: each layer's share, rate, bound, roof, efficiency and
+// attribution error against `hw` (null: no roofline) at `threads`, all redone; returns the warnings it gives.
+std::vector<std::string> place_layers(std::vector<Layer>& layers, const HardwareInfo* hw, int64_t threads,
+                                      double step_ms);
+
 }  // namespace rooflens

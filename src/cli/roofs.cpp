@@ -1,10 +1,12 @@
 #include "cli/roofs.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "hw/measure.h"
+#include "hw/raise_roofs.h"
 #include "hw/roof_cache.h"
 
 namespace rooflens::cli {
@@ -25,6 +27,35 @@ std::optional<HardwareInfo> obtain_roofs(const RoofsSpec& r) {
   } catch (const std::exception&) {
   }
   return h;
+}
+
+std::function<std::optional<HardwareInfo>(const HardwareInfo&, const ProfileRun&)> roof_recheck(const RoofsSpec& r) {
+  if (r.none || !r.file.empty()) return {};
+  return [r](const HardwareInfo& have, const ProfileRun& run) -> std::optional<HardwareInfo> {
+    hw::HwOptions opts;
+    opts.quick = true;
+    opts.threads = {static_cast<int>(std::max<int64_t>(1, run.threads))};
+    opts.compute = opts.bandwidth = false;
+    int64_t above = 0;
+    for (const Layer& l : run.layers) {
+      if (l.attribution_error.empty()) continue;
+      ++above;
+      (l.bound == "compute" ? opts.compute : opts.bandwidth) = true;
+    }
+    if (!above) return std::nullopt;
+    if (!r.quiet)
+      std::cerr << "\nrooflens " << r.command << ": " << above << " layer(s) ran above the cached roofs; measuring the "
+                << (opts.compute ? opts.bandwidth ? "compute and memory" : "compute" : "memory") << " ceilings at "
+                << opts.threads[0] << " thread(s) again…\n";
+    std::optional<HardwareInfo> raised = hw::raise_roofs(have, hw::measure_hardware(opts, ROOFLENS_VERSION));
+    if (raised) {
+      try {
+        hw::store_cached(hw::cache_dir_from_env(), *raised);
+      } catch (const std::exception&) {  // an unwritable cache costs the next run a recheck, not this report
+      }
+    }
+    return raised;
+  };
 }
 
 }  // namespace rooflens::cli

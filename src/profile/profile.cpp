@@ -87,6 +87,7 @@ struct Slot {
   bool done = false;                        // failed: no further repetitions
   std::unique_ptr<LiveRunner> live_runner;  // ProfileOptions::live_timing: the live process of later rounds
   uint64_t need = 0;                        // predicted memory need at these dims (round 1)
+  double kernel_time_step_ms = 0;           // its first measurement's, to place its layers again
 };
 
 // The grid run by run into `rep`. Round-robin: every slot's first run, then every slot's second run, ... so slow
@@ -218,7 +219,9 @@ class GridRun {
     RunKey key = slot.key;
     if (measured.threads > 0) key.threads = measured.threads;
     slot.run = rep_.runs.size();
+    slot.kernel_time_step_ms = measured.kernel_time_step_ms;
     rep_.runs.push_back(assemble_run(key, measured, ctx));
+    recheck_roofs(rep_.runs.back());
     // The report's own analysis is of the model at the same dims: it shows what the run counted (once: the first
     // run that needed the runtime's shapes).
     if (taken && same_shapes(a, rep_.model.analysis) && !took_runtime_shapes(rep_.model.analysis))
@@ -301,6 +304,23 @@ class GridRun {
     }
   }
 
+  // Layers above measured roofs: the ceilings they went above are measured again now (ProfileHooks::recheck_roofs);
+  // higher figures become the report's roofs and every run so far is placed against them.
+  void recheck_roofs(const ProfileRun& run) {
+    const bool above = std::any_of(run.layers.begin(), run.layers.end(),
+                                   [](const Layer& l) { return !l.attribution_error.empty(); });
+    if (!above || !hooks_.recheck_roofs || !hw_ || hw_->source != "measured" || !rechecked_.insert(run.threads).second)
+      return;
+    std::optional<HardwareInfo> raised = hooks_.recheck_roofs(*hw_, run);
+    if (!raised) return;
+    const HardwareInfo before = *hw_;
+    raised_ = std::move(*raised);
+    hw_ = &*raised_;
+    rep_.hardware = *raised_;
+    for (const Slot& s : slots_)
+      if (s.run) place_run_again(rep_.runs[*s.run], &before, *hw_, s.kernel_time_step_ms);
+  }
+
   void note_unfinished() {
     if (rounds_ < 2) return;
     for (const Slot& slot : slots_) {
@@ -315,7 +335,9 @@ class GridRun {
 
   const ProfileOptions& o_;
   const std::vector<Backend*>& backends_;
-  const HardwareInfo* hw_;
+  const HardwareInfo* hw_;                 // the roofs: the caller's, or raised_ after a recheck raised them
+  std::optional<HardwareInfo> raised_;
+  std::set<int64_t> rechecked_;            // thread counts whose roofs were measured again (once each)
   const ProfileHooks& hooks_;
   Report& rep_;
   TempDir work_;

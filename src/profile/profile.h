@@ -69,6 +69,10 @@ struct ProfileHooks {
   // Called with a warning that must be seen before a configuration runs (its predicted memory need exceeds the
   // memory free here); it is also among the report's warnings.
   std::function<void(const std::string& warning)> warn;
+  // Called when a run has layers above measured roofs (at most once per thread count): the ceilings they went above
+  // measured again now, as hw::raise_roofs merges them; nullopt when none came out higher (the attribution errors
+  // stand). The raised roofs become the report's, and every run so far is placed against them. Unset: no recheck.
+  std::function<std::optional<HardwareInfo>(const HardwareInfo& roofs, const ProfileRun& run)> recheck_roofs;
 };
 
 // Runs the whole grid on every backend (`backends` match o.backends one to one). `hw` (may be null) gives the roofs.

@@ -163,6 +163,12 @@ TEST_F(FleetSlurm, ATaskKilledWithScancelIsReportedFailedWithItsLog) {
     running = std::atoi(captured(slurm_->tool("squeue -h -r -j " + job + " -t RUNNING -o %K"), "(\\d+)").c_str());
     return !captured(slurm_->tool("squeue -h -r -j " + job + " -t RUNNING -o %K"), "(\\d+)").empty();
   }, std::chrono::seconds(60)));
+  // Slurm calls a task RUNNING before its script's first line ran: cancel it once it has started (its log says so),
+  // as a user cancels a task they watched start.
+  const std::string started = "task " + std::to_string(running) + ", attempt 0";
+  const fs::path task_log = dir_ / "fleet" / ("task-" + std::to_string(running) + ".log");
+  ASSERT_TRUE(wait_for([&] { return slurp(task_log.string()).find(started) != std::string::npos; },
+                       std::chrono::seconds(60))) << slurp(task_log.string());
   slurm_->tool("scancel " + job + "_" + std::to_string(running));
   const int rc = wait_exit(pid);
   const std::string e = slurp(err);

@@ -5,6 +5,9 @@
 #include <algorithm>
 
 #include "analysis/roofline.h"
+#include "assembly/assemble.h"
+#include "assembly/layers.h"
+#include "hw/raise_roofs.h"
 #include "support/byte_units.h"
 
 using namespace rooflens;
@@ -240,4 +243,74 @@ TEST(ProfileRoofline, ACacheCarriesReadsAndWritesOnPathsOfTheirOwnButDramDoesNot
   p = place_on_roofline(hw, 1, 0, 100 * MiB, 0.01, "fp32", 50 * MiB);
   EXPECT_EQ(p.roof, "DRAM read x1");
   EXPECT_DOUBLE_EQ(p.attainable, 20);
+}
+
+// Roofs measured again after a layer ran above them (a slow spell of the host when they were first measured): only a
+// higher figure of the same ceiling replaces the cached one, each replacement is noted, and a memory level the first
+// sweep did not find is not invented.
+TEST(RaiseRoofs, AHigherFigureOfTheSameCeilingReplacesTheCachedOneAndIsNoted) {
+  const HardwareInfo have = hardware();
+  HardwareInfo now;
+  now.compute = {{"fp32_fma_avx2", "avx2", "fp32", 2, 260},   // higher: raised
+                 {"fp32_fma_avx2", "avx2", "fp32", 1, 90},    // lower: the cached 100 stays
+                 {"fp32_fma_avx2", "avx2", "fp32", 4, 390}};  // a thread count the cache lacks: added
+  now.memory = {{"L2", "read", 2, 480, 1 * MiB},              // higher: raised
+                {"DRAM", "read", 2, 25, 256 * MiB},           // lower: stays
+                {"L3", "read", 2, 300, 8 * MiB}};             // a level the cache has no point for: not added
+  std::optional<HardwareInfo> raised = hw::raise_roofs(have, now);
+  ASSERT_TRUE(raised.has_value());
+  auto compute = [&](int64_t threads) {
+    for (const auto& c : raised->compute)
+      if (c.name == "fp32_fma_avx2" && c.threads == threads) return c.gflops;
+    return -1.0;
+  };
+  EXPECT_EQ(compute(2), 260);
+  EXPECT_EQ(compute(1), 100);
+  EXPECT_EQ(compute(4), 390);
+  EXPECT_EQ(raised->memory.size(), have.memory.size());
+  for (const auto& m : raised->memory) {
+    if (m.level == "L2" && m.kernel == "read" && m.threads == 2) {
+      EXPECT_EQ(m.gbps, 480);
+    }
+    if (m.level == "DRAM" && m.threads == 2) {
+      EXPECT_EQ(m.gbps, 30);
+    }
+  }
+  ASSERT_EQ(raised->notes.size(), have.notes.size() + 3);
+  EXPECT_NE(raised->notes[have.notes.size()].find("fp32_fma_avx2 x2 measured again"), std::string::npos);
+  EXPECT_NE(raised->notes[have.notes.size()].find("was 200.0 GFLOP/s"), std::string::npos);
+  EXPECT_NE(raised->notes.back().find("L2 read x2"), std::string::npos);
+  // Nothing higher: nothing to raise, and the caller keeps its roofs (and its attribution errors).
+  now.compute = {{"fp32_fma_avx2", "avx2", "fp32", 2, 150}};
+  now.memory.clear();
+  EXPECT_FALSE(hw::raise_roofs(have, now).has_value());
+}
+
+// A run placed again against raised roofs: the layer that was above the old ceiling is placed under the new one, the
+// placement's own warning about it goes, and the run's other warnings stay.
+TEST(RaiseRoofs, ARunPlacedAgainLosesTheErrorTheLowRoofGaveAndKeepsItsOtherWarnings) {
+  const HardwareInfo low = hardware();  // fp32 x1: 100 GFLOP/s
+  ProfileRun run;
+  run.threads = 1;
+  Layer l;
+  l.name = "conv";
+  l.op = "Conv";
+  l.flops = 1'000'000'000;
+  l.bytes = 16 * KiB;
+  l.time_ms = 8;  // 125 GFLOP/s: 1.25x the low roof
+  run.layers = {l};
+  run.warnings = {"kernel times cover 97% of each profiled run"};
+  for (auto& w : place_layers(run.layers, &low, run.threads, 0)) run.warnings.push_back(w);
+  ASSERT_FALSE(run.layers[0].attribution_error.empty());
+  ASSERT_EQ(run.warnings.size(), 2u);
+
+  HardwareInfo high = low;
+  for (auto& c : high.compute)
+    if (c.name == "fp32_fma_avx2" && c.threads == 1) c.gflops = 150;
+  place_run_again(run, &low, high, 0);
+  EXPECT_TRUE(run.layers[0].attribution_error.empty()) << run.layers[0].attribution_error;
+  EXPECT_EQ(run.layers[0].roof, "fp32_fma_avx2 x1");
+  EXPECT_NEAR(run.layers[0].efficiency, 125.0 / 150, 1e-9);
+  ASSERT_EQ(run.warnings.size(), 1u);
+  EXPECT_EQ(run.warnings[0], "kernel times cover 97% of each profiled run");
 }
