@@ -54,7 +54,7 @@ ReportBuilder measured() {
   return b;
 }
 
-const LayerProjection& layer(const Projection& p, const std::string& name) {
+const LayerProjection& projected_layer(const Projection& p, const std::string& name) {
   for (const auto& l : p.runs.at(0).layers)
     if (l.name == name) return l;
   throw std::runtime_error("no layer " + name);
@@ -67,10 +67,10 @@ TEST(WhatIf, ThreadsFromThePerThreadRoofs) {
   WhatIfOptions o;
   o.threads = 2;
   Projection p = project(b.report(), o);
-  EXPECT_NEAR(layer(p, "conv").time_ms, 10.0, 1e-9);  // 50% of 200 GFLOP/s
-  EXPECT_NEAR(layer(p, "add").time_ms, 1.0, 1e-9);    // 50% of 0.1 x 20 GB/s
-  EXPECT_NEAR(layer(p, "mm").time_ms, 2.0, 1e-9);     // 50% of 5 x 20 GB/s
-  EXPECT_EQ(layer(p, "conv").roof, "fp32_fma x2");
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 10.0, 1e-9);  // 50% of 200 GFLOP/s
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 1.0, 1e-9);    // 50% of 0.1 x 20 GB/s
+  EXPECT_NEAR(projected_layer(p, "mm").time_ms, 2.0, 1e-9);     // 50% of 5 x 20 GB/s
+  EXPECT_EQ(projected_layer(p, "conv").roof, "fp32_fma x2");
   EXPECT_NEAR(p.runs[0].projected_ms, 13.0, 1e-9);    // 26 ms x 13 / 26
   EXPECT_EQ(p.modes, std::vector<std::string>{"threads"});
   EXPECT_GE(p.assumptions.size(), 3u);
@@ -87,10 +87,10 @@ TEST(WhatIf, DatasheetDeviceKeepsEfficiencyAgainstTheDevicesRoofline) {
   o.roofs_label = a100.name + " (datasheet)";
   Projection p = project(b.report(), o);
   // conv: 1000 FLOP/B x 2039 GB/s > 19500: compute-bound, 50% of 19.5 TFLOP/s.
-  EXPECT_NEAR(layer(p, "conv").time_ms, 1e9 / (0.5 * 19500e9) * 1000, 1e-12);
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 1e9 / (0.5 * 19500e9) * 1000, 1e-12);
   // add: 0.1 FLOP/B x 2039 GB/s = 203.9 GFLOP/s allowed, 50% of it.
-  EXPECT_NEAR(layer(p, "add").time_ms, 1e6 / (0.5 * 203.9e9) * 1000, 1e-12);
-  EXPECT_EQ(layer(p, "add").roof, "DRAM datasheet x1");
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 1e6 / (0.5 * 203.9e9) * 1000, 1e-12);
+  EXPECT_EQ(projected_layer(p, "add").roof, "DRAM datasheet x1");
   ASSERT_TRUE(p.hardware.has_value());
   EXPECT_EQ(p.hardware->source, "datasheet");
   EXPECT_NE(p.target.find("datasheet"), std::string::npos);
@@ -109,9 +109,9 @@ TEST(WhatIf, AnotherMachinesMeasuredRoofsAtTheRunsThreadCount) {
   o.roofs_label = "other.json";
   Projection p = project(b.report(), o);
   EXPECT_EQ(p.modes, std::vector<std::string>{"roofs"});
-  EXPECT_NEAR(layer(p, "conv").time_ms, 20.0 / 3, 1e-9);  // compute-bound: 50% of 300 GFLOP/s
-  EXPECT_NEAR(layer(p, "add").time_ms, 4.0, 1e-9);        // memory-bound: 50% of 0.1 x 5 GB/s
-  EXPECT_NEAR(layer(p, "mm").time_ms, 8.0, 1e-9);         // 5 FLOP/B x 5 GB/s = 25 < 300: still memory-bound
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 20.0 / 3, 1e-9);  // compute-bound: 50% of 300 GFLOP/s
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 4.0, 1e-9);        // memory-bound: 50% of 0.1 x 5 GB/s
+  EXPECT_NEAR(projected_layer(p, "mm").time_ms, 8.0, 1e-9);         // 5 FLOP/B x 5 GB/s = 25 < 300: still memory-bound
   ASSERT_TRUE(p.hardware.has_value());
   EXPECT_EQ(p.hardware->machine.model, "other cpu");
   // e2e: measured 26 ms x (20/3 + 4 + 8) / 26 (no gap here).
@@ -124,15 +124,15 @@ TEST(WhatIf, QuantizeShrinksBytesAndUsesTheDtypeCeilingForMatmulClassLayers) {
   o.quantize = "int8";
   Projection p = project(b.report(), o);
   // conv (MACs): 250 KB at 4000 FLOP/B, int8 peak 400 -> 50% = 200 GOP/s -> 5 ms.
-  EXPECT_NEAR(layer(p, "conv").time_ms, 5.0, 1e-9);
-  EXPECT_NEAR(layer(p, "conv").bytes, 250000, 1e-6);
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 5.0, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "conv").bytes, 250000, 1e-6);
   // add (no MACs): 2.5 MB at 0.4 FLOP/B -> 4 GFLOP/s allowed at 10 GB/s -> 2 -> 0.5 ms.
-  EXPECT_NEAR(layer(p, "add").time_ms, 0.5, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 0.5, 1e-9);
   // fp16 has no ceiling here: bytes halve, compute stays at the fp32 peak; the assumption says so.
   o.quantize = "fp16";
   p = project(b.report(), o);
-  EXPECT_NEAR(layer(p, "conv").time_ms, 20.0, 1e-9);  // still compute-bound at 100 GFLOP/s
-  EXPECT_NEAR(layer(p, "add").time_ms, 1.0, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 20.0, 1e-9);  // still compute-bound at 100 GFLOP/s
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 1.0, 1e-9);
   bool said = false;
   for (const auto& a : p.assumptions) said = said || a.find("none in the roofs") != std::string::npos;
   EXPECT_TRUE(said);
@@ -144,15 +144,15 @@ TEST(WhatIf, BatchScalesFlopsAndActivationsNotWeights) {
   o.batch = 8;
   Projection p = project(b.report(), o);
   // conv: 8 GFLOP; bytes 400 KB weights + 600 KB x 8 = 5.2 MB; compute-bound at 50 GFLOP/s -> 160 ms.
-  EXPECT_NEAR(layer(p, "conv").bytes, 5.2e6, 1e-3);
-  EXPECT_NEAR(layer(p, "conv").time_ms, 160.0, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "conv").bytes, 5.2e6, 1e-3);
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 160.0, 1e-9);
   // add: no weights, 80 MB, 0.1 FLOP/B -> 16 ms.
-  EXPECT_NEAR(layer(p, "add").time_ms, 16.0, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 16.0, 1e-9);
   // mm: all 20 MB are weights, so 0.8 GFLOP over the same 20 MB = 40 FLOP/B: now compute-bound (40 x 10 > 100).
-  EXPECT_NEAR(layer(p, "mm").time_ms, 16.0, 1e-9);
-  EXPECT_TRUE(layer(p, "mm").bound_changed);
-  EXPECT_EQ(layer(p, "mm").bound, "compute");
-  EXPECT_FALSE(layer(p, "conv").bound_changed);
+  EXPECT_NEAR(projected_layer(p, "mm").time_ms, 16.0, 1e-9);
+  EXPECT_TRUE(projected_layer(p, "mm").bound_changed);
+  EXPECT_EQ(projected_layer(p, "mm").bound, "compute");
+  EXPECT_FALSE(projected_layer(p, "conv").bound_changed);
 }
 
 TEST(WhatIf, SparseUsesThePerfRatioTableThenTheIdealRatio) {
@@ -161,13 +161,13 @@ TEST(WhatIf, SparseUsesThePerfRatioTableThenTheIdealRatio) {
   o.sparse = parse_sparse("0.9:4x1");
   Projection p = project(b.report(), o);
   // Nothing else changes: conv keeps 20 ms, then / (1 / (1 - 0.9)) = 2 ms; add has no weights.
-  EXPECT_NEAR(layer(p, "conv").time_ms, 2.0, 1e-9);
-  EXPECT_NEAR(layer(p, "add").time_ms, 2.0, 1e-9);
-  EXPECT_NE(layer(p, "conv").note.find("ideal"), std::string::npos);
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 2.0, 1e-9);
+  EXPECT_NEAR(projected_layer(p, "add").time_ms, 2.0, 1e-9);
+  EXPECT_NE(projected_layer(p, "conv").note.find("ideal"), std::string::npos);
   o.perf_table = parse_perf_table("weight_shape,pattern,sparse_ratio,perf_ratio\n64x64x3x3,4x1,0.9,4\n*,4x1,0.9,2\n", "t.csv");
   p = project(b.report(), o);
-  EXPECT_NEAR(layer(p, "conv").time_ms, 5.0, 1e-9);   // exact row: 20 / 4
-  EXPECT_NEAR(layer(p, "mm").time_ms, 2.0, 1e-9);     // "*" row: 4 / 2
+  EXPECT_NEAR(projected_layer(p, "conv").time_ms, 5.0, 1e-9);   // exact row: 20 / 4
+  EXPECT_NEAR(projected_layer(p, "mm").time_ms, 2.0, 1e-9);     // "*" row: 4 / 2
   EXPECT_THROW(parse_perf_table("64x64,4x1,0.9\n", "bad.csv"), UserError);
   EXPECT_THROW(parse_perf_table("64x64,4x1,1.5,2\n", "bad.csv"), UserError);
 }

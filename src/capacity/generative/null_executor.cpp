@@ -1,0 +1,28 @@
+#include "capacity/generative/null_executor.h"
+
+#include <cmath>
+
+namespace rooflens::capacity::generative {
+
+double StepCost::time_ms(const DecoderStep& plan) const {
+  double context = 0;
+  for (const auto& r : plan.rows)
+    if (!r.prefill) context += static_cast<double>(r.context);
+  return base_ms + per_prefill_token_ms * static_cast<double>(plan.prefill_tokens()) +
+         per_decode_row_ms * static_cast<double>(plan.decode_rows()) + per_context_token_ms * context;
+}
+
+StepResult NullExecutor::run(const DecoderStep& plan) {
+  StepResult r;
+  r.start_ns = clock_.now_ns();
+  if (plan.index == fail_at_) {
+    r.end_ns = r.start_ns;
+    r.error = "the null executor was told to fail step " + std::to_string(plan.index);
+    return r;
+  }
+  r.end_ns = r.start_ns + static_cast<int64_t>(std::llround(cost_.time_ms(plan) * 1e6));
+  clock_.advance_to(r.end_ns);
+  return r;
+}
+
+}  // namespace rooflens::capacity::generative

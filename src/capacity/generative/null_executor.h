@@ -1,0 +1,34 @@
+#pragma once
+// A step executor with known step times on virtual time: the scheduler's tests (exact TTFT, TPOT and goodput), and
+// the simulation a prediction runs once its step-time model is calibrated. A step takes
+//     base + per prefill token × prompt tokens fed + per decode row × rows decoded + per context token × the context
+//     the decode rows attend to
+// and the clock moves by exactly that.
+#include <cstdint>
+
+#include "capacity/generative/batcher.h"
+
+namespace rooflens::capacity::generative {
+
+struct StepCost {
+  double base_ms = 0;
+  double per_prefill_token_ms = 0;
+  double per_decode_row_ms = 0;
+  double per_context_token_ms = 0;  // over the decode rows' contexts (the KV cache a step reads)
+  double time_ms(const DecoderStep& plan) const;
+};
+
+class NullExecutor final : public StepExecutor {
+ public:
+  explicit NullExecutor(StepCost cost, int64_t fail_at_step = -1) : cost_(cost), fail_at_(fail_at_step) {}
+  StepResult run(const DecoderStep& plan) override;
+  void idle_until(int64_t ns) override { clock_.advance_to(ns); }
+  const Clock& clock() const override { return clock_; }
+
+ private:
+  StepCost cost_;
+  int64_t fail_at_;
+  VirtualClock clock_;
+};
+
+}  // namespace rooflens::capacity::generative
