@@ -12,6 +12,8 @@
 //   memory.mjs       the runner's own memory by phase;  ort_profile.mjs  ORT's profile files;  clock.mjs  the clock
 //   generate.mjs     decoder generation (`generate`, `generate_profiled`)
 //   serve.mjs        serving for `rooflens capacity` (`prepare`, `infer`, `end_profile`)
+//   serve_steps.mjs  serving a decoder step by step (`serve_begin`, `serve_step`, `serve_end`; decoder_io.mjs: the
+//                    decoder's I/O, shared with generate.mjs)
 //
 // Protocol (full description in docs/runner-protocol.md): one JSON message per line on stdin, one JSON
 // reply per line on stdout, in order. Every reply carries its message's `id` and `ok`. Logs (ours and
@@ -40,6 +42,7 @@ import { runtimeCost } from './runtime_cost_cache.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
+import { makeServeStepOps } from './serve_steps.mjs';
 
 const PROTOCOL_VERSION = 1;
 
@@ -258,10 +261,11 @@ async function opSleep(msg) {
 
 const GENERATE_OPS = makeGenerateOps();  // generate, generate_profiled: rooflens generate
 const SERVE_OPS = makeServeOps();  // prepare, infer, end_profile: rooflens capacity
+const SERVE_STEP_OPS = makeServeStepOps();  // serve_begin, serve_step, serve_end: rooflens capacity on a decoder
 
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep, ...GENERATE_OPS, ...SERVE_OPS,
+  unload: opUnload, sleep: opSleep, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/decoder_step.h"
 #include "core/measurement.h"
 #include "core/report_generation.h"
 #include "core/timing.h"
@@ -100,11 +103,36 @@ struct GenerationMeasurement {
   std::vector<std::string> warnings;  // what the source noticed (an unreadable executed graph, ...)
 };
 
+// Serving a decoder step by step (`rooflens capacity` on a decoder): the scheduler (capacity/generative) decides each
+// step's rows, the served decoder runs them in its runtime process and keeps every sequence's KV cache there.
+struct DecoderServingConfig {
+  std::filesystem::path model;
+  DecoderIo io;
+  int64_t threads = 0;           // intra-op threads, 0 = backend default
+  uint64_t seed = 0;             // prompt ids and fixed tokens are drawn from it
+  NextToken next_token = NextToken::fixed;
+  bool keep_tokens = false;      // keep every generated id (tests: served tokens against generated ones)
+  std::chrono::milliseconds step_timeout{std::chrono::minutes(2)};
+  std::chrono::milliseconds load_timeout{std::chrono::minutes(10)};
+};
+
+class ServedDecoder {
+ public:
+  virtual ~ServedDecoder() = default;
+  // Throws BackendError (stage run) when the step fails, the process dies or the step times out.
+  virtual DecoderStepTimes step(const DecoderStep& step) = 0;
+  // Every generated id per request (keep_tokens), and the serving ends.
+  virtual std::map<int64_t, std::vector<int64_t>> finish() = 0;
+  virtual int64_t threads() const = 0;  // intra-op threads the runtime uses
+};
+
 class DecoderGeneration {
  public:
   virtual ~DecoderGeneration() = default;
   // Throws BackendError (stage load | run | profile) like Backend::run.
   virtual GenerationMeasurement generate(const GenerationConfig& config) = 0;
+  // A fresh runtime process with the decoder loaded, ready for steps. Throws BackendError (stage load).
+  virtual std::unique_ptr<ServedDecoder> serve(const DecoderServingConfig& config) = 0;
 };
 
 }  // namespace rooflens

@@ -37,10 +37,60 @@ PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p
   return m;
 }
 
+// A runner serving the decoder step by step (runners/ort/serve_steps.mjs): its steps' rows go out as they are, its
+// times come back on the shared monotonic clock.
+class OrtServedDecoder final : public ServedDecoder {
+ public:
+  OrtServedDecoder(std::unique_ptr<OrtRunner> runner, int64_t threads, std::chrono::milliseconds step_timeout,
+                   std::atomic<pid_t>& pid)
+      : runner_(std::move(runner)), threads_(threads), timeout_(step_timeout), pid_(pid) {}
+  ~OrtServedDecoder() override { pid_ = 0; }
+
+  DecoderStepTimes step(const DecoderStep& s) override {
+    try {
+      return runner_->serve_step(s, timeout_);
+    } catch (const RunnerError& e) {
+      throw backend_error("run", e);
+    }
+  }
+
+  std::map<int64_t, std::vector<int64_t>> finish() override {
+    try {
+      return runner_->serve_end(timeout_);
+    } catch (const RunnerError& e) {
+      throw backend_error("run", e);
+    }
+  }
+
+  int64_t threads() const override { return threads_; }
+
+ private:
+  std::unique_ptr<OrtRunner> runner_;
+  int64_t threads_;
+  std::chrono::milliseconds timeout_;
+  std::atomic<pid_t>& pid_;
+};
+
 class OrtGeneration : public DecoderGeneration {
  public:
   OrtGeneration(OrtSessionOptions base, CpuBudget budget, std::atomic<pid_t>& pid)
       : base_(std::move(base)), budget_(std::move(budget)), pid_(pid) {}
+
+  std::unique_ptr<ServedDecoder> serve(const DecoderServingConfig& c) override {
+    OrtSessionOptions opts = base_;
+    const int64_t threads = std::stoll(ort_threads(c.threads, base_, budget_).value);
+    opts.intraOpNumThreads = static_cast<int>(threads);  // always explicit, as the run says
+    try {
+      auto runner = std::make_unique<OrtRunner>(with_process_options(runner_config(), opts));
+      pid_ = runner->process().pid();
+      runner->load(c.model, opts, c.load_timeout);
+      runner->serve_begin(decoder_binding(c.io), c.seed, to_string(c.next_token), c.keep_tokens, c.step_timeout);
+      return std::make_unique<OrtServedDecoder>(std::move(runner), threads, c.step_timeout, pid_);
+    } catch (const RunnerError& e) {
+      pid_ = 0;
+      throw backend_error("load", e);
+    }
+  }
 
   GenerationMeasurement generate(const GenerationConfig& c) override {
     OrtSessionOptions opts = base_;

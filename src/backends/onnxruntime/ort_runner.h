@@ -24,6 +24,7 @@
 
 #include "backends/common/child_runner.h"
 #include "backends/onnxruntime/ort_profile.h"
+#include "core/decoder_step.h"
 #include "core/errors.h"
 #include "core/memory.h"
 #include "core/timing.h"
@@ -274,6 +275,14 @@ class OrtRunner {
                                            const TimingOptions& timing, std::chrono::milliseconds timeout,
                                            const std::filesystem::path& tmp_dir = {}, bool keep_profile = false,
                                            bool dump_graph = false);
+
+  // Serving the loaded decoder step by step (ort_runner_generate.cpp; runners/ort/serve_steps.mjs): begin, then each
+  // step's rows (prompts and chunks one call each, decode rows one batched call over a padded KV cache), then end
+  // (every generated id per request when keep_tokens).
+  void serve_begin(const DecoderBinding& io, uint64_t seed, const std::string& next_token, bool keep_tokens,
+                   std::chrono::milliseconds timeout);
+  DecoderStepTimes serve_step(const DecoderStep& step, std::chrono::milliseconds timeout);
+  std::map<int64_t, std::vector<int64_t>> serve_end(std::chrono::milliseconds timeout);
 
   // New runner process; the loaded model is gone (load() again).
   void restart();

@@ -2,6 +2,7 @@
 // JSON from the typed structs, the reply back into them. The KV cache stays in the runner; only names, sizes
 // and timings cross the pipe (and logits, when a test asks for them).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <system_error>
 
@@ -154,6 +155,38 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
   }
   cleanup();
   if (keep_profile) out.profile_file = file;
+  return out;
+}
+
+void OrtRunner::serve_begin(const DecoderBinding& io, uint64_t seed, const std::string& next_token, bool keep_tokens,
+                            std::chrono::milliseconds timeout) {
+  call({{"op", "serve_begin"}, {"io", io_json(io)}, {"seed", seed}, {"next_token", next_token},
+        {"keep_tokens", keep_tokens}},
+       timeout);
+}
+
+DecoderStepTimes OrtRunner::serve_step(const DecoderStep& step, std::chrono::milliseconds timeout) {
+  json rows = json::array();
+  for (const auto& r : step.rows)
+    rows.push_back({r.request, r.context, r.tokens,
+                    (r.prefill ? 1 : 0) | (r.completes_prefill ? 2 : 0) | (r.padding ? 4 : 0)});
+  const json reply = call({{"op", "serve_step"}, {"rows", rows}, {"joined", step.joined}, {"left", step.left},
+                           {"finished", step.finished}},
+                          timeout);
+  DecoderStepTimes t;
+  const json& span = reply.at("t");
+  t.start_ns = static_cast<int64_t>(std::llround(span.at(0).get<double>() * 1000));
+  t.end_ns = static_cast<int64_t>(std::llround(span.at(1).get<double>() * 1000));
+  t.kv_copy_bytes = reply.value("kv_copy_bytes", int64_t{0});
+  return t;
+}
+
+std::map<int64_t, std::vector<int64_t>> OrtRunner::serve_end(std::chrono::milliseconds timeout) {
+  const json reply = call({{"op", "serve_end"}}, timeout);
+  std::map<int64_t, std::vector<int64_t>> out;
+  const auto tokens = reply.find("tokens");
+  if (tokens == reply.end() || !tokens->is_object()) return out;
+  for (auto t = tokens->begin(); t != tokens->end(); ++t) out[std::stoll(t.key())] = t.value().get<std::vector<int64_t>>();
   return out;
 }
 

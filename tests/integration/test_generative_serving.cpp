@@ -1,0 +1,176 @@
+// The generative scheduler serving a real decoder on ONNX Runtime (a small zoo llama with a KV cache), through the
+// ORT runner's step messages (runners/ort/serve_steps.mjs):
+//  - a padded continuous batch (sequences of different lengths, left-padded and masked) gives each request exactly the
+//    greedy tokens it gets when served alone, and so does chunked prefill: the padding, the masks, the positions and
+//    the cache rebuilds change no token;
+//  - the KV bytes the runner says it copied are what rebuilding the batch's rows costs, counted from the steps;
+//  - a runner killed in the middle of a run fails the running requests, abandons the waiting ones and keeps the
+//    finished ones.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "backends/generation.h"
+#include "backends/registry/registry.h"
+#include "capacity/generative/batcher.h"
+#include "capacity/generative/metrics.h"
+#include "capacity/sut/decoder_steps.h"
+#include "generate/decoder_io.h"
+#include "model/declared_io.h"
+#include "support/cli_runner.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using namespace rooflens;
+using namespace rooflens::testing;
+using namespace rooflens::capacity::generative;
+namespace generative = rooflens::capacity::generative;
+
+namespace {
+
+class GenerativeServingTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fresh_test_dir("rooflens-generative-serving-test"));
+    model_ = (*dir_ / "llama-kv.onnx").string();
+    zoo::ZooOptions o;
+    o.kv_cache = true;
+    o.decoder = {2, 64, 4, 2, 128, 256};  // layers, hidden, heads, kv heads, ffn, vocab
+    save_zoo_model("llama", o, model_);
+  }
+  static void TearDownTestSuite() {
+    if (!getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ort_runner_available()) GTEST_SKIP() << "onnxruntime-node is not installed: run `make deps`";
+    backend_ = make_backend(BackendSpec{});
+    io_ = detect_decoder_io(read_declared_io(model_), model_);
+  }
+
+  std::unique_ptr<ServedDecoder> serve() {
+    DecoderServingConfig c;
+    c.model = model_;
+    c.io = io_;
+    c.threads = 1;
+    c.seed = 11;
+    c.next_token = NextToken::greedy;
+    c.keep_tokens = true;
+    return backend_->generation()->serve(c);
+  }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline std::string model_;
+  std::unique_ptr<Backend> backend_;
+  DecoderIo io_;
+};
+
+// Records every step it runs for another executor.
+struct Recording final : StepExecutor {
+  explicit Recording(StepExecutor& inner) : inner(inner) {}
+  StepResult run(const DecoderStep& s) override {
+    steps.push_back(s);
+    return inner.run(s);
+  }
+  void idle_until(int64_t ns) override { inner.idle_until(ns); }
+  const capacity::Clock& clock() const override { return inner.clock(); }
+  StepExecutor& inner;
+  std::vector<DecoderStep> steps;
+};
+
+const std::vector<RequestShape> kShapes = {{5, 6}, {9, 3}, {3, 8}, {12, 4}, {7, 5}};
+
+LoadPlan offline_load() {
+  LoadPlan l;
+  l.kind = LoadKind::offline;  // all at once: which sequences share a step depends on the lengths alone
+  l.shapes = kShapes;
+  return l;
+}
+
+TEST_F(GenerativeServingTest, APaddedContinuousBatchGivesEachRequestTheTokensItGetsAlone) {
+  std::map<std::string, std::map<int64_t, std::vector<int64_t>>> tokens;
+  std::map<std::string, ServingRecords> records;
+  std::map<std::string, std::vector<DecoderStep>> steps;
+  for (const auto& [name, max_batch, chunked] : std::vector<std::tuple<std::string, int64_t, bool>>{
+           {"alone", 1, false}, {"batched", 3, false}, {"chunked", 3, true}, {"static", 3, false}}) {
+    auto decoder = serve();
+    capacity::ServedDecoderExecutor live(*decoder);
+    Recording rec(live);
+    BatcherSettings s;
+    s.max_batch = max_batch;
+    if (name == "static") s.batching = Batching::static_batches;  // finished rows ride along as padding
+    if (chunked) {
+      s.prefill = PrefillMode::chunked;
+      s.max_batched_tokens = 4;  // prompts of 5-12 tokens go in chunks beside the decodes
+    }
+    records[name] = generative::serve(offline_load(), s, rec);
+    tokens[name] = decoder->finish();
+    steps[name] = rec.steps;
+  }
+  for (const auto& [name, r] : records) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(r.fault.empty()) << r.fault;
+    ASSERT_EQ(r.requests.size(), kShapes.size());
+    for (const auto& q : r.requests) {
+      EXPECT_EQ(q.status, RequestStatus::ok) << q.error;
+      ASSERT_EQ(static_cast<int64_t>(q.token_ns.size()), q.shape.output_tokens);
+      for (size_t i = 1; i < q.token_ns.size(); ++i) EXPECT_GT(q.token_ns[i], q.token_ns[i - 1]);
+      EXPECT_GT(request_metrics(q).ttft_ms, 0);
+      EXPECT_EQ(static_cast<int64_t>(tokens[name][q.id].size()), q.shape.output_tokens);
+    }
+  }
+  EXPECT_EQ(records["batched"].max_batch_seen, 3);
+  EXPECT_EQ(tokens["batched"], tokens["alone"]) << "padding changed a token";
+  EXPECT_EQ(tokens["chunked"], tokens["alone"]) << "chunking changed a token";
+  EXPECT_EQ(tokens["static"], tokens["alone"]) << "a static batch's padding rows changed a token";
+
+  // The copies: every decode step whose batch changed rebuilt it, copying each row's context, keys and values, in
+  // every layer; a step with the same batch copied nothing.
+  const int64_t per_token = 2 * static_cast<int64_t>(io_.cache.size()) * io_.kv_heads * io_.head_dim * 4;
+  for (const auto& name : {"alone", "batched", "chunked", "static"}) {
+    int64_t expected = 0, rebuilds = 0;
+    for (const auto& s : steps[name]) {
+      if (s.decode_rows() == 0 || (s.joined.empty() && s.left.empty())) continue;
+      ++rebuilds;
+      for (const auto& row : s.rows)
+        if (!row.prefill) expected += row.context * per_token;
+    }
+    EXPECT_GT(rebuilds, 0) << name;
+    EXPECT_EQ(records[name].kv_copy_bytes, expected) << name;
+  }
+}
+
+TEST_F(GenerativeServingTest, ARunnerKilledMidRunFailsTheRunningRequestsAndKeepsTheFinished) {
+  auto decoder = serve();
+  capacity::ServedDecoderExecutor live(*decoder);
+  struct KillAt final : StepExecutor {
+    KillAt(StepExecutor& inner, Backend& b, int64_t at) : inner(inner), backend(b), at(at) {}
+    StepResult run(const DecoderStep& s) override {
+      if (s.index == at) backend.abort();  // as Ctrl-C or the OOM killer would end it
+      return inner.run(s);
+    }
+    void idle_until(int64_t ns) override { inner.idle_until(ns); }
+    const capacity::Clock& clock() const override { return inner.clock(); }
+    StepExecutor& inner;
+    Backend& backend;
+    int64_t at;
+  } killing(live, *backend_, 6);
+  BatcherSettings s;
+  s.max_batch = 1;  // one request at a time: request 0 (5 in, 6 out) takes steps 0-5, request 1's prefill is step 6
+  const ServingRecords r = generative::serve(offline_load(), s, killing);
+  ASSERT_FALSE(r.fault.empty());
+  ASSERT_EQ(r.requests.size(), kShapes.size());
+  EXPECT_EQ(r.requests[0].status, RequestStatus::ok);
+  EXPECT_EQ(r.requests[1].status, RequestStatus::failed);
+  EXPECT_NE(r.requests[1].error.find("step 6 failed"), std::string::npos) << r.requests[1].error;
+  for (size_t i = 2; i < r.requests.size(); ++i) EXPECT_EQ(r.requests[i].status, RequestStatus::abandoned);
+  const ServingSummary sum = summarize_serving(r, Slo{});
+  const ServingVerdict v = judge_serving(r, sum, Slo{}, 1);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons[0].find("the run stopped"), std::string::npos) << v.reasons[0];
+}
+
+}  // namespace
