@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "cli/output_flags.h"
 #include "core/errors.h"
@@ -9,12 +10,13 @@
 namespace rooflens::cli {
 namespace {
 
-double number_prefix(const std::string& text, const std::string& flag, std::string& unit) {
+double number_prefix(const std::string& text, const std::string& flag, std::string& unit,
+                     const std::string& example = "15ms") {
   const char* begin = text.c_str();
   char* end = nullptr;
   const double v = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(v))
-    throw UsageError(flag + " " + text + ": give a number with a unit, e.g. " + flag + " 15ms");
+    throw UsageError(flag + " " + text + ": give a number with a unit, e.g. " + flag + " " + example);
   unit = std::string(end);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   return v;
@@ -31,6 +33,17 @@ double parse_duration_ms(const std::string& text, const std::string& flag) {
   throw UsageError(flag + " " + text + ": the unit must be ms, s or us (e.g. " + flag + " 15ms)");
 }
 
+uint64_t parse_bytes(const std::string& text, const std::string& flag) {
+  std::string unit;
+  const double v = number_prefix(text, flag, unit, "2GB");
+  static const std::pair<const char*, double> units[] = {{"", 1},       {"B", 1},          {"KB", 1e3},
+                                                         {"MB", 1e6},   {"GB", 1e9},       {"TB", 1e12},
+                                                         {"KiB", 1024}, {"MiB", 1 << 20}, {"GiB", 1 << 30}};
+  for (const auto& [name, scale] : units)
+    if (unit == name && v >= 0 && v * scale < 1.8e19) return static_cast<uint64_t>(v * scale);
+  throw UsageError(flag + " " + text + ": give a size such as 2GB, 512MiB or a number of bytes");
+}
+
 double parse_fraction(const std::string& text, const std::string& flag) {
   std::string unit;
   const double v = number_prefix(text, flag, unit);
@@ -41,12 +54,13 @@ double parse_fraction(const std::string& text, const std::string& flag) {
 
 void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("model", a.model, "ONNX model file (not needed with --self-test)")->check(CLI::ExistingFile);
-  cmd.add_option("--scenario", a.scenario, "MLPerf scenario")
-      ->check(CLI::IsMember({"single-stream", "multi-stream", "server", "offline"}))
+  cmd.add_option("--scenario", a.scenario, "MLPerf scenario (a decoder: server, concurrency or offline)")
+      ->check(CLI::IsMember({"single-stream", "multi-stream", "server", "offline", "concurrency"}))
       ->capture_default_str();
   cmd.add_option("--qps", a.qps, "Server: Poisson arrival rate, queries per second (with --find-peak: the first guess)");
   cmd.add_option("--slo", a.slo, "Server: the latency bound at the percentile, e.g. 15ms (counted from each query's "
-                                  "scheduled time)");
+                                  "scheduled time); a decoder: ttft=2s,tpot=100ms[,e2e=...] or an MLPerf preset "
+                                  "(llama3.1-8b, llama2-70b-interactive, ...)");
   cmd.add_option("--percentile", a.percentile, "The percentile judged (default: server and multi-stream 99, "
                                                  "single-stream 90)");
   cmd.add_option("--samples-per-query", a.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
@@ -93,6 +107,30 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_flag("--profile-layers", a.s.profile_layers, "Server: one per-layer profile per instance under load");
   cmd.add_flag("--no-predict", a.no_predict, "Skip the single-stream baseline and the queueing prediction");
   cmd.add_flag("--self-test", a.s.self_test, "Measure the generator itself on a one-Identity model and exit");
+  // A decoder with a KV cache selects the generative scenarios (docs/capacity.md, "Generative serving").
+  cmd.add_option("--users", a.users, "Decoder, concurrency: users, each sending its next request when its last one "
+                                     "finished (default: --max-batch)");
+  cmd.add_option("--requests", a.requests, "Decoder: requests in the run (default 500; a trace: its lines)");
+  cmd.add_option("--input-tokens", a.input_tokens, "Decoder: prompt lengths: 128, uniform:64-256, normal:550,150, or "
+                                                   "pairs 128:32@70,512:128@30")
+      ->capture_default_str();
+  cmd.add_option("--output-tokens", a.output_tokens, "Decoder: output lengths, forms as --input-tokens (default 32; "
+                                                     "end-of-sequence is ignored, so each is exact)");
+  cmd.add_option("--trace", a.trace, "Decoder: replay a JSONL trace of {timestamp (ms), input_tokens, output_tokens}");
+  cmd.add_option("--burstiness", a.burstiness, "Decoder, server: the arrival gaps' gamma shape (1: Poisson; below 1 "
+                                               "burstier)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--batching", a.batching, "Decoder: continuous (iteration-level) or static batches")
+      ->check(CLI::IsMember({"continuous", "static"}))
+      ->capture_default_str();
+  cmd.add_option("--prefill", a.prefill, "Decoder: prompts in steps of their own (separate) or in chunks beside "
+                                         "the decodes (chunked)")
+      ->check(CLI::IsMember({"separate", "chunked"}))
+      ->capture_default_str();
+  cmd.add_option("--max-batched-tokens", a.max_batched_tokens, "Decoder: tokens one step may feed")
+      ->capture_default_str();
+  cmd.add_option("--kv-budget", a.kv_budget, "Decoder: KV-cache memory the requests in flight may reserve, e.g. 2GB "
+                                             "(default: half the free memory); a request that does not fit waits");
   add_output_option(cmd, a.out_json, "Write the JSON report here");
   cmd.add_flag("--json", a.json, "Print the JSON report on stdout instead of the summary");
   cmd.add_option("--html", a.html, "Write the report as one self-contained HTML page");
@@ -126,7 +164,11 @@ FleetShape capacity_fleet_shape(const CapacityCommand& a, const CLI::App& cmd) {
 }
 
 void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd) {
-  a.s.scenario = *scenario_from_string(a.scenario);
+  const std::optional<Scenario> scenario = scenario_from_string(a.scenario);
+  if (!scenario)
+    throw UsageError("--scenario " + a.scenario + ": only a decoder with a KV cache is served to users (" + a.model +
+                     " is not one); give single-stream, multi-stream, server or offline");
+  a.s.scenario = *scenario;
   if (cmd.count("--qps")) a.s.qps = a.qps;
   if (cmd.count("--percentile")) a.s.percentile = a.percentile;
   if (cmd.count("--samples-per-query")) a.s.samples_per_query = a.samples_per_query;

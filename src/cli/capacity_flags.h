@@ -26,6 +26,10 @@ struct CapacityCommand {
   DbFlags db;
   FleetFlags fleet;  // --slurm N: --search's grid as N array tasks, one configuration each
   bool json = false, quiet = false, no_roofs = false, no_predict = false;
+  // A decoder's generative scenarios (cli/capacity_decoder.h)
+  std::string input_tokens = "128", output_tokens, trace, batching = "continuous", prefill = "separate", kv_budget;
+  double burstiness = 1;
+  int64_t users = 0, requests = 0, max_batched_tokens = 512;
 };
 
 void add_capacity_flags(CLI::App& cmd, CapacityCommand& a);
@@ -41,6 +45,8 @@ FleetShape capacity_fleet_shape(const CapacityCommand& a, const CLI::App& cmd);
 
 // "15ms", "2.5 ms", "0.5s", "300us", "15" (ms) -> milliseconds. Throws UsageError naming `flag`.
 double parse_duration_ms(const std::string& text, const std::string& flag);
+// "2GB", "512MiB", "1.5 GB", "1000000" (bytes) -> bytes. Throws UsageError naming `flag`.
+uint64_t parse_bytes(const std::string& text, const std::string& flag);
 // "2%" or "0.02" -> 0.02. Throws UsageError naming `flag`.
 double parse_fraction(const std::string& text, const std::string& flag);
 

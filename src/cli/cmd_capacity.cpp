@@ -12,6 +12,7 @@
 #include "capacity/run.h"
 #include "capacity/self_test.h"
 #include "capacity/sut/pool.h"
+#include "cli/capacity_decoder.h"
 #include "cli/capacity_flags.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
@@ -99,6 +100,11 @@ int exit_code(const CapacityResult& c) {
 }
 
 int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
+  if (!a.model.empty() && !a.s.self_test) {  // a decoder with a KV cache is served to users, request by request
+    std::string why;
+    if (const std::optional<DecoderIo> io = served_decoder_io(a.model, why)) return run_decoder_capacity(a, cmd, *io);
+    reject_decoder_flags(a, cmd, why);
+  }
   parse_capacity_flags(a, cmd);
   if (a.s.self_test) return run_self_test(a);
   if (a.model.empty()) throw UsageError("capacity: give a MODEL (or --self-test)");
@@ -169,6 +175,9 @@ void setup_capacity(CLI::App& root, Action& action) {
       "  rooflens capacity mobilenet_v2.onnx --find-peak --slo 50ms --max-batch 8 --batch-timeout 2ms\n"
       "  rooflens capacity resnet50.onnx --scenario single-stream --queries records.csv\n"
       "  rooflens capacity --self-test          (the generator's own throughput and added latency)\n"
+      "  rooflens capacity llama-kv.onnx --scenario server --qps 4 --slo ttft=2s,tpot=100ms --max-batch 8\n"
+      "  rooflens capacity llama-kv.onnx --scenario concurrency --users 4 --slo llama3.1-8b --batching static\n"
+      "                                         (a decoder with a KV cache: requests, TTFT/TPOT, goodput)\n"
       "  rooflens capacity m.onnx --search --instances 1,2 --threads 1,2 --slurm 4 --db postgresql://ci@db/perf\n"
       "                                         (one Slurm array task per configuration: docs/fleet.md)\n"
       "Latency counts from each query's scheduled time (Poisson, seeded: --seed), so a system or generator that\n"

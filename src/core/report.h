@@ -10,6 +10,7 @@
 //   core/report_run.h         runs, failures and backends: measured configurations (samples, repetitions, layers)
 //   core/report_whatif.h      whatif: projections of the runs
 //   core/report_generation.h  generation: decoder runs per phase
+//   core/report_serving.h     serving: capacity on a decoder (generative serving)
 // and capacity (core/capacity.h) and lint's findings (core/findings.h). This header composes them into `Report`.
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "core/report_layer.h"
 #include "core/report_model.h"
 #include "core/report_run.h"
+#include "core/report_serving.h"
 #include "core/report_whatif.h"
 
 namespace rooflens {
@@ -61,6 +63,7 @@ struct Report {
   std::optional<Projection> whatif;      // rooflens whatif's projection of these runs, when one was made
   std::optional<Generation> generation;  // `rooflens generate` reports only; their failures are in `failures`
   std::optional<CapacityResult> capacity;  // `rooflens capacity` reports only (core/capacity.h)
+  std::optional<ServingResult> serving;    // `rooflens capacity` on a decoder only (core/report_serving.h)
 };
 
 std::string report_to_json(const Report& r, int indent = 2);

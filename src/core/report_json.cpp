@@ -2,6 +2,7 @@
 #include "core/json_fields.h"
 
 #include "core/capacity_json.h"
+#include "core/serving_json.h"
 #include "core/errors.h"
 #include "core/memory_json.h"
 #include "core/repetitions.h"
@@ -511,6 +512,7 @@ std::string report_to_json(const Report& r, int indent) {
   if (r.whatif) j["whatif"] = *r.whatif;
   if (r.generation) j["generation"] = *r.generation;  // `rooflens generate` reports only
   if (r.capacity) j["capacity"] = *r.capacity;        // `rooflens capacity` reports only
+  if (r.serving) j["serving"] = *r.serving;           // `rooflens capacity` on a decoder only
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -539,6 +541,7 @@ Report report_from_json(const std::string& text) {
     if (j.contains("whatif")) r.whatif = j.at("whatif").get<Projection>();
     if (j.contains("generation")) r.generation = j.at("generation").get<Generation>();
     if (j.contains("capacity")) r.capacity = j.at("capacity").get<CapacityResult>();
+    if (j.contains("serving")) r.serving = j.at("serving").get<ServingResult>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

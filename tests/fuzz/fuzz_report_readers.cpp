@@ -1,11 +1,15 @@
 // libFuzzer target over what lint and whatif read from users: a report JSON (then every lint rule and a whatif
 // projection over it), a perf-ratio table, a --sparse spec; and what `rooflens score` reads: a suite file
-// (--suite) and a stored score result (--from, then scored again). Any input must end in a result or a
+// (--suite) and a stored score result (--from, then scored again); and what `capacity` on a decoder reads: a request
+// trace (--trace) and the length flags (--input-tokens, --output-tokens). Any input must end in a result or a
 // UserError/UsageError — never a crash, a hang or a sanitizer report. Seeds: tests/fuzz/seeds/report_readers/.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "capacity/generative/lengths.h"
+#include "capacity/generative/trace.h"
 #include "core/errors.h"
 #include "core/report.h"
 #include "core/score.h"
@@ -24,6 +28,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     (void)rooflens::parse_sparse(text.substr(0, 64));
+  } catch (const rooflens::UsageError&) {
+  }
+  try {
+    (void)rooflens::capacity::generative::parse_trace(text, "fuzz.jsonl");
+  } catch (const rooflens::UserError&) {
+  }
+  try {
+    const size_t cut = text.find('\n');
+    const auto plan = rooflens::capacity::generative::parse_length_plan(
+        text.substr(0, std::min<size_t>(cut, 64)), cut == std::string::npos ? "" : text.substr(cut + 1, 64));
+    (void)rooflens::capacity::generative::draw_shapes(plan, 8, 1);
   } catch (const rooflens::UsageError&) {
   }
   try {

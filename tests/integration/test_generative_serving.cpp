@@ -7,8 +7,10 @@
 //  - a runner killed in the middle of a run fails the running requests, abandons the waiting ones and keeps the
 //    finished ones.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -171,6 +173,58 @@ TEST_F(GenerativeServingTest, ARunnerKilledMidRunFailsTheRunningRequestsAndKeeps
   const ServingVerdict v = judge_serving(r, sum, Slo{}, 1);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons[0].find("the run stopped"), std::string::npos) << v.reasons[0];
+}
+
+// `rooflens capacity` on the decoder: the report's serving section says what ran and what came of it, and the
+// summary leads with the verdict. Offline, all requests at once, a limit every request meets: the verdict is INVALID
+// only because 12 requests cannot show a p99 (early stopping needs 459), which it says.
+TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServingSection) {
+  const std::string report = (*dir_ / "serving.json").string();
+  const CliResult r = run_cli("capacity " + model_ + " --scenario offline --requests 12 --input-tokens uniform:4-12 "
+                              "--output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q -o " + report,
+                              dir_->string());
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("INVALID  p99 TTFT <= 60000 ms, TPOT <= 10000 ms", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("early stopping needs 459"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(report));
+  const nlohmann::json& s = j.at("serving");
+  EXPECT_EQ(s["settings"]["scenario"], "offline");
+  EXPECT_EQ(s["settings"]["lengths"], "uniform:4-12 in / 6 out");
+  EXPECT_EQ(s["settings"]["max_batch"], 4);
+  EXPECT_EQ(s["settings"]["threads"], 1);
+  EXPECT_EQ(s["summary"]["completed"], 12);
+  EXPECT_EQ(s["summary"]["good"], 12);
+  EXPECT_EQ(s["summary"]["ttft_ms"]["n"], 12);
+  EXPECT_EQ(s["summary"]["itl_ms"]["n"], 12 * 5);
+  EXPECT_EQ(s["max_batch_seen"], 4);
+  EXPECT_GT(s["summary"]["output_tokens_per_s"].get<double>(), 0);
+  EXPECT_NEAR(s["summary"]["output_tokens_per_s"].get<double>(), 72 / s["summary"]["duration_s"].get<double>(), 1e-6);
+  EXPECT_FALSE(s["verdict"]["valid"].get<bool>());
+}
+
+TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {
+  const std::string trace = (*dir_ / "bad.jsonl").string();
+  std::ofstream(trace) << "{\"timestamp\": 0, \"input_tokens\": 8, \"output_tokens\": 4}\n{\"timestamp\": 5}\n";
+  const std::string squeezenet = (*dir_ / "squeezenet.onnx").string();
+  zoo::ZooOptions small;
+  small.image = 64;
+  save_zoo_model("squeezenet1_0", small, squeezenet);
+  for (const auto& [args, rc, says] : std::vector<std::tuple<std::string, int, std::string>>{
+           {squeezenet + " --users 4", 2, "--users: only for a decoder with a KV cache"},
+           {squeezenet + " --scenario concurrency", 2, "--scenario concurrency: only for a decoder"},
+           {model_ + " --find-peak", 2, "--find-peak: not for a decoder's generative scenarios yet"},
+           {model_ + " --scenario server --requests 3", 2, "needs --qps"},
+           {model_ + " --scenario offline --slo fast", 2, "--slo fast: give ttft=2s,tpot=100ms"},
+           {model_ + " --scenario offline --input-tokens uniform:9-3", 2, "LOW is above HIGH"},
+           {model_ + " --scenario offline --max-batch 8 --max-batched-tokens 4", 2, "is below --max-batch 8"},
+           {model_ + " --scenario offline --kv-budget lots", 2, "--kv-budget lots: give a number with a unit, e.g. --kv-budget 2GB"},
+           {model_ + " --scenario offline --kv-budget 2parsecs", 2, "--kv-budget 2parsecs: give a size"},
+           {model_ + " --trace " + trace, 1, trace + ":2: 'input_tokens'"}}) {
+    const CliResult r = run_cli("capacity " + args + " -q", dir_->string());
+    EXPECT_EQ(r.rc, rc) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1) << args << ": " << r.err;
+  }
 }
 
 }  // namespace

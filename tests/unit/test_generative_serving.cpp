@@ -15,6 +15,7 @@
 #include "capacity/generative/null_executor.h"
 #include "capacity/generative/trace.h"
 #include "core/errors.h"
+#include "core/report.h"
 
 using namespace rooflens;
 using namespace rooflens::capacity::generative;
@@ -334,6 +335,26 @@ TEST(GenerativeServing, ATraceIsReplayedInTimestampOrderFromItsFirstRequest) {
       EXPECT_EQ(std::string(e.what()).rfind(says, 0), 0u) << e.what();
     }
   }
+}
+
+TEST(GenerativeServing, AServingReportRoundTripsByteForByte) {
+  Slo slo;
+  slo.ttft_ms = 2.5;
+  ServingRecords r = run(trace_of({{0, {10, 4}}, {4, {10, 2}}}), BatcherSettings{});
+  Report rep;
+  rep.tool.command = "capacity";
+  rep.serving = ServingResult{};
+  rep.serving->settings.scenario = "trace";
+  rep.serving->settings.slo_ttft_ms = 2.5;
+  rep.serving->summary = summarize_serving(r, slo);
+  rep.serving->verdict = judge_serving(r, rep.serving->summary, slo, 1);
+  rep.serving->steps = r.steps;
+  const std::string once = report_to_json(rep);
+  const Report back = report_from_json(once);
+  ASSERT_TRUE(back.serving.has_value());
+  EXPECT_EQ(back.serving->summary.good, 1);
+  EXPECT_EQ(back.serving->verdict.reasons, rep.serving->verdict.reasons);
+  EXPECT_EQ(report_to_json(back), once);
 }
 
 }  // namespace

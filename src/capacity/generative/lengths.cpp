@@ -23,9 +23,9 @@ int64_t token_count(const std::string& text, const std::string& flag, const std:
 double positive_number(const std::string& text, const std::string& flag, const std::string& whole, bool zero_ok) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || (!zero_ok && v == 0) || v > 1e7)
     throw UsageError(flag + " " + whole + ": '" + text + "' is not a " + (zero_ok ? "non-negative" : "positive") +
-                     " number");
+                     " number up to 10,000,000");
   return v;
 }
 

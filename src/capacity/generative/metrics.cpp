@@ -40,8 +40,8 @@ std::string judge_limit(const std::string& metric, const std::vector<double>& va
 
 }  // namespace
 
-Distribution distribution_of(std::vector<double> values) {
-  Distribution d;
+ServingDistribution distribution_of(std::vector<double> values) {
+  ServingDistribution d;
   d.n = static_cast<int64_t>(values.size());
   if (values.empty()) return d;
   std::sort(values.begin(), values.end());

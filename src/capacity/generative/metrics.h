@@ -16,14 +16,11 @@
 #include <vector>
 
 #include "capacity/generative/batcher.h"
+#include "core/report_serving.h"
 
 namespace rooflens::capacity::generative {
 
-struct Distribution {
-  int64_t n = 0;
-  double mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;
-};
-Distribution distribution_of(std::vector<double> values);
+ServingDistribution distribution_of(std::vector<double> values);
 
 struct RequestMetrics {
   double queue_ms = 0, ttft_ms = 0, e2e_ms = 0;
@@ -52,20 +49,7 @@ struct SloPreset {
 const std::vector<SloPreset>& slo_presets();
 std::optional<Slo> preset_slo(const std::string& name);
 
-struct ServingSummary {
-  int64_t requests = 0, completed = 0, failed = 0, rejected = 0, abandoned = 0, waited_for_kv = 0;
-  double duration_s = 0;
-  double request_throughput = 0, output_tokens_per_s = 0, input_tokens_per_s = 0, total_tokens_per_s = 0;
-  Distribution queue_ms, ttft_ms, tpot_ms, itl_ms, e2e_ms, tokens_per_s_per_user;
-  int64_t good = 0;    // completed requests that met every objective
-  double goodput = 0;  // good / duration
-};
 ServingSummary summarize_serving(const ServingRecords& records, const Slo& slo);
-
-struct ServingVerdict {
-  bool valid = false;
-  std::vector<std::string> reasons;  // INVALID: each reason, with what to do
-};
 
 // VALID when every limit holds at the percentile with MLPerf's early-stopping bound applied to each (confidence
 // 99%: with t of n requests over a limit, n must reach h(t) + t; capacity/loadgen/early_stopping.h), at least

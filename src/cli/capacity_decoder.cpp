@@ -1,0 +1,169 @@
+#include "cli/capacity_decoder.h"
+
+#include <iostream>
+
+#include "analysis/model_summary.h"
+#include "backends/registry/registry.h"
+#include "capacity/generative/lengths.h"
+#include "capacity/generative/trace.h"
+#include "capacity/serve_decoder.h"
+#include "cli/interrupt.h"
+#include "core/atomic_file.h"
+#include "core/build_info.h"
+#include "core/errors.h"
+#include "core/report.h"
+#include "generate/decoder_io.h"
+#include "model/declared_io.h"
+#include "model/loader.h"
+#include "reporters/serving_summary.h"
+
+namespace rooflens::cli {
+namespace {
+
+namespace gen = capacity::generative;
+
+// The single-pass levers and modes a decoder run does not have (yet): each given one is a usage error naming it.
+void reject_single_pass_flags(const CLI::App& cmd) {
+  static const char* const flags[] = {"--find-peak", "--search",  "--instances",     "--batch",  "--samples-per-query",
+                                      "--concurrency", "--profile-layers", "--input", "--html", "--queries",
+                                      "--batch-timeout", "--pin",  "--mlperf-durations", "--duration", "--max-queries"};
+  for (const char* f : flags) {
+    const CLI::Option* o = cmd.get_option_no_throw(f);
+    if (o && o->count() > 0)
+      throw UsageError(std::string(f) + ": not for a decoder's generative scenarios yet (docs/capacity.md, "
+                                        "\"Generative serving\"); give --scenario server|concurrency|offline, "
+                                        "--requests, --max-batch, --batching, --prefill, --slo");
+  }
+}
+
+// "ttft=2s,tpot=100ms,e2e=5s" or an MLPerf preset's name.
+gen::Slo parse_serving_slo(const std::string& text) {
+  if (auto preset = gen::preset_slo(text)) return *preset;
+  gen::Slo slo;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(',', at);
+    const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq == std::string::npos ? 0 : eq);
+    double* limit = key == "ttft" ? &slo.ttft_ms : key == "tpot" ? &slo.tpot_ms : key == "e2e" ? &slo.e2e_ms : nullptr;
+    if (!limit) {
+      std::string presets;
+      for (const auto& p : gen::slo_presets()) presets += (presets.empty() ? "" : ", ") + std::string(p.name);
+      throw UsageError("--slo " + text + ": give ttft=2s,tpot=100ms[,e2e=...] or a preset (" + presets + ")");
+    }
+    *limit = parse_duration_ms(item.substr(eq + 1), "--slo " + key);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return slo;
+}
+
+gen::LoadPlan load_plan(const CapacityCommand& a, const CLI::App& cmd, int64_t max_batch, std::string& lengths) {
+  gen::LoadPlan l;
+  l.seed = a.s.seed;
+  if (!a.trace.empty()) {
+    if (cmd.count("--input-tokens") || cmd.count("--output-tokens"))
+      throw UsageError("--trace gives every request's lengths: leave --input-tokens and --output-tokens out");
+    gen::Trace t = gen::read_trace(a.trace);
+    l.kind = gen::LoadKind::trace;
+    l.trace_ns = std::move(t.arrival_ns);
+    l.shapes = std::move(t.shapes);
+    if (cmd.count("--requests") && a.requests < static_cast<int64_t>(l.shapes.size())) {
+      l.shapes.resize(static_cast<size_t>(a.requests));
+      l.trace_ns.resize(static_cast<size_t>(a.requests));
+    }
+    lengths = "trace " + a.trace;
+    return l;
+  }
+  const int64_t n = cmd.count("--requests") ? a.requests : 500;
+  if (n < 1) throw UsageError("--requests " + std::to_string(n) + ": give at least 1");
+  const gen::LengthPlan plan = gen::parse_length_plan(a.input_tokens, a.output_tokens);
+  l.shapes = gen::draw_shapes(plan, n, a.s.seed);
+  lengths = gen::describe(plan);
+  if (a.scenario == "server") {
+    if (!cmd.count("--qps") || a.qps <= 0)
+      throw UsageError("--scenario server on a decoder needs --qps (requests per second), e.g. --qps 2");
+    l.kind = gen::LoadKind::server;
+    l.rate = a.qps;
+    l.burstiness = a.burstiness;
+  } else if (a.scenario == "concurrency") {
+    l.kind = gen::LoadKind::concurrency;
+    l.users = cmd.count("--users") ? a.users : max_batch;
+    if (l.users < 1) throw UsageError("--users " + std::to_string(l.users) + ": give at least 1");
+  } else if (a.scenario == "offline") {
+    l.kind = gen::LoadKind::offline;
+  } else {
+    throw UsageError("--scenario " + a.scenario + ": a decoder is served as server, concurrency or offline");
+  }
+  return l;
+}
+
+}  // namespace
+
+std::optional<DecoderIo> served_decoder_io(const std::string& model, std::string& why) {
+  try {
+    return detect_decoder_io(read_declared_io(model), model);
+  } catch (const UserError& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
+void reject_decoder_flags(const CapacityCommand& a, const CLI::App& cmd, const std::string& why) {
+  static const char* const flags[] = {"--users", "--requests", "--input-tokens", "--output-tokens", "--trace",
+                                      "--burstiness", "--batching", "--prefill", "--max-batched-tokens", "--kv-budget"};
+  for (const char* f : flags) {
+    const CLI::Option* o = cmd.get_option_no_throw(f);
+    if (o && o->count() > 0) throw UsageError(std::string(f) + ": only for a decoder with a KV cache; " + why);
+  }
+  if (a.scenario == "concurrency") throw UsageError("--scenario concurrency: only for a decoder with a KV cache; " + why);
+}
+
+int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const DecoderIo& io) {
+  reject_single_pass_flags(cmd);
+  if (a.levers.max_batch.size() > 1 || a.levers.threads.size() > 1)
+    throw UsageError("--max-batch / --threads: one value each for a decoder (sweeps are not built yet)");
+  capacity::DecoderServingSpec spec;
+  spec.model = a.model;
+  spec.io = io;
+  spec.batcher.max_batch = cmd.count("--max-batch") ? a.levers.max_batch.front() : 8;
+  spec.batcher.batching = a.batching == "static" ? gen::Batching::static_batches : gen::Batching::continuous;
+  spec.batcher.prefill = a.prefill == "chunked" ? gen::PrefillMode::chunked : gen::PrefillMode::separate;
+  spec.batcher.max_batched_tokens = a.max_batched_tokens;
+  if (const std::string bad = gen::check_settings(spec.batcher); !bad.empty()) throw UsageError(bad);
+  spec.load = load_plan(a, cmd, spec.batcher.max_batch, spec.lengths);
+  if (!a.kv_budget.empty()) {
+    spec.kv_budget_bytes = parse_bytes(a.kv_budget, "--kv-budget");
+    if (spec.kv_budget_bytes == 0) throw UsageError("--kv-budget 0: give the memory the KV cache may take, e.g. 2GB");
+  }
+  if (!a.slo.empty()) spec.slo = parse_serving_slo(a.slo);
+  if (cmd.count("--percentile")) spec.slo.percentile = a.percentile;
+  spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
+  spec.seed = a.s.seed;
+  spec.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.s.timeout_s * 1000));
+  InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
+  spec.interrupted = &watcher.flag();
+  if (!a.quiet) spec.progress = [](const std::string& what) { std::cerr << "rooflens capacity: " << what << "\n"; };
+
+  std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
+  Report rep;
+  rep.tool = tool_info("capacity");
+  ShapeOverrides one_step;  // the model as one decode step sees it: its summary names it, counts its weights
+  one_step.shapes = step_shapes(io, 1, 1, 0);
+  rep.model = summarize_model(load_model(a.model, one_step));
+  rep.model.path = a.model;
+  rep.backends = {backend->info()};
+  rep.serving = capacity::serve_decoder(spec, *backend);
+  rep.partial = rep.serving->interrupted;
+  if (a.json) std::cout << report_to_json(rep);
+  else std::cout << serving_summary(*rep.serving, a.model, rep.backends.front().runtime);
+  if (!a.out_json.empty()) {
+    write_file_atomically(a.out_json, report_to_json(rep));
+    if (!a.quiet) std::cerr << "rooflens capacity: report written to " << a.out_json << "\n";
+  }
+  if (!a.quiet) std::cerr << "rooflens capacity: a decoder's runs are not stored in the results database yet\n";
+  return rep.serving->verdict.valid ? 0 : 1;
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,11 @@
+#pragma once
+// JSON converters of the serving section (core/report_serving.h), for the report reader and writer.
+#include "core/json_fields.h"
+#include "core/report_serving.h"
+
+namespace rooflens {
+
+void to_json(json& j, const ServingResult& s);
+void from_json(const json& j, ServingResult& s);
+
+}  // namespace rooflens

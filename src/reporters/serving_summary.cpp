@@ -1,0 +1,74 @@
+#include "reporters/serving_summary.h"
+
+#include <fmt/format.h>
+
+#include "core/text_table.h"
+
+namespace rooflens {
+namespace {
+
+std::string limit_text(const ServingSettings& s) {
+  std::string t;
+  auto add = [&t](const char* name, double ms) {
+    if (ms > 0) t += fmt::format("{}{} <= {:g} ms", t.empty() ? "" : ", ", name, ms);
+  };
+  add("TTFT", s.slo_ttft_ms);
+  add("TPOT", s.slo_tpot_ms);
+  add("E2E", s.slo_e2e_ms);
+  if (t.empty()) return "no objectives (give --slo ttft=2s,tpot=100ms or a preset)";
+  return fmt::format("p{:g} {}{}", s.percentile, t, s.slo_preset.empty() ? "" : " (MLPerf " + s.slo_preset + ")");
+}
+
+std::string load_text(const ServingSettings& s) {
+  if (s.scenario == "server")
+    return fmt::format("server at {:g} requests/s ({})", s.rate,
+                       s.burstiness == 1 ? std::string("Poisson") : fmt::format("gamma bursts, shape {:g}", s.burstiness));
+  if (s.scenario == "concurrency") return fmt::format("concurrency: {} users", s.users);
+  return s.scenario;
+}
+
+}  // namespace
+
+std::string serving_summary(const ServingResult& r, const std::string& model, const std::string& runtime) {
+  const ServingSettings& s = r.settings;
+  const ServingSummary& m = r.summary;
+  std::string out = (r.verdict.valid ? "VALID  " : "INVALID  ") + limit_text(s) + "\n";
+  for (const auto& why : r.verdict.reasons) out += "  - " + why + "\n";
+  out += fmt::format("\n{} on {}: {} requests ({}), {}\n", model, runtime, s.requests, s.lengths, load_text(s));
+  out += fmt::format("{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), {} tokens\n",
+                     s.batching, s.prefill, s.max_batch, s.max_batched_tokens, s.threads, s.next_token);
+  out += s.kv_budget_tokens > 0
+             ? fmt::format("KV budget {} tokens ({}; {} B per token)\n", s.kv_budget_tokens, s.kv_budget_source,
+                           s.kv_bytes_per_token)
+             : "KV budget: none\n";
+  out += fmt::format("\ncompleted {} of {} ({} failed, {} rejected, {} not finished; {} waited for the KV budget) in {:.2f} s\n",
+                     m.completed, m.requests, m.failed, m.rejected, m.abandoned, m.waited_for_kv, m.duration_s);
+  out += fmt::format("request_throughput {:.3g} req/s   output_tokens_per_s {:.4g}   total_tokens_per_s {:.4g}\n",
+                     m.request_throughput, m.output_tokens_per_s, m.total_tokens_per_s);
+  out += fmt::format("goodput {:.3g} req/s ({} of {} requests met every objective)\n\n", m.goodput, m.good, m.completed);
+  TextTable t;
+  t.columns = {{"metric"}, {"mean", true}, {"p50", true}, {"p90", true}, {"p95", true}, {"p99", true}, {"max", true}};
+  auto add = [&t](const char* name, const ServingDistribution& d, int digits) {
+    auto f = [digits](double v) { return fmt::format("{:.{}f}", v, digits); };
+    if (d.n == 0) {
+      t.rows.push_back({name, "-", "-", "-", "-", "-", "-"});
+      return;
+    }
+    t.rows.push_back({name, f(d.mean), f(d.p50), f(d.p90), f(d.p95), f(d.p99), f(d.max)});
+  };
+  add("TTFT ms", m.ttft_ms, 2);
+  add("TPOT ms", m.tpot_ms, 2);
+  add("ITL ms", m.itl_ms, 2);
+  add("E2E ms", m.e2e_ms, 1);
+  add("queue ms", m.queue_ms, 2);
+  add("tokens/s per user", m.tokens_per_s_per_user, 1);
+  out += t.render();
+  out += fmt::format("\n{} steps ({:.2f} s in the runtime, scheduler {:.1f} ms between them), at most {} rows in a step; "
+                     "KV cache copied to rebuild batches: {:.1f} MB\n",
+                     r.steps, r.step_busy_s, r.scheduler_s * 1000, r.max_batch_seen,
+                     static_cast<double>(r.kv_copy_bytes) / 1e6);
+  if (!r.fault.empty()) out += "the run stopped: " + r.fault + "\n";
+  return out;
+}
+
+}  // namespace rooflens
