@@ -6,6 +6,7 @@
 #include "capacity/sut/decoder_steps.h"
 #include "core/errors.h"
 #include "core/units.h"
+#include "memory/kv_cache.h"
 #include "memory/system_memory.h"
 
 namespace rooflens::capacity {
@@ -36,7 +37,7 @@ ServingSettings echo_settings(const DecoderServingSpec& spec, const generative::
   e.max_batch = b.max_batch;
   e.max_batched_tokens = b.max_batched_tokens;
   e.kv_budget_tokens = b.kv_budget_tokens;
-  e.kv_bytes_per_token = kv_bytes_per_token(spec.io);
+  e.kv_bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(spec.io));
   e.kv_budget_source = budget_source;
   e.threads = threads;
   e.next_token = to_string(spec.next_token);
@@ -50,16 +51,11 @@ ServingSettings echo_settings(const DecoderServingSpec& spec, const generative::
 
 }  // namespace
 
-int64_t kv_bytes_per_token(const DecoderIo& io) {
-  const int64_t element = io.kv_dtype == "float16" ? 2 : 4;
-  return 2 * static_cast<int64_t>(io.cache.size()) * io.kv_heads * io.head_dim * element;
-}
-
 ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   DecoderGeneration* generation = backend.generation();
   if (!generation) throw UserError("capacity: -B " + backend.info().name + " cannot run a decoder step by step");
   generative::BatcherSettings b = spec.batcher;
-  const int64_t per_token = kv_bytes_per_token(spec.io);
+  const auto per_token = static_cast<int64_t>(kv_bytes_per_token(spec.io));
   std::string budget_source = "--kv-budget";
   uint64_t budget = spec.kv_budget_bytes;
   if (budget == 0) {

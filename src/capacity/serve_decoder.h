@@ -34,9 +34,6 @@ struct DecoderServingSpec {
   std::function<void(const std::string&)> progress;
 };
 
-// Bytes of keys and values every layer keeps for one token.
-int64_t kv_bytes_per_token(const DecoderIo& io);
-
 // Serves the requests; BackendError when the runtime cannot load the decoder (a failed step is the result's fault).
 ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend);
 

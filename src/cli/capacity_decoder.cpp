@@ -5,6 +5,7 @@
 #include "analysis/model_summary.h"
 #include "backends/registry/registry.h"
 #include "capacity/generative/lengths.h"
+#include "capacity/generative/request_file.h"
 #include "capacity/generative/trace.h"
 #include "capacity/serve_decoder.h"
 #include "cli/interrupt.h"
@@ -25,7 +26,7 @@ namespace gen = capacity::generative;
 // The single-pass levers and modes a decoder run does not have (yet): each given one is a usage error naming it.
 void reject_single_pass_flags(const CLI::App& cmd) {
   static const char* const flags[] = {"--find-peak", "--search",  "--instances",     "--batch",  "--samples-per-query",
-                                      "--concurrency", "--profile-layers", "--input", "--html", "--queries",
+                                      "--concurrency", "--profile-layers", "--input", "--html",
                                       "--batch-timeout", "--pin",  "--mlperf-durations", "--duration", "--max-queries"};
   for (const char* f : flags) {
     const CLI::Option* o = cmd.get_option_no_throw(f);
@@ -142,6 +143,11 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
   spec.seed = a.s.seed;
   spec.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.s.timeout_s * 1000));
+  std::optional<gen::JsonlRequestSink> records;
+  if (!a.queries_csv.empty()) {
+    records.emplace(a.queries_csv);
+    spec.sink = &*records;
+  }
   InterruptWatcher watcher("rooflens capacity: interrupted — stopping and writing the partial result", [] {});
   spec.interrupted = &watcher.flag();
   if (!a.quiet) spec.progress = [](const std::string& what) { std::cerr << "rooflens capacity: " << what << "\n"; };
@@ -162,6 +168,7 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
     write_file_atomically(a.out_json, report_to_json(rep));
     if (!a.quiet) std::cerr << "rooflens capacity: report written to " << a.out_json << "\n";
   }
+  if (!a.quiet && records) std::cerr << "rooflens capacity: request records written to " << a.queries_csv << "\n";
   if (!a.quiet) std::cerr << "rooflens capacity: a decoder's runs are not stored in the results database yet\n";
   return rep.serving->verdict.valid ? 0 : 1;
 }

@@ -103,7 +103,8 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
       ->capture_default_str();
   cmd.add_option("--timeout", a.s.timeout_s, "Seconds an instance may hold a message before it counts as hung")
       ->capture_default_str();
-  cmd.add_option("--queries", a.queries_csv, "Stream every query's record to this CSV as it finishes");
+  cmd.add_option("--queries", a.queries_csv, "Stream every query's record to this CSV as it finishes (a decoder: one "
+                                             "JSON line per request, with its token times)");
   cmd.add_flag("--profile-layers", a.s.profile_layers, "Server: one per-layer profile per instance under load");
   cmd.add_flag("--no-predict", a.no_predict, "Skip the single-stream baseline and the queueing prediction");
   cmd.add_flag("--self-test", a.s.self_test, "Measure the generator itself on a one-Identity model and exit");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -179,9 +180,10 @@ TEST_F(GenerativeServingTest, ARunnerKilledMidRunFailsTheRunningRequestsAndKeeps
 // summary leads with the verdict. Offline, all requests at once, a limit every request meets: the verdict is INVALID
 // only because 12 requests cannot show a p99 (early stopping needs 459), which it says.
 TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServingSection) {
-  const std::string report = (*dir_ / "serving.json").string();
+  const std::string report = (*dir_ / "serving.json").string(), lines = (*dir_ / "requests.jsonl").string();
   const CliResult r = run_cli("capacity " + model_ + " --scenario offline --requests 12 --input-tokens uniform:4-12 "
-                              "--output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q -o " + report,
+                              "--output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q -o " + report +
+                                  " --queries " + lines,
                               dir_->string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_EQ(r.out.rfind("INVALID  p99 TTFT <= 60000 ms, TPOT <= 10000 ms", 0), 0u) << r.out;
@@ -200,6 +202,22 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_GT(s["summary"]["output_tokens_per_s"].get<double>(), 0);
   EXPECT_NEAR(s["summary"]["output_tokens_per_s"].get<double>(), 72 / s["summary"]["duration_s"].get<double>(), 1e-6);
   EXPECT_FALSE(s["verdict"]["valid"].get<bool>());
+
+  // The raw records, one line per request: the summary's TTFT percentiles recomputed from them (nearest rank).
+  std::vector<double> ttft;
+  std::ifstream in(lines);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json q = nlohmann::json::parse(line);
+    EXPECT_EQ(q["status"], "ok") << line;
+    ASSERT_EQ(q["token_ms"].size(), 6u) << line;
+    EXPECT_EQ(q["first_token_ms"], q["token_ms"][0]) << line;
+    EXPECT_EQ(q["end_ms"], q["token_ms"][5]) << line;
+    ttft.push_back(q["first_token_ms"].get<double>() - q["scheduled_ms"].get<double>());
+  }
+  ASSERT_EQ(ttft.size(), 12u);
+  std::sort(ttft.begin(), ttft.end());
+  EXPECT_NEAR(s["summary"]["ttft_ms"]["p50"].get<double>(), ttft[5], 1e-6);  // ceil(0.5 × 12) = the 6th
+  EXPECT_NEAR(s["summary"]["ttft_ms"]["p99"].get<double>(), ttft[11], 1e-6);
 }
 
 TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {

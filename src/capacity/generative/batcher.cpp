@@ -55,6 +55,7 @@ class Scheduler {
 
   ServingRecords run() {
     out_.start_ns = exec_.clock().now_ns();
+    if (hooks_.sink) hooks_.sink->begin(out_.start_ns);
     if (load_.kind == LoadKind::concurrency) {
       for (int64_t u = 0; u < std::min<int64_t>(load_.users, total()); ++u) schedule_next(out_.start_ns);
     } else {

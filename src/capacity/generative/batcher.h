@@ -101,6 +101,7 @@ struct ServingRecords {
 class RequestSink {
  public:
   virtual ~RequestSink() = default;
+  virtual void begin(int64_t start_ns) { (void)start_ns; }  // the run's zero, before any request
   virtual void add(const RequestRecord& r) = 0;
 };
 
