@@ -215,6 +215,11 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
     ttft.push_back(q["first_token_ms"].get<double>() - q["scheduled_ms"].get<double>());
   }
   ASSERT_EQ(ttft.size(), 12u);
+  // No page yet for this report: said, not an empty page.
+  const CliResult page = run_cli("report " + report + " -o " + (*dir_ / "serving.html").string(), dir_->string());
+  EXPECT_EQ(page.rc, 1);
+  EXPECT_NE(page.err.find("has no HTML page yet"), std::string::npos) << page.err;
+  EXPECT_FALSE(fs::exists(*dir_ / "serving.html"));
   std::sort(ttft.begin(), ttft.end());
   EXPECT_NEAR(s["summary"]["ttft_ms"]["p50"].get<double>(), ttft[5], 1e-6);  // ceil(0.5 × 12) = the 6th
   EXPECT_NEAR(s["summary"]["ttft_ms"]["p99"].get<double>(), ttft[11], 1e-6);
