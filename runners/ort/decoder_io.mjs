@@ -4,6 +4,7 @@ import { ort } from './ort.mjs';
 import { badMessage } from './errors.mjs';
 import { optInt } from './fields.mjs';
 import { fnv1a, mulberry32 } from './rng.mjs';
+import { halfToFloat } from './fp16.mjs';
 
 export const KV_ARRAYS = { float32: Float32Array, float16: Uint16Array };
 export const ID_ARRAYS = { int64: BigInt64Array, int32: Int32Array };
@@ -81,4 +82,16 @@ export function argmaxRows(rows, batch, vocab) {
     out.push(best);
   }
   return out;
+}
+
+// The logits of each row's last position, as float32 rows [batch * vocab], from logits [batch, S, vocab] (float32 or
+// float16).
+export function lastPositionRows(t) {
+  const [b, s, v] = t.dims;
+  const rows = new Float32Array(b * v);
+  for (let r = 0; r < b; ++r) {
+    const base = (r * s + s - 1) * v;
+    for (let i = 0; i < v; ++i) rows[r * v + i] = t.type === 'float16' ? halfToFloat(t.data[base + i]) : t.data[base + i];
+  }
+  return rows;
 }

@@ -15,8 +15,7 @@ import { nowNs, nsToMs } from './clock.mjs';
 import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
-import { KV_ARRAYS, argmaxRows, drawIds, idTensor, parseDecoderIo } from './decoder_io.mjs';
-import { halfToFloat } from './fp16.mjs';
+import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 
 // The messages' handlers, with the per-phase peaks they keep between messages.
@@ -71,17 +70,12 @@ export function makeGenerateOps() {
   // The logits of each sequence's last position, as float32 rows [batch, vocab].
   function lastLogits(io, out, g) {
     const t = out[io.logits];
-    const [b, s, v] = t.dims;
+    const [b, , v] = t.dims;
     if (b !== g.batch || v !== io.vocab) {
       throw new MessageError('ort', `output '${io.logits}' has dims [${t.dims}], expected [${g.batch}, S, ${io.vocab}]`,
         { stage: 'run' });
     }
-    const rows = new Float32Array(b * v);
-    for (let r = 0; r < b; ++r) {
-      const base = (r * s + s - 1) * v;
-      for (let i = 0; i < v; ++i) rows[r * v + i] = t.type === 'float16' ? halfToFloat(t.data[base + i]) : t.data[base + i];
-    }
-    return rows;
+    return lastPositionRows(t);
   }
 
   // One generation — a timed request, or the memory generation: prefill, then g.gen decode steps. Times (ms):

@@ -12,8 +12,7 @@ import { MessageError, badMessage } from './errors.mjs';
 import { optBool } from './fields.mjs';
 import { nowNs } from './clock.mjs';
 import { requireLoadedModel, runOnce } from './inference_session.mjs';
-import { KV_ARRAYS, argmaxRows, drawIds, idTensor, parseDecoderIo } from './decoder_io.mjs';
-import { halfToFloat } from './fp16.mjs';
+import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 
 const PREFILL = 1, COMPLETES = 2, PADDING = 4;  // a row's flags
 
@@ -52,13 +51,7 @@ export function makeServeStepOps() {
   function nextTokens(out, rows, stream) {
     if (!sv.greedy) return rows.map((r) => drawIds(sv.seed, `${stream}:${r.id}:${r.context}`, 1, sv.io.vocab)[0]);
     const t = out[sv.io.logits];
-    const [b, s, v] = t.dims;
-    const last = new Float32Array(b * v);
-    for (let r = 0; r < b; ++r) {
-      const base = (r * s + s - 1) * v;
-      for (let i = 0; i < v; ++i) last[r * v + i] = t.type === 'float16' ? halfToFloat(t.data[base + i]) : t.data[base + i];
-    }
-    return argmaxRows(last, b, v);
+    return argmaxRows(lastPositionRows(t), t.dims[0], t.dims[2]);
   }
 
   function record(id, token) {
