@@ -1,8 +1,11 @@
 #include "capacity/serve_decoder.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "backends/generation.h"
+#include "capacity/calibrate_decoder.h"
+#include "capacity/generative/null_executor.h"
 #include "capacity/sut/decoder_steps.h"
 #include "core/errors.h"
 #include "core/units.h"
@@ -72,6 +75,24 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   c.seed = spec.seed;
   c.next_token = spec.next_token;
   c.step_timeout = spec.step_timeout;
+  // The prediction first: the same scheduler, load and settings on virtual time, with step times fitted to calls
+  // timed in a runner of its own (cached) — nothing of the run it predicts.
+  std::optional<ServingPrediction> predicted;
+  if (spec.predict) {
+    const DecoderCalibration cal = calibrate_decoder(*generation, c, b.max_batch, spec.progress);
+    generative::NullExecutor simulated(cal.cost);
+    const generative::ServingRecords sim = generative::serve(spec.load, b, simulated);
+    ServingPrediction p;
+    p.summary = generative::summarize_serving(sim, spec.slo);
+    p.prefill_call_ms = cal.cost.per_prefill_call_ms;
+    p.prefill_token_ms = cal.cost.per_prefill_token_ms;
+    p.decode_call_ms = cal.cost.per_decode_call_ms;
+    p.decode_row_ms = cal.cost.per_decode_row_ms;
+    p.context_token_ms = cal.cost.per_context_token_ms;
+    p.calibrated_at = cal.measured_at;
+    p.cached = cal.cached;
+    predicted = std::move(p);
+  }
   if (spec.progress) spec.progress("loading " + spec.model);
   std::unique_ptr<ServedDecoder> decoder = generation->serve(c);
   ServedDecoderExecutor executor(*decoder);
@@ -99,6 +120,7 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   r.settings = echo_settings(spec, b, budget_source, decoder->threads());
   r.summary = generative::summarize_serving(records, spec.slo);
   r.verdict = generative::judge_serving(records, r.summary, spec.slo, spec.min_requests);
+  r.predicted = std::move(predicted);
   r.steps = records.steps;
   r.max_batch_seen = records.max_batch_seen;
   r.kv_copy_bytes = records.kv_copy_bytes;

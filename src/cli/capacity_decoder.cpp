@@ -142,6 +142,7 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   if (cmd.count("--percentile")) spec.slo.percentile = a.percentile;
   spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
   spec.seed = a.s.seed;
+  spec.predict = !a.no_predict;
   spec.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.s.timeout_s * 1000));
   std::optional<gen::JsonlRequestSink> records;
   if (!a.queries_csv.empty()) {

@@ -3,6 +3,7 @@
 // "Generative serving"; schema in docs/report-schema.md). The metric names are vLLM's and AIPerf's; the verdict is
 // MLPerf's LLM server rule (capacity/generative/metrics.h computes every figure).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,22 @@ struct ServingSettings {
   std::string slo_preset;
 };
 
+// What the simulation of the same scheduler and load predicted before the live run, on step times fitted to calls
+// timed in a calibration of its own (capacity/generative/step_model.h): calibration constants, never a figure of the
+// run it predicts.
+struct ServingPrediction {
+  ServingSummary summary;
+  double prefill_call_ms = 0, prefill_token_ms = 0;                   // a prompt alone in its call
+  double decode_call_ms = 0, decode_row_ms = 0, context_token_ms = 0;  // a decode call of B rows over C context
+  std::string calibrated_at;  // ISO 8601 UTC: when the calls were timed
+  bool cached = false;        // read from the cache (an earlier command measured them)
+};
+
 struct ServingResult {
   ServingSettings settings;
   ServingSummary summary;
   ServingVerdict verdict;
+  std::optional<ServingPrediction> predicted;  // absent with --no-predict
   int64_t steps = 0, max_batch_seen = 0, kv_copy_bytes = 0;
   double step_busy_s = 0, scheduler_s = 0;  // the steps' own time; the scheduler's between them
   std::string fault;

@@ -27,6 +27,26 @@ std::string load_text(const ServingSettings& s) {
   return s.scenario;
 }
 
+std::string against(double predicted, double measured) {
+  if (measured <= 0) return fmt::format("{:.4g}", predicted);
+  return fmt::format("{:.4g} ({:+.0f}%)", predicted, 100 * (predicted - measured) / measured);
+}
+
+// The simulation's figures beside the measured ones: the error is the prediction's against the run.
+std::string prediction_text(const ServingPrediction& p, const ServingSummary& m) {
+  std::string out = fmt::format(
+      "\npredicted before the run (the same scheduler and load simulated on step times timed in a runner of its own "
+      "{}{}: prompt {:.3g} ms + {:.3g} ms/token; decode {:.3g} ms + {:.3g} ms/row + {:.3g} ms/context token):\n",
+      p.calibrated_at, p.cached ? ", cached" : "", p.prefill_call_ms, p.prefill_token_ms, p.decode_call_ms,
+      p.decode_row_ms, p.context_token_ms);
+  out += fmt::format("  TTFT p50 {} p99 {} ms · TPOT p50 {} p99 {} ms · output_tokens_per_s {} · goodput {} req/s\n",
+                     against(p.summary.ttft_ms.p50, m.ttft_ms.p50), against(p.summary.ttft_ms.p99, m.ttft_ms.p99),
+                     against(p.summary.tpot_ms.p50, m.tpot_ms.p50), against(p.summary.tpot_ms.p99, m.tpot_ms.p99),
+                     against(p.summary.output_tokens_per_s, m.output_tokens_per_s),
+                     against(p.summary.goodput, m.goodput));
+  return out;
+}
+
 }  // namespace
 
 std::string serving_summary(const ServingResult& r, const std::string& model, const std::string& runtime) {
@@ -67,6 +87,7 @@ std::string serving_summary(const ServingResult& r, const std::string& model, co
                      "KV cache copied to rebuild batches: {:.1f} MB\n",
                      r.steps, r.step_busy_s, r.scheduler_s * 1000, r.max_batch_seen,
                      static_cast<double>(r.kv_copy_bytes) / 1e6);
+  if (r.predicted) out += prediction_text(*r.predicted, m);
   if (!r.fault.empty()) out += "the run stopped: " + r.fault + "\n";
   return out;
 }

@@ -181,10 +181,11 @@ TEST_F(GenerativeServingTest, ARunnerKilledMidRunFailsTheRunningRequestsAndKeeps
 // only because 12 requests cannot show a p99 (early stopping needs 459), which it says.
 TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServingSection) {
   const std::string report = (*dir_ / "serving.json").string(), lines = (*dir_ / "requests.jsonl").string();
-  const CliResult r = run_cli("capacity " + model_ + " --scenario offline --requests 12 --input-tokens uniform:4-12 "
-                              "--output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q -o " + report +
-                                  " --queries " + lines,
-                              dir_->string());
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache").string() + " ";
+  const CliResult r = run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 12 --input-tokens "
+                                  "uniform:4-12 --output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q "
+                                  "-o " + report + " --queries " + lines,
+                                  dir_->string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_EQ(r.out.rfind("INVALID  p99 TTFT <= 60000 ms, TPOT <= 10000 ms", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("early stopping needs 459"), std::string::npos) << r.out;
@@ -202,6 +203,21 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_GT(s["summary"]["output_tokens_per_s"].get<double>(), 0);
   EXPECT_NEAR(s["summary"]["output_tokens_per_s"].get<double>(), 72 / s["summary"]["duration_s"].get<double>(), 1e-6);
   EXPECT_FALSE(s["verdict"]["valid"].get<bool>());
+  // The prediction, made before the run from calls timed in a runner of its own, then cached: the second command
+  // reads the calibration back instead of timing calls again.
+  ASSERT_TRUE(s.contains("predicted")) << s.dump();
+  EXPECT_FALSE(s["predicted"]["cached"].get<bool>());
+  EXPECT_FALSE(s["predicted"]["calibrated_at"].get<std::string>().empty());
+  EXPECT_EQ(s["predicted"]["summary"]["completed"], 12);
+  EXPECT_GT(s["predicted"]["summary"]["output_tokens_per_s"].get<double>(), 0);
+  EXPECT_GT(s["predicted"]["prefill_call_ms"].get<double>() + s["predicted"]["prefill_token_ms"].get<double>(), 0);
+  EXPECT_NE(r.out.find("predicted before the run"), std::string::npos) << r.out;
+  const std::string again = (*dir_ / "again.json").string();
+  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 2 --max-batch 4 --threads 1 -q "
+                        "-o " + again, dir_->string()).rc, 0);  // no objectives: every request done is VALID
+  const nlohmann::json j2 = nlohmann::json::parse(slurp(again));
+  EXPECT_TRUE(j2["serving"]["predicted"]["cached"].get<bool>());
+  EXPECT_EQ(j2["serving"]["predicted"]["calibrated_at"], s["predicted"]["calibrated_at"]);
 
   // The raw records, one line per request: the summary's TTFT percentiles recomputed from them (nearest rank).
   std::vector<double> ttft;

@@ -13,6 +13,7 @@
 #include "capacity/generative/lengths.h"
 #include "capacity/generative/metrics.h"
 #include "capacity/generative/null_executor.h"
+#include "capacity/generative/step_model.h"
 #include "capacity/generative/trace.h"
 #include "core/errors.h"
 #include "core/report.h"
@@ -355,6 +356,35 @@ TEST(GenerativeServing, AServingReportRoundTripsByteForByte) {
   EXPECT_EQ(back.serving->summary.good, 1);
   EXPECT_EQ(back.serving->verdict.reasons, rep.serving->verdict.reasons);
   EXPECT_EQ(report_to_json(back), once);
+}
+
+// The step-time model is fitted by least squares: calls made exactly of known terms give the terms back, a per-call
+// step of the null executor adds up from them, and a term the data make negative is held at 0.
+TEST(GenerativeServing, TheStepModelFitsTheCallsTimedAndHoldsNegativeTermsAtZero) {
+  std::vector<TimedCall> prefill, decode;
+  for (int64_t tokens : {16, 64, 256}) prefill.push_back({tokens, 0, 0, 2.0 + 0.25 * static_cast<double>(tokens)});
+  for (int64_t rows : {1, 2, 4, 8})
+    for (int64_t context : {32, 192})
+      decode.push_back({0, rows, rows * context, 3.0 + 0.5 * static_cast<double>(rows) +
+                                                     0.001 * static_cast<double>(rows * context)});
+  const StepCost c = fit_step_cost(prefill, decode);
+  EXPECT_NEAR(c.per_prefill_call_ms, 2.0, 1e-9);
+  EXPECT_NEAR(c.per_prefill_token_ms, 0.25, 1e-12);
+  EXPECT_NEAR(c.per_decode_call_ms, 3.0, 1e-9);
+  EXPECT_NEAR(c.per_decode_row_ms, 0.5, 1e-9);
+  EXPECT_NEAR(c.per_context_token_ms, 0.001, 1e-12);
+  // A step of two prompts (10 and 20 tokens) and a decode of 3 rows over 90 context tokens: 2 calls + 1 call.
+  DecoderStep s;
+  s.rows = {{0, 0, 10, true, true, false}, {1, 0, 20, true, true, false}, {2, 30, 1, false, false, false},
+            {3, 30, 1, false, false, false}, {4, 30, 1, false, false, false}};
+  EXPECT_NEAR(c.time_ms(s), (2 + 2.5) + (2 + 5) + (3 + 1.5 + 0.09), 1e-9);
+
+  // Prompt time that falls with length (noise on a flat call) cannot be a negative cost per token.
+  prefill = {{16, 0, 0, 5.0}, {64, 0, 0, 4.9}, {256, 0, 0, 4.8}};
+  const StepCost flat = fit_step_cost(prefill, decode);
+  EXPECT_EQ(flat.per_prefill_token_ms, 0);
+  EXPECT_NEAR(flat.per_prefill_call_ms, 4.9, 1e-9);
+  EXPECT_THROW(fit_step_cost({prefill[0]}, decode), std::invalid_argument);
 }
 
 }  // namespace

@@ -8,8 +8,11 @@ double StepCost::time_ms(const DecoderStep& plan) const {
   double context = 0;
   for (const auto& r : plan.rows)
     if (!r.prefill) context += static_cast<double>(r.context);
-  return base_ms + per_prefill_token_ms * static_cast<double>(plan.prefill_tokens()) +
-         per_decode_row_ms * static_cast<double>(plan.decode_rows()) + per_context_token_ms * context;
+  const int64_t rows = plan.decode_rows();
+  const auto prefill_calls = static_cast<double>(static_cast<int64_t>(plan.rows.size()) - rows);
+  return base_ms + per_prefill_call_ms * prefill_calls +
+         per_prefill_token_ms * static_cast<double>(plan.prefill_tokens()) + (rows ? per_decode_call_ms : 0) +
+         per_decode_row_ms * static_cast<double>(rows) + per_context_token_ms * context;
 }
 
 StepResult NullExecutor::run(const DecoderStep& plan) {

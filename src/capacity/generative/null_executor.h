@@ -1,9 +1,11 @@
 #pragma once
 // A step executor with known step times on virtual time: the scheduler's tests (exact TTFT, TPOT and goodput), and
-// the simulation a prediction runs once its step-time model is calibrated. A step takes
-//     base + per prefill token × prompt tokens fed + per decode row × rows decoded + per context token × the context
-//     the decode rows attend to
-// and the clock moves by exactly that.
+// the simulation a prediction runs once its step-time model is calibrated (step_model.h). A step takes
+//     base + per prefill call × prefill rows + per prefill token × prompt tokens fed
+//          + (decode rows? per decode call) + per decode row × rows decoded + per context token × the context the
+//            decode rows attend to
+// (a served decoder runs each prompt or chunk as a call of its own and the decode rows as one batched call) and the
+// clock moves by exactly that.
 #include <cstdint>
 
 #include "capacity/generative/batcher.h"
@@ -15,6 +17,8 @@ struct StepCost {
   double per_prefill_token_ms = 0;
   double per_decode_row_ms = 0;
   double per_context_token_ms = 0;  // over the decode rows' contexts (the KV cache a step reads)
+  double per_prefill_call_ms = 0;   // each prefill row (a call of its own)
+  double per_decode_call_ms = 0;    // the decode rows' one call, when there are any
   double time_ms(const DecoderStep& plan) const;
 };
 
