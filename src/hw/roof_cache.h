@@ -19,8 +19,10 @@ namespace rooflens::hw {
 // best peak of every dtype (revision 2's held fp32 only, so an int8 layer met the fp32 ceiling). 4: a level is named
 // after the caches its plateau spans ("L1+L2"), alike at every thread count (revision 3 could call one plateau "L2"
 // at 1 thread and "L1" at 2). 5: quick roofs measure the write kernel (revision 4's had none, so a layer that reads and
-// writes met the read figure alone as its cache ceiling, where full roofs give reads and writes their own paths).
-inline constexpr int kRoofsRevision = 5;
+// writes met the read figure alone as its cache ceiling, where full roofs give reads and writes their own paths). 6: an
+// int8 roof without VNNI (AVX2's vpmaddubsw/vpmaddwd, as ONNX Runtime's u8s8 kernels run there; revision 5 had none on
+// such CPUs, so their int8 layers met the fp32 ceiling and ran above it).
+inline constexpr int kRoofsRevision = 6;
 
 std::string cache_key(const MachineDesc& machine, const std::string& version);
 

@@ -2,6 +2,7 @@
 // at 2 intra-op threads: the kernels cover nearly all of each profiled run, the time between them is its own row,
 // and the layer table adds up to the run — up to the noise inside kernels, which a busy machine adds and the
 // summary then names.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -50,10 +51,14 @@ TEST(CoverageIntegration, PyTorchResNet50AtTwoThreadsAddsUpToTheRun) {
   // The layer table's sum of per-kernel medians + that row adds up to the run on a quiet machine; on a busy one
   // the noise inside kernels (preemption, in a different kernel each iteration) separates them, and the summary
   // says how much.
+  // Quiet is judged on the iterations the layers come from (the profiled ones) as well as the timed run: under
+  // ctest -j 2 the other test's bursts can land on the ten profiled iterations of a run whose timed phase was calm
+  // (a Zen 3 EPYC: timed CV 0.043, layers 76.3 + between 0.8 ms against 87.2).
   double rest = total - layers - between;
-  bool quiet = run["latency_ms"]["cv"].get<double>() <= 0.05;
+  const double cv = std::max(run["latency_ms"]["cv"].get<double>(), run["profiled_latency_ms"]["cv"].get<double>());
+  bool quiet = cv <= 0.05;
   if (quiet && std::abs(rest) > 0.05 * total)
-    ADD_FAILURE() << "quiet run (CV " << run["latency_ms"]["cv"] << ") but layers " << layers << " + between " << between
+    ADD_FAILURE() << "quiet run (CV " << cv << ") but layers " << layers << " + between " << between
                   << " ms vs run " << total << " ms";
   if (rest > 0.05 * total) {
     EXPECT_NE(r.out.find("noise inside kernels"), std::string::npos) << r.out;

@@ -298,7 +298,10 @@ TEST_F(MemoryTest, TheKvCacheOfAZooDecoderFollowsItsFormulaAndTheRunner) {
       const double bound = (phase == "decode" ? 2e6 : 0.1 * collected) + m.at("baseline_run_bytes").get<double>();
       EXPECT_LT(std::fabs(rest), bound) << phase << ": predicted " << peak << ", memory generation " << collected;
     }
-    EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 1.5e6);  // the collections keep V8's heap where it was
+    // The collections keep V8's heap near where it was: what it still grows by is whole pages of its young generation,
+    // sized on V8's own measure of its collector's speed — under 1.5 MB on a Sapphire Rapids Xeon, 3.5 MiB on a Zen 3
+    // EPYC — and it is counted above; what may not happen is a heap that holds a share of the step.
+    EXPECT_LT(m.at("collected_heap_bytes").get<double>(), 0.2 * m.at("decode_collected_bytes").get<double>());
     // What the inference session's creation left beyond its prediction and the JavaScript heap's growth are the
     // runner's own and move by up to 1 MB from one runner to the next (the C allocator's placement, V8's pages): the
     // cache's growth is read without them.

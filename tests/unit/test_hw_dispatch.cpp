@@ -39,6 +39,33 @@ TEST(HwDispatch, TheQuickSweepMeasuresReadsAndWritesOnEveryIsaPath) {
   }
 }
 
+// An int8 layer meets an int8 peak on every x86 class ONNX Runtime has u8s8 kernels for: VNNI's dot product where
+// the CPU has it (first, so --quick keeps it), AVX2's multiply-add pairs where it does not (a Zen 3 EPYC: without
+// it, QDQ ResNet-50's QLinearConvs met the fp32 ceiling and ran above it).
+TEST(HwDispatch, EveryAvx2ClassHasAnInt8PeakAndVnniComesFirst) {
+  auto first_int8 = [](FeatureMask mask) -> std::string {
+    for (const ComputeKernel& k : select_compute(compute_kernels(), mask))
+      if (k.dtype == "int8") return k.name;
+    return "";
+  };
+  EXPECT_EQ(first_int8(kAvx2 | kFma), "int8_madd_avx2");
+  EXPECT_EQ(first_int8(kAvx2 | kFma | kAvxVnni), "int8_dot_avx_vnni");
+  EXPECT_EQ(first_int8(kAllFeatures), "int8_dot_avx512_vnni");
+  EXPECT_EQ(first_int8(kSse2), "") << "no u8s8 kernel of this kind before AVX2";
+  FeatureMask here = detect_features();
+  if ((here & kAvx2) == 0) GTEST_SKIP() << "this CPU has no AVX2";
+  HwOptions o;  // the kernel runs and counts operations (a figure above zero), whatever this CPU's class
+  o.threads = {1};
+  o.force_mask = kAvx2 | kFma;
+  o.bandwidth = false;
+  o.compute_seconds = 0.002;
+  o.reps = 1;
+  o.rounds = 1;
+  const HardwareInfo hw = measure_hardware(o, "test");
+  EXPECT_TRUE(std::any_of(hw.compute.begin(), hw.compute.end(),
+                          [](const ComputeRoof& c) { return c.name == "int8_madd_avx2" && c.gflops > 0; }));
+}
+
 TEST(HwDispatch, WithAvx512MaskedOffAvx2FiguresAreStillProduced) {
   FeatureMask here = detect_features();
   if ((here & (kAvx2 | kFma)) != (kAvx2 | kFma)) GTEST_SKIP() << "this CPU has no AVX2+FMA";

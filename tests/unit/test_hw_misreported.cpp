@@ -106,6 +106,10 @@ TEST(HwMisreportedCaches, ARealSweepFindsItsLevelsAndDramAtEveryThreadCount) {
   SCOPED_TRACE(render_hardware(hw, true, "test"));  // the levels, figures and sweep, when an expectation fails
   EXPECT_TRUE(violations.empty()) << joined(violations);
   EXPECT_EQ(hw.machine.caches[2].size_bytes, 508 * MiB);  // the report shows what was "reported"
-  EXPECT_TRUE(std::any_of(hw.notes.begin(), hw.notes.end(),
-                          [](const std::string& n) { return n.find("reported L3 508 MiB") != std::string::npos; }));
+  // The note names the bogus L3 among the reported caches the sweep shows no fall near — alone ("the reported L3
+  // 508 MiB") on the Xeon, after the L2 ("the reported L2 1 MiB, L3 508 MiB") on a Zen 3 EPYC, whose L2 and L3
+  // falls are too gentle at one core to be levels of their own.
+  EXPECT_TRUE(std::any_of(hw.notes.begin(), hw.notes.end(), [](const std::string& n) {
+    return n.find("shows no fall near the reported") != std::string::npos && n.find("L3 508 MiB") != std::string::npos;
+  })) << joined(hw.notes);
 }
