@@ -54,20 +54,26 @@ ServingSettings echo_settings(const DecoderServingSpec& spec, const generative::
 
 }  // namespace
 
-ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
+KvBudget resolve_kv_budget(const DecoderServingSpec& spec) {
+  const auto per_token = static_cast<int64_t>(kv_bytes_per_token(spec.io));
+  KvBudget k{0, "--kv-budget"};
+  uint64_t bytes = spec.kv_budget_bytes;
+  if (bytes == 0) {
+    const FreeMemory free = free_memory();
+    bytes = free.bytes / 2;
+    k.source = free.bytes ? "half the free memory (" + free.source + ")" : "none";
+  }
+  k.tokens = bytes > 0 && per_token > 0 ? static_cast<int64_t>(bytes / static_cast<uint64_t>(per_token)) : 0;
+  return k;
+}
+
+DecoderGeneration& generation_of(Backend& backend) {
   DecoderGeneration* generation = backend.generation();
   if (!generation) throw UserError("capacity: -B " + backend.info().name + " cannot run a decoder step by step");
-  generative::BatcherSettings b = spec.batcher;
-  const auto per_token = static_cast<int64_t>(kv_bytes_per_token(spec.io));
-  std::string budget_source = "--kv-budget";
-  uint64_t budget = spec.kv_budget_bytes;
-  if (budget == 0) {
-    const FreeMemory free = free_memory();
-    budget = free.bytes / 2;
-    budget_source = free.bytes ? "half the free memory (" + free.source + ")" : "none";
-  }
-  b.kv_budget_tokens = budget > 0 && per_token > 0 ? static_cast<int64_t>(budget / static_cast<uint64_t>(per_token)) : 0;
+  return *generation;
+}
 
+DecoderServingConfig served_config(const DecoderServingSpec& spec) {
   DecoderServingConfig c;
   c.model = spec.model;
   c.io = spec.io;
@@ -75,26 +81,32 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   c.seed = spec.seed;
   c.next_token = spec.next_token;
   c.step_timeout = spec.step_timeout;
-  // The prediction first: the same scheduler, load and settings on virtual time, with step times fitted to calls
-  // timed in a runner of its own (cached) — nothing of the run it predicts.
-  std::optional<ServingPrediction> predicted;
-  if (spec.predict) {
-    const DecoderCalibration cal = calibrate_decoder(*generation, c, b.max_batch, spec.progress);
-    generative::NullExecutor simulated(cal.cost);
-    const generative::ServingRecords sim = generative::serve(spec.load, b, simulated);
-    ServingPrediction p;
-    p.summary = generative::summarize_serving(sim, spec.slo);
-    p.prefill_call_ms = cal.cost.per_prefill_call_ms;
-    p.prefill_token_ms = cal.cost.per_prefill_token_ms;
-    p.decode_call_ms = cal.cost.per_decode_call_ms;
-    p.decode_row_ms = cal.cost.per_decode_row_ms;
-    p.context_token_ms = cal.cost.per_context_token_ms;
-    p.calibrated_at = cal.measured_at;
-    p.cached = cal.cached;
-    predicted = std::move(p);
-  }
+  return c;
+}
+
+ServingPrediction predict_serving(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
+                                  const DecoderCalibration& cal) {
+  generative::NullExecutor simulated(cal.cost);
+  const generative::ServingRecords sim = generative::serve(spec.load, batcher, simulated);
+  ServingPrediction p;
+  p.summary = generative::summarize_serving(sim, spec.slo);
+  p.valid = generative::judge_serving(sim, p.summary, spec.slo, spec.min_requests).valid;
+  p.prefill_call_ms = cal.cost.per_prefill_call_ms;
+  p.prefill_token_ms = cal.cost.per_prefill_token_ms;
+  p.decode_call_ms = cal.cost.per_decode_call_ms;
+  p.decode_row_ms = cal.cost.per_decode_row_ms;
+  p.context_token_ms = cal.cost.per_context_token_ms;
+  p.calibrated_at = cal.measured_at;
+  p.cached = cal.cached;
+  return p;
+}
+
+ServingResult serve_live(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
+                         const KvBudget& budget, DecoderGeneration& generation) {
+  generative::BatcherSettings b = batcher;
+  b.kv_budget_tokens = budget.tokens;
   if (spec.progress) spec.progress("loading " + spec.model);
-  std::unique_ptr<ServedDecoder> decoder = generation->serve(c);
+  std::unique_ptr<ServedDecoder> decoder = generation.serve(served_config(spec));
   ServedDecoderExecutor executor(*decoder);
   generative::BatcherHooks hooks;
   hooks.sink = spec.sink;
@@ -117,10 +129,9 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   }
 
   ServingResult r;
-  r.settings = echo_settings(spec, b, budget_source, decoder->threads());
+  r.settings = echo_settings(spec, b, budget.source, decoder->threads());
   r.summary = generative::summarize_serving(records, spec.slo);
   r.verdict = generative::judge_serving(records, r.summary, spec.slo, spec.min_requests);
-  r.predicted = std::move(predicted);
   r.steps = records.steps;
   r.max_batch_seen = records.max_batch_seen;
   r.kv_copy_bytes = records.kv_copy_bytes;
@@ -128,6 +139,21 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   r.scheduler_s = records.scheduler_s;
   r.fault = records.fault;
   r.interrupted = records.interrupted;
+  return r;
+}
+
+ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
+  DecoderGeneration& generation = generation_of(backend);
+  const KvBudget budget = resolve_kv_budget(spec);
+  generative::BatcherSettings b = spec.batcher;
+  b.kv_budget_tokens = budget.tokens;
+  // The prediction first: the same scheduler, load and settings on virtual time, with step times fitted to calls
+  // timed in a runner of its own (cached) — nothing of the run it predicts.
+  std::optional<ServingPrediction> predicted;
+  if (spec.predict)
+    predicted = predict_serving(spec, b, calibrate_decoder(generation, served_config(spec), b.max_batch, spec.progress));
+  ServingResult r = serve_live(spec, b, budget, generation);
+  r.predicted = std::move(predicted);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "capacity/calibrate_decoder.h"
 #include "capacity/generative/batcher.h"
 #include "capacity/generative/metrics.h"
 #include "core/report_generation.h"
@@ -37,5 +38,20 @@ struct DecoderServingSpec {
 
 // Serves the requests; BackendError when the runtime cannot load the decoder (a failed step is the result's fault).
 ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend);
+
+// The pieces serve_decoder is made of, for the searches that serve many points (search_decoder.h).
+struct KvBudget {
+  int64_t tokens = 0;  // 0: none
+  std::string source;  // "--kv-budget" | "half the free memory (...)" | "none"
+};
+KvBudget resolve_kv_budget(const DecoderServingSpec& spec);  // read once: free memory moves as points run
+DecoderGeneration& generation_of(Backend& backend);          // UserError when the backend cannot serve steps
+DecoderServingConfig served_config(const DecoderServingSpec& spec);
+// The same scheduler, load and settings on virtual time with the calibrated step times.
+ServingPrediction predict_serving(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
+                                  const DecoderCalibration& calibration);
+// One live run with its KV budget resolved into `batcher`.
+ServingResult serve_live(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
+                         const KvBudget& budget, DecoderGeneration& generation);
 
 }  // namespace rooflens::capacity

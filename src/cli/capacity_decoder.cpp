@@ -1,14 +1,23 @@
 #include "cli/capacity_decoder.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "analysis/model_summary.h"
 #include "backends/registry/registry.h"
 #include "capacity/generative/lengths.h"
+#include "capacity/loadgen/early_stopping.h"
 #include "capacity/generative/request_file.h"
 #include "capacity/generative/trace.h"
+#include "capacity/decode_roofline.h"
+#include "capacity/search_decoder.h"
 #include "capacity/serve_decoder.h"
 #include "cli/interrupt.h"
+#include "cli/roofs.h"
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/errors.h"
@@ -16,6 +25,8 @@
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
+#include "reporters/serving_roofline.h"
+#include "reporters/serving_search.h"
 #include "reporters/serving_summary.h"
 
 namespace rooflens::cli {
@@ -25,7 +36,7 @@ namespace gen = capacity::generative;
 
 // The single-pass levers and modes a decoder run does not have (yet): each given one is a usage error naming it.
 void reject_single_pass_flags(const CLI::App& cmd) {
-  static const char* const flags[] = {"--find-peak", "--search",  "--instances",     "--batch",  "--samples-per-query",
+  static const char* const flags[] = {"--search",  "--instances",     "--batch",  "--samples-per-query",
                                       "--concurrency", "--profile-layers", "--input", "--html",
                                       "--batch-timeout", "--pin",  "--mlperf-durations", "--duration", "--max-queries"};
   for (const char* f : flags) {
@@ -33,7 +44,7 @@ void reject_single_pass_flags(const CLI::App& cmd) {
     if (o && o->count() > 0)
       throw UsageError(std::string(f) + ": not for a decoder's generative scenarios yet (docs/capacity.md, "
                                         "\"Generative serving\"); give --scenario server|concurrency|offline, "
-                                        "--requests, --max-batch, --batching, --prefill, --slo");
+                                        "--requests, --max-batch, --batching, --prefill, --slo, --find-peak, --sweep");
   }
 }
 
@@ -100,6 +111,105 @@ gen::LoadPlan load_plan(const CapacityCommand& a, const CLI::App& cmd, int64_t m
   return l;
 }
 
+// --find-peak or --sweep AXIS=V1,V2,...: what varies and over which values (nothing: one run).
+std::optional<capacity::DecoderSearchSpec> search_of(const CapacityCommand& a, const CLI::App& cmd,
+                                                     const gen::LoadPlan& load) {
+  if (!a.s.find_peak && a.sweep.empty()) return std::nullopt;
+  if (a.s.find_peak && !a.sweep.empty())
+    throw UsageError("--find-peak and --sweep: one at a time (a sweep runs its points; find-peak searches one lever)");
+  capacity::DecoderSearchSpec s;
+  s.budget_s = a.s.search_budget_s.value_or(600);
+  s.precision = cmd.count("--precision") ? a.s.peak_precision : 0.1;
+  if (!a.queries_csv.empty())
+    throw UsageError("--queries: one run's records; leave it out with --find-peak or --sweep (or run the point "
+                     "alone)");
+  if (a.s.find_peak) {
+    if (load.kind == gen::LoadKind::server) s.axis = capacity::ServingAxis::qps;
+    else if (load.kind == gen::LoadKind::concurrency) s.axis = capacity::ServingAxis::users;
+    else throw UsageError("--find-peak: a decoder's peak is a rate (--scenario server) or a user count (--scenario "
+                          "concurrency); offline and a trace have none");
+    s.start = s.axis == capacity::ServingAxis::qps ? load.rate : static_cast<double>(load.users);
+    return s;
+  }
+  const size_t eq = a.sweep.find('=');
+  const std::string axis = a.sweep.substr(0, eq == std::string::npos ? 0 : eq);
+  if (axis == "max-batch") s.axis = capacity::ServingAxis::max_batch;
+  else if (axis == "users") s.axis = capacity::ServingAxis::users;
+  else if (axis == "qps") s.axis = capacity::ServingAxis::qps;
+  else throw UsageError("--sweep " + a.sweep + ": give max-batch=1,2,4,8, users=1,2,4 or qps=0.5,1,2");
+  if (s.axis == capacity::ServingAxis::users && load.kind != gen::LoadKind::concurrency)
+    throw UsageError("--sweep users=...: users are the concurrency scenario's; add --scenario concurrency");
+  if (s.axis == capacity::ServingAxis::qps && load.kind != gen::LoadKind::server)
+    throw UsageError("--sweep qps=...: a rate is the server scenario's; add --scenario server (with --qps)");
+  std::string rest = a.sweep.substr(eq + 1);
+  size_t at = 0;
+  while (at <= rest.size()) {
+    const size_t comma = rest.find(',', at);
+    const std::string v = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    const bool whole = s.axis != capacity::ServingAxis::qps;
+    if (v.empty() || *end != '\0' || !(x > 0) || (whole && x != std::floor(x)) || x > 1e6)
+      throw UsageError("--sweep " + a.sweep + ": '" + v + "' is not a " +
+                       (whole ? "whole number of at least 1" : "rate above 0"));
+    s.sweep.push_back(x);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  s.users_follow_max_batch = s.axis == capacity::ServingAxis::max_batch && load.kind == gen::LoadKind::concurrency &&
+                             !cmd.count("--users");
+  return s;
+}
+
+// A peak search whose every point is INVALID by its length alone would walk down to rates that take hours: said
+// before the first point, with the count early stopping needs when no request is over a limit.
+void check_peak_can_hold(const capacity::DecoderServingSpec& spec) {
+  if (!spec.slo.any())
+    throw UsageError("--find-peak: give the objectives the peak must hold, e.g. --slo ttft=2s,tpot=100ms or a preset");
+  const int64_t needed = capacity::min_under_limit(0, spec.slo.percentile / 100, 0.99);
+  const auto requests = static_cast<int64_t>(spec.load.shapes.size());
+  if (requests < needed)
+    throw UsageError(fmt::format("--find-peak with --requests {}: a p{:g} verdict needs at least {} requests (early "
+                                 "stopping, none over a limit): raise --requests or lower --percentile",
+                                 requests, spec.slo.percentile, needed));
+}
+
+// The decode steps on the roofline (--no-roofs: none): the run's mean context per row, its largest max batch, the
+// threads the runtime used and the calibrated step times the prediction ran on.
+std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, const capacity::DecoderServingSpec& spec,
+                                                   const std::optional<capacity::DecoderSearchSpec>& search,
+                                                   Report& rep) {
+  const ServingResult* run = rep.serving ? &*rep.serving
+                             : rep.serving_search && !rep.serving_search->runs.empty() ? &rep.serving_search->runs.front()
+                                                                                        : nullptr;
+  if (a.no_roofs || !run || spec.load.shapes.empty()) return std::nullopt;
+  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
+  if (!roofs) return std::nullopt;
+  rep.hardware = *roofs;
+  capacity::DecodeRooflineSpec r;
+  r.model = spec.model;
+  r.io = spec.io;
+  double prompt = 0, output = 0;
+  for (const gen::RequestShape& q : spec.load.shapes) {
+    prompt += static_cast<double>(q.input_tokens);
+    output += static_cast<double>(q.output_tokens);
+  }
+  const auto n = static_cast<double>(spec.load.shapes.size());
+  r.context = std::max<int64_t>(1, std::llround(prompt / n + output / n / 2));
+  r.max_batch = spec.batcher.max_batch;
+  if (search && search->axis == capacity::ServingAxis::max_batch)
+    for (double b : search->sweep) r.max_batch = std::max(r.max_batch, static_cast<int64_t>(b));
+  r.threads = std::max<int64_t>(1, run->settings.threads);
+  if (run->predicted) {
+    gen::StepCost k;
+    k.per_decode_call_ms = run->predicted->decode_call_ms;
+    k.per_decode_row_ms = run->predicted->decode_row_ms;
+    k.per_context_token_ms = run->predicted->context_token_ms;
+    r.calibration = k;
+  }
+  return capacity::decode_roofline(r, *roofs);
+}
+
 }  // namespace
 
 std::optional<DecoderIo> served_decoder_io(const std::string& model, std::string& why) {
@@ -124,7 +234,8 @@ void reject_decoder_flags(const CapacityCommand& a, const CLI::App& cmd, const s
 int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const DecoderIo& io) {
   reject_single_pass_flags(cmd);
   if (a.levers.max_batch.size() > 1 || a.levers.threads.size() > 1)
-    throw UsageError("--max-batch / --threads: one value each for a decoder (sweeps are not built yet)");
+    throw UsageError("--max-batch / --threads: one value each for a decoder (a list of max batches: --sweep "
+                     "max-batch=1,2,4,8)");
   capacity::DecoderServingSpec spec;
   spec.model = a.model;
   spec.io = io;
@@ -134,12 +245,14 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   spec.batcher.max_batched_tokens = a.max_batched_tokens;
   if (const std::string bad = gen::check_settings(spec.batcher); !bad.empty()) throw UsageError(bad);
   spec.load = load_plan(a, cmd, spec.batcher.max_batch, spec.lengths);
+  const std::optional<capacity::DecoderSearchSpec> search = search_of(a, cmd, spec.load);
   if (!a.kv_budget.empty()) {
     spec.kv_budget_bytes = parse_bytes(a.kv_budget, "--kv-budget");
     if (spec.kv_budget_bytes == 0) throw UsageError("--kv-budget 0: give the memory the KV cache may take, e.g. 2GB");
   }
   if (!a.slo.empty()) spec.slo = parse_serving_slo(a.slo);
   if (cmd.count("--percentile")) spec.slo.percentile = a.percentile;
+  if (search && a.s.find_peak) check_peak_can_hold(spec);
   spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
   spec.seed = a.s.seed;
   spec.predict = !a.no_predict;
@@ -161,17 +274,30 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   rep.model = summarize_model(load_model(a.model, one_step));
   rep.model.path = a.model;
   rep.backends = {backend->info()};
-  rep.serving = capacity::serve_decoder(spec, *backend);
-  rep.partial = rep.serving->interrupted;
+  bool valid = false;
+  if (search) {
+    rep.serving_search = capacity::search_decoder(spec, *search, *backend);
+    const auto& runs = rep.serving_search->runs;
+    rep.partial = std::any_of(runs.begin(), runs.end(), [](const ServingResult& r) { return r.interrupted; });
+    valid = rep.serving_search->kind == "sweep" ? !runs.empty() && rep.serving_search->stopped.empty()
+                                                : rep.serving_search->peak > 0;
+  } else {
+    rep.serving = capacity::serve_decoder(spec, *backend);
+    rep.partial = rep.serving->interrupted;
+    valid = rep.serving->verdict.valid;
+  }
+  rep.serving_roofline = explain_on_roofline(a, spec, search, rep);
   if (a.json) std::cout << report_to_json(rep);
+  else if (rep.serving_search) std::cout << serving_search_summary(*rep.serving_search, a.model, rep.backends.front().runtime);
   else std::cout << serving_summary(*rep.serving, a.model, rep.backends.front().runtime);
+  if (!a.json && rep.serving_roofline) std::cout << serving_roofline_line(*rep.serving_roofline);
   if (!a.out_json.empty()) {
     write_file_atomically(a.out_json, report_to_json(rep));
     if (!a.quiet) std::cerr << "rooflens capacity: report written to " << a.out_json << "\n";
   }
   if (!a.quiet && records) std::cerr << "rooflens capacity: request records written to " << a.queries_csv << "\n";
   if (!a.quiet) std::cerr << "rooflens capacity: a decoder's runs are not stored in the results database yet\n";
-  return rep.serving->verdict.valid ? 0 : 1;
+  return valid ? 0 : 1;
 }
 
 }  // namespace rooflens::cli

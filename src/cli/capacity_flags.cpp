@@ -66,7 +66,8 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_option("--samples-per-query", a.samples_per_query, "Multi-stream: samples per query (default 8, MLPerf's)");
   cmd.add_flag("--find-peak", a.s.find_peak,
                "Server: search the highest VALID QPS (bracket, then bisect; from --qps, else from 0.8 × an Offline run "
-               "made first)");
+               "made first); a decoder: the highest VALID rate, or with --scenario concurrency the most users, from "
+               "the predicted peak");
   cmd.add_option("--precision", a.precision, "--find-peak stops when the bracket is this narrow")->capture_default_str();
   cmd.add_option("--duration", a.duration_s, "Minimum seconds per run (default 10; MLPerf: 600; 0: the query count decides)");
   cmd.add_option("--min-queries", a.min_queries, "Minimum queries per run (default: what the percentile's early "
@@ -130,6 +131,8 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
       ->capture_default_str();
   cmd.add_option("--max-batched-tokens", a.max_batched_tokens, "Decoder: tokens one step may feed")
       ->capture_default_str();
+  cmd.add_option("--sweep", a.sweep, "Decoder: one run per value of one lever, max-batch=1,2,4,8 | users=1,2,4 | "
+                                     "qps=0.5,1,2, and the Pareto front of tokens/s per user against tokens/s");
   cmd.add_option("--kv-budget", a.kv_budget, "Decoder: KV-cache memory the requests in flight may reserve, e.g. 2GB "
                                              "(default: half the free memory); a request that does not fit waits");
   add_output_option(cmd, a.out_json, "Write the JSON report here");

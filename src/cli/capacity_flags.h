@@ -28,6 +28,7 @@ struct CapacityCommand {
   bool json = false, quiet = false, no_roofs = false, no_predict = false;
   // A decoder's generative scenarios (cli/capacity_decoder.h)
   std::string input_tokens = "128", output_tokens, trace, batching = "continuous", prefill = "separate", kv_budget;
+  std::string sweep;  // "max-batch=1,2,4,8"
   double burstiness = 1;
   int64_t users = 0, requests = 0, max_batched_tokens = 512;
 };

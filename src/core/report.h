@@ -10,7 +10,7 @@
 //   core/report_run.h         runs, failures and backends: measured configurations (samples, repetitions, layers)
 //   core/report_whatif.h      whatif: projections of the runs
 //   core/report_generation.h  generation: decoder runs per phase
-//   core/report_serving.h     serving: capacity on a decoder (generative serving)
+//   core/report_serving.h     serving, serving_search: capacity on a decoder (generative serving)
 // and capacity (core/capacity.h) and lint's findings (core/findings.h). This header composes them into `Report`.
 #include <optional>
 #include <string>
@@ -64,6 +64,8 @@ struct Report {
   std::optional<Generation> generation;  // `rooflens generate` reports only; their failures are in `failures`
   std::optional<CapacityResult> capacity;  // `rooflens capacity` reports only (core/capacity.h)
   std::optional<ServingResult> serving;    // `rooflens capacity` on a decoder only (core/report_serving.h)
+  std::optional<ServingSearch> serving_search;  // ... with --find-peak or --sweep: every run (`serving` absent)
+  std::optional<ServingRoofline> serving_roofline;  // ... its decode steps on the roofline (absent with --no-roofs)
 };
 
 std::string report_to_json(const Report& r, int indent = 2);

@@ -513,6 +513,8 @@ std::string report_to_json(const Report& r, int indent) {
   if (r.generation) j["generation"] = *r.generation;  // `rooflens generate` reports only
   if (r.capacity) j["capacity"] = *r.capacity;        // `rooflens capacity` reports only
   if (r.serving) j["serving"] = *r.serving;           // `rooflens capacity` on a decoder only
+  if (r.serving_search) j["serving_search"] = *r.serving_search;
+  if (r.serving_roofline) j["serving_roofline"] = *r.serving_roofline;
   return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -542,6 +544,8 @@ Report report_from_json(const std::string& text) {
     if (j.contains("generation")) r.generation = j.at("generation").get<Generation>();
     if (j.contains("capacity")) r.capacity = j.at("capacity").get<CapacityResult>();
     if (j.contains("serving")) r.serving = j.at("serving").get<ServingResult>();
+    if (j.contains("serving_search")) r.serving_search = j.at("serving_search").get<ServingSearch>();
+    if (j.contains("serving_roofline")) r.serving_roofline = j.at("serving_roofline").get<ServingRoofline>();
   } catch (const json::exception& e) {
     throw UserError(std::string("malformed rooflens report: ") + e.what());
   }

@@ -10,7 +10,7 @@ ROOFLENS_JSON_FIELDS(ServingVerdict, valid, reasons)
 ROOFLENS_JSON_FIELDS(ServingSettings, scenario, rate, burstiness, users, requests, lengths, seed, batching, prefill,
                      max_batch, max_batched_tokens, kv_budget_tokens, kv_bytes_per_token, kv_budget_source, threads,
                      next_token, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms, percentile, slo_preset)
-ROOFLENS_JSON_FIELDS(ServingPrediction, summary, prefill_call_ms, prefill_token_ms, decode_call_ms, decode_row_ms,
+ROOFLENS_JSON_FIELDS(ServingPrediction, summary, valid, prefill_call_ms, prefill_token_ms, decode_call_ms, decode_row_ms,
                      context_token_ms, calibrated_at, cached)
 
 void to_json(json& j, const ServingResult& s) {
@@ -34,5 +34,12 @@ void from_json(const json& j, ServingResult& s) {
   read_field(j, "fault", s.fault);
   read_field(j, "interrupted", s.interrupted);
 }
+
+ROOFLENS_JSON_FIELDS(DecodeStepOnRoof, batch, flops, bytes, kv_bytes, bound, roof, floor_ms, calibrated_ms,
+                     tokens_per_s_ceiling)
+ROOFLENS_JSON_FIELDS(ServingRoofline, context, threads, weight_bytes, kv_bytes_per_token, steps, compute_bound_from,
+                     kv_outweighs_weights_from)
+ROOFLENS_JSON_FIELDS(ServingSearch, kind, axis, runs, peak, lower, upper, precision, converged, predicted_peak, stopped,
+                     pareto, knee)
 
 }  // namespace rooflens

@@ -7,5 +7,9 @@ namespace rooflens {
 
 void to_json(json& j, const ServingResult& s);
 void from_json(const json& j, ServingResult& s);
+void to_json(json& j, const ServingSearch& s);
+void from_json(const json& j, ServingSearch& s);
+void to_json(json& j, const ServingRoofline& s);
+void from_json(const json& j, ServingRoofline& s);
 
 }  // namespace rooflens

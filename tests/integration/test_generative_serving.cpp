@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/model_summary.h"
 #include "backends/generation.h"
 #include "backends/registry/registry.h"
 #include "capacity/generative/batcher.h"
@@ -23,6 +24,7 @@
 #include "capacity/sut/decoder_steps.h"
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
+#include "model/loader.h"
 #include "support/cli_runner.h"
 #include "support/ort_suite.h"
 
@@ -183,7 +185,7 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   const std::string report = (*dir_ / "serving.json").string(), lines = (*dir_ / "requests.jsonl").string();
   const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache").string() + " ";
   const CliResult r = run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 12 --input-tokens "
-                                  "uniform:4-12 --output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q "
+                                  "uniform:4-12 --output-tokens 6 --max-batch 4 --threads 1 --slo ttft=60s,tpot=10s -q --no-roofs "
                                   "-o " + report + " --queries " + lines,
                                   dir_->string());
   EXPECT_EQ(r.rc, 1) << r.err;
@@ -213,7 +215,7 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_GT(s["predicted"]["prefill_call_ms"].get<double>() + s["predicted"]["prefill_token_ms"].get<double>(), 0);
   EXPECT_NE(r.out.find("predicted before the run"), std::string::npos) << r.out;
   const std::string again = (*dir_ / "again.json").string();
-  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 2 --max-batch 4 --threads 1 -q "
+  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 2 --max-batch 4 --threads 1 -q --no-roofs "
                         "-o " + again, dir_->string()).rc, 0);  // no objectives: every request done is VALID
   const nlohmann::json j2 = nlohmann::json::parse(slurp(again));
   EXPECT_TRUE(j2["serving"]["predicted"]["cached"].get<bool>());
@@ -241,6 +243,153 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_NEAR(s["summary"]["ttft_ms"]["p99"].get<double>(), ttft[11], 1e-6);
 }
 
+// --find-peak on the concurrency scenario: a count of users searched in whole numbers from the predicted peak. With 2
+// slots and a TTFT limit of half what one request alone takes end to end (measured here first), a user beyond the
+// slots waits for a whole request, so a finite peak exists; the search's own statements are checked against its runs:
+// the peak is a count that ran VALID, the bracket's top one that ran INVALID one user above it.
+TEST_F(GenerativeServingTest, FindPeakSearchesTheMostUsersThatHoldFromThePredictedPeak) {
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache-peak").string() + " ";
+  const std::string common = "capacity " + model_ + " --scenario concurrency --input-tokens 8 --output-tokens 12 "
+                             "--max-batch 2 --threads 1 -q --no-roofs ";
+  const CliResult alone = run_cli_env(cache, common + "--users 1 --requests 6 --no-predict --json", dir_->string());
+  ASSERT_EQ(alone.rc, 0) << alone.err;
+  const double e2e = nlohmann::json::parse(alone.out)["serving"]["summary"]["e2e_ms"]["p50"].get<double>();
+  ASSERT_GT(e2e, 0);
+  const std::string report = (*dir_ / "peak.json").string();
+  const CliResult r = run_cli_env(cache, common + "--requests 12 --percentile 50 --find-peak --slo ttft=" +
+                                  std::to_string(e2e / 2) + "ms -o " + report, dir_->string());
+  ASSERT_TRUE(r.rc == 0 || r.rc == 1) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(report)).at("serving_search");
+  EXPECT_EQ(s["kind"], "find-peak");
+  EXPECT_EQ(s["axis"], "users");
+  ASSERT_GE(s["runs"].size(), 2u) << s.dump();
+  EXPECT_LE(s["runs"].size(), 12u);
+  std::map<int64_t, bool> verdicts;
+  for (const auto& run : s["runs"]) {
+    const int64_t users = run["settings"]["users"].get<int64_t>();
+    EXPECT_GE(users, 1);
+    EXPECT_EQ(run["settings"]["max_batch"], 2);
+    EXPECT_TRUE(run.contains("predicted")) << "each live point carries its simulation";
+    EXPECT_EQ(run["summary"]["completed"], 12);
+    verdicts[users] = run["verdict"]["valid"].get<bool>();
+  }
+  EXPECT_EQ(verdicts.size(), s["runs"].size()) << "a user count run twice";
+  const auto peak = s["peak"].get<double>();
+  ASSERT_GT(peak, 0) << r.out;
+  EXPECT_TRUE(verdicts.at(static_cast<int64_t>(peak)));
+  EXPECT_LE(peak, 16) << "users past the 2 slots queue a whole request: " << r.out;
+  if (s["converged"].get<bool>()) {
+    EXPECT_EQ(s["upper"].get<double>(), peak + 1);
+    EXPECT_FALSE(verdicts.at(static_cast<int64_t>(peak) + 1));
+  }
+  EXPECT_GT(s["predicted_peak"].get<double>(), 0) << r.out;
+  EXPECT_EQ(r.rc, 0) << "a VALID peak exits 0";
+  EXPECT_NE(r.out.find("peak: " + std::to_string(static_cast<int64_t>(peak)) + " users VALID"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("predicted peak"), std::string::npos) << r.out;
+}
+
+// --sweep max-batch on the concurrency scenario: one run per value with as many users as slots, and the Pareto front
+// the report names holds against the runs' own figures — no run off the front beats one on it, and each run off it
+// is beaten by one on it.
+TEST_F(GenerativeServingTest, ASweepOfMaxBatchNamesItsParetoFront) {
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache-sweep").string() + " ";
+  const std::string report = (*dir_ / "sweep.json").string();
+  const CliResult r = run_cli_env(cache, "capacity " + model_ + " --scenario concurrency --input-tokens 8 "
+                                  "--output-tokens 10 --requests 8 --threads 1 --sweep max-batch=1,2,4 -q --no-roofs -o " + report,
+                                  dir_->string());
+  ASSERT_TRUE(r.rc == 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(report)).at("serving_search");
+  EXPECT_EQ(s["kind"], "sweep");
+  ASSERT_EQ(s["runs"].size(), 3u);
+  std::vector<std::pair<double, double>> pts;
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& run = s["runs"][i];
+    EXPECT_EQ(run["settings"]["max_batch"], int64_t{1} << i);
+    EXPECT_EQ(run["settings"]["users"], int64_t{1} << i) << "users follow the slots without --users";
+    EXPECT_LE(run["max_batch_seen"].get<int64_t>(), int64_t{1} << i);
+    pts.push_back({run["summary"]["output_tokens_per_s"].get<double>(),
+                   run["summary"]["tokens_per_s_per_user"]["mean"].get<double>()});
+  }
+  auto beats = [&](size_t a, size_t b) {
+    return pts[a].first >= pts[b].first && pts[a].second >= pts[b].second &&
+           (pts[a].first > pts[b].first || pts[a].second > pts[b].second);
+  };
+  std::vector<size_t> front;
+  for (const auto& i : s["pareto"]) front.push_back(i.get<size_t>());
+  ASSERT_FALSE(front.empty());
+  for (size_t i = 0; i < 3; ++i) {
+    const bool on = std::find(front.begin(), front.end(), i) != front.end();
+    for (size_t j = 0; j < 3; ++j) {
+      if (on) {
+        EXPECT_FALSE(beats(j, i)) << "run " << j << " beats front run " << i;
+      }
+    }
+    if (!on) {
+      EXPECT_TRUE(std::any_of(front.begin(), front.end(), [&](size_t f) { return beats(f, i); })) << "run " << i;
+    }
+  }
+  for (size_t k = 1; k < front.size(); ++k) EXPECT_LE(pts[front[k - 1]].first, pts[front[k]].first);
+  const int64_t knee = s["knee"].get<int64_t>();
+  EXPECT_TRUE(knee == -1 || std::find(front.begin(), front.end(), static_cast<size_t>(knee)) != front.end());
+  EXPECT_NE(r.out.find("Pareto front (tokens/s per user against output tokens/s)"), std::string::npos) << r.out;
+}
+
+// The decode steps on the roofline, against a datasheet (so the arithmetic is checkable): each step's floor is its
+// FLOPs or bytes over the ceiling that limits it, the counts the linear model gives at four rows are the analysis'
+// own at four rows, decode tokens/s allowed grows with the batch, and the step turns compute-bound where its
+// intensity reaches the ridge (15 GFLOP/s over 30 GB/s: 0.5 FLOPs per byte; a row of this tiny decoder adds about
+// 0.66, its activations counted at every node's boundary as the analysis counts them).
+TEST_F(GenerativeServingTest, TheDecodeStepsArePlacedOnTheRooflinePerBatch) {
+  const std::string roofs = (*dir_ / "datasheet.json").string(), report = (*dir_ / "roofline.json").string();
+  std::ofstream(roofs) << R"({"source":"datasheet","compute":[{"name":"fp32_fma","isa":"avx2","dtype":"fp32",
+      "threads":1,"gflops":15}],"memory":[{"level":"DRAM","kernel":"read","threads":1,"gbps":30}]})";
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache-roof").string() + " ";
+  const CliResult r = run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 4 --input-tokens 24 "
+                                  "--output-tokens 16 --max-batch 4 --threads 1 -q --roofs " + roofs + " -o " + report,
+                                  dir_->string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(report));
+  EXPECT_EQ(j["hardware"]["source"], "datasheet");
+  const nlohmann::json& rl = j.at("serving_roofline");
+  EXPECT_EQ(rl["context"], 24 + 16 / 2);
+  ASSERT_EQ(rl["steps"].size(), 3u);
+  double last_ceiling = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const nlohmann::json& st = rl["steps"][i];
+    const int64_t b = int64_t{1} << i;
+    EXPECT_EQ(st["batch"], b);
+    const double flops = st["flops"], bytes = st["bytes"];
+    const double floor_ms = std::max(flops / 15e9, bytes / 30e9) * 1e3;
+    EXPECT_NEAR(st["floor_ms"].get<double>(), floor_ms, floor_ms * 1e-6) << st.dump();
+    EXPECT_EQ(st["bound"], flops / bytes >= 0.5 ? "compute" : "memory") << st.dump();
+    EXPECT_GT(st["calibrated_ms"].get<double>(), 0) << "the calibrated step time beside the floor";
+    EXPECT_NEAR(st["kv_bytes"].get<double>(), static_cast<double>(b * 32) * rl["kv_bytes_per_token"].get<double>(), 1);
+    EXPECT_GT(st["tokens_per_s_ceiling"].get<double>(), last_ceiling);
+    last_ceiling = st["tokens_per_s_ceiling"];
+  }
+  // The linear model's four rows against the analysis run at four rows.
+  ShapeOverrides four;
+  four.shapes = step_shapes(io_, 4, 1, 32);
+  const Analysis m = analyze_model(load_model(model_, four), CostRegistry::builtin());
+  ASSERT_GT(m.totals.flops, 0u);
+  EXPECT_NEAR(rl["steps"][2]["flops"].get<double>(), static_cast<double>(m.totals.flops), 1);
+  EXPECT_NEAR(rl["steps"][2]["bytes"].get<double>(), static_cast<double>(m.totals.bytes_read + m.totals.bytes_written), 1);
+  const int64_t from = rl["compute_bound_from"];
+  ASSERT_GT(from, 0) << "a tiny decoder's step reaches the ridge at some batch";
+  auto intensity = [&](int64_t b) {
+    ShapeOverrides at;
+    at.shapes = step_shapes(io_, b, 1, 32);
+    const Analysis x = analyze_model(load_model(model_, at), CostRegistry::builtin());
+    return static_cast<double>(x.totals.flops) / static_cast<double>(x.totals.bytes_read + x.totals.bytes_written);
+  };
+  EXPECT_GE(intensity(from), 0.5);
+  if (from > 1) {
+    EXPECT_LT(intensity(from - 1), 0.5);
+  }
+  EXPECT_NE(r.out.find("on the roofline (decode steps at 32 tokens of context per row"), std::string::npos) << r.out;
+}
+
 TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {
   const std::string trace = (*dir_ / "bad.jsonl").string();
   std::ofstream(trace) << "{\"timestamp\": 0, \"input_tokens\": 8, \"output_tokens\": 4}\n{\"timestamp\": 5}\n";
@@ -251,7 +400,17 @@ TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {
   for (const auto& [args, rc, says] : std::vector<std::tuple<std::string, int, std::string>>{
            {squeezenet + " --users 4", 2, "--users: only for a decoder with a KV cache"},
            {squeezenet + " --scenario concurrency", 2, "--scenario concurrency: only for a decoder"},
-           {model_ + " --find-peak", 2, "--find-peak: not for a decoder's generative scenarios yet"},
+           {model_ + " --scenario offline --find-peak", 2, "--find-peak: a decoder's peak is a rate"},
+           {model_ + " --scenario concurrency --find-peak --queries q.jsonl", 2, "--queries: one run's records"},
+           {model_ + " --scenario concurrency --find-peak", 2, "--find-peak: give the objectives the peak must hold"},
+           {model_ + " --scenario concurrency --find-peak --slo ttft=1s --requests 40", 2,
+            "a p99 verdict needs at least 459 requests"},
+           {model_ + " --scenario concurrency --sweep batch=1,2", 2, "give max-batch=1,2,4,8"},
+           {model_ + " --scenario concurrency --sweep max-batch=0,2", 2, "'0' is not a whole number"},
+           {model_ + " --scenario concurrency --sweep max-batch=2,x", 2, "'x' is not a whole number"},
+           {model_ + " --scenario offline --sweep users=1,2", 2, "add --scenario concurrency"},
+           {model_ + " --scenario concurrency --sweep max-batch=1,2 --find-peak", 2, "--find-peak and --sweep: one at a time"},
+           {model_ + " --scenario offline --search", 2, "--search: not for a decoder's generative scenarios yet"},
            {model_ + " --scenario server --requests 3", 2, "needs --qps"},
            {model_ + " --scenario offline --slo fast", 2, "--slo fast: give ttft=2s,tpot=100ms"},
            {model_ + " --scenario offline --input-tokens uniform:9-3", 2, "LOW is above HIGH"},

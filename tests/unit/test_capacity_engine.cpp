@@ -389,6 +389,52 @@ TEST(CapacityFindPeak, OutOfTimeEndsWithTheHighestValidRateRun) {
   EXPECT_EQ(find_peak(o, run, [](const ScenarioResult&) { return false; }).points.size(), 1u);
 }
 
+// A count of users is searched in whole numbers: every point tried is whole, the bracket ends one apart, and the
+// peak is the last count that held — from above and from below, and at the floor of one user.
+TEST(CapacityFindPeak, ACountingAxisIsSearchedInWholeNumbersToABracketOneApart) {
+  for (int peak : {1, 3, 7, 13, 40}) {
+    for (double start : {1.0, 5.0, 64.0}) {
+      std::vector<double> tried;
+      PeakOptions o;
+      o.whole = true;
+      o.start_qps = start;
+      o.floor_qps = 1;
+      const PeakOutcome out = search_peak(o, [&](double users) {
+        tried.push_back(users);
+        return PeakProbe{users <= peak, false};
+      });
+      for (double x : tried) EXPECT_EQ(x, std::floor(x)) << "peak " << peak << " start " << start;
+      for (size_t i = 0; i < tried.size(); ++i)
+        for (size_t j = i + 1; j < tried.size(); ++j) EXPECT_NE(tried[i], tried[j]) << "a point tried twice";
+      EXPECT_EQ(out.peak.qps, peak) << "start " << start;
+      EXPECT_TRUE(out.peak.converged);
+      EXPECT_EQ(out.peak.upper, peak + 1) << "start " << start;
+      EXPECT_LE(tried.size(), 12u);
+    }
+  }
+  // Nothing holds even for one user: the search reaches the floor and says so; no point below 1 is tried.
+  std::vector<double> tried;
+  PeakOptions o;
+  o.whole = true;
+  o.start_qps = 4;
+  const PeakOutcome none = search_peak(o, [&](double users) {
+    tried.push_back(users);
+    return PeakProbe{false, false};
+  });
+  EXPECT_EQ(none.peak.qps, 0);
+  EXPECT_FALSE(none.peak.converged);
+  EXPECT_EQ(*std::min_element(tried.begin(), tried.end()), 1);
+  // A point that stops the search ends it there.
+  int runs = 0;
+  const PeakOutcome stopped = search_peak(o, [&](double) {
+    ++runs;
+    return PeakProbe{true, runs == 2};
+  });
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_FALSE(stopped.peak.converged);
+}
+
 // resnet50's case (docs/capacity.md): p99 inside the SLO, 2 of 662 queries over it, and early stopping's bound asks
 // for 838 (h(2) + 2 at p99, 99% confidence): INVALID for its length alone, so the search runs the rate again with
 // 838 queries, when that fits 600 s and --max-queries. A rate INVALID for its latency is not run again.

@@ -11,6 +11,7 @@
 #include "stats/binomial.h"
 #include "stats/normal.h"
 #include "stats/order.h"
+#include "stats/pareto.h"
 #include "stats/splitmix64.h"
 #include "stats/student_t.h"
 #include "support/binomial_sum.h"
@@ -123,4 +124,26 @@ TEST(StatsOrder, RobustCvAndGeometricMean) {
   EXPECT_NEAR(geometric_mean({1, 4, 16}), 4, 1e-14);
   EXPECT_NEAR(geometric_mean({2, 8}), 4, 1e-14);
   EXPECT_EQ(geometric_mean({}), 0);
+}
+
+// A sweep's trade-off: points no other matches on both axes and beats on one form the front, by x; an equal point
+// given twice counts once. The knee is worked out by hand: front (10, 100), (40, 90), (60, 50), (80, 10) spans x 10-80
+// and y 10-100; scaled, (40, 90) lies 30/70 + 80/90 - 1 = 0.317 above the chord and (60, 50) 50/70 + 40/90 - 1 =
+// 0.159: the knee is (40, 90).
+TEST(StatsPareto, TheFrontByXAndItsKneeFarthestFromTheChord) {
+  const std::vector<ParetoPoint> pts{{60, 50}, {10, 100}, {30, 40}, {40, 90}, {80, 10}, {40, 90}, {50, 45}};
+  const std::vector<size_t> front = pareto_front(pts);
+  EXPECT_EQ(front, (std::vector<size_t>{1, 3, 0, 4}));
+  ASSERT_TRUE(pareto_knee(pts, front).has_value());
+  EXPECT_EQ(*pareto_knee(pts, front), 3u);
+  // A straight front has no point above its chord; two points have no knee; nor does an empty sweep.
+  const std::vector<ParetoPoint> line{{1, 3}, {2, 2}, {3, 1}};
+  EXPECT_EQ(pareto_front(line).size(), 3u);
+  EXPECT_FALSE(pareto_knee(line, pareto_front(line)).has_value());
+  const std::vector<ParetoPoint> two{{1, 2}, {2, 1}};
+  EXPECT_FALSE(pareto_knee(two, pareto_front(two)).has_value());
+  EXPECT_TRUE(pareto_front({}).empty());
+  // One point that beats all others on both axes is the whole front.
+  const std::vector<ParetoPoint> best{{1, 1}, {5, 5}, {2, 4}};
+  EXPECT_EQ(pareto_front(best), (std::vector<size_t>{1}));
 }

@@ -1,6 +1,7 @@
 #include "capacity/loadgen/find_peak.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -47,36 +48,43 @@ std::optional<std::string> lower_rates_cannot_help(const ScenarioResult& r, cons
       "quiet the machine", r.target_qps, alone, r.queries, slo_ms, 100 - percentile, percentile);
 }
 
-PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,
-                      const std::function<bool(const ScenarioResult&)>& broken) {
+namespace {
+
+// The next point up or down the bracket: on a counting axis at least one away, and whole.
+double step_from(double x, double factor, bool whole) {
+  if (!whole) return x * factor;
+  const double next = factor > 1 ? std::ceil(x * factor) : std::floor(x * factor);
+  return factor > 1 ? std::max(next, x + 1) : std::min(next, x - 1);
+}
+
+bool narrow_enough(double lo, double hi, const PeakOptions& o) {
+  return o.whole ? hi - lo <= 1 : (hi - lo) / lo <= o.precision;
+}
+
+}  // namespace
+
+PeakOutcome search_peak(const PeakOptions& o, const std::function<PeakProbe(double x)>& attempt_at) {
   PeakOutcome out;
   out.peak.precision = o.precision;
   double lo = 0, hi = 0;
-  auto any_valid = [&] {
-    return std::any_of(out.points.begin(), out.points.end(), [](const ScenarioResult& p) { return p.valid; });
-  };
-  auto attempt = [&](double qps) {
-    if (!out.points.empty() && o.out_of_time && o.out_of_time()) {
+  int runs = 0;
+  auto attempt = [&](double x) {
+    if (runs > 0 && o.out_of_time && o.out_of_time()) {
       out.out_of_time = out.stopped = true;
       return false;
     }
-    out.points.push_back(run(qps));
-    const ScenarioResult& r = out.points.back();
-    if (broken(r)) out.stopped = true;
-    if (!out.stopped && !r.valid && o.hopeless && !any_valid()) {
-      if (std::optional<std::string> why = o.hopeless(r)) {
-        out.hopeless = *why;
-        out.stopped = true;
-      }
-    }
-    return r.valid;
+    ++runs;
+    const PeakProbe p = attempt_at(x);
+    if (p.stop) out.stopped = true;
+    return p.valid;
   };
-  // Bracket: one VALID rate below one INVALID rate. A search out of time leaves lo/hi at the rates really run.
-  double step = 1.25, q = std::max(o.start_qps, o.floor_qps);
+  const double lowest = o.whole ? std::max(1.0, o.floor_qps) : o.floor_qps;
+  // Bracket: one VALID point below one INVALID point. A search out of time leaves lo/hi at the points really run.
+  double step = 1.25, q = std::max(o.whole ? std::round(o.start_qps) : o.start_qps, lowest);
   if (attempt(q)) {
     lo = q;
-    while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs) {
-      q = lo * step;
+    while (!out.stopped && runs < o.max_runs) {
+      q = step_from(lo, step, o.whole);
       step *= step;
       const bool valid = attempt(q);
       if (out.out_of_time) break;
@@ -88,8 +96,11 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
     }
   } else {
     hi = q;
-    while (!out.stopped && static_cast<int>(out.points.size()) < o.max_runs && hi / step >= o.floor_qps) {
-      q = hi / step;
+    // Down the bracket; a count stops at its floor (one user) rather than jumping past it.
+    auto down = [&](double x) { return o.whole && x > lowest ? std::max(step_from(x, 1 / step, true), lowest)
+                                                            : step_from(x, 1 / step, o.whole); };
+    while (!out.stopped && runs < o.max_runs && down(hi) >= lowest) {
+      q = down(hi);
       step *= step;
       const bool valid = attempt(q);
       if (out.out_of_time) break;
@@ -99,12 +110,11 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
       }
       hi = q;
     }
-    if (lo <= 0 && !out.stopped && hi / step < o.floor_qps) out.below_floor_qps = hi / step;
+    if (lo <= 0 && !out.stopped && down(hi) < lowest) out.below_floor_qps = std::max(0.0, down(hi));
   }
   // Bisect the bracket.
-  while (!out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo > o.precision &&
-         static_cast<int>(out.points.size()) < o.max_runs) {
-    q = (lo + hi) / 2;
+  while (!out.stopped && lo > 0 && hi > 0 && !narrow_enough(lo, hi, o) && runs < o.max_runs) {
+    q = o.whole ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
     const bool valid = attempt(q);
     if (out.out_of_time) break;
     if (valid) lo = q;
@@ -113,7 +123,30 @@ PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(d
   out.peak.qps = lo;
   out.peak.lower = lo;
   out.peak.upper = hi;
-  out.peak.converged = !out.stopped && lo > 0 && hi > 0 && (hi - lo) / lo <= o.precision;
+  out.peak.converged = !out.stopped && lo > 0 && hi > 0 && narrow_enough(lo, hi, o);
+  return out;
+}
+
+PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,
+                      const std::function<bool(const ScenarioResult&)>& broken) {
+  std::vector<ScenarioResult> points;
+  std::string hopeless;
+  PeakOutcome out = search_peak(o, [&](double qps) {
+    points.push_back(run(qps));
+    const ScenarioResult& r = points.back();
+    PeakProbe p{r.valid, broken(r)};
+    const bool any_valid =
+        std::any_of(points.begin(), points.end(), [](const ScenarioResult& x) { return x.valid; });
+    if (!p.stop && !r.valid && o.hopeless && !any_valid) {
+      if (std::optional<std::string> why = o.hopeless(r)) {
+        hopeless = *why;
+        p.stop = true;
+      }
+    }
+    return p;
+  });
+  out.points = std::move(points);
+  out.hopeless = std::move(hopeless);
   return out;
 }
 

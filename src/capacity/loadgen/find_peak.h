@@ -16,10 +16,12 @@
 namespace rooflens::capacity {
 
 struct PeakOptions {
-  double start_qps = 10;
+  double start_qps = 10;           // the first point tried (a rate, or a count of users)
   double precision = 0.02;
   int max_runs = 40;
   double floor_qps = 0.01;         // below this nothing is VALID: give up
+  bool whole = false;              // the axis counts (users): points are whole numbers, and a bracket one apart has
+                                   // converged
   std::function<bool()> out_of_time;  // checked before each run after the first: true ends the search (--budget)
   // Consulted after each INVALID run while no run has been VALID: a reason means no lower rate can cure what failed
   // (lower_rates_cannot_help below), and the search ends with it rather than walking down to rates whose minimum
@@ -50,6 +52,14 @@ int64_t lengthened_min_queries(const ScenarioResult& r, double qps, int64_t max_
 // that says so, or nothing.
 std::optional<std::string> lower_rates_cannot_help(const ScenarioResult& r, const RunRecords& records, double slo_ms,
                                                    double percentile);
+
+// The search on any axis (a server rate, a count of users): `attempt(x)` runs and judges one point. PeakOutcome's
+// `points` stay empty; the caller keeps what it ran.
+struct PeakProbe {
+  bool valid = false;
+  bool stop = false;  // the point could not finish (fault, interrupt) or no lower point can cure it
+};
+PeakOutcome search_peak(const PeakOptions& o, const std::function<PeakProbe(double x)>& attempt);
 
 // `run(qps)` makes and judges one server run; `broken(result)` says a result ended the search.
 PeakOutcome find_peak(const PeakOptions& o, const std::function<ScenarioResult(double qps)>& run,

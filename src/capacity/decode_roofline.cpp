@@ -1,0 +1,93 @@
+#include "capacity/decode_roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/model_summary.h"
+#include "analysis/roofline.h"
+#include "memory/kv_cache.h"
+#include "model/loader.h"
+
+namespace rooflens::capacity {
+namespace {
+
+struct StepCounts {
+  double flops = 0, bytes = 0, written = 0;
+  std::string dtype = "fp32";  // of the node with the most FLOPs: the compute peak the step meets
+};
+
+StepCounts analyse_step(const DecodeRooflineSpec& spec, int64_t batch) {
+  ShapeOverrides shapes;
+  shapes.shapes = step_shapes(spec.io, batch, 1, spec.context);
+  const Analysis a = analyze_model(load_model(spec.model, shapes), CostRegistry::builtin());
+  StepCounts c;
+  c.flops = static_cast<double>(a.totals.flops);
+  c.bytes = static_cast<double>(a.totals.bytes_read + a.totals.bytes_written);
+  c.written = static_cast<double>(a.totals.bytes_written);
+  const NodeAnalysis* top = nullptr;
+  for (const NodeAnalysis& n : a.nodes)
+    if (!top || n.flops > top->flops) top = &n;
+  if (top && !top->input_dtypes.empty() && !roof_dtype(top->input_dtypes[0]).empty())
+    c.dtype = roof_dtype(top->input_dtypes[0]);
+  return c;
+}
+
+double calibrated_ms(const generative::StepCost& k, int64_t batch, int64_t context) {
+  return k.per_decode_call_ms + k.per_decode_row_ms * static_cast<double>(batch) +
+         k.per_context_token_ms * static_cast<double>(batch * context);
+}
+
+}  // namespace
+
+ServingRoofline decode_roofline(const DecodeRooflineSpec& spec, const HardwareInfo& roofs) {
+  ServingRoofline r;
+  r.context = spec.context;
+  r.threads = spec.threads;
+  r.kv_bytes_per_token = static_cast<double>(kv_bytes_per_token(spec.io));
+  const StepCounts one = analyse_step(spec, 1), two = analyse_step(spec, 2);
+  // Linear in the rows: the part that does not grow is what every step reads once, the weights.
+  const double flops_per_row = two.flops - one.flops, bytes_per_row = two.bytes - one.bytes;
+  const double written_per_row = two.written - one.written;
+  r.weight_bytes = std::max(0.0, one.bytes - bytes_per_row);
+  auto at = [&](int64_t b) {
+    DecodeStepOnRoof s;
+    s.batch = b;
+    const auto rows = static_cast<double>(b - 1);
+    s.flops = one.flops + rows * flops_per_row;
+    s.bytes = one.bytes + rows * bytes_per_row;
+    s.kv_bytes = static_cast<double>(b * spec.context) * r.kv_bytes_per_token;
+    const double written = one.written + rows * written_per_row;
+    const RoofPlacement p = place_on_roofline(roofs, spec.threads, static_cast<uint64_t>(s.flops),
+                                              static_cast<uint64_t>(s.bytes), 1.0, one.dtype,
+                                              static_cast<uint64_t>(written));
+    s.bound = p.bound;
+    s.roof = p.roof;
+    if (p.attainable > 0) {
+      s.floor_ms = s.flops / (p.attainable * 1e9) * 1e3;
+      s.tokens_per_s_ceiling = static_cast<double>(b) / s.floor_ms * 1e3;
+    }
+    if (spec.calibration) s.calibrated_ms = calibrated_ms(*spec.calibration, b, spec.context);
+    return s;
+  };
+  const int64_t top = std::max<int64_t>(1, spec.max_batch);
+  for (int64_t b = 1; b < top; b *= 2) r.steps.push_back(at(b));
+  r.steps.push_back(at(top));
+  for (int64_t b = 1; b <= 4096; b *= 2)
+    if (at(b).bound == "compute") {
+      // The first batch size at or below this power of two that is compute-bound.
+      int64_t lo = std::max<int64_t>(1, b / 2), hi = b;
+      while (lo < hi) {
+        const int64_t mid = (lo + hi) / 2;
+        if (at(mid).bound == "compute") hi = mid;
+        else lo = mid + 1;
+      }
+      r.compute_bound_from = hi;
+      break;
+    }
+  if (r.kv_bytes_per_token > 0)
+    r.kv_outweighs_weights_from =
+        static_cast<int64_t>(std::ceil(r.weight_bytes / (static_cast<double>(top) * r.kv_bytes_per_token)));
+  return r;
+}
+
+}  // namespace rooflens::capacity

@@ -1,0 +1,31 @@
+#pragma once
+// `rooflens capacity` on a decoder with `--find-peak` or `--sweep` (docs/capacity.md, "Generative serving"):
+// - find-peak: the highest server rate (or, for the concurrency scenario, the most users) that is VALID. The same
+//   search runs first on the simulation with the calibrated step times (the predicted peak, on virtual time), and the
+//   live search starts from it, so a good prediction costs the live search few points; both bracket and bisect as
+//   the single-pass --find-peak does (capacity/loadgen/find_peak.h: search_peak).
+// - sweep: one live run per value of one lever (max-batch, users or qps), each with its prediction, and the Pareto
+//   front of tokens/s per user against tokens/s of the machine with its knee (stats/pareto.h), as AIPerf's sweeps
+//   chart it.
+#include <vector>
+
+#include "capacity/serve_decoder.h"
+
+namespace rooflens::capacity {
+
+enum class ServingAxis { qps, users, max_batch };
+const char* axis_name(ServingAxis a);  // "qps", "users", "max-batch"
+
+struct DecoderSearchSpec {
+  ServingAxis axis = ServingAxis::qps;
+  std::vector<double> sweep;   // the values of a sweep; empty: find-peak
+  double start = 0;            // find-peak's first live point when nothing VALID was predicted (0: 1)
+  double precision = 0.05;     // find-peak on a rate: stop when (upper - lower) / lower is this small
+  int max_runs = 12;           // live points at most
+  double budget_s = 0;         // start no live point after this long (0: none)
+  bool users_follow_max_batch = false;  // a max-batch sweep of the concurrency scenario without --users
+};
+
+ServingSearch search_decoder(const DecoderServingSpec& spec, const DecoderSearchSpec& search, Backend& backend);
+
+}  // namespace rooflens::capacity
