@@ -37,4 +37,8 @@ struct GraphView {
   std::vector<Constant> constants;
 };
 
+// Per node: computed from constants only — initializers, and what other such nodes compute — so a runtime folds it
+// once when it creates the inference session and never runs it per inference (a random generator is never one).
+std::vector<bool> computed_from_constants(const GraphView& g);
+
 }  // namespace rooflens

@@ -15,11 +15,6 @@ bool iequals(const std::string& a, const std::string& b) {
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
 }
 
-// Ops with no inputs that still are not constants.
-bool is_generator(const std::string& op) {
-  return op == "RandomNormal" || op == "RandomUniform" || op == "Multinomial";
-}
-
 class Mapper {
  public:
   Mapper(const GraphView& o, const GraphView& p, const MappingRules& rules) : O_(o), P_(p), rules_(rules) {
@@ -39,7 +34,6 @@ class Mapper {
 
  private:
   void index_original() {
-    constant_.assign(O_.nodes.size(), false);
     for (size_t i = 0; i < O_.nodes.size(); ++i) {
       const auto& n = O_.nodes[i];
       by_name_.emplace(n.name, static_cast<int>(i));
@@ -49,14 +43,8 @@ class Mapper {
         if (!t.empty()) consumers_[t].push_back(static_cast<int>(i));
     }
     // Constants: initializers (consumed, produced by nobody, not a runtime input) and everything computed
-    // from constants only. Nodes are topological, so one pass settles it.
-    for (size_t i = 0; i < O_.nodes.size(); ++i) {
-      const auto& n = O_.nodes[i];
-      bool all_const = !is_generator(n.op);
-      for (const auto& t : n.inputs)
-        if (!t.empty() && !is_constant_tensor(t)) all_const = false;
-      constant_[i] = all_const;
-    }
+    // from constants only.
+    constant_ = computed_from_constants(O_);
   }
 
   bool is_original_tensor(const std::string& t) const {
