@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/text_table.h"
+#include "reporters/serving_summary.h"
 
 namespace rooflens {
 namespace {
@@ -20,18 +21,6 @@ std::string point_text(const std::string& axis, double x) {
   if (axis == "qps") return fmt::format("{:.3g} requests/s", x);
   if (axis == "users") return fmt::format("{:g} users", x);
   return fmt::format("max batch {:g}", x);
-}
-
-std::string objectives(const ServingSettings& s) {
-  std::string t;
-  auto add = [&t](const char* name, double ms) {
-    if (ms > 0) t += fmt::format("{}{} <= {:g} ms", t.empty() ? "" : ", ", name, ms);
-  };
-  add("TTFT", s.slo_ttft_ms);
-  add("TPOT", s.slo_tpot_ms);
-  add("E2E", s.slo_e2e_ms);
-  if (t.empty()) return "no objectives";
-  return fmt::format("p{:g} {}{}", s.percentile, t, s.slo_preset.empty() ? "" : " (MLPerf " + s.slo_preset + ")");
 }
 
 std::string outcome(const ServingSearch& s) {
@@ -69,7 +58,7 @@ std::string serving_search_summary(const ServingSearch& s, const std::string& mo
   if (s.runs.empty()) return out;
   const ServingSettings& first = s.runs.front().settings;
   out += fmt::format("\n{} on {}: {} requests each ({}), {} batching, {} intra-op thread(s); objectives {}\n\n", model,
-                     runtime, first.requests, first.lengths, first.batching, first.threads, objectives(first));
+                     runtime, first.requests, first.lengths, first.batching, first.threads, serving_objectives(first));
   // The latencies at the percentile judged (or the stored one just under it).
   const char* pct = at_or_below(ServingDistribution{}, first.percentile).name;
   TextTable t;

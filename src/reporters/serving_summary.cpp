@@ -5,9 +5,8 @@
 #include "core/text_table.h"
 
 namespace rooflens {
-namespace {
 
-std::string limit_text(const ServingSettings& s) {
+std::string serving_objectives(const ServingSettings& s) {
   std::string t;
   auto add = [&t](const char* name, double ms) {
     if (ms > 0) t += fmt::format("{}{} <= {:g} ms", t.empty() ? "" : ", ", name, ms);
@@ -18,6 +17,8 @@ std::string limit_text(const ServingSettings& s) {
   if (t.empty()) return "no objectives (give --slo ttft=2s,tpot=100ms or a preset)";
   return fmt::format("p{:g} {}{}", s.percentile, t, s.slo_preset.empty() ? "" : " (MLPerf " + s.slo_preset + ")");
 }
+
+namespace {
 
 std::string load_text(const ServingSettings& s) {
   if (s.scenario == "server")
@@ -52,7 +53,7 @@ std::string prediction_text(const ServingPrediction& p, const ServingSummary& m)
 std::string serving_summary(const ServingResult& r, const std::string& model, const std::string& runtime) {
   const ServingSettings& s = r.settings;
   const ServingSummary& m = r.summary;
-  std::string out = (r.verdict.valid ? "VALID  " : "INVALID  ") + limit_text(s) + "\n";
+  std::string out = (r.verdict.valid ? "VALID  " : "INVALID  ") + serving_objectives(s) + "\n";
   for (const auto& why : r.verdict.reasons) out += "  - " + why + "\n";
   out += fmt::format("\n{} on {}: {} requests ({}), {}\n", model, runtime, s.requests, s.lengths, load_text(s));
   out += fmt::format("{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), {} tokens\n",

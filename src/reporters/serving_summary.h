@@ -9,4 +9,7 @@ namespace rooflens {
 
 std::string serving_summary(const ServingResult& s, const std::string& model, const std::string& runtime);
 
+// The objectives a run was judged by: "p99 TTFT <= 2000 ms, TPOT <= 100 ms (MLPerf llama3.1-8b)".
+std::string serving_objectives(const ServingSettings& s);
+
 }  // namespace rooflens
