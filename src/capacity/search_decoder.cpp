@@ -131,8 +131,8 @@ void find_peak_live(const DecoderServingSpec& spec, const DecoderSearchSpec& sea
   out.precision = search.axis == ServingAxis::qps ? search.precision : 0;
   out.converged = found.peak.converged;
   if (found.out_of_time) out.stopped = fmt::format("find-peak stopped: --budget {:g}s ran out", search.budget_s);
-  else if (out.stopped.empty() && found.below_floor_qps > 0)
-    out.stopped = "find-peak stopped: nothing VALID down to " + describe_point(search.axis, o.floor_qps);
+  else if (out.stopped.empty() && found.peak.qps <= 0 && found.peak.upper > 0)
+    out.stopped = "find-peak stopped: nothing VALID down to " + describe_point(search.axis, found.peak.upper);
   else if (out.stopped.empty() && !found.peak.converged)
     out.stopped = fmt::format("find-peak stopped after {} runs without converging (raise --precision)", out.runs.size());
 }
