@@ -68,13 +68,6 @@ PeakOptions peak_options(const DecoderSearchSpec& search, double start) {
   return o;
 }
 
-double largest_batch(const DecoderServingSpec& spec, const DecoderSearchSpec& search) {
-  double b = static_cast<double>(spec.batcher.max_batch);
-  if (search.axis == ServingAxis::max_batch)
-    for (double v : search.sweep) b = std::max(b, v);
-  return b;
-}
-
 void find_peak_live(const DecoderServingSpec& spec, const DecoderSearchSpec& search, const KvBudget& budget,
                     DecoderGeneration& generation, const std::optional<DecoderCalibration>& cal, ServingSearch& out) {
   // The simulation's search: cheap (virtual time), so it may run to the live search's precision.
@@ -167,6 +160,13 @@ void sweep_live(const DecoderServingSpec& spec, const DecoderSearchSpec& search,
 
 }  // namespace
 
+int64_t largest_max_batch(const DecoderServingSpec& spec, const DecoderSearchSpec* search) {
+  int64_t b = spec.batcher.max_batch;
+  if (search && search->axis == ServingAxis::max_batch)
+    for (double v : search->sweep) b = std::max(b, static_cast<int64_t>(v));
+  return b;
+}
+
 const char* axis_name(ServingAxis a) {
   switch (a) {
     case ServingAxis::qps: return "qps";
@@ -181,7 +181,7 @@ ServingSearch search_decoder(const DecoderServingSpec& spec, const DecoderSearch
   const KvBudget budget = resolve_kv_budget(spec);
   std::optional<DecoderCalibration> cal;
   if (spec.predict)
-    cal = calibrate_decoder(generation, served_config(spec), static_cast<int64_t>(largest_batch(spec, search)),
+    cal = calibrate_decoder(generation, served_config(spec), largest_max_batch(spec, &search),
                             spec.progress);
   ServingSearch out;
   out.kind = search.sweep.empty() ? "find-peak" : "sweep";

@@ -7,6 +7,7 @@
 // - sweep: one live run per value of one lever (max-batch, users or qps), each with its prediction, and the Pareto
 //   front of tokens/s per user against tokens/s of the machine with its knee (stats/pareto.h), as AIPerf's sweeps
 //   chart it.
+#include <cstdint>
 #include <vector>
 
 #include "capacity/serve_decoder.h"
@@ -25,6 +26,9 @@ struct DecoderSearchSpec {
   double budget_s = 0;         // start no live point after this long (0: none)
   bool users_follow_max_batch = false;  // a max-batch sweep of the concurrency scenario without --users
 };
+
+// The most sequences in flight any run of the command has: --max-batch, or a max-batch sweep's largest value.
+int64_t largest_max_batch(const DecoderServingSpec& spec, const DecoderSearchSpec* search);
 
 ServingSearch search_decoder(const DecoderServingSpec& spec, const DecoderSearchSpec& search, Backend& backend);
 

@@ -196,9 +196,7 @@ std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, con
   }
   const auto n = static_cast<double>(spec.load.shapes.size());
   r.context = std::max<int64_t>(1, std::llround(prompt / n + output / n / 2));
-  r.max_batch = spec.batcher.max_batch;
-  if (search && search->axis == capacity::ServingAxis::max_batch)
-    for (double b : search->sweep) r.max_batch = std::max(r.max_batch, static_cast<int64_t>(b));
+  r.max_batch = capacity::largest_max_batch(spec, search ? &*search : nullptr);
   r.threads = std::max<int64_t>(1, run->settings.threads);
   if (run->predicted) {
     gen::StepCost k;
