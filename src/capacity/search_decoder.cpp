@@ -58,6 +58,20 @@ std::optional<std::string> beyond_any_load(const ServingResult& r, const generat
                      "lower --percentile or shorten the requests", describe_point(axis, x));
 }
 
+generative::BatcherSettings with_budget(const DecoderServingSpec& p, const KvBudget& budget) {
+  generative::BatcherSettings b = p.batcher;
+  b.kv_budget_tokens = budget.tokens;
+  return b;
+}
+
+// One live point, with what the simulation predicts for it.
+ServingResult serve_point(const DecoderServingSpec& p, const KvBudget& budget, DecoderGeneration& generation,
+                          const std::optional<DecoderCalibration>& cal) {
+  ServingResult r = serve_live(p, p.batcher, budget, generation);
+  if (cal) r.predicted = predict_serving(p, with_budget(p, budget), *cal);
+  return r;
+}
+
 PeakOptions peak_options(const DecoderSearchSpec& search, double start) {
   PeakOptions o;
   o.whole = search.axis != ServingAxis::qps;
@@ -77,9 +91,7 @@ void find_peak_live(const DecoderServingSpec& spec, const DecoderSearchSpec& sea
     o.max_runs = 60;
     const PeakOutcome predicted = search_peak(o, [&](double x) {
       const DecoderServingSpec p = at_point(spec, search, x);
-      generative::BatcherSettings b = p.batcher;
-      b.kv_budget_tokens = budget.tokens;
-      return PeakProbe{predict_serving(p, b, *cal).valid, false};
+      return PeakProbe{predict_serving(p, with_budget(p, budget), *cal).valid, false};
     });
     out.predicted_peak = predicted.peak.qps;
     if (out.predicted_peak > 0) start = out.predicted_peak;
@@ -98,12 +110,7 @@ void find_peak_live(const DecoderServingSpec& spec, const DecoderSearchSpec& sea
     if (spec.progress) spec.progress("find-peak: trying " + describe_point(search.axis, x));
     DecoderServingSpec p = at_point(spec, search, x);
     p.progress = nullptr;  // a line per point, not per request
-    ServingResult r = serve_live(p, p.batcher, budget, generation);
-    if (cal) {
-      generative::BatcherSettings b = p.batcher;
-      b.kv_budget_tokens = budget.tokens;
-      r.predicted = predict_serving(p, b, *cal);
-    }
+    ServingResult r = serve_point(p, budget, generation, cal);
     PeakProbe probe{r.verdict.valid, !r.fault.empty() || r.interrupted};
     if (!r.fault.empty()) out.stopped = "find-peak stopped: a run failed (" + r.fault + ")";
     if (r.interrupted) out.stopped = "find-peak stopped: interrupted";
@@ -136,12 +143,7 @@ void sweep_live(const DecoderServingSpec& spec, const DecoderSearchSpec& search,
     if (spec.progress) spec.progress("sweep: " + describe_point(search.axis, x));
     DecoderServingSpec p = at_point(spec, search, x);
     p.progress = nullptr;
-    ServingResult r = serve_live(p, p.batcher, budget, generation);
-    if (cal) {
-      generative::BatcherSettings b = p.batcher;
-      b.kv_budget_tokens = budget.tokens;
-      r.predicted = predict_serving(p, b, *cal);
-    }
+    ServingResult r = serve_point(p, budget, generation, cal);
     const bool stop = !r.fault.empty() || r.interrupted;
     out.runs.push_back(std::move(r));
     if (stop) {
