@@ -7,14 +7,14 @@ VALUES_FUZZ_SECONDS ?= 20
 # Seconds per fuzz target for `make fuzz` (one per importer); `make test` sets shorter ones below, and
 # `make fuzz IMPORT_FUZZ_SECONDS=60` runs each importer for a minute.
 IMPORT_FUZZ_SECONDS ?= 12
-IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino kineto nsys ncu
+IMPORT_FORMATS := trtexec onnxruntime megengine neural_engine openvino kineto nsys ncu vllm aiperf
 HISTORY_FUZZ_SECONDS ?= 20
 SCORE_FUZZ_SECONDS ?= 20
 FLEET_FUZZ_SECONDS ?= 20
 OUT         ?= out
 DEMO_MODEL  ?= resnet50
 
-.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity bench-score screenshots clean
+.PHONY: deps deps-run build build-all build-san run test check san-test fuzz corpus bench bench-sensitivity bench-capacity bench-score bench-serving screenshots clean
 
 # What `make run` needs (compiler, CMake, the libraries rooflens links, Node.js and onnxruntime-node), and everything
 # (that plus clang, GoogleTest, PostgreSQL, Chromium, likwid, PyTorch for the corpus): scripts/install-deps.sh.
@@ -169,13 +169,15 @@ test: corpus fuzz san-test
 bench: deps corpus
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \
-	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory rooflens_perf_score
+	  rooflens_perf_whatif rooflens_perf_generate rooflens_perf_capacity rooflens_perf_sensitivity rooflens_perf_memory rooflens_perf_score \
+	  rooflens_perf_serving
 	@rc=0; for part in rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo rooflens_perf_whatif; do \
 	  $(BUILD)/$$part || rc=1; done; \
 	node perf/report/load_time.mjs $(BUILD)/rooflens || rc=1; \
 	$(BUILD)/rooflens_perf_generate || rc=1; \
 	$(BUILD)/rooflens_perf_memory || rc=1; \
 	$(BUILD)/rooflens_perf_capacity || rc=1; \
+	$(BUILD)/rooflens_perf_serving || rc=1; \
 	$(BUILD)/rooflens_perf_score || rc=1; \
 	$(BUILD)/rooflens_perf_sensitivity || rc=1; exit $$rc
 
@@ -198,6 +200,12 @@ bench-capacity: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_capacity
 	$(BUILD)/rooflens_perf_capacity
+
+# The serving part alone (a decoder served: ROOFLENS_SERVING_PARTS=1 or 2, ROOFLENS_SERVING_MODELS=gpt2,llama).
+bench-serving: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf_serving
+	$(BUILD)/rooflens_perf_serving
 
 # The README's picture of the HTML report that `make run` writes (headless Chromium, network off).
 screenshots: run

@@ -131,6 +131,7 @@ ServingResult serve_live(const DecoderServingSpec& spec, const generative::Batch
   ServingResult r;
   r.settings = echo_settings(spec, b, budget.source, decoder->threads());
   r.summary = generative::summarize_serving(records, spec.slo);
+  r.samples = generative::serving_samples(records);
   r.verdict = generative::judge_serving(records, r.summary, spec.slo, spec.min_requests);
   r.steps = records.steps;
   r.max_batch_seen = records.max_batch_seen;

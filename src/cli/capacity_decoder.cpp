@@ -16,15 +16,19 @@
 #include "capacity/decode_roofline.h"
 #include "capacity/search_decoder.h"
 #include "capacity/serve_decoder.h"
+#include "cli/db_flags.h"
 #include "cli/interrupt.h"
 #include "cli/roofs.h"
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/serving_items.h"
+#include "core/serving_json.h"
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
+#include "reporters/html_report.h"
 #include "reporters/serving_roofline.h"
 #include "reporters/serving_search.h"
 #include "reporters/serving_summary.h"
@@ -37,7 +41,7 @@ namespace gen = capacity::generative;
 // The single-pass levers and modes a decoder run does not have (yet): each given one is a usage error naming it.
 void reject_single_pass_flags(const CLI::App& cmd) {
   static const char* const flags[] = {"--search",  "--instances",     "--batch",  "--samples-per-query",
-                                      "--concurrency", "--profile-layers", "--input", "--html",
+                                      "--concurrency", "--profile-layers", "--input",
                                       "--batch-timeout", "--pin",  "--mlperf-durations", "--duration", "--max-queries"};
   for (const char* f : flags) {
     const CLI::Option* o = cmd.get_option_no_throw(f);
@@ -208,6 +212,17 @@ std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, con
   return capacity::decode_roofline(r, *roofs);
 }
 
+// What shaped the samples, for the results database's session: the first run's settings (a search's runs differ
+// only in the lever it varies, which each run's label names).
+std::string serving_settings_json(const Report& rep) {
+  const std::vector<const ServingResult*> runs = serving_runs(rep);
+  if (runs.empty()) return "{}";
+  json j;
+  to_json(j, runs.front()->settings);
+  if (rep.serving_search) j["search"] = rep.serving_search->kind + " " + rep.serving_search->axis;
+  return j.dump();
+}
+
 }  // namespace
 
 std::optional<DecoderIo> served_decoder_io(const std::string& model, std::string& why) {
@@ -231,6 +246,7 @@ void reject_decoder_flags(const CapacityCommand& a, const CLI::App& cmd, const s
 
 int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const DecoderIo& io) {
   reject_single_pass_flags(cmd);
+  a.db.validate();
   if (a.levers.max_batch.size() > 1 || a.levers.threads.size() > 1)
     throw UsageError("--max-batch / --threads: one value each for a decoder (a list of max batches: --sweep "
                      "max-batch=1,2,4,8)");
@@ -293,9 +309,12 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
     write_file_atomically(a.out_json, report_to_json(rep));
     if (!a.quiet) std::cerr << "rooflens capacity: report written to " << a.out_json << "\n";
   }
+  if (!a.html.empty()) {
+    write_file_atomically(a.html, html_report(rep));
+    if (!a.quiet) std::cerr << "rooflens capacity: HTML report written to " << a.html << "\n";
+  }
   if (!a.quiet && records) std::cerr << "rooflens capacity: request records written to " << a.queries_csv << "\n";
-  if (!a.quiet) std::cerr << "rooflens capacity: a decoder's runs are not stored in the results database yet\n";
-  return valid ? 0 : 1;
+  return worst_exit(valid ? 0 : 1, store_report(a.db, rep, "capacity", a.quiet, serving_settings_json(rep)));
 }
 
 }  // namespace rooflens::cli

@@ -14,6 +14,7 @@
 #include "reporters/html_report.h"
 #include "reporters/import_summary.h"
 #include "reporters/profile_summary.h"
+#include "reporters/serving_summary.h"
 
 namespace rooflens::cli {
 namespace {
@@ -48,6 +49,7 @@ int run_import_command(ImportCommand& a) {
     if (!res.roofs.empty()) std::cerr << "rooflens import: roofs " << res.roofs << "\n";
   }
   if (a.json) std::cout << report_to_json(res.report);
+  else if (res.report.serving) std::cout << serving_summary(*res.report.serving, res.report.model.name, res.format);
   else std::cout << profile_summary(res.report) << import_summary(res.report);
   if (!a.output.empty()) {
     write_file_atomically(a.output, report_to_json(res.report));
@@ -72,12 +74,14 @@ void setup_import(CLI::App& root, Action& action) {
     formats += "  " + i->name() + (also.empty() ? "" : also + ")") + ": " + i->description() + "\n";
   }
   CLI::App* cmd = root.add_subcommand("import", "Read a profile another tool wrote (TensorRT trtexec/TREx, ONNX Runtime, "
-                                                "MegEngine, Neural Engine, OpenVINO, Nsight Compute) into a report");
+                                                "MegEngine, Neural Engine, OpenVINO, Nsight, PyTorch) or a serving "
+                                                "benchmark's result (vLLM, AIPerf) into a report");
   cmd->footer(
       "FORMAT is auto (from the files' content) or one of:\n" + formats +
       "Examples:\n"
       "  rooflens import auto engine.graph.json engine.profile.json engine.timing.json -o trt.json --html trt.html\n"
       "  rooflens import trtexec engine.profile.json --model model.onnx --device a100 -o trt.json\n"
+      "  rooflens import vllm openai-5.5qps-Llama-3.1-8B.json -o served.json --db results.db\n"
       "  rooflens import onnxruntime onnxruntime_profile.json --model model.onnx -o ort-cuda.json\n"
       "  rooflens import megengine profile.json --option end=kern -o mge.json\n"
       "  rooflens import openvino benchmark_average_counters_report.csv exec_graph.xml --model model.onnx -o ov.json\n"

@@ -41,9 +41,6 @@ std::string default_output(const std::string& report) {
 
 int run_report(const ReportArgs& a) {
   Report report = read_report(a.report);
-  if (report.serving || report.serving_search)  // a page without its serving section would show a model and nothing that was measured
-    throw UserError(a.report + ": a decoder's serving report (rooflens capacity on a decoder) has no HTML page yet; "
-                    "its figures are in the JSON and in the summary capacity printed (docs/capacity.md)");
   if (!report.findings) report.findings = lint_report(report);  // written before lint existed: lint it for the page
   std::string page = html_report(report, compare_backends(report));
   if (a.output == "-") {

@@ -12,6 +12,7 @@
 #include "compare/capacity_items.h"
 #include "compare/projection_items.h"
 #include "compare/generation_items.h"
+#include "compare/serving_items.h"
 #include "core/comparison.h"
 #include "core/errors.h"
 
@@ -134,11 +135,17 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
       src.backend_options += (src.backend_options.empty() ? "" : " ") + (r.backends.size() > 1 ? b.label + ":" : "") +
                              k + "=" + v;
   }
-  src.description = std::string(r.generation ? "generation" : r.capacity ? "capacity" : "profile") + " report of " + model +
+  const bool serving = r.serving || r.serving_search;
+  src.description = std::string(r.generation ? "generation" : serving ? "serving" : r.capacity ? "capacity" : "profile") +
+                    " report of " + model +
                     (src.runtime.empty() ? "" : " on " + src.runtime) +
                     (src.backend_options.empty() ? "" : " with " + src.backend_options);
   if (r.generation) {  // TTFT and TPOT items per configuration (compare/generation_items.h)
     add_generation_items(src, r, model);
+    return src;
+  }
+  if (serving) {  // TTFT, TPOT and output ms/token per run (compare/serving_items.h)
+    add_serving_items(src, r, model);
     return src;
   }
   if (add_projection_items(src, r, model)) return src;  // compare/projection_items.h: the projection is this side

@@ -16,6 +16,7 @@
 #include "core/comparison.h"
 #include "core/errors.h"
 #include "core/repetitions.h"
+#include "core/serving_items.h"
 #include "core/sha256.h"
 #include "core/stats.h"
 
@@ -208,6 +209,24 @@ void add_report(HistorySession& s, const Report& r) {
         h.error = one_line(run.failure);
         s.runs.push_back(std::move(h));
       }
+  }
+  for (const ServingResult* run : serving_runs(r)) {  // the items compare matches: TTFT, TPOT, output ms/token
+    for (ServingItem& item : serving_items(*run)) {
+      HistoryRun h = base("");
+      h.config = std::move(item.config);
+      h.status = "pass";
+      h.latency_ms = item.stats;
+      if (!item.samples_ms.empty()) h.repetitions = {static_cast<int64_t>(item.samples_ms.size())};
+      h.samples_ms = std::move(item.samples_ms);
+      s.runs.push_back(std::move(h));
+    }
+    if (!run->fault.empty()) {  // the runner failed under the run: what it measured stands, and so does the fault
+      HistoryRun h = base("");
+      h.config = serving_label(run->settings);
+      h.status = "fail";
+      h.error = one_line(run->fault);
+      s.runs.push_back(std::move(h));
+    }
   }
   for (const auto& run : r.runs) {
     HistoryRun h = base(run.backend);

@@ -95,15 +95,28 @@ struct ServingPrediction {
   bool cached = false;        // read from the cache (an earlier command measured them)
 };
 
+// Each completed request's own TTFT and TPOT (ms), in the order the requests were scheduled: what the results database
+// keeps and `compare` tests (percentiles alone allow no significance test). Empty where a file gave only a summary.
+struct ServingSamples {
+  std::vector<double> ttft_ms, tpot_ms;  // tpot: requests of two output tokens or more
+  bool empty() const { return ttft_ms.empty() && tpot_ms.empty(); }
+};
+
 struct ServingResult {
   ServingSettings settings;
   ServingSummary summary;
+  ServingSamples samples;
   ServingVerdict verdict;
   std::optional<ServingPrediction> predicted;  // absent with --no-predict
   int64_t steps = 0, max_batch_seen = 0, kv_copy_bytes = 0;
   double step_busy_s = 0, scheduler_s = 0;  // the steps' own time; the scheduler's between them
   std::string fault;
   bool interrupted = false;
+  // A run another tool measured (`import vllm|aiperf`): that tool, and the figures its file did not give
+  // ("ttft_ms.p90", "queue_ms", "goodput"), which reporters show as "-", never as 0. Not judged: the files keep no
+  // objectives. "" and none for a run rooflens served.
+  std::string measured_by;
+  std::vector<std::string> not_given;
 };
 
 // `--find-peak` or `--sweep` on a decoder: every live run in the order run, each with what the simulation predicted

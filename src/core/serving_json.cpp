@@ -10,20 +10,25 @@ ROOFLENS_JSON_FIELDS(ServingVerdict, valid, reasons)
 ROOFLENS_JSON_FIELDS(ServingSettings, scenario, rate, burstiness, users, requests, lengths, seed, batching, prefill,
                      max_batch, max_batched_tokens, kv_budget_tokens, kv_bytes_per_token, kv_budget_source, threads,
                      next_token, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms, percentile, slo_preset)
+ROOFLENS_JSON_FIELDS(ServingSamples, ttft_ms, tpot_ms)
 ROOFLENS_JSON_FIELDS(ServingPrediction, summary, valid, prefill_call_ms, prefill_token_ms, decode_call_ms, decode_row_ms,
                      context_token_ms, calibrated_at, cached)
 
 void to_json(json& j, const ServingResult& s) {
-  j = json{{"settings", s.settings}, {"summary", s.summary}, {"verdict", s.verdict}};
+  j = json{{"settings", s.settings}, {"summary", s.summary}};
+  if (!s.samples.empty()) j["samples"] = s.samples;  // reports before them round-trip unchanged
+  j["verdict"] = s.verdict;
   if (s.predicted) j["predicted"] = *s.predicted;
   j.update(json{{"steps", s.steps}, {"max_batch_seen", s.max_batch_seen}, {"kv_copy_bytes", s.kv_copy_bytes},
                 {"step_busy_s", s.step_busy_s}, {"scheduler_s", s.scheduler_s}, {"fault", s.fault},
                 {"interrupted", s.interrupted}});
+  if (!s.measured_by.empty()) j.update(json{{"measured_by", s.measured_by}, {"not_given", s.not_given}});
 }
 
 void from_json(const json& j, ServingResult& s) {
   read_field(j, "settings", s.settings);
   read_field(j, "summary", s.summary);
+  if (j.contains("samples")) read_field(j, "samples", s.samples);
   read_field(j, "verdict", s.verdict);
   if (j.contains("predicted")) s.predicted = j.at("predicted").get<ServingPrediction>();
   read_field(j, "steps", s.steps);
@@ -33,6 +38,10 @@ void from_json(const json& j, ServingResult& s) {
   read_field(j, "scheduler_s", s.scheduler_s);
   read_field(j, "fault", s.fault);
   read_field(j, "interrupted", s.interrupted);
+  if (j.contains("measured_by")) {
+    read_field(j, "measured_by", s.measured_by);
+    read_field(j, "not_given", s.not_given);
+  }
 }
 
 ROOFLENS_JSON_FIELDS(DecodeStepOnRoof, batch, flops, bytes, kv_bytes, bound, roof, floor_ms, calibrated_ms,

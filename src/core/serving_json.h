@@ -5,6 +5,8 @@
 
 namespace rooflens {
 
+void to_json(json& j, const ServingSettings& s);
+void from_json(const json& j, ServingSettings& s);
 void to_json(json& j, const ServingResult& s);
 void from_json(const json& j, ServingResult& s);
 void to_json(json& j, const ServingSearch& s);

@@ -1,5 +1,7 @@
 #include "reporters/serving_summary.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/text_table.h"
@@ -50,44 +52,78 @@ std::string prediction_text(const ServingPrediction& p, const ServingSummary& m)
 
 }  // namespace
 
-std::string serving_summary(const ServingResult& r, const std::string& model, const std::string& runtime) {
+namespace {
+
+bool serving_figure_given(const ServingResult& r, const std::string& figure) {
+  return std::find(r.not_given.begin(), r.not_given.end(), figure) == r.not_given.end();
+}
+
+// What the scheduler ran with (rooflens served it) — or, for an imported run, that the server's own scheduler did.
+std::string serving_levers_text(const ServingResult& r) {
   const ServingSettings& s = r.settings;
+  if (!r.measured_by.empty()) return "the server's own batching and scheduling (not in the file)\n";
+  std::string out = fmt::format("{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), "
+                                "{} tokens\n",
+                                s.batching, s.prefill, s.max_batch, s.max_batched_tokens, s.threads, s.next_token);
+  out += s.kv_budget_tokens > 0 ? fmt::format("KV budget {} tokens ({}; {} B per token)\n", s.kv_budget_tokens,
+                                              s.kv_budget_source, s.kv_bytes_per_token)
+                                : "KV budget: none\n";
+  return out;
+}
+
+std::string serving_figures_table(const ServingResult& r) {
   const ServingSummary& m = r.summary;
-  std::string out = (r.verdict.valid ? "VALID  " : "INVALID  ") + serving_objectives(s) + "\n";
-  for (const auto& why : r.verdict.reasons) out += "  - " + why + "\n";
-  out += fmt::format("\n{} on {}: {} requests ({}), {}\n", model, runtime, s.requests, s.lengths, load_text(s));
-  out += fmt::format("{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), {} tokens\n",
-                     s.batching, s.prefill, s.max_batch, s.max_batched_tokens, s.threads, s.next_token);
-  out += s.kv_budget_tokens > 0
-             ? fmt::format("KV budget {} tokens ({}; {} B per token)\n", s.kv_budget_tokens, s.kv_budget_source,
-                           s.kv_bytes_per_token)
-             : "KV budget: none\n";
-  out += fmt::format("\ncompleted {} of {} ({} failed, {} rejected, {} not finished; {} waited for the KV budget) in {:.2f} s\n",
-                     m.completed, m.requests, m.failed, m.rejected, m.abandoned, m.waited_for_kv, m.duration_s);
-  out += fmt::format("request_throughput {:.3g} req/s   output_tokens_per_s {:.4g}   total_tokens_per_s {:.4g}\n",
-                     m.request_throughput, m.output_tokens_per_s, m.total_tokens_per_s);
-  out += fmt::format("goodput {:.3g} req/s ({} of {} requests met every objective)\n\n", m.goodput, m.good, m.completed);
   TextTable t;
   t.columns = {{"metric"}, {"mean", true}, {"p50", true}, {"p90", true}, {"p95", true}, {"p99", true}, {"max", true}};
-  auto add = [&t](const char* name, const ServingDistribution& d, int digits) {
-    auto f = [digits](double v) { return fmt::format("{:.{}f}", v, digits); };
-    if (d.n == 0) {
+  auto add = [&](const char* name, const char* key, const ServingDistribution& d, int digits) {
+    if (d.n == 0 || !serving_figure_given(r, key)) {
       t.rows.push_back({name, "-", "-", "-", "-", "-", "-"});
       return;
     }
-    t.rows.push_back({name, f(d.mean), f(d.p50), f(d.p90), f(d.p95), f(d.p99), f(d.max)});
+    auto f = [&](const char* figure, double v) {
+      return serving_figure_given(r, std::string(key) + "." + figure) ? fmt::format("{:.{}f}", v, digits) : std::string("-");
+    };
+    t.rows.push_back({name, f("mean", d.mean), f("p50", d.p50), f("p90", d.p90), f("p95", d.p95), f("p99", d.p99),
+                      f("max", d.max)});
   };
-  add("TTFT ms", m.ttft_ms, 2);
-  add("TPOT ms", m.tpot_ms, 2);
-  add("ITL ms", m.itl_ms, 2);
-  add("E2E ms", m.e2e_ms, 1);
-  add("queue ms", m.queue_ms, 2);
-  add("tokens/s per user", m.tokens_per_s_per_user, 1);
-  out += t.render();
-  out += fmt::format("\n{} steps ({:.2f} s in the runtime, scheduler {:.1f} ms between them), at most {} rows in a step; "
-                     "KV cache copied to rebuild batches: {:.1f} MB\n",
-                     r.steps, r.step_busy_s, r.scheduler_s * 1000, r.max_batch_seen,
-                     static_cast<double>(r.kv_copy_bytes) / 1e6);
+  add("TTFT ms", "ttft_ms", m.ttft_ms, 2);
+  add("TPOT ms", "tpot_ms", m.tpot_ms, 2);
+  add("ITL ms", "itl_ms", m.itl_ms, 2);
+  add("E2E ms", "e2e_ms", m.e2e_ms, 1);
+  add("queue ms", "queue_ms", m.queue_ms, 2);
+  add("tokens/s per user", "tokens_per_s_per_user", m.tokens_per_s_per_user, 1);
+  return t.render();
+}
+
+}  // namespace
+
+std::string serving_summary(const ServingResult& r, const std::string& model, const std::string& runtime) {
+  const ServingSettings& s = r.settings;
+  const ServingSummary& m = r.summary;
+  std::string out;
+  if (!r.measured_by.empty()) {
+    out = "NOT JUDGED  measured by " + r.measured_by + " (an imported run: the file keeps no objectives)\n";
+  } else {
+    out = (r.verdict.valid ? "VALID  " : "INVALID  ") + serving_objectives(s) + "\n";
+    for (const auto& why : r.verdict.reasons) out += "  - " + why + "\n";
+  }
+  out += fmt::format("\n{} on {}: {} requests ({}), {}\n", model, runtime, s.requests,
+                     s.lengths.empty() ? "lengths not in the file" : s.lengths, load_text(s));
+  out += serving_levers_text(r);
+  out += fmt::format("\ncompleted {} of {} ({} failed, {} rejected, {} not finished; {} waited for the KV budget) in {:.2f} s\n",
+                     m.completed, m.requests, m.failed, m.rejected, m.abandoned, m.waited_for_kv, m.duration_s);
+  out += fmt::format("request_throughput {:.3g} req/s   output_tokens_per_s {:.4g}   total_tokens_per_s {}\n",
+                     m.request_throughput, m.output_tokens_per_s,
+                     serving_figure_given(r, "total_tokens_per_s") ? fmt::format("{:.4g}", m.total_tokens_per_s) : "-");
+  out += serving_figure_given(r, "goodput")
+             ? fmt::format("goodput {:.3g} req/s ({} of {} requests met every objective)\n\n", m.goodput, m.good, m.completed)
+             : std::string("goodput: not in the file (the run had no --goodput objectives)\n\n");
+  out += serving_figures_table(r);
+  if (r.measured_by.empty())
+    out += fmt::format("\n{} steps ({:.2f} s in the runtime, scheduler {:.1f} ms between them), at most {} rows in a step; "
+                       "KV cache copied to rebuild batches: {:.1f} MB\n",
+                       r.steps, r.step_busy_s, r.scheduler_s * 1000, r.max_batch_seen,
+                       static_cast<double>(r.kv_copy_bytes) / 1e6);
   if (r.predicted) out += prediction_text(*r.predicted, m);
   if (!r.fault.empty()) out += "the run stopped: " + r.fault + "\n";
   return out;

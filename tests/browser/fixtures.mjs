@@ -14,6 +14,9 @@
 //   trt_import.{json,html}             `rooflens import` of the project's trtexec MobileNet QAT set (datasheet A100)
 //   capacity.{json,html}               a REAL `rooflens capacity --find-peak` of squeezenet at 64 px (one instance,
 //                                      short runs, datasheet ceilings)
+//   serving.{json,html}                a REAL `rooflens capacity --sweep max-batch=1,2,4` of the generate llama served
+//                                      to users (concurrency, datasheet ceilings: its decode steps on the roofline)
+//   vllm_import.{json,html}            `rooflens import vllm` of a real vLLM benchmark_serving result (a GPU server's)
 // Environment: ROOFLENS_BINARY (the rooflens to test), ROOFLENS_BROWSER_WORK (output directory).
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +27,7 @@ import {syntheticReport} from './make_synthetic_report.mjs';
 export const work = process.env.ROOFLENS_BROWSER_WORK;
 export const rooflens = process.env.ROOFLENS_BINARY;
 export const file = (name) => path.join(work, name);
+const fixturesDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/import');
 const QUICK = ['--threads', '2', '--warmup-ms', '0', '--duration', '0', '--iterations', '3', '--profile-iterations', '3', '-q'];
 
 function run(args, {allowFail = false} = {}) {
@@ -99,11 +103,16 @@ export function buildFixtures() {
     memory: [{level: 'DRAM', kernel: 'read', threads: 2, gbps: 30}]}));
   run(['generate', file('generate.onnx'), '--prompt', '32,64', '--gen', '8', '--threads', '2', '--requests', '2',
     '--profile-iterations', '2', '-q', '--roofs', file('roofs.json'), '-o', file('generate.json'), '--html', file('generate.html')]);
+  run(['capacity', file('generate.onnx'), '--scenario', 'concurrency', '--sweep', 'max-batch=1,2,4', '--requests', '8',
+    '--input-tokens', '8', '--output-tokens', '6', '--threads', '1', '--slo', 'ttft=10s,tpot=2s', '-q', '--no-db',
+    '--roofs', file('roofs.json'), '-o', file('serving.json'), '--html', file('serving.html')], {allowFail: true});
+  run(['import', 'vllm', path.join(fixturesDir, 'vllm', 'benchmark_serving_2025-05_summary_llama3.1-8b_rate5.5.json'),
+    '-q', '--no-db', '-o', file('vllm_import.json'), '--html', file('vllm_import.html')]);
   twoRuntimes();
   run(['capacity', file('two_runtimes.onnx'), '--find-peak', '--slo', '100ms', '--percentile', '90', '--duration', '1',
     '--precision', '25%', '--threads', '1', '-q', '--no-db', '--roofs', file('roofs.json'), '-o', file('capacity.json'),
     '--html', file('capacity.html')]);
-  const trt = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/import/trtexec/mobilenet_qat');
+  const trt = path.join(fixturesDir, 'trtexec', 'mobilenet_qat');
   run(['import', 'auto', ...['graph', 'profile', 'timing', 'profile.metadata', 'build.metadata']
     .map((f) => path.join(trt, 'mobilenet_qat.engine.' + f + '.json')), '-q', '-o', file('trt_import.json'),
   '--html', file('trt_import.html')]);

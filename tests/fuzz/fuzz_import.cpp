@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rooflens::Report r;
     r.backends.push_back(imported.backend);
     r.runs.push_back(rooflens::assemble_run(rooflens::RunKey{}, imported.measurement, ctx));
+    r.serving = imported.serving;
     (void)rooflens::report_to_json(r);
   } catch (const rooflens::UserError&) {
   } catch (const rooflens::UsageError&) {

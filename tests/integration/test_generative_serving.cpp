@@ -7,6 +7,10 @@
 //  - a runner killed in the middle of a run fails the running requests, abandons the waiting ones and keeps the
 //    finished ones.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -57,8 +62,9 @@ class GenerativeServingTest : public ::testing::Test {
     io_ = detect_decoder_io(read_declared_io(model_), model_);
   }
 
-  std::unique_ptr<ServedDecoder> serve() {
+  std::unique_ptr<ServedDecoder> serve(std::chrono::milliseconds step_timeout = std::chrono::minutes(2)) {
     DecoderServingConfig c;
+    c.step_timeout = step_timeout;
     c.model = model_;
     c.io = io_;
     c.threads = 1;
@@ -179,6 +185,95 @@ TEST_F(GenerativeServingTest, ARunnerKilledMidRunFailsTheRunningRequestsAndKeeps
   EXPECT_NE(v.reasons[0].find("the run stopped"), std::string::npos) << v.reasons[0];
 }
 
+// The runtime process serving the steps: this process's child running node (the only one while a test serves).
+pid_t serving_runner_pid() {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == ::getpid() && slurp((e.path() / "cmdline").string()).find("node") != std::string::npos)
+      return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
+// A step that never returns (the runtime process stopped mid-step, as a deadlocked or swapped-out runtime would
+// look): the step's timeout ends it, the request in the step fails with the reason, those not started are
+// abandoned, the one finished stands, and the verdict is INVALID saying the run stopped.
+TEST_F(GenerativeServingTest, AHungStepTimesOutAndEveryRequestIsAccountedFor) {
+  auto decoder = serve(std::chrono::milliseconds(1500));
+  capacity::ServedDecoderExecutor live(*decoder);
+  struct StopAt final : StepExecutor {
+    StopAt(StepExecutor& inner, pid_t runner, int64_t at) : inner(inner), runner(runner), at(at) {}
+    StepResult run(const DecoderStep& s) override {
+      if (s.index == at) ::kill(runner, SIGSTOP);
+      return inner.run(s);
+    }
+    void idle_until(int64_t ns) override { inner.idle_until(ns); }
+    const capacity::Clock& clock() const override { return inner.clock(); }
+    StepExecutor& inner;
+    pid_t runner;
+    int64_t at;
+  } stopping(live, serving_runner_pid(), 6);
+  ASSERT_GT(stopping.runner, 0) << "no runner process found";
+  BatcherSettings s;
+  s.max_batch = 1;  // request 0 takes steps 0-5; request 1's prefill is step 6, the one that hangs
+  const auto t0 = std::chrono::steady_clock::now();
+  const ServingRecords r = generative::serve(offline_load(), s, stopping);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(r.fault.empty());
+  EXPECT_LT(waited, 60) << "the timeout did not end the step";
+  ASSERT_EQ(r.requests.size(), kShapes.size());
+  EXPECT_EQ(r.requests[0].status, RequestStatus::ok);
+  EXPECT_EQ(r.requests[1].status, RequestStatus::failed);
+  EXPECT_NE(r.requests[1].error.find("step 6 failed"), std::string::npos) << r.requests[1].error;
+  EXPECT_NE(r.fault.find("did not answer 'serve_step' within 1500 ms"), std::string::npos) << r.fault;
+  for (size_t i = 2; i < r.requests.size(); ++i) EXPECT_EQ(r.requests[i].status, RequestStatus::abandoned);
+  const ServingVerdict v = judge_serving(r, summarize_serving(r, Slo{}), Slo{}, 1);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons[0].find("the run stopped"), std::string::npos) << v.reasons[0];
+}
+
+// Ctrl-C during a decoder's run: exit 1, the report written and marked partial, INVALID, and every request accounted
+// for — in the summary and in the records file, one line each (those not finished follow when the run stops).
+TEST_F(GenerativeServingTest, CtrlCKeepsTheRecordsAndAccountsForEveryRequest) {
+  const std::string out = (*dir_ / "ctrlc.json").string(), lines = (*dir_ / "ctrlc.jsonl").string();
+  const pid_t pid = spawn_rooflens({"capacity", model_, "--scenario", "server", "--qps", "4", "--requests", "400",
+                                    "--input-tokens", "8", "--output-tokens", "6", "--threads", "1", "--no-predict",
+                                    "--no-roofs", "--no-db", "-q", "-o", out, "--queries", lines},
+                                   (*dir_ / "ctrlc.out").string(), (*dir_ / "ctrlc.err").string());
+  auto finished = [&] {
+    std::ifstream in(lines);
+    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+  };
+  ASSERT_TRUE(wait_for([&] { return finished() >= 5; }, std::chrono::seconds(120))) << slurp((*dir_ / "ctrlc.err").string());
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 1) << slurp((*dir_ / "ctrlc.err").string());
+  const nlohmann::json j = nlohmann::json::parse(slurp(out));
+  EXPECT_TRUE(j["partial"].get<bool>());
+  const nlohmann::json& s = j["serving"];
+  EXPECT_TRUE(s["interrupted"].get<bool>());
+  EXPECT_FALSE(s["verdict"]["valid"].get<bool>());
+  EXPECT_EQ(s["settings"]["requests"], 400) << "what the load held";
+  // The summary counts the requests that arrived before Ctrl-C; those yet to come were never sent.
+  const nlohmann::json& m = s["summary"];
+  const int64_t arrived = m["requests"].get<int64_t>();
+  EXPECT_GE(arrived, 5);
+  EXPECT_LT(arrived, 400);
+  EXPECT_EQ(m["completed"].get<int64_t>() + m["failed"].get<int64_t>() + m["rejected"].get<int64_t>() +
+                m["abandoned"].get<int64_t>(), arrived) << m.dump();
+  EXPECT_EQ(finished(), arrived) << "one line per request that arrived";
+  EXPECT_NE(s["verdict"]["reasons"].dump().find("of 400 had arrived"), std::string::npos) << s["verdict"].dump();
+}
+
 // `rooflens capacity` on the decoder: the report's serving section says what ran and what came of it, and the
 // summary leads with the verdict. Offline, all requests at once, a limit every request meets: the verdict is INVALID
 // only because 12 requests cannot show a p99 (early stopping needs 459), which it says.
@@ -234,14 +329,54 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
     ttft.push_back(q["first_token_ms"].get<double>() - q["scheduled_ms"].get<double>());
   }
   ASSERT_EQ(ttft.size(), 12u);
-  // No page yet for this report: said, not an empty page.
-  const CliResult page = run_cli("report " + report + " -o " + (*dir_ / "serving.html").string(), dir_->string());
-  EXPECT_EQ(page.rc, 1);
-  EXPECT_NE(page.err.find("has no HTML page yet"), std::string::npos) << page.err;
-  EXPECT_FALSE(fs::exists(*dir_ / "serving.html"));
   std::sort(ttft.begin(), ttft.end());
   EXPECT_NEAR(s["summary"]["ttft_ms"]["p50"].get<double>(), ttft[5], 1e-6);  // ceil(0.5 × 12) = the 6th
   EXPECT_NEAR(s["summary"]["ttft_ms"]["p99"].get<double>(), ttft[11], 1e-6);
+  // The report keeps each request's TTFT too (what history and compare test): the records' own, in schedule order.
+  ASSERT_EQ(s["samples"]["ttft_ms"].size(), 12u);
+  std::vector<double> kept = s["samples"]["ttft_ms"].get<std::vector<double>>();
+  std::sort(kept.begin(), kept.end());
+  for (size_t i = 0; i < 12; ++i) EXPECT_NEAR(kept[i], ttft[i], 1e-6);
+  EXPECT_EQ(s["samples"]["tpot_ms"].size(), 12u);
+}
+
+// A decoder's runs go to the results database like any timing: history shows each run's TTFT, TPOT and output
+// ms/token as trends, compare tests them request by request, and the report has its HTML page.
+TEST_F(GenerativeServingTest, ServingRunsGoToTheDatabaseToCompareAndToTheirPage) {
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache-db").string() + " ";
+  const std::string db = (*dir_ / "serving.db").string();
+  for (const char* name : {"a", "b"}) {
+    const std::string out = (*dir_ / (std::string(name) + ".json")).string();
+    const CliResult r = run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 12 --input-tokens 6 "
+                                    "--output-tokens 5 --max-batch 4 --threads 1 -q --no-roofs --no-predict --db " + db +
+                                    " -o " + out + " --html " + (*dir_ / (std::string(name) + ".html")).string(),
+                                    dir_->string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  const std::string label = "continuous max-batch=4 threads=1 · offline requests=12";
+  const CliResult h = run_cli("history --db " + db + " --json", dir_->string());
+  ASSERT_EQ(h.rc, 0) << h.err;
+  std::map<std::string, size_t> points;
+  const nlohmann::json trends = nlohmann::json::parse(h.out);
+  for (const auto& series : trends["series"]) points[series["config"].get<std::string>()] = series["points"].size();
+  for (const char* item : {" · TTFT", " · TPOT", " · output ms/token"}) {
+    EXPECT_EQ(points[label + item], 2u) << label + item << "\n" << h.out.substr(0, 2000);
+  }
+  const CliResult c = run_cli("compare " + (*dir_ / "a.json").string() + " " + (*dir_ / "b.json").string() + " --json",
+                              dir_->string());
+  ASSERT_TRUE(c.rc == 0 || c.rc == 1) << c.err;
+  std::map<std::string, int64_t> compared;  // item -> the samples BASE's side of the test had
+  const nlohmann::json comparison = nlohmann::json::parse(c.out);
+  for (const auto& item : comparison["items"])
+    if (item.contains("latency")) compared[item["config"].get<std::string>()] = item["latency"]["base_n"].get<int64_t>();
+  EXPECT_EQ(compared[label + " · TTFT"], 12) << c.out.substr(0, 2000);
+  EXPECT_EQ(compared[label + " · TPOT"], 12);
+  const std::string page = slurp((*dir_ / "a.html").string());
+  EXPECT_NE(page.find("\"serving\":{\"settings\""), std::string::npos) << "the page embeds the serving section";
+  const CliResult again = run_cli("report " + (*dir_ / "a.json").string() + " -o " + (*dir_ / "again.html").string(),
+                                  dir_->string());
+  EXPECT_EQ(again.rc, 0) << again.err;
+  EXPECT_TRUE(fs::exists(*dir_ / "again.html"));
 }
 
 // --find-peak on the concurrency scenario: a count of users searched in whole numbers from the predicted peak. With 2

@@ -7,7 +7,7 @@ const view = buildView(report);
 const main = document.getElementById('main');
 const state = {run: 0, table: null};
 
-const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['capacity', 'Capacity'], ['runtimes', 'Runtimes'],
+const SECTIONS = [['summary', 'Summary'], ['generation', 'Generation'], ['capacity', 'Capacity'], ['serving', 'Serving'], ['runtimes', 'Runtimes'],
   ['roofline', 'Roofline'], ['layers', null], ['graph', 'Graph'], ['breakdown', 'Breakdown'], ['latency', 'Latency'],
   ['sweep', 'Sweep'], ['timeline', 'Timeline'], ['memory', 'Memory'], ['whatif', 'What if'], ['findings', 'Findings']];
 
@@ -87,6 +87,7 @@ const select = header();
 main.append(renderSummary(view));
 if (report.generation) main.append(renderGeneration(view));  // `rooflens generate` reports (generation.js)
 if (report.capacity) main.append(renderCapacity(view));  // `rooflens capacity` reports (capacity.js)
+if (report.serving || report.serving_search) main.append(renderServing(view));  // a decoder's (serving.js)
 if ((view.report.runtime_comparisons || []).length) main.append(renderRuntimes(view));
 const runHolder = h('div', {style: 'display:contents'});
 main.append(runHolder);

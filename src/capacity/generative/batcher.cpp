@@ -95,6 +95,7 @@ class Scheduler {
       apply(plan, r.end_ns);
     }
     out_.end_ns = std::max(last_end, exec_.clock().now_ns());
+    out_.planned = total();
     settle_the_rest();
     return std::move(out_);
   }

@@ -86,7 +86,8 @@ struct RequestRecord {
 };
 
 struct ServingRecords {
-  std::vector<RequestRecord> requests;  // by id
+  std::vector<RequestRecord> requests;  // by id: every request that arrived (a stopped run drops those yet to come)
+  int64_t planned = 0;                  // the requests the load held
   int64_t start_ns = 0, end_ns = 0;
   int64_t steps = 0;
   double step_busy_s = 0;       // sum of the steps' durations

@@ -94,6 +94,17 @@ std::optional<Slo> preset_slo(const std::string& name) {
   return std::nullopt;
 }
 
+ServingSamples serving_samples(const ServingRecords& records) {
+  ServingSamples s;
+  for (const auto& r : records.requests) {
+    if (r.status != RequestStatus::ok) continue;
+    const RequestMetrics m = request_metrics(r);
+    s.ttft_ms.push_back(m.ttft_ms);
+    if (m.tpot_ms) s.tpot_ms.push_back(*m.tpot_ms);
+  }
+  return s;
+}
+
 ServingSummary summarize_serving(const ServingRecords& records, const Slo& slo) {
   ServingSummary s;
   s.requests = static_cast<int64_t>(records.requests.size());
@@ -142,7 +153,9 @@ ServingVerdict judge_serving(const ServingRecords& records, const ServingSummary
                              int64_t min_requests, double confidence) {
   ServingVerdict v;
   if (!records.fault.empty()) v.reasons.push_back("the run stopped: " + records.fault);
-  if (records.interrupted) v.reasons.push_back("interrupted before every request finished");
+  if (records.interrupted)
+    v.reasons.push_back("interrupted before every request finished (" + std::to_string(records.requests.size()) +
+                        " of " + std::to_string(records.planned) + " had arrived)");
   if (summary.failed) v.reasons.push_back(std::to_string(summary.failed) + " request(s) failed");
   if (summary.rejected)
     v.reasons.push_back(std::to_string(summary.rejected) + " request(s) rejected (too long for the context or the KV "

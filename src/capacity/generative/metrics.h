@@ -50,6 +50,8 @@ const std::vector<SloPreset>& slo_presets();
 std::optional<Slo> preset_slo(const std::string& name);
 
 ServingSummary summarize_serving(const ServingRecords& records, const Slo& slo);
+// The completed requests' TTFT and TPOT, in the order they were scheduled.
+ServingSamples serving_samples(const ServingRecords& records);
 
 // VALID when every limit holds at the percentile with MLPerf's early-stopping bound applied to each (confidence
 // 99%: with t of n requests over a limit, n must reach h(t) + t; capacity/loadgen/early_stopping.h), at least

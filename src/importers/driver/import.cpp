@@ -119,6 +119,21 @@ ShapeOverrides known_inputs(ShapeOverrides s, const std::string& model_path, con
   return s;
 }
 
+// A serving benchmark's result: the server's run as the report's `serving`; no layers, so nothing to map to a model
+// or to hold to roofs.
+ImportResult serving_import(const ImportSpec& r, importers::Imported& imported, ImportResult out) {
+  for (const auto& [flag, given] : {std::pair{"--model", !r.model.empty()}, {"--executed-graph", !r.executed_graph.empty()},
+                                    {"--roofs", !r.roofs.empty()}, {"--device", !r.device.empty()}})
+    if (given)
+      throw UsageError(std::string("import ") + out.format + ": " + flag + " is for layer profiles; a serving result " +
+                       "has no layers to map or to place on roofs (leave " + flag + " out)");
+  Report& rep = out.report;
+  rep.model.name = imported.model_path.empty() ? fs::path(r.files.front()).stem().string() : imported.model_path;
+  rep.serving = std::move(imported.serving);
+  out.roofs = "none: a serving result has no layers";
+  return out;
+}
+
 }  // namespace
 
 ImportResult run_import(const ImportSpec& r) {
@@ -139,6 +154,7 @@ ImportResult run_import(const ImportSpec& r) {
   imported.backend.options["format"] = importer.name();
   rep.backends.push_back(imported.backend);
 
+  if (imported.serving) return serving_import(r, imported, std::move(out));
   std::optional<HardwareInfo> hw = roofs_for(r, imported, out.roofs);
   if (hw) rep.hardware = *hw;
 

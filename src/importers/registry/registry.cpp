@@ -11,6 +11,8 @@
 #include "importers/onnxruntime/ort_import.h"
 #include "importers/openvino/openvino.h"
 #include "importers/trtexec/trtexec.h"
+#include "importers/aiperf/aiperf.h"
+#include "importers/vllm/vllm.h"
 
 namespace rooflens::importers {
 
@@ -24,6 +26,8 @@ const std::vector<const Importer*>& all_importers() {
       &kineto_importer(),
       &nsys_importer(),
       &ncu_importer(),
+      &vllm_importer(),
+      &aiperf_importer(),
   };
   return list;
 }
