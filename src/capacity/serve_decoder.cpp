@@ -1,10 +1,13 @@
 #include "capacity/serve_decoder.h"
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "backends/generation.h"
 #include "capacity/calibrate_decoder.h"
+#include "capacity/generative/instances.h"
 #include "capacity/generative/null_executor.h"
 #include "capacity/sut/decoder_steps.h"
 #include "core/errors.h"
@@ -43,6 +46,7 @@ ServingSettings echo_settings(const DecoderServingSpec& spec, const generative::
   e.kv_bytes_per_token = static_cast<int64_t>(kv_bytes_per_token(spec.io));
   e.kv_budget_source = budget_source;
   e.threads = threads;
+  e.instances = spec.instances;
   e.next_token = to_string(spec.next_token);
   e.slo_ttft_ms = spec.slo.ttft_ms;
   e.slo_tpot_ms = spec.slo.tpot_ms;
@@ -50,6 +54,12 @@ ServingSettings echo_settings(const DecoderServingSpec& spec, const generative::
   e.percentile = spec.slo.percentile;
   e.slo_preset = spec.slo.preset;
   return e;
+}
+
+// Each instance holds its share of the KV budget (the memory is the machine's, the instances split it).
+generative::BatcherSettings for_one_instance(generative::BatcherSettings b, int64_t instances) {
+  if (b.kv_budget_tokens > 0 && instances > 1) b.kv_budget_tokens = std::max<int64_t>(1, b.kv_budget_tokens / instances);
+  return b;
 }
 
 }  // namespace
@@ -86,8 +96,15 @@ DecoderServingConfig served_config(const DecoderServingSpec& spec) {
 
 ServingPrediction predict_serving(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
                                   const DecoderCalibration& cal) {
-  generative::NullExecutor simulated(cal.cost);
-  const generative::ServingRecords sim = generative::serve(spec.load, batcher, simulated);
+  // Each instance on virtual time of its own, from the same zero: the instances run side by side.
+  const std::vector<generative::InstanceShare> shares = generative::split_load(spec.load, spec.instances);
+  const generative::BatcherSettings b = for_one_instance(batcher, spec.instances);
+  std::vector<generative::ServingRecords> parts;
+  for (const auto& share : shares) {
+    generative::NullExecutor simulated(cal.cost);
+    parts.push_back(share.ids.empty() ? generative::ServingRecords{} : generative::serve(share.load, b, simulated));
+  }
+  const generative::ServingRecords sim = generative::merge_records(std::move(parts), shares);
   ServingPrediction p;
   p.summary = generative::summarize_serving(sim, spec.slo);
   p.valid = generative::judge_serving(sim, p.summary, spec.slo, spec.min_requests).valid;
@@ -101,35 +118,86 @@ ServingPrediction predict_serving(const DecoderServingSpec& spec, const generati
   return p;
 }
 
-ServingResult serve_live(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
-                         const KvBudget& budget, DecoderGeneration& generation) {
-  generative::BatcherSettings b = batcher;
-  b.kv_budget_tokens = budget.tokens;
-  if (spec.progress) spec.progress("loading " + spec.model);
-  std::unique_ptr<ServedDecoder> decoder = generation.serve(served_config(spec));
-  ServedDecoderExecutor executor(*decoder);
-  generative::BatcherHooks hooks;
-  hooks.sink = spec.sink;
-  hooks.interrupted = spec.interrupted;
-  const auto total = static_cast<int64_t>(spec.load.shapes.size());
-  int64_t last_shown = 0;
-  if (spec.progress)
-    hooks.progress = [&](int64_t finished, int64_t all) {
-      if (finished - last_shown < std::max<int64_t>(1, all / 10) && finished != all) return;
-      last_shown = finished;
-      spec.progress(std::to_string(finished) + " of " + std::to_string(all) + " requests finished");
+namespace {
+
+// Progress over every instance: the requests settled so far, each tenth of the load.
+class ServingProgress {
+ public:
+  ServingProgress(const DecoderServingSpec& spec, size_t instances)
+      : spec_(spec), settled_(instances, 0), total_(static_cast<int64_t>(spec.load.shapes.size())) {}
+  std::function<void(int64_t, int64_t)> hook(size_t instance) {
+    if (!spec_.progress) return {};
+    return [this, instance](int64_t finished, int64_t) {
+      std::lock_guard<std::mutex> hold(lock_);
+      settled_[instance] = finished;
+      int64_t all = 0;
+      for (int64_t n : settled_) all += n;
+      if (all - last_shown_ < std::max<int64_t>(1, total_ / 10) && all != total_) return;
+      last_shown_ = all;
+      spec_.progress(std::to_string(all) + " of " + std::to_string(total_) + " requests finished");
     };
-  if (spec.progress) spec.progress("serving " + std::to_string(total) + " requests");
-  const generative::ServingRecords records = generative::serve(spec.load, b, executor, hooks);
+  }
+
+ private:
+  const DecoderServingSpec& spec_;
+  std::mutex lock_;
+  std::vector<int64_t> settled_;
+  int64_t total_ = 0, last_shown_ = 0;
+};
+
+// One instance's share served on its decoder; the decoder's runner finishes unless a step failed.
+generative::ServingRecords serve_share(const generative::InstanceShare& share, const generative::BatcherSettings& b,
+                                       ServedDecoder& decoder, const generative::BatcherHooks& hooks) {
+  ServedDecoderExecutor executor(decoder);
+  generative::ServingRecords records = generative::serve(share.load, b, executor, hooks);
   if (records.fault.empty()) {
     try {
-      decoder->finish();
+      decoder.finish();
     } catch (const BackendError&) {  // the records stand; the runner is gone with the decoder
     }
   }
+  return records;
+}
+
+}  // namespace
+
+ServingResult serve_live(const DecoderServingSpec& spec, const generative::BatcherSettings& batcher,
+                         const KvBudget& budget, DecoderGeneration& generation) {
+  generative::BatcherSettings whole = batcher;
+  whole.kv_budget_tokens = budget.tokens;
+  const generative::BatcherSettings b = for_one_instance(whole, spec.instances);
+  const std::vector<generative::InstanceShare> shares = generative::split_load(spec.load, spec.instances);
+  // Every instance loads before any serves: a loading runtime would take the cores of one already serving.
+  std::vector<std::unique_ptr<ServedDecoder>> decoders(shares.size());
+  for (size_t k = 0; k < shares.size(); ++k) {
+    if (shares[k].ids.empty()) continue;
+    if (spec.progress) spec.progress("loading " + spec.model + (shares.size() > 1 ? " (instance " + std::to_string(k) + ")" : ""));
+    decoders[k] = generation.serve(served_config(spec));
+  }
+  if (spec.progress) spec.progress("serving " + std::to_string(spec.load.shapes.size()) + " requests");
+  std::mutex sink_lock;
+  ServingProgress progress(spec, shares.size());
+  std::vector<generative::ServingRecords> parts(shares.size());
+  std::vector<std::unique_ptr<generative::InstanceSink>> sinks(shares.size());
+  std::vector<generative::BatcherHooks> hooks(shares.size());
+  for (size_t k = 0; k < shares.size(); ++k) {
+    if (spec.sink) sinks[k] = std::make_unique<generative::InstanceSink>(*spec.sink, sink_lock, shares[k], k == 0);
+    hooks[k].sink = sinks[k].get();
+    hooks[k].interrupted = spec.interrupted;
+    hooks[k].progress = progress.hook(k);
+  }
+  if (shares.size() == 1) {
+    parts[0] = serve_share(shares[0], b, *decoders[0], hooks[0]);
+  } else {
+    std::vector<std::thread> running;
+    for (size_t k = 0; k < shares.size(); ++k)
+      if (decoders[k]) running.emplace_back([&, k] { parts[k] = serve_share(shares[k], b, *decoders[k], hooks[k]); });
+    for (auto& t : running) t.join();
+  }
+  const generative::ServingRecords records = generative::merge_records(std::move(parts), shares);
 
   ServingResult r;
-  r.settings = echo_settings(spec, b, budget.source, decoder->threads());
+  r.settings = echo_settings(spec, whole, budget.source, decoders[0]->threads());
   r.summary = generative::summarize_serving(records, spec.slo);
   r.samples = generative::serving_samples(records);
   r.verdict = generative::judge_serving(records, r.summary, spec.slo, spec.min_requests);

@@ -26,7 +26,8 @@ struct DecoderServingSpec {
   uint64_t kv_budget_bytes = 0;         // 0: half the memory free at the start
   generative::Slo slo;
   int64_t min_requests = 1;
-  int64_t threads = 0;                  // 0: the backend's choice (always passed explicitly; read back)
+  int64_t threads = 0;                  // 0: the backend's choice (always passed explicitly; read back); per instance
+  int64_t instances = 1;                // runtime processes side by side, round-robin (generative/instances.h)
   uint64_t seed = 0;
   NextToken next_token = NextToken::fixed;
   std::chrono::milliseconds step_timeout{std::chrono::minutes(2)};

@@ -11,6 +11,8 @@
 #include "backends/registry/registry.h"
 #include "capacity/generative/lengths.h"
 #include "capacity/loadgen/early_stopping.h"
+#include "capacity/loadgen/settings.h"
+#include "capacity/sut/pool.h"
 #include "capacity/generative/request_file.h"
 #include "capacity/generative/trace.h"
 #include "capacity/decode_roofline.h"
@@ -40,7 +42,7 @@ namespace gen = capacity::generative;
 
 // The single-pass levers and modes a decoder run does not have (yet): each given one is a usage error naming it.
 void reject_single_pass_flags(const CLI::App& cmd) {
-  static const char* const flags[] = {"--search",  "--instances",     "--batch",  "--samples-per-query",
+  static const char* const flags[] = {"--search",  "--batch",  "--samples-per-query",
                                       "--concurrency", "--profile-layers", "--input",
                                       "--batch-timeout", "--pin",  "--mlperf-durations", "--duration", "--max-queries"};
   for (const char* f : flags) {
@@ -212,6 +214,20 @@ std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, con
   return capacity::decode_roofline(r, *roofs);
 }
 
+// --instances N: N runtime processes side by side; each gets the cores divided among them unless --threads says,
+// and instances × threads above the cores is refused as for single-pass models (unless --oversubscribe).
+void set_instances(const CapacityCommand& a, capacity::DecoderServingSpec& spec) {
+  spec.instances = a.levers.instances.empty() ? 1 : a.levers.instances.front();
+  if (spec.instances < 1) throw UsageError("--instances " + std::to_string(spec.instances) + ": give at least 1");
+  if (spec.instances == 1) return;
+  const int64_t cores = capacity::usable_cores();
+  spec.threads = capacity::threads_for(spec.threads, spec.instances, cores);
+  if (spec.instances * spec.threads > cores && !a.s.oversubscribe)
+    throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
+                                 "share cores; fewer instances or threads, or --oversubscribe to measure that on purpose",
+                                 spec.instances, spec.threads, spec.instances * spec.threads, cores));
+}
+
 // What shaped the samples, for the results database's session: the first run's settings (a search's runs differ
 // only in the lever it varies, which each run's label names).
 std::string serving_settings_json(const Report& rep) {
@@ -247,9 +263,9 @@ void reject_decoder_flags(const CapacityCommand& a, const CLI::App& cmd, const s
 int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const DecoderIo& io) {
   reject_single_pass_flags(cmd);
   a.db.validate();
-  if (a.levers.max_batch.size() > 1 || a.levers.threads.size() > 1)
-    throw UsageError("--max-batch / --threads: one value each for a decoder (a list of max batches: --sweep "
-                     "max-batch=1,2,4,8)");
+  if (a.levers.max_batch.size() > 1 || a.levers.threads.size() > 1 || a.levers.instances.size() > 1)
+    throw UsageError("--max-batch / --threads / --instances: one value each for a decoder (a list of max batches: "
+                     "--sweep max-batch=1,2,4,8)");
   capacity::DecoderServingSpec spec;
   spec.model = a.model;
   spec.io = io;
@@ -268,6 +284,7 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   if (cmd.count("--percentile")) spec.slo.percentile = a.percentile;
   if (search && a.s.find_peak) check_peak_can_hold(spec);
   spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
+  set_instances(a, spec);
   spec.seed = a.s.seed;
   spec.predict = !a.no_predict;
   spec.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.s.timeout_s * 1000));
@@ -314,6 +331,7 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
     if (!a.quiet) std::cerr << "rooflens capacity: HTML report written to " << a.html << "\n";
   }
   if (!a.quiet && records) std::cerr << "rooflens capacity: request records written to " << a.queries_csv << "\n";
+  if (rep.partial) return 1;  // an interrupted run is not history
   return worst_exit(valid ? 0 : 1, store_report(a.db, rep, "capacity", a.quiet, serving_settings_json(rep)));
 }
 

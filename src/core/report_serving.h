@@ -54,7 +54,8 @@ struct ServingSettings {
   int64_t kv_budget_tokens = 0;      // 0: none
   int64_t kv_bytes_per_token = 0;    // keys and values of every layer, one token
   std::string kv_budget_source;      // "--kv-budget" | "free memory" | "none"
-  int64_t threads = 0;               // intra-op threads the runtime used
+  int64_t threads = 0;               // intra-op threads the runtime used (each instance's)
+  int64_t instances = 1;             // runtime processes serving side by side, round-robin
   std::string next_token;            // "fixed" | "greedy"
   double slo_ttft_ms = 0, slo_tpot_ms = 0, slo_e2e_ms = 0, percentile = 99;
   std::string slo_preset;

@@ -35,6 +35,7 @@ std::string serving_label(const ServingSettings& s) {
   std::string levers = s.batching;
   auto add = [&](const std::string& part) { levers += (levers.empty() ? "" : " ") + part; };
   if (s.max_batch > 0) add(fmt::format("max-batch={}", s.max_batch));
+  if (s.instances > 1) add(fmt::format("instances={}", s.instances));
   if (s.threads > 0) add(fmt::format("threads={}", s.threads));
   std::string load = s.scenario;
   if (s.scenario == "server") {

@@ -9,7 +9,7 @@ ROOFLENS_JSON_FIELDS(ServingSummary, requests, completed, failed, rejected, aban
 ROOFLENS_JSON_FIELDS(ServingVerdict, valid, reasons)
 ROOFLENS_JSON_FIELDS(ServingSettings, scenario, rate, burstiness, users, requests, lengths, seed, batching, prefill,
                      max_batch, max_batched_tokens, kv_budget_tokens, kv_bytes_per_token, kv_budget_source, threads,
-                     next_token, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms, percentile, slo_preset)
+                     instances, next_token, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms, percentile, slo_preset)
 ROOFLENS_JSON_FIELDS(ServingSamples, ttft_ms, tpot_ms)
 ROOFLENS_JSON_FIELDS(ServingPrediction, summary, valid, prefill_call_ms, prefill_token_ms, decode_call_ms, decode_row_ms,
                      context_token_ms, calibrated_at, cached)
@@ -26,7 +26,13 @@ void to_json(json& j, const ServingResult& s) {
 }
 
 void from_json(const json& j, ServingResult& s) {
-  read_field(j, "settings", s.settings);
+  if (!j.contains("settings") || !j.at("settings").is_object() || j.at("settings").contains("instances")) {
+    read_field(j, "settings", s.settings);
+  } else {  // written before decoders served on several instances: one
+    json settings = j.at("settings");
+    settings["instances"] = 1;
+    settings.get_to(s.settings);
+  }
   read_field(j, "summary", s.summary);
   if (j.contains("samples")) read_field(j, "samples", s.samples);
   read_field(j, "verdict", s.verdict);

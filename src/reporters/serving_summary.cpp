@@ -62,8 +62,9 @@ bool serving_figure_given(const ServingResult& r, const std::string& figure) {
 std::string serving_levers_text(const ServingResult& r) {
   const ServingSettings& s = r.settings;
   if (!r.measured_by.empty()) return "the server's own batching and scheduling (not in the file)\n";
-  std::string out = fmt::format("{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), "
+  std::string out = fmt::format("{}{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), "
                                 "{} tokens\n",
+                                s.instances > 1 ? fmt::format("{} instances (round-robin), each: ", s.instances) : "",
                                 s.batching, s.prefill, s.max_batch, s.max_batched_tokens, s.threads, s.next_token);
   out += s.kv_budget_tokens > 0 ? fmt::format("KV budget {} tokens ({}; {} B per token)\n", s.kv_budget_tokens,
                                               s.kv_budget_source, s.kv_bytes_per_token)

@@ -379,6 +379,34 @@ TEST_F(GenerativeServingTest, ServingRunsGoToTheDatabaseToCompareAndToTheirPage)
   EXPECT_TRUE(fs::exists(*dir_ / "again.html"));
 }
 
+// --instances 2: two runtime processes side by side, requests dealt in turn; the run's records hold every request once
+// under its own id, the prediction simulates the same two instances, and the summary says how it was served.
+TEST_F(GenerativeServingTest, TwoInstancesServeTheRequestsSideBySide) {
+  const std::string cache = "XDG_CACHE_HOME=" + (*dir_ / "cache-instances").string() + " ";
+  const std::string report = (*dir_ / "instances.json").string(), lines = (*dir_ / "instances.jsonl").string();
+  const CliResult r = run_cli_env(cache, "capacity " + model_ + " --instances 2 --threads 1 --scenario offline "
+                                  "--requests 8 --input-tokens 6 --output-tokens 5 --max-batch 2 --no-roofs --no-db "
+                                  "-o " + report + " --queries " + lines, dir_->string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("2 instances (round-robin), each: continuous batching"), std::string::npos) << r.out;
+  const nlohmann::json s = nlohmann::json::parse(slurp(report)).at("serving");
+  EXPECT_EQ(s["settings"]["instances"], 2);
+  EXPECT_EQ(s["settings"]["threads"], 1);
+  EXPECT_EQ(s["summary"]["completed"], 8);
+  EXPECT_LE(s["max_batch_seen"].get<int64_t>(), 2);
+  EXPECT_EQ(s["predicted"]["summary"]["completed"], 8);
+  std::set<int64_t> ids;
+  std::ifstream in(lines);
+  for (std::string line; std::getline(in, line);) ids.insert(nlohmann::json::parse(line)["id"].get<int64_t>());
+  EXPECT_EQ(ids, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (const char* bad : {"--instances 0", "--instances 1,2"}) {
+    const CliResult b = run_cli("capacity " + model_ + " --scenario offline --requests 2 " + bad + " -q --no-db",
+                                dir_->string());
+    EXPECT_EQ(b.rc, 2) << bad;
+    EXPECT_NE(b.err.find("--instances"), std::string::npos) << b.err;
+  }
+}
+
 // --find-peak on the concurrency scenario: a count of users searched in whole numbers from the predicted peak. With 2
 // slots and a TTFT limit of half what one request alone takes end to end (measured here first), a user beyond the
 // slots waits for a whole request, so a finite peak exists; the search's own statements are checked against its runs:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capacity/generative/batcher.h"
+#include "capacity/generative/instances.h"
 #include "capacity/generative/lengths.h"
 #include "capacity/generative/metrics.h"
 #include "capacity/generative/null_executor.h"
@@ -183,6 +184,70 @@ TEST(GenerativeServing, ConcurrencyUsersSendTheirNextRequestWhenTheLastFinished)
   l.users = 3;  // three users: all at once, one batch
   r = run(l, BatcherSettings{});
   for (const auto& q : r.requests) EXPECT_DOUBLE_EQ(ms(q.scheduled_ns), 0);
+}
+
+// Serves each instance's share on a null runner of its own (virtual time from the same zero) and merges them.
+ServingRecords run_instances(const LoadPlan& load, int64_t instances, BatcherSettings s) {
+  const std::vector<InstanceShare> shares = split_load(load, instances);
+  std::vector<ServingRecords> parts;
+  for (const auto& share : shares) parts.push_back(share.ids.empty() ? ServingRecords{} : run(share.load, s));
+  return merge_records(std::move(parts), shares);
+}
+
+TEST(GenerativeServing, InstancesTakeRequestsInTurnAtTheirArrivalsAndMergeBackUnderTheirIds) {
+  LoadPlan server;
+  server.kind = LoadKind::server;
+  server.rate = 200;
+  server.seed = 5;
+  server.shapes = std::vector<RequestShape>(7, {10, 2});
+  const std::vector<InstanceShare> shares = split_load(server, 2);
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_EQ(shares[0].ids, (std::vector<int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(shares[1].ids, (std::vector<int64_t>{1, 3, 5}));
+  const std::vector<int64_t> at = arrivals(server);
+  for (const auto& share : shares)
+    for (size_t j = 0; j < share.ids.size(); ++j) EXPECT_EQ(share.load.trace_ns[j], at[share.ids[j]]);
+  const ServingRecords merged = run_instances(server, 2, BatcherSettings{});
+  ASSERT_EQ(merged.requests.size(), 7u);
+  EXPECT_EQ(merged.planned, 7);
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(merged.requests[i].id, static_cast<int64_t>(i));
+    EXPECT_EQ(merged.requests[i].scheduled_ns, at[i]) << "latencies count from the whole load's arrivals";
+  }
+  // Offline, one sequence per instance: two instances serve two requests at a time (prefill 2 ms + a decode of
+  // 1.5 ms each), one instance serves them one after another.
+  BatcherSettings one;
+  one.max_batch = 1;
+  std::vector<double> two_e2e, one_e2e;
+  for (const auto& r : run_instances(offline(std::vector<RequestShape>(4, {10, 2})), 2, one).requests)
+    two_e2e.push_back(request_metrics(r).e2e_ms);
+  for (const auto& r : run_instances(offline(std::vector<RequestShape>(4, {10, 2})), 1, one).requests)
+    one_e2e.push_back(request_metrics(r).e2e_ms);
+  EXPECT_EQ(two_e2e, (std::vector<double>{3.5, 3.5, 7, 7}));
+  EXPECT_EQ(one_e2e, (std::vector<double>{3.5, 7, 10.5, 14}));
+}
+
+TEST(GenerativeServing, InstancesSplitAConcurrencyLoadsUsersAndKeepEachUserOnOne) {
+  LoadPlan l;
+  l.kind = LoadKind::concurrency;
+  l.users = 3;
+  l.shapes = std::vector<RequestShape>(5, {10, 2});
+  std::vector<InstanceShare> shares = split_load(l, 2);
+  EXPECT_EQ(shares[0].load.users, 2);
+  EXPECT_EQ(shares[1].load.users, 1);
+  l.users = 1;  // fewer users than instances: the second instance has nothing to serve
+  shares = split_load(l, 2);
+  EXPECT_EQ(shares[0].ids.size(), 5u);
+  EXPECT_TRUE(shares[1].ids.empty());
+  // Two users on two instances, 3 requests: instance 0's user sends request 2 when request 0 is done (3.5 ms).
+  l.users = 2;
+  l.shapes.resize(3);
+  const ServingRecords r = run_instances(l, 2, BatcherSettings{});
+  ASSERT_EQ(r.requests.size(), 3u);
+  EXPECT_DOUBLE_EQ(ms(r.requests[0].scheduled_ns), 0);
+  EXPECT_DOUBLE_EQ(ms(r.requests[1].scheduled_ns), 0);
+  EXPECT_DOUBLE_EQ(ms(r.requests[2].scheduled_ns), 3.5);
+  for (const auto& q : r.requests) EXPECT_DOUBLE_EQ(request_metrics(q).e2e_ms, 3.5);
 }
 
 TEST(GenerativeServing, AKvBudgetMakesARequestWaitAndRejectsOneThatCanNeverFit) {
