@@ -5,20 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {after, before, describe, test} from 'node:test';
 import {launch, openReport} from './browser.mjs';
-import {assertChartsPainted, assertNoNetworkOrErrors} from './checks.mjs';
+import {assertChartsPainted, assertNoNetworkOrErrors, chartSeries} from './checks.mjs';
 import {file} from './fixtures.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser.close(); });
-
-async function seriesOf(page, id) {
-  return page.evaluate((chartId) => {
-    const chart = echarts.getInstanceByDom(document.getElementById(chartId));
-    return chart.getOption().series.map((s) => ({id: s.id, name: s.name, data: s.data,
-      markLine: s.markLine ? s.markLine.data.map((d) => d.yAxis) : []}));
-  }, id);
-}
 
 describe('capacity report', () => {
   test('verdict, runs, latency vs QPS with SLO and prediction, histogram, timeline', async () => {
@@ -40,7 +32,7 @@ describe('capacity report', () => {
     assert.deepEqual(rows.map((r) => r[10]), run.points.map((p) => p.verdict));
     assert.deepEqual(rows.map((r) => r[4]), run.points.map((p) => String(p.queries)));
     // Percentiles against QPS: one point per server run, sorted by QPS; the SLO line at 100 ms; the predicted curve.
-    const lat = await seriesOf(page, 'cap-latency-chart');
+    const lat = await chartSeries(page, 'cap-latency-chart');
     const p99 = lat.find((s) => s.id === 'measured p99');
     const byQps = [...server].sort((a, b) => a.target_qps - b.target_qps);
     assert.deepEqual(p99.data.map((d) => d[0]), byQps.map((p) => p.target_qps));
@@ -50,10 +42,10 @@ describe('capacity report', () => {
     assert.equal(predicted.data.length, run.prediction.curve.length);
     // The histogram counts every answered query of the headline run (the highest VALID rate).
     const head = server.filter((p) => p.verdict === 'VALID').sort((a, b) => b.target_qps - a.target_qps)[0] || server[server.length - 1];
-    const hist = await seriesOf(page, 'cap-histogram-chart');
+    const hist = await chartSeries(page, 'cap-histogram-chart');
     assert.equal(hist[0].data.reduce((s, d) => s + d[1], 0), head.latencies_ms.length);
     // One bar per runtime call on the instances' timeline.
-    const tl = await seriesOf(page, 'cap-timeline-chart');
+    const tl = await chartSeries(page, 'cap-timeline-chart');
     assert.equal(tl[0].data.length, run.timeline.length);
     assert.ok((await page.textContent('nav')).includes('Capacity'));
   });

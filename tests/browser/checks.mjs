@@ -71,3 +71,12 @@ export function assertNoNetworkOrErrors(seen, url) {
   assert.deepEqual(seen.refused, [], 'requests other than the page itself');
   assert.deepEqual(seen.requests, [url], 'the page loads only itself');
 }
+
+// A chart's series as ECharts holds them: id, name, data and the y values of its mark lines.
+export async function chartSeries(page, id) {
+  return page.evaluate((chartId) => {
+    const chart = echarts.getInstanceByDom(document.getElementById(chartId));
+    return chart.getOption().series.map((s) => ({id: s.id, name: s.name, data: s.data,
+      markLine: s.markLine ? s.markLine.data.map((d) => d.yAxis) : []}));
+  }, id);
+}

@@ -5,20 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {after, before, describe, test} from 'node:test';
 import {launch, openReport} from './browser.mjs';
-import {assertChartsPainted, assertNoNetworkOrErrors} from './checks.mjs';
+import {assertChartsPainted, assertNoNetworkOrErrors, chartSeries} from './checks.mjs';
 import {file} from './fixtures.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser.close(); });
-
-async function seriesOf(page, id) {
-  return page.evaluate((chartId) => {
-    const chart = echarts.getInstanceByDom(document.getElementById(chartId));
-    return chart.getOption().series.map((s) => ({id: s.id, name: s.name, data: s.data,
-      markLine: s.markLine ? s.markLine.data.map((d) => d.yAxis) : []}));
-  }, id);
-}
 
 describe('serving report', () => {
   test('sweep statement, runs table, TTFT/TPOT vs max batch with objectives, Pareto front, decode roofline', async () => {
@@ -37,21 +29,21 @@ describe('serving report', () => {
     assert.deepEqual(rows.map((r) => r[0]), runs.map((r) => String(r.settings.max_batch)));
     assert.deepEqual(rows.map((r) => r[12]), runs.map((r) => (r.verdict.valid ? 'VALID' : 'INVALID')));
     // TTFT p99 against the max batch, the objective as a line (10 s), each run's prediction dashed.
-    const ttft = await seriesOf(page, 'serving-ttft-chart');
+    const ttft = await chartSeries(page, 'serving-ttft-chart');
     const p99 = ttft.find((s) => s.id === 'measured p99');
     const sorted = [...runs].sort((a, b) => a.settings.max_batch - b.settings.max_batch);
     assert.deepEqual(p99.data.map((d) => d[0]), sorted.map((r) => r.settings.max_batch));
     assert.deepEqual(p99.data.map((d) => d[1]), sorted.map((r) => r.summary.ttft_ms.p99));
     assert.deepEqual(p99.markLine, [10000]);
     assert.equal(ttft.find((s) => s.id === 'predicted p99').data.length, runs.filter((r) => r.predicted).length);
-    const tpot = await seriesOf(page, 'serving-tpot-chart');
+    const tpot = await chartSeries(page, 'serving-tpot-chart');
     assert.deepEqual(tpot.find((s) => s.id === 'measured p99').markLine, [2000]);
     // The front as the report names it, by machine tokens/s; the knee one of its points.
-    const pareto = await seriesOf(page, 'serving-pareto-chart');
+    const pareto = await chartSeries(page, 'serving-pareto-chart');
     assert.deepEqual(pareto.find((s) => s.id === 'front').data.map((d) => d[2]), search.pareto.map((i) => runs[i].settings.max_batch));
     assert.equal(pareto.find((s) => s.id === 'runs').data.length, 3);
     // One calibrated dot and one roof mark per decode step, under the datasheet's roofs (30 GB/s, 300 GFLOP/s).
-    const roof = await seriesOf(page, 'serving-roofline-chart');
+    const roof = await chartSeries(page, 'serving-roofline-chart');
     const steps = report.serving_roofline.steps;
     assert.equal(roof.find((s) => s.id === 'floor').data.length, steps.length);
     const calibrated = roof.find((s) => s.id === 'calibrated').data;

@@ -23,19 +23,23 @@ struct AiperfMetrics {
   }
   // A latency's statistics, in ms (AIPerf exports them so; another unit is refused rather than misread).
   GivenFigures latency(std::initializer_list<const char*> names) const {
-    GivenFigures g;
     const json* m = find(names);
-    if (!m) return g;
+    if (!m) return {};
     const Where w = where.at(*names.begin());
     object_at(*m, w);
     if (const json* unit = optional_member(*m, "unit"); unit && string_at(*unit, w.at("unit")) != "ms")
       fail(w.at("unit"), "'" + unit->get<std::string>() + "': rooflens reads latencies exported in ms");
-    g.mean = nonneg_member(*m, "avg", w);
-    g.p50 = nonneg_member(*m, "p50", w);
-    g.p90 = nonneg_member(*m, "p90", w);
-    g.p95 = nonneg_member(*m, "p95", w);
-    g.p99 = nonneg_member(*m, "p99", w);
-    g.max = nonneg_member(*m, "max", w);
+    return figures(*m, w);
+  }
+  // A metric object's statistics (a statistic it lacks stays absent).
+  static GivenFigures figures(const json& m, const Where& w) {
+    GivenFigures g;
+    g.mean = nonneg_member(m, "avg", w);
+    g.p50 = nonneg_member(m, "p50", w);
+    g.p90 = nonneg_member(m, "p90", w);
+    g.p95 = nonneg_member(m, "p95", w);
+    g.p99 = nonneg_member(m, "p99", w);
+    g.max = nonneg_member(m, "max", w);
     return g;
   }
   std::optional<double> value(std::initializer_list<const char*> names) const {
@@ -106,15 +110,8 @@ ServingResult aiperf_run(const json& d, const Where& w, std::string& model) {
   give(m.latency({"inter_chunk_latency"}), s.completed, "itl_ms", s.itl_ms, r.not_given);
   give(m.latency({"request_latency"}), s.completed, "e2e_ms", s.e2e_ms, r.not_given);
   GivenFigures per_user;
-  if (const json* u = m.find({"output_token_throughput_per_user"}); u && u->is_object()) {
-    const Where uw = w.at("output_token_throughput_per_user");
-    per_user.mean = nonneg_member(*u, "avg", uw);
-    per_user.p50 = nonneg_member(*u, "p50", uw);
-    per_user.p90 = nonneg_member(*u, "p90", uw);
-    per_user.p95 = nonneg_member(*u, "p95", uw);
-    per_user.p99 = nonneg_member(*u, "p99", uw);
-    per_user.max = nonneg_member(*u, "max", uw);
-  }
+  if (const json* u = m.find({"output_token_throughput_per_user"}); u && u->is_object())
+    per_user = AiperfMetrics::figures(*u, w.at("output_token_throughput_per_user"));
   give(per_user, s.completed, "tokens_per_s_per_user", s.tokens_per_s_per_user, r.not_given);
   r.not_given.push_back("queue_ms");
   return r;
