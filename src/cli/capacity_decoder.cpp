@@ -26,7 +26,6 @@
 #include "core/errors.h"
 #include "core/report.h"
 #include "core/serving_items.h"
-#include "core/serving_json.h"
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
@@ -226,17 +225,6 @@ void set_instances(const CapacityCommand& a, capacity::DecoderServingSpec& spec)
     throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
                                  "share cores; fewer instances or threads, or --oversubscribe to measure that on purpose",
                                  spec.instances, spec.threads, spec.instances * spec.threads, cores));
-}
-
-// What shaped the samples, for the results database's session: the first run's settings (a search's runs differ
-// only in the lever it varies, which each run's label names).
-std::string serving_settings_json(const Report& rep) {
-  const std::vector<const ServingResult*> runs = serving_runs(rep);
-  if (runs.empty()) return "{}";
-  json j;
-  to_json(j, runs.front()->settings);
-  if (rep.serving_search) j["search"] = rep.serving_search->kind + " " + rep.serving_search->axis;
-  return j.dump();
 }
 
 }  // namespace

@@ -26,4 +26,8 @@ std::vector<ServingItem> serving_items(const ServingResult& run);
 
 inline constexpr const char* kOutputMsPerTokenItem = " · output ms/token";
 
+// What shaped a serving report's samples, as compact JSON for its results-database session: the first run's settings
+// (a search's runs differ only in the lever it varies, which each run's label names) and the search. "{}" for none.
+std::string serving_settings_json(const Report& r);
+
 }  // namespace rooflens

@@ -1,5 +1,7 @@
 #include "core/serving_json.h"
 
+#include "core/serving_items.h"
+
 namespace rooflens {
 
 ROOFLENS_JSON_FIELDS(ServingDistribution, n, mean, p50, p90, p95, p99, max)
@@ -56,5 +58,13 @@ ROOFLENS_JSON_FIELDS(ServingRoofline, context, threads, weight_bytes, kv_bytes_p
                      kv_outweighs_weights_from)
 ROOFLENS_JSON_FIELDS(ServingSearch, kind, axis, runs, peak, lower, upper, precision, converged, predicted_peak, stopped,
                      pareto, knee)
+
+std::string serving_settings_json(const Report& r) {
+  const std::vector<const ServingResult*> runs = serving_runs(r);
+  if (runs.empty()) return "{}";
+  json j = runs.front()->settings;
+  if (r.serving_search) j["search"] = r.serving_search->kind + " " + r.serving_search->axis;
+  return j.dump();
+}
 
 }  // namespace rooflens
