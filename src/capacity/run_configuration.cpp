@@ -16,6 +16,7 @@
 #include "capacity/model/predict.h"
 #include "capacity/sut/pool.h"
 #include "capacity/sut/under_load.h"
+#include "stats/order.h"
 
 namespace rooflens::capacity {
 namespace {
@@ -124,8 +125,7 @@ class ConfigRun {
     for (const auto& q : warm.queries)
       if (q.done.status == QueryStatus::ok) service.push_back(static_cast<double>(q.done.end_ns - q.done.start_ns) / 1e6);
     if (s_.offline_message_ms <= 0 || service.empty()) return 1;
-    std::nth_element(service.begin(), service.begin() + static_cast<std::ptrdiff_t>(service.size() / 2), service.end());
-    const double median = std::max(service[service.size() / 2], 1e-3);
+    const double median = std::max(stats::upper_median(std::move(service)), 1e-3);
     return std::clamp(static_cast<int64_t>(s_.offline_message_ms / median), int64_t{1}, kMaxCallsPerMessage);
   }
 

@@ -6,6 +6,7 @@
 
 #include "core/level_names.h"
 #include "hw/hw_table.h"
+#include "stats/order.h"
 
 namespace rooflens::hw {
 namespace {
@@ -45,10 +46,10 @@ Curve combine(const std::vector<KernelSweep>& sweeps) {
   if (envs.empty()) return c;
   for (const BwSample& g : *grid) {
     if (g.working_set_bytes == 0) continue;
-    double sum = 0;
-    for (const auto& env : envs) sum += std::log(envelope_at(env, g.working_set_bytes));
+    std::vector<double> at;
+    for (const auto& env : envs) at.push_back(envelope_at(env, g.working_set_bytes));
     c.ws.push_back(g.working_set_bytes);
-    c.value.push_back(std::exp(sum / static_cast<double>(envs.size())));
+    c.value.push_back(stats::geometric_mean(at));
   }
   return c;
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "stats/order.h"
 #include "stats/student_t.h"
 
 namespace rooflens::score {
@@ -90,18 +91,8 @@ std::string times(double x) { return fmt::format("{:.2f}×", x); }
 
 }  // namespace
 
-double geomean(const std::vector<double>& xs) {
-  if (xs.empty()) return 0;
-  double s = 0;
-  for (double x : xs) {
-    if (!(x > 0) || !std::isfinite(x)) return 0;
-    s += std::log(x);
-  }
-  return std::exp(s / static_cast<double>(xs.size()));
-}
-
 ScoreInterval log_t_interval(const std::vector<double>& xs) {
-  if (xs.size() < 2 || geomean(xs) <= 0) return {};
+  if (xs.size() < 2 || stats::geometric_mean(xs) <= 0) return {};
   const double n = static_cast<double>(xs.size());
   double mean = 0;
   for (double x : xs) mean += std::log(x);
@@ -119,7 +110,7 @@ double time_ms_of(const ScoreFigure& f, double raw) {
 }
 
 void score_figure(ScoreFigure& f, bool valid) {
-  f.value = geomean(f.repetitions);
+  f.value = stats::geometric_mean(f.repetitions);
   f.time_ms = time_ms_of(f, f.value);
   f.score = 0;
   f.ci = {};
@@ -133,7 +124,7 @@ void score_figure(ScoreFigure& f, bool valid) {
   }
   if (!valid || f.time_ms <= 0 || f.reference_time_ms <= 0) return;
   const std::vector<double> s = rep_scores(f);
-  f.score = geomean(s);
+  f.score = stats::geometric_mean(s);
   f.ci = log_t_interval(s);
   if (f.ci.high > 0 && s.size() >= 2) {
     const double half = (std::log(f.ci.high) - std::log(f.ci.low)) / 2;
@@ -160,9 +151,9 @@ ScoreAggregate aggregate_category(const std::string& name, const std::vector<Sco
     scores.push_back(f->score);
     roofs.push_back(f->roof_ratio);
   }
-  a.score = geomean(scores);
+  a.score = stats::geometric_mean(scores);
   a.ci = welch_interval(category_members(name, workloads));
-  a.roof_ratio = geomean(roofs);  // 0 unless every valid figure has roofs
+  a.roof_ratio = stats::geometric_mean(roofs);  // 0 unless every valid figure has roofs
   a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
   a.explanation = explain(a, workloads);
   return a;
@@ -184,8 +175,8 @@ ScoreAggregate aggregate_overall(const std::vector<ScoreAggregate>& categories,
     parts.push_back(category_members(c.name, workloads));
   }
   a.incomplete = a.incomplete || a.valid_members < a.members || a.members == 0;
-  a.score = geomean(scores);
-  a.roof_ratio = geomean(roofs);
+  a.score = stats::geometric_mean(scores);
+  a.roof_ratio = stats::geometric_mean(roofs);
   a.efficiency = a.roof_ratio > 0 ? a.score / 1000 / a.roof_ratio : 0;
   std::vector<Member> members;  // every valid figure, weighted 1 / (categories × its category's figures)
   for (auto& part : parts)

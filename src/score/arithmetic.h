@@ -19,7 +19,6 @@ inline constexpr const char* kCiMethod =
     "and the overall's from the variances of the workloads' parts, workloads independent (Welch-Satterthwaite "
     "degrees of freedom)";
 
-double geomean(const std::vector<double>& xs);  // 0 when empty or any x <= 0
 
 // exp(mean(log x) ± t(0.975, n-1) × sd(log x) / sqrt(n)); {0, 0} with fewer than two values.
 ScoreInterval log_t_interval(const std::vector<double>& xs);

@@ -11,6 +11,7 @@
 #include "score/harness.h"
 #include "score/kind.h"
 #include "score/references.h"
+#include "stats/order.h"
 
 namespace rooflens::score {
 namespace {
@@ -250,7 +251,7 @@ Suite with_constants(const Suite& suite, const ConstantsSource& source) {
         throw UserError("score --reference-result: workload '" + def.id + "' is not valid in the " + mode + " result");
       auto& figures = def.figures[mode];
       figures.clear();
-      for (const auto& f : w->figures) figures[f.metric] = {time_ms_of(f, geomean(f.repetitions)), f.roof.time_ms};
+      for (const auto& f : w->figures) figures[f.metric] = {time_ms_of(f, stats::geometric_mean(f.repetitions)), f.roof.time_ms};
     }
   }
   return out;

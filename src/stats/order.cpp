@@ -31,6 +31,13 @@ std::optional<std::pair<double, double>> median_ci(std::vector<double> s, double
   return std::make_pair(s[static_cast<size_t>(j) - 1], s[static_cast<size_t>(k) - 1]);
 }
 
+double upper_median(std::vector<double> samples) {
+  if (samples.empty()) return 0;
+  const auto mid = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
+  std::nth_element(samples.begin(), mid, samples.end());
+  return *mid;
+}
+
 double robust_cv(const std::vector<double>& samples) {
   if (samples.size() < 2) return 0;
   const double m = median_of(samples);
@@ -44,7 +51,11 @@ double robust_cv(const std::vector<double>& samples) {
 double geometric_mean(const std::vector<double>& v) {
   if (v.empty()) return 0;
   double s = 0;
-  for (double x : v) s += std::log(x);
+  for (double x : v) {
+    // A zero, negative or infinite member has no logarithm to average: the mean is undefined, said as 0.
+    if (!(x > 0) || !std::isfinite(x)) return 0;
+    s += std::log(x);
+  }
   return std::exp(s / static_cast<double>(v.size()));
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/roofline.h"
 #include "core/errors.h"
 #include "hw/datasheets.h"
+#include "stats/order.h"
 #include "whatif/score_projection_efficiency.h"
 
 namespace rooflens {
@@ -18,17 +19,6 @@ bool matrix_op(const std::string& op) {
   static const std::set<std::string> ops{"Conv", "ConvTranspose", "MatMul", "Gemm", "QLinearConv", "QLinearMatMul",
                                          "ConvInteger", "MatMulInteger", "MatMulNBits", "DynamicQuantizeMatMul"};
   return ops.count(op) > 0;
-}
-
-// Geometric mean of the positive values; 0 when there is none or one is not positive.
-double geomean(const std::vector<double>& xs) {
-  if (xs.empty()) return 0;
-  double s = 0;
-  for (double x : xs) {
-    if (!(x > 0)) return 0;
-    s += std::log(x);
-  }
-  return std::exp(s / static_cast<double>(xs.size()));
 }
 
 // How an aggregate's efficiency came about: "learned" (every member's), "assumed" (none), or "partly learned".
@@ -80,9 +70,9 @@ ScoreAggregate aggregate(const std::string& name, const std::vector<const ScoreF
   a.members = static_cast<int64_t>(valid_count);
   a.valid_members = static_cast<int64_t>(s.size());
   a.incomplete = a.valid_members < a.members;
-  a.score = geomean(s);
-  a.roof_ratio = geomean(rr);
-  a.efficiency = geomean(ef);
+  a.score = stats::geometric_mean(s);
+  a.roof_ratio = stats::geometric_mean(rr);
+  a.efficiency = stats::geometric_mean(ef);
   a.explanation = explain(a, efficiency_origin(from_evidence, a.valid_members));
   return a;
 }
@@ -235,9 +225,9 @@ ScoreResult project_score(const std::vector<ProjectionWorkload>& workloads, cons
   r.overall.name = "overall";
   r.overall.members = static_cast<int64_t>(r.categories.size());
   r.overall.valid_members = static_cast<int64_t>(s.size());
-  r.overall.score = geomean(s);
-  r.overall.roof_ratio = geomean(rr);
-  r.overall.efficiency = geomean(ef);
+  r.overall.score = stats::geometric_mean(s);
+  r.overall.roof_ratio = stats::geometric_mean(rr);
+  r.overall.efficiency = stats::geometric_mean(ef);
   for (const auto& c : r.categories) r.overall.incomplete = r.overall.incomplete || c.incomplete || c.score <= 0;
   int64_t figures = 0, from_evidence = 0;
   for (const auto& w : r.workloads)
@@ -285,7 +275,7 @@ std::vector<CalibrationRow> calibration_error(const ScoreResult& projected, cons
       }
   if (out.empty()) return out;
   const size_t all = std::max(projected.categories.size(), measured.categories.size());
-  const double p = geomean(p_common), m = geomean(m_common);
+  const double p = stats::geometric_mean(p_common), m = stats::geometric_mean(m_common);
   out.push_back({out.size() < all ? fmt::format("overall ({} of {} categories)", out.size(), all) : "overall", p, m,
                  p / m - 1});
   return out;

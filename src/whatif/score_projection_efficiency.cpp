@@ -7,15 +7,10 @@
 
 #include "core/errors.h"
 #include "hw/cpu_features.h"
+#include "stats/order.h"
 
 namespace rooflens {
 namespace {
-
-double log_mean_exp(const std::vector<double>& logs) {
-  double s = 0;
-  for (double x : logs) s += x;
-  return std::exp(s / static_cast<double>(logs.size()));
-}
 
 // A stored score may teach the target: measured, of the target's suite and class, and not the run the projection
 // predicts (the target machine in the projection's own mode).
@@ -48,11 +43,11 @@ template <class Pick>
 double EfficiencyTable::learn(Pick pick) const {
   std::map<std::string, std::vector<double>> by_machine;
   for (const EfficiencyEvidence* e : kept_)
-    if (const double x = pick(e->result); x > 0 && std::isfinite(x)) by_machine[e->machine].push_back(std::log(x));
-  if (by_machine.empty()) return 0;
+    if (const double x = pick(e->result); x > 0 && std::isfinite(x)) by_machine[e->machine].push_back(x);
+  // Each machine counts once however many scores it stored: the geometric mean of each machine's geometric mean.
   std::vector<double> machines;
-  for (const auto& [m, logs] : by_machine) machines.push_back(std::log(log_mean_exp(logs)));
-  return log_mean_exp(machines);
+  for (const auto& [m, figures] : by_machine) machines.push_back(stats::geometric_mean(figures));
+  return stats::geometric_mean(machines);
 }
 
 LearnedEfficiency EfficiencyTable::of(const std::string& workload, const std::string& metric,

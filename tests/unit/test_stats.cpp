@@ -3,6 +3,7 @@
 // continued fraction under test), the t CDF cross-checked by Simpson integration of the density, the binomial tail by
 // a direct sum of its terms in long double here; closed forms and printed tables where they exist.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -104,6 +105,9 @@ TEST(StatsOrder, PercentilesAndMedians) {
   EXPECT_EQ(median_of({5, 1, 3}), 3);
   EXPECT_EQ(median_of({4, 1, 3, 2}), 2.5);
   EXPECT_EQ(median_of({}), 0);
+  EXPECT_EQ(upper_median({4, 1, 3, 2}), 3);  // measured, not the mean of 2 and 3
+  EXPECT_EQ(upper_median({5, 1, 3}), 3);
+  EXPECT_EQ(upper_median({}), 0);
 }
 
 TEST(StatsOrder, MedianIntervalUsesOrderStatistics) {
@@ -124,6 +128,9 @@ TEST(StatsOrder, RobustCvAndGeometricMean) {
   EXPECT_NEAR(geometric_mean({1, 4, 16}), 4, 1e-14);
   EXPECT_NEAR(geometric_mean({2, 8}), 4, 1e-14);
   EXPECT_EQ(geometric_mean({}), 0);
+  EXPECT_EQ(geometric_mean({1, 0}), 0);
+  EXPECT_EQ(geometric_mean({4, -1}), 0);
+  EXPECT_EQ(geometric_mean({4, std::numeric_limits<double>::infinity()}), 0);
 }
 
 // A sweep's trade-off: points no other matches on both axes and beats on one form the front, by x; an equal point

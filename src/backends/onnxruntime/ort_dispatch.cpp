@@ -1,8 +1,9 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 
-#include <algorithm>
 #include <map>
 #include <string_view>
+
+#include "stats/order.h"
 
 namespace rooflens::ort {
 namespace {
@@ -75,9 +76,7 @@ DispatchSamples dispatch_samples(const OrtProfile& p, int first, int runs) {
     }
   }
   if (any_pool && n > 0) {
-    std::vector<int64_t> sorted = parallel;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n / 2), sorted.end());
-    d.parallel_kernels = sorted[n / 2];
+    d.parallel_kernels = static_cast<int64_t>(stats::upper_median(std::vector<double>(parallel.begin(), parallel.end())));
   }
   return d;
 }

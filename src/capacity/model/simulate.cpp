@@ -5,6 +5,7 @@
 #include <queue>
 #include <set>
 
+#include "stats/order.h"
 #include "stats/splitmix64.h"
 
 namespace rooflens::capacity {
@@ -149,9 +150,7 @@ double ServiceModel::draw(int64_t batch, double u) const {
 double ServiceModel::median_ms(int64_t batch) const {
   auto it = service_ms.find(batch);
   if (it == service_ms.end() || it->second.empty()) return 0;
-  std::vector<double> v = it->second;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
+  return stats::upper_median(it->second);
 }
 
 RunRecords simulate(const RunPlan& plan, int32_t instances, const BatchingRules& rules, const ServiceModel& model) {
