@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
 #include "hw/bandwidth_kernels.h"
 #include "hw/compute_kernels.h"
 #include "hw/cpu_features.h"

@@ -12,7 +12,9 @@
 
 #include "core/graph_view.h"
 #include "core/measurement.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_model.h"
+#include "core/report_run.h"
 #include "mapping/rules.h"
 
 namespace rooflens {

@@ -15,7 +15,7 @@ struct BenchPlan {
   std::string mode = "benchmark";  // benchmark | validate | both
   Tolerance tolerance;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per message to the runner (load, run, ...)
-  int jobs = 1;                    // parallel workers (-j), each with its own runners; timings run one at a time
+  int workers_asked = 1;           // parallel workers (-j), each with its own runners; timings run one at a time
   TimingOptions timing = TimingOptions::bench();  // benchmark mode; timing.layers: a short profiled run for
                                                  // metrics.csv
   int repeat = 1;                  // benchmark modes: rounds over the zoo (each entry timed `repeat` times)
@@ -27,8 +27,8 @@ struct BenchPlan {
 
   bool validates() const { return mode == "validate" || mode == "both"; }
   bool benchmarks() const { return mode == "benchmark" || mode == "both"; }
-  // Runners actually used: timed runs must not share the CPUs with each other or with validation.
-  int workers() const { return benchmarks() ? 1 : (jobs < 1 ? 1 : jobs); }
+  // Workers actually used: timed runs must not share the CPUs with each other or with validation.
+  int workers() const { return benchmarks() ? 1 : (workers_asked < 1 ? 1 : workers_asked); }
 };
 
 }  // namespace rooflens::bench

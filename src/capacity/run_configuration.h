@@ -16,7 +16,8 @@
 #include "capacity/loadgen/settings.h"
 #include "capacity/sut/served_model.h"
 #include "core/capacity.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_run.h"
 
 namespace rooflens::capacity {
 

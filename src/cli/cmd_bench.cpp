@@ -39,7 +39,7 @@ struct BenchArgs {
   std::vector<std::string> sources, backends;
   std::string mode = "benchmark", output = "bench-results", filter, shard;
   double rtol = 1e-3, atol = 1e-7, percent_mismatch = 0, timeout_s = 120;
-  int jobs = 0, top = 10, repeat = 1;
+  int workers = 0, top = 10, repeat = 1;
   TimingOptions timing = TimingOptions::bench();  // the flags bind to it directly
   bool resume = false, overwrite = false, quiet = false, json = false, list = false;
   DbFlags db;
@@ -60,8 +60,8 @@ BenchPlan plan_of(const BenchArgs& a) {
   p.mode = a.mode;
   p.tolerance = {a.rtol, a.atol, a.percent_mismatch};
   p.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
-  // One runner per CPU, at most 8: beyond that, runners (each ~80 MB) cost memory and buy little on tiny models.
-  p.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  // One worker per CPU, at most 8: beyond that, their runners (each ~80 MB) cost memory and buy little on tiny models.
+  p.workers_asked = a.workers > 0 ? a.workers : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   p.timing = a.timing;
   p.repeat = a.repeat;
   return p;
@@ -177,7 +177,7 @@ int run_bench_command(const BenchArgs& a) {
                                    ? fmt::format(" and {} partly (rounds to go)", results.earlier_unfinished())
                                    : "",
                                scheduler.pending(earlier), a.repeat > 1 ? "runs " : "");
-    if (plan.benchmarks() && a.jobs > 1)
+    if (plan.benchmarks() && a.workers > 1)
       std::cerr << "rooflens bench: note: benchmark timings run one at a time; -j applies to --mode validate\n";
   }
   {
@@ -249,7 +249,7 @@ void setup_bench(CLI::App& root, Action& action) {
   cmd->add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in the results folder")
       ->excludes(resume);
   cmd->add_option("--filter", a->filter, "Only models whose name matches this regular expression");
-  cmd->add_option("-j,--jobs", a->jobs, "Parallel workers in validate mode, each with its own runner (default: one per CPU, at most 8)")
+  cmd->add_option("-j,--jobs", a->workers, "Parallel workers in validate mode, each with its own runner (default: one per CPU, at most 8)")
       ->check(CLI::Range(1, 256));
   TimingFlagStyle timing;
   timing.prefix = "Benchmark: ";

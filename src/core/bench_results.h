@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "core/output_check.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_run.h"
+#include "core/tool_info.h"
 
 namespace rooflens {
 

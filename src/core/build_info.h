@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/tool_info.h"
 
 namespace rooflens {
 

@@ -25,26 +25,13 @@
 #include "core/report_run.h"
 #include "core/report_serving.h"
 #include "core/report_whatif.h"
+#include "core/tool_info.h"
 
 namespace rooflens {
 
 // /2: several backends per report ("backends", runs[].backend, runs[].label); /1 reports are still read.
 inline constexpr const char* kReportSchema = "rooflens.report/2";
 inline constexpr const char* kReportSchemaV1 = "rooflens.report/1";
-
-struct Component {                // a library or runtime rooflens used, and its version
-  std::string name, version;
-};
-
-struct ToolInfo {
-  std::string name = "rooflens";
-  std::string version;
-  std::string command;
-  // Written only when known (reports before them round-trip unchanged): the commit rooflens was built from and the
-  // libraries it linked (core/build_info.h).
-  std::string commit;
-  std::vector<Component> built_with;
-};
 
 struct Report {
   std::string schema = kReportSchema;

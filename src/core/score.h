@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_run.h"
+#include "core/tool_info.h"
 
 namespace rooflens {
 

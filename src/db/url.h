@@ -17,7 +17,7 @@ struct DbUrl {
   DbKind kind = DbKind::sqlite;
   std::string target;   // sqlite: the file path; postgresql: the URL as given (handed to libpq)
   std::string shown;    // what messages may show: the path, or the URL with any password replaced by ***
-  std::string password; // the URL's password ("" when none), only to scrub it from messages of the driver
+  std::string password; // the URL's password ("" when none), only to scrub it from the client library's messages
 };
 
 // Throws UsageError for an empty URL or an unknown scheme ("mysql://...").
@@ -33,7 +33,7 @@ std::string resolve_db_url(const std::string& flag);
 // "postgresql://user:***@host/db": the password (and a password=... parameter) masked.
 std::string redact_url(const std::string& url);
 // `message` with every occurrence of `secret` (when not empty) and of PGPASSWORD's value replaced by ***, and
-// newlines folded, so a driver's message can be shown on one line.
+// newlines folded, so a message of libpq or SQLite can be shown on one line.
 std::string scrub(std::string message, const std::string& secret);
 
 // Every failure to reach, read or write a database. Its message is already scrubbed.

@@ -37,7 +37,7 @@ struct Imported {
   // The device's ceilings as the files themselves state them (a GPU profiler's peak metrics; source "profile"):
   // the import holds the layers to them unless --roofs or --device names others.
   std::optional<HardwareInfo> hardware;
-  // A serving benchmark's result (vllm, aiperf): a generative serving run of a server measured elsewhere, not
+  // A serving benchmark's result (vllm, aiperf): a generative serving run of an inference server measured elsewhere, not
   // layers; the report holds it as `serving` and `measurement` stays empty.
   std::optional<ServingResult> serving;
 };

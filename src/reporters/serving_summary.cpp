@@ -58,10 +58,10 @@ bool serving_figure_given(const ServingResult& r, const std::string& figure) {
   return std::find(r.not_given.begin(), r.not_given.end(), figure) == r.not_given.end();
 }
 
-// What the scheduler ran with (rooflens served it) — or, for an imported run, that the server's own scheduler did.
+// What the scheduler ran with (rooflens served it) — or, for an imported run, that the inference server's own scheduler did.
 std::string serving_levers_text(const ServingResult& r) {
   const ServingSettings& s = r.settings;
-  if (!r.measured_by.empty()) return "the server's own batching and scheduling (not in the file)\n";
+  if (!r.measured_by.empty()) return "the inference server's own batching and scheduling (not in the file)\n";
   std::string out = fmt::format("{}{} batching, {} prefill, up to {} sequences, {} tokens per step, {} intra-op thread(s), "
                                 "{} tokens\n",
                                 s.instances > 1 ? fmt::format("{} instances (round-robin), each: ", s.instances) : "",

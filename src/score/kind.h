@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "core/report_hardware.h"
+#include "core/report_model.h"
 #include "core/score.h"
 #include "score/suite.h"
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/report_hardware.h"
+#include "core/report_model.h"
 #include "core/score.h"
 
 namespace rooflens {

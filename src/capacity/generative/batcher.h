@@ -1,5 +1,5 @@
 #pragma once
-// The generative server's scheduler: which sequences run in each step of a decoder, as serving runtimes decide it.
+// The generative scheduler: which sequences run in each step of a decoder, as serving runtimes decide it.
 // - continuous (iteration-level) batching, as Orca and vLLM run it: at every step the running sequences advance
 //   together; a new request joins at a step boundary and a finished one leaves at once, its slot reused. Its prompt
 //   runs either in a prefill step of its own (`separate`: vLLM's V0 order, prefills before decodes) or in chunks beside

@@ -9,7 +9,8 @@
 #include "capacity/loadgen/engine.h"
 #include "capacity/sut/pool.h"
 #include "capacity/sut/served_model.h"
-#include "core/report.h"
+#include "core/report_hardware.h"
+#include "core/report_run.h"
 
 namespace rooflens::capacity {
 

@@ -119,7 +119,7 @@ ShapeOverrides known_inputs(ShapeOverrides s, const std::string& model_path, con
   return s;
 }
 
-// A serving benchmark's result: the server's run as the report's `serving`; no layers, so nothing to map to a model
+// A serving benchmark's result: the inference server's run as the report's `serving`; no layers, so nothing to map to a model
 // or to hold to roofs.
 ImportResult serving_import(const ImportSpec& r, importers::Imported& imported, ImportResult out) {
   for (const auto& [flag, given] : {std::pair{"--model", !r.model.empty()}, {"--executed-graph", !r.executed_graph.empty()},
