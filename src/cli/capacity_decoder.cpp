@@ -188,7 +188,7 @@ std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, con
                              : rep.serving_search && !rep.serving_search->runs.empty() ? &rep.serving_search->runs.front()
                                                                                         : nullptr;
   if (a.no_roofs || !run || spec.load.shapes.empty()) return std::nullopt;
-  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
+  std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs, a.quiet, "capacity"));
   if (!roofs) return std::nullopt;
   rep.hardware = *roofs;
   capacity::DecodeRooflineSpec r;

@@ -122,7 +122,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   }
   const capacity::ServedModel w = capacity::load_served_model(a.model, a.shape.overrides(), files, a.s.seed);
   check_batching(a, s, w, *serving);
-  std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "capacity"});
+  std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs, a.quiet, "capacity"));
   std::optional<capacity::CsvRecordSink> sink;
   if (!a.queries_csv.empty()) sink.emplace(a.queries_csv);
   TempDir work("rooflens-capacity");

@@ -49,7 +49,7 @@ int run_generate_command(const GenerateCommand& a) {
   const GenerateOptions o = generate_options_of(a);
   a.db.validate();
   std::unique_ptr<Backend> backend = make_backend(o.backend);
-  const std::optional<HardwareInfo> roofs = obtain_roofs({a.no_roofs, a.roofs, a.quiet, "generate"});
+  const std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs, a.quiet, "generate"));
   ProgressBar bar("generate", !a.quiet);
   Report rep;
   {

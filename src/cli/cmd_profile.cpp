@@ -104,8 +104,8 @@ int run_profile_command(const ProfileCommand& a) {
     owned.push_back(make_backend(spec));
     backends.push_back(owned.back().get());
   }
-  const RoofsSpec roofs_spec{a.no_roofs, a.roofs, a.quiet, "profile"};
-  std::optional<HardwareInfo> roofs = obtain_roofs(roofs_spec);
+  const hw::RoofSource roof_from = roof_source(a.no_roofs, a.roofs, a.quiet, "profile");
+  std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_from);
   ProgressBar bar("profile", !a.quiet);
   Report rep;
   {
@@ -117,7 +117,7 @@ int run_profile_command(const ProfileCommand& a) {
     hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
     hooks.warn = [](const std::string& w) { std::cerr << "\nrooflens profile: warning: " << w << "\n"; };
     hooks.interrupted = &watcher.flag();
-    hooks.recheck_roofs = roof_recheck(roofs_spec);
+    hooks.recheck_roofs = hw::roof_recheck(roof_from);
     rep = a.reference.model.empty() ? run_profile(o, backends, roofs ? &*roofs : nullptr, hooks)
                                     : run_profile_with_reference(o, a.reference, backends, roofs ? &*roofs : nullptr, hooks);
   }

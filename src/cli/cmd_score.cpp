@@ -197,7 +197,7 @@ int run_project(const ScoreCommand& a) {
   const auto workloads = score::projection_workloads(suite, a.o, work.path(), cores);
   a.db.validate();
   const ProjectionTarget target = projection_target(
-      a.project, [&a] { return obtain_roofs(RoofsSpec{false, "", a.quiet, "score --project"}); });
+      a.project, [&a] { return hw::obtain_roofs(roof_source(false, "", a.quiet, "score --project")); });
   EfficiencyTarget who{setup.suite, setup.quick, "", ""};
   if (projects_this_machine(a.project)) {
     who.isa_class = isa_class_of(setup.machine.machine);
@@ -242,7 +242,7 @@ int run_score_command(ScoreCommand& a) {
   // --validate measures no figure, so it needs none.
   std::optional<HardwareInfo> roofs;
   if (!a.o.validate_only && (a.write_references.empty() || !a.reference_results.empty()))
-    roofs = obtain_roofs({a.no_roofs, a.roofs_file, a.quiet, "score"});
+    roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs_file, a.quiet, "score"));
   TempDir work("rooflens-score");
   InterruptWatcher watcher("rooflens score: interrupted — finishing the workload under way as failed and writing "
                            "the partial result",

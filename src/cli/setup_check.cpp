@@ -10,7 +10,7 @@
 #include "db/url.h"
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
-#include "hw/roof_cache.h"
+#include "hw/roof_source.h"
 
 namespace rooflens::cli {
 namespace {
@@ -21,9 +21,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 SetupItem roofs_item() {
   SetupItem it{"roofs", false, false, ""};
   const MachineDesc here = hw::describe_machine(hw::detect_features());
-  const std::string dir = hw::cache_dir_from_env();
-  const std::string key = hw::cache_key(here, ROOFLENS_VERSION);
-  if (auto cached = hw::load_cached(dir, key, false)) {
+  if (auto cached = hw::cached_roofs_here()) {
     it.ok = true;
     it.detail = std::string(cached->quick ? "quick" : "full") + " roofs measured " + cached->measured_at + " on " +
                 here.model + (cached->quick ? " (`rooflens hw` measures every ceiling: int8, bf16, every level; ~25 s)"

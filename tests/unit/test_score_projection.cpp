@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.h"
-#include "cli/roofs.h"
 #include "core/errors.h"
 #include "hw/datasheets.h"
+#include "hw/roof_source.h"
 #include "reporters/score_summary.h"
 #include "support/ort_suite.h"
 #include "support/score_builder.h"
@@ -159,7 +159,7 @@ TEST(ScoreProjection, ARealModelOnThisMachinesRoofsIsProjectedAndFinite) {
   w[0].figures[0].threads = 2;
   ASSERT_GT(w[0].figures[0].nodes.size(), 50u);
   ProjectionTarget here =
-      projection_target("this", [] { return cli::obtain_roofs({false, "", true, "score --project"}); });
+      projection_target("this", [] { return hw::obtain_roofs({}); });
   EXPECT_EQ(here.roofs_source, "measured");
   EXPECT_NE(here.device.find("this machine"), std::string::npos);
   HardwareInfo sheet = hw::datasheet_hardware(hw::find_datasheet_device(hw::datasheet_devices().front().id));

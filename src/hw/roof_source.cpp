@@ -1,0 +1,67 @@
+#include "hw/roof_source.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
+#include "hw/measure.h"
+#include "hw/raise_roofs.h"
+#include "hw/roof_cache.h"
+
+namespace rooflens::hw {
+namespace {
+
+// An unwritable cache costs the next run a measurement, not this report.
+void cache_quietly(const HardwareInfo& h) {
+  try {
+    store_cached(cache_dir_from_env(), h);
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace
+
+std::optional<HardwareInfo> cached_roofs_here() {
+  const MachineDesc here = describe_machine(detect_features());
+  return load_cached(cache_dir_from_env(), cache_key(here, ROOFLENS_VERSION), false);
+}
+
+std::optional<HardwareInfo> obtain_roofs(const RoofSource& r) {
+  if (r.none) return std::nullopt;
+  if (!r.file.empty()) return load_roofs_file(r.file);
+  if (auto cached = cached_roofs_here()) return cached;
+  if (r.note) r.note("no cached roofs for this machine; measuring them (hw --quick)…");
+  HwOptions opts;
+  opts.quick = true;
+  HardwareInfo h = measure_hardware(opts, ROOFLENS_VERSION);
+  cache_quietly(h);
+  return h;
+}
+
+std::function<std::optional<HardwareInfo>(const HardwareInfo&, const ProfileRun&)> roof_recheck(const RoofSource& r) {
+  if (r.none || !r.file.empty()) return {};
+  return [r](const HardwareInfo& have, const ProfileRun& run) -> std::optional<HardwareInfo> {
+    HwOptions opts;
+    opts.quick = true;
+    opts.threads = {static_cast<int>(std::max<int64_t>(1, run.threads))};
+    opts.compute = opts.bandwidth = false;
+    int64_t above = 0;
+    for (const Layer& l : run.layers) {
+      if (l.attribution_error.empty()) continue;
+      ++above;
+      (l.bound == "compute" ? opts.compute : opts.bandwidth) = true;
+    }
+    if (!above) return std::nullopt;
+    if (r.note)
+      r.note(fmt::format("{} layer(s) ran above the cached roofs; measuring the {} ceilings at {} thread(s) again…",
+                         above, opts.compute ? opts.bandwidth ? "compute and memory" : "compute" : "memory",
+                         opts.threads[0]));
+    std::optional<HardwareInfo> raised = raise_roofs(have, measure_hardware(opts, ROOFLENS_VERSION));
+    if (raised) cache_quietly(*raised);
+    return raised;
+  };
+}
+
+}  // namespace rooflens::hw
