@@ -59,6 +59,30 @@ double calibrated_ms(const generative::StepCost& k, int64_t batch, int64_t conte
 
 }  // namespace
 
+DecodeRooflineSpec decode_roofline_spec(const DecoderServingSpec& spec, const DecoderSearchSpec* search,
+                                        const ServingResult& run) {
+  DecodeRooflineSpec r;
+  r.model = spec.model;
+  r.io = spec.io;
+  double prompt = 0, output = 0;
+  for (const generative::RequestShape& q : spec.load.shapes) {
+    prompt += static_cast<double>(q.input_tokens);
+    output += static_cast<double>(q.output_tokens);
+  }
+  const auto n = static_cast<double>(std::max<size_t>(1, spec.load.shapes.size()));
+  r.context = std::max<int64_t>(1, std::llround(prompt / n + output / n / 2));
+  r.max_batch = largest_max_batch(spec, search);
+  r.threads = std::max<int64_t>(1, run.settings.threads);
+  if (run.predicted) {
+    generative::StepCost k;
+    k.per_decode_call_ms = run.predicted->decode_call_ms;
+    k.per_decode_row_ms = run.predicted->decode_row_ms;
+    k.per_context_token_ms = run.predicted->context_token_ms;
+    r.calibration = k;
+  }
+  return r;
+}
+
 ServingRoofline decode_roofline(const DecodeRooflineSpec& spec, const HardwareInfo& roofs) {
   ServingRoofline r;
   r.context = spec.context;

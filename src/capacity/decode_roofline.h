@@ -12,6 +12,7 @@
 #include <string>
 
 #include "capacity/generative/null_executor.h"
+#include "capacity/search_decoder.h"
 #include "core/report_hardware.h"
 #include "core/report_serving.h"
 #include "generate/decoder_io.h"
@@ -26,6 +27,11 @@ struct DecodeRooflineSpec {
   int64_t threads = 1;
   std::optional<generative::StepCost> calibration;  // the calibrated step times, shown beside the floors
 };
+
+// What a served run is drawn at: its requests' mean context per row (the prompt and half the output), the command's
+// largest max batch, the threads the runtime used and the calibrated step times the run's prediction ran on.
+DecodeRooflineSpec decode_roofline_spec(const DecoderServingSpec& spec, const DecoderSearchSpec* search,
+                                        const ServingResult& run);
 
 ServingRoofline decode_roofline(const DecodeRooflineSpec& spec, const HardwareInfo& roofs);
 

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "capacity/calibrate_decoder.h"
+#include "capacity/loadgen/early_stopping.h"
 #include "capacity/loadgen/find_peak.h"
+#include "core/errors.h"
 #include "stats/pareto.h"
 
 namespace rooflens::capacity {
@@ -167,6 +169,17 @@ int64_t largest_max_batch(const DecoderServingSpec& spec, const DecoderSearchSpe
   if (search && search->axis == ServingAxis::max_batch)
     for (double v : search->sweep) b = std::max(b, static_cast<int64_t>(v));
   return b;
+}
+
+void check_peak_can_hold(const DecoderServingSpec& spec) {
+  if (!spec.slo.any())
+    throw UsageError("--find-peak: give the objectives the peak must hold, e.g. --slo ttft=2s,tpot=100ms or a preset");
+  const int64_t needed = min_under_limit(0, spec.slo.percentile / 100, kMlperfConfidence);
+  const auto requests = static_cast<int64_t>(spec.load.shapes.size());
+  if (requests < needed)
+    throw UsageError(fmt::format("--find-peak with --requests {}: a p{:g} verdict needs at least {} requests (early "
+                                 "stopping, none over a limit): raise --requests or lower --percentile",
+                                 requests, spec.slo.percentile, needed));
 }
 
 const char* axis_name(ServingAxis a) {

@@ -21,14 +21,19 @@ struct DecoderSearchSpec {
   ServingAxis axis = ServingAxis::qps;
   std::vector<double> sweep;   // the values of a sweep; empty: find-peak
   double start = 0;            // find-peak's first live point when nothing VALID was predicted (0: 1)
-  double precision = 0.05;     // find-peak on a rate: stop when (upper - lower) / lower is this small
+  double precision = 0.1;      // find-peak on a rate: stop when (upper - lower) / lower is this small (--precision)
   int max_runs = 12;           // live points at most
-  double budget_s = 0;         // start no live point after this long (0: none)
+  double budget_s = 600;       // start no live point after this long (--budget; 0: no limit)
   bool users_follow_max_batch = false;  // a max-batch sweep of the concurrency scenario without --users
 };
 
 // The most sequences in flight any run of the command has: --max-batch, or a max-batch sweep's largest value.
 int64_t largest_max_batch(const DecoderServingSpec& spec, const DecoderSearchSpec* search);
+
+// A find-peak whose every point would be INVALID by its length alone would walk down to rates that take hours:
+// refused (UsageError) before the first point — no objectives, or fewer requests a point than early stopping needs
+// for the percentile with none over a limit.
+void check_peak_can_hold(const DecoderServingSpec& spec);
 
 ServingSearch search_decoder(const DecoderServingSpec& spec, const DecoderSearchSpec& search, Backend& backend);
 

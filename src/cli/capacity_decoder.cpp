@@ -10,7 +10,6 @@
 #include "analysis/model_summary.h"
 #include "backends/registry/registry.h"
 #include "capacity/generative/lengths.h"
-#include "capacity/loadgen/early_stopping.h"
 #include "capacity/loadgen/settings.h"
 #include "capacity/sut/pool.h"
 #include "capacity/generative/request_file.h"
@@ -123,8 +122,8 @@ std::optional<capacity::DecoderSearchSpec> search_of(const CapacityCommand& a, c
   if (a.s.find_peak && !a.sweep.empty())
     throw UsageError("--find-peak and --sweep: one at a time (a sweep runs its points; find-peak searches one lever)");
   capacity::DecoderSearchSpec s;
-  s.budget_s = a.s.search_budget_s.value_or(600);
-  s.precision = cmd.count("--precision") ? a.s.peak_precision : 0.1;
+  if (a.s.search_budget_s) s.budget_s = *a.s.search_budget_s;
+  if (cmd.count("--precision")) s.precision = a.s.peak_precision;
   if (!a.queries_csv.empty())
     throw UsageError("--queries: one run's records; leave it out with --find-peak or --sweep (or run the point "
                      "alone)");
@@ -166,21 +165,7 @@ std::optional<capacity::DecoderSearchSpec> search_of(const CapacityCommand& a, c
   return s;
 }
 
-// A peak search whose every point is INVALID by its length alone would walk down to rates that take hours: said
-// before the first point, with the count early stopping needs when no request is over a limit.
-void check_peak_can_hold(const capacity::DecoderServingSpec& spec) {
-  if (!spec.slo.any())
-    throw UsageError("--find-peak: give the objectives the peak must hold, e.g. --slo ttft=2s,tpot=100ms or a preset");
-  const int64_t needed = capacity::min_under_limit(0, spec.slo.percentile / 100, 0.99);
-  const auto requests = static_cast<int64_t>(spec.load.shapes.size());
-  if (requests < needed)
-    throw UsageError(fmt::format("--find-peak with --requests {}: a p{:g} verdict needs at least {} requests (early "
-                                 "stopping, none over a limit): raise --requests or lower --percentile",
-                                 requests, spec.slo.percentile, needed));
-}
-
-// The decode steps on the roofline (--no-roofs: none): the run's mean context per row, its largest max batch, the
-// threads the runtime used and the calibrated step times the prediction ran on.
+// The decode steps on the roofline (--no-roofs: none), drawn at the first run's shapes and calibration.
 std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, const capacity::DecoderServingSpec& spec,
                                                    const std::optional<capacity::DecoderSearchSpec>& search,
                                                    Report& rep) {
@@ -191,26 +176,7 @@ std::optional<ServingRoofline> explain_on_roofline(const CapacityCommand& a, con
   std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs, a.quiet, "capacity"));
   if (!roofs) return std::nullopt;
   rep.hardware = *roofs;
-  capacity::DecodeRooflineSpec r;
-  r.model = spec.model;
-  r.io = spec.io;
-  double prompt = 0, output = 0;
-  for (const gen::RequestShape& q : spec.load.shapes) {
-    prompt += static_cast<double>(q.input_tokens);
-    output += static_cast<double>(q.output_tokens);
-  }
-  const auto n = static_cast<double>(spec.load.shapes.size());
-  r.context = std::max<int64_t>(1, std::llround(prompt / n + output / n / 2));
-  r.max_batch = capacity::largest_max_batch(spec, search ? &*search : nullptr);
-  r.threads = std::max<int64_t>(1, run->settings.threads);
-  if (run->predicted) {
-    gen::StepCost k;
-    k.per_decode_call_ms = run->predicted->decode_call_ms;
-    k.per_decode_row_ms = run->predicted->decode_row_ms;
-    k.per_context_token_ms = run->predicted->context_token_ms;
-    r.calibration = k;
-  }
-  return capacity::decode_roofline(r, *roofs);
+  return capacity::decode_roofline(capacity::decode_roofline_spec(spec, search ? &*search : nullptr, *run), *roofs);
 }
 
 // --instances N: N runtime processes side by side; each gets the cores divided among them unless --threads says,
@@ -221,10 +187,7 @@ void set_instances(const CapacityCommand& a, capacity::DecoderServingSpec& spec)
   if (spec.instances == 1) return;
   const int64_t cores = capacity::usable_cores();
   spec.threads = capacity::threads_for(spec.threads, spec.instances, cores);
-  if (spec.instances * spec.threads > cores && !a.s.oversubscribe)
-    throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
-                                 "share cores; fewer instances or threads, or --oversubscribe to measure that on purpose",
-                                 spec.instances, spec.threads, spec.instances * spec.threads, cores));
+  capacity::check_cores(spec.instances, spec.threads, cores, a.s.oversubscribe);
 }
 
 }  // namespace
@@ -269,8 +232,11 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
     if (spec.kv_budget_bytes == 0) throw UsageError("--kv-budget 0: give the memory the KV cache may take, e.g. 2GB");
   }
   if (!a.slo.empty()) spec.slo = parse_serving_slo(a.slo);
-  if (cmd.count("--percentile")) spec.slo.percentile = a.percentile;
-  if (search && a.s.find_peak) check_peak_can_hold(spec);
+  if (cmd.count("--percentile")) {
+    capacity::check_percentile(a.percentile);
+    spec.slo.percentile = a.percentile;
+  }
+  if (search && a.s.find_peak) capacity::check_peak_can_hold(spec);
   spec.threads = a.levers.threads.empty() ? 0 : a.levers.threads.front();
   set_instances(a, spec);
   spec.seed = a.s.seed;

@@ -597,6 +597,7 @@ TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {
            {model_ + " --scenario offline --search", 2, "--search: not for a decoder's generative scenarios yet"},
            {model_ + " --scenario server --requests 3", 2, "needs --qps"},
            {model_ + " --scenario offline --slo fast", 2, "--slo fast: give ttft=2s,tpot=100ms"},
+           {model_ + " --scenario offline --slo ttft=2s --percentile 100", 2, "--percentile 100: give a percentile between"},
            {model_ + " --scenario offline --input-tokens uniform:9-3", 2, "LOW is above HIGH"},
            {model_ + " --scenario offline --max-batch 8 --max-batched-tokens 4", 2, "is below --max-batch 8"},
            {model_ + " --scenario offline --kv-budget lots", 2, "--kv-budget lots: give a number with a unit, e.g. --kv-budget 2GB"},

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "capacity/generative/batcher.h"
+#include "capacity/loadgen/early_stopping.h"
 #include "core/report_serving.h"
 
 namespace rooflens::capacity::generative {
@@ -57,6 +58,6 @@ ServingSamples serving_samples(const ServingRecords& records);
 // 99%: with t of n requests over a limit, n must reach h(t) + t; capacity/loadgen/early_stopping.h), at least
 // `min_requests` completed, and none failed, was rejected or abandoned.
 ServingVerdict judge_serving(const ServingRecords& records, const ServingSummary& summary, const Slo& slo,
-                             int64_t min_requests, double confidence = 0.99);
+                             int64_t min_requests, double confidence = kMlperfConfidence);
 
 }  // namespace rooflens::capacity::generative

@@ -13,6 +13,9 @@
 
 namespace rooflens::capacity {
 
+// MLPerf LoadGen's early-stopping confidence; no flag changes it (a caller such as score may).
+inline constexpr double kMlperfConfidence = 0.99;
+
 // P(Binomial(h + t, p) >= h) = I_p(h, t + 1): the odds of h or more of h + t queries under the limit when each is
 // under it with probability p.
 double under_limit_odds(int64_t h, int64_t t, double p);

@@ -23,9 +23,7 @@ void positive_list(const std::vector<int64_t>& v, const char* flag) {
 }
 
 void check_given(const Requested& s) {
-  if (s.percentile && !(*s.percentile > 0 && *s.percentile < 100))
-    throw UsageError(fmt::format("--percentile {:g}: give a percentile between 0 and 100 (exclusive), e.g. 99",
-                                 *s.percentile));
+  if (s.percentile) check_percentile(*s.percentile);
   if (s.qps && !(*s.qps > 0))
     throw UsageError(fmt::format("--qps {:g}: give the server's Poisson arrival rate, more than 0 queries per second",
                                  *s.qps));
@@ -80,11 +78,7 @@ void check_levers(const Choices& s, const LeverLists& l, int64_t cores) {
   const bool some_fit = std::any_of(grid.begin(), grid.end(),
                                     [&](const CapacityConfig& c) { return c.instances * c.threads <= cores; });
   for (const CapacityConfig& c : grid)
-    if (c.instances * c.threads > cores && !s.oversubscribe && !(s.search && some_fit))
-      throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
-                                   "share cores (each kernel then waits for a descheduled thread); fewer instances "
-                                   "or threads, or --oversubscribe to measure that on purpose",
-                                   c.instances, c.threads, c.instances * c.threads, cores));
+    if (!(s.search && some_fit)) check_cores(c.instances, c.threads, cores, s.oversubscribe);
   if (l.pin)
     for (const CapacityConfig& c : expand(l, cores))
       if (c.instances * c.threads > cores)
@@ -106,6 +100,20 @@ int64_t default_min_queries(const Resolved& s) {
 }
 
 }  // namespace
+
+void check_percentile(double percentile) {
+  if (!(percentile > 0 && percentile < 100))
+    throw UsageError(fmt::format("--percentile {:g}: give a percentile between 0 and 100 (exclusive), e.g. 99",
+                                 percentile));
+}
+
+void check_cores(int64_t instances, int64_t threads, int64_t cores, bool oversubscribe) {
+  if (instances * threads > cores && !oversubscribe)
+    throw UsageError(fmt::format("--instances {} × --threads {} = {} threads on {} cores rooflens may use: they would "
+                                 "share cores (each kernel then waits for a descheduled thread); fewer instances "
+                                 "or threads, or --oversubscribe to measure that on purpose",
+                                 instances, threads, instances * threads, cores));
+}
 
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores) {
   if (requested > 0) return requested;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "capacity/loadgen/early_stopping.h"
 #include "capacity/loadgen/engine.h"
 #include "core/capacity.h"
 
@@ -31,7 +32,7 @@ struct LeverLists {
 // What needs no default from the scenario: taken as given (by the flags, or by a caller such as score).
 struct Choices {
   Scenario scenario = Scenario::server;
-  double confidence = 0.99;        // early stopping (MLPerf's; no flag sets it)
+  double confidence = kMlperfConfidence;  // early stopping (no flag sets it)
   int64_t max_queries = 0;         // stop a run after this many queries (0: no cap)
   int64_t sample_count = 64;       // samples prepared in every instance (each a different seeded input)
   uint64_t seed = 0;               // schedule and samples
@@ -83,6 +84,12 @@ Resolved resolve(const Requested& asked, const LeverLists& levers, int64_t cores
 // drain an SLO needs, the Offline window that keeps every instance busy, and the calls an Offline message carries
 // (from the warm-up: 1 elsewhere).
 RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, int64_t offline_calls_per_message = 1);
+
+// --percentile outside (0, 100) refused (UsageError), for single-pass and decoder runs alike.
+void check_percentile(double percentile);
+
+// instances × threads above `cores` refused (UsageError) unless oversubscribe: they would share cores.
+void check_cores(int64_t instances, int64_t threads, int64_t cores, bool oversubscribe);
 
 // The threads of an instance when the user gave 0: the cores divided among the instances (at least 1).
 int64_t threads_for(int64_t requested, int64_t instances, int64_t cores);

@@ -4,6 +4,7 @@
 // in docs/capacity.md ("Verdict rules").
 #include <cstdint>
 
+#include "capacity/loadgen/early_stopping.h"
 #include "capacity/loadgen/engine.h"
 #include "core/capacity.h"
 
@@ -12,7 +13,7 @@ namespace rooflens::capacity {
 struct Judging {
   double slo_ms = 0;               // server
   double percentile = 99;
-  double confidence = 0.99;
+  double confidence = kMlperfConfidence;
   int64_t instances = 1;
   double lag_warning_share = 0.10; // issue lag p99 above this share of the SLO is said
 };
