@@ -13,8 +13,10 @@
 //      beside the live one; goal within 15%.
 //
 // Environment: ROOFLENS_BENCH_ROUNDS (part 1, default 5), ROOFLENS_SERVING_PARTS ("1", "2" or "1,2", default both),
-// ROOFLENS_SERVING_MODELS (part 2, default "llama"; "gpt2,llama" for both), ROOFLENS_SERVING_BUDGET_S (part 2: no
-// search point starts after it, default 3600), ROOFLENS_BENCH_KEEP=1. Part 2 takes hours at p99 on a small machine.
+// ROOFLENS_SERVING_MODELS (part 2, default "llama"; "gpt2,llama" for both), ROOFLENS_SERVING_PRESETS (part 2, default
+// "llama2-70b,llama3.1-405b": presets whose peak a 2-core machine reaches at about a request a second, so a point
+// takes minutes; llama3.1-8b's 100 ms TPOT puts the zoo llama's peak near 0.2 requests/s, 36 minutes a point),
+// ROOFLENS_SERVING_BUDGET_S (part 2: no search point starts after it, default 3600), ROOFLENS_BENCH_KEEP=1.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -141,7 +143,7 @@ bool harness_part(const Paths& p, int rounds) {
   return all_ok;
 }
 
-bool prediction_part(const Paths& p, const std::vector<std::string>& models) {
+bool prediction_part(const Paths& p, const std::vector<std::string>& models, const std::vector<std::string>& presets) {
   // No point starts after this many seconds of a search: a point of 459 requests at a low peak takes half an hour.
   const std::string budget = fmt::format("{:g}", env_number("ROOFLENS_SERVING_BUDGET_S", 3600));
   std::printf("Part 2. Predicted against measured peak: --find-peak, server scenario, MLPerf presets at p99, 64 in / 16\n"
@@ -155,7 +157,7 @@ bool prediction_part(const Paths& p, const std::vector<std::string>& models) {
   bool all_ok = true;
   for (const std::string& name : models) {
     const fs::path model = zoo_decoder(p, name);
-    for (const char* preset : {"llama2-70b", "llama3.1-8b"}) {
+    for (const std::string& preset : presets) {
       const fs::path report = p.tmp / "peak.json";
       const std::string cmd = quote(p.rooflens.string()) + " capacity " + quote(model.string()) +
                               " --scenario server --qps 1 --find-peak --slo " + preset +
@@ -181,9 +183,9 @@ bool prediction_part(const Paths& p, const std::vector<std::string>& models) {
                             ok ? "ok" : converged ? "MISS" : "unresolved", std::to_string(s["runs"].size()),
                             fmt::format("{:.1f}", minutes), fmt::format("{:.2f}", others)});
       if (!converged)
-        std::printf("%s %s: the search stopped before it converged: %s\n", name.c_str(), preset,
+        std::printf("%s %s: the search stopped before it converged: %s\n", name.c_str(), preset.c_str(),
                     s["stopped"].get<std::string>().c_str());
-      std::fprintf(stderr, "bench_serving: %s %s: peak %.3g, predicted %.3g (%.1f min)\n", name.c_str(), preset, peak,
+      std::fprintf(stderr, "bench_serving: %s %s: peak %.3g, predicted %.3g (%.1f min)\n", name.c_str(), preset.c_str(), peak,
                    predicted, minutes);
     }
   }
@@ -224,7 +226,9 @@ int main() {
   const auto has = [&](const char* part) { return std::find(parts.begin(), parts.end(), part) != parts.end(); };
   bool ok = true;
   if (has("1")) ok = harness_part(p, std::max(1, static_cast<int>(env_number("ROOFLENS_BENCH_ROUNDS", 5)))) && ok;
-  if (has("2")) ok = prediction_part(p, list_of("ROOFLENS_SERVING_MODELS", "llama")) && ok;
+  if (has("2"))
+    ok = prediction_part(p, list_of("ROOFLENS_SERVING_MODELS", "llama"),
+                         list_of("ROOFLENS_SERVING_PRESETS", "llama2-70b,llama3.1-405b")) && ok;
   std::printf("\"others' CPUs\" is how many of this machine's %ld CPUs other processes kept busy during the runs\n"
               "(median over runs); re-run on a quiet machine when it is high.\n",
               ::sysconf(_SC_NPROCESSORS_ONLN));
