@@ -122,8 +122,13 @@ std::optional<capacity::DecoderSearchSpec> search_of(const CapacityCommand& a, c
   if (a.s.find_peak && !a.sweep.empty())
     throw UsageError("--find-peak and --sweep: one at a time (a sweep runs its points; find-peak searches one lever)");
   capacity::DecoderSearchSpec s;
-  if (a.s.search_budget_s) s.budget_s = *a.s.search_budget_s;
-  if (cmd.count("--precision")) s.precision = a.s.peak_precision;
+  // The text flags, read here: the single-pass settings that would hold them (parse_capacity_flags) are not made for a
+  // decoder.
+  if (cmd.count("--budget")) s.budget_s = parse_duration_ms(a.budget, "--budget") / 1000;
+  if (cmd.count("--precision")) {
+    s.precision = parse_fraction(a.precision, "--precision");
+    capacity::check_peak_precision(s.precision);
+  }
   if (!a.queries_csv.empty())
     throw UsageError("--queries: one run's records; leave it out with --find-peak or --sweep (or run the point "
                      "alone)");

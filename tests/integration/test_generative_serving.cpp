@@ -453,6 +453,14 @@ TEST_F(GenerativeServingTest, FindPeakSearchesTheMostUsersThatHoldFromThePredict
   EXPECT_NE(r.out.find("peak: " + std::to_string(static_cast<int64_t>(peak)) + " users VALID"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("predicted peak"), std::string::npos) << r.out;
+
+  // --budget is the decoder's search's too: no point starts after it (the first always runs).
+  const CliResult cut = run_cli_env(cache, common + "--requests 30 --percentile 50 --find-peak --slo ttft=" +
+                                    std::to_string(e2e / 2) + "ms --budget 1ms -o " + report, dir_->string());
+  const nlohmann::json c = nlohmann::json::parse(slurp(report)).at("serving_search");
+  EXPECT_EQ(c["runs"].size(), 1u) << cut.err;
+  EXPECT_NE(c["stopped"].get<std::string>().find("--budget 0.001s ran out"), std::string::npos) << c["stopped"];
+  EXPECT_FALSE(c["converged"].get<bool>());
 }
 
 // --sweep max-batch on the concurrency scenario: one run per value with as many users as slots, and the Pareto front
@@ -590,6 +598,10 @@ TEST_F(GenerativeServingTest, BadFlagsAndBadTracesGetOneLineEach) {
            {model_ + " --scenario concurrency --find-peak --slo ttft=1s --requests 40", 2,
             "a p99 verdict needs at least 459 requests"},
            {model_ + " --scenario concurrency --sweep batch=1,2", 2, "give max-batch=1,2,4,8"},
+           {model_ + " --scenario server --qps 1 --find-peak --slo ttft=1s --requests 459 --budget soon", 2,
+            "--budget soon"},
+           {model_ + " --scenario server --qps 1 --find-peak --slo ttft=1s --requests 459 --precision 150%", 2,
+            "--precision: give a fraction"},
            {model_ + " --scenario concurrency --sweep max-batch=0,2", 2, "'0' is not a whole number"},
            {model_ + " --scenario concurrency --sweep max-batch=2,x", 2, "'x' is not a whole number"},
            {model_ + " --scenario offline --sweep users=1,2", 2, "add --scenario concurrency"},

@@ -47,7 +47,7 @@ void check_given(const Requested& s) {
   if (s.max_queries < 0) throw UsageError("--max-queries: give a count of at least 0 (0: no cap)");
   if (s.search_budget_s && !(*s.search_budget_s >= 0)) throw UsageError("--budget: give a duration of at least 0");
   if (s.sample_count < 1) throw UsageError("--samples: prepare at least one sample per instance");
-  if (!(s.peak_precision > 0 && s.peak_precision < 1)) throw UsageError("--precision: give a fraction like 2% or 0.02");
+  check_peak_precision(s.peak_precision);
   if (!(s.timeout_s > 0)) throw UsageError("--timeout: give seconds above 0");
   if (s.find_peak && s.scenario != Scenario::server)
     throw UsageError("--find-peak searches the server scenario's QPS: use it with --scenario server");
@@ -105,6 +105,10 @@ void check_percentile(double percentile) {
   if (!(percentile > 0 && percentile < 100))
     throw UsageError(fmt::format("--percentile {:g}: give a percentile between 0 and 100 (exclusive), e.g. 99",
                                  percentile));
+}
+
+void check_peak_precision(double precision) {
+  if (!(precision > 0 && precision < 1)) throw UsageError("--precision: give a fraction like 2% or 0.02");
 }
 
 void check_cores(int64_t instances, int64_t threads, int64_t cores, bool oversubscribe) {

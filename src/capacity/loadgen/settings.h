@@ -88,6 +88,9 @@ RunPlan plan_for(const Resolved& s, Scenario scenario, const CapacityConfig& c, 
 // --percentile outside (0, 100) refused (UsageError), for single-pass and decoder runs alike.
 void check_percentile(double percentile);
 
+// --precision outside (0, 1) refused (UsageError): find-peak stops when (upper - lower) / lower is at most it.
+void check_peak_precision(double precision);
+
 // instances × threads above `cores` refused (UsageError) unless oversubscribe: they would share cores.
 void check_cores(int64_t instances, int64_t threads, int64_t cores, bool oversubscribe);
 
