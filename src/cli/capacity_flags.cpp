@@ -94,7 +94,9 @@ void add_capacity_flags(CLI::App& cmd, CapacityCommand& a) {
   cmd.add_flag("--oversubscribe", a.s.oversubscribe, "Allow instances x threads above the cores rooflens may use");
   cmd.add_flag("--search", a.s.search, "Try the grid of --instances/--threads/--concurrency/-b/--max-batch lists: "
                                        "Offline throughput and, with --slo, the Server peak of each");
-  cmd.add_option("--budget", a.budget, "--search starts no configuration (a decoder's --find-peak no point) after this long")->capture_default_str();
+  cmd.add_option("--budget", a.budget,
+                 "--search starts no configuration (a decoder's --find-peak no point) after this long")
+      ->capture_default_str();
   cmd.add_option("--samples", a.s.sample_count, "Samples prepared in each instance (each a seeded input)")
       ->capture_default_str();
   cmd.add_option("--seed", a.s.seed, "Seed of the schedule and the samples")->capture_default_str();
