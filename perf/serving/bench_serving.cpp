@@ -145,7 +145,7 @@ bool harness_part(const Paths& p, int rounds) {
 
 bool prediction_part(const Paths& p, const std::vector<std::string>& models, const std::vector<std::string>& presets) {
   // No point starts after this many seconds of a search: a point of 459 requests at a low peak takes half an hour.
-  const std::string budget = fmt::format("{:g}", env_number("ROOFLENS_SERVING_BUDGET_S", 3600));
+  const std::string budget = fmt::format("{:g}s", env_number("ROOFLENS_SERVING_BUDGET_S", 3600));  // a bare number is ms
   std::printf("Part 2. Predicted against measured peak: --find-peak, server scenario, MLPerf presets at p99, 64 in / 16\n"
               "out, 459 requests a point, 2 threads, max batch 8; goal: the predicted peak within %.0f%% of the measured\n\n",
               kPredictionGoal * 100);
