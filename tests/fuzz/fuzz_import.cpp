@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "assembly/assemble.h"
+#include "core/report.h"
 #include "core/errors.h"
 #include "importers/registry/registry.h"
 
