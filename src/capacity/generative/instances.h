@@ -1,7 +1,7 @@
 #pragma once
 // Several serving instances of a decoder, each its own batcher over its own runtime process, behind a round-robin
 // front as a load balancer puts in front of N replicas: the i-th request goes to instance i mod N at the time it
-// arrives (a server scenario, offline, trace: the load's own arrivals, so the machine sees the same stream as one instance
+// arrives (server, offline, trace: the load's own arrivals, so the machine sees the same stream as one instance
 // would); a concurrency load splits its users, each user's requests staying on one instance. Knows no runtime: the
 // live run (capacity/serve_decoder.h) and the simulation both split and merge here.
 #include <cstdint>
