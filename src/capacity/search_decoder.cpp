@@ -196,7 +196,8 @@ ServingSearch search_decoder(const DecoderServingSpec& spec, const DecoderSearch
   const KvBudget budget = resolve_kv_budget(spec);
   std::optional<DecoderCalibration> cal;
   if (spec.predict)
-    cal = calibrate_decoder(generation, served_config(spec), largest_max_batch(spec, &search),
+    cal = calibrate_decoder(generation, served_config(spec), calibration_span(spec.load.shapes),
+                            largest_max_batch(spec, &search),
                             spec.progress);
   ServingSearch out;
   out.kind = search.sweep.empty() ? "find-peak" : "sweep";

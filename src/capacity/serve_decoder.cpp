@@ -113,6 +113,7 @@ ServingPrediction predict_serving(const DecoderServingSpec& spec, const generati
   p.decode_call_ms = cal.cost.per_decode_call_ms;
   p.decode_row_ms = cal.cost.per_decode_row_ms;
   p.context_token_ms = cal.cost.per_context_token_ms;
+  p.rebuilt_token_ms = cal.cost.per_rebuilt_token_ms;
   p.calibrated_at = cal.measured_at;
   p.cached = cal.cached;
   return p;
@@ -217,10 +218,11 @@ ServingResult serve_decoder(const DecoderServingSpec& spec, Backend& backend) {
   generative::BatcherSettings b = spec.batcher;
   b.kv_budget_tokens = budget.tokens;
   // The prediction first: the same scheduler, load and settings on virtual time, with step times fitted to calls
-  // timed in a runner of its own (cached) — nothing of the run it predicts.
+  // timed in runners of their own (cached) — nothing of the run it predicts.
   std::optional<ServingPrediction> predicted;
   if (spec.predict)
-    predicted = predict_serving(spec, b, calibrate_decoder(generation, served_config(spec), b.max_batch, spec.progress));
+    predicted = predict_serving(spec, b, calibrate_decoder(generation, served_config(spec),
+                                                          calibration_span(spec.load.shapes), b.max_batch, spec.progress));
   ServingResult r = serve_live(spec, b, budget, generation);
   r.predicted = std::move(predicted);
   return r;

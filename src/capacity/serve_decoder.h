@@ -31,7 +31,7 @@ struct DecoderServingSpec {
   uint64_t seed = 0;
   NextToken next_token = NextToken::fixed;
   std::chrono::milliseconds step_timeout{std::chrono::minutes(2)};
-  bool predict = true;  // simulate the same scheduler and load first, on step times calibrated in a runner of its own
+  bool predict = true;  // simulate the same scheduler and load first, on step times calibrated in runners of their own
   generative::RequestSink* sink = nullptr;
   const std::atomic<bool>* interrupted = nullptr;
   std::function<void(const std::string&)> progress;

@@ -92,6 +92,7 @@ struct ServingPrediction {
   bool valid = false;  // the simulated run's verdict
   double prefill_call_ms = 0, prefill_token_ms = 0;                   // a prompt alone in its call
   double decode_call_ms = 0, decode_row_ms = 0, context_token_ms = 0;  // a decode call of B rows over C context
+  double rebuilt_token_ms = 0;  // each context token copied when the decode batch's membership changed
   std::string calibrated_at;  // ISO 8601 UTC: when the calls were timed
   bool cached = false;        // read from the cache (an earlier command measured them)
 };

@@ -14,7 +14,7 @@ ROOFLENS_JSON_FIELDS(ServingSettings, scenario, rate, burstiness, users, request
                      instances, next_token, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms, percentile, slo_preset)
 ROOFLENS_JSON_FIELDS(ServingSamples, ttft_ms, tpot_ms)
 ROOFLENS_JSON_FIELDS(ServingPrediction, summary, valid, prefill_call_ms, prefill_token_ms, decode_call_ms, decode_row_ms,
-                     context_token_ms, calibrated_at, cached)
+                     context_token_ms, rebuilt_token_ms, calibrated_at, cached)
 
 void to_json(json& j, const ServingResult& s) {
   j = json{{"settings", s.settings}, {"summary", s.summary}};
@@ -38,7 +38,12 @@ void from_json(const json& j, ServingResult& s) {
   read_field(j, "summary", s.summary);
   if (j.contains("samples")) read_field(j, "samples", s.samples);
   read_field(j, "verdict", s.verdict);
-  if (j.contains("predicted")) s.predicted = j.at("predicted").get<ServingPrediction>();
+  if (j.contains("predicted")) {
+    json predicted = j.at("predicted");
+    // written before the step model charged the KV rebuild: it predicted with none
+    if (predicted.is_object() && !predicted.contains("rebuilt_token_ms")) predicted["rebuilt_token_ms"] = 0.0;
+    s.predicted = predicted.get<ServingPrediction>();
+  }
   read_field(j, "steps", s.steps);
   read_field(j, "max_batch_seen", s.max_batch_seen);
   read_field(j, "kv_copy_bytes", s.kv_copy_bytes);

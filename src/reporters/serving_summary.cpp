@@ -38,10 +38,11 @@ std::string against(double predicted, double measured) {
 // The simulation's figures beside the measured ones: the error is the prediction's against the run.
 std::string prediction_text(const ServingPrediction& p, const ServingSummary& m) {
   std::string out = fmt::format(
-      "\npredicted before the run (the same scheduler and load simulated on step times timed in a runner of its own "
-      "{}{}: prompt {:.3g} ms + {:.3g} ms/token; decode {:.3g} ms + {:.3g} ms/row + {:.3g} ms/context token):\n",
+      "\npredicted before the run (the same scheduler and load simulated on step times timed in runners of their own "
+      "{}{}: prompt {:.3g} ms + {:.3g} ms/token; decode {:.3g} ms + {:.3g} ms/row + {:.3g} ms/context token, "
+      "+ {:.3g} ms/token copied when the batch changes):\n",
       p.calibrated_at, p.cached ? ", cached" : "", p.prefill_call_ms, p.prefill_token_ms, p.decode_call_ms,
-      p.decode_row_ms, p.context_token_ms);
+      p.decode_row_ms, p.context_token_ms, p.rebuilt_token_ms);
   out += fmt::format("  TTFT p50 {} p99 {} ms · TPOT p50 {} p99 {} ms · output_tokens_per_s {} · goodput {} req/s\n",
                      against(p.summary.ttft_ms.p50, m.ttft_ms.p50), against(p.summary.ttft_ms.p99, m.ttft_ms.p99),
                      against(p.summary.tpot_ms.p50, m.tpot_ms.p50), against(p.summary.tpot_ms.p99, m.tpot_ms.p99),

@@ -301,8 +301,9 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_GT(s["summary"]["output_tokens_per_s"].get<double>(), 0);
   EXPECT_NEAR(s["summary"]["output_tokens_per_s"].get<double>(), 72 / s["summary"]["duration_s"].get<double>(), 1e-6);
   EXPECT_FALSE(s["verdict"]["valid"].get<bool>());
-  // The prediction, made before the run from calls timed in a runner of its own, then cached: the second command
-  // reads the calibration back instead of timing calls again.
+  // The prediction, made before the run from calls timed in runners of their own, then cached: a second command with
+  // the same lengths reads the calibration back instead of timing calls again; other lengths are timed afresh (a
+  // step's time is fitted where the load runs).
   ASSERT_TRUE(s.contains("predicted")) << s.dump();
   EXPECT_FALSE(s["predicted"]["cached"].get<bool>());
   EXPECT_FALSE(s["predicted"]["calibrated_at"].get<std::string>().empty());
@@ -311,11 +312,15 @@ TEST_F(GenerativeServingTest, TheCapacityCommandServesADecoderAndReportsItsServi
   EXPECT_GT(s["predicted"]["prefill_call_ms"].get<double>() + s["predicted"]["prefill_token_ms"].get<double>(), 0);
   EXPECT_NE(r.out.find("predicted before the run"), std::string::npos) << r.out;
   const std::string again = (*dir_ / "again.json").string();
-  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 2 --max-batch 4 --threads 1 -q --no-roofs "
-                        "-o " + again, dir_->string()).rc, 0);  // no objectives: every request done is VALID
+  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 12 --input-tokens uniform:4-12 "
+                        "--output-tokens 6 --max-batch 4 --threads 1 -q --no-roofs -o " + again, dir_->string()).rc,
+            0);  // no objectives: every request done is VALID
   const nlohmann::json j2 = nlohmann::json::parse(slurp(again));
   EXPECT_TRUE(j2["serving"]["predicted"]["cached"].get<bool>());
   EXPECT_EQ(j2["serving"]["predicted"]["calibrated_at"], s["predicted"]["calibrated_at"]);
+  ASSERT_EQ(run_cli_env(cache, "capacity " + model_ + " --scenario offline --requests 2 --max-batch 4 --threads 1 -q "
+                        "--no-roofs -o " + again, dir_->string()).rc, 0);
+  EXPECT_FALSE(nlohmann::json::parse(slurp(again))["serving"]["predicted"]["cached"].get<bool>());
 
   // The raw records, one line per request: the summary's TTFT percentiles recomputed from them (nearest rank).
   std::vector<double> ttft;

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "capacity/calibrate_decoder.h"
 #include "capacity/generative/batcher.h"
 #include "capacity/generative/instances.h"
 #include "capacity/generative/lengths.h"
@@ -21,6 +22,11 @@
 
 using namespace rooflens;
 using namespace rooflens::capacity::generative;
+using rooflens::capacity::CalibrationSpan;
+using rooflens::capacity::calibration_span;
+using rooflens::capacity::decode_batches;
+using rooflens::capacity::decode_contexts;
+using rooflens::capacity::prefill_lengths;
 
 namespace {
 
@@ -427,29 +433,63 @@ TEST(GenerativeServing, AServingReportRoundTripsByteForByte) {
 // step of the null executor adds up from them, and a term the data make negative is held at 0.
 TEST(GenerativeServing, TheStepModelFitsTheCallsTimedAndHoldsNegativeTermsAtZero) {
   std::vector<TimedCall> prefill, decode;
-  for (int64_t tokens : {16, 64, 256}) prefill.push_back({tokens, 0, 0, 2.0 + 0.25 * static_cast<double>(tokens)});
+  for (int64_t tokens : {16, 64, 256}) prefill.push_back({tokens, 0, 0, 0, 2.0 + 0.25 * static_cast<double>(tokens)});
+  auto decode_ms = [](int64_t rows, int64_t context, int64_t rebuilt) {
+    return 3.0 + 0.5 * static_cast<double>(rows) + 0.001 * static_cast<double>(context) +
+           0.002 * static_cast<double>(rebuilt);
+  };
   for (int64_t rows : {1, 2, 4, 8})
-    for (int64_t context : {32, 192})
-      decode.push_back({0, rows, rows * context, 3.0 + 0.5 * static_cast<double>(rows) +
-                                                     0.001 * static_cast<double>(rows * context)});
+    for (int64_t context : {32, 192}) {
+      decode.push_back({0, rows, rows * context, rows * context, decode_ms(rows, rows * context, rows * context)});
+      decode.push_back({0, rows, rows * (context + 2), 0, decode_ms(rows, rows * (context + 2), 0)});
+    }
   const StepCost c = fit_step_cost(prefill, decode);
   EXPECT_NEAR(c.per_prefill_call_ms, 2.0, 1e-9);
   EXPECT_NEAR(c.per_prefill_token_ms, 0.25, 1e-12);
   EXPECT_NEAR(c.per_decode_call_ms, 3.0, 1e-9);
   EXPECT_NEAR(c.per_decode_row_ms, 0.5, 1e-9);
   EXPECT_NEAR(c.per_context_token_ms, 0.001, 1e-12);
-  // A step of two prompts (10 and 20 tokens) and a decode of 3 rows over 90 context tokens: 2 calls + 1 call.
+  EXPECT_NEAR(c.per_rebuilt_token_ms, 0.002, 1e-12);
+  // A step of two prompts (10 and 20 tokens) and a decode of 3 rows whose longest context is 40 (padded: 3 × 40),
+  // one of them new (the batch's membership changed: 30 + 30 + 40 tokens copied): 2 calls + 1 call.
   DecoderStep s;
   s.rows = {{0, 0, 10, true, true, false}, {1, 0, 20, true, true, false}, {2, 30, 1, false, false, false},
-            {3, 30, 1, false, false, false}, {4, 30, 1, false, false, false}};
-  EXPECT_NEAR(c.time_ms(s), (2 + 2.5) + (2 + 5) + (3 + 1.5 + 0.09), 1e-9);
+            {3, 30, 1, false, false, false}, {4, 40, 1, false, false, false}};
+  s.joined = {4};
+  EXPECT_NEAR(c.time_ms(s), (2 + 2.5) + (2 + 5) + (3 + 1.5 + 0.12 + 0.2), 1e-9);
+  s.joined.clear();  // the same batch as the step before: nothing copied
+  EXPECT_NEAR(c.time_ms(s), (2 + 2.5) + (2 + 5) + (3 + 1.5 + 0.12), 1e-9);
 
+  // Without a rebuild timed, its term is 0 rather than a singular fit.
+  std::vector<TimedCall> steady;
+  for (const auto& d : decode)
+    if (d.rebuilt == 0) steady.push_back(d);
+  EXPECT_EQ(fit_step_cost(prefill, steady).per_rebuilt_token_ms, 0);
   // Prompt time that falls with length (noise on a flat call) cannot be a negative cost per token.
-  prefill = {{16, 0, 0, 5.0}, {64, 0, 0, 4.9}, {256, 0, 0, 4.8}};
+  prefill = {{16, 0, 0, 0, 5.0}, {64, 0, 0, 0, 4.9}, {256, 0, 0, 0, 4.8}};
   const StepCost flat = fit_step_cost(prefill, decode);
   EXPECT_EQ(flat.per_prefill_token_ms, 0);
   EXPECT_NEAR(flat.per_prefill_call_ms, 4.9, 1e-9);
   EXPECT_THROW(fit_step_cost({prefill[0]}, decode), std::invalid_argument);
+}
+
+// The calibration times calls at the lengths the load runs: prompts about its own, decode contexts from its shortest
+// prompt to its longest context; always two distinct contexts (rows and padded context must not be collinear).
+TEST(GenerativeServing, TheCalibrationSpansTheLoadsOwnLengths) {
+  const CalibrationSpan fixed = calibration_span({{64, 16}, {64, 16}});
+  EXPECT_EQ(fixed.shortest_prompt, 64);
+  EXPECT_EQ(fixed.longest_context, 79);
+  EXPECT_EQ(prefill_lengths(fixed), (std::vector<int64_t>{32, 64}));
+  EXPECT_EQ(decode_contexts(fixed), (std::vector<int64_t>{64, 79}));
+  const CalibrationSpan mixed = calibration_span({{128, 32}, {512, 128}});
+  EXPECT_EQ(prefill_lengths(mixed), (std::vector<int64_t>{64, 128, 512}));
+  EXPECT_EQ(decode_contexts(mixed), (std::vector<int64_t>{128, 639}));
+  const CalibrationSpan one = calibration_span({{1, 1}});
+  EXPECT_EQ(prefill_lengths(one), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(decode_contexts(one), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(decode_batches(8), (std::vector<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(decode_batches(6), (std::vector<int64_t>{1, 2, 4, 6}));
+  EXPECT_EQ(decode_batches(1), (std::vector<int64_t>{1}));
 }
 
 }  // namespace

@@ -41,7 +41,9 @@ std::vector<double> least_squares(const std::vector<std::vector<double>>& x, con
 // Fitted with every coefficient >= 0: a negative one is held at 0 and the rest fitted again.
 std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
                                     const char* what) {
-  std::vector<bool> use(x.empty() ? 0 : x[0].size(), true);
+  std::vector<bool> use(x.empty() ? 0 : x[0].size(), false);
+  for (const auto& row : x)  // a column no call exercises cannot be fitted: it stays 0
+    for (size_t c = 0; c < row.size(); ++c) use[c] = use[c] || row[c] != 0;
   for (;;) {
     std::vector<double> c = least_squares(x, y, use);
     if (c.empty()) throw std::invalid_argument(std::string("the ") + what + " calls cannot separate the terms");
@@ -65,7 +67,7 @@ StepCost fit_step_cost(const std::vector<TimedCall>& prefill, const std::vector<
     yp.push_back(c.ms);
   }
   for (const auto& c : decode) {
-    xd.push_back({1.0, static_cast<double>(c.rows), static_cast<double>(c.context)});
+    xd.push_back({1.0, static_cast<double>(c.rows), static_cast<double>(c.context), static_cast<double>(c.rebuilt)});
     yd.push_back(c.ms);
   }
   if (xp.size() < 2 || xd.size() < 3) throw std::invalid_argument("too few calibration calls");
@@ -77,6 +79,7 @@ StepCost fit_step_cost(const std::vector<TimedCall>& prefill, const std::vector<
   s.per_decode_call_ms = d[0];
   s.per_decode_row_ms = d[1];
   s.per_context_token_ms = d[2];
+  s.per_rebuilt_token_ms = d[3];
   return s;
 }
 
