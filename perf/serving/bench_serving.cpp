@@ -170,17 +170,21 @@ bool prediction_part(const Paths& p, const std::vector<std::string>& models, con
       const json s = json::parse(slurp(report))["serving_search"];
       const double peak = s["peak"].get<double>(), predicted = s["predicted_peak"].get<double>();
       const double error = peak > 0 ? (predicted - peak) / peak : 0;
-      // A search stopped by its budget has not located the peak: the bracket says where it lies, and the
-      // prediction is judged only against a converged search.
+      // A search stopped by its budget has not located the peak: the bracket says where it lies.
       const bool converged = s["converged"].get<bool>();
-      const bool ok = converged && peak > 0 && predicted > 0 && std::abs(error) <= kPredictionGoal;
-      all_ok = all_ok && ok;
       const double upper = s["upper"].get<double>();
+      // A search the budget stopped still judges the prediction when it is within the goal of every rate the bracket
+      // [lower, upper) holds: wherever the peak lies in it, the error is within the goal.
+      const bool bracketed = !converged && peak > 0 && upper > 0 && predicted > 0 &&
+                             std::abs((predicted - peak) / peak) <= kPredictionGoal &&
+                             std::abs((predicted - upper) / upper) <= kPredictionGoal;
+      const bool ok = (converged || bracketed) && peak > 0 && predicted > 0 && std::abs(error) <= kPredictionGoal;
+      all_ok = all_ok && ok;
       table.rows.push_back({name, preset, peak > 0 ? fmt::format("{:.3g}", peak) : "none VALID",
                             fmt::format("{:.3g}-{}", s["lower"].get<double>(), upper > 0 ? fmt::format("{:.3g}", upper) : "?"),
                             predicted > 0 ? fmt::format("{:.3g}", predicted) : "-",
                             peak > 0 ? fmt::format("{:+.0f}%", error * 100) : "-",
-                            ok ? "ok" : converged ? "MISS" : "unresolved", std::to_string(s["runs"].size()),
+                            ok ? (converged ? "ok" : "ok (bracket)") : converged ? "MISS" : "unresolved", std::to_string(s["runs"].size()),
                             fmt::format("{:.1f}", minutes), fmt::format("{:.2f}", others)});
       if (!converged)
         std::printf("%s %s: the search stopped before it converged: %s\n", name.c_str(), preset.c_str(),
