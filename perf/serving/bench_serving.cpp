@@ -184,7 +184,8 @@ bool prediction_part(const Paths& p, const std::vector<std::string>& models, con
                             fmt::format("{:.3g}-{}", s["lower"].get<double>(), upper > 0 ? fmt::format("{:.3g}", upper) : "?"),
                             predicted > 0 ? fmt::format("{:.3g}", predicted) : "-",
                             peak > 0 ? fmt::format("{:+.0f}%", error * 100) : "-",
-                            ok ? (converged ? "ok" : "ok (bracket)") : converged ? "MISS" : "unresolved", std::to_string(s["runs"].size()),
+                            ok ? (converged ? "ok" : "ok (bracket)") : converged ? "MISS" : "unresolved",
+                            std::to_string(s["runs"].size()),
                             fmt::format("{:.1f}", minutes), fmt::format("{:.2f}", others)});
       if (!converged)
         std::printf("%s %s: the search stopped before it converged: %s\n", name.c_str(), preset.c_str(),

@@ -13,6 +13,7 @@
 #include "hw/cpu_features.h"
 #include "hw/machine.h"
 #include "hw/roof_cache.h"
+#include "stats/order.h"
 
 namespace rooflens::capacity {
 namespace {
@@ -30,8 +31,8 @@ std::string calibration_file(const DecoderServingConfig& c, const CalibrationSpa
   const auto size = fs::file_size(model, ec);
   const auto mtime = fs::last_write_time(model, ec).time_since_epoch().count();
   std::ostringstream key;
-  key << model.string() << '|' << size << '|' << mtime << '|' << c.threads << '|' << span.shortest_prompt << '|' << span.longest_prompt
-      << '|' << span.longest_context << '|' << ROOFLENS_VERSION << '|'
+  key << model.string() << '|' << size << '|' << mtime << '|' << c.threads << '|' << span.shortest_prompt << '|'
+      << span.longest_prompt << '|' << span.longest_context << '|' << ROOFLENS_VERSION << '|'
       << hw::cache_key(hw::describe_machine(hw::detect_features()), ROOFLENS_VERSION);
   std::ostringstream name;
   name << "serving-calibration-" << std::hex << std::hash<std::string>{}(key.str()) << ".json";
@@ -39,11 +40,6 @@ std::string calibration_file(const DecoderServingConfig& c, const CalibrationSpa
 }
 
 double call_ms(const DecoderStepTimes& t) { return static_cast<double>(t.end_ns - t.start_ns) / 1e6; }
-
-double median_ms(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 std::vector<int64_t> distinct(std::vector<int64_t> v) {
   std::sort(v.begin(), v.end());
@@ -83,7 +79,7 @@ std::vector<generative::TimedCall> time_prefills(CallTimer& t, const Calibration
       ms.push_back(t.prefill(id, tokens, last >= 0 ? std::vector<int64_t>{last} : std::vector<int64_t>{}));
       last = id;
     }
-    out.push_back({tokens, 0, 0, 0, median_ms(ms)});
+    out.push_back({tokens, 0, 0, 0, stats::upper_median(ms)});
   }
   return out;
 }
@@ -123,8 +119,8 @@ std::vector<generative::TimedCall> time_decodes(CallTimer& t, const CalibrationS
     for (size_t ci = 0; ci < contexts.size(); ++ci) {
       const int64_t b = batches[bi], c = contexts[ci];
       const Times& m = times[bi * contexts.size() + ci];
-      out.push_back({0, b, b * c, b * c, median_ms(m.rebuild)});
-      out.push_back({0, b, b * (c + 2), 0, median_ms(m.steady)});  // the steady steps' middle context
+      out.push_back({0, b, b * c, b * c, stats::upper_median(m.rebuild)});
+      out.push_back({0, b, b * (c + 2), 0, stats::upper_median(m.steady)});  // the steady steps' middle context
     }
   return out;
 }

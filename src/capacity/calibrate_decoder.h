@@ -5,10 +5,11 @@
 // $XDG_CACHE_HOME/rooflens.
 // The calls timed, at the lengths the load will run — a step's time is not linear far from them (the KV cache of
 // 8 rows × 192 tokens leaves the last-level cache where 8 × 72 does not): prompts of half the shortest, the shortest
-// and the longest prompt alone (five times each, after two untimed prompts); decode calls of 1, 2, 4 and 8 rows (at most --max-batch, which is
-// always among them) over the shortest prompt's and the longest context's tokens per row — the step that built the
-// batch (a rebuild of the padded cache) and four steady steps after it, twice. Each kind's median is one point; all
-// of it in two runner processes, one after the other, whose points capacity/generative/step_model.h fits together.
+// and the longest prompt alone (five times each, after two untimed prompts); decode calls of 1, 2, 4 and 8 rows (at
+// most --max-batch, which is always among them) over the shortest prompt's and the longest context's tokens per row —
+// the step that built the batch (a rebuild of the padded cache) and four steady steps after it, twice. Each kind's
+// median is one point; all of it in two runner processes, one after the other, whose points
+// capacity/generative/step_model.h fits together.
 #include <functional>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct DecoderCalibration {
 
 // Throws BackendError when the decoder cannot be served for the calibration.
 DecoderCalibration calibrate_decoder(DecoderGeneration& generation, const DecoderServingConfig& config,
-                                     const CalibrationSpan& span, int64_t max_batch, const std::function<void(const std::string&)>& progress);
+                                     const CalibrationSpan& span, int64_t max_batch,
+                                     const std::function<void(const std::string&)>& progress);
 
 }  // namespace rooflens::capacity
