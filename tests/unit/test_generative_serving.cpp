@@ -2,6 +2,7 @@
 // TPOT, inter-token gap and goodput below is worked out by hand from the step costs (base 1 ms, 0.1 ms per prompt
 // token, 0.5 ms per decoded row), not read back from the code.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -427,6 +428,17 @@ TEST(GenerativeServing, AServingReportRoundTripsByteForByte) {
   EXPECT_EQ(back.serving->summary.good, 1);
   EXPECT_EQ(back.serving->verdict.reasons, rep.serving->verdict.reasons);
   EXPECT_EQ(report_to_json(back), once);
+
+  // With a prediction; one written before the step model charged the KV rebuild reads as predicting none.
+  rep.serving->predicted = ServingPrediction{};
+  rep.serving->predicted->rebuilt_token_ms = 0.05;
+  const std::string predicted = report_to_json(rep);
+  EXPECT_EQ(report_to_json(report_from_json(predicted)), predicted);
+  nlohmann::ordered_json older = nlohmann::ordered_json::parse(predicted);
+  older["serving"]["predicted"].erase("rebuilt_token_ms");
+  const Report before = report_from_json(older.dump());
+  ASSERT_TRUE(before.serving->predicted.has_value());
+  EXPECT_EQ(before.serving->predicted->rebuilt_token_ms, 0);
 }
 
 // The step-time model is fitted by least squares: calls made exactly of known terms give the terms back, a per-call
