@@ -6,6 +6,7 @@
 #include "analysis/model_summary.h"
 #include "analysis/roofline.h"
 #include "memory/kv_cache.h"
+#include "core/decoder_step.h"
 #include "core/graph_view.h"
 #include "model/loader.h"
 #include "model/onnx_graph_view.h"
@@ -52,9 +53,12 @@ StepCounts analyse_step(const DecodeRooflineSpec& spec, int64_t batch) {
   return c;
 }
 
+// A steady decode step (the same batch as the step before: nothing rebuilt) of `batch` rows at `context` tokens each,
+// as the simulation times it.
 double calibrated_ms(const generative::StepCost& k, int64_t batch, int64_t context) {
-  return k.per_decode_call_ms + k.per_decode_row_ms * static_cast<double>(batch) +
-         k.per_context_token_ms * static_cast<double>(batch * context);
+  DecoderStep step;
+  for (int64_t r = 0; r < batch; ++r) step.rows.push_back({r, context, 1, false, false, false});
+  return k.time_ms(step);
 }
 
 }  // namespace
