@@ -14,7 +14,7 @@ import { optBool, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
-import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
+import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 
@@ -286,7 +286,7 @@ export function makeGenerateOps() {
           tokens: 1, run_latencies_ms: decodeMs };
       }
       try {
-        inferenceSession.endProfiling();
+        endProfiling(inferenceSession, dir);
       } catch (e) {
         throw new MessageError('ort', e.message, { stage: 'profile' });
       }

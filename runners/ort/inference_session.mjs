@@ -2,7 +2,8 @@
 // names them. Every message after `load` works on this inference session; creating and running go through here so ORT's
 // failures become `ort` errors.
 import fs from 'node:fs';
-import { ort } from './ort.mjs';
+import { build, ort } from './ort.mjs';
+import { createWebSession } from './web_build.mjs';
 import { MessageError, badMessage, ortError, log } from './errors.mjs';
 
 // Unknown keys are refused so a typo never silently does nothing.
@@ -78,7 +79,7 @@ export function requireLoadedModel(op) {
 
 export async function createInferenceSession(model, options) {
   try {
-    return await ort.InferenceSession.create(model, options);
+    return build === 'web' ? await createWebSession(model, options) : await ort.InferenceSession.create(model, options);
   } catch (e) {
     throw ortError('load', e);
   }

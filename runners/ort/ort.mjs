@@ -1,16 +1,27 @@
-// onnxruntime-node, loaded once for every module of the runner. run.mjs imports this module first, so a runner
-// folder without its packages exits 69 and says what to install before anything else runs.
+// The ONNX Runtime build this runner drives, loaded once for every module of the runner: onnxruntime-node (the native
+// build), or with `--build web` onnxruntime-web (ONNX Runtime Web: the WebAssembly build, its Node entry). run.mjs
+// imports this module first, so a runner folder without its packages exits 69 and says what to install before
+// anything else runs.
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { log } from './errors.mjs';
 
 const require = createRequire(import.meta.url);
+const at = process.argv.indexOf('--build');
+// 'node' (onnxruntime-node) or 'web' (onnxruntime-web).
+export const build = at > 0 && process.argv[at + 1] === 'web' ? 'web' : 'node';
+const pkg = build === 'web' ? 'onnxruntime-web' : 'onnxruntime-node';
 
 export let ort;
 try {
-  ort = require('onnxruntime-node');
+  ort = build === 'web' ? await import(pkg) : require(pkg);
 } catch (e) {
-  log(`cannot load onnxruntime-node (run \`npm ci --ignore-scripts\` in ${path.dirname(new URL(import.meta.url).pathname)}):`,
+  log(`cannot load ${pkg} (run \`npm ci --ignore-scripts\` in ${path.dirname(new URL(import.meta.url).pathname)}):`,
       String(e.message).split('\n')[0]);
   process.exit(69);
+}
+
+// The build's version as its package reports it.
+export function runtimeVersion() {
+  return (build === 'web' ? ort.env.versions.web : ort.env.versions.node) ?? null;
 }

@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MessageError, log } from './errors.mjs';
+import { build } from './ort.mjs';
+import { endWebProfiling } from './web_build.mjs';
 
 // A private directory per profiled inference session: two runners (or two rooflens processes) never share a file name.
 export function privateProfileDir(parent) {
@@ -18,12 +20,19 @@ export function privateProfileDir(parent) {
 // asked, the graph this very inference session executed: the names ORT generates while it rewrites a graph
 // (ReorderOutput_token_N, InsertedPrecisionFreeCast_...) differ from one inference session to the next, so only this
 // inference session's own graph matches the names in its profile.
+// ONNX Runtime Web writes no files: no graph (the mapping falls back to the user's graph and ORT's naming rules).
 export function profilingOptions(sessionOptions, dir, dumpGraph) {
   const options = { ...sessionOptions, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
-  const graphFile = dumpGraph ? path.join(dir, 'optimized.onnx') : null;
+  const graphFile = dumpGraph && build !== 'web' ? path.join(dir, 'optimized.onnx') : null;
   if (graphFile) options.optimizedModelFilePath = graphFile;
   else delete options.optimizedModelFilePath;
   return { options, graphFile };
+}
+
+// Ends a profiled inference session's profiling: its profile is in `dir` afterwards, whichever build wrote it.
+export function endProfiling(inferenceSession, dir) {
+  if (build === 'web') endWebProfiling(inferenceSession, dir);
+  else inferenceSession.endProfiling();
 }
 
 // The profile file ORT wrote into `dir` (after endProfiling): exactly one.

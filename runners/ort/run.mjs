@@ -23,7 +23,8 @@
 // replies and the runner keeps serving. Anything else (a bug here) is logged to stderr and the process
 // exits non-zero; the C++ side (the child runner of src/backends/common/child_runner.*, driven by
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
-import { ort } from './ort.mjs';  // first: a runner without its packages says what to install and exits 69
+import { build, ort, runtimeVersion } from './ort.mjs';
+import { wasmSettings } from './web_build.mjs';  // first: a runner without its packages says what to install and exits 69
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +40,7 @@ import { buildFeeds } from './feeds.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
-import { privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
+import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
@@ -62,7 +63,9 @@ async function opHello() {
   return {
     protocol: PROTOCOL_VERSION,
     runner: 'rooflens-ort-runner',
-    onnxruntime_node: ort.env.versions.node ?? null,
+    build,  // 'node' (onnxruntime-node) or 'web' (onnxruntime-web, `--build web`)
+    onnxruntime_node: build === 'node' ? runtimeVersion() : null,
+    onnxruntime_web: build === 'web' ? runtimeVersion() : null,
     onnxruntime_common: ort.env.versions.common ?? null,
     node: process.versions.node,
     v8: process.versions.v8,
@@ -127,6 +130,8 @@ async function opLoad(msg) {
   const processSettings = { malloc_mmap_threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null };
   const res = { model, load_ms: loadMs, inputs, outputs, options, peak_rss_bytes: peakRss(), memory,
                 process: processSettings };
+  // ONNX Runtime Web: what its WebAssembly module really runs with (threads read back after creation).
+  if (build === 'web') res.wasm = wasmSettings();
   if (options.optimizedModelFilePath) {
     res.optimized_model = fs.existsSync(options.optimizedModelFilePath) ? options.optimizedModelFilePath : null;
   }
@@ -193,7 +198,7 @@ async function opRunProfiled(msg) {
       await runOnce(inferenceSession, feeds);
       runMs.push(nsToMs(nowNs() - a));
     }
-    try { inferenceSession.endProfiling(); } catch (e) { throw ortError('profile', e); }
+    try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
     const file = profileFileIn(dir);
     const events = readOrtProfile(file);
     // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
@@ -328,7 +333,7 @@ async function pump() {
   }
 }
 
-log(`ready (onnxruntime-node ${ort.env.versions.node}, node ${process.versions.node})`);
+log(`ready (onnxruntime-${build} ${runtimeVersion()}, node ${process.versions.node})`);
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
 rl.on('line', (line) => {
   if (!line.trim()) return;

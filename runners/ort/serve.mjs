@@ -18,7 +18,7 @@ import { nowNs } from './clock.mjs';
 import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
 import { TYPED } from './dtypes.mjs';
-import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
+import { endProfiling, privateProfileDir, profileFileIn, profilingOptions } from './ort_profile.mjs';
 
 export function makeServeOps() {
 
@@ -59,9 +59,8 @@ export function makeServeOps() {
   async function profiledInferenceSession(st, parent) {
     if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
     const dir = privateProfileDir(parent);
-    const graph = path.join(dir, 'optimized.onnx');
-    const options = { ...st.options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile'),
-      optimizedModelFilePath: graph };
+    const { options, graphFile } = profilingOptions(st.options, dir, true);
+    const graph = graphFile ?? path.join(dir, 'optimized.onnx');  // ONNX Runtime Web writes none: absent
     const inferenceSession = await createInferenceSession(st.model, options);
     try { await st.inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
     st.inferenceSession = inferenceSession;
@@ -140,7 +139,7 @@ export function makeServeOps() {
     const prof = st.serving && st.serving.profile;
     if (!prof) throw badMessage("'end_profile' needs samples prepared with 'profile'");
     try {
-      st.inferenceSession.endProfiling();
+      endProfiling(st.inferenceSession, prof.dir);
     } catch (e) {
       throw new MessageError('ort', e.message, { stage: 'profile' });
     }

@@ -1,0 +1,71 @@
+// What ONNX Runtime Web (the WebAssembly build, `--build web`) does differently from the native build, in one place:
+// - threads are the WebAssembly module's (ort.env.wasm.numThreads), fixed when the first inference session creates
+//   the module; the build lowers them to 1 where WebAssembly threads cannot run (no SharedArrayBuffer), so what ran is
+//   read back from ort.env.wasm after the first creation, never taken from what was asked;
+// - it reads a model from bytes, not from a path;
+// - it cannot write files (optimizedModelFilePath aborts the module), and its profiler prints the profile's JSON to
+//   the process's stdout instead of a file: captured here and written where the native build writes its profile.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ort } from './ort.mjs';
+import { MessageError } from './errors.mjs';
+
+let created = false;  // the module exists: its thread count can no longer change
+
+// The options ORT Web takes, from the native spelling the runner's messages use (intraOpNumThreads: the module's
+// threads). Refuses what the build cannot do.
+export function webSessionOptions(options) {
+  const o = { ...options };
+  if (o.optimizedModelFilePath) {
+    throw new MessageError('bad_option', 'optimizedModelFilePath: ONNX Runtime Web cannot write files (the ' +
+                           'WebAssembly build has no file system); its executed graph is not available');
+  }
+  const threads = o.intraOpNumThreads;
+  delete o.intraOpNumThreads;
+  if (threads !== undefined) {
+    if (!created) ort.env.wasm.numThreads = threads;
+    else if (threads !== ort.env.wasm.numThreads) {
+      throw new MessageError('bad_option', `intraOpNumThreads ${threads}: ONNX Runtime Web fixed its threads at ` +
+                             `${ort.env.wasm.numThreads} when this runner's first inference session was created`);
+    }
+  }
+  if (o.executionProviders === undefined) o.executionProviders = ['wasm'];
+  return o;
+}
+
+export async function createWebSession(model, options) {
+  const bytes = fs.readFileSync(model);
+  const s = await ort.InferenceSession.create(bytes, webSessionOptions(options));
+  created = true;
+  return s;
+}
+
+// What the WebAssembly module runs with, read back after it was created (null before).
+export function wasmSettings() {
+  if (!created) return null;
+  return {
+    threads: ort.env.wasm.numThreads,
+    shared_memory: typeof SharedArrayBuffer !== 'undefined',
+    simd: true,  // onnxruntime-web ships only SIMD builds since 1.19
+  };
+}
+
+// endProfiling, with the JSON ORT Web prints to stdout (Emscripten's fs.writeSync(1, ...)) captured instead of
+// reaching the runner's replies, and written as `dir`/ort_profile_web.json, where profileFileIn finds it.
+export function endWebProfiling(inferenceSession, dir) {
+  const chunks = [];
+  const write = fs.writeSync;
+  fs.writeSync = (fd, data, ...rest) => {
+    if (fd === 1 && typeof data === 'string') {
+      chunks.push(data);
+      return Buffer.byteLength(data);
+    }
+    return write.call(fs, fd, data, ...rest);
+  };
+  try {
+    inferenceSession.endProfiling();
+  } finally {
+    fs.writeSync = write;
+  }
+  fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), chunks.join(''));
+}
