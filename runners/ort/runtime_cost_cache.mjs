@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ort } from './ort.mjs';
+import { build, runtimeVersion } from './ort.mjs';
 import { measureRuntimeCost, optionsForOtherModels } from './memory.mjs';
 import { CHAIN_NODES } from './onnx_chain.mjs';
 import { COMMON_KERNELS_VERSION } from './common_kernels.mjs';
@@ -37,7 +37,7 @@ function machineClass() {
 function keyOf(options) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
-  return JSON.stringify([ort.env.versions.node ?? null, process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
+  return JSON.stringify([...(build === 'web' ? ['web'] : []), runtimeVersion(), process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
                          ...machineClass(), os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
                          sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`,
                          `common kernels ${COMMON_KERNELS_VERSION}`]);

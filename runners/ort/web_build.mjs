@@ -11,6 +11,7 @@ import { ort } from './ort.mjs';
 import { MessageError } from './errors.mjs';
 
 let created = false;  // the module exists: its thread count can no longer change
+let firstAsked;       // the threads the first inference session asked for (the module may run fewer)
 
 // The options ORT Web takes, from the native spelling the runner's messages use (intraOpNumThreads: the module's
 // threads). Refuses what the build cannot do.
@@ -23,8 +24,10 @@ export function webSessionOptions(options) {
   const threads = o.intraOpNumThreads;
   delete o.intraOpNumThreads;
   if (threads !== undefined) {
-    if (!created) ort.env.wasm.numThreads = threads;
-    else if (threads !== ort.env.wasm.numThreads) {
+    if (!created) {
+      ort.env.wasm.numThreads = threads;
+      firstAsked = threads;
+    } else if (threads !== firstAsked) {
       throw new MessageError('bad_option', `intraOpNumThreads ${threads}: ONNX Runtime Web fixed its threads at ` +
                              `${ort.env.wasm.numThreads} when this runner's first inference session was created`);
     }

@@ -96,16 +96,19 @@ class OrtBackend : public Backend {
  public:
   explicit OrtBackend(OrtSessionOptions base)
       : base_(std::move(base)), generation_(make_ort_generation(base_, budget_, pid_)) {
-    OrtRunner probe;  // fails early (one line) when node or onnxruntime-node is missing
+    OrtRunner probe(with_process_options(runner_config(), base_));  // fails early (one line) when node or the build is
+                                                                    // missing
     ort_version_ = probe.onnxruntime_version();
     node_version_ = probe.node_version();
   }
 
   BackendInfo info() const override {
     BackendInfo b;
-    b.name = b.label = "onnxruntime";
+    b.name = b.label = web() ? "ortweb" : "onnxruntime";
     b.version = ort_version_;
-    b.runtime = "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
+    b.runtime = web() ? "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) on node " + node_version_ +
+                            " (runners/ort/run.mjs --build web)"
+                      : "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
     for (const auto& [k, v] : options.items()) b.options[k] = flat(v);
     if (base_.mallocMmapThreshold) b.options["mallocMmapThreshold"] = std::to_string(*base_.mallocMmapThreshold);
@@ -140,7 +143,7 @@ class OrtBackend : public Backend {
         with_process_options(r.timing.realtime ? placed(n, opts, choices) : runner_config(), opts);
     const Inputs in = inputs_of(r.feed);
     Measurement out, profiled;
-    LoadResult calibrated;
+    LoadResult calibrated, measured_load;
     bool realtime_refused = false;
     std::string stage = "load";
     try {
@@ -148,7 +151,9 @@ class OrtBackend : public Backend {
         OrtRunner prof(config);
         pid_ = prof.process().pid();
         LoadExtras extras;
-        extras.runtime_cost = extras.profiled_inference_session = extras.dump_graph = true;
+        // ONNX Runtime Web writes no graph, and its memory (one WebAssembly block that only grows) is not predicted.
+        extras.runtime_cost = !web();
+        extras.profiled_inference_session = extras.dump_graph = true;
         extras.profile_dir = r.work_dir;
         calibrated = prof.load(r.model, opts, r.timeout, extras);
         if (r.timing.realtime) prof.process().enter_realtime();
@@ -156,24 +161,25 @@ class OrtBackend : public Backend {
         add_profiled_measurement(profiled, prof, in, r.timing, r.work_dir, r.timeout);
         realtime_refused = prof.process().realtime_refused();
       }
-      add_inference_session_creation(profiled, r.model, opts);
+      if (!web()) add_inference_session_creation(profiled, r.model, opts);
       if (!r.timing.timed && r.timing.layers) {  // --layers-only: the prediction without the measured inference session
         pid_ = 0;
         take_profiled(out, std::move(profiled));
         add_runtime_cost(out, calibrated);
         out.load_ms = calibrated.load_ms;
-        out.threads = n;
+        out.threads = web_threads(n, calibrated);
         out.output_copies = 1;  // onnxruntime-node copies every output of session.run into a JavaScript buffer
-        if (opts.enableCpuMemArena.value_or(true)) out.arena = ort::cpu_arena_rules();
-        out.settings = effective_settings(opts, base_, threads, choices);
+        if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
+        out.settings = effective_settings(opts, base_, read_back(threads, calibrated), choices);
         return out;
       }
       stage = "load";
       OrtRunner runner(config);
       pid_ = runner.process().pid();
       LoadExtras extras;
-      extras.runtime_cost = !r.timing.layers;  // from the cache or a process of its own, as above
+      extras.runtime_cost = !r.timing.layers && !web();  // from the cache or a process of its own, as above
       const LoadResult l = runner.load(r.model, opts, r.timeout, extras);
+      measured_load = l;
       if (r.timing.realtime) runner.process().enter_realtime();  // its intra-op workers have pinned themselves
       stage = "run";
       out = timed_measurement(runner, in, r.timing, r.timeout, /*memory_probe=*/true);
@@ -187,10 +193,10 @@ class OrtBackend : public Backend {
     }
     pid_ = 0;
     take_profiled(out, std::move(profiled));
-    out.threads = n;
+    out.threads = web_threads(n, measured_load);
     // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
-    if (opts.enableCpuMemArena.value_or(true)) out.arena = ort::cpu_arena_rules();
-    out.settings = effective_settings(opts, base_, threads, choices);
+    if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
+    out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (realtime_refused)
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
@@ -206,6 +212,13 @@ class OrtBackend : public Backend {
   }
 
  private:
+  bool web() const { return base_.build == "web"; }
+  // ONNX Runtime Web runs the threads its WebAssembly module has (read back at load), not necessarily those asked.
+  int64_t web_threads(int64_t asked, const LoadResult& l) const { return l.wasm_threads ? *l.wasm_threads : asked; }
+  static RunSetting read_back(RunSetting asked, const LoadResult& l) {
+    return l.wasm_threads ? web_threads_setting(std::move(asked), *l.wasm_threads, l.wasm_shared_memory.value_or(false))
+                          : asked;
+  }
   OrtSessionOptions base_;
   CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
   std::string ort_version_, node_version_;
@@ -218,6 +231,23 @@ class OrtBackend : public Backend {
 
 std::unique_ptr<Backend> make_ort_backend(const BackendSpec& spec) {
   return std::make_unique<OrtBackend>(session_options(spec));
+}
+
+std::unique_ptr<Backend> make_ortweb_backend(const BackendSpec& spec) {
+  BackendSpec native = spec;
+  native.options.clear();
+  for (const auto& [k, v] : spec.options) {
+    if (k == "simd") {
+      if (v != "true" && v != "1")
+        throw UsageError("-B ortweb:simd=" + v + ": onnxruntime-web ships only SIMD builds (WebAssembly SIMD128); "
+                         "leave simd out");
+      continue;
+    }
+    native.options.emplace_back(k == "numThreads" ? "intraOpNumThreads" : k, v);
+  }
+  OrtSessionOptions o = session_options(native);
+  o.build = "web";
+  return std::make_unique<OrtBackend>(std::move(o));
 }
 
 }  // namespace rooflens::ort

@@ -131,6 +131,10 @@ RunnerConfig runner_config(fs::path script, std::string node) {
 
 RunnerConfig with_process_options(RunnerConfig config, const OrtSessionOptions& o) {
   if (o.mallocMmapThreshold) config.env.push_back("MALLOC_MMAP_THRESHOLD_=" + std::to_string(*o.mallocMmapThreshold));
+  if (o.build == "web") {
+    config.command.insert(config.command.end(), {"--build", "web"});
+    config.name = "ONNX Runtime Web runner";
+  }
   return config;
 }
 
@@ -229,7 +233,10 @@ ojson Inputs::to_json() const {
 
 OrtRunner::OrtRunner(RunnerConfig config) : process_(std::move(config)) { process_.start(); }
 
-std::string OrtRunner::onnxruntime_version() const { return field<std::string>(hello(), "onnxruntime_node", ""); }
+std::string OrtRunner::onnxruntime_version() const {
+  const bool web = field<std::string>(hello(), "build", "node") == "web";
+  return field<std::string>(hello(), web ? "onnxruntime_web" : "onnxruntime_node", "");
+}
 std::string OrtRunner::node_version() const { return field<std::string>(hello(), "node", ""); }
 
 std::string OrtRunner::subject() const { return model_.empty() ? std::string("ONNX Runtime runner") : model_.string(); }
@@ -307,6 +314,10 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
     out.baseline_run_bytes = field<uint64_t>(m, "baseline_run_bytes", 0);
     out.node_bytes = field<uint64_t>(m, "node_bytes", 0);
     out.runtime_cost_measured_at = field<std::string>(m, "runtime_cost_measured_at", "");
+  }
+  if (const json w = r.value("wasm", json()); w.is_object()) {
+    out.wasm_threads = field<int64_t>(w, "threads", 1);
+    out.wasm_shared_memory = field<bool>(w, "shared_memory", false);
   }
   return out;
 }

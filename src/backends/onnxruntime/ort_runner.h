@@ -66,6 +66,9 @@ struct OrtSessionOptions {
   // mapping and goes back to the OS when freed; unset, glibc raises the threshold as blocks are freed and keeps freed
   // memory.
   std::optional<uint64_t> mallocMmapThreshold;
+  // Not an option of ORT's either: the build of ONNX Runtime the runner loads — "node" (onnxruntime-node, native) or
+  // "web" (onnxruntime-web, WebAssembly: `-B ortweb`, the runner started with `--build web`).
+  std::string build = "node";
 
   nlohmann::ordered_json to_json() const;
   // Sets one option from text, as `-B onnxruntime:key=value` gives it. Keys are the member names; `extra`
@@ -119,6 +122,10 @@ struct LoadResult {
   uint64_t baseline_run_bytes = 0;  // of baseline_bytes, what its first run added
   uint64_t node_bytes = 0;
   std::string runtime_cost_measured_at;  // when (ISO 8601): the runner keeps the figures per runtime and options
+  // ONNX Runtime Web only: what its WebAssembly module runs with, read back after the inference session was created
+  // (the build lowers the threads to 1 where WebAssembly threads cannot run).
+  std::optional<int64_t> wasm_threads;
+  std::optional<bool> wasm_shared_memory;
 };
 
 // What `load` does besides creating the inference session.
@@ -242,7 +249,7 @@ class OrtRunner {
  public:
   explicit OrtRunner(RunnerConfig config = runner_config());  // starts the runner (throws UserError if it cannot)
 
-  std::string onnxruntime_version() const;       // e.g. "1.30.0"
+  std::string onnxruntime_version() const;       // e.g. "1.30.0" (of the build the runner loaded)
   std::string node_version() const;
   const nlohmann::json& hello() const { return process_.hello(); }
 

@@ -61,6 +61,18 @@ RunSetting ort_threads(int64_t requested, const OrtSessionOptions& user, const C
   return intra_op_setting(requested, budget, "intraOpNumThreads");
 }
 
+RunSetting web_threads_setting(RunSetting asked, int64_t ran, bool shared_memory) {
+  if (std::to_string(ran) == asked.value) {
+    asked.note += std::string(asked.note.empty() ? "" : "; ") + "read back from ONNX Runtime Web (env.wasm.numThreads)";
+    return asked;
+  }
+  asked.note = "asked " + asked.value + "; ONNX Runtime Web ran " + std::to_string(ran) +
+               (shared_memory ? "" : " (no SharedArrayBuffer: WebAssembly threads cannot run)");
+  asked.value = std::to_string(ran);
+  asked.source = SettingSource::observed;
+  return asked;
+}
+
 std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
                                            const RunSetting& threads, const RooflensChoices& choices) {
   auto num = [](int v) { return std::to_string(v); };

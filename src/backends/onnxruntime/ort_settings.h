@@ -18,6 +18,10 @@ namespace rooflens::ort {
 // thread per physical core of `budget` (rooflens' choice, with its reason).
 RunSetting ort_threads(int64_t requested, const OrtSessionOptions& user, const CpuBudget& budget);
 
+// The intra-op setting as ONNX Runtime Web ran it: `asked`, unless its WebAssembly module runs another count (read
+// back at load: `ran`; it lowers the threads to 1 without SharedArrayBuffer) — then that count, observed, with why.
+RunSetting web_threads_setting(RunSetting asked, int64_t ran, bool shared_memory);
+
 // The options rooflens itself added to an inference session, by ORT key (e.g. "session.intra_op.allow_spinning"), with
 // why.
 using RooflensChoices = std::map<std::string, std::string>;

@@ -11,6 +11,7 @@ namespace rooflens {
 const std::vector<BackendEntry>& backend_entries() {
   static const std::vector<BackendEntry> entries{
       {"onnxruntime", &ort::make_ort_backend},
+      {"ortweb", &ort::make_ortweb_backend},
 #if ROOFLENS_BACKEND_OPENCV
       {"opencv", &opencv::make_backend},
 #endif

@@ -1,0 +1,104 @@
+// ONNX Runtime Web as a live backend (-B ortweb: onnxruntime-web's WebAssembly build in Node, through the same runner
+// as onnxruntime-node): a zoo model and a real model from an npm package profiled with every kernel mapped to the
+// user's nodes, the layers covering the run, none above its roof; the threads the WebAssembly module ran read back —
+// a Node without SharedArrayBuffer runs one thread whatever was asked, and the report says so.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/mapping_checks.h"
+#include "support/ort_suite.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace rooflens::testing;
+
+namespace {
+
+bool ortweb_installed() {
+  if (!ort_runner_available()) return false;
+  return fs::exists(fs::path(ROOFLENS_SOURCE_DIR) / "runners" / "ort" / "node_modules" / "onnxruntime-web" / "package.json");
+}
+
+fs::path corpus_model(const std::string& file) {
+  const char* env = std::getenv("ROOFLENS_CORPUS");
+  return (env ? fs::path(env) : fs::path(ROOFLENS_SOURCE_DIR) / "corpus") / file;
+}
+
+class OrtWebTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fresh_test_dir("rooflens-ortweb-test"));
+    rooflens::zoo::ZooOptions o;
+    o.image = 64;
+    save_zoo_model("mobilenet_v2", o, path("mobilenet_v2.onnx"));
+  }
+  static void TearDownTestSuite() {
+    if (!std::getenv("KEEP")) fs::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!ortweb_installed()) GTEST_SKIP() << "onnxruntime-web is not installed in runners/ort: run `make deps`";
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+
+  // Against this machine's measured roofs (cached, or hw --quick on the first profile): WebAssembly runs below what
+  // the native kernels reach, so no layer of the web build may sit above them.
+  static json profile(const std::string& model, const std::string& flags, const std::string& backend) {
+    const std::string out = path("p.json");
+    CliResult r = run_cli("profile " + shell_quote(model) + flags + kQuickProfile + "-B " + backend + " -o " +
+                              shell_quote(out),
+                          dir_->string());
+    if (r.rc != 0) ADD_FAILURE() << r.err << r.out;
+    return r.rc == 0 ? json::parse(slurp(out)) : json();
+  }
+
+  static inline fs::path* dir_ = nullptr;
+};
+
+void expect_web_run_holds(const json& rep, const std::string& what) {
+  ASSERT_FALSE(rep.is_null()) << what;
+  ASSERT_EQ(rep["backends"].size(), 1u);
+  EXPECT_EQ(rep["backends"][0]["name"], "ortweb") << what;
+  EXPECT_NE(rep["backends"][0]["runtime"].get<std::string>().find("onnxruntime-web"), std::string::npos) << what;
+  const json& run = rep["runs"][0];
+  expect_mapping_invariants(rep, what);
+  EXPECT_GE(run["coverage"].get<double>(), 0.95) << what;
+  for (const auto& l : run["layers"])
+    EXPECT_EQ(l.value("attribution_error", ""), "") << what << ": " << l["name"] << " ran above its roof";
+}
+
+TEST_F(OrtWebTest, AZooModelAndARealModelProfileInNodeWithEveryKernelMapped) {
+  expect_web_run_holds(profile(path("mobilenet_v2.onnx"), "", "ortweb"), "zoo mobilenet_v2");
+  const fs::path cls = corpus_model("ppocr_mobile_v2_cls.onnx");
+  if (!fs::exists(cls)) GTEST_SKIP() << "the corpus is not built: run `make corpus`";
+  expect_web_run_holds(profile(cls.string(), " --shape x:1x3x48x192", "ortweb"), "ppocr_mobile_v2_cls");
+}
+
+// The threads a run is labelled with are the ones the WebAssembly module ran, read back after the inference session
+// was created (tests/runners/web_threads.test.mjs: a Node without SharedArrayBuffer runs 1 whatever was asked).
+TEST_F(OrtWebTest, ThreadsAreReadBackFromTheWebAssemblyModule) {
+  const json rep = profile(path("mobilenet_v2.onnx"), "", "ortweb");
+  ASSERT_FALSE(rep.is_null());
+  EXPECT_EQ(rep["runs"][0]["threads"], 2);
+  bool labelled = false;
+  for (const auto& s : rep["runs"][0]["settings"])
+    if (s["name"] == "intra_op_threads") {
+      EXPECT_EQ(s["value"], "2");
+      EXPECT_NE(s["note"].get<std::string>().find("read back from ONNX Runtime Web"), std::string::npos) << s;
+      labelled = true;
+    }
+  EXPECT_TRUE(labelled) << rep["runs"][0]["settings"];
+}
+
+TEST_F(OrtWebTest, OptionsTheWebBuildCannotHonourAreRefused) {
+  CliResult r = run_cli("profile " + shell_quote(path("mobilenet_v2.onnx")) + kQuickProfile + "-B ortweb:simd=false",
+                        dir_->string());
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("ships only SIMD builds"), std::string::npos) << r.err;
+}
+
+}  // namespace
