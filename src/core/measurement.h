@@ -89,6 +89,8 @@ struct Measurement {
   std::optional<CAllocatorRules> c_allocator;
   int64_t output_copies = 0;                  // copies of each graph output the runtime's binding makes for the
                                               // caller (ORT's Node.js binding: 1, into a JavaScript buffer)
+  std::string memory_not_predicted;           // why the runtime's memory cannot be predicted (measured only); empty:
+                                              // predicted from the fields above
   std::optional<ArenaRules> arena;            // the allocator the run's tensors came from, when it is an arena
                                               // whose rules the backend knows (absent: arena off, or not known)
   int64_t threads = 0;                        // intra-op threads the runtime used (0: not known)

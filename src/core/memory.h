@@ -234,6 +234,8 @@ inline uint64_t measured_peak(const MemoryMeasured& m) {
 
 // A run's memory: prediction along the executed order, measurement, and the difference in parts.
 struct RunMemory {
+  // Why this run's memory has no prediction (measured only; `predicted` and `curve` are empty); empty: predicted.
+  std::string not_predicted;
   MemoryPrediction predicted;
   std::vector<uint64_t> curve;           // per layer of the run (same order): activation bytes live while it runs
   std::optional<MemoryMeasured> measured;  // absent: the source measured nothing (imports)
@@ -247,6 +249,7 @@ struct RunMemory {
 // session beyond its prediction" part ("session beyond its prediction" in reports written before it said so). The
 // allocator-retention lint and the profile's memory lines share it.
 inline uint64_t allocator_retention_bytes(const RunMemory& m) {
+  if (!m.not_predicted.empty()) return 0;  // nothing predicted to be beyond
   const uint64_t big = uint64_t{64} * 1024 * 1024;
   if (const auto& c = m.predicted.c_allocator) {
     const uint64_t live = m.predicted.weights_bytes + m.predicted.prepacked_bytes;

@@ -149,18 +149,22 @@ void from_json(const json& j, MemoryMeasured& m) {
 }
 
 void to_json(json& j, const RunMemory& m) {
-  j = json{{"predicted", m.predicted}, {"curve", m.curve}};
+  j = json{};
+  if (!m.not_predicted.empty()) j["not_predicted"] = m.not_predicted;  // reports before it round-trip unchanged
+  j.update(json{{"predicted", m.predicted}, {"curve", m.curve}});
   if (m.measured) j["measured"] = *m.measured;
   j["explained"] = m.explained;
   j["notes"] = m.notes;
 }
 void from_json(const json& j, RunMemory& m) {
+  if (j.contains("not_predicted")) read_field(j, "not_predicted", m.not_predicted);
   j.at("predicted").get_to(m.predicted);
   j.at("curve").get_to(m.curve);
   if (j.contains("measured")) m.measured = j.at("measured").get<MemoryMeasured>();
   j.at("explained").get_to(m.explained);
   j.at("notes").get_to(m.notes);
   const MemoryPrediction& p = m.predicted;
+  if (!m.not_predicted.empty()) return;  // measured only
   if (p.weights_source != "executed_graph" && p.weights_source != "analysis")
     throw UserError("memory.predicted.weights_source must be \"executed_graph\" or \"analysis\", not \"" +
                     p.weights_source + "\"");

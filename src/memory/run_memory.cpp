@@ -141,12 +141,19 @@ RunMemorySources run_memory_sources(const Measurement& m) {
   in.c_allocator = &m.c_allocator;
   in.output_copies = m.output_copies;
   in.arena = m.arena;
+  in.not_predicted = m.memory_not_predicted;
   in.measured = &m.memory;
   return in;
 }
 
 std::optional<RunMemory> run_memory(const RunMemorySources& in) {
   RunMemory m;
+  if (!in.not_predicted.empty()) {  // the runtime's memory is not one rooflens can predict: measured only
+    m.not_predicted = in.not_predicted;
+    if (!in.measured || !*in.measured) return std::nullopt;
+    m.measured = with_allocator_figures(**in.measured, in.kernels);
+    return m;
+  }
   MemoryPrediction& p = m.predicted;
   const size_t layers = in.layers ? in.layers->size() : 0;
   std::optional<ExecutedMemory> e;

@@ -31,6 +31,7 @@ struct RunMemorySources {
   const std::optional<CAllocatorRules>* c_allocator = nullptr;  // Measurement::c_allocator
   int64_t output_copies = 0;                           // Measurement::output_copies
   std::optional<ArenaRules> arena;                     // Measurement::arena
+  std::string not_predicted;                           // Measurement::memory_not_predicted
   // The measurement's (Measurement::memory; run_memory adds the kernels' allocator figures to it): compared with the
   // prediction, never an input of it.
   const std::optional<MemoryMeasured>* measured = nullptr;

@@ -56,10 +56,20 @@ std::string run_memory_text(const Report& r) {
   t.columns = {{"config"},           {"baseline", true}, {"weights", true}, {"kept by allocator", true},
                {"activations", true}, {"peak layer", false, 28}, {"predicted peak", true}, {"measured peak", true},
                {"error", true}, {"first run", true}, {"timed runs", true}};
-  std::string parts;
+  std::string parts, unpredicted;
   for (const auto& run : r.runs) {
     if (!run.memory) continue;
     const RunMemory& m = *run.memory;
+    if (!m.not_predicted.empty()) {  // measured only: no predicted column says anything
+      const bool seen = m.measured.has_value();
+      t.rows.push_back({run.label(), "-", "-", "-", "-", "-", "not predicted", seen ? mb(m.measured->peak_bytes) : "-",
+                        "-", seen ? mb(m.measured->increase_bytes) : "-",
+                        seen && m.measured->run_peak_bytes > m.measured->start_bytes
+                            ? mb(m.measured->run_peak_bytes - m.measured->start_bytes)
+                            : "-"});
+      if (unpredicted.empty()) unpredicted = "  " + run.label() + ": not predicted: " + m.not_predicted + "\n";
+      continue;
+    }
     const MemoryPrediction& p = m.predicted;
     std::string weights = mb(p.weights_bytes);
     if (p.prepacked_bytes) weights += " + " + mb(p.prepacked_bytes) + " packed";
@@ -98,7 +108,7 @@ std::string run_memory_text(const Report& r) {
          "the C allocator "
          "(weights, what the allocator keeps, activations, output copies; a range where glibc's placement varies); "
          "first run = measured (predicted) increase at the first run's peak; docs/memory.md):\n" +
-         t.render() + parts;
+         t.render() + unpredicted + parts;
 }
 
 }  // namespace rooflens

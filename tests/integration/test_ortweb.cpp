@@ -3,6 +3,7 @@
 // user's nodes, the layers covering the run, none above its roof; the threads the WebAssembly module ran read back —
 // a Node without SharedArrayBuffer runs one thread whatever was asked, and the report says so.
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,11 @@ void expect_web_run_holds(const json& rep, const std::string& what) {
   EXPECT_GE(run["coverage"].get<double>(), 0.95) << what;
   for (const auto& l : run["layers"])
     EXPECT_EQ(l.value("attribution_error", ""), "") << what << ": " << l["name"] << " ran above its roof";
+  // Its memory is measured, never predicted from the native build's rules (one WebAssembly block that only grows).
+  ASSERT_TRUE(run.contains("memory")) << what;
+  EXPECT_NE(run["memory"].value("not_predicted", "").find("WebAssembly"), std::string::npos) << what;
+  EXPECT_GT(run["memory"]["measured"]["peak_bytes"].get<int64_t>(), 0) << what;
+  EXPECT_TRUE(run["memory"]["explained"].empty()) << what;
 }
 
 TEST_F(OrtWebTest, AZooModelAndARealModelProfileInNodeWithEveryKernelMapped) {
@@ -99,6 +105,22 @@ TEST_F(OrtWebTest, OptionsTheWebBuildCannotHonourAreRefused) {
                         dir_->string());
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("ships only SIMD builds"), std::string::npos) << r.err;
+  r = run_cli("profile " + shell_quote(path("mobilenet_v2.onnx")) + kQuickProfile +
+                  "-B ortweb:mallocMmapThreshold=131072",
+              dir_->string());
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("WebAssembly memory"), std::string::npos) << r.err;
+}
+
+// The settings a web run prints are the WebAssembly module's: its execution provider, unpinned workers, its own heap.
+TEST_F(OrtWebTest, TheSettingsDescribeTheWebAssemblyModule) {
+  const json rep = profile(path("mobilenet_v2.onnx"), "", "ortweb");
+  ASSERT_FALSE(rep.is_null());
+  std::map<std::string, std::string> value;
+  for (const auto& s : rep["runs"][0]["settings"]) value[s["name"].get<std::string>()] = s["value"].get<std::string>();
+  EXPECT_EQ(value["device"], "wasm");
+  EXPECT_EQ(value["c_allocator"], "the WebAssembly module's malloc");
+  EXPECT_EQ(value["affinity"], "unpinned");
 }
 
 }  // namespace

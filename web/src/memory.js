@@ -18,6 +18,11 @@ function memoryPoints(run) {
 }
 
 function memoryCaption(m) {
+  if (m.not_predicted) {
+    return 'Not predicted: ' + m.not_predicted + '.' + (m.measured ? ' Measured peak ' +
+      bytes(m.measured.peak_bytes || m.measured.increase_bytes) + ' (the runner\'s resident set above its start over ' +
+      'the inference session\'s creation and first run).' : '');
+  }
   const p = m.predicted;
   const live = 'weights ' + bytes(p.weights_bytes) + (p.prepacked_bytes ? ' + packed copies ' + bytes(p.prepacked_bytes) : '') +
     ' + activations ' + bytes(p.activations_bytes) + ' (liveness peak in the executed order' +
@@ -88,6 +93,7 @@ function renderMemory(view, run, onPick) {
   const m = run.memory;
   if (!m) return null;
   const card = section('memory', 'Memory', memoryCaption(m));
+  if (m.not_predicted) return card;
   if (!run.layers.length || !m.curve.length) {
     card.append(emptyNote('No layers in this run: the prediction is along the model\'s topological order.'));
   } else {

@@ -92,6 +92,12 @@ void take_profiled(Measurement& out, Measurement&& p) {
   out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
 }
 
+// ONNX Runtime Web's memory has no rules here: the runtime's baseline is not calibrated for it, and its tensors and
+// weights live in one WebAssembly linear memory that grows in steps and never shrinks.
+constexpr const char* kWebMemoryNotPredicted =
+    "ONNX Runtime Web keeps weights and tensors in its WebAssembly module's linear memory, which grows in steps and "
+    "never shrinks; rooflens has no rules for it (docs/ortweb.md)";
+
 class OrtBackend : public Backend {
  public:
   explicit OrtBackend(OrtSessionOptions base)
@@ -171,6 +177,7 @@ class OrtBackend : public Backend {
         out.output_copies = 1;  // onnxruntime-node copies every output of session.run into a JavaScript buffer
         if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
         out.settings = effective_settings(opts, base_, read_back(threads, calibrated), choices);
+        if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
         return out;
       }
       stage = "load";
@@ -197,6 +204,7 @@ class OrtBackend : public Backend {
     // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
     if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
+    if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (realtime_refused)
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
@@ -243,6 +251,9 @@ std::unique_ptr<Backend> make_ortweb_backend(const BackendSpec& spec) {
                          "leave simd out");
       continue;
     }
+    if (k == "mallocMmapThreshold")  // glibc's setting: the web build's heap is its WebAssembly module's own
+      throw UsageError("-B ortweb:mallocMmapThreshold: ONNX Runtime Web allocates inside its WebAssembly memory, "
+                       "where glibc's mmap threshold does not reach; leave it out");
     native.options.emplace_back(k == "numThreads" ? "intraOpNumThreads" : k, v);
   }
   OrtSessionOptions o = session_options(native);

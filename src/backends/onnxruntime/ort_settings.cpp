@@ -73,8 +73,10 @@ RunSetting web_threads_setting(RunSetting asked, int64_t ran, bool shared_memory
   return asked;
 }
 
-std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
-                                           const RunSetting& threads, const RooflensChoices& choices) {
+namespace {
+
+std::vector<RunSetting> native_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
+                                        const RunSetting& threads, const RooflensChoices& choices) {
   auto num = [](int v) { return std::to_string(v); };
   auto flag = [](bool v) { return on_off(v); };
   auto spin = [](const std::string& v) { return v == "0" ? std::string("off") : v == "1" ? std::string("on") : v; };
@@ -119,6 +121,36 @@ std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const 
                     text(user.mallocMmapThreshold, threshold), choices, "glibc default",
                     "glibc's dynamic mmap threshold: it rises as large blocks are freed, and freed memory below the "
                     "heap's top stays with the process"));
+  return out;
+}
+
+// What differs in ONNX Runtime Web's WebAssembly module (docs/ortweb.md): its execution provider, its threads (Web
+// Workers, or Node's worker threads, which no one pins) and its heap (the module's own malloc in its linear memory,
+// where glibc's settings reach nothing). The other options are the same ORT core's.
+void as_the_web_build_runs(std::vector<RunSetting>& settings) {
+  for (RunSetting& s : settings) {
+    if (s.name == "affinity") {
+      s.value = "unpinned";
+      s.source = SettingSource::runtime_default;
+      s.note = "WebAssembly threads are workers of the host (Web Workers; Node's worker threads): nothing pins them";
+    } else if (s.name == "device" && s.source == SettingSource::runtime_default) {
+      s.value = "wasm";
+      s.note = "onnxruntime-web's default execution provider";
+    } else if (s.name == "c_allocator") {
+      s.value = "the WebAssembly module's malloc";
+      s.source = SettingSource::runtime_default;
+      s.option.clear();
+      s.note = "tensors and weights live in the module's linear memory, which grows in steps and never shrinks";
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<RunSetting> effective_settings(const OrtSessionOptions& sent, const OrtSessionOptions& user,
+                                           const RunSetting& threads, const RooflensChoices& choices) {
+  std::vector<RunSetting> out = native_settings(sent, user, threads, choices);
+  if (sent.build == "web") as_the_web_build_runs(out);
   return out;
 }
 
