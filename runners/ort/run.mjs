@@ -23,8 +23,9 @@
 // replies and the runner keeps serving. Anything else (a bug here) is logged to stderr and the process
 // exits non-zero; the C++ side (the child runner of src/backends/common/child_runner.*, driven by
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
+// ort.mjs first: a runner without its packages says what to install and exits 69.
 import { build, ort, runtimeVersion } from './ort.mjs';
-import { wasmSettings } from './web_build.mjs';  // first: a runner without its packages says what to install and exits 69
+import { wasmSettings, webTiming } from './web_build.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,7 @@ import {
   valueMeta,
 } from './inference_session.mjs';
 import { buildFeeds } from './feeds.mjs';
-import { runTimedLoop } from './timed_loop.mjs';
+import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
 import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
@@ -138,9 +139,14 @@ async function opLoad(msg) {
   return res;
 }
 
+// The timing of a loop of runs: the web build's warm-up also covers its JS engine's tier-up (web_build.mjs).
+function loopTiming(msg) {
+  return build === 'web' ? webTiming(timingOf(msg)) : timingOf(msg);
+}
+
 async function opRunTimed(msg) {
   const st = requireLoadedModel(msg.op);
-  const timing = timingOf(msg);
+  const timing = loopTiming(msg);
   const memory = { peak_reset: resetPeak() };
   const feeds = buildFeeds(msg);
   // The memory probe, before the warm-up: the inference session's first run with its own peak — what a run needs,
@@ -168,9 +174,8 @@ async function opRunTimed(msg) {
 
 async function opRunProfiled(msg) {
   const st = requireLoadedModel(msg.op);
-  const timing = timingOf(msg);
+  const timing = loopTiming(msg);
   const feeds = buildFeeds(msg);
-  const warmIters = timing.warmupIterations;
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
   const keep = optBool(msg, 'keep_profile', !returnEvents);
@@ -193,11 +198,15 @@ async function opRunProfiled(msg) {
     inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
     const createMs = own ? st.loadMs : nsToMs(nowNs() - t0);
     const runMs = [];
-    for (let i = 0; i < warmIters + iters; ++i) {
+    const timedRun = async () => {
       const a = nowNs();
       await runOnce(inferenceSession, feeds);
       runMs.push(nsToMs(nowNs() - a));
-    }
+    };
+    // The warm-up's runs are in the profile too: the first warmIters of its model_run events.
+    const warm = await warmUp(timing, timedRun);
+    const warmIters = warm.warmupIterations;
+    for (let i = 0; i < iters; ++i) await timedRun();
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
     const file = profileFileIn(dir);
     const events = readOrtProfile(file);
@@ -211,6 +220,7 @@ async function opRunProfiled(msg) {
       profile_dir: keep ? dir : null,
       profile_file: keep ? file : null,
       warmup_iterations: warmIters,
+      warmup_ms: warm.warmupMs,
       iterations: iters,
       session_create_ms: createMs,
       run_latencies_ms: runMs.slice(warmIters),

@@ -12,20 +12,11 @@ import { medianCi } from './stats.mjs';
 // now in integer nanoseconds (a BigInt; by default the runner's monotonic clock; the specification's test gives a
 // fake one that only the calls advance).
 export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs) {
-  const warmIters = timing.warmupIterations, warmMs = timing.warmupMs;
   const minIters = timing.iterations, minMs = timing.durationMs;
   const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
   const adaptive = timing.adaptive;
 
-  // Warm-up: at least warmup_iterations runs AND at least warmup_ms.
-  const w0 = clock();
-  let warm = 0;
-  while (warm < warmIters || nsToMs(clock() - w0) < warmMs) {
-    await warmOnce();
-    ++warm;
-    if (nsToMs(clock() - w0) > maxMs) break;
-  }
-  const warmupMs = nsToMs(clock() - w0);
+  const { warmupIterations: warm, warmupMs } = await warmUp(timing, warmOnce, clock);
 
   // Measured: at least `iterations` AND at least duration_s; adaptive additionally waits for the median's
   // CI to be within ±rel_ci; capped by max_iterations / max_duration_s.
@@ -54,4 +45,32 @@ export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs)
   const wallS = Number(clock() - m0) / 1e9;
   if (adaptive && stop !== 'ci_reached') ci = medianCi(lat, adaptive.confidence);
   return { latenciesMs: lat, wallS, warmupIterations: warm, warmupMs, stopReason: stop, medianCi: ci };
+}
+
+// Warm-up: at least warmup_iterations runs AND at least warmup_ms (capped by max_duration_s). With
+// `timing.untilSteady` (a JIT's code: web_build.mjs) it goes on while the runs still get faster: until the median of
+// the last `window` runs is no more than 5% below the median of the window before, so the measured runs never include
+// the engine replacing its baseline code with optimised code.
+export async function warmUp(timing, warmOnce, clock = nowNs) {
+  const w0 = clock();
+  const ms = [];
+  const window = 5;
+  const elapsed = () => nsToMs(clock() - w0);
+  const steady = () => {
+    if (!timing.untilSteady) return true;
+    if (ms.length < 2 * window) return false;
+    return median(ms.slice(-window)) >= 0.95 * median(ms.slice(-2 * window, -window));
+  };
+  while (ms.length < timing.warmupIterations || elapsed() < timing.warmupMs || !steady()) {
+    const t0 = clock();
+    await warmOnce();
+    ms.push(nsToMs(clock() - t0));
+    if (elapsed() > timing.maxDurationMs) break;
+  }
+  return { warmupIterations: ms.length, warmupMs: elapsed() };
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
 }

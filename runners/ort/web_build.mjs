@@ -2,6 +2,9 @@
 // - threads are the WebAssembly module's (ort.env.wasm.numThreads), fixed when the first inference session creates
 //   the module; the build lowers them to 1 where WebAssembly threads cannot run (no SharedArrayBuffer), so what ran is
 //   read back from ort.env.wasm after the first creation, never taken from what was asked;
+// - its kernels are WebAssembly, which the JS engine first runs as baseline code and replaces with optimised code
+//   while the runs go on (V8's tier-up: ~15 runs of a 5 ms model ran 5x slower here), so every loop of the web build
+//   warms up for at least kTierUpMs and until its runs stop getting faster (webTiming);
 // - it reads a model from bytes, not from a path;
 // - it cannot write files (optimizedModelFilePath aborts the module), and its profiler prints the profile's JSON to
 //   the process's stdout instead of a file: captured here and written where the native build writes its profile.
@@ -12,6 +15,16 @@ import { MessageError } from './errors.mjs';
 
 let created = false;  // the module exists: its thread count can no longer change
 let firstAsked;       // the threads the first inference session asked for (the module may run fewer)
+
+// How long the first runs of a fresh WebAssembly module may still run baseline code: V8 compiles the hot functions
+// with its optimising tier in the background once they have run enough (measured: ~0.6 s for onnxruntime-web on a
+// 5 ms model, Zen 3, Node 20).
+export const kTierUpMs = 2000;
+
+// The web build's timing: its warm-up covers the tier-up (timed_loop.mjs's warmUp goes on until steady).
+export function webTiming(timing) {
+  return { ...timing, warmupMs: Math.max(timing.warmupMs, kTierUpMs), untilSteady: true };
+}
 
 // The options ORT Web takes, from the native spelling the runner's messages use (intraOpNumThreads: the module's
 // threads). Refuses what the build cannot do.

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import { timingOf } from '../../runners/ort/fields.mjs';
 import { medianCi } from '../../runners/ort/stats.mjs';
-import { runTimedLoop } from '../../runners/ort/timed_loop.mjs';
+import { runTimedLoop, warmUp } from '../../runners/ort/timed_loop.mjs';
 
 const spec = JSON.parse(readFileSync(new URL('../fixtures/timed_loop_spec.json', import.meta.url), 'utf8'));
 
@@ -58,3 +58,17 @@ for (const c of spec.median_ci.cases) {
     assert.deepEqual(medianCi(samplesOf(c.samples), c.confidence), c.expect);
   });
 }
+
+// A JIT's warm-up (ONNX Runtime Web: V8 replaces baseline WebAssembly with optimised code while the runs go on): with
+// untilSteady the warm-up outlasts its minimum while the runs still get faster and stops within two windows of five
+// runs once they no longer do; without it, it stops at the minimum. (A flat baseline phase before the speed-up looks
+// steady: the web build's minimum warm-up, web_build.mjs's kTierUpMs, outlasts it.)
+test('warm-up until steady goes on while the runs still get faster', async () => {
+  const timing = { warmupIterations: 1, warmupMs: 100, maxDurationMs: 60000 };
+  const calls = [{ ms: 40, times: 5 }, { ms: 30, times: 5 }, { ms: 20, times: 5 }, { ms: 10, times: 5 }, { ms: 5, times: 100 }];
+  const script = scriptedCalls(calls);
+  const r = await warmUp({ ...timing, untilSteady: true }, script.call, script.clock);
+  assert.ok(r.warmupIterations >= 25 && r.warmupIterations <= 30, `${r.warmupIterations} warm-up runs`);
+  const plain = scriptedCalls(calls);
+  assert.equal((await warmUp(timing, plain.call, plain.clock)).warmupIterations, 3);
+});
