@@ -20,11 +20,12 @@ export function privateProfileDir(parent) {
 // asked, the graph this very inference session executed: the names ORT generates while it rewrites a graph
 // (ReorderOutput_token_N, InsertedPrecisionFreeCast_...) differ from one inference session to the next, so only this
 // inference session's own graph matches the names in its profile.
-// ONNX Runtime Web writes no files: no graph (the mapping falls back to the user's graph and ORT's naming rules).
+// ONNX Runtime Web writes no files: its graph is the native build's of the same options (web_build.mjs's
+// executedGraphOf, written after the inference session exists: `graphFile` is where).
 export function profilingOptions(sessionOptions, dir, dumpGraph) {
   const options = { ...sessionOptions, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
-  const graphFile = dumpGraph && build !== 'web' ? path.join(dir, 'optimized.onnx') : null;
-  if (graphFile) options.optimizedModelFilePath = graphFile;
+  const graphFile = dumpGraph ? path.join(dir, 'optimized.onnx') : null;
+  if (graphFile && build !== 'web') options.optimizedModelFilePath = graphFile;
   else delete options.optimizedModelFilePath;
   return { options, graphFile };
 }

@@ -25,7 +25,7 @@
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
 // ort.mjs first: a runner without its packages says what to install and exits 69.
 import { build, ort, runtimeVersion } from './ort.mjs';
-import { wasmSettings, webTiming } from './web_build.mjs';
+import { executedGraphOf, wasmSettings, webTiming } from './web_build.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,6 +119,7 @@ async function opLoad(msg) {
   }
   const loadMs = nsToMs(nowNs() - t0);
   const created = procStatus();
+  if (build === 'web' && profiling?.graphFile) await executedGraphOf(model, options, profiling.graphFile);
   memory.after_session_bytes = created.rss;
   memory.session_peak_bytes = created.hwm;
   memory.peak_reset = resetPeak();
@@ -197,6 +198,7 @@ async function opRunProfiled(msg) {
     const t0 = nowNs();
     inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
     const createMs = own ? st.loadMs : nsToMs(nowNs() - t0);
+    if (build === 'web' && !own && graphFile) await executedGraphOf(st.model, st.options, graphFile);
     const runMs = [];
     const timedRun = async () => {
       const a = nowNs();

@@ -7,11 +7,15 @@
 //   warms up for at least kTierUpMs and until its runs stop getting faster (webTiming);
 // - it reads a model from bytes, not from a path;
 // - it cannot write files (optimizedModelFilePath aborts the module), and its profiler prints the profile's JSON to
-//   the process's stdout instead of a file: captured here and written where the native build writes its profile.
+//   the process's stdout instead of a file: captured here and written where the native build writes its profile;
+// - so the graph it executed comes from the native build of the same ORT core (executedGraphOf), optimised as the web
+//   build optimises: the same options without the x86 NCHWc layout pass, which WebAssembly has no kernels for. The
+//   C++ side checks it against every kernel of the web profile (names and ops) before mapping with it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { ort } from './ort.mjs';
-import { MessageError } from './errors.mjs';
+import { MessageError, log } from './errors.mjs';
 
 let created = false;  // the module exists: its thread count can no longer change
 let firstAsked;       // the threads the first inference session asked for (the module may run fewer)
@@ -84,4 +88,35 @@ export function endWebProfiling(inferenceSession, dir) {
     fs.writeSync = write;
   }
   fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), chunks.join(''));
+}
+
+// The graph ORT's native build makes of `model` with the web inference session's `options`, minus what only x86 has
+// (the NCHWc transformer), written to `graphFile`: the executed graph's stand-in for a build that writes no files.
+// onnxruntime-node 1.30.0 and onnxruntime-web 1.30.0 share the optimiser; measured on the corpus (vit_b_16,
+// ppocr_mobile_v2_cls, isnet_quint8): every web kernel is a node of this graph with the same op. Returns the file,
+// or null when the native build cannot make it (the mapping then uses the user's graph and ORT's names alone).
+export async function executedGraphOf(model, options, graphFile) {
+  let native;
+  try {
+    native = createRequire(import.meta.url)('onnxruntime-node');
+  } catch (e) {
+    log(`no executed graph: onnxruntime-node cannot be loaded (${String(e.message).split('\n')[0]})`);
+    return null;
+  }
+  const o = { ...options, intraOpNumThreads: 1, optimizedModelFilePath: graphFile };
+  delete o.executionProviders;
+  const extra = { ...(o.extra ?? {}) };
+  const off = extra['optimization.disable_specified_optimizers'];
+  extra['optimization.disable_specified_optimizers'] = off ? `${off},NchwcTransformer` : 'NchwcTransformer';
+  o.extra = extra;
+  try {
+    const s = await native.InferenceSession.create(model, o);
+    await s.release();
+  } catch (e) {
+    log(`no executed graph: the native build could not optimise ${model} (${String(e.message).split('\n')[0]})`);
+    return null;
+  }
+  const written = fs.existsSync(graphFile);
+  log(written ? `executed graph: onnxruntime-node's optimisation of ${model}` : `no executed graph: none was written`);
+  return written ? graphFile : null;
 }

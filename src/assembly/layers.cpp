@@ -191,6 +191,11 @@ class CostFiller {
   void fill_alias(Layer& l, const NodeAnalysis& a) const {
     l.alias = true;
     l.onnx_nodes.push_back(a.name);
+    if (is_view_op(l.op)) {  // an inserted Reshape hands its buffer through
+      l.bytes = 0;
+      l.bytes_source = BytesSource::view;
+      return;
+    }
     if (std::optional<uint64_t> moved = runtime_bytes(l)) {
       l.bytes = *moved;
       l.bytes_source = BytesSource::runtime;
@@ -260,6 +265,7 @@ void source_cost(Layer& l, const KernelRecord& k) {
   l.bytes = k.bytes.value_or(0);
   l.cost_known = k.flops.has_value();
   if (k.bytes) l.bytes_source = BytesSource::source;
+  else if (is_view_op(l.op)) l.bytes_source = BytesSource::view;
   else if (std::optional<uint64_t> moved = runtime_bytes(l)) l.bytes = *moved, l.bytes_source = BytesSource::runtime;
 }
 

@@ -24,7 +24,9 @@ namespace {
 
 // Measuring two models (BASE.onnx NEW.onnx, profile/measure_pair.h): profile's timing flags, with a gate's defaults.
 struct MeasureFlags {
-  std::string backend = "onnxruntime", batches;
+  // One backend for two models; two (-B A -B B) for one model on two runtimes. Empty: onnxruntime.
+  std::vector<std::string> backends;
+  std::string batches;
   ShapeFlags shape;
   int threads = 0, warmup = 1, iterations = 10, profile_iterations = 10, repeat = 10;
   std::string interleave = "turns";  // turns | runs ("chunks": the former name of turns)
@@ -59,10 +61,10 @@ std::string flag_name(const CLI::Option* o) {
 // --interleave turns (or its former name, chunks) against runs.
 bool in_turns(const MeasureFlags& f) { return f.interleave == "turns" || f.interleave == "chunks"; }
 
-ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
+ProfileOptions options_for(const std::string& model, const std::string& backend, const MeasureFlags& f) {
   ProfileOptions o;
   o.model = model;
-  o.backends = {parse_backend_spec(f.backend)};
+  o.backends = {parse_backend_spec(backend)};
   if (!f.batches.empty()) o.batches = parse_int_list(f.batches, "-b");
   o.shapes = f.shape.overrides();
   o.threads = f.threads;
@@ -79,17 +81,25 @@ ProfileOptions options_for(const std::string& model, const MeasureFlags& f) {
   return o;
 }
 
-// BASE and NEW measured in turns, with a progress bar and Ctrl-C; --reports keeps both reports.
+// BASE and NEW measured in turns, with a progress bar and Ctrl-C; --reports keeps both reports. Two models share
+// one backend; one model on two runtimes has a backend per side.
 MeasuredPair measure_models(const std::string& base_model, const std::string& new_model, const MeasureFlags& f) {
-  const ProfileOptions ob = options_for(base_model, f), on = options_for(new_model, f);
-  std::unique_ptr<Backend> backend = make_backend(ob.backends.front());
+  const std::string base_backend = f.backends.empty() ? "onnxruntime" : f.backends.front();
+  const std::string new_backend = f.backends.size() > 1 ? f.backends[1] : base_backend;
+  const ProfileOptions ob = options_for(base_model, base_backend, f), on = options_for(new_model, new_backend, f);
+  std::unique_ptr<Backend> bb = make_backend(ob.backends.front());
+  std::unique_ptr<Backend> nb = f.backends.size() > 1 ? make_backend(on.backends.front()) : nullptr;
+  Backend& b = *bb;
+  Backend& n = nb ? *nb : b;
   ProgressBar bar("compare", !f.quiet);
-  Backend& b = *backend;
-  InterruptWatcher watcher("rooflens compare: interrupted — stopping", [&b] { b.abort(); });
+  InterruptWatcher watcher("rooflens compare: interrupted — stopping", [&b, &n] {
+    b.abort();
+    n.abort();
+  });
   ProfileHooks hooks;
   hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
   hooks.interrupted = &watcher.flag();
-  MeasuredPair out = measure_pair(ob, on, b, hooks);
+  MeasuredPair out = measure_pair(ob, on, b, n, hooks);
   if (!f.reports.empty()) {
     std::filesystem::create_directories(f.reports);
     write_file_atomically((std::filesystem::path(f.reports) / "base.json").string(), report_to_json(out.base));
@@ -110,7 +120,26 @@ std::string check_failure_line(const VerdictCounts& n, double threshold) {
   return "rooflens: compare: " + what + " (--fail-on-regression)\n";
 }
 
-int run_compare(const CompareArgs& a) {
+// `compare model.onnx -B A -B B`: one model, NEW is BASE on the second runtime. Two models take one -B at most.
+void check_models_and_backends(const std::string& base, std::string& head, const MeasureFlags& f) {
+  if (f.backends.size() > 2)
+    throw UsageError("-B given " + std::to_string(f.backends.size()) + " times: compare takes two runtimes at most "
+                     "(one model: -B onnxruntime -B ortweb)");
+  if (head.empty()) {
+    if (!is_model(base) || f.backends.size() != 2)
+      throw UsageError("compare takes BASE and NEW, or one model (.onnx) and two runtimes: compare " + base +
+                       " -B onnxruntime -B ortweb");
+    head = base;
+    return;
+  }
+  if (f.backends.size() == 2)
+    throw UsageError("-B given twice with two models: two runtimes compare one model (compare model.onnx -B A -B B); "
+                     "two models share one -B");
+}
+
+int run_compare(const CompareArgs& args) {
+  CompareArgs a = args;
+  check_models_and_backends(a.base, a.head, a.measure);
   CompareOptions o;
   o.threshold = parse_threshold(a.threshold);
   o.alpha = a.alpha;
@@ -163,7 +192,7 @@ void setup_compare(CLI::App& root, Action& action) {
                                    "generate -f), a bench results directory (or its results.json), or a model "
                                    "(.onnx) to measure against NEW")
       ->required();
-  cmd->add_option("new", a->head, "NEW: the same kind as BASE")->required();
+  cmd->add_option("new", a->head, "NEW: the same kind as BASE (left out: one model on the two runtimes of -B A -B B)");
   cmd->add_option("--threshold", a->threshold, "Smallest median change that counts as a regression or improvement: "
                                                "5% or 0.05 (default 5%)");
   cmd->add_option("--alpha", a->alpha, "Significance level of the test; the interval is the (1 - alpha) one "
@@ -182,7 +211,9 @@ void setup_compare(CLI::App& root, Action& action) {
   // Measuring two models (BASE.onnx NEW.onnx): profile's timing flags, with a gate's defaults.
   MeasureFlags& m = a->measure;
   auto& mo = a->measure_options;
-  mo.push_back(cmd->add_option("-B,--backend", m.backend, "Models: backend and its options, as for profile"));
+  mo.push_back(cmd->add_option("-B,--backend", m.backends, "Models: backend and its options, as for profile; "
+                                                            "twice with one model: BASE on the first, NEW on the "
+                                                            "second runtime"));
   mo.push_back(cmd->add_option("-b,--batch", m.batches, "Models: batch sizes, as for profile"));
   mo.push_back(cmd->add_option("--threads", m.threads, "Models: intra-op threads (default: one per physical core rooflens may use, passed explicitly)")->check(CLI::Range(1, 4096)));
   mo.push_back(cmd->add_option("--interleave", m.interleave, "Models: turns (default: one fresh run per side, then "
@@ -237,6 +268,7 @@ void setup_compare(CLI::App& root, Action& action) {
       "Examples:\n"
       "  rooflens compare model-main.onnx model-pr.onnx --fail-on-regression   (measures both, interleaved)\n"
       "  rooflens compare a.onnx b.onnx --interleave runs --repeat 20 --realtime\n"
+      "  rooflens compare model.onnx -B onnxruntime -B ortweb   (one model, native vs WebAssembly, per layer)\n"
       "  rooflens profile model.onnx --repeat 5 -o base.json   (later, after the change: -o new.json)\n"
       "  rooflens compare base.json new.json\n"
       "  rooflens compare gen-base.json gen-new.json   (rooflens generate ... --repeat 5 -o gen-base.json)\n"

@@ -57,6 +57,7 @@ class NodeAssigner {
         claim_by_name(k);
       }
     }
+    alias_inserted_for_neighbours();
     add_untimed(timed_executed);
     for (size_t o = 0; o < o_.layer_of.size(); ++o)
       if (o_.layer_of[o] < 0) o_.fate.push_back(map_.fate[o].empty() ? "eliminated" : map_.fate[o]);
@@ -188,6 +189,24 @@ class NodeAssigner {
       if (o < 0) continue;
       if (executed_ || moves_only || !claim(k, o)) o_.alias_of[k] = o;
       return;
+    }
+  }
+
+  // Kernels nothing mapped that the runtime inserted for the kernel before or after them carry that kernel's node's
+  // tensor (rules.serves_neighbour).
+  void alias_inserted_for_neighbours() {
+    const auto n = static_cast<std::ptrdiff_t>(kernels_.size());
+    for (std::ptrdiff_t k = 0; k < n; ++k) {
+      const auto ku = static_cast<size_t>(k);
+      if (!o_.owned[ku].empty() || o_.alias_of[ku] >= 0 || o_.sub_node[ku] >= 0) continue;
+      const int step = rules_.serves_neighbour(kernels_[ku].name);
+      if (step == 0) continue;
+      for (std::ptrdiff_t j = k + step; j >= 0 && j < n; j += step) {
+        const auto ju = static_cast<size_t>(j);
+        if (rules_.serves_neighbour(kernels_[ju].name) == step) continue;  // another one inserted for the same kernel
+        o_.alias_of[ku] = o_.owned[ju].empty() ? o_.alias_of[ju] : o_.owned[ju].front();
+        break;
+      }
     }
   }
 

@@ -45,6 +45,12 @@ class MappingRules {
     bool empty() const { return nodes.empty() && spans.empty(); }
   };
   virtual NamedNodes nodes_in_name(const std::string& /*kernel_name*/) const { return {}; }
+
+  // A kernel the runtime inserted for a neighbour in the order the kernels ran, named for what it does rather than
+  // after a node (ORT's "gemm_input_reshape_token_3": the 2-D view of the next Gemm's input): +1 it serves the next
+  // kernel, -1 the previous one, 0 neither. Asked only of kernels nothing else maps; they become aliases of the node
+  // their neighbour computes.
+  virtual int serves_neighbour(const std::string& /*kernel_name*/) const { return 0; }
 };
 
 // Rules for a source that renames nothing: a kernel is named after the user's node it computes.

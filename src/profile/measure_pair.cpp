@@ -6,12 +6,11 @@
 
 namespace rooflens {
 
-MeasuredPair measure_pair(const ProfileOptions& ob, const ProfileOptions& on, Backend& backend,
-                          const ProfileHooks& hooks) {
-  const std::vector<Backend*> backends{&backend};
+MeasuredPair measure_pair(const ProfileOptions& ob, const ProfileOptions& on, Backend& base_backend,
+                          Backend& head_backend, const ProfileHooks& hooks) {
   TurnProgress progress(hooks.progress);
   const ProfileHooks hb = progress.hooks("BASE", hooks.interrupted), hn = progress.hooks("NEW", hooks.interrupted);
-  ProfileDriver base(ob, backends, nullptr, hb), head(on, backends, nullptr, hn);
+  ProfileDriver base(ob, {&base_backend}, nullptr, hb), head(on, {&head_backend}, nullptr, hn);
   take_turns(base, head);
   progress.finish();
   return MeasuredPair{std::move(base.report()), std::move(head.report())};

@@ -9,6 +9,9 @@
 // --turn-iterations iterations (use_turns, profile/turns.h): a pair is ~0.1 s apart instead of the ~1.5 s two
 // fresh runners need, shorter than the spells in which this kind of host runs fast or slow. --interleave runs:
 // every run a fresh runner (--repeat).
+//
+// The two sides may also be one model on two runtimes (`compare model.onnx -B onnxruntime -B ortweb`): each side has
+// its own backend, and the same turns make the per-layer ratio one runtime's against the other's.
 #include "backends/backend.h"
 #include "core/report.h"
 #include "profile/profile.h"
@@ -19,10 +22,11 @@ struct MeasuredPair {
   Report base, head;
 };
 
-// `base` and `head` (their backend: `backend`'s spec) stepped in turns on `backend`, without roofs. `hooks.progress`
+// `base` on `base_backend` and `head` on `head_backend` (their specs: the options' backends; the same backend for
+// both when two models are compared) stepped in turns, without roofs. `hooks.progress`
 // sees both sides as one bar ("BASE ..." and "NEW ..."; "done" at the end); `hooks.interrupted` stops both. Throws
 // UserError / UsageError as `profile` does for either model.
-MeasuredPair measure_pair(const ProfileOptions& base, const ProfileOptions& head, Backend& backend,
-                          const ProfileHooks& hooks);
+MeasuredPair measure_pair(const ProfileOptions& base, const ProfileOptions& head, Backend& base_backend,
+                          Backend& head_backend, const ProfileHooks& hooks);
 
 }  // namespace rooflens

@@ -154,6 +154,37 @@ TEST(LayerTruth, KernelsOfUnnamedExecutedNodesArePairedWithThemByOpAndOrder) {
   EXPECT_TRUE(layer(b, "HardSigmoid_189").alias);
 }
 
+// ONNX Runtime Web writes no executed graph: a MatMul + Add of 3-D tensors that MatMulAddFusion turned into a Gemm
+// reaches the mapper as three kernels, the Gemm named after the MatMul between two Reshapes named for the Gemm
+// (vit_b_16 in onnxruntime-web 1.30). The Reshapes carry the MatMul's tensors and move no data; nothing is unmapped.
+TEST(LayerTruth, ReshapesInsertedAroundAFusedGemmAreViewsOfItsNodeWithoutAnExecutedGraph) {
+  Analysis a;
+  a.nodes = {analysed("norm", "LayerNormalization", {"x"}, {"n"}, 500, {1, 197, 768}),
+             analysed("fc/MatMul", "MatMul", {"n", "w"}, {"m"}, 1000, {1, 197, 3072}),
+             analysed("fc/Add", "Add", {"m", "b"}, {"y"}, 100, {1, 197, 3072})};
+  const GraphView original = graph_of(a, "x");
+  LayerSources in;
+  in.original = &original;
+  in.analysis = &a;
+  in.rules = &ort::mapping_rules();
+  KernelRecord before = kernel("gemm_input_reshape_token_8", "Reshape", 0.06);
+  KernelRecord after = kernel("gemm_output_reshape_token_9", "Reshape", 0.06);
+  before.input_shapes = {{1, 197, 768}, {2}};
+  before.input_dtypes = {"float", "int64"};
+  before.output_shapes = {{197, 768}};
+  before.output_dtypes = {"float"};
+  const LayerBuild b = build_layers({kernel("norm", "LayerNormalization", 0.1), before,
+                                     kernel("fc/MatMul/MatMulAddFusion", "Gemm", 1.0), after},
+                                    in);
+  EXPECT_EQ(b.unmapped_kernels, 0);
+  EXPECT_EQ(layer(b, "fc/MatMul/MatMulAddFusion").onnx_nodes, (std::vector<std::string>{"fc/MatMul", "fc/Add"}));
+  for (const char* name : {"gemm_input_reshape_token_8", "gemm_output_reshape_token_9"}) {
+    EXPECT_TRUE(layer(b, name).alias) << name;
+    EXPECT_EQ(layer(b, name).onnx_nodes, std::vector<std::string>{"fc/MatMul"}) << name;
+    EXPECT_EQ(layer(b, name).bytes, 0u) << name;  // a view, though the runtime reported its tensors
+  }
+}
+
 // x -> Transpose -> Shape -> (dims) and x -> Gather (rows of a table) -> Reshape: the bytes each kernel moved.
 struct DataMovement {
   Analysis a;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <optional>
 #include <vector>
 
 #include "backends/onnxruntime/ort_generate.h"
@@ -18,6 +19,7 @@
 #include "backends/onnxruntime/ort_inference_session_memory.h"
 #include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/onnxruntime/ort_web_graph.h"
 #include "backends/serving.h"
 #include "core/errors.h"
 #include "model/onnx_graph_view.h"
@@ -149,6 +151,7 @@ class OrtBackend : public Backend {
         with_process_options(r.timing.realtime ? placed(n, opts, choices) : runner_config(), opts);
     const Inputs in = inputs_of(r.feed);
     Measurement out, profiled;
+    std::optional<RunSetting> web_graph;  // where a web run's executed graph came from
     LoadResult calibrated, measured_load;
     bool realtime_refused = false;
     std::string stage = "load";
@@ -165,6 +168,7 @@ class OrtBackend : public Backend {
         if (r.timing.realtime) prof.process().enter_realtime();
         stage = "profile";
         add_profiled_measurement(profiled, prof, in, r.timing, r.work_dir, r.timeout);
+        if (web()) web_graph = check_web_executed_graph(profiled);
         realtime_refused = prof.process().realtime_refused();
       }
       if (!web()) add_inference_session_creation(profiled, r.model, opts);
@@ -177,6 +181,7 @@ class OrtBackend : public Backend {
         out.output_copies = 1;  // onnxruntime-node copies every output of session.run into a JavaScript buffer
         if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
         out.settings = effective_settings(opts, base_, read_back(threads, calibrated), choices);
+        if (web_graph) out.settings.push_back(*web_graph);
         if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
         return out;
       }
@@ -204,6 +209,7 @@ class OrtBackend : public Backend {
     // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
     if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
+    if (web_graph) out.settings.push_back(*web_graph);
     if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (realtime_refused)

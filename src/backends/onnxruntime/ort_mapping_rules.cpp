@@ -30,6 +30,16 @@ class OrtMappingRules : public MappingRules {
     return {t};
   }
 
+  // MatMulAddFusion turns a MatMul + Add of 3-D tensors into a Gemm between two Reshapes it names for the Gemm
+  // ("gemm_input_reshape_token_N" before it, "gemm_output_reshape_token_N" after it), not after a user's node.
+  int serves_neighbour(const std::string& name) const override {
+    static const std::regex before(R"(^gemm_input_reshape(_token_\d+)?(_kernel_time)?$)");
+    static const std::regex after(R"(^gemm_output_reshape(_token_\d+)?(_kernel_time)?$)");
+    if (std::regex_match(name, before)) return 1;
+    if (std::regex_match(name, after)) return -1;
+    return 0;
+  }
+
   bool is_layout_kernel(const GraphView::Node& n) const override {
     return (n.domain == "com.microsoft.nchwc" && (n.op == "ReorderInput" || n.op == "ReorderOutput")) ||
            n.op == "MemcpyToHost" || n.op == "MemcpyFromHost" || is_inserted_cast(n.op, n.name);
