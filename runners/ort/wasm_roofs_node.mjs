@@ -109,3 +109,47 @@ export function cachedNativeRoofs(dir = path.join(process.env.XDG_CACHE_HOME || 
   }
   return best;
 }
+
+// `node wasm_roofs_node.mjs [--quick] [--json]`: measures and prints the roofs as a table beside the native ones
+// `rooflens hw` cached for this machine (or, with --json, what the runner's `wasm_roofs` op replies).
+const fmtBytes = (b) => (b >= 1024 ** 2 ? `${+(b / 1024 ** 2).toFixed(2)} MiB` : `${+(b / 1024).toFixed(2)} KiB`);
+
+function printTable(r, native) {
+  const rows = [['compute roof', 'threads', 'GFLOP/s', 'median', 'native fp32 peak', 'share']];
+  for (const c of r.compute) {
+    const peak = native?.compute.filter((n) => n.dtype === 'fp32' && n.threads === c.threads)
+      .reduce((a, b) => (b.gflops > a.gflops ? b : a), { gflops: 0 });
+    rows.push([c.name, c.threads, c.gflops.toFixed(1), c.median_gflops.toFixed(1),
+               peak?.gflops ? `${peak.gflops.toFixed(1)} ${peak.name}` : '-',
+               peak?.gflops ? `${(c.gflops / peak.gflops).toFixed(2)}x` : '-']);
+  }
+  const bw = [['kernel', 'threads', 'working set', 'GB/s', 'median']];
+  for (const p of r.sweep) {
+    bw.push([p.kernel, p.threads, fmtBytes(p.working_set_bytes), p.gbps.toFixed(1), p.median_gbps.toFixed(1)]);
+  }
+  const lv = [['level', 'kernel', 'threads', 'GB/s', 'at', 'native read']];
+  for (const m of r.memory) {
+    const n = native?.memory.find((x) => x.level === m.level && x.kernel === 'read' && x.threads === m.threads);
+    lv.push([m.level, m.kernel, m.threads, m.gbps.toFixed(1), fmtBytes(m.working_set_bytes),
+             n ? n.gbps.toFixed(1) : '-']);
+  }
+  for (const t of [rows, bw, lv]) {
+    const w = t[0].map((_, i) => Math.max(...t.map((row) => String(row[i]).length)));
+    for (const [i, row] of t.entries()) {
+      console.log(row.map((x, j) => (j === 0 ? String(x).padEnd(w[j]) : String(x).padStart(w[j]))).join('  '));
+      if (i === 0) console.log('─'.repeat(w.reduce((a, b) => a + b + 2, -2)));
+    }
+    console.log();
+  }
+  console.log(`${r.engine.node ? `node ${r.engine.node}, V8 ${r.engine.v8}, ` : ''}relaxed SIMD ` +
+              `${r.engine.relaxed_simd ? 'yes' : 'no'}, ${r.engine.cpus} CPUs, load ${r.load_average?.toFixed(2)}, ` +
+              `${(r.elapsed_ms / 1000).toFixed(1)} s${native ? `; native roofs measured ${native.measured_at}` : ''}`);
+}
+
+if (isMainThread && process.argv[1] && new URL(import.meta.url).pathname === path.resolve(process.argv[1])) {
+  const args = process.argv.slice(2);
+  const log = (s) => process.stderr.write(`${s}\n`);
+  const r = await measureWasmRoofsNode({ quick: args.includes('--quick'), log });
+  if (args.includes('--json')) console.log(JSON.stringify(r, null, 2));
+  else printTable(r, cachedNativeRoofs());
+}
