@@ -114,7 +114,7 @@ export function cachedNativeRoofs(dir = path.join(process.env.XDG_CACHE_HOME || 
 // `rooflens hw` cached for this machine (or, with --json, what the runner's `wasm_roofs` op replies).
 const fmtBytes = (b) => (b >= 1024 ** 2 ? `${+(b / 1024 ** 2).toFixed(2)} MiB` : `${+(b / 1024).toFixed(2)} KiB`);
 
-function printTable(r, native) {
+export function printTable(r, native) {
   const rows = [['compute roof', 'threads', 'GFLOP/s', 'median', 'native fp32 peak', 'share']];
   for (const c of r.compute) {
     const peak = native?.compute.filter((n) => n.dtype === 'fp32' && n.threads === c.threads)
