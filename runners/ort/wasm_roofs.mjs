@@ -160,7 +160,7 @@ function kernelCall(task) {
 // Warm-up: V8 first runs a function as baseline (Liftoff) code and replaces it with optimised (TurboFan) code once it
 // has run enough, for the calls after that (a running loop is never swapped). So the kernel is called over and over,
 // in windows, until at least `minMs` have passed and no window has been 2% faster than the best before it for
-// `settleMs`. Calls grow (doubling) until each lasts at least callMs, so the timer's cost stays negligible.
+// `settleMs`. Calls grow (doubling) until each lasts at least callMs / 2, so the timer's cost stays negligible.
 function warmUp(k, { minMs, maxMs, windowMs, callMs }) {
   let param = k.p0, best = 0, first = null;
   const t0 = now();
@@ -188,21 +188,32 @@ function warmUp(k, { minMs, maxMs, windowMs, callMs }) {
 
 // Barrier slots on the task's SharedArrayBuffer: arrivals, generation, finished workers.
 const ARRIVED = 0, GENERATION = 1, FINISHED = 2;
+const kSpins = 20000;  // ~20-50 µs of polling before sleeping
+
+// Waits until ctl[slot] is no longer `value` (slot GENERATION) or reaches `atLeast` (slot FINISHED): polls first,
+// then sleeps (Atomics.wait) until notified. Polling alone starts the workers within a few hundred nanoseconds of each
+// other on an idle machine, but on a busy one a worker that polls while the other waits for a CPU burns its own share
+// of CPU time, and two threads then rarely run at once (2 threads measured 10-13 GFLOP/s against 40 for one at a load
+// of 5.5 on 2 CPUs); a sleeper is woken with the scheduler's favour and runs at once.
+function waitFor(ctl, slot, done) {
+  for (let i = 0; i < kSpins; ++i) if (done(Atomics.load(ctl, slot))) return;
+  for (let v = Atomics.load(ctl, slot); !done(v); v = Atomics.load(ctl, slot)) Atomics.wait(ctl, slot, v, 100);
+}
 
 function barrier(ctl, n) {
   const gen = Atomics.load(ctl, GENERATION);
   if (Atomics.add(ctl, ARRIVED, 1) === n - 1) {
     Atomics.store(ctl, ARRIVED, 0);
     Atomics.add(ctl, GENERATION, 1);
+    Atomics.notify(ctl, GENERATION);
   } else {
-    while (Atomics.load(ctl, GENERATION) === gen) { /* spin: the workers have a CPU each, and a wake-up is slow */ }
+    waitFor(ctl, GENERATION, (v) => v !== gen);
   }
 }
 
 // Runs one task in this worker and returns its repetitions: the work each did, and (rank 0, which keeps the time)
 // each repetition's interval from the barrier to the last worker's end (an interval that holds every worker's work:
-// a rate measured over it can be low on a busy machine, never high). Workers spin at the barrier rather than sleep
-// (Atomics.wait), so that all start within a few hundred nanoseconds of each other.
+// a rate measured over it can be low on a busy machine, never high).
 export function workerTask(task) {
   const k = kernelCall(task);
   const warm = warmUp(k, task.warmup);
@@ -221,7 +232,8 @@ export function workerTask(task) {
     for (let c = 0; c < calls; ++c) k.call(warm.param);
     if (ctl) {
       Atomics.add(ctl, FINISHED, 1);
-      if (task.rank === 0) while (Atomics.load(ctl, FINISHED) < task.n * (r + 1)) { /* the others' ends */ }
+      Atomics.notify(ctl, FINISHED);
+      if (task.rank === 0) waitFor(ctl, FINISHED, (v) => v >= task.n * (r + 1));  // the others' ends
     }
     intervalsMs.push(now() - t0);
     work.push(calls * callWork);

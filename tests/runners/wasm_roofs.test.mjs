@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import readline from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -108,37 +109,49 @@ test('quick WebAssembly roofs have the properties of any roofs', { timeout: 120_
   assert.ok(small.gbps > 2 * large.gbps, `L1-sized ${small.gbps} GB/s vs DRAM-sized ${large.gbps} GB/s`);
   if (roofs.caches.length) assert.ok(roofs.memory.some((m) => m.level === 'DRAM' && m.threads === 1));
 
-  if (cpus >= 2) {
-    let r = roofs;
-    for (let attempt = 0; ; ++attempt) {
-      const [one, two] = [gflops('fp32_muladd_wasm_simd128', 1, r), gflops('fp32_muladd_wasm_simd128', 2, r)];
-      if (two >= 1.3 * one || attempt === 2) {
-        assert.ok(two >= 1.3 * one, `2 threads ${two} GFLOP/s vs 1 thread ${one} (load ${r.load_average})`);
-        break;
-      }
-      t.diagnostic(`2 threads ${two.toFixed(1)} vs 1 ${one.toFixed(1)} GFLOP/s: measuring again`);
-      r = await measureWasmRoofsNode({ quick: true, computeThreads: [1, 2], bandwidthThreads: [], computeRounds: 4 });
-    }
-  }
-
   // No WebAssembly roof above the native one of the same thread count (5% for two measurements' noise).
   const native = cachedNativeRoofs();
-  if (!native) {
-    t.diagnostic('no `rooflens hw` roofs cached for this machine: native comparison skipped');
-    return;
-  }
-  for (const c of roofs.compute) {
+  if (!native) t.diagnostic('no `rooflens hw` roofs cached for this machine: native comparison skipped');
+  for (const c of native ? roofs.compute : []) {
     const peak = Math.max(...native.compute.filter((n) => n.dtype === 'fp32' && n.threads === c.threads)
       .map((n) => n.gflops));
     if (!Number.isFinite(peak)) continue;
     assert.ok(c.gflops <= 1.05 * peak, `${c.name} x${c.threads} ${c.gflops} > native ${peak}`);
   }
-  for (const n of new Set(roofs.sweep.map((p) => p.threads))) {
+  for (const n of native ? new Set(roofs.sweep.map((p) => p.threads)) : []) {
     const wasm = Math.max(...roofs.sweep.filter((p) => p.threads === n).map((p) => p.gbps));
     const peak = Math.max(...native.memory.filter((m) => m.threads === n).map((m) => m.gbps));
     if (Number.isFinite(peak)) assert.ok(wasm <= 1.05 * peak, `x${n}: ${wasm} GB/s > native ${peak}`);
   }
+
+  // A second thread adds compute, when the machine has two CPUs for it: on a shared machine other processes can hold
+  // them, so the check is measured again (compute only) up to twice, and where it still fails while other processes
+  // used at least half a CPU meanwhile (the machine's busy time less this process's) it is skipped, saying so.
+  if (cpus < 2) return;
+  let r = roofs, others = 0;
+  for (let attempt = 0; ; ++attempt) {
+    const [one, two] = [gflops('fp32_muladd_wasm_simd128', 1, r), gflops('fp32_muladd_wasm_simd128', 2, r)];
+    const what = `2 threads ${two.toFixed(1)} GFLOP/s vs 1 thread ${one.toFixed(1)}`;
+    if (two >= 1.3 * one) break;
+    if (attempt === 2) {
+      if (others >= 0.5) {
+        t.skip(`${what}, while other processes used ${others.toFixed(2)} of ${cpus} CPUs`);
+        return;
+      }
+      assert.fail(`${what} (other processes used ${others.toFixed(2)} CPUs)`);
+    }
+    t.diagnostic(`${what}: measuring again`);
+    const [busy0, own0, wall0] = [machineBusyMs(), process.cpuUsage(), performance.now()];
+    r = await measureWasmRoofsNode({ quick: true, bandwidthThreads: [], computeRounds: 4 });
+    const own = process.cpuUsage(own0);
+    others = (machineBusyMs() - busy0 - (own.user + own.system) / 1000) / (performance.now() - wall0);
+  }
 });
+
+// Every CPU's busy time so far, in ms.
+function machineBusyMs() {
+  return os.cpus().reduce((s, c) => s + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+}
 
 // The runner's op: only with --build web, and it answers with the roofs (a small setting: 1 thread, to 1 MiB).
 const notInstalled = !webInstalled && 'onnxruntime-web not installed (make deps)';
