@@ -14,6 +14,8 @@
 //   serve.mjs        serving for `rooflens capacity` (`prepare`, `infer`, `end_profile`)
 //   serve_steps.mjs  serving a decoder step by step (`serve_begin`, `serve_step`, `serve_end`; decoder_io.mjs: the
 //                    decoder's I/O, shared with generate.mjs)
+//   wasm_roofs.mjs   `wasm_roofs` (--build web): WebAssembly's compute and bandwidth roofs, measured by WebAssembly
+//                    kernels (wasm_encode.mjs writes them; wasm_roofs_node.mjs: Node's workers and cache sizes)
 //
 // Protocol (full description in docs/runner-protocol.md): one JSON message per line on stdin, one JSON
 // reply per line on stdout, in order. Every reply carries its message's `id` and `ok`. Logs (ours and
@@ -31,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { MessageError, badMessage, inputError, ortError, log } from './errors.mjs';
-import { optBool, optNum, timingOf } from './fields.mjs';
+import { optBool, optInt, optNum, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import {
   createInferenceSession, loadedModel, releaseLoadedModel, requireLoadedModel, runOnce, sessionOptions, setLoadedModel,
@@ -45,6 +47,7 @@ import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readO
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
+import { measureWasmRoofsNode, nodeCpus } from './wasm_roofs_node.mjs';
 
 const PROTOCOL_VERSION = 1;
 
@@ -263,6 +266,31 @@ async function opOutputs(msg) {
   return res;
 }
 
+// WebAssembly's roofs on this machine: what a layer of ONNX Runtime Web can at best compute and stream. Only with
+// --build web: the native build's layers are held against `rooflens hw`'s native roofs.
+async function opWasmRoofs(msg) {
+  if (build !== 'web') throw badMessage("'wasm_roofs' needs a runner started with --build web (ONNX Runtime Web)");
+  const cpus = nodeCpus();
+  const options = { quick: optBool(msg, 'quick', false), log };
+  if (msg.threads !== undefined) {
+    const t = msg.threads;
+    if (!Array.isArray(t) || !t.length || !t.every((n) => Number.isInteger(n) && n >= 1 && n <= cpus)) {
+      throw badMessage(`'threads' must be a non-empty list of thread counts in 1..${cpus} (this process's CPUs)`);
+    }
+    options.computeThreads = options.bandwidthThreads = [...new Set(t)].sort((a, b) => a - b);
+  }
+  if (msg.max_bytes !== undefined) options.maxBytes = optInt(msg, 'max_bytes', 0, 64 * 1024);
+  if (msg.kernels !== undefined) {
+    const k = msg.kernels;
+    if (!Array.isArray(k) || !k.every((x) => x === 'read' || x === 'copy')) {
+      throw badMessage("'kernels' must be a list of bandwidth kernels: \"read\", \"copy\"");
+    }
+    options.kernels = k;
+  }
+  if (options.maxBytes > 2 * 1024 ** 3) throw badMessage("'max_bytes' must be at most 2 GiB (a memory holds 4 GiB)");
+  return measureWasmRoofsNode(options);
+}
+
 async function opUnload() {
   const had = loadedModel() !== null;
   await releaseLoadedModel();
@@ -282,7 +310,7 @@ const SERVE_STEP_OPS = makeServeStepOps();  // serve_begin, serve_step, serve_en
 
 const OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
-  unload: opUnload, sleep: opSleep, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
+  unload: opUnload, sleep: opSleep, wasm_roofs: opWasmRoofs, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
 };
 
 // ---------------------------------------------------------------------------------------------------------
