@@ -430,7 +430,8 @@ async function opRunProfiled(msg) {
 async function opOutputs(msg) {
   const st = requireLoadedModel(msg.op);
   const feeds = await sendFeeds(msg);
-  const r = await call('outputs', { key: st.inferenceSession.key, shapesOnly: optBool(msg, 'shapes_only', false) }, 'run');
+  const shapesOnly = optBool(msg, 'shapes_only', false);
+  const r = await call('outputs', { key: st.inferenceSession.key, shapesOnly }, 'run');
   const res = { outputs: r.outputs };
   if (optBool(msg, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
   return res;

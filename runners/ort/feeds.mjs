@@ -154,5 +154,6 @@ export function buildFeeds(msg) {
 export function encodeTensor(name, t) {
   if (t.type === 'string') return { name, dtype: 'string', dims: t.dims, strings: Array.from(t.data) };
   const d = t.data;
-  return { name, dtype: t.type, dims: t.dims, data_b64: Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64') };
+  const b64 = Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64');
+  return { name, dtype: t.type, dims: t.dims, data_b64: b64 };
 }

@@ -363,7 +363,8 @@ async function pump() {
   }
 }
 
-log(`ready (onnxruntime-${build} ${runtimeVersion()}${host === 'chromium' ? ' in Chromium' : ''}, node ${process.versions.node})`);
+const where = host === 'chromium' ? ' in Chromium' : '';
+log(`ready (onnxruntime-${build} ${runtimeVersion()}${where}, node ${process.versions.node})`);
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
 rl.on('line', (line) => {
   if (!line.trim()) return;
