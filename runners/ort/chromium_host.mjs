@@ -171,6 +171,17 @@ async function launch() {
     server.close();
     throw hostError(`cannot start Chromium (${CHROMIUM}): ${String(e.message).split('\n')[0]}`);
   }
+  try {
+    return await openPage(server, origin, browser);
+  } catch (e) {
+    // A page that cannot start (ORT Web's files missing, a timeout) leaves no browser or server behind.
+    await browser.close().catch(() => {});
+    server.close();
+    throw hostError(`the Chromium page did not start: ${String(e.message).split('\n')[0]}`);
+  }
+}
+
+async function openPage(server, origin, browser) {
   const context = await browser.newContext();
   await context.route('**/*', (route) => {
     const u = route.request().url();
@@ -391,7 +402,11 @@ async function opRunProfiled(msg) {
       createMs = (await createPageSession(key, st.model, { ...st.options, enableProfiling: true })).create_ms;
       created = true;
     }
+    const t0 = performance.now();
     const r = await call('runProfiled', { key, timing, iterations: iters }, 'run');
+    // Where a profiled message's time goes: a long warm-up of a small model makes a profile of tens of MB.
+    log(`profile: ${r.profile.length} chars, endProfiling ${r.end_ms.toFixed(0)} ms in the page, whole call ` +
+        `${(performance.now() - t0).toFixed(0)} ms`);
     const warmIters = r.warm.warmupIterations;
     fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), r.profile);
     const file = profileFileIn(dir);

@@ -124,6 +124,7 @@ globalThis.rooflensPage = {
       return fail('run', e);
     }
     captured = [];
+    const t0 = performance.now();
     try {
       await s.endProfiling();
     } catch (e) {
@@ -132,7 +133,7 @@ globalThis.rooflensPage = {
     }
     const lines = captured;
     captured = null;
-    return { warm, runMs, profile: lines.join('\n') + '\n' };
+    return { warm, runMs, profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
   },
 
   async outputs({ key, shapesOnly }) {
