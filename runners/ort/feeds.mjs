@@ -148,3 +148,12 @@ export function buildFeeds(msg) {
   st.feeds = feeds;
   return feeds;
 }
+
+// A tensor as replies carry it (`outputs`): raw little-endian element data in base64, strings as a list. The Chromium
+// host sends the inputs to its page in the same form.
+export function encodeTensor(name, t) {
+  if (t.type === 'string') return { name, dtype: 'string', dims: t.dims, strings: Array.from(t.data) };
+  const d = t.data;
+  const b64 = Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64');
+  return { name, dtype: t.type, dims: t.dims, data_b64: b64 };
+}

@@ -12,6 +12,21 @@ const at = process.argv.indexOf('--build');
 export const build = at > 0 && process.argv[at + 1] === 'web' ? 'web' : 'node';
 const pkg = build === 'web' ? 'onnxruntime-web' : 'onnxruntime-node';
 
+// Where the web build runs its model: 'node' (this process) or, with `--host chromium`, a headless Chromium page
+// (chromium_host.mjs; this process still builds the inputs with the package's Node entry). `--isolation off` serves
+// that page without cross-origin isolation, as most sites are: no SharedArrayBuffer, so no WebAssembly threads.
+const option = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+export const host = option('--host') ?? 'node';
+export const isolation = option('--isolation') !== 'off';
+if (!['node', 'chromium'].includes(host) || (host === 'chromium' && build !== 'web') ||
+    !['on', 'off', undefined].includes(option('--isolation'))) {
+  log('usage: node run.mjs [--build node|web] [--build web --host node|chromium [--isolation on|off]]');
+  process.exit(64);
+}
+
 export let ort;
 try {
   ort = build === 'web' ? await import(pkg) : require(pkg);

@@ -5,11 +5,11 @@ import fs from 'node:fs';
 // across fork and exec, so a runner started by a rooflens that had just measured roofs with GB-sized buffers would
 // report rooflens' peak. Writing "5" to /proc/self/clear_refs resets VmHWM to the current VmRSS (Linux >= 4.0), so each
 // phase (inference session creation, the timed runs) gets a peak of its own; peakRss() still answers the whole
-// process's peak.
-export function procStatus() {
+// process's peak. procStatus(pid) reads another process (the Chromium host's renderer: chromium_host.mjs).
+export function procStatus(pid = 'self') {
   let status;
   try {
-    status = fs.readFileSync('/proc/self/status', 'utf8');
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch (e) {
     return { rss: 0, hwm: 0 };
   }

@@ -16,6 +16,8 @@
 //                    decoder's I/O, shared with generate.mjs)
 //   wasm_roofs.mjs   `wasm_roofs` (--build web): WebAssembly's compute and bandwidth roofs, measured by WebAssembly
 //                    kernels (wasm_encode.mjs writes them; wasm_roofs_node.mjs: Node's workers and cache sizes)
+//   chromium_host.mjs
+//                    `--build web --host chromium`: the model runs in a headless Chromium page (chromium_page.mjs)
 //
 // Protocol (full description in docs/runner-protocol.md): one JSON message per line on stdin, one JSON
 // reply per line on stdout, in order. Every reply carries its message's `id` and `ok`. Logs (ours and
@@ -26,7 +28,7 @@
 // exits non-zero; the C++ side (the child runner of src/backends/common/child_runner.*, driven by
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
 // ort.mjs first: a runner without its packages says what to install and exits 69.
-import { build, ort, runtimeVersion } from './ort.mjs';
+import { build, host, ort, runtimeVersion } from './ort.mjs';
 import { executedGraphOf, wasmSettings, webTiming } from './web_build.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,7 +41,7 @@ import {
   createInferenceSession, loadedModel, releaseLoadedModel, requireLoadedModel, runOnce, sessionOptions, setLoadedModel,
   valueMeta,
 } from './inference_session.mjs';
-import { buildFeeds } from './feeds.mjs';
+import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
@@ -48,6 +50,7 @@ import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
 import { measureWasmRoofsNode, nodeCpus } from './wasm_roofs_node.mjs';
+import { closeHost, makeChromiumOps } from './chromium_host.mjs';
 
 const PROTOCOL_VERSION = 1;
 
@@ -68,6 +71,7 @@ async function opHello() {
     protocol: PROTOCOL_VERSION,
     runner: 'rooflens-ort-runner',
     build,  // 'node' (onnxruntime-node) or 'web' (onnxruntime-web, `--build web`)
+    host,  // where the model runs: 'node' (this process) or 'chromium' (`--host chromium`: a headless page)
     onnxruntime_node: build === 'node' ? runtimeVersion() : null,
     onnxruntime_web: build === 'web' ? runtimeVersion() : null,
     onnxruntime_common: ort.env.versions.common ?? null,
@@ -247,12 +251,6 @@ async function opRunProfiled(msg) {
   }
 }
 
-function encodeTensor(name, t) {
-  if (t.type === 'string') return { name, dtype: 'string', dims: t.dims, strings: Array.from(t.data) };
-  const d = t.data;
-  return { name, dtype: t.type, dims: t.dims, data_b64: Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64') };
-}
-
 async function opOutputs(msg) {
   const st = requireLoadedModel(msg.op);
   const feeds = buildFeeds(msg);
@@ -308,10 +306,23 @@ const GENERATE_OPS = makeGenerateOps();  // generate, generate_profiled: rooflen
 const SERVE_OPS = makeServeOps();  // prepare, infer, end_profile: rooflens capacity
 const SERVE_STEP_OPS = makeServeStepOps();  // serve_begin, serve_step, serve_end: rooflens capacity on a decoder
 
-const OPS = {
+const NODE_OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
   unload: opUnload, sleep: opSleep, wasm_roofs: opWasmRoofs, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
 };
+// The Chromium host answers the measuring messages in its page; generation and serving are the Node host's only, so
+// they are refused by name rather than run in the wrong place.
+function chromiumOps() {
+  const ops = { ...makeChromiumOps(opHello), unload: opUnload, sleep: opSleep };
+  const served = [...Object.keys(ops), 'quit'].join(', ');
+  for (const name of Object.keys(NODE_OPS)) {
+    ops[name] ??= async () => {
+      throw badMessage(`'${name}' needs the Node host (--host chromium answers ${served})`);
+    };
+  }
+  return ops;
+}
+const OPS = host === 'chromium' ? chromiumOps() : NODE_OPS;
 
 // ---------------------------------------------------------------------------------------------------------
 // The loop: messages are handled strictly one at a time, in arrival order.
@@ -341,6 +352,7 @@ async function handle(line) {
   const id = msg.id ?? null;
   if (msg.op === 'quit') {
     await releaseLoadedModel();
+    await closeHost();
     await send({ id, ok: true, op: 'quit' });
     await flushed();
     process.exit(0);
@@ -355,7 +367,14 @@ async function handle(line) {
     return send({ id, ok: true, op: msg.op, ...result });
   } catch (e) {
     if (!(e instanceof MessageError)) throw e;  // a bug: the process handlers log it and exit non-zero
-    return send({ id, ok: false, op: msg.op, error: { code: e.code, message: e.message, ...e.extra } });
+    await send({ id, ok: false, op: msg.op, error: { code: e.code, message: e.message, ...e.extra } });
+    // The Chromium host's page crashed: the reply says so, and the exit makes the C++ side see a crashed runner (the
+    // crash record, a restart) as it does for a native crash, instead of a runner that can no longer run anything.
+    if (e.fatal) {
+      await closeHost();
+      await flushed();
+      process.exit(71);
+    }
   }
 }
 
@@ -368,12 +387,14 @@ async function pump() {
   busy = false;
   if (closed) {
     await releaseLoadedModel();
+    await closeHost();
     await flushed();
     process.exit(0);
   }
 }
 
-log(`ready (onnxruntime-${build} ${runtimeVersion()}, node ${process.versions.node})`);
+const where = host === 'chromium' ? ' in Chromium' : '';
+log(`ready (onnxruntime-${build} ${runtimeVersion()}${where}, node ${process.versions.node})`);
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
 rl.on('line', (line) => {
   if (!line.trim()) return;

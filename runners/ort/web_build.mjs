@@ -17,9 +17,6 @@ import { createRequire } from 'node:module';
 import { ort } from './ort.mjs';
 import { MessageError, log } from './errors.mjs';
 
-let created = false;  // the module exists: its thread count can no longer change
-let firstAsked;       // the threads the first inference session asked for (the module may run fewer)
-
 // How long the first runs of a fresh WebAssembly module may still run baseline code: V8 compiles the hot functions
 // with its optimising tier in the background once they have run enough (measured: ~0.6 s for onnxruntime-web on a
 // 5 ms model, Zen 3, Node 20).
@@ -31,8 +28,10 @@ export function webTiming(timing) {
 }
 
 // The options ORT Web takes, from the native spelling the runner's messages use (intraOpNumThreads: the module's
-// threads). Refuses what the build cannot do.
-export function webSessionOptions(options) {
+// threads), for one WebAssembly module: this process's, or a Chromium page's (chromium_host.mjs). `module` is
+// {created, asked}: whether the module exists, and the threads its first inference session asked for. Returns the
+// options and the thread count to set before creating (undefined: leave it). Refuses what the build cannot do.
+export function webOptionsFor(options, module) {
   const o = { ...options };
   if (o.optimizedModelFilePath) {
     throw new MessageError('bad_option', 'optimizedModelFilePath: ONNX Runtime Web cannot write files (the ' +
@@ -40,29 +39,39 @@ export function webSessionOptions(options) {
   }
   const threads = o.intraOpNumThreads;
   delete o.intraOpNumThreads;
+  let setThreads;
   if (threads !== undefined) {
-    if (!created) {
-      ort.env.wasm.numThreads = threads;
-      firstAsked = threads;
-    } else if (threads !== firstAsked) {
+    if (!module.created) {
+      setThreads = threads;
+      module.asked = threads;
+    } else if (threads !== module.asked) {
       throw new MessageError('bad_option', `intraOpNumThreads ${threads}: ONNX Runtime Web fixed its threads at ` +
-                             `${ort.env.wasm.numThreads} when this runner's first inference session was created`);
+                             `${module.threads} when this runner's first inference session was created`);
     }
   }
   if (o.executionProviders === undefined) o.executionProviders = ['wasm'];
+  return { options: o, threads: setThreads };
+}
+
+// This process's module (the Node host): `threads` is what it runs once created.
+const nodeModule = { created: false, asked: undefined, get threads() { return ort.env.wasm.numThreads; } };
+
+export function webSessionOptions(options) {
+  const { options: o, threads } = webOptionsFor(options, nodeModule);
+  if (threads !== undefined) ort.env.wasm.numThreads = threads;
   return o;
 }
 
 export async function createWebSession(model, options) {
   const bytes = fs.readFileSync(model);
   const s = await ort.InferenceSession.create(bytes, webSessionOptions(options));
-  created = true;
+  nodeModule.created = true;
   return s;
 }
 
 // What the WebAssembly module runs with, read back after it was created (null before).
 export function wasmSettings() {
-  if (!created) return null;
+  if (!nodeModule.created) return null;
   return {
     threads: ort.env.wasm.numThreads,
     shared_memory: typeof SharedArrayBuffer !== 'undefined',

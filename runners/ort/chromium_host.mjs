@@ -1,0 +1,462 @@
+// The Chromium host of the web build (`node run.mjs --build web --host chromium [--isolation off]`): the same messages
+// and replies as the Node host, but the model runs with onnxruntime-web inside a real headless Chromium page, the way
+// a web app runs it. This process keeps what it does for the Node host — checking messages, building the inputs
+// (feeds.mjs), writing the profile file — and the page (chromium_page.mjs) creates the inference sessions and times
+// every run on its own clock.
+// - One browser and one page for the runner's lifetime (starting Chromium costs about a second), started by the first
+//   message that needs them (`hello`, which the C++ side sends first, or `load`) and closed on quit or end of stdin.
+// - The network is off: a server of this process on 127.0.0.1 (random port) serves the page, the runner modules it
+//   imports, the onnxruntime-web files of its WebAssembly build and the loaded model; every other URL is aborted and
+//   no host name resolves.
+// - With isolation on (the default) every response carries COOP/COEP, so the page is cross-origin isolated:
+//   SharedArrayBuffer exists and WebAssembly threads run. Off, ORT Web runs 1 thread whatever was asked; `load`'s
+//   `wasm` object says what ran, read back in the page.
+// - Memory is the renderer's (the page's process, where the WebAssembly memory and its worker threads live), from
+//   /proc/<pid>/status — never this process's numbers, which say nothing about the page.
+// - A page that crashes answers the message it was running with an `ort` error, then the runner exits 71.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { isolation } from './ort.mjs';
+import { MessageError, badMessage, inputError, log } from './errors.mjs';
+import { optBool, timingOf } from './fields.mjs';
+import { loadedModel, releaseLoadedModel, requireLoadedModel, sessionOptions, setLoadedModel, valueMeta }
+  from './inference_session.mjs';
+import { buildFeeds, encodeTensor } from './feeds.mjs';
+import { privateProfileDir, profileFileIn, readOrtProfile } from './ort_profile.mjs';
+import { procStatus } from './proc_memory.mjs';
+import { webOptionsFor, webTiming } from './web_build.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ortDist = path.join(here, 'node_modules', 'onnxruntime-web', 'dist');
+// The browser this host drives: Debian's package unless ROOFLENS_CHROMIUM names another build.
+export const CHROMIUM = process.env.ROOFLENS_CHROMIUM || '/usr/bin/chromium';
+// Headless flags known to work as root; nothing phones home. The host resolver maps every name to nothing, so even a
+// request the route below missed (a worker's, a prefetch) cannot leave the machine. No spare renderer: the page's
+// renderer is then the only one, which is how its memory is found.
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  '--disable-extensions', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+  '--disable-features=SpareRendererForSitePerProcess'];
+
+// What the server hands out: the page, the runner's modules the page imports (pure ones only: no node: imports), and
+// ORT Web's WebAssembly build (the entry a browser imports when the wasm files are served apart, its Emscripten glue
+// and module).
+const PAGE = '<!doctype html><meta charset="utf-8"><title>rooflens ORT Web host</title>' +
+  '<script type="module" src="/runner/chromium_page.mjs"></script>';
+const FILES = new Map([
+  ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs']
+    .map((f) => [`/runner/${f}`, path.join(here, f)]),
+  ...['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']
+    .map((f) => [`/ort/${f}`, path.join(ortDist, f)]),
+]);
+const TYPES = { '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream' };
+
+let hostState = null;  // {server, origin, browser, context, page, version, page_info, renderer}
+let starting = null;
+let crashed = null;  // why the page is gone, once it is
+const models = new Map();  // URL path → model file
+let modelCount = 0;
+let sentFeeds = null;  // the feeds object (feeds.mjs's cache) the page holds
+// The page's WebAssembly module: its threads are fixed by its first inference session (web_build.mjs's rule).
+const pageModule = { created: false, asked: undefined, threads: undefined };
+
+function hostError(text) {
+  return new MessageError('host', text);
+}
+
+function serve(req, res) {
+  const url = new URL(req.url, 'http://127.0.0.1');
+  const file = url.pathname === '/' ? null : FILES.get(url.pathname) ?? models.get(url.pathname);
+  const headers = { 'Cache-Control': 'no-store' };
+  if (isolation) {
+    headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+    headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+  }
+  if (url.pathname === '/') {
+    res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+    return res.end(PAGE);
+  }
+  if (!file) {
+    log(`chromium host: 404 ${url.pathname}`);
+    res.writeHead(404, headers);
+    return res.end();
+  }
+  res.writeHead(200, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+  fs.createReadStream(file).on('error', (e) => res.destroy(e)).pipe(res);
+}
+
+// The processes under this runner whose command line says renderer: Chromium forks its renderers from its zygote,
+// so they are grandchildren of the browser process this runner started, found by walking /proc's parent links.
+function rendererPids() {
+  const parent = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch { /* gone meanwhile */ }
+  }
+  const under = (pid) => {
+    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  // Chromium rewrites its command line in place (one string, spaces between the flags). Its own renderers for
+  // browser UI (--top-chrome-webui) and extensions cannot host a page from our server.
+  return [...parent.keys()].filter((pid) => {
+    if (!under(pid)) return false;
+    try {
+      const flags = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+      return flags.includes('--type=renderer') && !flags.includes('--top-chrome-webui') &&
+        !flags.includes('--extension-process');
+    } catch {
+      return false;
+    }
+  });
+}
+
+// The renderer's memory: VmRSS and VmHWM, its peak reset per phase through clear_refs as for the runner itself
+// (proc_memory.mjs). Everything null, with the reason, when the renderer cannot be told apart.
+const renderer = {
+  pid: null, reason: null, peakBeforeReset: 0,
+  status() {
+    if (!this.pid) return null;
+    const s = procStatus(this.pid);
+    return s.rss ? s : null;
+  },
+  reset() {
+    const before = this.status();
+    if (!before) return false;
+    try {
+      fs.writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+    } catch {
+      return false;
+    }
+    this.peakBeforeReset = Math.max(this.peakBeforeReset, before.hwm);
+    const after = this.status();
+    return Boolean(after && (after.hwm < before.hwm || after.hwm === after.rss));
+  },
+  peak() {
+    const s = this.status();
+    return s ? Math.max(s.hwm, this.peakBeforeReset) : null;
+  },
+  // Names the memory's source in every memory object of a reply.
+  label() {
+    return this.pid ? { process: 'chromium_renderer', pid: this.pid } : { process: null, unavailable: this.reason };
+  },
+};
+
+async function launch() {
+  let chromium;
+  try {
+    const require = createRequire(path.resolve(here, '..', '..', 'web', 'package.json'));
+    ({ chromium } = require('playwright-core'));
+  } catch (e) {
+    throw hostError('the Chromium host needs playwright-core in web/node_modules: run `make deps`');
+  }
+  if (!fs.existsSync(CHROMIUM)) {
+    throw hostError(`no Chromium at ${CHROMIUM}: install Debian's package \`chromium\` (\`make deps\`) or set ` +
+                    'ROOFLENS_CHROMIUM to a Chromium binary');
+  }
+  const server = http.createServer(serve);
+  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  } catch (e) {
+    server.close();
+    throw hostError(`cannot start Chromium (${CHROMIUM}): ${String(e.message).split('\n')[0]}`);
+  }
+  try {
+    return await openPage(server, origin, browser);
+  } catch (e) {
+    // A page that cannot start (ORT Web's files missing, a timeout) leaves no browser or server behind.
+    await browser.close().catch(() => {});
+    server.close();
+    throw hostError(`the Chromium page did not start: ${String(e.message).split('\n')[0]}`);
+  }
+}
+
+async function openPage(server, origin, browser) {
+  const context = await browser.newContext();
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin + '/')) return route.continue();
+    log(`chromium host: refused ${u}`);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('crash', () => {
+    crashed = `the Chromium page crashed${renderer.pid ? ` (renderer pid ${renderer.pid})` : ''}`;
+    log(crashed);
+  });
+  browser.on('disconnected', () => {
+    crashed ??= 'Chromium exited';
+  });
+  // The page's console goes to stderr with the runner's logs (ORT Web's warnings among them); the profile does not
+  // pass through it (chromium_page.mjs diverts it).
+  page.on('console', (m) => log(`page ${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => log(`page error: ${e.message}`));
+  await page.goto(origin + '/', { waitUntil: 'load' });
+  await page.waitForFunction(() => globalThis.rooflensPage !== undefined, null, { timeout: 30000 });
+  const info = await page.evaluate((a) => globalThis.rooflensPage.init(a),
+                                   { ortUrl: `${origin}/ort/ort.wasm.min.mjs`, wasmPaths: `${origin}/ort/` });
+  const pids = rendererPids();
+  if (pids.length === 1) renderer.pid = pids[0];
+  else renderer.reason = `${pids.length} renderer processes under the runner; cannot tell which one is the page's`;
+  log(`chromium host: ${browser.version()} at ${origin}, isolation ${isolation ? 'on' : 'off'}, ` +
+      `renderer ${renderer.pid ?? renderer.reason}`);
+  return { server, origin, browser, context, page, version: browser.version(), info };
+}
+
+export async function startHost() {
+  if (hostState) return hostState;
+  starting ??= launch();
+  try {
+    hostState = await starting;
+  } finally {
+    starting = null;
+  }
+  return hostState;
+}
+
+// Closes the page, the browser and the server (quit, end of stdin); never throws.
+export async function closeHost() {
+  const h = hostState;
+  hostState = null;
+  if (!h) return;
+  try {
+    await h.browser.close();
+  } catch (e) {
+    log('chromium host: close failed:', e.message);
+  }
+  h.server.close();
+}
+
+// One call into the page. ORT's failures come back as `{error}` and become `ort` errors with ORT's text; a page that
+// is gone becomes a fatal error (run.mjs answers it, then exits 71) instead of a hang.
+async function call(fn, arg, stage) {
+  const h = await startHost();
+  if (crashed) throw lost(stage);
+  let r;
+  try {
+    r = await h.page.evaluate(([f, a]) => globalThis.rooflensPage[f](a), [fn, arg]);
+  } catch (e) {
+    if (crashed || h.page.isClosed() || !h.browser.isConnected() || /crash|closed/i.test(e.message)) {
+      crashed ??= `the Chromium page is gone: ${String(e.message).split('\n')[0]}`;
+      throw lost(stage);
+    }
+    throw e;  // a bug in chromium_page.mjs: run.mjs logs it and exits 70
+  }
+  if (r && r.error) throw new MessageError('ort', r.error.message, { stage: r.error.stage });
+  return r;
+}
+
+function lost(stage) {
+  const e = new MessageError('ort', `${crashed}; the runner exits`, { stage, host: 'chromium' });
+  e.fatal = true;
+  return e;
+}
+
+// The inference session run.mjs's loaded model holds: a name in the page.
+function pageSession(key) {
+  return {
+    key,
+    async release() {
+      if (hostState && !crashed) await call('release', { key }, 'release');
+    },
+  };
+}
+
+// The inputs, built here as for the Node host and sent to the page once per distinct set.
+async function sendFeeds(msg) {
+  const feeds = buildFeeds(msg);
+  if (feeds !== sentFeeds) {
+    await call('setFeeds', { tensors: Object.entries(feeds).map(([n, t]) => encodeTensor(n, t)) }, 'run');
+    sentFeeds = feeds;
+  }
+  return feeds;
+}
+
+// Creates an inference session in the page under `key`; its creation time is the page's.
+async function createPageSession(key, model, options) {
+  const { options: webOptions, threads } = webOptionsFor(options, pageModule);
+  const url = `/model/${++modelCount}${path.extname(model) || '.onnx'}`;
+  models.set(url, model);
+  try {
+    const r = await call('create', { key, modelUrl: url, options: webOptions, threads }, 'load');
+    pageModule.created = true;
+    pageModule.threads = r.wasm.threads;
+    return r;
+  } finally {
+    models.delete(url);
+  }
+}
+
+async function opHello(base) {
+  const h = await startHost();
+  return { ...base, host: 'chromium', isolation, browser: h.version, page: h.info };
+}
+
+async function opLoad(msg) {
+  if (typeof msg.model !== 'string' || !msg.model) throw badMessage("'load' needs 'model' (path to a .onnx file)");
+  const model = path.resolve(msg.model);
+  const options = sessionOptions(msg.options);
+  if (optBool(msg, 'runtime_cost', false)) {
+    throw new MessageError('bad_option', 'runtime_cost: the native runtime\'s calibration does not describe a ' +
+                           'Chromium page');
+  }
+  const h = await startHost();
+  if (loadedModel()) await releaseLoadedModel();
+  if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
+  let profiling = null, sessionOpts = options;
+  if (msg.profile !== undefined) {
+    const p = msg.profile;
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
+    const parent = p.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
+    profiling = { dir: privateProfileDir(parent), graphFile: null, used: false };
+    sessionOpts = { ...options, enableProfiling: true };
+  }
+  const memory = { start_bytes: renderer.status()?.rss ?? null };
+  const reset = renderer.reset();
+  let r;
+  try {
+    r = await createPageSession('main', model, sessionOpts);
+  } catch (e) {
+    if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
+    throw e;
+  }
+  const created = renderer.status();
+  memory.after_session_bytes = created?.rss ?? null;
+  memory.session_peak_bytes = created?.hwm ?? null;
+  memory.peak_reset = reset && renderer.reset();
+  Object.assign(memory, renderer.label());
+  const inputs = r.inputs.map(valueMeta), outputs = r.outputs.map(valueMeta);
+  setLoadedModel({ model, options, inferenceSession: pageSession('main'), inputs, outputs, feedsKey: null, feeds: null,
+                   profiling, loadMs: r.create_ms });
+  sentFeeds = null;
+  log(`loaded ${model} in Chromium (${r.create_ms.toFixed(1)} ms${profiling ? ', profiled inference session' : ''})`);
+  return {
+    model, load_ms: r.create_ms, inputs, outputs, options, peak_rss_bytes: renderer.peak(), memory,
+    process: { malloc_mmap_threshold: null },
+    wasm: { ...r.wasm, simd: true, host: 'chromium', browser: h.version },
+  };
+}
+
+async function opRunTimed(msg) {
+  const st = requireLoadedModel(msg.op);
+  const timing = webTiming(timingOf(msg));
+  await sendFeeds(msg);
+  const memory = { peak_reset: renderer.reset() };
+  if (optBool(msg, 'memory_probe', false)) {
+    await call('runOnce', { key: st.inferenceSession.key }, 'run');
+    memory.probe_peak_bytes = renderer.status()?.hwm ?? null;
+    memory.peak_reset = renderer.reset() && memory.peak_reset;
+  }
+  const { loop } = await call('runTimed', { key: st.inferenceSession.key, timing }, 'run');
+  memory.run_peak_bytes = renderer.status()?.hwm ?? null;
+  Object.assign(memory, renderer.label());
+  return {
+    iterations: loop.latenciesMs.length,
+    latencies_ms: loop.latenciesMs,
+    wall_s: loop.wallS,
+    warmup_iterations: loop.warmupIterations,
+    warmup_ms: loop.warmupMs,
+    stop_reason: loop.stopReason,
+    median_ci_ms: timing.adaptive ? (loop.medianCi ? [loop.medianCi.low, loop.medianCi.high] : null) : undefined,
+    peak_rss_bytes: renderer.peak(),
+    rss_bytes: renderer.status()?.rss ?? null,
+    memory,
+  };
+}
+
+// As the Node host's run_profiled (run.mjs): the loaded inference session when `load` made it the profiled one, else
+// a second one of its options; the page prints the profile, which arrives here as text and is written as
+// `<dir>/ort_profile_web.json`, where the Node host's capture writes it.
+async function opRunProfiled(msg) {
+  const st = requireLoadedModel(msg.op);
+  const timing = webTiming(timingOf(msg));
+  await sendFeeds(msg);
+  const iters = timing.profileIterations;
+  const returnEvents = optBool(msg, 'return_events', false);
+  const keep = optBool(msg, 'keep_profile', !returnEvents);
+  const own = st.profiling && !st.profiling.used ? st.profiling : null;
+  let dir, key = 'main', createMs = st.loadMs;
+  if (own) {
+    own.used = true;
+    dir = own.dir;
+  } else {
+    const parent = msg.tmp_dir ?? os.tmpdir();
+    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
+    dir = privateProfileDir(parent);
+  }
+  let created = false;
+  try {
+    if (!own) {
+      key = 'profiled';
+      createMs = (await createPageSession(key, st.model, { ...st.options, enableProfiling: true })).create_ms;
+      created = true;
+    }
+    const t0 = performance.now();
+    const r = await call('runProfiled', { key, timing, iterations: iters }, 'run');
+    // Where a profiled message's time goes: a long warm-up of a small model makes a profile of tens of MB.
+    log(`profile: ${r.profile.length} chars, endProfiling ${r.end_ms.toFixed(0)} ms in the page, whole call ` +
+        `${(performance.now() - t0).toFixed(0)} ms`);
+    const warmIters = r.warm.warmupIterations;
+    fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), r.profile);
+    const file = profileFileIn(dir);
+    const events = readOrtProfile(file);
+    const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
+      .map((e) => ({ ts_us: e.ts, dur_us: e.dur })).sort((a, b) => a.ts_us - b.ts_us);
+    if (runs.length !== warmIters + iters) {
+      log(`warning: profile has ${runs.length} model_run events, expected ${warmIters + iters}`);
+    }
+    const res = {
+      profile_dir: keep ? dir : null,
+      profile_file: keep ? file : null,
+      warmup_iterations: warmIters,
+      warmup_ms: r.warm.warmupMs,
+      iterations: iters,
+      session_create_ms: createMs,
+      run_latencies_ms: r.runMs.slice(warmIters),
+      warmup_latencies_ms: r.runMs.slice(0, warmIters),
+      model_runs: runs,
+      measured_from_ts_us: runs.length > warmIters ? runs[warmIters].ts_us : null,
+      event_count: events.length,
+      peak_rss_bytes: renderer.peak(),
+      optimized_model: null,
+    };
+    if (returnEvents) res.events = events;
+    return res;
+  } finally {
+    if (created && !crashed) {
+      try { await call('release', { key }, 'release'); } catch (e) { log('release failed:', e.message); }
+    }
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    else if (fs.existsSync(dir) && !fs.readdirSync(dir).length) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function opOutputs(msg) {
+  const st = requireLoadedModel(msg.op);
+  const feeds = await sendFeeds(msg);
+  const shapesOnly = optBool(msg, 'shapes_only', false);
+  const r = await call('outputs', { key: st.inferenceSession.key, shapesOnly }, 'run');
+  const res = { outputs: r.outputs };
+  if (optBool(msg, 'return_inputs', false)) res.inputs = Object.entries(feeds).map(([n, t]) => encodeTensor(n, t));
+  return res;
+}
+
+// The messages the Chromium host answers itself; run.mjs keeps hello's common fields, unload, sleep and quit, and
+// refuses the rest (generation and serving need the Node host).
+export function makeChromiumOps(hello) {
+  return {
+    hello: async (msg) => opHello(await hello(msg)),
+    load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
+  };
+}

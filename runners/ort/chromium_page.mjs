@@ -1,0 +1,146 @@
+// The Chromium host's page side (`run.mjs --build web --host chromium`): this module runs in the headless page that
+// chromium_host.mjs serves, never in Node. It holds the page's inference sessions and runs every timed loop here, on
+// the page's own clock, so no run is timed across the DevTools round trip; the runner's pure modules (timed_loop.mjs,
+// stats.mjs, dtypes.mjs) are served to the page beside it, so both hosts keep one set of loop rules.
+// Every call answers a plain object: `{error: {stage, message}}` carries ONNX Runtime's own text back to the runner.
+import { runTimedLoop, warmUp } from './timed_loop.mjs';
+import { TYPED } from './dtypes.mjs';
+
+// ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
+// console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
+// console.log already in place then. This one passes everything through except while endProfiling runs.
+const pageLog = console.log;
+let captured = null;
+console.log = (...args) => {
+  if (captured) captured.push(args.join(' '));
+  else pageLog.apply(console, args);
+};
+
+// The page's monotonic clock in BigInt nanoseconds, as timed_loop.mjs wants it. Its resolution is Chromium's:
+// 5 µs in a cross-origin isolated page, 100 µs without isolation.
+const clock = () => BigInt(Math.round(performance.now() * 1e6));
+const msSince = (t0) => performance.now() - t0;
+
+let ort = null;
+const sessions = new Map();  // 'main' (load's) and 'profiled' (run_profiled's own)
+let feeds = {};
+
+const fail = (stage, e) => ({ error: { stage, message: e && e.message ? e.message : String(e) } });
+
+function decodeTensor(t) {
+  if (t.dtype === 'string') return new ort.Tensor('string', t.strings, t.dims);
+  const bytes = Uint8Array.from(atob(t.data_b64), (c) => c.charCodeAt(0));
+  return new ort.Tensor(t.dtype, new TYPED[t.dtype](bytes.buffer), t.dims);
+}
+
+function encodeTensor(name, t, shapesOnly) {
+  if (shapesOnly) return { name, dtype: t.type, dims: t.dims };
+  if (t.type === 'string') return { name, dtype: 'string', dims: t.dims, strings: Array.from(t.data) };
+  const u8 = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  let s = '';
+  for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
+  return { name, dtype: t.type, dims: t.dims, data_b64: btoa(s) };
+}
+
+const plainMeta = (m) => ({ name: m.name, isTensor: m.isTensor, type: m.type, shape: m.shape });
+
+globalThis.rooflensPage = {
+  async init({ ortUrl, wasmPaths }) {
+    ort = await import(ortUrl);
+    ort.env.wasm.wasmPaths = wasmPaths;
+    return { version: ort.env.versions.web ?? null, cross_origin_isolated: self.crossOriginIsolated === true,
+             shared_memory: typeof SharedArrayBuffer !== 'undefined' };
+  },
+
+  // Fetches the model from the runner's server and creates an inference session; `threads` (set only before the
+  // page's first inference session) becomes the module's thread count, read back afterwards as what ran.
+  async create({ key, modelUrl, options, threads }) {
+    if (threads !== undefined) ort.env.wasm.numThreads = threads;
+    const t0 = performance.now();
+    let s;
+    try {
+      const res = await fetch(modelUrl);
+      if (!res.ok) throw new Error(`model fetch failed: HTTP ${res.status}`);
+      s = await ort.InferenceSession.create(new Uint8Array(await res.arrayBuffer()), options);
+    } catch (e) {
+      return fail('load', e);
+    }
+    const createMs = msSince(t0);
+    sessions.set(key, s);
+    return {
+      create_ms: createMs, inputs: s.inputMetadata.map(plainMeta), outputs: s.outputMetadata.map(plainMeta),
+      output_names: s.outputNames,
+      wasm: { threads: ort.env.wasm.numThreads, shared_memory: typeof SharedArrayBuffer !== 'undefined',
+              cross_origin_isolated: self.crossOriginIsolated === true },
+    };
+  },
+
+  async release({ key }) {
+    const s = sessions.get(key);
+    sessions.delete(key);
+    if (s) {
+      try { await s.release(); } catch (e) { return fail('release', e); }
+    }
+    return {};
+  },
+
+  // The runner builds the inputs (feeds.mjs) and sends them once per distinct set; they stay here for the runs.
+  setFeeds({ tensors }) {
+    feeds = {};
+    for (const t of tensors) feeds[t.name] = decodeTensor(t);
+    return {};
+  },
+
+  async runOnce({ key }) {
+    try { await sessions.get(key).run(feeds); } catch (e) { return fail('run', e); }
+    return {};
+  },
+
+  async runTimed({ key, timing }) {
+    const s = sessions.get(key);
+    try {
+      const loop = await runTimedLoop(timing, () => s.run(feeds), undefined, clock);
+      return { loop };
+    } catch (e) {
+      return fail('run', e);
+    }
+  },
+
+  // Warm-up then `iterations` runs of a profiled inference session, each timed like run_timed's, then endProfiling
+  // with console.log diverted: the profile's text comes back whole, never through the page's console.
+  async runProfiled({ key, timing, iterations }) {
+    const s = sessions.get(key);
+    const runMs = [];
+    const timedRun = async () => {
+      const a = clock();
+      await s.run(feeds);
+      runMs.push(Number(clock() - a) / 1e6);
+    };
+    let warm;
+    try {
+      warm = await warmUp(timing, timedRun, clock);
+      for (let i = 0; i < iterations; ++i) await timedRun();
+    } catch (e) {
+      return fail('run', e);
+    }
+    captured = [];
+    const t0 = performance.now();
+    try {
+      await s.endProfiling();
+    } catch (e) {
+      captured = null;
+      return fail('profile', e);
+    }
+    const lines = captured;
+    captured = null;
+    return { warm, runMs, profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
+  },
+
+  async outputs({ key, shapesOnly }) {
+    const s = sessions.get(key);
+    let out;
+    try { out = await s.run(feeds); } catch (e) { return fail('run', e); }
+    return { outputs: s.outputNames.filter((n) => out[n]).map((n) => encodeTensor(n, out[n], shapesOnly)) };
+  },
+};
+document.documentElement.dataset.ready = '1';
