@@ -3,7 +3,11 @@
 // only the onnxruntime-node package it installs.
 //
 //   node bare_ort.mjs --ort-package /abs/runners/ort/package.json --model m.onnx
-//                     [--threads 2] [--dim batch=1 ...] [--warmup-ms 200] [--duration 2]
+//                     [--threads 2] [--dim batch=1 ...] [--warmup-ms 200] [--duration 2] [--build web]
+//
+// --build web: onnxruntime-web (its Node entry, the WebAssembly build) instead, with its threads set the way its
+// documentation says (env.wasm.numThreads) and the model read as bytes; no freeDimensionOverrides (`-B ortweb` sends
+// none: docs/ortweb.md; --dim sizes the inputs only). Give it a warm-up that covers V8's tier-up, as rooflens' (≥ 2 s).
 //
 // --ort-package may also come from ROOFLENS_ORT_PACKAGE. ESM resolves bare specifiers relative to this file,
 // which lives outside runners/ort, so onnxruntime-node is loaded with createRequire(<that package.json>).
@@ -12,11 +16,12 @@
 // freeDimensionOverrides for the model's symbolic dims; ORT's defaults for everything else. Inputs are
 // float32 (or the input's integer/bool type), random, built once before the warm-up. Only
 // `await session.run(feeds)` is timed. Prints one JSON line: {mean_ms, median_ms, n, wall_s, warmup_n}.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 function parseArgs(argv) {
   const a = { ortPackage: process.env.ROOFLENS_ORT_PACKAGE ?? '', model: '', threads: 0, dims: {}, warmupMs: 200,
-              duration: 2 };
+              duration: 2, build: 'node' };
   for (let i = 0; i < argv.length; ++i) {
     const k = argv[i], v = argv[i + 1];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -26,6 +31,7 @@ function parseArgs(argv) {
     else if (k === '--threads') a.threads = Number(v);
     else if (k === '--warmup-ms') a.warmupMs = Number(v);
     else if (k === '--duration') a.duration = Number(v);
+    else if (k === '--build') a.build = v;
     else if (k === '--dim') {
       const [name, size] = v.split('=');
       a.dims[name] = Number(size);
@@ -52,12 +58,18 @@ function randomTensor(ort, meta, dims) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const ort = createRequire(args.ortPackage)('onnxruntime-node');
+const web = args.build === 'web';
+const require = createRequire(args.ortPackage);
+const ort = web ? await import(require.resolve('onnxruntime-web')) : require('onnxruntime-node');
 
 const options = {};
-if (args.threads > 0) options.intraOpNumThreads = args.threads;
-if (Object.keys(args.dims).length) options.freeDimensionOverrides = { ...args.dims };
-const inferenceSession = await ort.InferenceSession.create(args.model, options);
+if (web) {
+  if (args.threads > 0) ort.env.wasm.numThreads = args.threads;
+} else {
+  if (args.threads > 0) options.intraOpNumThreads = args.threads;
+  if (Object.keys(args.dims).length) options.freeDimensionOverrides = { ...args.dims };
+}
+const inferenceSession = await ort.InferenceSession.create(web ? readFileSync(args.model) : args.model, options);
 
 const feeds = {};
 for (const meta of inferenceSession.inputMetadata) feeds[meta.name] = randomTensor(ort, meta, args.dims);

@@ -26,9 +26,9 @@ import { optBool, timingOf } from './fields.mjs';
 import { loadedModel, releaseLoadedModel, requireLoadedModel, sessionOptions, setLoadedModel, valueMeta }
   from './inference_session.mjs';
 import { buildFeeds, encodeTensor } from './feeds.mjs';
-import { privateProfileDir, profileFileIn, readOrtProfile } from './ort_profile.mjs';
+import { privateProfileDir, profiledReply } from './ort_profile.mjs';
 import { procStatus } from './proc_memory.mjs';
-import { webOptionsFor, webTiming } from './web_build.mjs';
+import { executedGraphOf, webOptionsFor, webTiming } from './web_build.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ortDist = path.join(here, 'node_modules', 'onnxruntime-web', 'dist');
@@ -319,7 +319,9 @@ async function opLoad(msg) {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
     const parent = p.tmp_dir ?? os.tmpdir();
     if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
-    profiling = { dir: privateProfileDir(parent), graphFile: null, used: false };
+    const dir = privateProfileDir(parent);
+    profiling = { dir, graphFile: optBool(p, 'dump_graph', false) ? path.join(dir, 'optimized.onnx') : null,
+                  used: false };
     sessionOpts = { ...options, enableProfiling: true };
   }
   const memory = { start_bytes: renderer.status()?.rss ?? null };
@@ -332,6 +334,7 @@ async function opLoad(msg) {
     throw e;
   }
   const created = renderer.status();
+  if (profiling?.graphFile) await executedGraphOf(model, options, profiling.graphFile);  // the page writes no files
   memory.after_session_bytes = created?.rss ?? null;
   memory.session_peak_bytes = created?.hwm ?? null;
   memory.peak_reset = reset && renderer.reset();
@@ -386,14 +389,15 @@ async function opRunProfiled(msg) {
   const returnEvents = optBool(msg, 'return_events', false);
   const keep = optBool(msg, 'keep_profile', !returnEvents);
   const own = st.profiling && !st.profiling.used ? st.profiling : null;
-  let dir, key = 'main', createMs = st.loadMs;
+  let dir, graphFile = null, key = 'main', createMs = st.loadMs;
   if (own) {
     own.used = true;
-    dir = own.dir;
+    ({ dir, graphFile } = own);
   } else {
     const parent = msg.tmp_dir ?? os.tmpdir();
     if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
     dir = privateProfileDir(parent);
+    if (optBool(msg, 'dump_graph', false)) graphFile = path.join(dir, 'optimized.onnx');
   }
   let created = false;
   try {
@@ -401,38 +405,16 @@ async function opRunProfiled(msg) {
       key = 'profiled';
       createMs = (await createPageSession(key, st.model, { ...st.options, enableProfiling: true })).create_ms;
       created = true;
+      if (graphFile) await executedGraphOf(st.model, st.options, graphFile);
     }
     const t0 = performance.now();
     const r = await call('runProfiled', { key, timing, iterations: iters }, 'run');
     // Where a profiled message's time goes: a long warm-up of a small model makes a profile of tens of MB.
     log(`profile: ${r.profile.length} chars, endProfiling ${r.end_ms.toFixed(0)} ms in the page, whole call ` +
         `${(performance.now() - t0).toFixed(0)} ms`);
-    const warmIters = r.warm.warmupIterations;
     fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), r.profile);
-    const file = profileFileIn(dir);
-    const events = readOrtProfile(file);
-    const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
-      .map((e) => ({ ts_us: e.ts, dur_us: e.dur })).sort((a, b) => a.ts_us - b.ts_us);
-    if (runs.length !== warmIters + iters) {
-      log(`warning: profile has ${runs.length} model_run events, expected ${warmIters + iters}`);
-    }
-    const res = {
-      profile_dir: keep ? dir : null,
-      profile_file: keep ? file : null,
-      warmup_iterations: warmIters,
-      warmup_ms: r.warm.warmupMs,
-      iterations: iters,
-      session_create_ms: createMs,
-      run_latencies_ms: r.runMs.slice(warmIters),
-      warmup_latencies_ms: r.runMs.slice(0, warmIters),
-      model_runs: runs,
-      measured_from_ts_us: runs.length > warmIters ? runs[warmIters].ts_us : null,
-      event_count: events.length,
-      peak_rss_bytes: renderer.peak(),
-      optimized_model: null,
-    };
-    if (returnEvents) res.events = events;
-    return res;
+    return profiledReply({ dir, keep, warm: r.warm, iters, createMs, runMs: r.runMs, graphFile, returnEvents,
+                           peakRssBytes: renderer.peak() });
   } finally {
     if (created && !crashed) {
       try { await call('release', { key }, 'release'); } catch (e) { log('release failed:', e.message); }

@@ -76,3 +76,34 @@ export function readOrtProfile(file) {
     return events;
   }
 }
+
+// run_profiled's reply, from the profile ORT wrote into `dir` (both hosts): `warm` is the warm-up ({warmupIterations,
+// warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first.
+export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes }) {
+  const file = profileFileIn(dir);
+  const events = readOrtProfile(file);
+  const warmIters = warm.warmupIterations;
+  // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
+  const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
+    .map((e) => ({ ts_us: e.ts, dur_us: e.dur })).sort((a, b) => a.ts_us - b.ts_us);
+  if (runs.length !== warmIters + iters) {
+    log(`warning: profile has ${runs.length} model_run events, expected ${warmIters + iters}`);
+  }
+  const res = {
+    profile_dir: keep ? dir : null,
+    profile_file: keep ? file : null,
+    warmup_iterations: warmIters,
+    warmup_ms: warm.warmupMs,
+    iterations: iters,
+    session_create_ms: createMs,
+    run_latencies_ms: runMs.slice(warmIters),
+    warmup_latencies_ms: runMs.slice(0, warmIters),
+    model_runs: runs,
+    measured_from_ts_us: runs.length > warmIters ? runs[warmIters].ts_us : null,
+    event_count: events.length,
+    peak_rss_bytes: peakRssBytes,
+    optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
+  };
+  if (returnEvents) res.events = events;
+  return res;
+}

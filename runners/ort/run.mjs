@@ -45,7 +45,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
-import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
+import { endProfiling, privateProfileDir, profiledReply, profilingOptions } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
@@ -214,34 +214,9 @@ async function opRunProfiled(msg) {
     };
     // The warm-up's runs are in the profile too: the first warmIters of its model_run events.
     const warm = await warmUp(timing, timedRun);
-    const warmIters = warm.warmupIterations;
     for (let i = 0; i < iters; ++i) await timedRun();
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
-    const file = profileFileIn(dir);
-    const events = readOrtProfile(file);
-    // `model_run` Session events, one per session.run, in time order; the first warmup_iterations are warm-up.
-    const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run')
-      .map((e) => ({ ts_us: e.ts, dur_us: e.dur })).sort((a, b) => a.ts_us - b.ts_us);
-    if (runs.length !== warmIters + iters) {
-      log(`warning: profile has ${runs.length} model_run events, expected ${warmIters + iters}`);
-    }
-    const res = {
-      profile_dir: keep ? dir : null,
-      profile_file: keep ? file : null,
-      warmup_iterations: warmIters,
-      warmup_ms: warm.warmupMs,
-      iterations: iters,
-      session_create_ms: createMs,
-      run_latencies_ms: runMs.slice(warmIters),
-      warmup_latencies_ms: runMs.slice(0, warmIters),
-      model_runs: runs,
-      measured_from_ts_us: runs.length > warmIters ? runs[warmIters].ts_us : null,
-      event_count: events.length,
-      peak_rss_bytes: peakRss(),
-      optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
-    };
-    if (returnEvents) res.events = events;
-    return res;
+    return profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes: peakRss() });
   } finally {
     if (inferenceSession && !own) {
       try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }

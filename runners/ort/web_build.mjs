@@ -37,6 +37,10 @@ export function webOptionsFor(options, module) {
     throw new MessageError('bad_option', 'optimizedModelFilePath: ONNX Runtime Web cannot write files (the ' +
                            'WebAssembly build has no file system); its executed graph is not available');
   }
+  // Left out as the native build leaves them out (onnxruntime-node 1.30's Linux binding has no freeDimensionOverrides:
+  // it ignores them): the inputs' shapes come with the feeds either way, and the two builds then optimise one graph,
+  // so the native build's graph is the one the web build runs (executedGraphOf).
+  delete o.freeDimensionOverrides;
   const threads = o.intraOpNumThreads;
   delete o.intraOpNumThreads;
   let setThreads;

@@ -108,15 +108,19 @@ class OrtBackend : public Backend {
                                                                     // missing
     ort_version_ = probe.onnxruntime_version();
     node_version_ = probe.node_version();
+    browser_version_ = probe.browser_version();
   }
 
   BackendInfo info() const override {
     BackendInfo b;
     b.name = b.label = web() ? "ortweb" : "onnxruntime";
     b.version = ort_version_;
-    b.runtime = web() ? "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) on node " + node_version_ +
-                            " (runners/ort/run.mjs --build web)"
-                      : "onnxruntime-node " + ort_version_ + " on node " + node_version_ + " (runners/ort/run.mjs)";
+    b.runtime = !web()                   ? "onnxruntime-node " + ort_version_ + " on node " + node_version_ +
+                                               " (runners/ort/run.mjs)"
+                : base_.host == "chromium" ? "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) in Chromium " +
+                                                 browser_version_ + " (runners/ort/run.mjs --build web --host chromium)"
+                                           : "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) on node " +
+                                                 node_version_ + " (runners/ort/run.mjs --build web)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
     for (const auto& [k, v] : options.items()) b.options[k] = flat(v);
     if (base_.mallocMmapThreshold) b.options["mallocMmapThreshold"] = std::to_string(*base_.mallocMmapThreshold);
@@ -182,6 +186,7 @@ class OrtBackend : public Backend {
         if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
         out.settings = effective_settings(opts, base_, read_back(threads, calibrated), choices);
         if (web_graph) out.settings.push_back(*web_graph);
+        if (web()) out.settings.push_back(web_host_setting(calibrated));
         if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
         return out;
       }
@@ -210,6 +215,7 @@ class OrtBackend : public Backend {
     if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
     if (web_graph) out.settings.push_back(*web_graph);
+    if (web()) out.settings.push_back(web_host_setting(measured_load));
     if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (realtime_refused)
@@ -235,7 +241,7 @@ class OrtBackend : public Backend {
   }
   OrtSessionOptions base_;
   CpuBudget budget_ = cpu_budget();  // the runners inherit rooflens' affinity mask
-  std::string ort_version_, node_version_;
+  std::string ort_version_, node_version_, browser_version_;
   std::atomic<pid_t> pid_{0};
   std::unique_ptr<DecoderGeneration> generation_;  // shares pid_, so abort() ends its runner too
   std::unique_ptr<Serving> serving_;
@@ -250,6 +256,7 @@ std::unique_ptr<Backend> make_ort_backend(const BackendSpec& spec) {
 std::unique_ptr<Backend> make_ortweb_backend(const BackendSpec& spec) {
   BackendSpec native = spec;
   native.options.clear();
+  OrtSessionOptions web;  // what only the web build has: its host
   for (const auto& [k, v] : spec.options) {
     if (k == "simd") {
       if (v != "true" && v != "1")
@@ -257,13 +264,30 @@ std::unique_ptr<Backend> make_ortweb_backend(const BackendSpec& spec) {
                          "leave simd out");
       continue;
     }
+    if (k == "host") {
+      if (v != "node" && v != "chromium")
+        throw UsageError("-B ortweb:host=" + v + ": give node (onnxruntime-web's Node entry) or chromium (a headless "
+                         "Chromium page)");
+      web.host = v;
+      continue;
+    }
+    if (k == "isolation") {
+      if (v != "on" && v != "off")
+        throw UsageError("-B ortweb:isolation=" + v + ": give on (the page is served with COOP/COEP: threads) or off");
+      web.isolation = v == "on";
+      continue;
+    }
     if (k == "mallocMmapThreshold")  // glibc's setting: the web build's heap is its WebAssembly module's own
       throw UsageError("-B ortweb:mallocMmapThreshold: ONNX Runtime Web allocates inside its WebAssembly memory, "
                        "where glibc's mmap threshold does not reach; leave it out");
     native.options.emplace_back(k == "numThreads" ? "intraOpNumThreads" : k, v);
   }
+  if (!web.isolation && web.host != "chromium")
+    throw UsageError("-B ortweb:isolation=off: cross-origin isolation is a page's; add host=chromium");
   OrtSessionOptions o = session_options(native);
   o.build = "web";
+  o.host = web.host;
+  o.isolation = web.isolation;
   return std::make_unique<OrtBackend>(std::move(o));
 }
 

@@ -134,6 +134,11 @@ RunnerConfig with_process_options(RunnerConfig config, const OrtSessionOptions& 
   if (o.build == "web") {
     config.command.insert(config.command.end(), {"--build", "web"});
     config.name = "ONNX Runtime Web runner";
+    if (o.host == "chromium") {
+      config.command.insert(config.command.end(), {"--host", "chromium"});
+      if (!o.isolation) config.command.insert(config.command.end(), {"--isolation", "off"});
+      config.name = "ONNX Runtime Web runner (Chromium)";
+    }
   }
   return config;
 }
@@ -237,6 +242,7 @@ std::string OrtRunner::onnxruntime_version() const {
   const bool web = field<std::string>(hello(), "build", "node") == "web";
   return field<std::string>(hello(), web ? "onnxruntime_web" : "onnxruntime_node", "");
 }
+std::string OrtRunner::browser_version() const { return field<std::string>(hello(), "browser", ""); }
 std::string OrtRunner::node_version() const { return field<std::string>(hello(), "node", ""); }
 
 std::string OrtRunner::subject() const { return model_.empty() ? std::string("ONNX Runtime runner") : model_.string(); }
@@ -318,6 +324,10 @@ LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& optio
   if (const json w = r.value("wasm", json()); w.is_object()) {
     out.wasm_threads = field<int64_t>(w, "threads", 1);
     out.wasm_shared_memory = field<bool>(w, "shared_memory", false);
+    if (w.contains("cross_origin_isolated") && w["cross_origin_isolated"].is_boolean())
+      out.wasm_cross_origin_isolated = w["cross_origin_isolated"].get<bool>();
+    out.wasm_host = field<std::string>(w, "host", "node");
+    out.browser = field<std::string>(w, "browser", "");
   }
   return out;
 }

@@ -69,6 +69,11 @@ struct OrtSessionOptions {
   // Not an option of ORT's either: the build of ONNX Runtime the runner loads — "node" (onnxruntime-node, native) or
   // "web" (onnxruntime-web, WebAssembly: `-B ortweb`, the runner started with `--build web`).
   std::string build = "node";
+  // The web build's host (`-B ortweb:host=chromium`): "node" (its Node entry) or "chromium" (a headless Chromium page,
+  // runners/ort/chromium_host.mjs), and whether that page is cross-origin isolated (`isolation=off`: no
+  // SharedArrayBuffer, so one thread).
+  std::string host = "node";
+  bool isolation = true;
 
   nlohmann::ordered_json to_json() const;
   // Sets one option from text, as `-B onnxruntime:key=value` gives it. Keys are the member names; `extra`
@@ -126,6 +131,8 @@ struct LoadResult {
   // (the build lowers the threads to 1 where WebAssembly threads cannot run).
   std::optional<int64_t> wasm_threads;
   std::optional<bool> wasm_shared_memory;
+  std::optional<bool> wasm_cross_origin_isolated;  // the Chromium host's page (absent in Node)
+  std::string wasm_host, browser;                  // "node" | "chromium"; Chromium's version
 };
 
 // What `load` does besides creating the inference session.
@@ -249,7 +256,8 @@ class OrtRunner {
  public:
   explicit OrtRunner(RunnerConfig config = runner_config());  // starts the runner (throws UserError if it cannot)
 
-  std::string onnxruntime_version() const;       // e.g. "1.30.0" (of the build the runner loaded)
+  std::string onnxruntime_version() const;
+  std::string browser_version() const;            // the Chromium host's browser ("" in Node)       // e.g. "1.30.0" (of the build the runner loaded)
   std::string node_version() const;
   const nlohmann::json& hello() const { return process_.hello(); }
 

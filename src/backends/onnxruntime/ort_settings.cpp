@@ -67,10 +67,28 @@ RunSetting web_threads_setting(RunSetting asked, int64_t ran, bool shared_memory
     return asked;
   }
   asked.note = "asked " + asked.value + "; ONNX Runtime Web ran " + std::to_string(ran) +
-               (shared_memory ? "" : " (no SharedArrayBuffer: WebAssembly threads cannot run)");
+               (shared_memory ? "" : " (no SharedArrayBuffer: WebAssembly threads cannot run; a page needs cross-origin "
+                                     "isolation)");
   asked.value = std::to_string(ran);
   asked.source = SettingSource::observed;
   return asked;
+}
+
+RunSetting web_host_setting(const LoadResult& load) {
+  RunSetting s;
+  s.name = "host";
+  s.source = SettingSource::observed;
+  if (load.wasm_host != "chromium") {
+    s.value = "node";
+    s.note = "onnxruntime-web's Node entry, in the runner's own process";
+    return s;
+  }
+  const bool isolated = load.wasm_cross_origin_isolated.value_or(false);
+  s.value = "chromium " + load.browser + (isolated ? ", cross-origin isolated" : ", not cross-origin isolated");
+  s.note = isolated ? "headless; the page was served with COOP/COEP, so it has SharedArrayBuffer and WebAssembly threads"
+                    : "headless; the page was served without COOP/COEP (isolation=off): no SharedArrayBuffer, so "
+                      "WebAssembly runs one thread";
+  return s;
 }
 
 namespace {

@@ -22,6 +22,10 @@ RunSetting ort_threads(int64_t requested, const OrtSessionOptions& user, const C
 // back at load: `ran`; it lowers the threads to 1 without SharedArrayBuffer) — then that count, observed, with why.
 RunSetting web_threads_setting(RunSetting asked, int64_t ran, bool shared_memory);
 
+// Where ONNX Runtime Web ran, as its runner read it back at load: Node, or a Chromium page and whether that page was
+// cross-origin isolated (the COOP/COEP headers that give it SharedArrayBuffer, hence threads).
+RunSetting web_host_setting(const LoadResult& load);
+
 // The options rooflens itself added to an inference session, by ORT key (e.g. "session.intra_op.allow_spinning"), with
 // why.
 using RooflensChoices = std::map<std::string, std::string>;
