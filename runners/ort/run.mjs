@@ -182,7 +182,9 @@ async function opRunTimed(msg) {
 
 async function opRunProfiled(msg) {
   const st = requireLoadedModel(msg.op);
-  const timing = loopTiming(msg);
+  // The profiled runs come after warmup_iterations runs (docs/runner-protocol.md); the web build's also after its
+  // tier-up (loopTiming).
+  const timing = build === 'web' ? loopTiming(msg) : { ...timingOf(msg), warmupMs: 0 };
   const feeds = buildFeeds(msg);
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
