@@ -26,7 +26,8 @@ import { optBool, timingOf } from './fields.mjs';
 import { loadedModel, releaseLoadedModel, requireLoadedModel, sessionOptions, setLoadedModel, valueMeta }
   from './inference_session.mjs';
 import { buildFeeds, encodeTensor } from './feeds.mjs';
-import { privateProfileDir, profiledReply } from './ort_profile.mjs';
+import { profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
+import { timedReply } from './timed_loop.mjs';
 import { procStatus } from './proc_memory.mjs';
 import { executedGraphOf, webOptionsFor, webTiming } from './web_build.mjs';
 
@@ -313,17 +314,7 @@ async function opLoad(msg) {
   const h = await startHost();
   if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
-  let profiling = null, sessionOpts = options;
-  if (msg.profile !== undefined) {
-    const p = msg.profile;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
-    const parent = p.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
-    const dir = privateProfileDir(parent);
-    profiling = { dir, graphFile: optBool(p, 'dump_graph', false) ? path.join(dir, 'optimized.onnx') : null,
-                  used: false };
-    sessionOpts = { ...options, enableProfiling: true };
-  }
+  const { profiling, sessionOpts } = profilingOf(msg, options);  // the page writes no files: no graph option
   const memory = { start_bytes: renderer.status()?.rss ?? null };
   const reset = renderer.reset();
   let r;
@@ -364,18 +355,7 @@ async function opRunTimed(msg) {
   const { loop } = await call('runTimed', { key: st.inferenceSession.key, timing }, 'run');
   memory.run_peak_bytes = renderer.status()?.hwm ?? null;
   Object.assign(memory, renderer.label());
-  return {
-    iterations: loop.latenciesMs.length,
-    latencies_ms: loop.latenciesMs,
-    wall_s: loop.wallS,
-    warmup_iterations: loop.warmupIterations,
-    warmup_ms: loop.warmupMs,
-    stop_reason: loop.stopReason,
-    median_ci_ms: timing.adaptive ? (loop.medianCi ? [loop.medianCi.low, loop.medianCi.high] : null) : undefined,
-    peak_rss_bytes: renderer.peak(),
-    rss_bytes: renderer.status()?.rss ?? null,
-    memory,
-  };
+  return timedReply(loop, timing, { peakRssBytes: renderer.peak(), rssBytes: renderer.status()?.rss ?? null, memory });
 }
 
 // As the Node host's run_profiled (run.mjs): the loaded inference session when `load` made it the profiled one, else
@@ -388,22 +368,13 @@ async function opRunProfiled(msg) {
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
   const keep = optBool(msg, 'keep_profile', !returnEvents);
-  const own = st.profiling && !st.profiling.used ? st.profiling : null;
-  let dir, graphFile = null, key = 'main', createMs = st.loadMs;
-  if (own) {
-    own.used = true;
-    ({ dir, graphFile } = own);
-  } else {
-    const parent = msg.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
-    dir = privateProfileDir(parent);
-    if (optBool(msg, 'dump_graph', false)) graphFile = path.join(dir, 'optimized.onnx');
-  }
+  const { own, dir, graphFile, options } = profiledSessionPlace(msg, st);
+  let key = 'main', createMs = st.loadMs;
   let created = false;
   try {
     if (!own) {
       key = 'profiled';
-      createMs = (await createPageSession(key, st.model, { ...st.options, enableProfiling: true })).create_ms;
+      createMs = (await createPageSession(key, st.model, options)).create_ms;
       created = true;
       if (graphFile) await executedGraphOf(st.model, st.options, graphFile);
     }

@@ -3,7 +3,9 @@
 // profiled inference session (serve.mjs) all go through here.
 import fs from 'node:fs';
 import path from 'node:path';
-import { MessageError, log } from './errors.mjs';
+import os from 'node:os';
+import { MessageError, badMessage, log } from './errors.mjs';
+import { optBool } from './fields.mjs';
 import { build } from './ort.mjs';
 import { endWebProfiling } from './web_build.mjs';
 
@@ -28,6 +30,36 @@ export function profilingOptions(sessionOptions, dir, dumpGraph) {
   if (graphFile && build !== 'web') options.optimizedModelFilePath = graphFile;
   else delete options.optimizedModelFilePath;
   return { options, graphFile };
+}
+
+// A load message's `profile` ({tmp_dir, dump_graph}): the inference session is then the profiled one, in a private
+// directory, with the graph it executes dumped when asked. Returns {profiling: {dir, graphFile, used} or null,
+// sessionOpts: the options to create it with}.
+export function profilingOf(msg, options) {
+  if (msg.profile === undefined) return { profiling: null, sessionOpts: options };
+  const p = msg.profile;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
+  const parent = p.tmp_dir ?? os.tmpdir();
+  if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
+  const dir = privateProfileDir(parent);
+  const po = profilingOptions(options, dir, optBool(p, 'dump_graph', false));
+  return { profiling: { dir, graphFile: po.graphFile, used: false }, sessionOpts: po.options };
+}
+
+// Where run_profiled profiles: the loaded inference session when `load` made it the profiled one (once: ORT writes one
+// profile per inference session), else a second one of the loaded model's options, to be created with `options` in
+// a private directory under the message's tmp_dir. Returns {own, dir, graphFile, options}.
+export function profiledSessionPlace(msg, st) {
+  const own = st.profiling && !st.profiling.used ? st.profiling : null;
+  if (own) {
+    own.used = true;
+    return { own, dir: own.dir, graphFile: own.graphFile, options: null };
+  }
+  const parent = msg.tmp_dir ?? os.tmpdir();
+  if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
+  const dir = privateProfileDir(parent);
+  const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
+  return { own: null, dir, graphFile, options };
 }
 
 // Ends a profiled inference session's profiling: its profile is in `dir` afterwards, whichever build wrote it.

@@ -42,10 +42,10 @@ import {
   valueMeta,
 } from './inference_session.mjs';
 import { buildFeeds, encodeTensor } from './feeds.mjs';
-import { runTimedLoop, warmUp } from './timed_loop.mjs';
+import { runTimedLoop, timedReply, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
-import { endProfiling, privateProfileDir, profiledReply, profilingOptions } from './ort_profile.mjs';
+import { endProfiling, profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
@@ -92,18 +92,8 @@ async function opLoad(msg) {
   if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
   // `profile`: the inference session is the profiled one (run_profiled then runs it instead of creating a second
-  // inference session), in a private directory, with the graph it executes dumped when asked.
-  let profiling = null, sessionOpts = options;
-  if (msg.profile !== undefined) {
-    const p = msg.profile;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badMessage("'profile' must be an object");
-    const parent = p.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
-    const dir = privateProfileDir(parent);
-    const po = profilingOptions(options, dir, optBool(p, 'dump_graph', false));
-    profiling = { dir, graphFile: po.graphFile, used: false };
-    sessionOpts = po.options;
-  }
+  // inference session).
+  const { profiling, sessionOpts } = profilingOf(msg, options);
   // The runtime's calibration constants (its baseline and its cost per node), from a process of their own and cached:
   // nothing of this process goes into them.
   const memory = { start_bytes: procStatus().rss };
@@ -166,18 +156,7 @@ async function opRunTimed(msg) {
   }
   const loop = await runTimedLoop(timing, () => runOnce(st.inferenceSession, feeds));
   memory.run_peak_bytes = procStatus().hwm;
-  return {
-    iterations: loop.latenciesMs.length,
-    latencies_ms: loop.latenciesMs,
-    wall_s: loop.wallS,
-    warmup_iterations: loop.warmupIterations,
-    warmup_ms: loop.warmupMs,
-    stop_reason: loop.stopReason,
-    median_ci_ms: timing.adaptive ? (loop.medianCi ? [loop.medianCi.low, loop.medianCi.high] : null) : undefined,
-    peak_rss_bytes: peakRss(),
-    rss_bytes: process.memoryUsage().rss,
-    memory,
-  };
+  return timedReply(loop, timing, { peakRssBytes: peakRss(), rssBytes: process.memoryUsage().rss, memory });
 }
 
 async function opRunProfiled(msg) {
@@ -189,19 +168,7 @@ async function opRunProfiled(msg) {
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
   const keep = optBool(msg, 'keep_profile', !returnEvents);
-  // An inference session loaded with `profile` is the profiled inference session, once (ORT writes one profile per
-  // inference session); otherwise a second inference session of the loaded model's options, created here.
-  const own = st.profiling && !st.profiling.used ? st.profiling : null;
-  let dir, options, graphFile;
-  if (own) {
-    own.used = true;
-    ({ dir, graphFile } = own);
-  } else {
-    const parent = msg.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
-    dir = privateProfileDir(parent);
-    ({ options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false)));
-  }
+  const { own, dir, graphFile, options } = profiledSessionPlace(msg, st);
   let inferenceSession = null;
   try {
     const t0 = nowNs();

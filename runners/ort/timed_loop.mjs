@@ -74,3 +74,19 @@ function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)];
 }
+
+// run_timed's reply for a loop of runTimedLoop's (both hosts): the process's memory figures are the caller's.
+export function timedReply(loop, timing, { peakRssBytes, rssBytes, memory }) {
+  return {
+    iterations: loop.latenciesMs.length,
+    latencies_ms: loop.latenciesMs,
+    wall_s: loop.wallS,
+    warmup_iterations: loop.warmupIterations,
+    warmup_ms: loop.warmupMs,
+    stop_reason: loop.stopReason,
+    median_ci_ms: timing.adaptive ? (loop.medianCi ? [loop.medianCi.low, loop.medianCi.high] : null) : undefined,
+    peak_rss_bytes: peakRssBytes,
+    rss_bytes: rssBytes,
+    memory,
+  };
+}
