@@ -75,7 +75,8 @@ std::vector<SetupItem> runtime_items() {
 
 std::vector<SetupItem> environment_items() {
   return {roofs_item(), database_item(),
-          program_item("chromium (browser tests, make screenshots)", "/usr/bin/chromium", "make deps installs it"),
+          program_item("chromium (-B ortweb:host=chromium, browser tests, make screenshots)", "/usr/bin/chromium",
+                       "apt-get install chromium; make deps installs it"),
           program_item("likwid-bench (make bench's roof check)", "/usr/bin/likwid-bench", "make deps installs it")};
 }
 

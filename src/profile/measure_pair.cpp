@@ -10,7 +10,9 @@ MeasuredPair measure_pair(const ProfileOptions& ob, const ProfileOptions& on, Ba
                           Backend& head_backend, const ProfileHooks& hooks) {
   TurnProgress progress(hooks.progress);
   const ProfileHooks hb = progress.hooks("BASE", hooks.interrupted), hn = progress.hooks("NEW", hooks.interrupted);
-  ProfileDriver base(ob, {&base_backend}, nullptr, hb), head(on, {&head_backend}, nullptr, hn);
+  // The drivers keep references to their backend lists: the lists outlive them.
+  const std::vector<Backend*> base_backends{&base_backend}, head_backends{&head_backend};
+  ProfileDriver base(ob, base_backends, nullptr, hb), head(on, head_backends, nullptr, hn);
   take_turns(base, head);
   progress.finish();
   return MeasuredPair{std::move(base.report()), std::move(head.report())};
