@@ -53,6 +53,12 @@ export function medianCi(samples, confidence) {
   const k = Math.ceil(1 + (n + z * Math.sqrt(n)) / 2);
   if (j < 1 || k > n) return null;
   const s = Float64Array.from(samples).sort();
-  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-  return { median, low: s[j - 1], high: s[k - 1] };
+  return { median: median(s), low: s[j - 1], high: s[k - 1] };
+}
+
+// The median of numbers (the mean of the two middle ones for an even count).
+export function median(xs) {
+  const s = Float64Array.from(xs).sort();
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 }

@@ -6,7 +6,7 @@
 // durations on a fake clock in, stop reason, samples and interval out), run through both by
 // tests/runners/timed_loop_spec.test.mjs and tests/unit/test_timed_loop_spec.cpp.
 import { nowNs, nsToMs } from './clock.mjs';
-import { medianCi } from './stats.mjs';
+import { median, medianCi } from './stats.mjs';
 
 // `timing` is fields.mjs's timingOf(msg); `warmOnce` runs one warm-up iteration (by default `once`); `clock` reads
 // now in integer nanoseconds (a BigInt; by default the runner's monotonic clock; the specification's test gives a
@@ -68,11 +68,6 @@ export async function warmUp(timing, warmOnce, clock = nowNs) {
     if (elapsed() > timing.maxDurationMs) break;
   }
   return { warmupIterations: ms.length, warmupMs: elapsed() };
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)];
 }
 
 // run_timed's reply for a loop of runTimedLoop's (both hosts): the process's memory figures are the caller's.

@@ -8,6 +8,7 @@
 // Pure ES module (no node: imports): the host gives it a pool of workers that run workerTask(), and the cache sizes it
 // knows. wasm_roofs_node.mjs is Node's host (worker_threads, /sys); a browser page can be another.
 import { ModuleBuilder, op, f32, i32, v128 } from './wasm_encode.mjs';
+import { median } from './stats.mjs';
 
 // Independent accumulators of the compute kernels. Each step is f32x4.mul then f32x4.add (WebAssembly's base SIMD has
 // no fused multiply-add), so a chain's step takes a multiply's plus an add's latency (3 + 3 cycles on Zen 3) and two
@@ -244,12 +245,6 @@ export function workerTask(task) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // The host's side.
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
-};
 
 // Whether this engine takes relaxed SIMD without flags (the relaxed roof is measured only then).
 export function relaxedSimdSupported() {
