@@ -89,6 +89,18 @@ inline void matmul_chain_model(const std::string& path, int layers) {
   save(m, path);
 }
 
+// y = relu(relu(... x)) on one float, `kernels` times: kernels that do next to nothing, so a profiled run of it is
+// what a runtime (and its profiler) spends around each kernel.
+inline void tiny_kernel_chain_model(const std::string& path, int kernels) {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "r0", {1});
+  add_value(g->mutable_output(), "r" + std::to_string(kernels), {1});
+  for (int i = 1; i <= kernels; ++i)
+    add_node(g, "Relu", {"r" + std::to_string(i - 1)}, {"r" + std::to_string(i)}, "relu" + std::to_string(i));
+  save(m, path);
+}
+
 // A scalar initializer of any element type from its raw bytes.
 inline void add_scalar_initializer(onnx::GraphProto* g, const std::string& name, int elem, const std::string& raw) {
   auto* t = g->add_initializer();
