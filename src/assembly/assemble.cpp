@@ -90,6 +90,22 @@ void add_memory(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx,
   r.memory = run_memory(in);
 }
 
+// The roofs a run's layers are placed against: an engine's own, with the machine's as the CPU's ceiling, when the run
+// names an engine `hw` has roofs of; else `hw` itself.
+struct RunRoofs {
+  const HardwareInfo* native = nullptr;
+  std::optional<HardwareInfo> engine;  // engine_hardware(*native, its EngineRoofs)
+  const HardwareInfo* placed() const { return engine ? &*engine : native; }
+  const HardwareInfo* cpu() const { return engine ? native : nullptr; }
+};
+
+RunRoofs run_roofs(const HardwareInfo* hw, const std::string& engine) {
+  RunRoofs r{hw, std::nullopt};
+  if (!hw || engine.empty()) return r;
+  if (const EngineRoofs* e = find_engine_roofs(*hw, engine)) r.engine = engine_hardware(*hw, *e);
+  return r;
+}
+
 // Layers, coverage and their warnings from the profiled part of the measurement.
 void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx) {
   r.profiled_latency_ms = summarize(m.profiled_latencies_ms);
@@ -115,7 +131,13 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
   in.analysis = analysis;
   in.executed = m.executed_graph ? &*m.executed_graph : nullptr;
   in.rules = ctx.rules;
-  in.hw = ctx.hw;
+  const RunRoofs roofs = run_roofs(ctx.hw, m.roofs_engine);
+  in.hw = roofs.placed();
+  in.cpu = roofs.cpu();
+  if (roofs.engine) r.roofs_engine = m.roofs_engine;
+  else if (ctx.hw && !m.roofs_engine.empty())
+    r.warnings.push_back("no roofs of " + m.roofs_engine + " were measured: its layers are held against the machine's "
+                         "native roofs, which it cannot reach (measure them with `rooflens hw --wasm`)");
   in.threads = r.threads;
   in.kernel_time_step_ms = m.kernel_time_step_ms;
   LayerBuild lb = build_layers(m.kernels, in);
@@ -151,11 +173,13 @@ void add_layers(ProfileRun& r, const Measurement& m, const AssemblyContext& ctx)
 
 void place_run_again(ProfileRun& run, const HardwareInfo* before, const HardwareInfo& after, double step_ms) {
   std::vector<Layer> copy = run.layers;
-  const std::vector<std::string> old = place_layers(copy, before, run.threads, step_ms);
+  const RunRoofs was = run_roofs(before, run.roofs_engine), now = run_roofs(&after, run.roofs_engine);
+  const std::vector<std::string> old = place_layers(copy, was.placed(), run.threads, step_ms, was.cpu());
   run.warnings.erase(std::remove_if(run.warnings.begin(), run.warnings.end(),
                                     [&](const std::string& w) { return std::find(old.begin(), old.end(), w) != old.end(); }),
                      run.warnings.end());
-  for (auto& w : place_layers(run.layers, &after, run.threads, step_ms)) run.warnings.push_back(std::move(w));
+  for (auto& w : place_layers(run.layers, now.placed(), run.threads, step_ms, now.cpu()))
+    run.warnings.push_back(std::move(w));
 }
 
 ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyContext& ctx) {

@@ -338,10 +338,11 @@ bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
 }  // namespace
 
 std::vector<std::string> place_layers(std::vector<Layer>& layers, const HardwareInfo* hw, int64_t threads,
-                                      double step_ms) {
+                                      double step_ms, const HardwareInfo* cpu) {
   std::vector<std::string> warnings;
   LayerSources in;
   in.hw = hw;
+  in.cpu = cpu;
   in.threads = threads;
   in.kernel_time_step_ms = step_ms;
   double total_ms = 0;
@@ -351,6 +352,8 @@ std::vector<std::string> place_layers(std::vector<Layer>& layers, const Hardware
   std::set<std::string> unroofed;  // dtypes computed in that the roofs have no ceiling for (held against fp32)
   for (auto& l : layers) {
     l.attribution_error.clear();  // placed again against raised roofs: nothing of the last placement stays
+    l.cpu_efficiency.reset();
+    l.cpu_roof.clear();
     l.share = total_ms > 0 ? l.time_ms / total_ms : 0;
     double s = l.time_ms / 1000.0;
     const uint64_t work = l.placed_flops();
@@ -360,6 +363,14 @@ std::vector<std::string> place_layers(std::vector<Layer>& layers, const Hardware
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
     errors += place_levels(l, in, work, s);
+    if (in.cpu && s > 0) {
+      const RoofPlacement c =
+          place_on_roofline(*in.cpu, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
+      if (!c.bound.empty()) {
+        l.cpu_efficiency = c.efficiency;
+        l.cpu_roof = c.roof;
+      }
+    }
     if (in.hw) {
       RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
       l.bound = r.bound;
@@ -391,7 +402,8 @@ std::vector<std::string> place_layers(std::vector<Layer>& layers, const Hardware
 namespace {
 
 void place(std::vector<Layer>& layers, const LayerSources& in, std::vector<std::string>& warnings) {
-  for (auto& w : place_layers(layers, in.hw, in.threads, in.kernel_time_step_ms)) warnings.push_back(std::move(w));
+  for (auto& w : place_layers(layers, in.hw, in.threads, in.kernel_time_step_ms, in.cpu))
+    warnings.push_back(std::move(w));
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ struct LayerSources {
   const GraphView* executed = nullptr;  // the graph the kernels are nodes of; null: kernels matched by name only
   const MappingRules* rules = nullptr;  // the source's; null: plain_mapping_rules()
   const HardwareInfo* hw = nullptr;     // null: no roofline
+  const HardwareInfo* cpu = nullptr;    // the machine's native roofs when `hw` is an engine's (engine_hardware): each
+                                        // layer's cpu_efficiency; null: none
   int64_t threads = 0;                  // picks the roofs measured at (nearly) this thread count
   double kernel_time_step_ms = 0;       // Measurement::kernel_time_step_ms (the roof check allows for it)
 };
@@ -40,8 +42,9 @@ inline constexpr double kRoofTolerance = 0.10;
 LayerBuild build_layers(const std::vector<KernelRecord>& kernels, const LayerSources& in);
 
 // The placement alone, as build_layers ends with it: each layer's share, rate, bound, roof, efficiency and
-// attribution error against `hw` (null: no roofline) at `threads`, all redone; returns the warnings it gives.
+// attribution error against `hw` (null: no roofline) at `threads`, all redone, and with `cpu` (the machine's native
+// roofs when `hw` is an engine's) its cpu_efficiency; returns the warnings it gives.
 std::vector<std::string> place_layers(std::vector<Layer>& layers, const HardwareInfo* hw, int64_t threads,
-                                      double step_ms);
+                                      double step_ms, const HardwareInfo* cpu = nullptr);
 
 }  // namespace rooflens

@@ -17,6 +17,7 @@
 
 #include "core/errors.h"
 #include "core/measurement.h"
+#include "core/report_hardware.h"
 #include "core/report_run.h"
 #include "core/run_key.h"
 #include "core/tensor_value.h"
@@ -163,6 +164,13 @@ class Backend {
   // Instances for `rooflens capacity` (backends/serving.h); nullptr when the backend cannot serve that way (then
   // `rooflens capacity` refuses it with one line).
   virtual Serving* serving() { return nullptr; }
+  // The roofs of the engine this backend's kernels run in when it is not the machine's native code
+  // (Measurement::roofs_engine: WebAssembly), measured now by that engine's own kernels in a process of their own
+  // (quick: fewer points, as hw --quick). nullopt: the backend runs native code. Throws BackendError.
+  virtual std::optional<EngineRoofs> measure_engine_roofs(bool quick) {
+    (void)quick;
+    return std::nullopt;
+  }
 };
 
 }  // namespace rooflens

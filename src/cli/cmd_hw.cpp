@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "backends/registry/registry.h"
 #include "cli/commands.h"
 #include "core/errors.h"
 #include "core/report.h"
@@ -12,6 +13,7 @@
 #include "hw/machine.h"
 #include "hw/measure.h"
 #include "hw/roof_cache.h"
+#include "hw/roof_source.h"
 #include "hw/team.h"
 #include "core/build_info.h"
 
@@ -22,7 +24,21 @@ struct HwArgs {
   bool quick = false, refresh = false, verbose = false;
   std::string json, roofs, without_isa, device;
   std::vector<int> threads;
+  std::vector<std::string> wasm;  // hosts of the web build whose WebAssembly roofs to measure: node, chromium
 };
+
+// The WebAssembly roofs of each host in `hosts` (cached unless `refresh`), measured by the web build's runner.
+void add_wasm_roofs(HardwareInfo& hw, const std::vector<std::string>& hosts, bool quick, bool refresh) {
+  for (const std::string& host : hosts) {
+    std::unique_ptr<Backend> web = make_backend(parse_backend_spec("ortweb:host=" + host));
+    // The engine as the web build's runs name it (Measurement::roofs_engine), so a profile finds these in the cache.
+    const std::string engine = "wasm:" + host;
+    std::optional<EngineRoofs> e = hw::engine_roofs_here(
+        engine, web->info().runtime, [&] { return web->measure_engine_roofs(quick); }, refresh,
+        [](const std::string& s) { std::cerr << "rooflens hw: " << s << "\n"; });
+    if (e) hw.engines.push_back(std::move(*e));
+  }
+}
 
 void write_report(const std::string& path, const HardwareInfo& hw) {
   Report r;
@@ -83,6 +99,7 @@ int run_hw(const HwArgs& a) {
     }
   }
   // With --json - stdout carries the JSON alone, so it stays machine-readable.
+  add_wasm_roofs(hw, a.wasm, a.quick, a.refresh);
   if (a.json != "-") std::cout << hw::render_hardware(hw, a.verbose, provenance);
   if (!a.json.empty()) write_report(a.json, hw);
   return 0;
@@ -117,6 +134,11 @@ void setup_hw(CLI::App& root, Action& action) {
                      ->excludes(refresh)
                      ->excludes(threads)
                      ->excludes(without);
+  cmd->add_option("--wasm", args->wasm,
+                  "Also measure WebAssembly's roofs, which -B ortweb runs meet: in node, chromium or both "
+                  "(comma-separated), by the web build's runner")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"node", "chromium"}));
   cmd->add_option("--roofs", args->roofs, "Show user-supplied ceilings from FILE (same JSON; \"source\": \"datasheet\") instead of measuring")
       ->excludes(device)
       ->excludes(quick)
@@ -130,6 +152,7 @@ void setup_hw(CLI::App& root, Action& action) {
       "unless --refresh.\n"
       "Examples:\n"
       "  rooflens hw --quick\n"
+      "  rooflens hw --wasm node,chromium\n"
       "  rooflens hw --refresh --threads 1,2 --verbose -o roofs.json\n"
       "  rooflens hw --roofs datasheet.json\n"
       "  rooflens hw --device a100 -o a100.json");

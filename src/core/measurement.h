@@ -99,6 +99,8 @@ struct Measurement {
                                               // span its kernel times live in (coverage's denominator)
   std::vector<KernelRecord> kernels;          // in execution order
   std::optional<GraphView> executed_graph;    // the graph the kernels are nodes of, when the runtime shows it
+  std::string roofs_engine;                   // the kernels ran in an engine with roofs of its own (EngineRoofs:
+                                              // "wasm:node", "wasm:chromium"); "": the machine's native roofs
   std::string profile_error;                  // the profiled run failed although the timed run stood: why, in one
                                               // line (kernels are then empty)
   std::vector<std::string> warnings;          // what the source noticed about this measurement (the run shows them)

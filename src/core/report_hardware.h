@@ -57,6 +57,22 @@ struct HwError {
   std::string message;
 };
 
+// The ceilings of an engine that runs on this machine without all of its instructions — WebAssembly (SIMD128, no AVX),
+// in Node or in a browser — measured by that engine's own kernels (runners/ort/wasm_roofs.mjs), levels found on its
+// sweep as on the native one. A layer the engine ran is held against these; the machine's native roofs stay the ceiling
+// the CPU has (Layer::cpu_efficiency).
+struct EngineRoofs {
+  std::string engine;       // which engine, as Measurement::roofs_engine names it: "wasm:node" | "wasm:chromium"
+  std::string runtime;      // what measured them, e.g. "WebAssembly in node 20.20.2 (V8 11.3.244.8-node.38)"
+  std::string measured_at;  // ISO 8601 UTC
+  bool quick = false;
+  std::vector<ComputeRoof> compute;
+  std::vector<MemoryRoof> memory;
+  std::vector<MemoryLevel> levels;
+  std::vector<SweepPoint> sweep;
+  std::vector<std::string> notes;
+};
+
 struct HardwareInfo {
   std::string source = "measured";  // "measured" | "datasheet" | "profile" (the peaks an imported profile's own
                                     // metrics state for the device it ran on)
@@ -71,7 +87,13 @@ struct HardwareInfo {
   std::vector<std::string> notes;
   std::vector<std::string> warnings;  // implausible roofs (hw/plausibility.h); every report shows them
   std::vector<HwError> errors;
+  std::vector<EngineRoofs> engines;   // engines' own roofs (WebAssembly), measured when a run needed them
 };
+
+// The roofs of `engine` in `hw`, or null.
+const EngineRoofs* find_engine_roofs(const HardwareInfo& hw, const std::string& engine);
+// `hw`'s machine with `e`'s ceilings: what a layer the engine ran is placed against.
+HardwareInfo engine_hardware(const HardwareInfo& hw, const EngineRoofs& e);
 
 // The hardware section alone (the `rooflens hw` cache and --roofs files may hold just this object).
 std::string hardware_to_json(const HardwareInfo& h, int indent = 2);

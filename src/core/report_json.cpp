@@ -201,10 +201,13 @@ ROOFLENS_JSON_FIELDS(MemoryLevel, level, threads, first_bytes, last_bytes, repor
 
 ROOFLENS_JSON_FIELDS(HwError, benchmark, message)
 
+ROOFLENS_JSON_FIELDS(EngineRoofs, engine, runtime, measured_at, quick, compute, memory, levels, sweep, notes)
+
 void to_json(json& j, const HardwareInfo& h) {
   j = json{{"source", h.source}, {"cache_key", h.cache_key}, {"measured_at", h.measured_at}, {"quick", h.quick},
             {"machine", h.machine}, {"compute", h.compute}, {"memory", h.memory}, {"levels", h.levels},
             {"sweep", h.sweep}, {"notes", h.notes}, {"warnings", h.warnings}, {"errors", h.errors}};
+  if (!h.engines.empty()) j["engines"] = h.engines;  // added with the WebAssembly roofs: written only when measured
 }
 void from_json(const json& j, HardwareInfo& h) {
   j.at("source").get_to(h.source);
@@ -221,6 +224,7 @@ void from_json(const json& j, HardwareInfo& h) {
   if (j.contains("notes")) j.at("notes").get_to(h.notes);
   if (j.contains("warnings")) j.at("warnings").get_to(h.warnings);
   if (j.contains("errors")) j.at("errors").get_to(h.errors);
+  if (j.contains("engines")) j.at("engines").get_to(h.engines);
 }
 
 // ---- profile ----
@@ -264,6 +268,10 @@ void to_json(json& j, const Layer& l) {
   if (!l.attribution_error.empty()) j["attribution_error"] = l.attribution_error;
   if (l.bytes_written) j["bytes_written"] = l.bytes_written;  // added with the read/write roof, likewise
   if (!l.levels.empty()) j["levels"] = l.levels;  // added with the hierarchical roofline, likewise
+  if (l.cpu_efficiency) {  // added with the WebAssembly roofs, likewise
+    j["cpu_efficiency"] = *l.cpu_efficiency;
+    j["cpu_roof"] = l.cpu_roof;
+  }
 }
 
 void from_json(const json& j, Layer& l) {
@@ -306,6 +314,8 @@ void from_json(const json& j, Layer& l) {
   l.bytes_written = optional_integer(j, "bytes_written", uint64_t{0});
   if (l.bytes_written > l.bytes) throw UserError("layer '" + l.name + "': bytes_written exceeds bytes");
   if (j.contains("levels")) j.at("levels").get_to(l.levels);
+  if (j.contains("cpu_efficiency")) l.cpu_efficiency = j.at("cpu_efficiency").get<double>();
+  l.cpu_roof = j.value("cpu_roof", std::string());
 }
 ROOFLENS_JSON_FIELDS(NodeFate, name, fate)
 ROOFLENS_JSON_FIELDS(PhaseStats, name, ms)
@@ -352,6 +362,7 @@ void to_json(json& j, const ProfileRun& r) {
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
+  if (!r.roofs_engine.empty()) j["roofs_engine"] = r.roofs_engine;
   if (r.between_kernels_ms) j["between_kernels_ms"] = *r.between_kernels_ms;
   if (r.profiled_run_ms) j["profiled_run_ms"] = *r.profiled_run_ms;
   if (!r.phases.empty()) j["phases"] = r.phases;
@@ -386,6 +397,7 @@ void from_json(const json& j, ProfileRun& r) {
   j.at("warnings").get_to(r.warnings);
   j.at("latencies_ms").get_to(r.latencies_ms);
   r.layers_error = j.value("layers_error", std::string());
+  r.roofs_engine = j.value("roofs_engine", std::string());
   if (j.contains("between_kernels_ms")) r.between_kernels_ms = j.at("between_kernels_ms").get<double>();
   if (j.contains("profiled_run_ms")) r.profiled_run_ms = j.at("profiled_run_ms").get<double>();
   if (j.contains("phases")) j.at("phases").get_to(r.phases);

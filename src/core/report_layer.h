@@ -44,6 +44,10 @@ struct Layer {                    // one kernel of the optimized graph the backe
   std::string bound;              // "compute" | "memory" | "" (no roofs)
   double efficiency = 0;          // achieved / attainable at this intensity (0 without roofs)
   std::string roof;               // the ceiling used: "fp32_fma_avx512 x2" or "L2 read x2"
+  // When `roof` is an engine's (WebAssembly, ProfileRun::roofs_engine): the layer against the machine's native roofs,
+  // the ceiling the CPU has ("60% of what WebAssembly allows, 9% of what the CPU allows"). Absent otherwise.
+  std::optional<double> cpu_efficiency;
+  std::string cpu_roof;
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;  // as the backend reported them
   double start_ms = 0;            // offset of the kernel in the first measured profiled iteration (timeline)
   // Added with lint (written only when known, so older reports round-trip unchanged):

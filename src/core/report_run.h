@@ -52,6 +52,8 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   double profiling_overhead = 0;         // profiled mean / plain mean
   double coverage = 0;                   // median over profiled iterations of Σ kernel times / that iteration's run
                                          // (as the runtime timed it); reports before it: Σ layer medians / median run
+  // The engine whose own roofs the layers are placed against (HardwareInfo::engines: "wasm:node"); "" the machine's.
+  std::string roofs_engine;
   std::optional<double> between_kernels_ms;  // median over profiled iterations of run - Σ kernel times: the runtime's
                                          // own time between kernels (the layer tables' last row); absent in older reports
   std::optional<double> profiled_run_ms; // median profiled run as the runtime's own profile timed it (the clock the

@@ -1,5 +1,6 @@
 #include "hw/hw_table.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/text_table.h"
@@ -25,6 +26,45 @@ std::string levels_table(const std::vector<MemoryLevel>& levels) {
     t.rows.push_back({l.level, std::to_string(l.threads), binary_bytes(l.first_bytes), binary_bytes(l.last_bytes),
                       l.reported_bytes ? binary_bytes(l.reported_bytes) : "-"});
   return t.render();
+}
+
+}  // namespace
+
+namespace {
+
+// The machine's best native figure `of` an engine's (same dtype or level, same threads), for the "of the CPU's" column.
+std::string share_of_native(double engine, double native) {
+  return native > 0 ? fixed(100 * engine / native, 0) + "%" : "-";
+}
+
+// An engine's own roofs (WebAssembly), each beside the machine's native figure it stands under.
+std::string engine_tables(const EngineRoofs& e, const HardwareInfo& native) {
+  std::ostringstream out;
+  out << "\n" << e.runtime << " — the roofs of " << e.engine << ", measured " << e.measured_at
+      << (e.quick ? " (quick)" : "") << " by its own kernels\n";
+  TextTable compute{{{"compute peak"}, {"isa"}, {"dtype"}, {"threads", true}, {"GFLOP/s", true}, {"of the CPU's", true}},
+                    {}};
+  for (const ComputeRoof& c : e.compute) {
+    double best = 0;
+    for (const ComputeRoof& n : native.compute)
+      if (n.dtype == c.dtype && n.threads == c.threads) best = std::max(best, n.gflops);
+    compute.rows.push_back(
+        {c.name, c.isa, c.dtype, std::to_string(c.threads), fixed(c.gflops, 1), share_of_native(c.gflops, best)});
+  }
+  if (!compute.rows.empty()) out << compute.render();
+  TextTable memory{{{"memory level"}, {"kernel"}, {"threads", true}, {"GB/s", true}, {"working set", true},
+                    {"of the CPU's", true}},
+                   {}};
+  for (const MemoryRoof& r : e.memory) {
+    double best = 0;
+    for (const MemoryRoof& n : native.memory)
+      if (n.level == r.level && n.threads == r.threads) best = std::max(best, n.gbps);
+    memory.rows.push_back({r.level, r.kernel, std::to_string(r.threads), fixed(r.gbps, 1),
+                           r.working_set_bytes ? binary_bytes(r.working_set_bytes) : "-", share_of_native(r.gbps, best)});
+  }
+  if (!memory.rows.empty()) out << "\n" << memory.render();
+  for (const std::string& n : e.notes) out << "note: " << n << "\n";
+  return out.str();
 }
 
 }  // namespace
@@ -82,6 +122,7 @@ std::string render_hardware(const HardwareInfo& hw, bool verbose, const std::str
     out << "\nsweep\n" << sweep.render();
   }
   for (const HwError& e : hw.errors) out << "error: " << e.benchmark << ": " << e.message << "\n";
+  for (const EngineRoofs& e : hw.engines) out << engine_tables(e, hw);
   return out.str();
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hw/cpu_features.h"
+#include "hw/engine_roofs.h"
 #include "hw/machine.h"
 #include "hw/measure.h"
 #include "hw/raise_roofs.h"
@@ -61,6 +62,31 @@ std::function<std::optional<HardwareInfo>(const HardwareInfo&, const ProfileRun&
     std::optional<HardwareInfo> raised = raise_roofs(have, measure_hardware(opts, ROOFLENS_VERSION));
     if (raised) cache_quietly(*raised);
     return raised;
+  };
+}
+
+std::optional<EngineRoofs> engine_roofs_here(const std::string& engine, const std::string& runtime,
+                                             const std::function<std::optional<EngineRoofs>()>& measure, bool refresh,
+                                             const std::function<void(const std::string&)>& note) {
+  const MachineDesc here = describe_machine(detect_features());
+  const std::string key = engine_cache_key(cache_key(here, ROOFLENS_VERSION), engine, runtime);
+  if (!refresh)
+    if (auto cached = load_cached_engine(cache_dir_from_env(), key)) return cached;
+  if (note) note("measuring the roofs of " + engine + " (its own kernels)…");
+  std::optional<EngineRoofs> e = measure();
+  if (!e) return e;
+  try {
+    store_cached_engine(cache_dir_from_env(), key, here, *e);
+  } catch (const std::exception&) {  // an unwritable cache costs the next run a measurement, not this one
+  }
+  return e;
+}
+
+EngineRoofsHook engine_roofs_source(const RoofSource& r) {
+  if (r.none || !r.file.empty()) return {};
+  return [r](const std::string& engine, const std::string& runtime,
+             const std::function<std::optional<EngineRoofs>()>& measure) {
+    return engine_roofs_here(engine, runtime, measure, false, r.note);
   };
 }
 

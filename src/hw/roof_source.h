@@ -28,4 +28,17 @@ std::optional<HardwareInfo> obtain_roofs(const RoofSource& r);
 // raise_roofs, and the raised roofs cached. Unset for --roofs FILE (the user's figures are theirs) and --no-roofs.
 std::function<std::optional<HardwareInfo>(const HardwareInfo&, const ProfileRun&)> roof_recheck(const RoofSource& r);
 
+// An engine's roofs on this machine as `runtime` runs it (hw/engine_roofs.h's cache key): cached, unless `refresh`, else
+// `measure`d now (told through `note`) and cached.
+std::optional<EngineRoofs> engine_roofs_here(const std::string& engine, const std::string& runtime,
+                                             const std::function<std::optional<EngineRoofs>()>& measure, bool refresh,
+                                             const std::function<void(const std::string&)>& note);
+
+// ProfileHooks::engine_roofs: an engine's roofs (WebAssembly) for a run whose kernels ran in it — cached for this
+// machine, `engine` and `runtime` (the backend's build), else `measure`d now (the backend's own kernels, in a process of
+// their own) and cached. Unset for --roofs FILE (only the engines the file holds) and --no-roofs.
+using EngineRoofsHook = std::function<std::optional<EngineRoofs>(
+    const std::string& engine, const std::string& runtime, const std::function<std::optional<EngineRoofs>()>& measure)>;
+EngineRoofsHook engine_roofs_source(const RoofSource& r);
+
 }  // namespace rooflens::hw

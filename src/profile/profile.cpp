@@ -220,6 +220,8 @@ class GridRun {
     if (measured.threads > 0) key.threads = measured.threads;
     slot.run = rep_.runs.size();
     slot.kernel_time_step_ms = measured.kernel_time_step_ms;
+    add_engine_roofs(backend, measured.roofs_engine);
+    ctx.hw = hw_;
     rep_.runs.push_back(assemble_run(key, measured, ctx));
     recheck_roofs(rep_.runs.back());
     // The report's own analysis is of the model at the same dims: it shows what the run counted (once: the first
@@ -304,12 +306,32 @@ class GridRun {
     }
   }
 
+  // The roofs of the engine a run's kernels ran in, when the report's roofs lack them (ProfileHooks::engine_roofs). A
+  // failed measurement leaves the run on the native roofs, with the reason among the report's warnings.
+  void add_engine_roofs(Backend& backend, const std::string& engine) {
+    if (engine.empty() || !hw_ || find_engine_roofs(*hw_, engine) || !hooks_.engine_roofs) return;
+    std::optional<EngineRoofs> e;
+    try {
+      e = hooks_.engine_roofs(engine, backend.info().runtime, [&backend] { return backend.measure_engine_roofs(true); });
+    } catch (const BackendError& err) {
+      rep_.warnings.push_back("the roofs of " + engine + " could not be measured: " + err.what());
+    }
+    if (!e) return;
+    HardwareInfo with = *hw_;
+    with.engines.push_back(std::move(*e));
+    raised_ = std::move(with);
+    hw_ = &*raised_;
+    rep_.hardware = *raised_;
+  }
+
   // Layers above measured roofs: the ceilings they went above are measured again now (ProfileHooks::recheck_roofs);
   // higher figures become the report's roofs and every run so far is placed against them.
   void recheck_roofs(const ProfileRun& run) {
     const bool above = std::any_of(run.layers.begin(), run.layers.end(),
                                    [](const Layer& l) { return !l.attribution_error.empty(); });
-    if (!above || !hooks_.recheck_roofs || !hw_ || hw_->source != "measured" || !rechecked_.insert(run.threads).second)
+    // An engine's layers went above the engine's roofs: measuring the native ones again would not raise those.
+    if (!above || !hooks_.recheck_roofs || !hw_ || hw_->source != "measured" || !run.roofs_engine.empty() ||
+        !rechecked_.insert(run.threads).second)
       return;
     std::optional<HardwareInfo> raised = hooks_.recheck_roofs(*hw_, run);
     if (!raised) return;
@@ -335,7 +357,8 @@ class GridRun {
 
   const ProfileOptions& o_;
   const std::vector<Backend*>& backends_;
-  const HardwareInfo* hw_;                 // the roofs: the caller's, or raised_ after a recheck raised them
+  const HardwareInfo* hw_;                 // the roofs: the caller's, or raised_ after a recheck raised them or an
+                                           // engine's roofs joined them
   std::optional<HardwareInfo> raised_;
   std::set<int64_t> rechecked_;            // thread counts whose roofs were measured again (once each)
   const ProfileHooks& hooks_;

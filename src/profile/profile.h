@@ -73,6 +73,12 @@ struct ProfileHooks {
   // measured again now, as hw::raise_roofs merges them; nullopt when none came out higher (the attribution errors
   // stand). The raised roofs become the report's, and every run so far is placed against them. Unset: no recheck.
   std::function<std::optional<HardwareInfo>(const HardwareInfo& roofs, const ProfileRun& run)> recheck_roofs;
+  // Called when a run's kernels ran in an engine with roofs of its own (Measurement::roofs_engine: WebAssembly) that
+  // the roofs lack: that engine's roofs for the backend `runtime` names (hw::engine_roofs_source: cached, else
+  // `measure`d by the backend). They join the report's roofs. Unset: such runs meet the machine's native roofs.
+  std::function<std::optional<EngineRoofs>(const std::string& engine, const std::string& runtime,
+                                           const std::function<std::optional<EngineRoofs>()>& measure)>
+      engine_roofs;
 };
 
 // Runs the whole grid on every backend (`backends` match o.backends one to one). `hw` (may be null) gives the roofs.

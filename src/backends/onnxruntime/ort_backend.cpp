@@ -19,9 +19,12 @@
 #include "backends/onnxruntime/ort_inference_session_memory.h"
 #include "backends/onnxruntime/ort_serving.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/onnxruntime/ort_wasm_roofs.h"
 #include "backends/onnxruntime/ort_web_graph.h"
 #include "backends/serving.h"
 #include "core/errors.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
 #include "model/onnx_graph_view.h"
 
 namespace rooflens::ort {
@@ -191,9 +194,7 @@ class OrtBackend : public Backend {
         out.output_copies = 1;  // onnxruntime-node copies every output of session.run into a JavaScript buffer
         if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
         out.settings = effective_settings(opts, base_, read_back(threads, calibrated), choices);
-        if (web_graph) out.settings.push_back(*web_graph);
-        if (web()) out.settings.push_back(web_host_setting(calibrated));
-        if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
+        add_web_facts(out, web_graph, calibrated);
         return out;
       }
       stage = "load";
@@ -220,14 +221,28 @@ class OrtBackend : public Backend {
     // The first run's tensors come from ORT's CPU arena unless it is off (enableCpuMemArena, on by default).
     if (opts.enableCpuMemArena.value_or(true) && !web()) out.arena = ort::cpu_arena_rules();
     out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
-    if (web_graph) out.settings.push_back(*web_graph);
-    if (web()) out.settings.push_back(web_host_setting(measured_load));
-    if (web()) out.memory_not_predicted = kWebMemoryNotPredicted;
+    add_web_facts(out, web_graph, measured_load);
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
     if (realtime_refused)
       out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
                              "runner ran at normal priority, pinned");
     return out;
+  }
+
+  // The web build's WebAssembly roofs, measured by the runner's own WebAssembly kernels in the host the models run in
+  // (Node, or the Chromium page), in a runner of their own.
+  std::optional<EngineRoofs> measure_engine_roofs(bool quick) override {
+    if (!web()) return std::nullopt;
+    try {
+      OrtRunner runner(with_process_options(runner_config(), base_));
+      pid_ = runner.process().pid();
+      const nlohmann::json reply = runner.call({{"op", "wasm_roofs"}, {"quick", quick}}, std::chrono::minutes(10));
+      pid_ = 0;
+      return wasm_roofs_from_reply(reply, wasm_engine(base_.host), hw::describe_machine(hw::detect_features()));
+    } catch (const RunnerError& e) {
+      pid_ = 0;
+      throw backend_error("roofs", e);
+    }
   }
 
   std::unique_ptr<LiveRunner> live_runner() override { return make_ort_live_runner(base_, budget_); }
@@ -239,6 +254,15 @@ class OrtBackend : public Backend {
 
  private:
   bool web() const { return base_.build == "web"; }
+  // What a web run's measurement says of its WebAssembly module: where its executed graph came from, its host, why its
+  // memory is not predicted, and the engine whose roofs its layers meet.
+  void add_web_facts(Measurement& out, const std::optional<RunSetting>& web_graph, const LoadResult& l) const {
+    if (!web()) return;
+    if (web_graph) out.settings.push_back(*web_graph);
+    out.settings.push_back(web_host_setting(l));
+    out.memory_not_predicted = kWebMemoryNotPredicted;
+    out.roofs_engine = wasm_engine(base_.host);
+  }
   // ONNX Runtime Web runs the threads its WebAssembly module has (read back at load), not necessarily those asked.
   int64_t web_threads(int64_t asked, const LoadResult& l) const { return l.wasm_threads ? *l.wasm_threads : asked; }
   static RunSetting read_back(RunSetting asked, const LoadResult& l) {
