@@ -14,6 +14,9 @@
 // - Memory is the renderer's (the page's process, where the WebAssembly memory and its worker threads live), from
 //   /proc/<pid>/status — never this process's numbers, which say nothing about the page.
 // - A page that crashes answers the message it was running with an `ort` error, then the runner exits 71.
+// - `wasm_roofs` is measured in the page, by its Web Workers (wasm_roofs_web.mjs): the roofs of Chromium's V8, which
+//   runs a web app's layers, never Node's (another V8 version). This process gives the page what it cannot read
+//   itself: the CPUs it may use and the cache sizes of /sys.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -30,6 +33,8 @@ import { profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.
 import { timedReply } from './timed_loop.mjs';
 import { procStatus } from './proc_memory.mjs';
 import { executedGraphOf, webOptionsFor, webTiming } from './web_build.mjs';
+import { nodeCpus, sysCaches } from './wasm_roofs_node.mjs';
+import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ortDist = path.join(here, 'node_modules', 'onnxruntime-web', 'dist');
@@ -49,7 +54,8 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 const PAGE = '<!doctype html><meta charset="utf-8"><title>rooflens ORT Web host</title>' +
   '<script type="module" src="/runner/chromium_page.mjs"></script>';
 const FILES = new Map([
-  ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs']
+  ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs', 'wasm_roofs_web.mjs',
+      'wasm_roofs.mjs', 'wasm_encode.mjs']
     .map((f) => [`/runner/${f}`, path.join(here, f)]),
   ...['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']
     .map((f) => [`/ort/${f}`, path.join(ortDist, f)]),
@@ -405,11 +411,52 @@ async function opOutputs(msg) {
   return res;
 }
 
+// The V8 inside this Chromium, as the browser reports it over DevTools (a page cannot read it: its user agent names
+// only the browser); null when the browser does not say.
+async function browserV8(h) {
+  if (h.v8 === undefined) {
+    try {
+      const cdp = await h.browser.newBrowserCDPSession();
+      h.v8 = (await cdp.send('Browser.getVersion')).jsVersion ?? null;
+      await cdp.detach();
+    } catch (e) {
+      log(`chromium host: no V8 version: ${e.message}`);
+      h.v8 = null;
+    }
+  }
+  return h.v8;
+}
+
+// The WebAssembly roofs of the page's engine, measured in the page (chromium_page.mjs's wasmRoofs). One worker per CPU
+// the runner may use: the page's hardwareConcurrency counts the machine's, which is more under a narrowed affinity
+// (taskset, a cgroup's cpuset), where more workers than CPUs would share them and measure less per thread. A page that
+// is not cross-origin isolated runs 1 thread only (no SharedArrayBuffer for the barrier): a larger count is refused
+// rather than answered with no figure.
+async function opWasmRoofs(msg) {
+  const h = await startHost();
+  const page = await call('wasmRoofsPage', {}, 'wasm_roofs');
+  const cpus = Math.min(page.hardware_concurrency, nodeCpus());
+  const options = page.cross_origin_isolated
+    ? wasmRoofsOptions(msg, cpus, "the page's workers: the runner's CPUs")
+    : wasmRoofsOptions(msg, 1, 'the page is not cross-origin isolated (--isolation off): no WebAssembly threads');
+  const res = await call('wasmRoofs', { options, cpus, caches: sysCaches() }, 'wasm_roofs');
+  res.engine = { ...res.engine, host: 'chromium', chromium: h.version, v8: await browserV8(h) };
+  res.notes.push(`measured in the Chromium page (Chromium ${h.version}, V8 ${res.engine.v8 ?? 'unknown'}) by ` +
+                 `${cpus} module Web Worker${cpus > 1 ? 's' : ''}; cache sizes from the runner (Linux's /sys)`);
+  if (page.hardware_concurrency !== nodeCpus()) {
+    res.notes.push(`the page reports ${page.hardware_concurrency} CPUs, the runner may use ${nodeCpus()}: ` +
+                   `${cpus} workers`);
+  }
+  // As the Node host's: the load when the measurement ended says how far to trust the figures.
+  res.load_average = os.loadavg()[0];
+  return res;
+}
+
 // The messages the Chromium host answers itself; run.mjs keeps hello's common fields, unload, sleep and quit, and
 // refuses the rest (generation and serving need the Node host).
 export function makeChromiumOps(hello) {
   return {
     hello: async (msg) => opHello(await hello(msg)),
-    load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
+    load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs, wasm_roofs: opWasmRoofs,
   };
 }

@@ -1,7 +1,8 @@
 // The Chromium host's page side (`run.mjs --build web --host chromium`): this module runs in the headless page that
 // chromium_host.mjs serves, never in Node. It holds the page's inference sessions and runs every timed loop here, on
 // the page's own clock, so no run is timed across the DevTools round trip; the runner's pure modules (timed_loop.mjs,
-// stats.mjs, dtypes.mjs) are served to the page beside it, so both hosts keep one set of loop rules.
+// stats.mjs, dtypes.mjs) are served to the page beside it, so both hosts keep one set of loop rules. The WebAssembly
+// roofs are measured here too, by the page's Web Workers (wasm_roofs_web.mjs), so they are Chromium's V8's.
 // Every call answers a plain object: `{error: {stage, message}}` carries ONNX Runtime's own text back to the runner.
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
@@ -141,6 +142,24 @@ globalThis.rooflensPage = {
     let out;
     try { out = await s.run(feeds); } catch (e) { return fail('run', e); }
     return { outputs: s.outputNames.filter((n) => out[n]).map((n) => encodeTensor(n, out[n], shapesOnly)) };
+  },
+
+  // What the page offers the WebAssembly roofs before they are measured: its CPUs and its isolation.
+  wasmRoofsPage() {
+    return { hardware_concurrency: navigator.hardwareConcurrency,
+             cross_origin_isolated: self.crossOriginIsolated === true };
+  },
+
+  // The WebAssembly roofs measured here, by this page's Web Workers (wasm_roofs_web.mjs, imported only when asked, so
+  // a page that never measures them never loads it). Progress goes to the console, which the runner logs on stderr.
+  async wasmRoofs({ options, cpus, caches }) {
+    try {
+      const { measureWasmRoofsWeb } = await import('./wasm_roofs_web.mjs');
+      const log = (line) => console.log(`wasm_roofs: ${line}`);
+      return await measureWasmRoofsWeb({ ...options, cpus, caches, log });
+    } catch (e) {
+      return fail('wasm_roofs', e);
+    }
   },
 };
 document.documentElement.dataset.ready = '1';

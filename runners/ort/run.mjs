@@ -15,7 +15,8 @@
 //   serve_steps.mjs  serving a decoder step by step (`serve_begin`, `serve_step`, `serve_end`; decoder_io.mjs: the
 //                    decoder's I/O, shared with generate.mjs)
 //   wasm_roofs.mjs   `wasm_roofs` (--build web): WebAssembly's compute and bandwidth roofs, measured by WebAssembly
-//                    kernels (wasm_encode.mjs writes them; wasm_roofs_node.mjs: Node's workers and cache sizes)
+//                    kernels (wasm_encode.mjs writes them; wasm_roofs_node.mjs: Node's workers and cache sizes;
+//                    wasm_roofs_web.mjs: a page's Web Workers; wasm_roofs_message.mjs: the message's fields)
 //   chromium_host.mjs
 //                    `--build web --host chromium`: the model runs in a headless Chromium page (chromium_page.mjs)
 //
@@ -35,7 +36,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { MessageError, badMessage, inputError, ortError, log } from './errors.mjs';
-import { optBool, optInt, optNum, timingOf } from './fields.mjs';
+import { optBool, optNum, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import {
   createInferenceSession, loadedModel, releaseLoadedModel, requireLoadedModel, runOnce, sessionOptions, setLoadedModel,
@@ -50,6 +51,7 @@ import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
 import { makeServeStepOps } from './serve_steps.mjs';
 import { measureWasmRoofsNode, nodeCpus } from './wasm_roofs_node.mjs';
+import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
 import { closeHost, makeChromiumOps } from './chromium_host.mjs';
 
 const PROTOCOL_VERSION = 1;
@@ -212,25 +214,8 @@ async function opOutputs(msg) {
 // --build web: the native build's layers are held against `rooflens hw`'s native roofs.
 async function opWasmRoofs(msg) {
   if (build !== 'web') throw badMessage("'wasm_roofs' needs a runner started with --build web (ONNX Runtime Web)");
-  const cpus = nodeCpus();
-  const options = { quick: optBool(msg, 'quick', false), log };
-  if (msg.threads !== undefined) {
-    const t = msg.threads;
-    if (!Array.isArray(t) || !t.length || !t.every((n) => Number.isInteger(n) && n >= 1 && n <= cpus)) {
-      throw badMessage(`'threads' must be a non-empty list of thread counts in 1..${cpus} (this process's CPUs)`);
-    }
-    options.computeThreads = options.bandwidthThreads = [...new Set(t)].sort((a, b) => a - b);
-  }
-  if (msg.max_bytes !== undefined) options.maxBytes = optInt(msg, 'max_bytes', 0, 64 * 1024);
-  if (msg.kernels !== undefined) {
-    const k = msg.kernels;
-    if (!Array.isArray(k) || !k.every((x) => x === 'read' || x === 'copy')) {
-      throw badMessage("'kernels' must be a list of bandwidth kernels: \"read\", \"copy\"");
-    }
-    options.kernels = k;
-  }
-  if (options.maxBytes > 2 * 1024 ** 3) throw badMessage("'max_bytes' must be at most 2 GiB (a memory holds 4 GiB)");
-  return measureWasmRoofsNode(options);
+  const options = wasmRoofsOptions(msg, nodeCpus(), "this process's CPUs");
+  return measureWasmRoofsNode({ ...options, log });
 }
 
 async function opUnload() {
@@ -254,8 +239,9 @@ const NODE_OPS = {
   hello: opHello, load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs,
   unload: opUnload, sleep: opSleep, wasm_roofs: opWasmRoofs, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
 };
-// The Chromium host answers the measuring messages in its page; generation and serving are the Node host's only, so
-// they are refused by name rather than run in the wrong place.
+// The Chromium host answers the measuring messages in its page (wasm_roofs too: the roofs of the page's engine, never
+// Node's); generation and serving are the Node host's only, so they are refused by name rather than run in the wrong
+// place.
 function chromiumOps() {
   const ops = { ...makeChromiumOps(opHello), unload: opUnload, sleep: opSleep };
   const served = [...Object.keys(ops), 'quit'].join(', ');

@@ -6,7 +6,8 @@
 // <dtype>_<op>_<isa>, bandwidth in GB/s per kernel and working set (all threads' arrays together), levels L1 … DRAM.
 //
 // Pure ES module (no node: imports): the host gives it a pool of workers that run workerTask(), and the cache sizes it
-// knows. wasm_roofs_node.mjs is Node's host (worker_threads, /sys); a browser page can be another.
+// knows. wasm_roofs_node.mjs is Node's host (worker_threads, /sys); wasm_roofs_web.mjs a browser page's (module Web
+// Workers; the Chromium host's page).
 import { ModuleBuilder, op, f32, i32, v128 } from './wasm_encode.mjs';
 import { median } from './stats.mjs';
 

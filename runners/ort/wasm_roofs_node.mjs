@@ -1,5 +1,6 @@
 // Node's host for wasm_roofs.mjs: its workers (worker_threads; this same file is the workers' entry), the CPUs it may
-// use and the cache sizes Linux reports (/sys). A browser page would give measureWasmRoofs Web Workers and no sizes.
+// use and the cache sizes Linux reports (/sys). A browser page's host is wasm_roofs_web.mjs (Web Workers), given the
+// sizes read here by the Chromium host.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
