@@ -103,7 +103,8 @@ export function cachedNativeRoofs(dir = path.join(process.env.XDG_CACHE_HOME || 
       continue;
     }
     const m = j.machine;
-    if (j.source !== 'measured' || !m || m.memory_bytes !== os.totalmem()) continue;
+    // An engine's roofs are kept in files of this form too, with no native compute roofs: not these.
+    if (j.source !== 'measured' || !m || !j.compute?.length || m.memory_bytes !== os.totalmem()) continue;
     const same = caches.length > 0 && caches.every((c) => (m.caches ?? []).some(
       (n) => n.level === c.level && n.size_bytes === c.size_bytes));
     if (same && (!best || j.measured_at > best.measured_at)) best = j;

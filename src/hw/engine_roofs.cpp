@@ -37,7 +37,8 @@ void find_engine_levels(EngineRoofs& e, const MachineDesc& m) {
   for (int64_t t : counts) {
     const SweepLevels& lv = found[i++];
     for (const LevelFigure& f : lv.figures) e.memory.push_back({f.level, f.kernel, t, f.gbps, f.working_set_bytes});
-    for (const FoundLevel& l : lv.levels) e.levels.push_back({l.level, t, l.first_bytes, l.last_bytes, l.reported_bytes});
+    for (const FoundLevel& l : lv.levels)
+      e.levels.push_back({l.level, t, l.first_bytes, l.last_bytes, l.reported_bytes});
     if (!lv.dram) e.notes.push_back("x" + std::to_string(t) + ": the sweep found no DRAM plateau");
   }
 }

@@ -42,8 +42,8 @@ std::string engine_tables(const EngineRoofs& e, const HardwareInfo& native) {
   std::ostringstream out;
   out << "\n" << e.runtime << " — the roofs of " << e.engine << ", measured " << e.measured_at
       << (e.quick ? " (quick)" : "") << " by its own kernels\n";
-  TextTable compute{{{"compute peak"}, {"isa"}, {"dtype"}, {"threads", true}, {"GFLOP/s", true}, {"of the CPU's", true}},
-                    {}};
+  TextTable compute{
+      {{"compute peak"}, {"isa"}, {"dtype"}, {"threads", true}, {"GFLOP/s", true}, {"of the CPU's", true}}, {}};
   for (const ComputeRoof& c : e.compute) {
     double best = 0;
     for (const ComputeRoof& n : native.compute)
@@ -60,7 +60,8 @@ std::string engine_tables(const EngineRoofs& e, const HardwareInfo& native) {
     for (const MemoryRoof& n : native.memory)
       if (n.level == r.level && n.threads == r.threads) best = std::max(best, n.gbps);
     memory.rows.push_back({r.level, r.kernel, std::to_string(r.threads), fixed(r.gbps, 1),
-                           r.working_set_bytes ? binary_bytes(r.working_set_bytes) : "-", share_of_native(r.gbps, best)});
+                           r.working_set_bytes ? binary_bytes(r.working_set_bytes) : "-",
+                           share_of_native(r.gbps, best)});
   }
   if (!memory.rows.empty()) out << "\n" << memory.render();
   for (const std::string& n : e.notes) out << "note: " << n << "\n";

@@ -66,10 +66,13 @@ std::string layer_table(const ProfileRun& run, size_t top) {
   for (const auto& l : run.layers) ls.push_back(&l);
   std::stable_sort(ls.begin(), ls.end(), [](const Layer* a, const Layer* b) { return a->time_ms > b->time_ms; });
   if (ls.size() > top) ls.resize(top);
+  // A run in an engine with roofs of its own (WebAssembly): eff is against those, "of CPU" against the machine's.
+  const bool engine = !run.roofs_engine.empty();
   TextTable t;
   t.columns = {{"#", true}, {"layer", false, 40}, {"op", false, 18}, {"ms", true}, {"share", true},
                {"nodes", true}, {"FLOPs", true}, {"bytes", true}, {"FLOP/B", true}, {"GFLOP/s", true},
                {"GB/s", true}, {"bound"}, {"eff", true}};
+  if (engine) t.columns.push_back({"of CPU", true});
   size_t i = 0;
   for (const Layer* l : ls) {
     t.rows.push_back({std::to_string(++i), l->name, l->op, fixed(l->time_ms, 3), summary_percent(l->share),
@@ -79,8 +82,12 @@ std::string layer_table(const ProfileRun& run, size_t top) {
                       // An attribution error is no efficiency: the layer cannot be where its figures put it.
                       l->bound.empty() ? "-" : !l->attribution_error.empty() ? "!" + summary_percent(l->efficiency)
                                                                               : summary_percent(l->efficiency)});
+    if (engine) t.rows.back().push_back(l->cpu_efficiency ? summary_percent(*l->cpu_efficiency) : "-");
   }
-  return t.render();
+  std::string note;
+  if (engine)
+    note = "  eff: of " + run.roofs_engine + "'s own roofs (what it allows); of CPU: of the machine's native roofs\n";
+  return t.render() + note;
 }
 
 // The layer table's last row: what the kernels do not cover. Σ layer medians + the time between kernels against

@@ -107,6 +107,7 @@ std::string roofs_text(const HardwareInfo& h) {
   std::string out = h.source + (h.quick ? " (quick)" : "");
   if (!h.measured_at.empty()) out += " " + h.measured_at;
   if (!h.machine.model.empty()) out += " on " + h.machine.model;
+  for (const EngineRoofs& e : h.engines) out += "; " + e.engine + ": " + e.runtime + ", measured " + e.measured_at;
   return out;
 }
 

@@ -122,8 +122,23 @@ void expect_web_run_holds(const json& rep, const std::string& what, const Covera
   EXPECT_NEAR(accounted / run_ms, 1.0, 0.06) << what;
   // The graph the kernels were mapped on is the native build's, checked against every web kernel.
   EXPECT_EQ(settings_of(run)["executed_graph"]["value"], "the native build's, checked") << what << run["warnings"];
-  for (const auto& l : run["layers"])
+  // Its layers meet WebAssembly's own roofs, measured in the host they ran in, with the CPU's beside them; a roof of
+  // WebAssembly is never above the CPU's, so a compute-bound layer is a larger share of the former.
+  const std::string engine = run.value("roofs_engine", "");
+  EXPECT_EQ(engine, rep["backends"][0]["runtime"].get<std::string>().find("in Chromium") != std::string::npos
+                        ? "wasm:chromium"
+                        : "wasm:node")
+      << what << run["warnings"];
+  bool engine_roofs = false;
+  for (const auto& e : rep["hardware"].value("engines", json::array())) engine_roofs |= e["engine"] == engine;
+  EXPECT_TRUE(engine_roofs) << what << ": the report's roofs hold no " << engine;
+  for (const auto& l : run["layers"]) {
     EXPECT_EQ(l.value("attribution_error", ""), "") << what << ": " << l["name"] << " ran above its roof";
+    if (l["bound"] == "compute" && l["cpu_roof"].get<std::string>().find("fp32") != std::string::npos) {
+      EXPECT_LE(l["cpu_efficiency"].get<double>(), l["efficiency"].get<double>() * 1.10)
+          << what << ": " << l["name"] << " is a larger share of the CPU's roof than of WebAssembly's";
+    }
+  }
   // Its memory is measured, never predicted from the native build's rules (one WebAssembly block that only grows).
   ASSERT_TRUE(run.contains("memory")) << what;
   EXPECT_NE(run["memory"].value("not_predicted", "").find("WebAssembly"), std::string::npos) << what;

@@ -121,7 +121,9 @@ class OrtBackend : public Backend {
     b.runtime = !web()                   ? "onnxruntime-node " + ort_version_ + " on node " + node_version_ +
                                                " (runners/ort/run.mjs)"
                 : base_.host == "chromium" ? "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) in Chromium " +
-                                                 browser_version_ + " (runners/ort/run.mjs --build web --host chromium)"
+                                                 browser_version_ +
+                                                 (base_.isolation ? "" : ", a page not cross-origin isolated") +
+                                                 " (runners/ort/run.mjs --build web --host chromium)"
                                            : "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) on node " +
                                                  node_version_ + " (runners/ort/run.mjs --build web)";
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it

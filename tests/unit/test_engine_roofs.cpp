@@ -1,0 +1,124 @@
+// An engine's own roofs (WebAssembly): a run whose kernels ran in it is placed against them, with the machine's native
+// roofs as the CPU's ceiling beside; they survive the report's JSON; an engine's sweep gets levels as the native one.
+#include <gtest/gtest.h>
+
+#include "assembly/assemble.h"
+#include "core/report.h"
+#include "hw/engine_roofs.h"
+#include "support/byte_units.h"
+
+using namespace rooflens;
+using rooflens::testing::KiB;
+using rooflens::testing::MiB;
+
+namespace {
+
+HardwareInfo native_roofs() {
+  HardwareInfo hw;
+  hw.machine.cores = hw.machine.threads = 1;
+  hw.machine.caches = {{"L1d", 32 * KiB, 1, 1}, {"L2", 512 * KiB, 1, 1}, {"L3", 32 * MiB, 1, 1}};
+  hw.compute = {{"fp32_fma_avx2", "avx2", "fp32", 1, 100}};
+  hw.memory = {{"L1", "read", 1, 200, 16 * KiB}, {"L2", "read", 1, 100, 256 * KiB},
+               {"L3", "read", 1, 60, 8 * MiB},   {"DRAM", "read", 1, 20, 512 * MiB}};
+  return hw;
+}
+
+EngineRoofs wasm_roofs() {
+  EngineRoofs e;
+  e.engine = "wasm:node";
+  e.runtime = "WebAssembly (SIMD128) in node 20";
+  e.compute = {{"fp32_muladd_wasm_simd128", "wasm_simd128", "fp32", 1, 40}};
+  e.memory = {{"L1", "read", 1, 80, 16 * KiB}, {"DRAM", "read", 1, 10, 512 * MiB}};
+  return e;
+}
+
+ProfileRun one_layer_run(double ms, uint64_t flops) {
+  ProfileRun run;
+  run.threads = 1;
+  Layer l;
+  l.name = "conv";
+  l.op = "Conv";
+  l.time_ms = ms;
+  l.flops = flops;
+  l.bytes = 8 * KiB;  // high intensity: compute bound on both roofs
+  run.layers = {l};
+  return run;
+}
+
+TEST(EngineRoofs, AWebLayerIsHeldAgainstWebAssemblyAndShownAgainstTheCpu) {
+  HardwareInfo hw = native_roofs();
+  hw.engines = {wasm_roofs()};
+  ProfileRun run = one_layer_run(1.0, 30'000'000);  // 30 GFLOP/s: 75% of WebAssembly's 40, 30% of the CPU's 100
+  run.roofs_engine = "wasm:node";
+  place_run_again(run, nullptr, hw, 0);
+  const Layer& l = run.layers[0];
+  EXPECT_EQ(l.roof, "fp32_muladd_wasm_simd128 x1");
+  EXPECT_NEAR(l.efficiency, 0.75, 1e-9);
+  ASSERT_TRUE(l.cpu_efficiency);
+  EXPECT_NEAR(*l.cpu_efficiency, 0.30, 1e-9);
+  EXPECT_EQ(l.cpu_roof, "fp32_fma_avx2 x1");
+  EXPECT_TRUE(l.attribution_error.empty());
+}
+
+TEST(EngineRoofs, AWebLayerAboveWebAssemblysRoofIsAnAttributionErrorEvenBelowTheCpus) {
+  HardwareInfo hw = native_roofs();
+  hw.engines = {wasm_roofs()};
+  ProfileRun run = one_layer_run(1.0, 60'000'000);  // 60 GFLOP/s: 1.5x WebAssembly's roof, 60% of the CPU's
+  run.roofs_engine = "wasm:node";
+  place_run_again(run, nullptr, hw, 0);
+  EXPECT_FALSE(run.layers[0].attribution_error.empty());
+}
+
+TEST(EngineRoofs, ANativeRunIgnoresTheEnginesRoofs) {
+  HardwareInfo hw = native_roofs();
+  hw.engines = {wasm_roofs()};
+  ProfileRun run = one_layer_run(1.0, 60'000'000);
+  place_run_again(run, nullptr, hw, 0);
+  EXPECT_EQ(run.layers[0].roof, "fp32_fma_avx2 x1");
+  EXPECT_FALSE(run.layers[0].cpu_efficiency);
+}
+
+TEST(EngineRoofs, EnginesAndTheCpuEfficiencySurviveTheReportJson) {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.command = "profile";
+  r.model.name = "m";
+  BackendInfo web;
+  web.name = web.label = "ortweb";
+  r.backends = {web};
+  r.hardware = native_roofs();
+  r.hardware->engines = {wasm_roofs()};
+  ProfileRun run = one_layer_run(1.0, 30'000'000);
+  run.roofs_engine = "wasm:node";
+  place_run_again(run, nullptr, *r.hardware, 0);
+  r.runs = {run};
+  const Report back = report_from_json(report_to_json(r));
+  ASSERT_TRUE(back.hardware);
+  ASSERT_EQ(back.hardware->engines.size(), 1u);
+  ASSERT_EQ(back.runs.size(), 1u);
+  EXPECT_EQ(back.hardware->engines[0].engine, "wasm:node");
+  EXPECT_EQ(back.hardware->engines[0].compute[0].gflops, 40);
+  EXPECT_EQ(back.runs[0].roofs_engine, "wasm:node");
+  ASSERT_TRUE(back.runs[0].layers[0].cpu_efficiency);
+  EXPECT_NEAR(*back.runs[0].layers[0].cpu_efficiency, 0.30, 1e-9);
+  EXPECT_EQ(report_to_json(back), report_to_json(r));
+}
+
+// A sweep that falls at 32 KiB and at 512 KiB and settles past 32 MiB: levels as `rooflens hw` names them.
+TEST(EngineRoofs, AnEnginesSweepGetsLevelsAsTheNativeOne) {
+  EngineRoofs e = wasm_roofs();
+  e.memory.clear();
+  for (uint64_t ws = 4 * KiB; ws <= 1024 * MiB; ws *= 2) {
+    const double gbps = ws <= 32 * KiB ? 90 : ws <= 512 * KiB ? 70 : ws <= 32 * MiB ? 50 : 10;
+    e.sweep.push_back({"read", 1, ws, gbps});
+  }
+  hw::find_engine_levels(e, native_roofs().machine);
+  ASSERT_GE(e.levels.size(), 2u);
+  EXPECT_EQ(e.levels.back().level, "DRAM");
+  ASSERT_FALSE(e.memory.empty());
+  EXPECT_GT(e.memory.front().gbps, e.memory.back().gbps);  // levels fall with size
+  EXPECT_EQ(e.memory.back().level, "DRAM");
+  EXPECT_NEAR(e.memory.back().gbps, 10, 1e-9);
+}
+
+}  // namespace
