@@ -4,48 +4,12 @@
 // isolation measures 1 thread only and says why. Nothing here knows a rate: every comparison is between two
 // measurements. Skipped, as web_chromium.test.mjs, when Chromium, playwright-core or onnxruntime-web is missing.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { nodeCpus, sysCaches } from '../../runners/ort/wasm_roofs_node.mjs';
-
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const runner = path.join(repo, 'runners/ort/run.mjs');
-const CHROMIUM = process.env.ROOFLENS_CHROMIUM || '/usr/bin/chromium';
-const skip =
-  (!fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (Debian package chromium)`) ||
-  (!fs.existsSync(path.join(repo, 'web/node_modules/playwright-core/package.json')) &&
-   'playwright-core not installed in web/node_modules (make deps)') ||
-  (!fs.existsSync(path.join(repo, 'runners/ort/node_modules/onnxruntime-web/package.json')) &&
-   'onnxruntime-web not installed (make deps)');
-
-// A runner to talk to one message at a time: ask() resolves with the next reply.
-function start(args) {
-  const child = spawn(process.execPath, [runner, '--build', 'web', '--host', 'chromium', ...args],
-                      { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '', id = 0;
-  const waiting = [];
-  child.stderr.on('data', (d) => { stderr += d; });
-  readline.createInterface({ input: child.stdout }).on('line', (l) => waiting.shift()?.(JSON.parse(l)));
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return {
-    pid: child.pid,
-    ask(msg) {
-      const reply = new Promise((resolve) => waiting.push(resolve));
-      child.stdin.write(JSON.stringify({ id: ++id, ...msg }) + '\n');
-      return reply;
-    },
-    async quit() {
-      assert.equal((await this.ask({ op: 'quit' })).ok, true);
-      assert.equal(await exited, 0, stderr);
-    },
-  };
-}
+import { skipChromium as skip, startChromiumRunner as start } from './chromium_runner.mjs';
 
 const gflops = (r, name, n) => r.compute.find((c) => c.name === name && c.threads === n)?.gflops;
 

@@ -4,53 +4,16 @@
 // renderer's, and the failures end as one-line replies: an op ORT Web refuses, a missing Chromium, a crashed page
 // (then the runner exits 71). Skipped when Chromium, playwright-core or onnxruntime-web is not installed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { chainModel } from '../../runners/ort/onnx_chain.mjs';
-
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const runner = path.join(repo, 'runners/ort/run.mjs');
-const CHROMIUM = process.env.ROOFLENS_CHROMIUM || '/usr/bin/chromium';
-const skip =
-  (!fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (Debian package chromium)`) ||
-  (!fs.existsSync(path.join(repo, 'web/node_modules/playwright-core/package.json')) &&
-   'playwright-core not installed in web/node_modules (make deps)') ||
-  (!fs.existsSync(path.join(repo, 'runners/ort/node_modules/onnxruntime-web/package.json')) &&
-   'onnxruntime-web not installed (make deps)');
+import { skipChromium as skip, startChromiumRunner as start } from './chromium_runner.mjs';
 
 const TIMING = { warmup_iterations: 1, warmup_ms: 0, iterations: 2, duration_s: 0, max_iterations: 2,
                  max_duration_s: 30, profile_iterations: 2, adaptive: false };
-
-// A runner to talk to one message at a time: ask() resolves with the next reply, `exited` with the exit code.
-function start(args, env = {}) {
-  const child = spawn(process.execPath, [runner, '--build', 'web', '--host', 'chromium', ...args],
-                      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let stderr = '', id = 0;
-  const waiting = [];
-  child.stderr.on('data', (d) => { stderr += d; });
-  readline.createInterface({ input: child.stdout }).on('line', (l) => waiting.shift()?.(JSON.parse(l)));
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return {
-    exited,
-    stderr: () => stderr,
-    ask(msg) {
-      const reply = new Promise((resolve) => waiting.push(resolve));
-      child.stdin.write(JSON.stringify({ id: ++id, ...msg }) + '\n');
-      return reply;
-    },
-    async quit() {
-      const r = await this.ask({ op: 'quit' });
-      assert.equal(r.ok, true);
-      assert.equal(await exited, 0, stderr);
-    },
-  };
-}
 
 function modelFile(bytes) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rooflens-web-chromium-'));
