@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/roofs.h"
 #include "cli/shape_flags.h"
 #include "compare/compare.h"
 #include "compare/sources.h"
@@ -99,7 +100,15 @@ MeasuredPair measure_models(const std::string& base_model, const std::string& ne
   ProfileHooks hooks;
   hooks.progress = [&bar](const std::string& what, size_t done, size_t total) { bar.update(what, done, total); };
   hooks.interrupted = &watcher.flag();
-  MeasuredPair out = measure_pair(ob, on, b, n, hooks);
+  // One model on two runtimes: each side's layers on the roofs of what it ran in (the CPU's, WebAssembly's), so the
+  // comparison can say which losses a lower ceiling explains (compare/why_slower.h). Two models: time alone.
+  std::optional<HardwareInfo> roofs;
+  if (nb) {
+    const hw::RoofSource from = roof_source(false, "", f.quiet, "compare");
+    roofs = hw::obtain_roofs(from);
+    hooks.engine_roofs = hw::engine_roofs_source(from);
+  }
+  MeasuredPair out = measure_pair(ob, on, b, n, hooks, roofs ? &*roofs : nullptr);
   if (!f.reports.empty()) {
     std::filesystem::create_directories(f.reports);
     write_file_atomically((std::filesystem::path(f.reports) / "base.json").string(), report_to_json(out.base));

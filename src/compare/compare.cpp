@@ -9,6 +9,7 @@
 
 #include "compare/capacity_items.h"
 #include "compare/layer_match.h"
+#include "compare/why_slower.h"
 #include "compare/verdict.h"
 #include "core/errors.h"
 
@@ -127,6 +128,7 @@ ItemComparison compare_item(const CompareItem* b, const CompareItem* n, const Co
   }
   if (b->layers && n->layers && !(b->layers->empty() && n->layers->empty()))
     c.layers = compare_layers(*b->layers, *n->layers);
+  if (c.latency && c.latency->ratio > 1) c.why_slower = why_slower(*b, *n, c.layers ? &*c.layers : nullptr);
   if (b->peak_rss_bytes && n->peak_rss_bytes) {
     c.base_peak_rss_bytes = b->peak_rss_bytes;
     c.new_peak_rss_bytes = n->peak_rss_bytes;

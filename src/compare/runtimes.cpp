@@ -14,6 +14,7 @@ Report one_backend(const Report& r, const BackendInfo& backend) {
   one.tool = r.tool;
   one.model = r.model;
   one.backends = {backend};
+  one.hardware = r.hardware;  // the roofs each backend's layers met (compare/why_slower.h)
   one.partial = r.partial;
   for (const auto& run : r.runs)
     if (run.backend == backend.label) {

@@ -40,6 +40,31 @@ void add_item(CompareSource& src, CompareItem item) {
   else src.items.push_back(std::move(item));
 }
 
+// The highest fp32 compute roof of `roofs` at the thread count nearest `threads`.
+const ComputeRoof* top_fp32_roof(const std::vector<ComputeRoof>& roofs, int64_t threads) {
+  const ComputeRoof* best = nullptr;
+  auto distance = [threads](const ComputeRoof& c) { return std::llabs(c.threads - threads); };
+  for (const ComputeRoof& c : roofs)
+    if (c.dtype == "fp32" && (!best || distance(c) < distance(*best) ||
+                              (distance(c) == distance(*best) && c.gflops > best->gflops)))
+      best = &c;
+  return best;
+}
+
+// What the report says of the roofs and threads a run met (CompareItem's "why slower" fields).
+void add_run_context(CompareItem& item, const ProfileRun& run, const std::optional<HardwareInfo>& hw) {
+  item.threads = run.threads;
+  for (const RunSetting& s : run.settings)
+    if (s.name == "intra_op_threads" && s.source == SettingSource::observed) item.threads_note = s.note;
+  item.roofs_engine = run.roofs_engine;
+  if (!hw) return;
+  const EngineRoofs* engine = run.roofs_engine.empty() ? nullptr : find_engine_roofs(*hw, run.roofs_engine);
+  if (const ComputeRoof* c = top_fp32_roof(engine ? engine->compute : hw->compute, run.threads)) {
+    item.compute_roof = c->name + " x" + std::to_string(c->threads);
+    item.compute_roof_gflops = c->gflops;
+  }
+}
+
 CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   CompareItem item;
   item.model = model;
@@ -150,7 +175,11 @@ CompareSource source_from_report(const Report& r, const std::string& path) {
   }
   if (add_projection_items(src, r, model)) return src;  // compare/projection_items.h: the projection is this side
   if (r.capacity) add_capacity_items(src, r, model);  // compare/capacity_items.h; its runs[]: layers under load
-  for (const auto& run : r.runs) add_item(src, item_from_run(run, model));
+  for (const auto& run : r.runs) {
+    CompareItem item = item_from_run(run, model);
+    add_run_context(item, run, r.hardware);
+    add_item(src, std::move(item));
+  }
   for (const auto& f : r.failures) {
     CompareItem failed = item_from_failure(f, model);
     if (CompareItem* ran = run_failed_later(src, f)) {

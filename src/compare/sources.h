@@ -28,6 +28,12 @@ struct CompareItem {
   // the one that ran (resolved), so such a failure can only be matched to a run through the key, never its label.
   std::optional<RunKey> profile_config;
   bool config_requested = false;
+  // Profile reports: what can say why one side is slower (compare/why_slower.h).
+  int64_t threads = 0;                   // the intra-op threads the run used (0: not known)
+  std::string threads_note;              // why, when the runtime decided them (its intra_op_threads setting's note)
+  std::string roofs_engine;              // ProfileRun::roofs_engine: "" the machine's native roofs
+  std::string compute_roof;              // the highest fp32 compute roof its layers met, "name xN" ("" none)
+  double compute_roof_gflops = 0;
 };
 
 // True when a failure's requested configuration could be the run's resolved one.

@@ -118,6 +118,7 @@ struct ItemComparison {
   std::string verdict;                       // verdict::k*
   std::optional<LatencyComparison> latency;  // when at least one side has timings
   std::optional<LayerComparison> layers;     // report vs report, both sides passed with layers
+  std::vector<std::string> why_slower;       // why NEW is slower, where the measurements say (compare/why_slower.h)
   // The runners' own peak resident sets, when both sides measured one (0: not measured); compared like time but
   // without a test: a peak barely scatters between runs of one model (docs/memory.md).
   uint64_t base_peak_rss_bytes = 0, new_peak_rss_bytes = 0;

@@ -23,10 +23,11 @@ struct MeasuredPair {
 };
 
 // `base` on `base_backend` and `head` on `head_backend` (their specs: the options' backends; the same backend for
-// both when two models are compared) stepped in turns, without roofs. `hooks.progress`
-// sees both sides as one bar ("BASE ..." and "NEW ..."; "done" at the end); `hooks.interrupted` stops both. Throws
-// UserError / UsageError as `profile` does for either model.
+// both when two models are compared) stepped in turns, their layers placed on `hw` (null: no roofs) and on the
+// roofs of an engine a side ran in (`hooks.engine_roofs`). `hooks.progress` sees both sides as one bar ("BASE ..."
+// and "NEW ..."; "done" at the end); `hooks.interrupted` stops both. Throws UserError / UsageError as `profile` does
+// for either model.
 MeasuredPair measure_pair(const ProfileOptions& base, const ProfileOptions& head, Backend& base_backend,
-                          Backend& head_backend, const ProfileHooks& hooks);
+                          Backend& head_backend, const ProfileHooks& hooks, const HardwareInfo* hw = nullptr);
 
 }  // namespace rooflens

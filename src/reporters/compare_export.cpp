@@ -87,6 +87,7 @@ json item_json(const ItemComparison& i) {
                        {"regrouped", groups_json(i.layers->regrouped)},
                        {"only_base", layers_json(i.layers->only_base)},
                        {"only_new", layers_json(i.layers->only_new)}};
+  if (!i.why_slower.empty()) j["why_slower"] = i.why_slower;
   return j;
 }
 

@@ -267,6 +267,10 @@ std::string layer_sections(const Comparison& c, const CompareView& v, const Styl
     if (!l.regrouped.empty()) out += regrouped_layers(l.regrouped, top, s);
     if (!l.only_base.empty()) out += one_sided_layers(l.only_base, true, top, s);
     if (!l.only_new.empty()) out += one_sided_layers(l.only_new, false, top, s);
+    if (!i.why_slower.empty()) {
+      out += s.subheading("why NEW is slower (what the measurements show):");
+      for (const std::string& why : i.why_slower) out += (s.md ? "- " : "  - ") + why + "\n";
+    }
   }
   if (out.empty()) return "";
   return out + (s.md ? "" : "\n") + s.line("Layer times are medians of the profiled iterations; without raw per-iteration samples, "
