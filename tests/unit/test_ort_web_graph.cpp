@@ -47,6 +47,24 @@ TEST(OrtWebGraph, KeptWhenEveryKernelIsANodeWithItsOpAndGeneratedNamesArePairedI
   EXPECT_TRUE(m.warnings.empty());
 }
 
+TEST(OrtWebGraph, APrecisionCastOfASharedConstantPairsWhicheverCopyEachBuildKept) {
+  // text_encoder.fp16: one cast of a constant all four layers repeat, named after layers.3's copy natively and
+  // layers.2's in the web build. A cast of a tensor named otherwise than by its numbers does not pair.
+  const std::string web = "InsertedPrecisionFreeCast_/encoder/layers.2/self_attn/Constant_23_output_0";
+  Measurement m = profiled(
+      {graph_node("InsertedPrecisionFreeCast_/encoder/layers.3/self_attn/Constant_23_output_0", "Cast"),
+       graph_node("mm", "MatMul")},
+      {web_kernel(web, "Cast"), web_kernel("mm", "MatMul")});
+  ort::check_web_executed_graph(m);
+  ASSERT_TRUE(m.executed_graph.has_value()) << (m.warnings.empty() ? "" : m.warnings[0]);
+  EXPECT_EQ(m.executed_graph->nodes[0].name, web);
+  Measurement other = profiled(
+      {graph_node("InsertedPrecisionFreeCast_/encoder/layers.3/self_attn/Constant_23_output_0", "Cast")},
+      {web_kernel("InsertedPrecisionFreeCast_/encoder/layers.3/linear1/weight", "Cast")});
+  ort::check_web_executed_graph(other);
+  EXPECT_FALSE(other.executed_graph.has_value());
+}
+
 TEST(OrtWebGraph, DroppedWithAWarningWhenAKernelIsNotInIt) {
   // The web build ran a LayerNormalization the native graph does not have (another fusion): map by names instead.
   Measurement m = profiled({graph_node("ln/ReduceMean", "ReduceMean"), graph_node("fc", "MatMul")},

@@ -10,16 +10,22 @@
 namespace rooflens::ort {
 namespace {
 
-// A name ORT generated, without its counter ("Transpose_token_223" -> "Transpose_token_"): the counters of two
-// inference sessions' optimisations differ, the names they count do not.
-std::string without_counter(const std::string& name) {
+// What two inference sessions' optimisations agree on in a name ORT generated. Their counters differ
+// ("Transpose_token_223" -> "Transpose_token_"). And a precision cast ORT inserted is named after the tensor it
+// converts, which for a constant the model repeats (one per layer) is whichever copy ORT's constant sharing kept —
+// an order the two builds need not share ("InsertedPrecisionFreeCast_/layers.2/Constant_23_output_0" in one,
+// "..layers.3.." in the other, the same cast of the same values): without its numbers.
+std::string pairing_key(const std::string& name) {
+  static const std::string kInsertedCast = "InsertedPrecisionFreeCast_";
   static const std::regex counter(R"(_token_\d+)");
+  static const std::regex numbers(R"(\d+)");
+  if (name.rfind(kInsertedCast, 0) == 0) return std::regex_replace(name, numbers, "#");
   return std::regex_replace(name, counter, "_token_");
 }
 
 // Pairs every kernel with a node of `graph` — by name and op; else (a name ORT generated) the next node of the same
-// op whose name differs only in its counter, which is then renamed after the kernel; else an unnamed node of the
-// op. Returns the first kernel left without one, as "'name' (op)"; empty when every kernel has its node.
+// op whose name differs only where two optimisations may differ (pairing_key), which is then renamed after the
+// kernel; else an unnamed node of the op. Returns the first kernel left without one, as "'name' (op)"; empty when every kernel has its node.
 std::string pair_kernels_with_nodes(const std::vector<KernelRecord>& kernels, GraphView& graph) {
   std::set<std::string> kernel_names;
   for (const auto& k : kernels) kernel_names.insert(k.name);
@@ -30,12 +36,12 @@ std::string pair_kernels_with_nodes(const std::vector<KernelRecord>& kernels, Gr
     const auto& n = graph.nodes[i];
     if (n.unnamed) ++unnamed_left[n.op];
     else op_of.emplace(n.name, n.op);
-    if (!n.unnamed && !kernel_names.count(n.name)) renamable[{n.op, without_counter(n.name)}].push_back(i);
+    if (!n.unnamed && !kernel_names.count(n.name)) renamable[{n.op, pairing_key(n.name)}].push_back(i);
   }
   for (const auto& k : kernels) {
     auto it = op_of.find(k.name);
     if (it != op_of.end() && it->second == k.op) continue;
-    if (auto r = renamable.find({k.op, without_counter(k.name)}); r != renamable.end() && !r->second.empty()) {
+    if (auto r = renamable.find({k.op, pairing_key(k.name)}); r != renamable.end() && !r->second.empty()) {
       graph.nodes[r->second.front()].name = k.name;
       r->second.pop_front();
       continue;
