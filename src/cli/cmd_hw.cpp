@@ -32,9 +32,9 @@ void add_wasm_roofs(HardwareInfo& hw, const std::vector<std::string>& hosts, boo
   for (const std::string& host : hosts) {
     std::unique_ptr<Backend> web = make_backend(parse_backend_spec("ortweb:host=" + host));
     // The engine as the web build's runs name it (Measurement::roofs_engine), so a profile finds these in the cache.
-    const std::string engine = "wasm:" + host;
+    const BackendInfo info = web->info();
     std::optional<EngineRoofs> e = hw::engine_roofs_here(
-        engine, web->info().runtime, [&] { return web->measure_engine_roofs(quick); }, refresh,
+        info.roofs_engine, info.runtime, [&] { return web->measure_engine_roofs(quick); }, refresh,
         [](const std::string& s) { std::cerr << "rooflens hw: " << s << "\n"; });
     if (e) hw.engines.push_back(std::move(*e));
   }

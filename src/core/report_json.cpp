@@ -499,6 +499,7 @@ void from_json(const json& j, Failure& f) {
 
 void to_json(json& j, const BackendInfo& b) {
   j = json{{"label", b.label}, {"name", b.name}, {"version", b.version}, {"runtime", b.runtime}, {"options", b.options}};
+  if (!b.roofs_engine.empty()) j["roofs_engine"] = b.roofs_engine;
 }
 void from_json(const json& j, BackendInfo& b) {
   j.at("name").get_to(b.name);
@@ -506,6 +507,7 @@ void from_json(const json& j, BackendInfo& b) {
   j.at("runtime").get_to(b.runtime);
   j.at("options").get_to(b.options);
   b.label = j.value("label", b.name);  // /1 reports: one backend, named by its name
+  b.roofs_engine = j.value("roofs_engine", "");
 }
 
 std::string report_to_json(const Report& r, int indent) {

@@ -102,6 +102,8 @@ struct BackendInfo {
   std::string runtime;                   // e.g. "onnxruntime-node 1.30.0 on node 20.20.2"
   std::string label;                     // how runs name it (RunKey::backend): the name, or the whole -B text
                                          // when a report has two configurations of one backend
+  std::string roofs_engine;              // the engine whose roofs its runs' layers meet (Measurement::roofs_engine,
+                                         // e.g. "wasm:node"); empty: the CPU's own
 };
 
 }  // namespace rooflens

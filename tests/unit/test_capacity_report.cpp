@@ -131,7 +131,7 @@ TEST(CapacityReport, CompareMatchesItemsOfTwoCapacityResults) {
 TEST(CapacityReport, EachInstanceUnderLoadMeetsTheSameSingleStreamRun) {
   Report single;
   single.model.name = "resnet50";
-  single.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"}};
+  single.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime", ""}};
   ProfileRun alone;
   alone.batch = 1;
   alone.threads = 1;

@@ -17,7 +17,7 @@ Report gen_report(double ttft, double tpot, int runs = 1) {
   Report r;
   r.tool.command = "generate";
   r.model.name = "tiny";
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime"}};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime", ""}};
   Generation g;
   GenerationRun run;
   run.batch = 1;

@@ -34,8 +34,8 @@ ProfileRun backend_run(const std::string& backend, std::vector<Layer> layers, do
 TEST(CompareRuntimes, SecondBackendAgainstTheFirstByOnnxNode) {
   Report r;
   r.model.name = "m";
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"},
-                BackendInfo{"other", "1", {}, "other runtime", "other"}};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime", ""},
+                BackendInfo{"other", "1", {}, "other runtime", "other", ""}};
   r.runs.push_back(backend_run("onnxruntime", {conv_layer("fused conv1", {"conv1", "relu1"}, 2), conv_layer("fc", {"fc"}, 1)}, 3));
   r.runs.push_back(backend_run("other", {conv_layer("conv1:x", {"conv1", "relu1"}, 6), conv_layer("fc:x", {"fc"}, 0.5)}, 7));
   std::vector<Comparison> cs = compare_backends(r);

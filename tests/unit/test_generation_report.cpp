@@ -105,7 +105,7 @@ Report generation_report() {
   rep.model.name = "tiny";
   rep.model.weight_bytes = 4'000'000;
   rep.model.analysis.totals.params = 1'000'000;
-  rep.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime"}};
+  rep.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime", ""}};
   Generation g;
   g.io.layout = "optimum";
   g.io.input_ids = "input_ids";

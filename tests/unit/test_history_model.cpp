@@ -106,8 +106,8 @@ TEST(HistoryJson, AReportOfSeveralBackendsNamesEachRunsBackendAndAFailureReplace
   Report r;
   r.model.name = "m";
   r.model.path = "/nonexistent/m.onnx";  // no file: the hash is empty, the run is still kept
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"graphOptimizationLevel", "basic"}}, "ort rt", "onnxruntime"},
-                BackendInfo{"opencv", "4.6", {}, "cv rt", "opencv"}};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"graphOptimizationLevel", "basic"}}, "ort rt", "onnxruntime", ""},
+                BackendInfo{"opencv", "4.6", {}, "cv rt", "opencv", ""}};
   for (const char* b : {"onnxruntime", "opencv"}) {
     ProfileRun run;
     run.backend = b;

@@ -21,7 +21,7 @@ namespace {
 // A backend whose timed run succeeds and whose profiled run the runtime refused.
 class ProfileRefusedBackend : public Backend {
  public:
-  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime", "fake"}; }
+  BackendInfo info() const override { return {"fake", "1", {}, "fake runtime", "fake", ""}; }
   int64_t threads_for(int64_t requested) const override { return requested; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
   Measurement run(const RunSpec&) override {
@@ -90,7 +90,7 @@ namespace {
 class RecordingBackend : public Backend {
  public:
   explicit RecordingBackend(int fail_at = -1, std::string name = "fake") : fail_at_(fail_at), name_(std::move(name)) {}
-  BackendInfo info() const override { return {name_, "1", {}, name_ + " runtime", name_}; }
+  BackendInfo info() const override { return {name_, "1", {}, name_ + " runtime", name_, ""}; }
   int64_t threads_for(int64_t requested) const override { return requested > 0 ? requested : 4; }
   const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
   Measurement run(const RunSpec& c) override {

@@ -58,7 +58,7 @@ Report report_beside_reference() {
   r.tool.command = "profile";
   r.model.name = "m";
   r.model.path = "/nonexistent/m.onnx";
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime"}};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "ort", "onnxruntime", ""}};
   r.runs.push_back(run_beside_reference({5.5, 4.4}, {5.0, 4.0}));
   return r;
 }

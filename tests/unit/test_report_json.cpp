@@ -53,7 +53,7 @@ TEST(ReportJson, RoundTripsByteForByte) {
 // labels) still loads: its backend becomes the only one, labelled by its name, and its runs name no backend.
 TEST(ReportJson, ReadsSchemaOneProfileReports) {
   Report r = sample_report();
-  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0", "x"}};
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {{"intraOpNumThreads", "2"}}, "onnxruntime-node 1.30.0", "x", ""}};
   ProfileRun run;
   run.batch = 1;
   run.threads = 2;

@@ -126,6 +126,7 @@ class OrtBackend : public Backend {
                                                  " (runners/ort/run.mjs --build web --host chromium)"
                                            : "onnxruntime-web " + ort_version_ + " (WebAssembly, SIMD) on node " +
                                                  node_version_ + " (runners/ort/run.mjs --build web)";
+    if (web()) b.roofs_engine = wasm_engine(base_.host);
     const nlohmann::ordered_json options = base_.to_json();  // items() must not outlive it
     for (const auto& [k, v] : options.items()) b.options[k] = flat(v);
     if (base_.mallocMmapThreshold) b.options["mallocMmapThreshold"] = std::to_string(*base_.mallocMmapThreshold);
