@@ -59,7 +59,7 @@ export const op = {
   // i32.
   i32Const: (n) => [0x41, ...sleb(n | 0)],
   i32Eqz: [0x45], i32Ne: [0x47], i32LtU: [0x49],
-  i32Add: [0x6a], i32Sub: [0x6b],
+  i32Add: [0x6a], i32Sub: [0x6b], i32ShrU: [0x76],
   // f32.
   f32Const: (x) => [0x43, ...f32Bytes(x)],
   f32Add: [0x92], f32Mul: [0x94],

@@ -2,6 +2,7 @@
 // as onnxruntime-node): a zoo model and a real model from an npm package profiled with every kernel mapped to the
 // user's nodes, the layers covering the run, none above its roof; the threads the WebAssembly module ran read back —
 // a Node without SharedArrayBuffer runs one thread whatever was asked, and the report says so.
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -235,6 +236,28 @@ TEST_F(OrtWebTest, OptionsTheWebBuildCannotHonourAreRefused) {
               dir_->string());
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("WebAssembly memory"), std::string::npos) << r.err;
+}
+
+// A model whose inference session cannot fit in WebAssembly's 4 GiB is refused before loading, in one line with the
+// arithmetic, in every host: 5 GiB of weights in a sparse side file (no disk, no memory, no minutes of loading).
+TEST_F(OrtWebTest, AModelLargerThanWebAssemblyMemoryIsRefusedBeforeLoading) {
+  const fs::path big_dir = *dir_ / "big";
+  fs::create_directories(big_dir);
+  const fs::path model = big_dir / "big.onnx";
+  rooflens::testing::sparse_external_weight_model(model.string(), int64_t{5} << 28);
+  for (const std::string b : {"ortweb", "ortweb:host=chromium"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliResult r = run_cli("profile " + shell_quote(model.string()) + kQuickProfile + "-B " + b, dir_->string());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // The configuration's failure, in the report's failures (nothing else was lost: there was nothing else).
+    const std::string said = r.out + r.err;
+    EXPECT_EQ(r.rc, 1) << b << said;
+    EXPECT_NE(said.find("[load, error]"), std::string::npos) << b << said;
+    EXPECT_NE(said.find("too large for ONNX Runtime Web"), std::string::npos) << b << said;
+    EXPECT_NE(said.find("at least 5.00 GiB of WebAssembly memory"), std::string::npos) << b << said;
+    EXPECT_NE(said.find("at most 4 GiB"), std::string::npos) << b << said;
+    EXPECT_LT(s, 120) << b << ": refused only after " << s << " s";
+  }
 }
 
 // The settings a web run prints are the WebAssembly module's: its execution provider, unpinned workers, its own heap.

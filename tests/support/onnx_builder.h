@@ -1,10 +1,12 @@
 #pragma once
 // Tiny helpers for tests that need hand-made ONNX files (bad inputs, edge cases).
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,28 @@ inline void matmul_chain_model(const std::string& path, int layers) {
   for (int i = 1; i <= layers; ++i)
     add_node(g, "MatMul", {i == 1 ? "x" : "y" + std::to_string(i - 1), "w"}, {"y" + std::to_string(i)},
              "mm" + std::to_string(i));
+  save(m, path);
+}
+
+// y = x + w, w a float vector of `elements` stored in the side file "w.bin" next to `path`, made sparse (a model of
+// several GiB that costs no disk, for checks that read the lengths only).
+inline void sparse_external_weight_model(const std::string& path, int64_t elements) {
+  const std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  { std::ofstream(dir + "w.bin", std::ios::binary).close(); }
+  if (truncate((dir + "w.bin").c_str(), static_cast<off_t>(elements) * 4) != 0) throw std::runtime_error("truncate");
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1});
+  add_value(g->mutable_output(), "y", {elements});
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(elements);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  add_node(g, "Add", {"x", "w"}, {"y"}, "add");
   save(m, path);
 }
 
