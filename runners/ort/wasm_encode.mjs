@@ -69,6 +69,9 @@ export const op = {
   v128Const: (bytes16) => [...simd(0x0c), ...bytes16],
   f32x4Splat: simd(0x13),
   f32x4ExtractLane: (lane) => [...simd(0x1f), lane],
+  i16x8Splat: simd(0x10),
+  i32x4ExtractLane: (lane) => [...simd(0x1b), lane],
+  i32x4Add: simd(0xae), i32x4DotI16x8S: simd(0xba),
   f32x4Add: simd(0xe4), f32x4Mul: simd(0xe6),
   // Relaxed SIMD: a*b + c, fused or not as the hardware does it (the proposal leaves it to the engine).
   f32x4RelaxedMadd: simd(0x105),

@@ -27,46 +27,70 @@ const kPageBytes = 64 * kKiB;
 // The kernels.
 
 // acc[i] = update(acc[i]) for every chain, `iters` times; returns the chains' sum (so the work has a result). The
-// operands keep the values bounded (acc·0.999999 + 1e-6 converges to 1): no denormals, no infinities.
-function chainKernel({ type, splat, update }) {
+// float operands keep the values bounded (acc·0.999999 + 1e-6 converges to 1): no denormals, no infinities; integers
+// wrap, which costs nothing.
+function chainKernel({ type, constant, update, lane0 = [], add = op.f32Add, result = f32 }) {
   const params = [i32];  // local 0: iterations (≥ 1)
   const acc = (i) => 1 + i, m = 1 + kChains, a = 2 + kChains;
   const body = [];
-  for (let i = 0; i < kChains; ++i) body.push(op.f32Const(1 + i), splat, op.localSet(acc(i)));
-  body.push(op.f32Const(0.999999), splat, op.localSet(m), op.f32Const(1e-6), splat, op.localSet(a));
+  for (let i = 0; i < kChains; ++i) body.push(constant(1 + i), op.localSet(acc(i)));
+  body.push(constant(0.999999), op.localSet(m), constant(1e-6), op.localSet(a));
   body.push(op.loop);
   for (let i = 0; i < kChains; ++i) body.push(update(acc(i), m, a), op.localSet(acc(i)));
   body.push(op.localGet(0), op.i32Const(1), op.i32Sub, op.localTee(0), op.brIf(0), op.end);
-  const lane0 = type === v128 ? op.f32x4ExtractLane(0) : [];
   body.push(op.localGet(acc(0)), lane0);
-  for (let i = 1; i < kChains; ++i) body.push(op.localGet(acc(i)), lane0, op.f32Add);
-  return { params, results: [f32], locals: [[kChains + 2, type]], body };
+  for (let i = 1; i < kChains; ++i) body.push(op.localGet(acc(i)), lane0, add);
+  return { params, results: [result], locals: [[kChains + 2, type]], body };
 }
 
-const kScalar = { type: f32, splat: [],
+const kScalar = { type: f32, constant: (x) => op.f32Const(x),
                   update: (x, m, a) => [op.localGet(x), op.localGet(m), op.f32Mul, op.localGet(a), op.f32Add] };
-const kSimd = { type: v128, splat: op.f32x4Splat,
+const f32x4Constant = (x) => [op.f32Const(x), op.f32x4Splat];
+const kSimd = { type: v128, constant: f32x4Constant, lane0: op.f32x4ExtractLane(0),
                 update: (x, m, a) => [op.localGet(x), op.localGet(m), op.f32x4Mul, op.localGet(a), op.f32x4Add] };
-const kRelaxed = { type: v128, splat: op.f32x4Splat,
+const kRelaxed = { type: v128, constant: f32x4Constant, lane0: op.f32x4ExtractLane(0),
                    update: (x, m, a) => [op.localGet(x), op.localGet(m), op.localGet(a), op.f32x4RelaxedMadd] };
+// int8 as ONNX Runtime Web computes it with base SIMD128 (MLAS widens the bytes to 16 bits, then
+// i32x4.dot_i16x8_s): per step 8 multiplies of 16-bit pairs summed into 4 lanes, then an add. Its operand is the
+// chain itself, so the engine cannot hoist the dot out of the loop; a dot's latency plus an add's per step (4 cycles
+// on Zen 3) with 12 chains keeps two multiply pipes busy. Counted as the native int8 roofs count: 2 ops per multiply.
+const kInt8Dot = { type: v128, constant: (x) => [op.i32Const(Math.round(x * 1000) | 1), op.i16x8Splat],
+                   lane0: op.i32x4ExtractLane(0), add: op.i32Add, result: i32,
+                   update: (x, m, a) => [op.localGet(x), op.localGet(m), op.i32x4DotI16x8S, op.localGet(a), op.i32x4Add] };
 
-// read(ptr, bytes, passes): `passes` times over [ptr, ptr + bytes), kUnroll v128.loads per iteration whose values
-// nothing uses, like the native read kernel (docs/roofs.md). An engine must keep them: a load out of bounds traps, and
-// that is observable. Summing them instead costs a third to a half of the rate, and by how much depends on the code's
-// shape, not the memory: measured here in L1, 8 f32x4.add accumulators 49 GB/s, 4 of them 61-65, 6 of them 95, loads
-// alone 95 (the adds share the vector ports with the loop and an add chain's stall holds up the loads behind it).
+// read(ptr, bytes, passes): `passes` times over [ptr, ptr + bytes), as kReadStreams interleaved streams (the array's
+// quarters, read side by side), kUnroll v128.loads per iteration whose values nothing uses, like the native read kernel
+// (docs/roofs.md). An engine must keep them: a load out of bounds traps, and that is observable. Summing them instead
+// costs a third to a half of the rate, and by how much depends on the code's shape, not the memory: measured here in
+// L1, 8 f32x4.add accumulators 49 GB/s, 4 of them 61-65, 6 of them 95, loads alone 95 (the adds share the vector ports
+// with the loop and an add chain's stall holds up the loads behind it). Streams: WebAssembly's memory has no huge
+// pages, and one stream of 16-byte loads left the hardware prefetchers idle at every 4 KiB page: from DRAM one stream
+// read 10.5 GB/s on a thread while ORT Web's Add (two streams in, one out) moved 11.7 (Zen 3, Node 20); four
+// interleaved streams keep the L1 rate and read DRAM as fast as the best kernels of ORT Web do.
 // bytes: a positive multiple of 128.
+export const kReadStreams = 4;
 function readKernel() {
-  const [ptr, bytes, passes, p, end] = [0, 1, 2, 3, 4];
-  const body = [op.localGet(ptr), op.localGet(bytes), op.i32Add, op.localSet(end)];
+  const [ptr, bytes, passes, part, end] = [0, 1, 2, 3, 4];
+  const p = (s) => 5 + s;  // each stream's pointer
+  const perStream = kUnroll / kReadStreams;
+  const body = [op.localGet(bytes), op.i32Const(Math.log2(kReadStreams)), op.i32ShrU, op.localSet(part)];
   body.push(op.loop);                                       // one pass
-  body.push(op.localGet(ptr), op.localSet(p));
-  body.push(op.loop);                                       // kLineBytes per iteration
-  for (let j = 0; j < kUnroll; ++j) body.push(op.localGet(p), op.v128Load(16 * j), op.drop);
-  body.push(op.localGet(p), op.i32Const(kLineBytes), op.i32Add, op.localTee(p), op.localGet(end), op.i32LtU,
+  body.push(op.localGet(ptr), op.localSet(p(0)));
+  for (let s = 1; s < kReadStreams; ++s) {
+    body.push(op.localGet(p(s - 1)), op.localGet(part), op.i32Add, op.localSet(p(s)));
+  }
+  body.push(op.localGet(p(0)), op.localGet(part), op.i32Add, op.localSet(end));
+  body.push(op.loop);                                       // kLineBytes per iteration, perStream loads per stream
+  for (let k = 0; k < perStream; ++k) {
+    for (let s = 0; s < kReadStreams; ++s) body.push(op.localGet(p(s)), op.v128Load(16 * k), op.drop);
+  }
+  for (let s = 1; s < kReadStreams; ++s) {
+    body.push(op.localGet(p(s)), op.i32Const(16 * perStream), op.i32Add, op.localSet(p(s)));
+  }
+  body.push(op.localGet(p(0)), op.i32Const(16 * perStream), op.i32Add, op.localTee(p(0)), op.localGet(end), op.i32LtU,
             op.brIf(0), op.end);
   body.push(op.localGet(passes), op.i32Const(1), op.i32Sub, op.localTee(passes), op.brIf(0), op.end);
-  return { params: [i32, i32, i32], results: [], locals: [[2, i32]], body };
+  return { params: [i32, i32, i32], results: [], locals: [[2 + kReadStreams, i32]], body };
 }
 
 // copy(src, dst, bytes, passes): `passes` times, [src, src + bytes) to [dst, dst + bytes), 16 bytes per v128.load and
@@ -94,6 +118,8 @@ export const COMPUTE_KERNELS = [
     flopsPerIter: kChains * 4 * 2 },
   { name: 'fp32_relaxed_madd_wasm_simd128', isa: 'wasm_relaxed_simd', dtype: 'fp32', module: 'relaxed',
     flopsPerIter: kChains * 4 * 2 },
+  // 4 lanes x 2 multiplies x 2 ops.
+  { name: 'int8_dot_i16x8_wasm_simd128', isa: 'wasm_simd128', dtype: 'int8', module: 'base', flopsPerIter: kChains * 16 },
 ];
 export const BANDWIDTH_KERNELS = ['read', 'copy'];
 
@@ -102,6 +128,7 @@ export function baseModuleBytes() {
   return new ModuleBuilder().importMemory({ min: 1 })
     .func('fp32_muladd_wasm_scalar', chainKernel(kScalar))
     .func('fp32_muladd_wasm_simd128', chainKernel(kSimd))
+    .func('int8_dot_i16x8_wasm_simd128', chainKernel(kInt8Dot))
     .func('read', readKernel())
     .func('copy', copyKernel())
     .bytes();
@@ -273,7 +300,7 @@ export function wasmRoofsSettings({ quick = false, cpus = 1, ...over } = {}) {
   const common = { computeThreads: all, bandwidthThreads: [...new Set([1, cpus])], minBytes: 16 * kKiB,
                    maxBytes: 256 * kMiB, computeRepMs: 1, bandwidthRepMs: 1 };
   const base = quick
-    ? { kernels: ['read'], factor: 4, computeRounds: 3, bandwidthRounds: 1, reps: 40, minReps: 5, stepMs: 250,
+    ? { kernels: ['read', 'copy'], factor: 4, computeRounds: 3, bandwidthRounds: 1, reps: 40, minReps: 5, stepMs: 250,
         firstWarmup: { minMs: 400, maxMs: 2000, windowMs: 25, callMs: 0.5 },
         warmup: { minMs: 30, maxMs: 500, windowMs: 10, callMs: 0.5 } }
     : { kernels: ['read', 'copy'], factor: Math.SQRT2, computeRounds: 4, bandwidthRounds: 2, reps: 30, minReps: 6,

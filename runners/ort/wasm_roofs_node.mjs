@@ -117,9 +117,9 @@ export function cachedNativeRoofs(dir = path.join(process.env.XDG_CACHE_HOME || 
 const fmtBytes = (b) => (b >= 1024 ** 2 ? `${+(b / 1024 ** 2).toFixed(2)} MiB` : `${+(b / 1024).toFixed(2)} KiB`);
 
 export function printTable(r, native) {
-  const rows = [['compute roof', 'threads', 'GFLOP/s', 'median', 'native fp32 peak', 'share']];
+  const rows = [['compute roof', 'threads', 'GFLOP/s', 'median', 'native peak of its dtype', 'share']];
   for (const c of r.compute) {
-    const peak = native?.compute.filter((n) => n.dtype === 'fp32' && n.threads === c.threads)
+    const peak = native?.compute.filter((n) => n.dtype === c.dtype && n.threads === c.threads)
       .reduce((a, b) => (b.gflops > a.gflops ? b : a), { gflops: 0 });
     rows.push([c.name, c.threads, c.gflops.toFixed(1), c.median_gflops.toFixed(1),
                peak?.gflops ? `${peak.gflops.toFixed(1)} ${peak.name}` : '-',

@@ -21,8 +21,9 @@ namespace rooflens::hw {
 // at 1 thread and "L1" at 2). 5: quick roofs measure the write kernel (revision 4's had none, so a layer that reads and
 // writes met the read figure alone as its cache ceiling, where full roofs give reads and writes their own paths). 6: an
 // int8 roof without VNNI (AVX2's vpmaddubsw/vpmaddwd, as ONNX Runtime's u8s8 kernels run there; revision 5 had none on
-// such CPUs, so their int8 layers met the fp32 ceiling and ran above it).
-inline constexpr int kRoofsRevision = 6;
+// such CPUs, so their int8 layers met the fp32 ceiling and ran above it). 7: the read kernel reads four streams (one
+// stream left the prefetchers idle at each page and read DRAM below triad's figure on a thread).
+inline constexpr int kRoofsRevision = 7;
 
 std::string cache_key(const MachineDesc& machine, const std::string& version);
 

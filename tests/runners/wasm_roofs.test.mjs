@@ -66,6 +66,23 @@ test('the kernels validate and compute what they say', async () => {
   // Many steps stay bounded: every chain moves towards 1 (slowly: 1e-6 of the way per step), no infinities.
   const many = x.fp32_muladd_wasm_scalar(1e6);
   assert.ok(many > kChains && many < want, `${many}`);
+  // int8: each step acc = dot_i16x8_s(acc, 1001) + 1 in every 16-bit pair, wrapping as i32 lanes do; the chains
+  // start at 1001, 2001, …; lane 0 summed. Computed here pair by pair: a wrong opcode gives another number.
+  const int8Steps = (steps) => {
+    let sum = 0;
+    for (let i = 0; i < kChains; ++i) {
+      let lo = (1 + i) * 1000 | 1, hi = lo, s = 0;
+      for (let k = 0; k < steps; ++k) {
+        s = (Math.imul(lo, 1001) + Math.imul(hi, 1001) + 0x10001) | 0;
+        lo = (s << 16) >> 16;
+        hi = s >> 16;
+      }
+      sum = (sum + s) | 0;
+    }
+    return sum;
+  };
+  assert.equal(x.int8_dot_i16x8_wasm_simd128(1), int8Steps(1));
+  assert.equal(x.int8_dot_i16x8_wasm_simd128(7), int8Steps(7));
   // copy moves every byte of a pass; read reads to the end without trapping.
   const u8 = new Uint8Array(memory.buffer);
   for (let i = 0; i < 4096; ++i) u8[i] = i % 251;
@@ -113,7 +130,7 @@ test('quick WebAssembly roofs have the properties of any roofs', { timeout: 120_
   const native = cachedNativeRoofs();
   if (!native) t.diagnostic('no `rooflens hw` roofs cached for this machine: native comparison skipped');
   for (const c of native ? roofs.compute : []) {
-    const peak = Math.max(...native.compute.filter((n) => n.dtype === 'fp32' && n.threads === c.threads)
+    const peak = Math.max(...native.compute.filter((n) => n.dtype === c.dtype && n.threads === c.threads)
       .map((n) => n.gflops));
     if (!Number.isFinite(peak)) continue;
     assert.ok(c.gflops <= 1.05 * peak, `${c.name} x${c.threads} ${c.gflops} > native ${peak}`);
