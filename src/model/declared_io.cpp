@@ -7,8 +7,7 @@
 #include "core/errors.h"
 #include "model/mapped_file.h"
 #include "model/proto_convert.h"
-#include "model/skeleton.h"
-#include "model/wire.h"
+#include "model/skeleton_model.h"
 
 namespace rooflens {
 
@@ -29,16 +28,8 @@ DeclaredIo read_declared_io(const std::string& path) {
 }
 
 DeclaredIo declared_io_from_bytes(const uint8_t* data, size_t size, const std::string& path) {
-  if (size == 0) throw UserError(path + ": empty file (0 bytes) — not an ONNX model");
   Skeleton sk;
-  try {
-    sk = build_skeleton(data, size);
-  } catch (const WireError& e) {
-    throw UserError(path + ": not a valid ONNX model (" + e.what() + ") — the file is truncated or corrupted");
-  }
-  onnx::ModelProto m;
-  if (!m.ParseFromString(sk.bytes) || !m.has_graph())
-    throw UserError(path + ": not a valid ONNX model (protobuf parse failed) — the file is truncated or corrupted");
+  const onnx::ModelProto m = skeleton_model(data, size, path, sk);
   std::unordered_set<std::string> initializers;
   for (const auto& t : m.graph().initializer()) initializers.insert(t.name());
   DeclaredIo io;

@@ -11,26 +11,17 @@
 #include "model/mapped_file.h"
 #include "model/proto_convert.h"
 #include "model/proto_shapes.h"
-#include "model/skeleton.h"
+#include "model/skeleton_model.h"
 #include "model/wire.h"
 
 namespace rooflens {
 
 namespace {
 
+// The skeleton's model (model/skeleton_model.h), held to what rooflens' own loading needs besides.
 onnx::ModelProto parse_skeleton(const uint8_t* data, size_t size, const std::string& name, Skeleton& sk) {
-  if (size == 0) throw UserError(name + ": empty file (0 bytes) — not an ONNX model; re-export it");
-  try {
-    sk = build_skeleton(data, size);
-  } catch (const WireError& e) {
-    throw UserError(name + ": not a valid ONNX model (" + e.what() + ") — the file is truncated or corrupted");
-  }
-  onnx::ModelProto m;
-  if (!m.ParseFromString(sk.bytes))
-    throw UserError(name + ": not a valid ONNX model (protobuf parse failed) — the file is truncated or corrupted");
-  if (!m.has_graph() || m.ir_version() <= 0)
-    throw UserError(name + ": not an ONNX model (no " + std::string(m.has_graph() ? "ir_version" : "graph") +
-                    ") — is this really a .onnx file?");
+  onnx::ModelProto m = skeleton_model(data, size, name, sk);
+  if (m.ir_version() <= 0) throw UserError(name + ": not an ONNX model (no ir_version) — is this really a .onnx file?");
   if (m.opset_import_size() == 0 && m.ir_version() >= 3)
     throw UserError(name + ": the model imports no opset — re-export it with an opset_import entry");
   return m;

@@ -7,9 +7,8 @@
 
 #include "core/errors.h"
 #include "model/mapped_file.h"
-#include "model/skeleton.h"
+#include "model/skeleton_model.h"
 #include "model/tensor.h"
-#include "model/wire.h"
 #include "core/saturating.h"
 
 namespace rooflens {
@@ -61,13 +60,7 @@ void constants_in_file_order(const onnx::GraphProto& g, std::vector<GraphView::C
 GraphView read_graph_view(const std::string& path) {
   MappedFile file(path);
   Skeleton sk;
-  try {
-    sk = build_skeleton(file.data(), file.size());
-  } catch (const WireError& e) {
-    throw UserError(path + ": not a valid ONNX model (" + e.what() + ")");
-  }
-  onnx::ModelProto m;
-  if (!m.ParseFromString(sk.bytes) || !m.has_graph()) throw UserError(path + ": not a valid ONNX model");
+  const onnx::ModelProto m = skeleton_model(file.data(), file.size(), path, sk);
   const onnx::GraphProto& g = m.graph();
   GraphView v;
   std::unordered_set<std::string> available;
