@@ -258,6 +258,16 @@ TEST_F(OrtWebTest, AModelLargerThanWebAssemblyMemoryIsRefusedBeforeLoading) {
     EXPECT_NE(said.find("at most 4 GiB"), std::string::npos) << b << said;
     EXPECT_LT(s, 120) << b << ": refused only after " << s << " s";
   }
+  // capacity's serving instances load their own runners, bench its zoo's: the same refusal, before loading.
+  for (const std::string& cmd : {"capacity " + shell_quote(model.string()) + " --scenario offline --instances 1 "
+                                    "--threads 1 -q --no-db -B ortweb",
+                                "bench " + shell_quote(model.string()) + " -B ortweb -q --no-db --overwrite -o " +
+                                    shell_quote((big_dir / "bench-results").string())}) {
+    const CliResult r = run_cli(cmd, dir_->string());
+    const std::string said = r.out + r.err;
+    EXPECT_NE(r.rc, 0) << cmd << said;
+    EXPECT_NE(said.find("too large for ONNX Runtime Web"), std::string::npos) << cmd << said;
+  }
 }
 
 // The settings a web run prints are the WebAssembly module's: its execution provider, unpinned workers, its own heap.

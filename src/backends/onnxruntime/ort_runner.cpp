@@ -237,21 +237,6 @@ ojson Inputs::to_json() const {
 
 // ------------------------------------------------------------------------------------------------------------
 
-// ONNX Runtime Web's inference session lives in one WebAssembly memory of at most 4 GiB (ort_web_memory.h): a model
-// that cannot fit is refused before the runner tries. A file rooflens cannot read is left to ORT's own message.
-namespace {
-void refuse_beyond_wasm_memory(const fs::path& model) {
-  WeightBytes w;
-  try {
-    w = weight_bytes(model.string());
-  } catch (const UserError&) {
-    return;
-  }
-  if (std::string why = wasm_memory_refusal(w); !why.empty())
-    throw RunnerError(ReplyStatus::error, "too_large", model.string() + ": " + why, "", why);
-}
-}  // namespace
-
 OrtRunner::OrtRunner(RunnerConfig config) : process_(std::move(config)) { process_.start(); }
 
 std::string OrtRunner::onnxruntime_version() const {
@@ -307,7 +292,10 @@ void check_process_settings(const json& load_reply, const OrtSessionOptions& opt
 LoadResult OrtRunner::load(const fs::path& model, const OrtSessionOptions& options,
                            std::chrono::milliseconds timeout, const LoadExtras& extras) {
   model_ = model;
-  if (field<std::string>(hello(), "build", "node") == "web") refuse_beyond_wasm_memory(model);
+  // ONNX Runtime Web's inference session lives in one WebAssembly memory of at most 4 GiB: refused before loading.
+  if (field<std::string>(hello(), "build", "node") == "web")
+    if (std::string why = wasm_memory_refusal_of(model.string()); !why.empty())
+      throw RunnerError(ReplyStatus::error, "too_large", model.string() + ": " + why, "", why);
   ojson message = {{"op", "load"}, {"model", fs::absolute(model).string()}, {"options", options.to_json()}};
   if (extras.runtime_cost) message["runtime_cost"] = true;
   if (extras.profiled_inference_session) {

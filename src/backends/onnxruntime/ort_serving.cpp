@@ -6,6 +6,7 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/onnxruntime/ort_web_memory.h"
 
 namespace rooflens::ort {
 namespace {
@@ -65,6 +66,10 @@ class OrtServing : public Serving {
       if (k != spec.batch_dim) opts.freeDimensionOverrides[k] = v;
       else if (spec.call_batch > 0) opts.freeDimensionOverrides[k] = spec.call_batch;  // every call alike
     }
+    // ONNX Runtime Web's inference session lives in one WebAssembly memory of at most 4 GiB: refused before loading.
+    if (base_.build == "web")
+      if (std::string why = wasm_memory_refusal_of(spec.model.string()); !why.empty())
+        throw BackendError("load", "error", spec.model.string() + ": " + why, "", "too_large", why);
     RunnerConfig rc = with_process_options(runner_config(), opts);  // mallocMmapThreshold, as the run records it
     rc.cpus = spec.cpus;
     auto runner = std::make_unique<ChildRunner>(rc);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
+
 namespace rooflens::ort {
 namespace {
 
@@ -24,6 +26,16 @@ std::string wasm_memory_refusal(const WeightBytes& w) {
       "loaded — run it with -B onnxruntime (the native build), or make it smaller (quantize it)",
       gib(need), gib(w.file), gib(w.embedded + w.external),
       w.external ? fmt::format(", {} of them from its external data", gib(w.external)) : "");
+}
+
+std::string wasm_memory_refusal_of(const std::string& model) {
+  WeightBytes w;
+  try {
+    w = weight_bytes(model);
+  } catch (const UserError&) {
+    return "";
+  }
+  return wasm_memory_refusal(w);
 }
 
 }  // namespace rooflens::ort

@@ -19,4 +19,8 @@ uint64_t wasm_memory_lower_bound(const WeightBytes& w);
 // "" when the bound fits in kWasmMemoryBytes; else one line saying why the model cannot load and what to do.
 std::string wasm_memory_refusal(const WeightBytes& w);
 
+// The same for the model file at `model`, read from its skeleton; "" too when rooflens cannot read the file (ORT's
+// own message then says what is wrong with it). Every path that loads a model into ONNX Runtime Web asks this first.
+std::string wasm_memory_refusal_of(const std::string& model);
+
 }  // namespace rooflens::ort
