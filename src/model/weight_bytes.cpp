@@ -8,7 +8,7 @@
 
 namespace rooflens {
 
-WeightBytes weight_bytes(const std::string& path) {
+WeightBytes file_weight_bytes(const std::string& path) {
   MappedFile file(path);
   Skeleton sk;
   const onnx::ModelProto m = skeleton_model(file.data(), file.size(), path, sk);

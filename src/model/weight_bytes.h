@@ -14,6 +14,6 @@ struct WeightBytes {
 };
 
 // Throws UserError naming the file when it is not an ONNX model or its external data does not resolve.
-WeightBytes weight_bytes(const std::string& path);
+WeightBytes file_weight_bytes(const std::string& path);
 
 }  // namespace rooflens

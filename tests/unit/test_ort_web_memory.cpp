@@ -32,12 +32,12 @@ TEST(OrtWebMemory, TheFileAndItsParsedWeightsMustFitTogether) {
   EXPECT_NE(ext.find("from its external data"), std::string::npos) << ext;
 }
 
-TEST(OrtWebMemory, WeightBytesReadsTheFileAndItsSideFilesWithoutTheirPayloads) {
+TEST(OrtWebMemory, FileWeightBytesReadsTheFileAndItsSideFilesWithoutTheirPayloads) {
   const auto dir = std::filesystem::temp_directory_path() / ("rooflens_weight_bytes_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string model = (dir / "big.onnx").string();
   rooflens::testing::sparse_external_weight_model(model, static_cast<int64_t>(5 * kGiB / 4));  // 5 GiB of weights
-  const WeightBytes w = weight_bytes(model);
+  const WeightBytes w = file_weight_bytes(model);
   EXPECT_EQ(w.external, 5 * kGiB);
   EXPECT_LT(w.file, 4096u);
   EXPECT_EQ(w.embedded, 0u);

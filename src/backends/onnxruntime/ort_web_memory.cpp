@@ -31,7 +31,7 @@ std::string wasm_memory_refusal(const WeightBytes& w) {
 std::string wasm_memory_refusal_of(const std::string& model) {
   WeightBytes w;
   try {
-    w = weight_bytes(model);
+    w = file_weight_bytes(model);
   } catch (const UserError&) {
     return "";
   }
