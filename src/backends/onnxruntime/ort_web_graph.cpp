@@ -25,7 +25,8 @@ std::string pairing_key(const std::string& name) {
 
 // Pairs every kernel with a node of `graph` — by name and op; else (a name ORT generated) the next node of the same
 // op whose name differs only where two optimisations may differ (pairing_key), which is then renamed after the
-// kernel; else an unnamed node of the op. Returns the first kernel left without one, as "'name' (op)"; empty when every kernel has its node.
+// kernel; else an unnamed node of the op. Returns the first kernel left without one, as "'name' (op)"; empty when
+// every kernel has its node.
 std::string pair_kernels_with_nodes(const std::vector<KernelRecord>& kernels, GraphView& graph) {
   std::set<std::string> kernel_names;
   for (const auto& k : kernels) kernel_names.insert(k.name);
