@@ -32,7 +32,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { timedReply } from './timed_loop.mjs';
 import { procStatus } from './proc_memory.mjs';
-import { executedGraphOf, webOptionsFor, webTiming } from './web_build.mjs';
+import { executedGraphOf, profilerWarmModel, webOptionsFor, webProfiledTiming, webTiming } from './web_build.mjs';
 import { nodeCpus, sysCaches } from './wasm_roofs_node.mjs';
 import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
 
@@ -54,8 +54,8 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 const PAGE = '<!doctype html><meta charset="utf-8"><title>rooflens ORT Web host</title>' +
   '<script type="module" src="/runner/chromium_page.mjs"></script>';
 const FILES = new Map([
-  ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs', 'wasm_roofs_web.mjs',
-      'wasm_roofs.mjs', 'wasm_encode.mjs']
+  ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs', 'wasm_memory.mjs',
+      'wasm_roofs_web.mjs', 'wasm_roofs.mjs', 'wasm_encode.mjs']
     .map((f) => [`/runner/${f}`, path.join(here, f)]),
   ...['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']
     .map((f) => [`/ort/${f}`, path.join(ortDist, f)]),
@@ -320,12 +320,14 @@ async function opLoad(msg) {
   const h = await startHost();
   if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
-  const { profiling, sessionOpts } = profilingOf(msg, options);  // the page writes no files: no graph option
+  // The page writes no files: no graph option. Created plain: run_profiled makes it the profiled one after the
+  // tier-up (web_build.mjs's webProfiledTiming).
+  const { profiling } = profilingOf(msg, options);
   const memory = { start_bytes: renderer.status()?.rss ?? null };
   const reset = renderer.reset();
   let r;
   try {
-    r = await createPageSession('main', model, sessionOpts);
+    r = await createPageSession('main', model, options);
   } catch (e) {
     if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
     throw e;
@@ -364,12 +366,31 @@ async function opRunTimed(msg) {
   return timedReply(loop, timing, { peakRssBytes: renderer.peak(), rssBytes: renderer.status()?.rss ?? null, memory });
 }
 
+// The page's warmProfilerCode (web_build.mjs): the small profiled model, served from a file of its own.
+async function warmPageProfilerCode(timing) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rooflens-profiler-warm-'));
+  try {
+    const file = path.join(dir, 'chain.onnx');
+    fs.writeFileSync(file, profilerWarmModel());
+    await createPageSession('profiler', file, { enableProfiling: true });
+    try {
+      const { warm } = await call('warm', { key: 'profiler', timing, feeds: 'profiler' }, 'run');
+      return warm;
+    } finally {
+      await call('dropProfile', { key: 'profiler' }, 'profile');
+      await call('release', { key: 'profiler' }, 'release');
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // As the Node host's run_profiled (run.mjs): the loaded inference session when `load` made it the profiled one, else
 // a second one of its options; the page prints the profile, which arrives here as text and is written as
 // `<dir>/ort_profile_web.json`, where the Node host's capture writes it.
 async function opRunProfiled(msg) {
   const st = requireLoadedModel(msg.op);
-  const timing = webTiming(timingOf(msg));
+  const timing = webProfiledTiming(timingOf(msg));
   await sendFeeds(msg);
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
@@ -378,7 +399,12 @@ async function opRunProfiled(msg) {
   let key = 'main', createMs = st.loadMs;
   let created = false;
   try {
-    if (!own) {
+    const tierUp = { model: (await call('warm', { key: 'main', timing: webTiming(timingOf(msg)) }, 'run')).warm,
+                     profiler: await warmPageProfilerCode(webTiming(timingOf(msg))) };
+    if (own) {  // load made it plain: the profiled one replaces it, so one holds WebAssembly memory at a time
+      await call('release', { key }, 'release');
+      createMs = (await createPageSession(key, st.model, own.options)).create_ms;
+    } else {
       key = 'profiled';
       createMs = (await createPageSession(key, st.model, options)).create_ms;
       created = true;
@@ -390,8 +416,9 @@ async function opRunProfiled(msg) {
     log(`profile: ${r.profile.length} chars, endProfiling ${r.end_ms.toFixed(0)} ms in the page, whole call ` +
         `${(performance.now() - t0).toFixed(0)} ms`);
     fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), r.profile);
-    return profiledReply({ dir, keep, warm: r.warm, iters, createMs, runMs: r.runMs, graphFile, returnEvents,
-                           peakRssBytes: renderer.peak() });
+    if (r.stopped_early) log(r.stopped_early);
+    return profiledReply({ dir, keep, warm: r.warm, iters: r.done, createMs, runMs: r.runMs, graphFile, returnEvents,
+                           peakRssBytes: renderer.peak(), tierUp, stoppedEarly: r.stopped_early });
   } finally {
     if (created && !crashed) {
       try { await call('release', { key }, 'release'); } catch (e) { log('release failed:', e.message); }

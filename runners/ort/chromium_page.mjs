@@ -1,11 +1,13 @@
 // The Chromium host's page side (`run.mjs --build web --host chromium`): this module runs in the headless page that
 // chromium_host.mjs serves, never in Node. It holds the page's inference sessions and runs every timed loop here, on
 // the page's own clock, so no run is timed across the DevTools round trip; the runner's pure modules (timed_loop.mjs,
-// stats.mjs, dtypes.mjs) are served to the page beside it, so both hosts keep one set of loop rules. The WebAssembly
-// roofs are measured here too, by the page's Web Workers (wasm_roofs_web.mjs), so they are Chromium's V8's.
+// stats.mjs, dtypes.mjs, wasm_memory.mjs) are served to the page beside it, so both hosts keep one set of loop rules
+// and one memory guard. The WebAssembly roofs are measured here too, by the page's Web Workers (wasm_roofs_web.mjs),
+// so they are Chromium's V8's.
 // Every call answers a plain object: `{error: {stage, message}}` carries ONNX Runtime's own text back to the runner.
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
+import { profiledRunGuard, watchWasmMemories } from './wasm_memory.mjs';
 
 // ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
 // console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
@@ -23,7 +25,7 @@ const clock = () => BigInt(Math.round(performance.now() * 1e6));
 const msSince = (t0) => performance.now() - t0;
 
 let ort = null;
-const sessions = new Map();  // 'main' (load's) and 'profiled' (run_profiled's own)
+const sessions = new Map();  // 'main' (load's), 'profiled' (run_profiled's own), 'profiler' (its code's warm-up)
 let feeds = {};
 
 const fail = (stage, e) => ({ error: { stage, message: e && e.message ? e.message : String(e) } });
@@ -47,6 +49,7 @@ const plainMeta = (m) => ({ name: m.name, isTensor: m.isTensor, type: m.type, sh
 
 globalThis.rooflensPage = {
   async init({ ortUrl, wasmPaths }) {
+    watchWasmMemories();  // before the import: ORT Web's glue creates its WebAssembly memory (wasm_memory.mjs)
     ort = await import(ortUrl);
     ort.env.wasm.wasmPaths = wasmPaths;
     return { version: ort.env.versions.web ?? null, cross_origin_isolated: self.crossOriginIsolated === true,
@@ -107,6 +110,31 @@ globalThis.rooflensPage = {
     }
   },
 
+  // A warm-up alone: run_profiled's tier-up on the plain inference session before the profiled one runs, and the
+  // profiler's code on its small model (`feeds: 'profiler'`: its one float; web_build.mjs's warmProfilerCode).
+  async warm({ key, timing, feeds: which }) {
+    const s = sessions.get(key);
+    const f = which === 'profiler' ? { x: new ort.Tensor('float32', new Float32Array([1]), [1]) } : feeds;
+    try {
+      return { warm: await warmUp(timing, () => s.run(f), clock) };
+    } catch (e) {
+      return fail('run', e);
+    }
+  },
+
+  // endProfiling with its text dropped (the profiler's warm-up).
+  async dropProfile({ key }) {
+    captured = [];
+    try {
+      await sessions.get(key).endProfiling();
+    } catch (e) {
+      return fail('profile', e);
+    } finally {
+      captured = null;
+    }
+    return {};
+  },
+
   // Warm-up then `iterations` runs of a profiled inference session, each timed like run_timed's, then endProfiling
   // with console.log diverted: the profile's text comes back whole, never through the page's console.
   async runProfiled({ key, timing, iterations }) {
@@ -117,10 +145,15 @@ globalThis.rooflensPage = {
       await s.run(feeds);
       runMs.push(Number(clock() - a) / 1e6);
     };
-    let warm;
+    let warm, done = 0, stoppedEarly = null;
     try {
       warm = await warmUp(timing, timedRun, clock);
-      for (let i = 0; i < iterations; ++i) await timedRun();
+      const guard = profiledRunGuard();
+      while (done < iterations) {
+        await timedRun();
+        if (++done < iterations && !guard.roomForAnother()) stoppedEarly = guard.why(`profiled ${done} of ${iterations} runs`);
+        if (stoppedEarly) break;
+      }
     } catch (e) {
       return fail('run', e);
     }
@@ -134,7 +167,7 @@ globalThis.rooflensPage = {
     }
     const lines = captured;
     captured = null;
-    return { warm, runMs, profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
+    return { warm, runMs, done, stopped_early: stoppedEarly, profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
   },
 
   async outputs({ key, shapesOnly }) {

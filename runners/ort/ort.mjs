@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { log } from './errors.mjs';
+import { watchWasmMemories } from './wasm_memory.mjs';
 
 const require = createRequire(import.meta.url);
 const at = process.argv.indexOf('--build');
@@ -28,6 +29,8 @@ if (!['node', 'chromium'].includes(host) || (host === 'chromium' && build !== 'w
 }
 
 export let ort;
+// Before the import: ORT Web's glue creates its WebAssembly memory (wasm_memory.mjs reads its size).
+if (build === 'web') watchWasmMemories();
 try {
   ort = build === 'web' ? await import(pkg) : require(pkg);
 } catch (e) {

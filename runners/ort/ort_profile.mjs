@@ -33,8 +33,8 @@ export function profilingOptions(sessionOptions, dir, dumpGraph) {
 }
 
 // A load message's `profile` ({tmp_dir, dump_graph}): the inference session is then the profiled one, in a private
-// directory, with the graph it executes dumped when asked. Returns {profiling: {dir, graphFile, used} or null,
-// sessionOpts: the options to create it with}.
+// directory, with the graph it executes dumped when asked. Returns {profiling: {dir, graphFile, used, options} or
+// null, sessionOpts: the options to create it with (`options` too: the web build creates it later)}.
 export function profilingOf(msg, options) {
   if (msg.profile === undefined) return { profiling: null, sessionOpts: options };
   const p = msg.profile;
@@ -43,7 +43,7 @@ export function profilingOf(msg, options) {
   if (typeof parent !== 'string') throw badMessage("'profile.tmp_dir' must be a path");
   const dir = privateProfileDir(parent);
   const po = profilingOptions(options, dir, optBool(p, 'dump_graph', false));
-  return { profiling: { dir, graphFile: po.graphFile, used: false }, sessionOpts: po.options };
+  return { profiling: { dir, graphFile: po.graphFile, used: false, options: po.options }, sessionOpts: po.options };
 }
 
 // Where run_profiled profiles: the loaded inference session when `load` made it the profiled one (once: ORT writes one
@@ -110,8 +110,11 @@ export function readOrtProfile(file) {
 }
 
 // run_profiled's reply, from the profile ORT wrote into `dir` (both hosts): `warm` is the warm-up ({warmupIterations,
-// warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first.
-export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes }) {
+// warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first;
+// `tierUp` the web build's warm-up before profiling ({model, profiler}: two warm-ups, web_build.mjs), when it ran;
+// `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened.
+export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes,
+                                tierUp, stoppedEarly }) {
   const file = profileFileIn(dir);
   const events = readOrtProfile(file);
   const warmIters = warm.warmupIterations;
@@ -136,6 +139,11 @@ export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFi
     peak_rss_bytes: peakRssBytes,
     optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
   };
+  if (stoppedEarly) res.stopped_early = stoppedEarly;
+  if (tierUp) {
+    const w = (x) => ({ warmup_iterations: x.warmupIterations, warmup_ms: x.warmupMs });
+    res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler) };
+  }
   if (returnEvents) res.events = events;
   return res;
 }

@@ -30,7 +30,7 @@
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
 // ort.mjs first: a runner without its packages says what to install and exits 69.
 import { build, host, ort, runtimeVersion } from './ort.mjs';
-import { executedGraphOf, wasmSettings, webTiming } from './web_build.mjs';
+import { executedGraphOf, warmProfilerCode, wasmSettings, webProfiledTiming, webTiming } from './web_build.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { runTimedLoop, timedReply, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
+import { profiledRunGuard } from './wasm_memory.mjs';
 import { endProfiling, profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -94,7 +95,8 @@ async function opLoad(msg) {
   if (loadedModel()) await releaseLoadedModel();
   if (!fs.existsSync(model)) throw inputError(`model file not found: ${model}`);
   // `profile`: the inference session is the profiled one (run_profiled then runs it instead of creating a second
-  // inference session).
+  // inference session). The web build's is created plain and made the profiled one after the tier-up
+  // (web_build.mjs's webProfiledTiming).
   const { profiling, sessionOpts } = profilingOf(msg, options);
   // The runtime's calibration constants (its baseline and its cost per node), from a process of their own and cached:
   // nothing of this process goes into them.
@@ -111,7 +113,7 @@ async function opLoad(msg) {
   const t0 = nowNs();
   let inferenceSession;
   try {
-    inferenceSession = await createInferenceSession(model, sessionOpts);
+    inferenceSession = await createInferenceSession(model, build === 'web' ? options : sessionOpts);
   } catch (e) {
     if (profiling) fs.rmSync(profiling.dir, { recursive: true, force: true });
     throw e;
@@ -164,8 +166,8 @@ async function opRunTimed(msg) {
 async function opRunProfiled(msg) {
   const st = requireLoadedModel(msg.op);
   // The profiled runs come after warmup_iterations runs (docs/runner-protocol.md); the web build's also after its
-  // tier-up (loopTiming).
-  const timing = build === 'web' ? loopTiming(msg) : { ...timingOf(msg), warmupMs: 0 };
+  // tier-up, run on the loaded inference session, plain (webProfiledTiming).
+  const timing = { ...timingOf(msg), warmupMs: 0 };
   const feeds = buildFeeds(msg);
   const iters = timing.profileIterations;
   const returnEvents = optBool(msg, 'return_events', false);
@@ -173,9 +175,10 @@ async function opRunProfiled(msg) {
   const { own, dir, graphFile, options } = profiledSessionPlace(msg, st);
   let inferenceSession = null;
   try {
+    const web = build === 'web' ? await warmWebBeforeProfiling(st, own, feeds, msg) : null;
     const t0 = nowNs();
     inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
-    const createMs = own ? st.loadMs : nsToMs(nowNs() - t0);
+    const createMs = own ? (web?.createMs ?? st.loadMs) : nsToMs(nowNs() - t0);
     if (build === 'web' && !own && graphFile) await executedGraphOf(st.model, st.options, graphFile);
     const runMs = [];
     const timedRun = async () => {
@@ -184,10 +187,18 @@ async function opRunProfiled(msg) {
       runMs.push(nsToMs(nowNs() - a));
     };
     // The warm-up's runs are in the profile too: the first warmIters of its model_run events.
-    const warm = await warmUp(timing, timedRun);
-    for (let i = 0; i < iters; ++i) await timedRun();
+    const warm = await warmUp(build === 'web' ? webProfiledTiming(timing) : timing, timedRun);
+    const guard = build === 'web' ? profiledRunGuard() : null;
+    let done = 0, stoppedEarly = null;
+    while (done < iters) {
+      await timedRun();
+      if (++done < iters && guard && !guard.roomForAnother()) stoppedEarly = guard.why(`profiled ${done} of ${iters} runs`);
+      if (stoppedEarly) break;
+    }
+    if (stoppedEarly) log(stoppedEarly);
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
-    return profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes: peakRss() });
+    return profiledReply({ dir, keep, warm, iters: done, createMs, runMs, graphFile, returnEvents,
+                           peakRssBytes: peakRss(), tierUp: web?.tierUp, stoppedEarly });
   } finally {
     if (inferenceSession && !own) {
       try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }
@@ -195,6 +206,22 @@ async function opRunProfiled(msg) {
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     else if (!fs.readdirSync(dir).length) fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// The web build's runs before profiling (web_build.mjs's webProfiledTiming): the model's tier-up on the loaded
+// inference session, plain, then the profiler's code. When load asked for the profiled inference session (`own`), it
+// replaces the loaded one afterwards, so one holds WebAssembly memory at a time. Returns {tierUp, createMs: that
+// inference session's creation, or null}.
+async function warmWebBeforeProfiling(st, own, feeds, msg) {
+  const timing = webTiming(timingOf(msg));
+  const tierUp = { model: await warmUp(timing, () => runOnce(st.inferenceSession, feeds)),
+                   profiler: await warmProfilerCode(timing) };
+  if (!own) return { tierUp, createMs: null };
+  await st.inferenceSession.release();
+  st.inferenceSession = null;
+  const t0 = nowNs();
+  st.inferenceSession = await createInferenceSession(st.model, own.options);
+  return { tierUp, createMs: nsToMs(nowNs() - t0) };
 }
 
 async function opOutputs(msg) {

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ort } from './ort.mjs';
+import { build, ort } from './ort.mjs';
 import { MessageError, badMessage, log } from './errors.mjs';
 import { optInt } from './fields.mjs';
 import { nowNs } from './clock.mjs';
@@ -19,6 +19,7 @@ import { createInferenceSession, requireLoadedModel, runOnce } from './inference
 import { buildFeeds } from './feeds.mjs';
 import { TYPED } from './dtypes.mjs';
 import { endProfiling, privateProfileDir, profileFileIn, profilingOptions } from './ort_profile.mjs';
+import { profiledRunGuard } from './wasm_memory.mjs';
 
 export function makeServeOps() {
 
@@ -118,7 +119,33 @@ export function makeServeOps() {
     await runOnce(st.inferenceSession, feeds);
     const t1 = nowNs();
     ++st.serving.calls;
+    if (build === 'web' && st.serving.profile) guardWebProfile(st);
     return [Number(t0) / 1000, Number(t1) / 1000];
+  }
+
+  // ONNX Runtime Web: every profiled call keeps WebAssembly memory, which never shrinks (wasm_memory.mjs). When another
+  // call might not fit, the profile ends here, holding the calls made so far, and the calls go on unprofiled (ending
+  // it stops the growth); end_profile then says so. The guard starts after the first call, whose allocations are the
+  // inference session's own, not a profiled call's.
+  function guardWebProfile(st) {
+    const prof = st.serving.profile;
+    if (prof.stoppedEarly) return;
+    if (!prof.guard) {
+      prof.guard = profiledRunGuard();
+      return;
+    }
+    if (prof.guard.roomForAnother()) return;
+    prof.stoppedEarly = prof.guard.why(`profiled the first ${st.serving.calls} calls`);
+    log(prof.stoppedEarly);
+    endServingProfile(st, prof);
+  }
+
+  function endServingProfile(st, prof) {
+    try {
+      endProfiling(st.inferenceSession, prof.dir);
+    } catch (e) {
+      throw new MessageError('ort', e.message, { stage: 'profile' });
+    }
   }
 
   // `s`: one call, answered {t: [start, end]}. `calls`: several, one after another, answered once with
@@ -138,13 +165,10 @@ export function makeServeOps() {
     const st = requireLoadedModel(msg.op);
     const prof = st.serving && st.serving.profile;
     if (!prof) throw badMessage("'end_profile' needs samples prepared with 'profile'");
-    try {
-      endProfiling(st.inferenceSession, prof.dir);
-    } catch (e) {
-      throw new MessageError('ort', e.message, { stage: 'profile' });
-    }
+    if (!prof.stoppedEarly) endServingProfile(st, prof);
     return { profile_dir: prof.dir, profile_file: profileFileIn(prof.dir), calls: st.serving.calls,
-      optimized_model: fs.existsSync(prof.graph) ? prof.graph : null };
+      optimized_model: fs.existsSync(prof.graph) ? prof.graph : null,
+      ...(prof.stoppedEarly ? { stopped_early: prof.stoppedEarly } : {}) };
   }
 
   return { prepare: opPrepare, infer: opInfer, end_profile: opEndProfile };

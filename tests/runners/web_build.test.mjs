@@ -57,10 +57,14 @@ test('the threads ORT Web ran are read back, and its profile reaches the reply',
     assert.match(hello.onnxruntime_web, /^\d+\.\d+\.\d+$/);
     assert.deepEqual(loaded.wasm, { threads: 2, shared_memory: true, simd: true });
     assert.equal(profiled.ok, true, JSON.stringify(profiled));
-    // The warm-up covers V8's tier-up (at least 2 s, until the runs stop getting faster), then two profiled runs: each
-    // run's kernels, none of them lost to stdout.
-    assert.ok(profiled.warmup_ms >= 2000, `warm-up ${profiled.warmup_ms} ms`);
-    const runs = profiled.warmup_iterations + 2;
+    // V8's tier-up runs before profiling, plain (at least 2 s, until the runs stop getting faster), and the profiler's
+    // code on a small model of its own; the profiled inference session then warms up warmup_iterations runs only
+    // (each profiled run keeps WebAssembly memory), then two profiled runs: each run's kernels, none lost to stdout.
+    assert.ok(profiled.tier_up.model.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
+    assert.ok(profiled.tier_up.profiler.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
+    assert.equal(profiled.warmup_iterations, TIMING.warmup_iterations);
+    assert.equal(profiled.stopped_early, undefined);  // a small model leaves the memory guard nothing to stop
+    const runs = TIMING.warmup_iterations + 2;
     const kernels = profiled.events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time'));
     assert.equal(profiled.model_runs.length, runs);
     assert.ok(kernels.length > 0 && kernels.length % runs === 0, `${kernels.length} kernel events over ${runs} runs`);

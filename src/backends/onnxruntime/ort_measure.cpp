@@ -168,6 +168,7 @@ void add_profiled_measurement(Measurement& out, OrtRunner& runner, const Inputs&
   out.dispatch = dispatch_samples(prof.profile, prof.warmup_iterations, measured);
   out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
   out.kernel_time_step_ms = kOrtKernelTimeStepMs;
+  if (!prof.stopped_early.empty()) out.warnings.push_back(prof.stopped_early);
   std::string problem;
   out.executed_graph = executed_graph(prof.optimized_model.empty() ? std::nullopt
                                                                    : std::optional<std::filesystem::path>(prof.optimized_model),

@@ -396,6 +396,7 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
     out.measured_from_ts_us = r["measured_from_ts_us"].get<int64_t>();
   }
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
+  out.stopped_early = field<std::string>(r, "stopped_early", "");
   out.optimized_model = take_graph(r);
   fs::path file = field<std::string>(r, "profile_file", "");
   fs::path dir = field<std::string>(r, "profile_dir", "");

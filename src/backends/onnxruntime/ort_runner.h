@@ -170,6 +170,8 @@ struct ProfiledRunResult {
   std::optional<int64_t> measured_from_ts_us;  // ts of the first measured model_run
   std::filesystem::path profile_file;      // set when keep_profile
   uint64_t peak_rss_bytes = 0;
+  // Why fewer runs than asked were profiled (ONNX Runtime Web's memory guard, runners/ort/wasm_memory.mjs), or empty.
+  std::string stopped_early;
   // dump_graph: the graph this profiled inference session executed (ORT's optimizedModelFilePath), moved out of the
   // profile dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not
   // written.

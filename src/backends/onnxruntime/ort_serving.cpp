@@ -40,6 +40,7 @@ Measurement profile_of(ChildRunner& runner, int64_t skip, const fs::path& model)
     m.executed_graph = executed_graph(graph.is_string() ? std::optional<fs::path>(graph.get<std::string>())
                                                         : std::nullopt, problem);
     if (!problem.empty()) m.warnings.push_back("the optimized graph could not be read: " + problem);
+    if (const std::string why = r.body.value("stopped_early", ""); !why.empty()) m.warnings.push_back(why);
   } catch (...) {
     std::error_code ec;
     fs::remove_all(dir, ec);
