@@ -43,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text_table.h"
+#include "stats/order.h"
 #include "zoo/registry.h"
 #include "zoo/save.h"
 
@@ -130,10 +131,13 @@ bool paired(const Pairing& p, int rounds, const fs::path& err, const fs::path& t
   const double ratio = median(ratios), median_ratio = median(median_ratios);
   const double verdict = p.verdict_on_medians ? median_ratio : ratio;
   const bool ok = verdict >= p.low && verdict <= p.high;
+  // Whether the rounds settle the verdict: the distribution-free 95% interval of the verdict's median.
+  const auto ci = rooflens::stats::median_ci(p.verdict_on_medians ? median_ratios : ratios, 0.95);
+  const std::string ci_text = ci ? fmt::format("{:.3f}..{:.3f}", ci->first, ci->second) : "too few rounds";
   const std::string band = p.low > 0 ? fmt::format("{:.2f}-{:.2f}", p.low, p.high) : fmt::format("<= {:.2f}", p.high);
   table.rows.push_back({p.name, p.setting, fmt::format("{:.2f}", median(a_mean)), fmt::format("{:.2f}", median(b_mean)),
                         fmt::format("{:.3f}", ratio), fmt::format("{:.3f}", median_ratio),
-                        (p.verdict_on_medians ? "medians " : "means ") + band, ok ? "ok" : "MISS",
+                        (p.verdict_on_medians ? "medians " : "means ") + band, ok ? "ok" : "MISS", ci_text,
                         fmt::format("{:.2f} / {:.2f}", median(a_med), median(b_med)),
                         fmt::format("{:.3f}", median(a_med) / median(b_med)),
                         fmt::format("{:.3f}..{:.3f}", *std::min_element(ratios.begin(), ratios.end()),
@@ -166,7 +170,8 @@ int main() {
 
   rooflens::TextTable table;
   table.columns = {{"model"}, {"threads"}, {"rooflens mean ms", true}, {"bare ORT mean ms", true}, {"ratio", true},
-                   {"ratio (medians)", true}, {"target", true}, {"", false}, {"median ms (rooflens / bare)", true},
+                   {"ratio (medians)", true}, {"target", true}, {"", false}, {"verdict's 95% CI", true},
+                   {"median ms (rooflens / bare)", true},
                    {"ratio of medians", true}, {"rounds' ratios (min..max)", true}, {"others' CPUs", true}};
   bool all_ok = true;
   auto model_file = [&](const char* name) {
@@ -222,8 +227,9 @@ int main() {
               "N rooflens labelled its run with. Each figure is the median over rounds; \"ratio\" is the median of each\n"
               "round's rooflens / bare ratio of mean latencies (the two runs of a round share the host's slow spells),\n"
               "\"ratio (medians)\" the same of each run's median latency, less sensitive to bursts of load; \"target\"\n"
-              "says which of the two the verdict reads. \"median ms\" and \"ratio of medians\": each side's median over\n"
-              "rounds of its runs' medians, unpaired;\n"
+              "says which of the two the verdict reads, and \"verdict's 95%% CI\" the distribution-free interval of that\n"
+              "median over rounds: a verdict whose interval crosses the target is not settled by this run. \"median ms\"\n"
+              "and \"ratio of medians\": each side's median over rounds of its runs' medians, unpaired;\n"
               "\"others' CPUs\" is how many of this machine's %ld CPUs other processes kept busy during the runs (median\n"
               "over runs).\n",
               ::sysconf(_SC_NPROCESSORS_ONLN));

@@ -418,7 +418,8 @@ async function opRunProfiled(msg) {
     fs.writeFileSync(path.join(dir, 'ort_profile_web.json'), r.profile);
     if (r.stopped_early) log(r.stopped_early);
     return profiledReply({ dir, keep, warm: r.warm, iters: r.done, createMs, runMs: r.runMs, graphFile, returnEvents,
-                           peakRssBytes: renderer.peak(), tierUp, stoppedEarly: r.stopped_early });
+                           peakRssBytes: renderer.peak(), tierUp, stoppedEarly: r.stopped_early,
+                           wasmMemoryBytes: r.wasm_memory_bytes });
   } finally {
     if (created && !crashed) {
       try { await call('release', { key }, 'release'); } catch (e) { log('release failed:', e.message); }

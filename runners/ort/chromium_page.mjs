@@ -7,7 +7,7 @@
 // Every call answers a plain object: `{error: {stage, message}}` carries ONNX Runtime's own text back to the runner.
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
-import { profiledRunGuard, watchWasmMemories } from './wasm_memory.mjs';
+import { profiledRunGuard, wasmMemoryBytes, watchWasmMemories } from './wasm_memory.mjs';
 
 // ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
 // console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
@@ -167,7 +167,8 @@ globalThis.rooflensPage = {
     }
     const lines = captured;
     captured = null;
-    return { warm, runMs, done, stopped_early: stoppedEarly, profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
+    return { warm, runMs, done, stopped_early: stoppedEarly, wasm_memory_bytes: wasmMemoryBytes(),
+             profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
   },
 
   async outputs({ key, shapesOnly }) {

@@ -112,9 +112,10 @@ export function readOrtProfile(file) {
 // run_profiled's reply, from the profile ORT wrote into `dir` (both hosts): `warm` is the warm-up ({warmupIterations,
 // warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first;
 // `tierUp` the web build's warm-up before profiling ({model, profiler}: two warm-ups, web_build.mjs), when it ran;
-// `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened.
+// `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened;
+// `wasmMemoryBytes` the web build's WebAssembly memory after the profiled runs.
 export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes,
-                                tierUp, stoppedEarly }) {
+                                tierUp, stoppedEarly, wasmMemoryBytes }) {
   const file = profileFileIn(dir);
   const events = readOrtProfile(file);
   const warmIters = warm.warmupIterations;
@@ -140,6 +141,7 @@ export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFi
     optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
   };
   if (stoppedEarly) res.stopped_early = stoppedEarly;
+  if (wasmMemoryBytes !== undefined) res.wasm_memory_bytes = wasmMemoryBytes;
   if (tierUp) {
     const w = (x) => ({ warmup_iterations: x.warmupIterations, warmup_ms: x.warmupMs });
     res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler) };

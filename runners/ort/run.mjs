@@ -46,7 +46,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { runTimedLoop, timedReply, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
-import { profiledRunGuard } from './wasm_memory.mjs';
+import { profiledRunGuard, wasmMemoryBytes } from './wasm_memory.mjs';
 import { endProfiling, profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -198,7 +198,8 @@ async function opRunProfiled(msg) {
     if (stoppedEarly) log(stoppedEarly);
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
     return profiledReply({ dir, keep, warm, iters: done, createMs, runMs, graphFile, returnEvents,
-                           peakRssBytes: peakRss(), tierUp: web?.tierUp, stoppedEarly });
+                           peakRssBytes: peakRss(), tierUp: web?.tierUp, stoppedEarly,
+                           wasmMemoryBytes: web ? wasmMemoryBytes() : undefined });
   } finally {
     if (inferenceSession && !own) {
       try { await inferenceSession.release(); } catch (e) { log('release failed:', e.message); }

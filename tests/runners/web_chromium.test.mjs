@@ -50,6 +50,9 @@ test('in a cross-origin isolated page ORT Web runs the threads asked, profiles e
     assert.ok(profiled.tier_up.profiler.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
     assert.equal(profiled.warmup_iterations, TIMING.warmup_iterations);
     assert.equal(profiled.stopped_early, undefined);  // a small model leaves the memory guard nothing to stop
+    // The guard reads the module's memory: seen (at least the 256 pages ORT Web's glue starts with), within 4 GiB.
+    assert.ok(profiled.wasm_memory_bytes >= 256 * 65536 && profiled.wasm_memory_bytes <= 2 ** 32,
+              String(profiled.wasm_memory_bytes));
     const runs = TIMING.warmup_iterations + 2;
     assert.equal(profiled.model_runs.length, runs);
     assert.equal(profiled.run_latencies_ms.length, 2);
