@@ -290,6 +290,9 @@ export function sweepSizes(minBytes, maxBytes, factor) {
   return out;
 }
 
+// How many more times a multi-thread compute roof measured below the 1-thread one is measured (measureWasmRoofs).
+export const kComputeRetakes = 3;
+
 // The settings: `quick` for tests and a first look (seconds), the full one for the roofs (about a minute on 2 CPUs).
 // Repetitions are short and many, in rounds that go over every kernel and thread count in turn: on a shared machine a
 // short repetition more often runs undisturbed, a busy moment passes before the next round, and the best repetition
@@ -380,18 +383,35 @@ export async function measureWasmRoofs({ pool, caches = [], threadsOk = typeof S
 
   const computeKernels = COMPUTE_KERNELS.filter((x) => modules[x.module]);
   const computeRates = new Map();  // "kernel xN" → { rates of all rounds, the first warm-up }
+  const measureCompute = async (k, n, what) => {
+    const task = { kind: 'compute', kernel: k.name, flopsPerIter: k.flopsPerIter, module: modules[k.module],
+                   moduleKey: k.module, warmup: warmupFor(k.name), repMs: s.computeRepMs, reps: s.reps };
+    const r = await runStep(pool, n, task);
+    warmed.add(k.name);
+    const key = `${k.name} x${n}`;
+    const seen = computeRates.get(key) ?? { rates: [], warmup: r.warmup };
+    seen.rates.push(...r.rates);
+    computeRates.set(key, seen);
+    log(`${what}: ${key}: ${(Math.max(...r.rates) / 1e6).toFixed(2)} GFLOP/s`);
+  };
   for (let round = 0; round < s.computeRounds; ++round) {
     for (const k of computeKernels) {
-      for (const n of usable(s.computeThreads)) {
-        const task = { kind: 'compute', kernel: k.name, flopsPerIter: k.flopsPerIter, module: modules[k.module],
-                       moduleKey: k.module, warmup: warmupFor(k.name), repMs: s.computeRepMs, reps: s.reps };
-        const r = await runStep(pool, n, task);
-        warmed.add(k.name);
-        const key = `${k.name} x${n}`;
-        const seen = computeRates.get(key) ?? { rates: [], warmup: r.warmup };
-        seen.rates.push(...r.rates);
-        computeRates.set(key, seen);
-        log(`round ${round + 1}: ${key}: ${(Math.max(...r.rates) / 1e6).toFixed(2)} GFLOP/s`);
+      for (const n of usable(s.computeThreads)) await measureCompute(k, n, `round ${round + 1}`);
+    }
+  }
+  // A kernel on n threads can do at least what it does on one, so a best below one thread's says the other CPUs were
+  // busy through every round (seen in a Chromium page: 2-thread fp32 roofs at 0.87x the 1-thread ones, cached, and
+  // matmuls then ran at 1.08x "the roof"). Such a figure is measured again, up to kComputeRetakes more times.
+  const best = (n, k) => Math.max(...computeRates.get(`${k.name} x${n}`).rates);
+  for (const k of computeKernels) {
+    if (!computeRates.has(`${k.name} x1`)) continue;
+    for (const n of usable(s.computeThreads).filter((x) => x > 1)) {
+      for (let i = 0; i < kComputeRetakes && best(n, k) < best(1, k); ++i) {
+        await measureCompute(k, n, `below 1 thread's ${(best(1, k) / 1e6).toFixed(2)}, measured again`);
+      }
+      if (best(n, k) < best(1, k)) {
+        notes.push(`${k.name} x${n} stayed below x1 after ${kComputeRetakes} more measurements: the machine's other ` +
+                   'CPUs were busy; measure these roofs again on a quiet machine');
       }
     }
   }

@@ -44,8 +44,9 @@ void find_engine_levels(EngineRoofs& e, const MachineDesc& m) {
 }
 
 // Bumped when an engine's kernels change (runners/ort/wasm_roofs.mjs), so roofs cached by the older ones are measured
-// again. 2: the read kernel streams four quarters of its array at once, and the quick sweep measures copy too.
-constexpr int kEngineRoofsRevision = 2;
+// again. 2: the read kernel streams four quarters of its array at once, and the quick sweep measures copy too. 3: a
+// multi-thread compute roof below the 1-thread one is measured again (such figures were cached from busy machines).
+constexpr int kEngineRoofsRevision = 3;
 
 std::string engine_cache_key(const std::string& native_key, const std::string& engine, const std::string& runtime) {
   return native_key + "|engine " + engine + " roofs " + std::to_string(kEngineRoofsRevision) + "|" + runtime;
