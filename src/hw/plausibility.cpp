@@ -65,6 +65,21 @@ void thread_scaling(const HardwareInfo& hw, std::vector<std::string>& out) {
     }
 }
 
+// Kernel by kernel, no less compute with more threads: the work could run on fewer. A figure below fewer threads' was
+// measured while other CPUs were busy (the WebAssembly sweep saw 2 threads at 0.87x one and measures such a figure
+// again: runners/ort/wasm_roofs.mjs).
+void compute_scaling(const HardwareInfo& hw, std::vector<std::string>& out) {
+  for (const ComputeRoof& few : hw.compute)
+    for (const ComputeRoof& many : hw.compute) {
+      if (many.name != few.name || many.threads <= few.threads) continue;
+      if (few.gflops <= 0 || many.gflops >= kSlowerWithThreads * few.gflops) continue;
+      out.push_back(many.name + " at " + std::to_string(many.threads) + " threads (" + fixed(many.gflops, 1) +
+                    " GFLOP/s) is below " + std::to_string(few.threads) + " thread(s) (" + fixed(few.gflops, 1) +
+                    " GFLOP/s): more threads do not compute less; the machine was busy (rooflens hw --refresh "
+                    "measures again)");
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> plausibility_warnings(const HardwareInfo& hw) {
@@ -72,6 +87,7 @@ std::vector<std::string> plausibility_warnings(const HardwareInfo& hw) {
   missing_dram(hw, out);
   level_order(hw, out);
   thread_scaling(hw, out);
+  compute_scaling(hw, out);
   return out;
 }
 

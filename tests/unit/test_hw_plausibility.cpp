@@ -27,6 +27,7 @@ HardwareInfo sound() {
     hw.memory.push_back({"L3", "read", t, 125 * s, 8 * MiB});
     hw.memory.push_back({"DRAM", "read", t, 50 * s * 0.8, 256 * MiB});
     hw.sweep.push_back({"read", t, 1024 * MiB, 40});
+    hw.compute.push_back({"fp32_fma_avx2", "avx2", "fp32", t, 60 * s});
   }
   return hw;
 }
@@ -75,4 +76,18 @@ TEST(HwPlausibility, ALevelSharedByTwoCachesIsOrderedByItsCaches) {
   std::vector<std::string> w = plausibility_warnings(hw);
   EXPECT_TRUE(has(w, "L3 read at 1 thread(s) (80.0 GB/s) is not below L1+L2 (76.0 GB/s)"));
   EXPECT_EQ(w.size(), 1u);
+}
+
+TEST(HwPlausibility, AComputeRoofBelowFewerThreadsWarns) {
+  // The Chromium page's roofs cached from a busy machine: 2 threads at 41.5 GFLOP/s, 1 thread at 47.5.
+  HardwareInfo hw = sound();
+  for (ComputeRoof& c : hw.compute)
+    if (c.threads == 2) c.gflops = 41.5 / 47.5 * 60;
+  std::vector<std::string> w = plausibility_warnings(hw);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(has(w, "fp32_fma_avx2 at 2 threads (52.4 GFLOP/s) is below 1 thread(s) (60.0 GFLOP/s)"));
+  // A tenth less is within a busy machine's noise, as for the memory levels.
+  for (ComputeRoof& c : hw.compute)
+    if (c.threads == 2) c.gflops = 0.95 * 60;
+  EXPECT_TRUE(plausibility_warnings(hw).empty());
 }
