@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chainModel } from '../../runners/ort/onnx_chain.mjs';
+import { assertWebProfiledWarmUp } from './web_profiled.mjs';
 
 const runner = fileURLToPath(new URL('../../runners/ort/run.mjs', import.meta.url));
 const installed = fs.existsSync(fileURLToPath(new URL('../../runners/ort/node_modules/onnxruntime-web/package.json',
@@ -57,16 +58,9 @@ test('the threads ORT Web ran are read back, and its profile reaches the reply',
     assert.match(hello.onnxruntime_web, /^\d+\.\d+\.\d+$/);
     assert.deepEqual(loaded.wasm, { threads: 2, shared_memory: true, simd: true });
     assert.equal(profiled.ok, true, JSON.stringify(profiled));
-    // V8's tier-up runs before profiling, plain (at least 2 s, until the runs stop getting faster), and the profiler's
-    // code on a small model of its own; the profiled inference session then warms up warmup_iterations runs only
-    // (each profiled run keeps WebAssembly memory), then two profiled runs: each run's kernels, none lost to stdout.
-    assert.ok(profiled.tier_up.model.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
-    assert.ok(profiled.tier_up.profiler.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
-    assert.equal(profiled.warmup_iterations, TIMING.warmup_iterations);
-    assert.equal(profiled.stopped_early, undefined);  // a small model leaves the memory guard nothing to stop
-    // The guard reads the module's memory: seen (at least the 256 pages ORT Web's glue starts with), within 4 GiB.
-    assert.ok(profiled.wasm_memory_bytes >= 256 * 65536 && profiled.wasm_memory_bytes <= 2 ** 32,
-              String(profiled.wasm_memory_bytes));
+    // Warmed up past the tier-up unprofiled (web_profiled.mjs), then two profiled runs: each run's kernels, none
+    // lost to stdout.
+    assertWebProfiledWarmUp(profiled, TIMING);
     const runs = TIMING.warmup_iterations + 2;
     const kernels = profiled.events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time'));
     assert.equal(profiled.model_runs.length, runs);

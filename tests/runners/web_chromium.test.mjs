@@ -11,6 +11,7 @@ import { test } from 'node:test';
 
 import { chainModel } from '../../runners/ort/onnx_chain.mjs';
 import { skipChromium as skip, startChromiumRunner as start } from './chromium_runner.mjs';
+import { assertWebProfiledWarmUp } from './web_profiled.mjs';
 
 const TIMING = { warmup_iterations: 1, warmup_ms: 0, iterations: 2, duration_s: 0, max_iterations: 2,
                  max_duration_s: 30, profile_iterations: 2, adaptive: false };
@@ -43,16 +44,9 @@ test('in a cross-origin isolated page ORT Web runs the threads asked, profiles e
 
     const profiled = await r.ask({ op: 'run_profiled', timing: TIMING, return_events: true });
     assert.equal(profiled.ok, true, JSON.stringify(profiled).slice(0, 500));
-    // V8's tier-up runs before profiling, plain (at least 2 s, until the runs stop getting faster), and the profiler's
-    // code on a small model of its own; the profiled inference session then warms up warmup_iterations runs only
-    // (each profiled run keeps WebAssembly memory), then two profiled runs: each run's kernels, none lost.
-    assert.ok(profiled.tier_up.model.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
-    assert.ok(profiled.tier_up.profiler.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
-    assert.equal(profiled.warmup_iterations, TIMING.warmup_iterations);
-    assert.equal(profiled.stopped_early, undefined);  // a small model leaves the memory guard nothing to stop
-    // The guard reads the module's memory: seen (at least the 256 pages ORT Web's glue starts with), within 4 GiB.
-    assert.ok(profiled.wasm_memory_bytes >= 256 * 65536 && profiled.wasm_memory_bytes <= 2 ** 32,
-              String(profiled.wasm_memory_bytes));
+    // Warmed up past the tier-up unprofiled (web_profiled.mjs), then two profiled runs: each run's kernels, none
+    // lost.
+    assertWebProfiledWarmUp(profiled, TIMING);
     const runs = TIMING.warmup_iterations + 2;
     assert.equal(profiled.model_runs.length, runs);
     assert.equal(profiled.run_latencies_ms.length, 2);
