@@ -7,7 +7,7 @@
 // Every call answers a plain object: `{error: {stage, message}}` carries ONNX Runtime's own text back to the runner.
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
-import { profiledRunGuard, wasmMemoryBytes, watchWasmMemories } from './wasm_memory.mjs';
+import { guardedRuns, profiledRunGuard, wasmMemoryBytes, watchWasmMemories } from './wasm_memory.mjs';
 
 // ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
 // console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
@@ -145,15 +145,10 @@ globalThis.rooflensPage = {
       await s.run(feeds);
       runMs.push(Number(clock() - a) / 1e6);
     };
-    let warm, done = 0, stoppedEarly = null;
+    let warm, done, stoppedEarly;
     try {
       warm = await warmUp(timing, timedRun, clock);
-      const guard = profiledRunGuard();
-      while (done < iterations) {
-        await timedRun();
-        if (++done < iterations && !guard.roomForAnother()) stoppedEarly = guard.why(`profiled ${done} of ${iterations} runs`);
-        if (stoppedEarly) break;
-      }
+      ({ done, stoppedEarly } = await guardedRuns(iterations, timedRun, profiledRunGuard()));
     } catch (e) {
       return fail('run', e);
     }

@@ -46,7 +46,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { runTimedLoop, timedReply, warmUp } from './timed_loop.mjs';
 import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { runtimeCost } from './runtime_cost_cache.mjs';
-import { profiledRunGuard, wasmMemoryBytes } from './wasm_memory.mjs';
+import { guardedRuns, profiledRunGuard, wasmMemoryBytes } from './wasm_memory.mjs';
 import { endProfiling, profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { makeGenerateOps } from './generate.mjs';
 import { makeServeOps } from './serve.mjs';
@@ -188,13 +188,7 @@ async function opRunProfiled(msg) {
     };
     // The warm-up's runs are in the profile too: the first warmIters of its model_run events.
     const warm = await warmUp(build === 'web' ? webProfiledTiming(timing) : timing, timedRun);
-    const guard = build === 'web' ? profiledRunGuard() : null;
-    let done = 0, stoppedEarly = null;
-    while (done < iters) {
-      await timedRun();
-      if (++done < iters && guard && !guard.roomForAnother()) stoppedEarly = guard.why(`profiled ${done} of ${iters} runs`);
-      if (stoppedEarly) break;
-    }
+    const { done, stoppedEarly } = await guardedRuns(iters, timedRun, build === 'web' ? profiledRunGuard() : null);
     if (stoppedEarly) log(stoppedEarly);
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
     return profiledReply({ dir, keep, warm, iters: done, createMs, runMs, graphFile, returnEvents,

@@ -52,3 +52,17 @@ export function profiledRunGuard(read = wasmMemoryBytes) {
     },
   };
 }
+
+// The measured profiled runs: `run` `iterations` times, or fewer when `guard` (profiledRunGuard's; null: none, the
+// native build) says after a run that another might not fit — never fewer than one. Returns {done, stoppedEarly: why
+// it stopped, or null}.
+export async function guardedRuns(iterations, run, guard) {
+  let done = 0;
+  while (done < iterations) {
+    await run();
+    if (++done < iterations && guard && !guard.roomForAnother()) {
+      return { done, stoppedEarly: guard.why(`profiled ${done} of ${iterations} runs`) };
+    }
+  }
+  return { done, stoppedEarly: null };
+}

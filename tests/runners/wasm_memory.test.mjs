@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { kWasmMemoryLimitBytes, profiledRunGuard, wasmMemoryBytes, watchWasmMemories }
+import { guardedRuns, kWasmMemoryLimitBytes, profiledRunGuard, wasmMemoryBytes, watchWasmMemories }
   from '../../runners/ort/wasm_memory.mjs';
 
 const PAGE = 65536;
@@ -40,7 +40,8 @@ test('the guard lets runs go on while twice the most one run added still fits, t
   assert.equal(guard.roomForAnother(), true);
   now += 50 * MB;  // 3700 MB: 3700 + 400 > 4096
   assert.equal(guard.roomForAnother(), false);
-  assert.match(guard.why('profiled 5 of 10 runs'), /^profiled 5 of 10 runs: .* holds 3700 MB of its 4 GiB .* up to 200 MB /);
+  assert.match(guard.why('profiled 5 of 10 runs'),
+               /^profiled 5 of 10 runs: .* holds 3700 MB of its 4 GiB .* up to 200 MB /);
 
   // A run that adds nothing never stops, however full the memory.
   now = kWasmMemoryLimitBytes - MB;
@@ -48,4 +49,20 @@ test('the guard lets runs go on while twice the most one run added still fits, t
   assert.equal(flat.roomForAnother(), true);
   // Unknown memory (no module seen) never stops the runs.
   assert.equal(profiledRunGuard(() => null).roomForAnother(), true);
+});
+
+test('the guarded runs stop after the run the guard refuses another after, never before the first', async () => {
+  let runs = 0;
+  const run = async () => { ++runs; };
+  // A guard that says no when asked the n-th time.
+  const refusesAfter = (n) => ({ asked: 0, roomForAnother() { return ++this.asked < n; },
+                                 why: (what) => `${what}: full` });
+  assert.deepEqual(await guardedRuns(10, run, null), { done: 10, stoppedEarly: null });
+  runs = 0;
+  assert.deepEqual(await guardedRuns(10, run, refusesAfter(4)),
+                   { done: 4, stoppedEarly: 'profiled 4 of 10 runs: full' });
+  assert.equal(runs, 4);
+  runs = 0;
+  // The last run is never followed by a question.
+  assert.deepEqual(await guardedRuns(1, run, refusesAfter(1)), { done: 1, stoppedEarly: null });
 });
