@@ -173,7 +173,11 @@ async function launch() {
   const origin = `http://127.0.0.1:${server.address().port}`;
   let browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    // playwright-core's own SIGTERM/SIGHUP handlers close the browser and then leave this process running, waiting on
+    // stdin: a runner told to end would not. Without them the signal ends the runner, and Chromium, whose DevTools
+    // pipe was this process, ends with it.
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, handleSIGTERM: false,
+                                      handleSIGHUP: false });
   } catch (e) {
     server.close();
     throw hostError(`cannot start Chromium (${CHROMIUM}): ${String(e.message).split('\n')[0]}`);

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,10 +20,19 @@ export const skipChromium =
   (!fs.existsSync(path.join(repo, 'runners/ort/node_modules/onnxruntime-web/package.json')) &&
    'onnxruntime-web not installed (make deps)');
 
+// Runners a test started and did not see end. A test whose assertion fails never reaches its quit(): its runner (and
+// Chromium) would keep this file's process alive, and the suite would wait on it instead of reporting the failure.
+const running = new Set();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 // ask() resolves with the next reply, `exited` with the exit code; quit() checks the runner ends cleanly.
 export function startChromiumRunner(args, env = {}) {
   const child = spawn(process.execPath, [runner, '--build', 'web', '--host', 'chromium', ...args],
                       { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  running.add(child);
+  child.on('close', () => running.delete(child));
   let stderr = '', id = 0;
   const waiting = [];
   child.stderr.on('data', (d) => { stderr += d; });
