@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
-import { ort } from './ort.mjs';
+import { build, ort } from './ort.mjs';
 import { MessageError, badMessage, log } from './errors.mjs';
 import { optBool, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
@@ -17,6 +17,7 @@ import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
+import { guardedRuns, profiledRunGuard } from './wasm_memory.mjs';
 
 // The messages' handlers, with the per-phase peaks they keep between messages.
 export function makeGenerateOps() {
@@ -259,32 +260,41 @@ export function makeGenerateOps() {
       inferenceSession = await createInferenceSession(st.model, options);
       const createMs = nsToMs(nowNs() - t0);
       const phases = {};
-      const prefillFeeds = stepFeeds(io, g, prompt, 0, null);
-      let last = null;
+      // ORT Web keeps memory for every profiled run (wasm_memory.mjs): a phase's measured runs stop when another might
+      // not fit, and the decode phase, which needs gen - 1 more runs to reach its context, is then not profiled.
+      const guard = build === 'web' ? profiledRunGuard() : null;
+      let stoppedEarly = null;
+      const measure = async (what, feeds, ms) => {
+        let last = null;
+        for (let i = 0; i < warm; ++i) last = await timed(feeds);
+        const r = await guardedRuns(iters, async () => { last = await timed(feeds); ms.push(last.ms); }, guard);
+        if (r.stoppedEarly) stoppedEarly = `${what}: ${r.stoppedEarly}`;
+        return last;
+      };
       const prefillMs = [];
-      for (let i = 0; i < warm + iters; ++i) {
-        last = await timed(prefillFeeds);
-        if (i >= warm) prefillMs.push(last.ms);
-      }
-      phases.prefill = { first_run: 0, warmup_iterations: warm, iterations: iters, past: 0, tokens: g.prompt,
-        run_latencies_ms: prefillMs };
-      if (g.gen > 0) {
+      const last = await measure('prefill', stepFeeds(io, g, prompt, 0, null), prefillMs);
+      phases.prefill = { first_run: 0, warmup_iterations: warm, iterations: prefillMs.length, past: 0,
+        tokens: g.prompt, run_latencies_ms: prefillMs };
+      if (g.gen > 0 && stoppedEarly) stoppedEarly += '; the decode phase was not profiled';
+      if (g.gen > 0 && !stoppedEarly) {
         let out = last.out;
         let next = g.nextToken === 'greedy' ? argmaxRows(lastLogits(io, out, g), g.batch, io.vocab) : fixed.slice(0, g.batch);
-        for (let s = 0; s + 1 < g.gen; ++s) {
+        for (let s = 0; s + 1 < g.gen && !stoppedEarly; ++s) {
           out = (await timed(stepFeeds(io, g, next, g.prompt + s, out))).out;
           next = g.nextToken === 'greedy' ? argmaxRows(lastLogits(io, out, g), g.batch, io.vocab)
             : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
+          if (guard && !guard.roomForAnother()) {
+            stoppedEarly = guard.why(`decode not profiled: ${s + 1} of the ${g.gen - 1} steps to its context ran`);
+          }
         }
-        const feeds = stepFeeds(io, g, next, g.prompt + g.gen - 1, out);
-        const first = runs, decodeMs = [];
-        for (let i = 0; i < warm + iters; ++i) {
-          const r = await timed(feeds);
-          if (i >= warm) decodeMs.push(r.ms);
+        if (!stoppedEarly) {
+          const first = runs, decodeMs = [];
+          await measure('decode', stepFeeds(io, g, next, g.prompt + g.gen - 1, out), decodeMs);
+          phases.decode = { first_run: first, warmup_iterations: warm, iterations: decodeMs.length,
+            past: g.prompt + g.gen - 1, tokens: 1, run_latencies_ms: decodeMs };
         }
-        phases.decode = { first_run: first, warmup_iterations: warm, iterations: iters, past: g.prompt + g.gen - 1,
-          tokens: 1, run_latencies_ms: decodeMs };
       }
+      if (stoppedEarly) log(stoppedEarly);
       try {
         endProfiling(inferenceSession, dir);
       } catch (e) {
@@ -295,7 +305,8 @@ export function makeGenerateOps() {
       const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
       return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs, phases,
-        peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null };
+        peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
+        ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}) };
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;

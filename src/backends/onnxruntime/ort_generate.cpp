@@ -182,6 +182,7 @@ class OrtGeneration : public DecoderGeneration {
         p.optimized_model.empty() ? std::nullopt : std::optional<std::filesystem::path>(p.optimized_model), problem);
     if (!problem.empty())
       m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
+    if (!p.stopped_early.empty()) m.warnings.push_back(p.stopped_early);
     if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads);
     if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads);
   }

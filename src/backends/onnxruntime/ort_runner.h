@@ -241,6 +241,8 @@ struct GenerateProfiledResult {
   uint64_t peak_rss_bytes = 0;
   std::filesystem::path profile_file;        // set when keep_profile
   std::filesystem::path optimized_model;     // dump_graph: as ProfiledRunResult::optimized_model
+  std::string stopped_early;                 // as ProfiledRunResult::stopped_early (ONNX Runtime Web's memory); a
+                                             // decode phase it kept from running is absent
 };
 
 struct RunnerError : UserError {

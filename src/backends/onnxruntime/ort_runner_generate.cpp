@@ -140,6 +140,7 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
   out.session_create_ms = r.value("session_create_ms", 0.0);
   out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
   out.optimized_model = take_graph(r);
+  out.stopped_early = r.value("stopped_early", std::string());
   const fs::path file = r.value("profile_file", std::string());
   const fs::path dir = r.value("profile_dir", std::string());
   auto cleanup = [&] {
