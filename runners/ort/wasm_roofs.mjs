@@ -20,7 +20,7 @@ export const kChains = 12;
 export const kUnroll = 8;
 const kLineBytes = kUnroll * 16;
 
-const kKiB = 1024, kMiB = 1024 * kKiB;
+const kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 const kPageBytes = 64 * kKiB;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -301,9 +301,9 @@ export const kComputeRetakes = 3;
 export function wasmRoofsSettings({ quick = false, cpus = 1, ...over } = {}) {
   const all = Array.from({ length: cpus }, (_, i) => i + 1);
   const common = { computeThreads: all, bandwidthThreads: [...new Set([1, cpus])], minBytes: 16 * kKiB,
-                   maxBytes: 256 * kMiB, computeRepMs: 1, bandwidthRepMs: 1 };
+                   maxBytes: kGiB, computeRepMs: 1, bandwidthRepMs: 1 };
   const base = quick
-    ? { kernels: ['read', 'copy'], factor: 4, computeRounds: 3, bandwidthRounds: 1, reps: 40, minReps: 5, stepMs: 250,
+    ? { kernels: ['read', 'copy'], factor: 2, computeRounds: 3, bandwidthRounds: 1, reps: 40, minReps: 5, stepMs: 250,
         firstWarmup: { minMs: 400, maxMs: 2000, windowMs: 25, callMs: 0.5 },
         warmup: { minMs: 30, maxMs: 500, windowMs: 10, callMs: 0.5 } }
     : { kernels: ['read', 'copy'], factor: Math.SQRT2, computeRounds: 4, bandwidthRounds: 2, reps: 30, minReps: 6,
