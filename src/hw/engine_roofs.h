@@ -12,6 +12,10 @@ namespace rooflens::hw {
 
 // e.levels and e.memory from e.sweep, as `rooflens hw` finds the native levels, with `m`'s reported caches as hints.
 void find_engine_levels(EngineRoofs& e, const MachineDesc& m);
+// The same, with the levels the native sweep of this machine found (`native`, at the same thread counts) as the
+// hints where it has them: the engine's kernels run on the same caches, and a reported size can be far from any of
+// them (a VM's 508 MiB "L3").
+void find_engine_levels(EngineRoofs& e, const MachineDesc& m, const HardwareInfo& native);
 
 // The key of `engine` as `runtime` runs it on this machine class (`native_key`: cache_key of the machine): a new Node
 // or Chromium measures again.

@@ -98,9 +98,10 @@ struct Naming {
 // inside L1 measured 1.32x, its fall from L1 to L2 1.25x.)
 // Level names go in order, so a level the sweep cannot see (its reported size agrees with no fall) is skipped
 // only when a later reported size agrees with the next fall. Exhaustive: a sweep has a handful of falls.
-void name_falls(std::vector<Fall>& falls, const std::vector<uint64_t>& reported, int slots) {
+void name_falls(std::vector<Fall>& falls, const std::vector<uint64_t>& reported, int slots, bool measured) {
+  const double steep = measured ? kUnmistakableFall : kSteepFall;
   auto eligible = [&](const Fall& f) {
-    return reported.empty() || f.strength >= kSteepFall ||
+    return reported.empty() || f.strength >= steep ||
            std::any_of(reported.begin(), reported.end(), [&](uint64_t r) { return agrees(f, r); });
   };
   Naming best, cur;
@@ -210,7 +211,7 @@ Reading read_sweep(const ThreadCountSweep& s, const PlateauOptions& opts) {
     r.falls.push_back({r.c.ws[r.plats[k].last], r.c.ws[r.plats[k + 1].first],
                        r.plats[k].height / r.plats[k + 1].height});
   r.slots = std::min(4, std::max(3, static_cast<int>(s.reported.size())));
-  name_falls(r.falls, s.reported, r.slots);
+  name_falls(r.falls, s.reported, r.slots, s.reported_measured);
   return r;
 }
 

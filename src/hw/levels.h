@@ -51,6 +51,10 @@ struct ThreadCountSweep {
   std::vector<KernelSweep> kernels;
   // Cache capacities usable by the measuring threads per level, ascending (L1, L2, L3[, L4]); may be empty or wrong.
   std::vector<uint64_t> reported;
+  // `reported` comes from another sweep of the same caches (an engine's levels named after the native ones): a fall
+  // none of them agrees with is then a level only when unmistakable, not merely steep — a slope of the engine's own
+  // (WebAssembly's loads leaving the L3) must not take a cache's name.
+  bool reported_measured = false;
 };
 
 // The levels of each thread count's sweep, in the order given. Thread counts whose sweeps keep as many falls take

@@ -69,12 +69,18 @@ std::optional<EngineRoofs> engine_roofs_here(const std::string& engine, const st
                                              const std::function<std::optional<EngineRoofs>()>& measure, bool refresh,
                                              const std::function<void(const std::string&)>& note) {
   const MachineDesc here = describe_machine(detect_features());
-  const std::string key = engine_cache_key(cache_key(here, ROOFLENS_VERSION), engine, runtime);
+  const std::string native_key = cache_key(here, ROOFLENS_VERSION);
+  const std::string key = engine_cache_key(native_key, engine, runtime);
   if (!refresh)
     if (auto cached = load_cached_engine(cache_dir_from_env(), key)) return cached;
   if (note) note("measuring the roofs of " + engine + " (its own kernels)…");
   std::optional<EngineRoofs> e = measure();
   if (!e) return e;
+  // Its levels named after the caches the native sweep found here, when this machine's native roofs are cached (they
+  // are whenever a run or `rooflens hw` measured them): an engine's slower loads blur a fall that the reported sizes
+  // alone then name wrongly (a Zen 5 guest's WebAssembly L3 called "L2").
+  if (std::optional<HardwareInfo> native = load_cached(cache_dir_from_env(), native_key, false))
+    find_engine_levels(*e, here, *native);
   try {
     store_cached_engine(cache_dir_from_env(), key, here, *e);
   } catch (const std::exception&) {  // an unwritable cache costs the next run a measurement, not this one

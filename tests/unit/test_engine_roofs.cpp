@@ -122,3 +122,46 @@ TEST(EngineRoofs, AnEnginesSweepGetsLevelsAsTheNativeOne) {
 }
 
 }  // namespace
+
+namespace {
+
+// A 2-vCPU Zen 5 EPYC guest as its native sweep saw it: hwloc reports L1d 48 KiB, L2 1 MiB and a 508 MiB "L3"; the
+// native sweep found L1 to 32 KiB, L2 to 512 KiB, L3 to 16 MiB (named from the sweep) and DRAM. The engine's sweep is
+// the quick WebAssembly one measured there in Node at 1 thread (GB/s by working set, KiB): its loads read L1 and L2
+// alike, and leaving the L3 it passes a slope at 32-64 MiB that reads as a plateau of its own.
+TEST(EngineRoofs, AnEnginesLevelsAreNamedAfterTheCachesTheNativeSweepFound) {
+  HardwareInfo native;
+  native.machine.cores = native.machine.threads = 1;
+  native.machine.caches = {{"L1d", 48 * KiB, 1, 1}, {"L2", 1024 * KiB, 1, 1}, {"L3", 508 * MiB, 1, 1}};
+  native.levels = {{"L1", 1, 4 * KiB, 32 * KiB, 48 * KiB},
+                   {"L2", 1, 64 * KiB, 512 * KiB, 1024 * KiB},
+                   {"L3", 1, 2 * MiB, 16 * MiB, 0},
+                   {"DRAM", 1, 128 * MiB, 1024 * MiB, 0}};
+  const std::vector<std::pair<uint64_t, double>> read = {
+      {16, 116.1},   {32, 115.6},   {64, 103.2},    {128, 115.3},    {256, 115.2},    {512, 115.4},
+      {1024, 102.8}, {2048, 91.5},  {4096, 86.0},   {8192, 83.0},    {16384, 91.8},   {32768, 51.5},
+      {65536, 48.0}, {131072, 39.5}, {262144, 34.7}, {524288, 34.6}, {1048576, 35.4}};
+  const std::vector<std::pair<uint64_t, double>> copy = {
+      {16, 192.8},   {32, 192.4},   {64, 167.7},    {128, 167.5},    {256, 169.7},    {512, 173.6},
+      {1024, 123.2}, {2048, 95.9},  {4096, 87.7},   {8192, 86.4},    {16384, 79.3},   {32768, 62.7},
+      {65536, 53.9}, {131072, 42.9}, {262144, 41.1}, {524288, 34.5}, {1048576, 34.5}};
+  EngineRoofs e = wasm_roofs();
+  for (const auto& [kib, gbps] : read) e.sweep.push_back({"read", 1, kib * KiB, gbps});
+  for (const auto& [kib, gbps] : copy) e.sweep.push_back({"copy", 1, kib * KiB, gbps});
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (const MemoryLevel& l : e.levels) out.push_back(l.level);
+    return out;
+  };
+  e.notes = {"x1: the sweep found no DRAM plateau"};  // as a finding without the native levels left it
+  hw::find_engine_levels(e, native.machine, native);
+  EXPECT_EQ(names(), (std::vector<std::string>{"L1+L2", "L3", "DRAM"}));
+  EXPECT_EQ(e.notes, std::vector<std::string>{});
+  // DRAM from 4x where the L3 ended (16 MiB), as for the native levels: past the slope at 32-64 MiB.
+  EXPECT_GE(e.levels.back().first_bytes, 64 * MiB);
+  // The reported sizes alone name the slope: what the engine's levels were before.
+  hw::find_engine_levels(e, native.machine);
+  EXPECT_NE(names(), (std::vector<std::string>{"L1+L2", "L3", "DRAM"}));
+}
+
+}  // namespace
