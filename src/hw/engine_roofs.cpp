@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <string_view>
 
 #include "core/level_names.h"
 #include "hw/levels.h"
@@ -14,8 +13,6 @@ namespace rooflens::hw {
 
 namespace {
 
-constexpr std::string_view kNoDramNote = ": the sweep found no DRAM plateau";
-
 // The hints for `threads`: the machine's reported capacities, each replaced by what the native sweep at that thread
 // count found for that cache — the reported size that named its fall, or, for a level named from the sweep alone,
 // where its fall began (a fall of the engine's sweep agrees within a factor of 2 of its own beginning; twice that,
@@ -23,8 +20,9 @@ constexpr std::string_view kNoDramNote = ": the sweep found no DRAM plateau";
 // several caches ("L1+L2") places its last one. True when a native level was used.
 bool measured_capacities(const MachineDesc& m, const HardwareInfo* native, int64_t threads, std::vector<uint64_t>& caps) {
   caps = cache_capacities(m, static_cast<int>(threads));
+  if (!native) return false;
   bool used = false;
-  for (const MemoryLevel& l : native ? native->levels : std::vector<MemoryLevel>{}) {
+  for (const MemoryLevel& l : native->levels) {
     const std::optional<LevelSpan> span = level_span(l.level);
     if (l.threads != threads || !span || span->last == kDramLevel || l.last_bytes == 0) continue;
     const auto slot = static_cast<size_t>(span->last - 1);
@@ -59,15 +57,13 @@ void find_levels_of(EngineRoofs& e, const MachineDesc& m, const HardwareInfo* na
   const std::vector<SweepLevels> found = find_levels_by_thread_count(sweeps);
   e.levels.clear();
   e.memory.clear();
-  // The notes of an earlier finding (levels found again with the native ones as hints) go with its levels.
-  std::erase_if(e.notes, [](const std::string& n) { return n.ends_with(kNoDramNote); });
   size_t i = 0;
   for (int64_t t : counts) {
     const SweepLevels& lv = found[i++];
     for (const LevelFigure& f : lv.figures) e.memory.push_back({f.level, f.kernel, t, f.gbps, f.working_set_bytes});
     for (const FoundLevel& l : lv.levels)
       e.levels.push_back({l.level, t, l.first_bytes, l.last_bytes, l.reported_bytes});
-    if (!lv.dram) e.notes.push_back("x" + std::to_string(t) + std::string(kNoDramNote));
+    if (!lv.dram) e.notes.push_back("x" + std::to_string(t) + ": the sweep found no DRAM plateau");
   }
 }
 

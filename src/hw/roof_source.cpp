@@ -76,11 +76,13 @@ std::optional<EngineRoofs> engine_roofs_here(const std::string& engine, const st
   if (note) note("measuring the roofs of " + engine + " (its own kernels)…");
   std::optional<EngineRoofs> e = measure();
   if (!e) return e;
-  // Its levels named after the caches the native sweep found here, when this machine's native roofs are cached (they
-  // are whenever a run or `rooflens hw` measured them): an engine's slower loads blur a fall that the reported sizes
-  // alone then name wrongly (a Zen 5 guest's WebAssembly L3 called "L2").
+  // Its levels, found here for every engine: named after the caches the native sweep found, when this machine's native
+  // roofs are cached (they are whenever a run or `rooflens hw` measured them) — an engine's slower loads blur a fall
+  // that the reported sizes alone then name wrongly (a Zen 5 guest's WebAssembly L3 called "L2").
   if (std::optional<HardwareInfo> native = load_cached(cache_dir_from_env(), native_key, false))
     find_engine_levels(*e, here, *native);
+  else
+    find_engine_levels(*e, here);
   try {
     store_cached_engine(cache_dir_from_env(), key, here, *e);
   } catch (const std::exception&) {  // an unwritable cache costs the next run a measurement, not this one

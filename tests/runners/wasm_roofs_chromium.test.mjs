@@ -44,7 +44,7 @@ test('in a cross-origin isolated page the WebAssembly roofs are Chromium\'s, mea
   const hello = await r.ask({ op: 'hello' });
   assert.equal(hello.ok, true, JSON.stringify(hello));
 
-  // 1 thread to DRAM-sized arrays: the quick sweep's first size (16 KiB, by factors of 4) from 4× the largest
+  // 1 thread to DRAM-sized arrays: the message's size, by factors of 4 from 256 MiB to 4× the largest
   // reported cache on, at least 256 MiB as in the Node host's test. A machine may report no caches at all (a VM whose
   // /sys has no cache entries: a Zen 5 EPYC guest), and there 64 MiB was still within reach of its L3.
   const largest = Math.max(0, ...sysCaches().map((c) => c.size_bytes));

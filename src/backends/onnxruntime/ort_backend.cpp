@@ -241,7 +241,7 @@ class OrtBackend : public Backend {
       pid_ = runner.process().pid();
       const nlohmann::json reply = runner.call({{"op", "wasm_roofs"}, {"quick", quick}}, std::chrono::minutes(10));
       pid_ = 0;
-      return wasm_roofs_from_reply(reply, wasm_engine(base_.host), hw::describe_machine(hw::detect_features()));
+      return wasm_roofs_from_reply(reply, wasm_engine(base_.host));
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error("roofs", e);

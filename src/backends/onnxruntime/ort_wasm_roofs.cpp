@@ -2,7 +2,6 @@
 
 #include "core/errors.h"
 #include "core/history.h"
-#include "hw/engine_roofs.h"
 
 namespace rooflens::ort {
 namespace {
@@ -22,7 +21,7 @@ std::string runtime_of(const json& engine) {
 
 std::string wasm_engine(const std::string& host) { return host == "chromium" ? "wasm:chromium" : "wasm:node"; }
 
-EngineRoofs wasm_roofs_from_reply(const json& reply, const std::string& engine, const MachineDesc& m) {
+EngineRoofs wasm_roofs_from_reply(const json& reply, const std::string& engine) {
   if (!reply.contains("compute") || !reply.contains("sweep") || !reply.contains("engine"))
     throw UserError("the ONNX Runtime runner's wasm_roofs reply lacks compute, sweep or engine");
   EngineRoofs e;
@@ -37,7 +36,6 @@ EngineRoofs wasm_roofs_from_reply(const json& reply, const std::string& engine, 
     e.sweep.push_back({p.at("kernel").get<std::string>(), p.at("threads").get<int64_t>(),
                        p.at("working_set_bytes").get<uint64_t>(), p.at("gbps").get<double>()});
   if (reply.contains("notes")) reply.at("notes").get_to(e.notes);
-  hw::find_engine_levels(e, m);
   return e;
 }
 

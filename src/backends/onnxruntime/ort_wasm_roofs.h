@@ -13,7 +13,8 @@ namespace rooflens::ort {
 // "wasm:node" | "wasm:chromium": the engine of the web build's host.
 std::string wasm_engine(const std::string& host);
 
-// The runner's reply to `wasm_roofs`, for `engine` on machine `m`. Throws UserError on a reply without its fields.
-EngineRoofs wasm_roofs_from_reply(const nlohmann::json& reply, const std::string& engine, const MachineDesc& m);
+// The runner's reply to `wasm_roofs`, for `engine`: its compute roofs and sweep (the levels are found where every
+// engine's roofs are, hw::engine_roofs_here). Throws UserError on a reply without its fields.
+EngineRoofs wasm_roofs_from_reply(const nlohmann::json& reply, const std::string& engine);
 
 }  // namespace rooflens::ort
