@@ -44,6 +44,7 @@ DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& ker
   d.outside_executor_ms = median_over(s.executor_ms, counts, [&](size_t i) { return std::max(0.0, run_ms[i] - s.executor_ms[i]); });
   d.executor_gaps_ms = median_over(s.executor_ms, counts, [&](size_t i) { return std::max(0.0, s.executor_ms[i] - sums[i]); });
   d.fences_ms = median_over(s.fences_ms, counts, [&](size_t i) { return s.fences_ms[i]; });
+  d.longest_gap_ms = median_over(s.longest_gap_ms, counts, [&](size_t i) { return s.longest_gap_ms[i]; });
   d.pool_handoff_ms = median_over(s.pool_handoff_ms, counts, [&](size_t i) { return s.pool_handoff_ms[i]; });
   d.pool_wait_ms = median_over(s.pool_wait_ms, counts, [&](size_t i) { return s.pool_wait_ms[i]; });
   d.parallel_kernels = s.parallel_kernels;

@@ -82,6 +82,7 @@ void to_json(json& j, const DispatchBreakdown& d) {
   put_setting(j, "outside_executor_ms", d.outside_executor_ms);
   put_setting(j, "executor_gaps_ms", d.executor_gaps_ms);
   put_setting(j, "fences_ms", d.fences_ms);
+  put_setting(j, "longest_gap_ms", d.longest_gap_ms);
   put_setting(j, "profiler_ms", d.profiler_ms);
   put_setting(j, "parallel_kernels", d.parallel_kernels);
   put_setting(j, "pool_handoff_ms", d.pool_handoff_ms);
@@ -92,6 +93,7 @@ void from_json(const json& j, DispatchBreakdown& d) {
   take(j, "outside_executor_ms", d.outside_executor_ms);
   take(j, "executor_gaps_ms", d.executor_gaps_ms);
   take(j, "fences_ms", d.fences_ms);
+  take(j, "longest_gap_ms", d.longest_gap_ms);
   take(j, "profiler_ms", d.profiler_ms);
   take(j, "parallel_kernels", d.parallel_kernels);
   take(j, "pool_handoff_ms", d.pool_handoff_ms);

@@ -50,6 +50,10 @@ struct DispatchBreakdown {
                                                 // inference session, checking and binding inputs, fetching outputs)
   std::optional<double> executor_gaps_ms;       // inside the executor, between one kernel's end and the next's start
   std::optional<double> fences_ms;              // waits the runtime timed as fences around kernels
+  std::optional<double> longest_gap_ms;         // the longest single stretch between the end of every kernel so far
+                                                // and the next kernel's start: small when the time between kernels
+                                                // is dispatch spread over every kernel, large when one place holds
+                                                // it (work the profile did not time)
   std::optional<double> profiler_ms;            // profiled median − plain median (both timed around the call): what
                                                 // profiling itself adds per iteration, mostly between kernels
   std::optional<int64_t> parallel_kernels;      // kernels per iteration that handed work to the thread pool
@@ -62,6 +66,7 @@ struct DispatchBreakdown {
 struct DispatchSamples {
   std::vector<double> executor_ms;      // the executor's span in the run
   std::vector<double> fences_ms;
+  std::vector<double> longest_gap_ms;   // per iteration: the longest stretch between consecutive kernels
   std::vector<double> pool_handoff_ms, pool_wait_ms;
   std::optional<int64_t> parallel_kernels;
 };

@@ -68,6 +68,7 @@ std::string dispatch_line(const ProfileRun& run) {
   if (d.kernels > 0 && d.executor_gaps_ms)
     out += " (" + fixed(*d.executor_gaps_ms * 1000 / static_cast<double>(d.kernels), 1) + " us per kernel, " +
            std::to_string(d.kernels) + " kernels)";
+  if (d.longest_gap_ms) out += "; the longest single gap " + ms(*d.longest_gap_ms) + " ms";
   if (d.profiler_ms) out += "; profiling itself adds " + ms(*d.profiler_ms) + " ms per run (profiled − plain median)";
   out += "\n";
   if (d.pool_wait_ms || d.pool_handoff_ms) {

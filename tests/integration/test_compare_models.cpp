@@ -33,6 +33,7 @@ class CompareModels : public ::testing::Test {
     dir_ = fresh_test_dir("rooflens-cmpmodels");
     matmul_chain_model((dir_ / "light.onnx").string(), 1);
     matmul_chain_model((dir_ / "heavy.onnx").string(), 12);
+    matmul_chain_small_output_model((dir_ / "light-small-out.onnx").string(), 1);
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -96,8 +97,13 @@ TEST_F(CompareModels, TurnsAreTakenOnLiveRunnersAfterOneFreshRun) {
     for (size_t i = 1; i < 13; ++i) EXPECT_EQ(run["repetitions"][i], 3) << f << " turn " << i;
     EXPECT_FALSE(run["layers"].empty()) << f;  // from the first, fresh run
   }
-  fs::copy_file(path("light.onnx"), path("light-copy.onnx"));
-  CliResult same = run_cli("compare " + path("light.onnx") + " " + path("light-copy.onnx") + kQuickTurns + "--json",
+  // The same model on both sides, one with a small output: turns hold a model against itself only as far as both
+  // runner processes are in the same state, and for a 64 KiB output the Node binding's fresh allocation every run
+  // left one runner at 0.06 ms and the other at 0.25 ms for whole stretches of turns (a false "regression" in 1 of 8
+  // runs; docs/compare.md, "Two models, measured interleaved").
+  fs::copy_file(path("light-small-out.onnx"), path("light-copy.onnx"));
+  CliResult same = run_cli("compare " + path("light-small-out.onnx") + " " + path("light-copy.onnx") + kQuickTurns +
+                               "--json",
                            dir_.string());
   ASSERT_EQ(same.rc, 0) << same.err;
   EXPECT_NE(json::parse(same.out)["items"][0]["verdict"], "regression") << same.out;

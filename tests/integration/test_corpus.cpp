@@ -210,7 +210,7 @@ TEST_F(CorpusTest, ProfileOfTheVitExportCountsWhatAnalyzeOfTheZooVitCounts) {
 // microseconds per kernel.
 struct Gap {
   std::string name;
-  double coverage, between_per_kernel_ms, kernels;
+  double coverage, between_per_kernel_ms, kernels, between_ms, longest_gap_ms;
 };
 
 Gap check_run_adds_up(const std::string& model, const json& run, const std::string& summary) {
@@ -218,20 +218,25 @@ Gap check_run_adds_up(const std::string& model, const json& run, const std::stri
   for (const auto& l : run["layers"]) layers += l["time_ms"].get<double>();
   const double between = run["between_kernels_ms"], total = run["profiled_run_ms"], coverage = run["coverage"];
   const double kernels = static_cast<double>(run["layers"].size());
+  const double longest = run.at("dispatch").at("longest_gap_ms");
   std::printf("[ measured ] %s: coverage %.3f, (layers %.3f + between %.3f) / run %.3f ms = %.3f, %.1f us between "
-              "per kernel\n",
-              model.c_str(), coverage, layers, between, total, (layers + between) / total, 1000 * between / kernels);
+              "per kernel, the longest gap %.3f ms\n",
+              model.c_str(), coverage, layers, between, total, (layers + between) / total, 1000 * between / kernels,
+              longest);
   EXPECT_LE(layers + between, 1.10 * total) << model;
   EXPECT_LE(coverage, 1.05) << model;
   if (total - layers - between > 0.05 * total) {
     EXPECT_NE(summary.find("noise inside kernels"), std::string::npos) << model << ": " << summary;
   }
-  return {model, coverage, between / kernels, kernels};
+  return {model, coverage, between / kernels, kernels, between, longest};
 }
 
-// A model below 90% coverage is explained when it pays the same per kernel between its kernels as the models whose
-// kernels cover >= 90% (with enough kernels for the per-kernel figure to mean something): it is thin only because
-// its kernels are short. A kernel missing from the profile would show as far more between.
+// A model below 90% coverage is explained when its time between kernels is dispatch: spread over every kernel, no
+// single gap holding a fifth of it (a kernel missing from the profile leaves its whole time in one place, in every
+// iteration), and per kernel in the range of the models whose kernels cover >= 90% (with enough kernels for the
+// per-kernel figure to mean something). That range is wide: graphs of many tiny shape-computing kernels (the text
+// encoders: Shape, Gather, Unsqueeze, Concat, Reshape) pay 10-15 us a kernel where convolution nets pay 7, spread
+// evenly over every op type (measured on a Zen 5 EPYC guest).
 void expect_thin_coverage_is_dispatch(const std::vector<Gap>& gaps) {
   std::vector<double> dispatch;
   for (const auto& g : gaps)
@@ -241,7 +246,10 @@ void expect_thin_coverage_is_dispatch(const std::vector<Gap>& gaps) {
   const double typical = dispatch[dispatch.size() / 2];
   for (const auto& g : gaps)
     if (g.coverage < 0.90) {
-      EXPECT_LT(g.between_per_kernel_ms, 2 * typical)
+      EXPECT_LT(g.longest_gap_ms, 0.2 * g.between_ms)
+          << g.name << ": one gap of " << g.longest_gap_ms << " ms holds much of the " << g.between_ms
+          << " ms between kernels";
+      EXPECT_LT(g.between_per_kernel_ms, 3 * typical)
           << g.name << ": " << 1000 * g.between_per_kernel_ms << " us between per kernel, vs " << 1000 * typical
           << " us on the well-covered models";
     }

@@ -158,15 +158,35 @@ TEST(OrtDispatch, ExecutorSpanFencesAndPoolTimesPerRun) {
   EXPECT_DOUBLE_EQ(d.pool_handoff_ms[0], 0.03);   // Distribution + DistributionEnqueue, µs -> ms
   EXPECT_DOUBLE_EQ(d.pool_wait_ms[0], 0.045);     // Wait + WaitRevoke
   EXPECT_EQ(d.parallel_kernels.value_or(-1), 1);  // one kernel ran a parallel section
+  // a ends at 2110, b starts at 2150; b's fence follows it 10 us after its end: the longest gap is 40 us.
+  ASSERT_EQ(d.longest_gap_ms.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.longest_gap_ms[0], 0.04);
   // The breakdown: run 0.45, executor 0.4, kernels 0.1 + 0.2 (the fence is not a kernel).
   DispatchBreakdown b = dispatch_breakdown({{0.1}, {0.2}}, {0.45}, d, 2);
   EXPECT_NEAR(b.outside_executor_ms.value_or(-1), 0.05, 1e-9);
   EXPECT_NEAR(b.executor_gaps_ms.value_or(-1), 0.1, 1e-9);
   EXPECT_NEAR(b.fences_ms.value_or(-1), 0.03, 1e-9);
+  EXPECT_NEAR(b.longest_gap_ms.value_or(-1), 0.04, 1e-9);
   EXPECT_EQ(b.kernels, 2);
   // A profile without those events gives none of them.
   DispatchSamples none = ort::dispatch_samples(ort::parse_ort_profile(kOld, "old.json"), 0, 1);
   EXPECT_TRUE(none.executor_ms.empty() && none.fences_ms.empty() && none.pool_wait_ms.empty());
+  EXPECT_EQ(none.longest_gap_ms, std::vector<double>{0.0});  // one kernel: nothing between kernels
+}
+
+// An If whose subgraph's kernels run inside its own span: the stretches between those inner kernels are the If's
+// time, not gaps; the longest gap is from the If's end to the next kernel.
+TEST(OrtDispatch, TheLongestGapIsMeasuredFromTheFurthestEndReached) {
+  const char* nested = R"([
+{"cat":"Node","pid":7,"tid":7,"dur":300,"ts":100,"ph":"X","name":"if_kernel_time","args":{"op_name":"If"}},
+{"cat":"Node","pid":7,"tid":7,"dur":50,"ts":150,"ph":"X","name":"then_a_kernel_time","args":{"op_name":"Add"}},
+{"cat":"Node","pid":7,"tid":7,"dur":50,"ts":280,"ph":"X","name":"then_b_kernel_time","args":{"op_name":"Mul"}},
+{"cat":"Node","pid":7,"tid":7,"dur":20,"ts":425,"ph":"X","name":"c_kernel_time","args":{"op_name":"Relu"}},
+{"cat":"Session","pid":7,"tid":7,"dur":400,"ts":90,"ph":"X","name":"model_run","args":{}}
+])";
+  DispatchSamples d = ort::dispatch_samples(ort::parse_ort_profile(nested, "nested.json"), 0, 1);
+  ASSERT_EQ(d.longest_gap_ms.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.longest_gap_ms[0], 0.025);  // 400 -> 425; not 200 -> 280 inside the If
 }
 
 TEST(OwnMemory, ReadsTheHighWaterMarkOfProcStatus) {
@@ -195,6 +215,7 @@ Report run_report() {
   d.outside_executor_ms = 0.25;
   d.executor_gaps_ms = 0.5;
   d.profiler_ms = 0.125;
+  d.longest_gap_ms = 0.03125;
   d.parallel_kernels = 3;
   d.pool_wait_ms = 0.0625;
   run.dispatch = d;
@@ -242,6 +263,7 @@ TEST(RunSettingsViews, TheTerminalShowsSourcesTheObservedPoolAndTheBreakdown) {
   const std::string d = dispatch_line(r.runs[0]);
   EXPECT_NE(d.find("outside the executor 0.250 + in the executor between kernels 0.500 ms"), std::string::npos) << d;
   EXPECT_NE(d.find("profiling itself adds 0.125 ms"), std::string::npos) << d;
+  EXPECT_NE(d.find("the longest single gap 0.031 ms"), std::string::npos) << d;
   EXPECT_NE(d.find("waited for its workers 0.062 ms"), std::string::npos) << d;
 }
 

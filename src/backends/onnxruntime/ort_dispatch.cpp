@@ -1,6 +1,8 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "stats/order.h"
@@ -37,6 +39,20 @@ int run_of(const OrtProfile& p, int64_t ts) {
 
 double ms(int64_t us) { return static_cast<double>(us) / 1000.0; }
 
+// The longest stretch in one run between the end of every kernel event so far and the next one's start. Events
+// nest (a subgraph's kernels inside their If or Loop) and fences are timed waits, so it is measured from the furthest
+// end reached, over every Node event in start order.
+int64_t longest_gap_us(std::vector<std::pair<int64_t, int64_t>> spans) {
+  std::sort(spans.begin(), spans.end());
+  int64_t longest = 0;
+  std::optional<int64_t> reach;
+  for (const auto& [start, dur] : spans) {
+    if (reach) longest = std::max(longest, start - *reach);
+    reach = std::max(reach.value_or(start + dur), start + dur);
+  }
+  return longest;
+}
+
 }  // namespace
 
 bool is_fence(const OrtProfileEvent& e) {
@@ -46,10 +62,15 @@ bool is_fence(const OrtProfileEvent& e) {
 DispatchSamples dispatch_samples(const OrtProfile& p, int first, int runs) {
   const size_t n = runs > 0 ? static_cast<size_t>(runs) : 0;
   std::vector<int64_t> executor(n, 0), fences(n, 0), handoff(n, 0), wait(n, 0), parallel(n, 0);
-  bool any_executor = false, any_fence = false, any_pool = false;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(n);  // per run: every Node event's (start, duration)
+  bool any_executor = false, any_fence = false, any_pool = false, any_kernel = false;
   for (const auto& e : p.events) {
     const int r = (e.is_kernel() ? e.run_index : run_of(p, e.ts_us)) - first;
     if (r < 0 || static_cast<size_t>(r) >= n) continue;
+    if (e.is_kernel()) {
+      spans[static_cast<size_t>(r)].emplace_back(e.ts_us, e.dur_us);
+      any_kernel = true;
+    }
     if (e.cat == "Session" && e.name == "SequentialExecutor::Execute") {
       // A subgraph (If, Loop, Scan) runs an executor of its own inside the run's: the outermost spans them all.
       executor[static_cast<size_t>(r)] = std::max(executor[static_cast<size_t>(r)], e.dur_us);
@@ -70,6 +91,7 @@ DispatchSamples dispatch_samples(const OrtProfile& p, int first, int runs) {
   for (size_t i = 0; i < n; ++i) {
     if (any_executor) d.executor_ms.push_back(ms(executor[i]));
     if (any_fence) d.fences_ms.push_back(ms(fences[i]));
+    if (any_kernel) d.longest_gap_ms.push_back(ms(longest_gap_us(spans[i])));
     if (any_pool) {
       d.pool_handoff_ms.push_back(ms(handoff[i]));
       d.pool_wait_ms.push_back(ms(wait[i]));
