@@ -55,7 +55,7 @@ TEST(LintRules, RegistryHasEveryRuleOnceWithALink) {
   }
   for (const char* id : {"cpu-fallback", "layout-reorders", "unfused-qdq", "fp32-island", "unfused-chain",
                          "shape-compute", "headroom", "between-kernels", "threads-above-cores", "unstable-timings",
-                         "u8s8-saturation"})
+                         "u8s8-saturation", "profiled-layers-inflated"})
     EXPECT_TRUE(has(ids, id)) << id;
 }
 
@@ -329,6 +329,52 @@ TEST(LintRules, TimeBetweenKernelsNamesTheFixItsBreakdownSupports) {
   std::string pool = of_rule(b.report(), "between-kernels")[0].mitigation;
   EXPECT_NE(pool.find("fewer intra-op threads (--threads 1)"), std::string::npos) << pool;
   EXPECT_NE(pool.find("spinning is off"), std::string::npos) << pool;
+}
+
+TEST(LintRules, OneLongGapIsNamedAsWorkInOnePlace) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.layer("a", "Relu", {"a"}, 6.0);
+  b.run().coverage = 0.75;
+  b.run().between_kernels_ms = 2.0;
+  b.run().profiled_run_ms = 8.0;
+  DispatchBreakdown d;
+  d.kernels = 400;
+  d.longest_gap_ms = 0.05;  // 2.5% of the gap: spread over the kernels
+  b.run().dispatch = d;
+  b.finish();
+  auto spread = of_rule(b.report(), "between-kernels");
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(spread[0], "the longest single gap"), 0.05);
+  EXPECT_EQ(spread[0].mitigation.find("One stretch"), std::string::npos) << spread[0].mitigation;
+  b.run().dispatch->longest_gap_ms = 0.8;
+  std::string one = of_rule(b.report(), "between-kernels")[0].mitigation;
+  EXPECT_NE(one.find("One stretch between two kernels holds 0.800 ms of it (40.0%"), std::string::npos) << one;
+}
+
+TEST(LintRules, LayersAddingUpToMoreThanAPlainRunCarryTheProfilersCost) {
+  ReportBuilder b;
+  b.node("a", "Relu", {"x"}, {"y"});
+  b.node("c", "Relu", {"y"}, {"z"});
+  b.layer("a", "Relu", {"a"}, 6.0);
+  b.layer("c", "Relu", {"c"}, 6.0);
+  b.run().latency_ms.n = 100;
+  b.run().latency_ms.median = 5.0;
+  b.run().profiled_latency_ms.n = 10;
+  b.run().profiled_latency_ms.median = 13.0;
+  b.finish();
+  auto found = of_rule(b.report(), "profiled-layers-inflated");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::warning);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "layer times"), 12.0);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "plain run (median)"), 5.0);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "added by profiling per kernel"), 4000.0);  // (13 - 5) ms over 2 kernels
+  // Layers within a quarter of the plain run: nothing to say; no plain timing (--layers-only): nothing to hold.
+  b.run().latency_ms.median = 10.0;
+  EXPECT_TRUE(of_rule(b.report(), "profiled-layers-inflated").empty());
+  b.run().latency_ms.median = 5.0;
+  b.run().latency_ms.n = 0;
+  EXPECT_TRUE(of_rule(b.report(), "profiled-layers-inflated").empty());
 }
 
 TEST(LintRules, ThreadsAbovePhysicalCores) {
