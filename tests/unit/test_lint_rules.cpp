@@ -300,6 +300,8 @@ TEST(LintRules, TimeBetweenKernels) {
 
 // One 6 ms layer in an 8 ms profiled run (coverage 0.75, 2 ms between kernels) of 400 kernels, its dispatch
 // breakdown to be filled by the test.
+namespace {
+
 DispatchBreakdown thin_run(ReportBuilder& b) {
   b.node("a", "Relu", {"x"}, {"y"});
   b.layer("a", "Relu", {"a"}, 6.0);
@@ -310,6 +312,8 @@ DispatchBreakdown thin_run(ReportBuilder& b) {
   d.kernels = 400;
   return d;
 }
+
+}  // namespace
 
 TEST(LintRules, TimeBetweenKernelsNamesTheFixItsBreakdownSupports) {
   ReportBuilder b;
