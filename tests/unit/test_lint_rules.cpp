@@ -298,10 +298,10 @@ TEST(LintRules, TimeBetweenKernels) {
   EXPECT_TRUE(of_rule(b.report(), "between-kernels").empty());
 }
 
-// One 6 ms layer in an 8 ms profiled run (coverage 0.75, 2 ms between kernels) of 400 kernels, its dispatch
-// breakdown to be filled by the test.
 namespace {
 
+// One 6 ms layer in an 8 ms profiled run (coverage 0.75, 2 ms between kernels) of 400 kernels, its dispatch
+// breakdown to be filled by the test.
 DispatchBreakdown thin_run(ReportBuilder& b) {
   b.node("a", "Relu", {"x"}, {"y"});
   b.layer("a", "Relu", {"a"}, 6.0);
