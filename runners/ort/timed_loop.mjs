@@ -48,13 +48,14 @@ export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs)
 }
 
 // Warm-up: at least warmup_iterations runs AND at least warmup_ms (capped by max_duration_s). With
-// `timing.untilSteady` (a JIT's code: web_build.mjs) it goes on while the runs still get faster: until the median of
-// the last `window` runs is no more than 5% below the median of the window before, so the measured runs never include
-// the engine replacing its baseline code with optimised code.
+// `timing.untilSteady` it goes on while the runs still get faster: until the median of the last `window` runs
+// (`timing.steadyWindow`, 5 unless set) is no more than 5% below the median of the window before, so the measured runs
+// never include a phase the process leaves by itself — the engine replacing its baseline code with optimised code
+// (web_build.mjs), or the heap still growing under the output copies of a generation's first requests (generate.mjs).
 export async function warmUp(timing, warmOnce, clock = nowNs) {
   const w0 = clock();
   const ms = [];
-  const window = 5;
+  const window = timing.steadyWindow ?? 5;
   const elapsed = () => nsToMs(clock() - w0);
   const steady = () => {
     if (!timing.untilSteady) return true;

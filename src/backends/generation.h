@@ -69,6 +69,10 @@ struct RequestTiming {           // one measured request, ms
   double prefill_run_ms = 0;     // the prefill's run call alone
   std::vector<double> steps_ms;  // per decode step: previous tokens chosen -> its tokens chosen
   std::vector<double> step_runs_ms;  // per decode step: the run call alone
+  // The process's minor page faults over the prefill and over each decode step (counted outside the clocks; absent or
+  // empty when the source does not count them): a step that touches fresh memory pays a fault per page in its time.
+  std::optional<int64_t> prefill_page_faults;
+  std::vector<int64_t> step_page_faults;
 };
 
 // One profiled step of a phase, as the neutral record every source yields (core/measurement.h): its
@@ -83,6 +87,7 @@ struct GenerationMeasurement {
   double load_ms = 0;
   std::vector<RequestTiming> requests;
   double wall_s = 0;
+  int64_t warmup_requests = 0;   // warm-up requests that ran (at least the timing's; more while requests got faster)
   std::string stop_reason;
   uint64_t peak_rss_bytes = 0;   // after the timed requests (before a profiled inference session exists)
   // The runner's memory (memory.runner: start, after the inference session, the timed requests' peak; absent when the

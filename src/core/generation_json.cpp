@@ -28,14 +28,21 @@ ROOFLENS_JSON_FIELDS(GenerationRunCore, batch, prompt, gen, threads, next_token,
                      kv_bytes_per_token, kv_bytes_end, weight_bytes, decode_bytes_per_token, decode_gbps, dram_gbps,
                      dram_roof, load_ms, wall_s, peak_rss_bytes, by_context, tpot_vs_kv, tokens, phases, warnings,
                      layers_error, repetitions, ttft_samples_ms, tpot_samples_ms, e2e_samples_ms)
-// Added with memory: written only when known, so generation reports written before it round-trip unchanged.
+// Added later (memory; the warm-up and the page faults): written only when known, so generation reports written
+// before them round-trip unchanged.
 void to_json(json& j, const GenerationRun& r) {
   to_json(j, static_cast<const GenerationRunCore&>(r));
   if (r.memory) j["memory"] = *r.memory;
+  if (r.warmup_requests) j["warmup_requests"] = *r.warmup_requests;
+  if (!r.step_page_faults.empty()) j["step_page_faults"] = r.step_page_faults;
+  if (r.page_faults_per_step) j["page_faults_per_step"] = *r.page_faults_per_step;
 }
 void from_json(const json& j, GenerationRun& r) {
   from_json(j, static_cast<GenerationRunCore&>(r));
   if (j.contains("memory")) r.memory = j.at("memory").get<KvMemory>();
+  if (j.contains("warmup_requests")) r.warmup_requests = j.at("warmup_requests").get<int64_t>();
+  if (j.contains("step_page_faults")) j.at("step_page_faults").get_to(r.step_page_faults);
+  if (j.contains("page_faults_per_step")) r.page_faults_per_step = j.at("page_faults_per_step").get<double>();
 }
 // Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
 // page, never read back.
@@ -59,6 +66,8 @@ void from_json(const json& j, Generation& g) {
     const size_t steps = requests * static_cast<size_t>(std::max<int64_t>(0, r.gen));
     if (r.e2e_samples_ms.size() != requests || r.tpot_samples_ms.size() != steps)
       throw UserError(run + "ttft/e2e need one sample per request and tpot gen per request");
+    if (!r.step_page_faults.empty() && r.step_page_faults.size() != steps)
+      throw UserError(run + "step_page_faults needs one count per decode step (as tpot_samples_ms)");
     if (const std::string why = partition_error(r.repetitions, requests); !r.repetitions.empty() && !why.empty())
       throw UserError(run + "repetitions do not partition the requests: " + why);
   }

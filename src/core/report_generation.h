@@ -78,6 +78,13 @@ struct GenerationRun {
   // + the request's steps.
   std::vector<double> ttft_samples_ms, tpot_samples_ms, e2e_samples_ms;
   std::vector<int64_t> repetitions;  // requests per repetition (--repeat: each in a fresh runner), in order
+  // Warm-up requests that ran, over the repetitions: at least --warmup each, more while requests still got faster
+  // (absent in reports written before it was recorded).
+  std::optional<int64_t> warmup_requests;
+  // Per decode step, beside tpot_samples_ms, the runner process's minor page faults in it (empty when not counted),
+  // and their mean: a step that touches fresh memory pays a fault per 4 KiB page inside its time.
+  std::vector<int64_t> step_page_faults;
+  std::optional<double> page_faults_per_step;
   LatencyStats ttft_ms, tpot_ms, e2e_ms;
   double prefill_tokens_per_s = 0, prefill_tokens_per_s_std = 0;  // batch * prompt / ttft, mean ± std over requests
   double decode_tokens_per_s = 0, decode_tokens_per_s_std = 0;    // batch * gen / the request's steps

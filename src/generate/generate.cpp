@@ -40,17 +40,13 @@ uint64_t last_level_cache(const HardwareInfo* hw) {
 
 std::vector<RequestSamples> samples_of(const GenerationMeasurement& m) {
   std::vector<RequestSamples> out;
-  for (const auto& q : m.requests) out.push_back({q.ttft_ms, q.steps_ms});
+  for (const auto& q : m.requests) out.push_back({q.ttft_ms, q.steps_ms, q.step_page_faults});
   return out;
 }
 
 // The timing warnings of a run (recomputed after every repetition) followed by the others.
 void refresh_warnings(GenerationRun& r, const std::vector<std::string>& others) {
-  r.warnings.clear();
-  for (const auto* s : {&r.ttft_ms, &r.tpot_ms})
-    if (s->cv > 0.05)
-      r.warnings.push_back(std::string(s == &r.ttft_ms ? "TTFT" : "TPOT") + " unstable: CV " + fixed(s->cv * 100, 0) +
-                           "% > 5% (another process busy? more --requests, or a quiet machine)");
+  r.warnings = timing_warnings(r);
   for (const auto& w : others) r.warnings.push_back(w);
 }
 
@@ -148,6 +144,7 @@ class GenerateGrid {
         GenerationRun& r = rep_.generation->runs[*slot.run];
         add_requests(r, samples_of(m));
         r.wall_s += m.wall_s;
+        r.warmup_requests = r.warmup_requests.value_or(0) + m.warmup_requests;
         r.peak_rss_bytes = std::max(r.peak_rss_bytes, m.peak_rss_bytes);
         refresh_figures(r);
         refresh_warnings(r, slot.other_warnings);
@@ -209,6 +206,7 @@ class GenerateGrid {
     r.weight_bytes = weight_bytes_read(decode ? *decode : prefill);
     r.kv_bytes_per_token = kv_bytes_per_token(io_);
     add_requests(r, samples_of(m));
+    r.warmup_requests = m.warmup_requests;
     refresh_figures(r);
     if (hw_) {
       const DramRoof roof = dram_roof(*hw_, threads_);

@@ -67,6 +67,11 @@ void context_series(GenerationRun& r, size_t requests) {
 
 void add_requests(GenerationRun& run, const std::vector<RequestSamples>& requests) {
   for (const auto& q : requests) {
+    // A count per step or none: a request without them leaves the run without the figure.
+    if (q.step_page_faults.size() == q.steps_ms.size() && run.step_page_faults.size() == run.tpot_samples_ms.size())
+      run.step_page_faults.insert(run.step_page_faults.end(), q.step_page_faults.begin(), q.step_page_faults.end());
+    else
+      run.step_page_faults.clear();
     if (static_cast<int64_t>(q.steps_ms.size()) != run.gen)
       throw UserError("a request returned " + std::to_string(q.steps_ms.size()) + " decode steps, expected " +
                       std::to_string(run.gen));
@@ -101,6 +106,28 @@ void refresh_figures(GenerationRun& r) {
   r.decode_tokens_per_s_std = d.std;
   r.kv_bytes_end = kv_read(r, r.prompt + r.gen);
   context_series(r, requests);
+  r.page_faults_per_step.reset();
+  if (!r.tpot_samples_ms.empty() && r.step_page_faults.size() == r.tpot_samples_ms.size()) {
+    double faults = 0;
+    for (int64_t f : r.step_page_faults) faults += static_cast<double>(f);
+    r.page_faults_per_step = faults / static_cast<double>(r.step_page_faults.size());
+  }
+}
+
+std::vector<std::string> timing_warnings(const GenerationRun& r) {
+  std::vector<std::string> out;
+  for (const auto* s : {&r.ttft_ms, &r.tpot_ms}) {
+    if (s->cv <= 0.05) continue;
+    const bool tpot = s == &r.tpot_ms;
+    std::string w = std::string(tpot ? "TPOT" : "TTFT") + " unstable: CV " + fixed(s->cv * 100, 0) + "% > 5% ";
+    if (tpot && r.page_faults_per_step && *r.page_faults_per_step >= 16)
+      w += "with " + fixed(*r.page_faults_per_step, 0) +
+           " page faults a decode step: the runtime's output copies land on fresh memory (docs/memory.md)";
+    else
+      w += "(another process busy? more --requests, or a quiet machine)";
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 ContextFit fit_tpot_vs_kv(const std::vector<ContextPoint>& points) {

@@ -14,16 +14,22 @@ namespace rooflens {
 struct RequestSamples {          // one measured request, ms
   double ttft_ms = 0;
   std::vector<double> steps_ms;  // one per decode step (run.gen of them)
+  std::vector<int64_t> step_page_faults;  // the process's minor page faults in each step (empty when not counted)
 };
 
-// Appends one repetition's requests (their samples, and their count to run.repetitions). Throws UserError when a
-// request does not have run.gen steps.
+// Appends one repetition's requests (their samples, and their count to run.repetitions; their page faults while
+// every request so far has them). Throws UserError when a request does not have run.gen steps.
 void add_requests(GenerationRun& run, const std::vector<RequestSamples>& requests);
 
 // Recomputes every derived figure from the samples and the byte model (run.weight_bytes, run.kv_bytes_per_token):
 // ttft/tpot/e2e statistics, tokens/s (mean ± std over requests), kv_bytes_end, by_context with its fit,
-// decode_bytes_per_token and decode_gbps. Needs batch, prompt and gen set.
+// decode_bytes_per_token, decode_gbps and page_faults_per_step. Needs batch, prompt and gen set.
 void refresh_figures(GenerationRun& run);
+
+// TTFT or TPOT with a CV above 5%, one line each. An unstable TPOT whose decode steps took page faults (≥ 16 a step
+// on average: 64 KiB of fresh memory, ~0.2 ms on a 2-vCPU guest, the size of a small decoder's whole step) names them
+// as the cause, since no quieter machine removes them.
+std::vector<std::string> timing_warnings(const GenerationRun& run);
 
 // The DRAM read roof at the thread count nearest `threads` (the best kernel there when "read" was not measured).
 struct DramRoof {

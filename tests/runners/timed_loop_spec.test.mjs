@@ -72,3 +72,18 @@ test('warm-up until steady goes on while the runs still get faster', async () =>
   const plain = scriptedCalls(calls);
   assert.equal((await warmUp(timing, plain.call, plain.clock)).warmupIterations, 3);
 });
+
+// A generation's warm-up (generate.mjs: windows of two requests): a fresh process's first requests are slow while its
+// heap grows under the binding's output copies (120 then 100 ms, then 14); one warm-up request asked for, the warm-up
+// runs until two requests in a row are no faster than the two before — never into the slow ones.
+test('warm-up until steady in windows of two requests leaves the slow first requests behind', async () => {
+  const timing = { warmupIterations: 1, warmupMs: 0, maxDurationMs: 60000 };
+  const calls = [{ ms: 120, times: 1 }, { ms: 100, times: 1 }, { ms: 14, times: 100 }];
+  const script = scriptedCalls(calls);
+  const r = await warmUp({ ...timing, untilSteady: true, steadyWindow: 2 }, script.call, script.clock);
+  assert.equal(r.warmupIterations, 6);  // 120 100 | 14 14 (faster) | 14 14 (steady against 14 14)
+  const capped = scriptedCalls([{ ms: 120, times: 1 }, { ms: 100, times: 1 }, { ms: 14, times: 100 }]);
+  const short = await warmUp({ ...timing, maxDurationMs: 200, untilSteady: true, steadyWindow: 2 }, capped.call,
+    capped.clock);
+  assert.equal(short.warmupIterations, 2);  // max_duration_s ends it, as it ends every warm-up
+});

@@ -22,7 +22,8 @@ GenerationRun sample_run() {
   r.threads = 2;
   r.kv_bytes_per_token = 1000;
   r.weight_bytes = 1'000'000;
-  add_requests(r, {{50, {10, 11, 12, 13}}, {40, {10, 12, 12, 14}}, {60, {11, 11, 13, 13}}});
+  add_requests(r, {{50, {10, 11, 12, 13}, {40, 0, 0, 0}}, {40, {10, 12, 12, 14}, {0, 0, 0, 0}},
+                   {60, {11, 11, 13, 13}, {0, 8, 0, 0}}});
   refresh_figures(r);
   return r;
 }
@@ -59,16 +60,45 @@ TEST(GenerationStats, FiguresFromSamples) {
   for (const auto& q : steps)
     for (int s = 0; s < 4; ++s) bytes += 1e6 + 2.0 * (101 + s) * 1000, secs += q[s] / 1000;
   EXPECT_NEAR(r.decode_gbps, bytes / secs / 1e9, 1e-12);
+  // page faults: 40 + 0 + 8 over 3 requests x 4 steps
+  EXPECT_EQ(r.step_page_faults, (std::vector<int64_t>{40, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0}));
+  ASSERT_TRUE(r.page_faults_per_step);
+  EXPECT_DOUBLE_EQ(*r.page_faults_per_step, 4);
 }
 
 TEST(GenerationStats, RepetitionsAppend) {
   GenerationRun r = sample_run();
-  add_requests(r, {{45, {9, 9, 9, 9}}});
+  add_requests(r, {{45, {9, 9, 9, 9}, {16, 0, 0, 0}}});
   refresh_figures(r);
   EXPECT_EQ(r.repetitions, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(r.ttft_ms.n, 4);
   EXPECT_EQ(r.by_context[0].n, 4);
-  EXPECT_THROW(add_requests(r, {{45, {9, 9}}}), UserError);  // not gen steps
+  EXPECT_DOUBLE_EQ(*r.page_faults_per_step, 64.0 / 16);
+  // A repetition whose source did not count page faults leaves the run without the figure (no mean over some).
+  add_requests(r, {{45, {9, 9, 9, 9}, {}}});
+  refresh_figures(r);
+  EXPECT_TRUE(r.step_page_faults.empty());
+  EXPECT_FALSE(r.page_faults_per_step);
+  EXPECT_THROW(add_requests(r, {{45, {9, 9}, {}}}), UserError);  // not gen steps
+}
+
+// An unstable TPOT names page faults as its cause when the steps took them, and the machine otherwise.
+TEST(GenerationStats, UnstableTpotNamesPageFaultsWhenTheStepsTookThem) {
+  GenerationRun r;
+  r.gen = 4;
+  add_requests(r, {{50, {1, 1, 1, 7}, {1, 1, 1, 1}}, {50, {1, 1, 1, 7}, {1, 1, 1, 1}}});
+  refresh_figures(r);
+  ASSERT_GT(r.tpot_ms.cv, 0.05);
+  std::vector<std::string> w = timing_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("another process busy"), std::string::npos) << w[0];  // 1 fault a step: not the cause
+  r = GenerationRun{};
+  r.gen = 4;
+  add_requests(r, {{50, {1, 1, 1, 7}, {0, 0, 0, 2000}}, {50, {1, 1, 1, 7}, {0, 0, 0, 0}}});
+  refresh_figures(r);
+  w = timing_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("with 250 page faults a decode step"), std::string::npos) << w[0];
 }
 
 TEST(GenerationStats, FitIsExactOnALine) {
@@ -146,6 +176,12 @@ TEST(GenerationReport, JsonRoundTripsByteForByte) {
   EXPECT_EQ(report_to_json(back), once);
   EXPECT_NE(once.find("\"next_token\": \"fixed\""), std::string::npos);
   EXPECT_NE(once.find("\"label\": \"batch=2 gen=4 prompt=100 threads=2\""), std::string::npos);
+  EXPECT_EQ(back.generation->runs[0].step_page_faults.size(), 12u);
+  EXPECT_EQ(back.generation->runs[0].page_faults_per_step, 4.0);
+  EXPECT_FALSE(back.generation->runs[0].warmup_requests);  // not set: not written
+  Report warm = generation_report();
+  warm.generation->runs[0].warmup_requests = 7;
+  EXPECT_EQ(report_from_json(report_to_json(warm)).generation->runs[0].warmup_requests, 7);
   // A report without generation writes no such key, as before.
   Report plain;
   EXPECT_EQ(report_to_json(plain).find("generation"), std::string::npos);
@@ -158,6 +194,9 @@ TEST(GenerationReport, MalformedSamplesAreRefused) {
   r = generation_report();
   r.generation->runs[0].repetitions = {2, 2};  // 4 requests claimed, 3 recorded
   EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
+  r = generation_report();
+  r.generation->runs[0].step_page_faults.pop_back();  // a count missing for a step
+  EXPECT_THROW(report_from_json(report_to_json(r)), UserError);
 }
 
 TEST(GenerationReport, LlamaBenchStyleTable) {
@@ -167,6 +206,8 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_NE(s.find(" ± "), std::string::npos);
   EXPECT_NE(s.find("TTFT p50"), std::string::npos);
   EXPECT_NE(s.find("TPOT p50"), std::string::npos);
+  EXPECT_NE(s.find("faults/step"), std::string::npos);
+  EXPECT_NE(s.find("warm-up"), std::string::npos);
   EXPECT_NE(s.find("batch=2 gen=4 prompt=100 threads=2"), std::string::npos);
   EXPECT_NE(s.find("DRAM read x2"), std::string::npos);
   EXPECT_NE(s.find("decode"), std::string::npos);

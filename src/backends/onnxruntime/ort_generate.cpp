@@ -146,8 +146,10 @@ class OrtGeneration : public DecoderGeneration {
                     GenerationMeasurement& m) {
     GenerateResult g = runner.generate(io, shape, c.timing.as_iterations(), c.timeout, c.return_logits);
     for (auto& q : g.requests)
-      m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms)});
+      m.requests.push_back({q.ttft_ms, q.prefill_run_ms, std::move(q.steps_ms), std::move(q.step_runs_ms),
+                            q.prefill_page_faults, std::move(q.step_page_faults)});
     m.wall_s = g.wall_s;
+    m.warmup_requests = g.warmup_requests;
     m.stop_reason = g.stop_reason;
     m.peak_rss_bytes = g.peak_rss_bytes;
     if (g.run_peak_bytes) {

@@ -207,6 +207,8 @@ struct GeneratedRequest {
   double prefill_run_ms = 0;          // the prefill's session.run alone
   std::vector<double> steps_ms;       // per decode step: previous tokens chosen -> this step's tokens chosen
   std::vector<double> step_runs_ms;   // per decode step: session.run alone
+  std::optional<int64_t> prefill_page_faults;  // the process's minor faults over the prefill (runner-counted)...
+  std::vector<int64_t> step_page_faults;       // ...and over each decode step (empty when not counted)
 };
 
 struct GenerateResult {

@@ -93,6 +93,8 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
     g.prefill_run_ms = q.value("prefill_run_ms", 0.0);
     g.steps_ms = numbers(q, "steps_ms");
     g.step_runs_ms = numbers(q, "step_runs_ms");
+    if (q.contains("prefill_page_faults")) g.prefill_page_faults = q.at("prefill_page_faults").get<int64_t>();
+    if (q.contains("step_page_faults")) q.at("step_page_faults").get_to(g.step_page_faults);
     out.requests.push_back(std::move(g));
   }
   out.wall_s = r.value("wall_s", 0.0);
