@@ -13,7 +13,7 @@ import { MessageError, badMessage, log } from './errors.mjs';
 import { optBool, timingOf } from './fields.mjs';
 import { nowNs, nsToMs } from './clock.mjs';
 import { createInferenceSession, requireLoadedModel, runOnce } from './inference_session.mjs';
-import { peakRss, procStatus, resetPeak } from './proc_memory.mjs';
+import { minorPageFaults, peakRss, procStatus, resetPeak } from './proc_memory.mjs';
 import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readOrtProfile } from './ort_profile.mjs';
 import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
@@ -106,8 +106,6 @@ export function makeGenerateOps() {
     p.external = Math.max(p.external, h.external_memory);
     p.heap = Math.max(p.heap, h.total_heap_size);
   }
-  // The process's minor page faults so far (getrusage: one system call, ~1 us, read only outside the clocks).
-  function minorFaults() { return process.resourceUsage().minorPageFault; }
   // The logits' copy is dropped as soon as the tokens are picked: only the presents go on to the next step.
   function presentsOnly(io, out) {
     const kept = {};
@@ -119,7 +117,7 @@ export function makeGenerateOps() {
     const feeds0 = stepFeeds(io, g, prompt, 0, null);
     resetPeak();
     sampleJs(meter, 'prefill');
-    const f0 = minorFaults();
+    const f0 = minorPageFaults();
     const t0 = nowNs();
     let out = await runOnce(inferenceSession, feeds0);
     const r0 = nowNs();
@@ -127,12 +125,12 @@ export function makeGenerateOps() {
     let rows = lastLogits(io, out, g);
     let next = g.nextToken === 'greedy' ? argmaxRows(rows, g.batch, io.vocab) : fixed.slice(0, g.batch);
     const ttftEnd = nowNs();
-    const f1 = minorFaults();
+    const f1 = minorPageFaults();
     meter.prefill = Math.max(meter.prefill, procStatus().hwm);
     out = presentsOnly(io, out);
     if (meter.collect) await meter.collect();  // the prefill's logits, before the decode phase's peak starts
     resetPeak();
-    let faults = minorFaults();
+    let faults = minorPageFaults();
     let prev = nowNs();
     const ttftMs = nsToMs(ttftEnd - t0);
     const res = { ttft_ms: ttftMs, prefill_run_ms: nsToMs(r0 - t0), steps_ms: [], step_runs_ms: [],
@@ -142,7 +140,7 @@ export function makeGenerateOps() {
     for (let s = 0; s < g.gen; ++s) {
       if (meter.collect && s > 0) {
         await meter.collect();
-        faults = minorFaults();
+        faults = minorPageFaults();
         prev = nowNs();
       }
       let feeds = stepFeeds(io, g, next, g.prompt + s, out);
@@ -160,7 +158,7 @@ export function makeGenerateOps() {
         : fixed.slice((s + 1) * g.batch, (s + 2) * g.batch);
       const c = nowNs();
       // The step's page faults, read between the steps: the next step's clock starts after the read (~1 us later).
-      const now = minorFaults();
+      const now = minorPageFaults();
       res.step_page_faults.push(now - faults);
       faults = now;
       res.steps_ms.push(nsToMs(c - prev));

@@ -10,13 +10,15 @@ import { median, medianCi } from './stats.mjs';
 
 // `timing` is fields.mjs's timingOf(msg); `warmOnce` runs one warm-up iteration (by default `once`); `clock` reads
 // now in integer nanoseconds (a BigInt; by default the runner's monotonic clock; the specification's test gives a
-// fake one that only the calls advance).
-export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs) {
+// fake one that only the calls advance); `atStart`, when given, is called once between the warm-up and the first
+// measured iteration, outside every timer (run.mjs reads the process's page-fault count there).
+export async function runTimedLoop(timing, once, warmOnce = once, clock = nowNs, atStart = null) {
   const minIters = timing.iterations, minMs = timing.durationMs;
   const maxIters = timing.maxIterations, maxMs = timing.maxDurationMs;
   const adaptive = timing.adaptive;
 
   const { warmupIterations: warm, warmupMs } = await warmUp(timing, warmOnce, clock);
+  if (atStart) atStart();
 
   // Measured: at least `iterations` AND at least duration_s; adaptive additionally waits for the median's
   // CI to be within ±rel_ci; capped by max_iterations / max_duration_s.

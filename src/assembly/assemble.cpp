@@ -182,6 +182,19 @@ void place_run_again(ProfileRun& run, const HardwareInfo* before, const Hardware
     run.warnings.push_back(std::move(w));
 }
 
+// The repetition's page faults beside its count of iterations, while every repetition has one; their mean per run.
+void add_page_faults(ProfileRun& r, const Measurement& m) {
+  if (m.page_faults && !m.latencies_ms.empty() && r.repetition_page_faults.size() + 1 == r.repetitions.size())
+    r.repetition_page_faults.push_back(*m.page_faults);
+  else
+    r.repetition_page_faults.clear();
+  r.page_faults_per_run.reset();
+  if (r.repetition_page_faults.empty() || r.latencies_ms.empty()) return;
+  double faults = 0;
+  for (int64_t f : r.repetition_page_faults) faults += static_cast<double>(f);
+  r.page_faults_per_run = faults / static_cast<double>(r.latencies_ms.size());
+}
+
 ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyContext& ctx) {
   ProfileRun r;
   static_cast<RunKey&>(r) = key;
@@ -192,6 +205,7 @@ ProfileRun assemble_run(const RunKey& key, const Measurement& m, const AssemblyC
   r.stop_reason = m.stop_reason;
   r.load_ms = m.load_ms;
   r.peak_rss_bytes = m.peak_rss_bytes;
+  add_page_faults(r, m);
   if (ctx.analysis) {
     r.flops = ctx.analysis->totals.flops;
     r.macs = ctx.analysis->totals.macs;
@@ -244,6 +258,7 @@ void add_repetition(ProfileRun& r, const Measurement& m) {
   r.repetitions.push_back(static_cast<int64_t>(m.latencies_ms.size()));
   r.wall_s += m.wall_s;
   r.peak_rss_bytes = std::max(r.peak_rss_bytes, m.peak_rss_bytes);
+  add_page_faults(r, m);
   // The distinct stop reasons in order of first appearance ("min_reached" when every run stopped alike).
   if (!listed(r.stop_reason, m.stop_reason)) r.stop_reason += (r.stop_reason.empty() ? "" : ",") + m.stop_reason;
   refresh_timing(r, before);

@@ -75,6 +75,7 @@ CompareItem item_from_run(const ProfileRun& run, const std::string& model) {
   item.live_turns = !run.repetitions_are_fresh_runs();
   item.stats = run.latency_ms;
   item.peak_rss_bytes = run.peak_rss_bytes;
+  item.page_faults_per_run = run.page_faults_per_run;
   item.layers = run.layers;
   item.profile_config = run.key();
   return item;

@@ -22,6 +22,7 @@ struct CompareItem {
                                          // runs (core/repetitions.h; ProfileRun::repetitions_are_fresh_runs)
   LatencyStats stats;                    // as the source summarised them (n = 0 when not timed)
   uint64_t peak_rss_bytes = 0;           // the runner's own peak resident set (0: not measured)
+  std::optional<double> page_faults_per_run;  // the runner's minor page faults per measured run (absent: not counted)
   std::optional<std::vector<Layer>> layers;  // profile reports: the run's layers (empty with --no-layers)
   // Profile reports only: the run's key. A failure that happened before the model loaded records the configuration
   // as requested (batch 0 and missing dims: "the model's own / the backend's default"; config_requested), a run

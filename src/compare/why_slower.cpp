@@ -62,6 +62,18 @@ std::string precision_cause(const CompareItem& base, const CompareItem& next) {
          " (" + fixed(b.ms, 3) + " ms)";
 }
 
+// NEW's runner took clearly more page faults a run than BASE's (8 = 32 KiB of fresh memory a run, and twice BASE's):
+// ORT's Node binding copies every output into a new buffer, and whether those copies land on pages the process
+// already holds is a state of the process that can last for many runs — not the model.
+std::string page_fault_cause(const CompareItem& base, const CompareItem& next) {
+  if (!base.page_faults_per_run || !next.page_faults_per_run) return "";
+  const double b = *base.page_faults_per_run, n = *next.page_faults_per_run;
+  if (n < 8 || n < 2 * b + 4) return "";
+  return "NEW's runner took " + fixed(n, 1) + " page faults a run, BASE's " + fixed(b, 1) +
+         ": its runs touched memory the process had not held (a runner's state that can last for many runs — the "
+         "binding copies every output into a new buffer; docs/compare.md), not necessarily the model";
+}
+
 const Layer* named(const std::vector<Layer>& layers, const std::string& name) {
   for (const Layer& l : layers)
     if (l.name == name) return &l;
@@ -91,7 +103,8 @@ void kernel_causes(const CompareItem& base, const CompareItem& next, const Layer
 
 std::vector<std::string> why_slower(const CompareItem& base, const CompareItem& next, const LayerComparison* layers) {
   std::vector<std::string> out;
-  for (std::string s : {threads_cause(base, next), ceiling_cause(base, next), precision_cause(base, next)})
+  for (std::string s : {threads_cause(base, next), ceiling_cause(base, next), precision_cause(base, next),
+                        page_fault_cause(base, next)})
     if (!s.empty()) out.push_back(std::move(s));
   if (layers) {
     fusion_causes(*layers, out);

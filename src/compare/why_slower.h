@@ -4,7 +4,8 @@
 // has no SharedArrayBuffer), a lower compute ceiling (an engine without the CPU's vector instructions: WebAssembly's
 // SIMD128 against AVX), more time in kernels the runtime inserted to change precision (float16 computed in float32),
 // ONNX nodes BASE fused into fewer kernels than NEW runs them as, and kernels of NEW farther below their own ceiling
-// than BASE's are below theirs (the kernel, not the ceiling). Nothing is said where no figure shows it.
+// than BASE's are below theirs (the kernel, not the ceiling), and a runner that took more page faults a run (a state
+// of the process, not the model). Nothing is said where no figure shows it.
 #include <string>
 #include <vector>
 

@@ -70,6 +70,8 @@ struct Measurement {
   double wall_s = 0;                          // the measured loop, first start to last end
   std::string stop_reason;                    // min_reached | ci_reached | max_iterations | max_duration
   uint64_t peak_rss_bytes = 0;                // the runtime process's peak memory during this configuration
+  std::optional<int64_t> page_faults;         // the runtime process's minor page faults over the measured
+                                              // iterations (absent: not counted)
   // The runner's memory by phase (live backends that read their own /proc; absent otherwise).
   std::optional<MemoryMeasured> memory;
   // The runtime's calibration constants, measured in a process of their own (never the measured runner's), kept by the

@@ -361,6 +361,8 @@ void to_json(json& j, const ProfileRun& r) {
   // and round trips stay byte-identical: the runs of --repeat, and why layers are missing.
   if (!r.repetitions.empty()) j["repetitions"] = r.repetitions;
   j["latencies_ms"] = r.latencies_ms;
+  if (!r.repetition_page_faults.empty()) j["repetition_page_faults"] = r.repetition_page_faults;
+  if (r.page_faults_per_run) j["page_faults_per_run"] = *r.page_faults_per_run;
   if (!r.layers_error.empty()) j["layers_error"] = r.layers_error;
   if (!r.roofs_engine.empty()) j["roofs_engine"] = r.roofs_engine;
   if (r.between_kernels_ms) j["between_kernels_ms"] = *r.between_kernels_ms;
@@ -409,6 +411,13 @@ void from_json(const json& j, ProfileRun& r) {
     std::string why = r.repetitions.empty() ? "an empty list" : partition_error(r.repetitions, r.latencies_ms.size());
     if (!why.empty()) throw UserError("run " + r.label() + ": repetitions do not partition latencies_ms: " + why);
   }
+  if (j.contains("repetition_page_faults")) {
+    j.at("repetition_page_faults").get_to(r.repetition_page_faults);
+    if (r.repetition_page_faults.empty() || r.repetition_page_faults.size() != r.repetitions.size())
+      throw UserError("run " + r.label() + ": repetition_page_faults needs one count per repetition (" +
+                      std::to_string(r.repetitions.size()) + "), got " + std::to_string(r.repetition_page_faults.size()));
+  }
+  if (j.contains("page_faults_per_run")) r.page_faults_per_run = j.at("page_faults_per_run").get<double>();
   if (j.contains("live_from")) {
     r.live_from = checked_integer<int64_t>(j.at("live_from"), "live_from");
     if (*r.live_from < 1 || *r.live_from >= static_cast<int64_t>(r.repetitions.size()))

@@ -59,6 +59,11 @@ struct ProfileRun : RunKey {              // the key: backend, batch, dims, thre
   std::optional<double> profiled_run_ms; // median profiled run as the runtime's own profile timed it (the clock the
                                          // kernels are on); absent in older reports
   uint64_t peak_rss_bytes = 0;
+  // The runner process's minor page faults over each repetition's measured iterations, beside `repetitions` (empty
+  // when a repetition's source did not count them), and their mean per iteration: a run whose outputs land on memory
+  // the process never touched pays one a 4 KiB page inside its time — a state of the process that can last.
+  std::vector<int64_t> repetition_page_faults;
+  std::optional<double> page_faults_per_run;
   uint64_t flops = 0, macs = 0;          // analysis totals for these dims
   double gflops = 0;                     // effective: flops / median latency
   std::vector<Layer> layers;             // in execution order

@@ -147,7 +147,8 @@ std::string profile_summary(const Report& r, size_t top_layers) {
   const char* timed_as = r.tool.command == "import" ? "as the imported files time it" : "profiling off";
   out << "\n\nend-to-end latency (" << timed_as << "; percentiles nearest-rank" +
              std::string(repeated(r) ? "; over all runs; spread = (highest - lowest run median) / p50" : "") + "):\n";
-  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r) << run_memory_text(r);
+  if (!r.runs.empty()) out << e2e_table(r) << reference_lines(r) << settings_lines(r) << page_fault_lines(r)
+                         << run_memory_text(r);
   else out << "  (no configuration finished)\n";
   for (const auto& run : r.runs) {
     if (run.layers.empty()) continue;

@@ -54,6 +54,27 @@ std::string settings_lines(const Report& r) {
          "passed, the runtime's documented default):\n" + out;
 }
 
+std::string page_fault_lines(const Report& r) {
+  std::string out;
+  bool any = false;
+  for (const auto& run : r.runs) {
+    if (!run.page_faults_per_run) continue;
+    any |= *run.page_faults_per_run >= 1;
+    out += "  " + run.label() + ": " + fixed(*run.page_faults_per_run, 1);
+    if (run.repetition_page_faults.size() > 1) {  // per repetition, so a runner's state that lasted shows
+      std::string each;
+      for (size_t i = 0; i < run.repetition_page_faults.size() && i < run.repetitions.size(); ++i)
+        each += (each.empty() ? "" : ", ") +
+                fixed(static_cast<double>(run.repetition_page_faults[i]) / static_cast<double>(run.repetitions[i]), 1);
+      out += " (by run: " + each + ")";
+    }
+    out += "\n";
+  }
+  if (!any) return "";
+  return "\nminor page faults a run in the runner (its outputs landing on memory the process had not held; "
+         "docs/compare.md):\n" + out;
+}
+
 std::string dispatch_line(const ProfileRun& run) {
   if (!run.dispatch || !run.between_kernels_ms) return "";
   const DispatchBreakdown& d = *run.dispatch;

@@ -13,6 +13,10 @@ namespace rooflens {
 // none does.
 std::string settings_lines(const Report& r);
 
+// "page faults a run ..." with one line per run whose runner counted them, when any took one a run or more (a run
+// whose outputs land on memory the process never touched pays a fault per 4 KiB page inside its time); "" otherwise.
+std::string page_fault_lines(const Report& r);
+
 // The parts of "between kernels" the runtime timed, one indented line; "" when the run has no breakdown.
 std::string dispatch_line(const ProfileRun& run);
 

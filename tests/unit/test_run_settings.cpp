@@ -302,3 +302,42 @@ TEST(RunSettingsAssembly, ALaterRepetitionWithOtherSettingsIsSaidOnce) {
   EXPECT_EQ(said, 1);
   EXPECT_EQ(run.warnings.size(), 1u);
 }
+
+// The runner's page faults: one count per repetition beside its iterations, their mean per run, written and read back,
+// and printed per repetition when a run took one a run or more; a repetition without a count drops the figure.
+TEST(RunSettingsAssembly, PageFaultsAreKeptPerRepetitionAndPrinted) {
+  Measurement m;
+  m.latencies_ms = {1.0, 1.0, 1.0, 1.0};
+  m.page_faults = 64;
+  RunKey key;
+  key.batch = 1;
+  key.threads = 2;
+  ProfileRun run = assemble_run(key, m, {});
+  Measurement quiet = m;
+  quiet.latencies_ms = {1.0, 1.0};
+  quiet.page_faults = 0;
+  add_repetition(run, quiet);
+  EXPECT_EQ(run.repetition_page_faults, (std::vector<int64_t>{64, 0}));
+  ASSERT_TRUE(run.page_faults_per_run);
+  EXPECT_NEAR(*run.page_faults_per_run, 64.0 / 6, 1e-12);
+  Report r;
+  r.tool.command = "profile";
+  r.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime", ""}};
+  r.runs = {run};
+  const std::string text = page_fault_lines(r);
+  EXPECT_NE(text.find("batch=1 threads=2: 10.7 (by run: 16.0, 0.0)"), std::string::npos) << text;
+  const Report back = report_from_json(report_to_json(r));
+  ASSERT_EQ(back.runs.size(), 1u);
+  EXPECT_EQ(back.runs[0].repetition_page_faults, run.repetition_page_faults);
+  EXPECT_EQ(back.runs[0].page_faults_per_run, run.page_faults_per_run);
+  Report bad = r;
+  bad.runs[0].repetition_page_faults.pop_back();
+  EXPECT_THROW(report_from_json(report_to_json(bad)), UserError);
+  Measurement uncounted = quiet;
+  uncounted.page_faults.reset();
+  add_repetition(run, uncounted);
+  EXPECT_TRUE(run.repetition_page_faults.empty());
+  EXPECT_FALSE(run.page_faults_per_run);
+  r.runs = {run};
+  EXPECT_EQ(page_fault_lines(r), "");
+}

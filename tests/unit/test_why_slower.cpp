@@ -96,3 +96,26 @@ TEST(WhySlower, MoreTimeInPrecisionCastsIsSaid) {
 }
 
 }  // namespace
+
+namespace {
+
+// A runner that took clearly more page faults a run (its outputs landing on fresh memory) is named; a small or
+// shared count, or one side without the count, says nothing.
+TEST(WhySlower, ARunnerThatTookMorePageFaultsARunIsNamed) {
+  CompareItem base = side(2, "", 0, {}), next = side(2, "", 0, {});
+  base.page_faults_per_run = 0.2;
+  next.page_faults_per_run = 16;
+  auto why = why_slower(base, next, nullptr);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].find("NEW's runner took 16.0 page faults a run, BASE's 0.2"), std::string::npos) << why[0];
+  next.page_faults_per_run = 6;  // under 8 a run (32 KiB): not said
+  EXPECT_TRUE(why_slower(base, next, nullptr).empty());
+  base.page_faults_per_run = 12;
+  next.page_faults_per_run = 20;  // both sides fault: under twice BASE's + 4
+  EXPECT_TRUE(why_slower(base, next, nullptr).empty());
+  base.page_faults_per_run.reset();
+  next.page_faults_per_run = 100;  // BASE not counted: nothing to hold it against
+  EXPECT_TRUE(why_slower(base, next, nullptr).empty());
+}
+
+}  // namespace

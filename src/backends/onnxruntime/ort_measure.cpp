@@ -139,6 +139,7 @@ Measurement timed_measurement(OrtRunner& runner, const Inputs& in, const TimingO
   out.wall_s = timed.wall_s;
   out.stop_reason = timed.stop_reason;
   out.peak_rss_bytes = timed.peak_rss_bytes;
+  out.page_faults = timed.page_faults;
   if (timed.run_peak_bytes) {
     out.memory = MemoryMeasured{};
     out.memory->run_peak_bytes = *timed.run_peak_bytes;

@@ -360,6 +360,7 @@ TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& t
     out.run_peak_reset = field<bool>(m, "peak_reset", false);
     out.probe_peak_bytes = field<uint64_t>(m, "probe_peak_bytes", 0);
   }
+  if (r.contains("page_faults")) out.page_faults = field<int64_t>(r, "page_faults", 0);
   return out;
 }
 

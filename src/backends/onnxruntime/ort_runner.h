@@ -158,6 +158,7 @@ struct TimedRunResult {
   std::optional<uint64_t> run_peak_bytes;  // VmHWM over this message (reset at its start when run_peak_reset)
   uint64_t probe_peak_bytes = 0;           // memory_probe: VmHWM over the first run, before the warm-up
   bool run_peak_reset = false;
+  std::optional<int64_t> page_faults;      // the runner's minor page faults over the measured runs (Node host)
 };
 
 struct ProfiledRunResult {
