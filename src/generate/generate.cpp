@@ -46,7 +46,7 @@ std::vector<RequestSamples> samples_of(const GenerationMeasurement& m) {
 
 // The timing warnings of a run (recomputed after every repetition) followed by the others.
 void refresh_warnings(GenerationRun& r, const std::vector<std::string>& others) {
-  r.warnings = timing_warnings(r);
+  r.warnings = generation_timing_warnings(r);
   for (const auto& w : others) r.warnings.push_back(w);
 }
 

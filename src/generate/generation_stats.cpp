@@ -114,7 +114,7 @@ void refresh_figures(GenerationRun& r) {
   }
 }
 
-std::vector<std::string> timing_warnings(const GenerationRun& r) {
+std::vector<std::string> generation_timing_warnings(const GenerationRun& r) {
   std::vector<std::string> out;
   for (const auto* s : {&r.ttft_ms, &r.tpot_ms}) {
     if (s->cv <= 0.05) continue;

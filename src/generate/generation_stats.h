@@ -29,7 +29,7 @@ void refresh_figures(GenerationRun& run);
 // TTFT or TPOT with a CV above 5%, one line each. An unstable TPOT whose decode steps took page faults (≥ 16 a step
 // on average: 64 KiB of fresh memory, ~0.2 ms on a 2-vCPU guest, the size of a small decoder's whole step) names them
 // as the cause, since no quieter machine removes them.
-std::vector<std::string> timing_warnings(const GenerationRun& run);
+std::vector<std::string> generation_timing_warnings(const GenerationRun& run);
 
 // The DRAM read roof at the thread count nearest `threads` (the best kernel there when "read" was not measured).
 struct DramRoof {

@@ -89,14 +89,14 @@ TEST(GenerationStats, UnstableTpotNamesPageFaultsWhenTheStepsTookThem) {
   add_requests(r, {{50, {1, 1, 1, 7}, {1, 1, 1, 1}}, {50, {1, 1, 1, 7}, {1, 1, 1, 1}}});
   refresh_figures(r);
   ASSERT_GT(r.tpot_ms.cv, 0.05);
-  std::vector<std::string> w = timing_warnings(r);
+  std::vector<std::string> w = generation_timing_warnings(r);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("another process busy"), std::string::npos) << w[0];  // 1 fault a step: not the cause
   r = GenerationRun{};
   r.gen = 4;
   add_requests(r, {{50, {1, 1, 1, 7}, {0, 0, 0, 2000}}, {50, {1, 1, 1, 7}, {0, 0, 0, 0}}});
   refresh_figures(r);
-  w = timing_warnings(r);
+  w = generation_timing_warnings(r);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("with 250 page faults a decode step"), std::string::npos) << w[0];
 }
