@@ -119,6 +119,11 @@ struct DecoderServingConfig {
   bool keep_tokens = false;      // keep every generated id (tests: served tokens against generated ones)
   std::chrono::milliseconds step_timeout{std::chrono::minutes(2)};
   std::chrono::milliseconds load_timeout{std::chrono::minutes(10)};
+  // Generations of this shape the runtime process makes before it serves (warmup_prompt 0: none) — at least
+  // warmup_requests, and on until a request's time stops falling: a fresh process's first requests can be several
+  // times slower than the rest (docs/memory.md), which would set a short run's p99 TTFT.
+  int64_t warmup_prompt = 0, warmup_gen = 0;
+  int warmup_requests = 2;
 };
 
 class ServedDecoder {
@@ -129,6 +134,7 @@ class ServedDecoder {
   // Every generated id per request (keep_tokens), and the serving ends.
   virtual std::map<int64_t, std::vector<int64_t>> finish() = 0;
   virtual int64_t threads() const = 0;  // intra-op threads the runtime uses
+  virtual int64_t warmup_requests() const { return 0; }  // generations made before serving (none: 0)
 };
 
 class DecoderGeneration {

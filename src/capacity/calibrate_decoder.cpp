@@ -20,8 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What a cached calibration holds; a file of an older format is measured again.
-constexpr int kCalibrationFormat = 2;
+// What a cached calibration holds; a file of an older format is measured again. 3: measured after the served
+// decoder's warm-up (format 2's steps could fall in a fresh process's first, slower requests).
+constexpr int kCalibrationFormat = 3;
 
 std::string calibration_file(const DecoderServingConfig& c, const CalibrationSpan& span) {
   const std::string dir = hw::cache_dir_from_env();

@@ -83,6 +83,7 @@ DecoderGeneration& generation_of(Backend& backend) {
   return *generation;
 }
 
+// The served decoder warms up on a request of the load's median shape (a trace's too), before any is timed.
 DecoderServingConfig served_config(const DecoderServingSpec& spec) {
   DecoderServingConfig c;
   c.model = spec.model;
@@ -91,6 +92,14 @@ DecoderServingConfig served_config(const DecoderServingSpec& spec) {
   c.seed = spec.seed;
   c.next_token = spec.next_token;
   c.step_timeout = spec.step_timeout;
+  if (!spec.load.shapes.empty()) {
+    std::vector<int64_t> in, out;
+    for (const auto& s : spec.load.shapes) in.push_back(s.input_tokens), out.push_back(s.output_tokens);
+    std::nth_element(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(in.size() / 2), in.end());
+    std::nth_element(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(out.size() / 2), out.end());
+    c.warmup_prompt = std::max<int64_t>(1, in[in.size() / 2]);
+    c.warmup_gen = std::max<int64_t>(0, out[out.size() / 2] - 1);  // the prefill gives the first token
+  }
   return c;
 }
 
@@ -199,6 +208,8 @@ ServingResult serve_live(const DecoderServingSpec& spec, const generative::Batch
 
   ServingResult r;
   r.settings = echo_settings(spec, whole, budget.source, decoders[0]->threads());
+  for (const auto& d : decoders)
+    if (d) r.settings.warmup_requests = std::max(r.settings.warmup_requests, d->warmup_requests());
   r.summary = generative::summarize_serving(records, spec.slo);
   r.samples = generative::serving_samples(records);
   r.verdict = generative::judge_serving(records, r.summary, spec.slo, spec.min_requests);

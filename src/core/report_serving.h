@@ -59,6 +59,9 @@ struct ServingSettings {
   std::string next_token;            // "fixed" | "greedy"
   double slo_ttft_ms = 0, slo_tpot_ms = 0, slo_e2e_ms = 0, percentile = 99;
   std::string slo_preset;
+  // Untimed generations each instance made before the load began (the most of any instance; 0: none, and reports
+  // written before the warm-up existed): at least two, on until a request's time stopped falling.
+  int64_t warmup_requests = 0;
 };
 
 // One decode step of `batch` rows, each over `context` tokens, on the roofline (capacity/decode_roofline.h).

@@ -17,7 +17,9 @@ ROOFLENS_JSON_FIELDS(ServingPrediction, summary, valid, prefill_call_ms, prefill
                      context_token_ms, rebuilt_token_ms, calibrated_at, cached)
 
 void to_json(json& j, const ServingResult& s) {
-  j = json{{"settings", s.settings}, {"summary", s.summary}};
+  json settings = s.settings;
+  if (s.settings.warmup_requests > 0) settings["warmup_requests"] = s.settings.warmup_requests;  // when there was one
+  j = json{{"settings", std::move(settings)}, {"summary", s.summary}};
   if (!s.samples.empty()) j["samples"] = s.samples;  // reports before them round-trip unchanged
   j["verdict"] = s.verdict;
   if (s.predicted) j["predicted"] = *s.predicted;
@@ -35,6 +37,8 @@ void from_json(const json& j, ServingResult& s) {
     settings["instances"] = 1;
     settings.get_to(s.settings);
   }
+  if (j.contains("settings") && j.at("settings").is_object() && j.at("settings").contains("warmup_requests"))
+    s.settings.warmup_requests = checked_integer<int64_t>(j.at("settings").at("warmup_requests"), "warmup_requests");
   read_field(j, "summary", s.summary);
   if (j.contains("samples")) read_field(j, "samples", s.samples);
   read_field(j, "verdict", s.verdict);

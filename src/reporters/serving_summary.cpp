@@ -70,6 +70,9 @@ std::string serving_levers_text(const ServingResult& r) {
   out += s.kv_budget_tokens > 0 ? fmt::format("KV budget {} tokens ({}; {} B per token)\n", s.kv_budget_tokens,
                                               s.kv_budget_source, s.kv_bytes_per_token)
                                 : "KV budget: none\n";
+  if (s.warmup_requests > 0)
+    out += fmt::format("warm-up: {} untimed request(s) per instance before the load (until a request's time stopped "
+                       "falling)\n", s.warmup_requests);
   return out;
 }
 

@@ -42,8 +42,9 @@ PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p
 class OrtServedDecoder final : public ServedDecoder {
  public:
   OrtServedDecoder(std::unique_ptr<OrtRunner> runner, int64_t threads, std::chrono::milliseconds step_timeout,
-                   std::atomic<pid_t>& pid)
-      : runner_(std::move(runner)), threads_(threads), timeout_(step_timeout), pid_(pid) {}
+                   std::atomic<pid_t>& pid, int64_t warmup_requests)
+      : runner_(std::move(runner)), threads_(threads), timeout_(step_timeout), pid_(pid),
+        warmup_requests_(warmup_requests) {}
   ~OrtServedDecoder() override { pid_ = 0; }
 
   DecoderStepTimes step(const DecoderStep& s) override {
@@ -63,13 +64,38 @@ class OrtServedDecoder final : public ServedDecoder {
   }
 
   int64_t threads() const override { return threads_; }
+  int64_t warmup_requests() const override { return warmup_requests_; }
 
  private:
   std::unique_ptr<OrtRunner> runner_;
   int64_t threads_;
   std::chrono::milliseconds timeout_;
   std::atomic<pid_t>& pid_;
+  int64_t warmup_requests_;
 };
+
+// The served decoder's warm-up: the runner's own generation loop (its warm-up goes on until a request's time stops
+// falling), one untimed request after it; nothing of it is reported but the count.
+int64_t warm_up_served(OrtRunner& runner, const DecoderServingConfig& c) {
+  if (c.warmup_prompt <= 0) return 0;
+  GenerateShape shape;
+  shape.batch = 1;
+  shape.prompt_tokens = c.warmup_prompt;
+  shape.gen_tokens = c.warmup_gen;
+  shape.next_token = "fixed";
+  shape.seed = c.seed;
+  TimingOptions t;
+  t.warmup_iterations = c.warmup_requests;
+  t.warmup_ms = 0;
+  t.iterations = 1;
+  t.duration_s = 0;
+  t.max_iterations = 1;
+  t.max_duration_s = 120;
+  t.adaptive = false;
+  t.layers = false;
+  const GenerateResult g = runner.generate(decoder_binding(c.io), shape, t, c.load_timeout, false);
+  return g.warmup_requests + static_cast<int64_t>(g.requests.size());
+}
 
 class OrtGeneration : public DecoderGeneration {
  public:
@@ -84,8 +110,9 @@ class OrtGeneration : public DecoderGeneration {
       auto runner = std::make_unique<OrtRunner>(with_process_options(runner_config(), opts));
       pid_ = runner->process().pid();
       runner->load(c.model, opts, c.load_timeout);
+      const int64_t warmed = warm_up_served(*runner, c);
       runner->serve_begin(decoder_binding(c.io), c.seed, to_string(c.next_token), c.keep_tokens, c.step_timeout);
-      return std::make_unique<OrtServedDecoder>(std::move(runner), threads, c.step_timeout, pid_);
+      return std::make_unique<OrtServedDecoder>(std::move(runner), threads, c.step_timeout, pid_, warmed);
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error("load", e);
