@@ -84,16 +84,12 @@ int64_t warm_up_served(OrtRunner& runner, const DecoderServingConfig& c) {
   shape.gen_tokens = c.warmup_gen;
   shape.next_token = "fixed";
   shape.seed = c.seed;
-  TimingOptions t;
-  t.warmup_iterations = c.warmup_requests;
-  t.warmup_ms = 0;
-  t.iterations = 1;
-  t.duration_s = 0;
-  t.max_iterations = 1;
+  GenerationTiming t;  // the warm-up requests, then one more, untimed here: a generation has at least one
+  t.warmup_requests = c.warmup_requests;
+  t.requests = t.max_requests = 1;
   t.max_duration_s = 120;
-  t.adaptive = false;
   t.layers = false;
-  const GenerateResult g = runner.generate(decoder_binding(c.io), shape, t, c.load_timeout, false);
+  const GenerateResult g = runner.generate(decoder_binding(c.io), shape, t.as_iterations(), c.load_timeout, false);
   return g.warmup_requests + static_cast<int64_t>(g.requests.size());
 }
 
