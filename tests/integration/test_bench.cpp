@@ -227,7 +227,11 @@ TEST_F(BenchTest, AKilledRunKeepsValidCsvsAndResumeDoesOnlyTheRest) {
   ASSERT_TRUE(started) << slurp(path("killed.err"));
   const std::vector<std::string> before = journal_lines(out);
   expect_valid_csvs(out);
-  EXPECT_EQ(read_csv(out + "/status.csv").size(), before.size() + 1);  // one status row per journaled entry
+  // One status row per journaled entry (+ the header), except that the kill may land between an entry's journal line
+  // and its CSV rows: the journal is written first, being what --resume trusts, and resume rebuilds the CSVs from it
+  // (checked below). Seen once in a fresh clone's suite: 33 rows for 33 journal lines.
+  const size_t rows = read_csv(out + "/status.csv").size();
+  EXPECT_TRUE(rows == before.size() + 1 || rows == before.size()) << rows << " rows, " << before.size() << " entries";
   EXPECT_TRUE(read_json(out + "/results.json")["partial"].get<bool>());
 
   auto all = run_cli("bench " + kNode + " --mode validate -q --filter '^test_[a-e]' -o " + path("reference"), *dir_);
