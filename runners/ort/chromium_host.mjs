@@ -32,7 +32,9 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
 import { timedReply } from './timed_loop.mjs';
 import { procStatus } from './proc_memory.mjs';
-import { executedGraphOf, profilerWarmModel, webOptionsFor, webProfiledTiming, webTiming } from './web_build.mjs';
+import { executedGraphOf, kProfilerWarmNodes, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
+  webTiming } from './web_build.mjs';
+import { profilerGapOfText } from './profiler_gap.mjs';
 import { nodeCpus, sysCaches } from './wasm_roofs_node.mjs';
 import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
 
@@ -55,7 +57,7 @@ const PAGE = '<!doctype html><meta charset="utf-8"><title>rooflens ORT Web host<
   '<script type="module" src="/runner/chromium_page.mjs"></script>';
 const FILES = new Map([
   ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs', 'wasm_memory.mjs',
-      'wasm_roofs_web.mjs', 'wasm_roofs.mjs', 'wasm_encode.mjs']
+      'wasm_roofs_web.mjs', 'wasm_roofs.mjs', 'wasm_encode.mjs', 'profiler_gap.mjs']
     .map((f) => [`/runner/${f}`, path.join(here, f)]),
   ...['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']
     .map((f) => [`/ort/${f}`, path.join(ortDist, f)]),
@@ -370,22 +372,44 @@ async function opRunTimed(msg) {
   return timedReply(loop, timing, { peakRssBytes: renderer.peak(), rssBytes: renderer.status()?.rss ?? null, memory });
 }
 
-// The page's warmProfilerCode (web_build.mjs): the small profiled model, served from a file of its own.
+// The page's warmProfilerCode (web_build.mjs): the small profiled model, served from a file of its own, warmed up,
+// then the profiler's gap measured on it beside a plain copy (profiler_gap.mjs). Returns {warm, gap}.
 async function warmPageProfilerCode(timing) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rooflens-profiler-warm-'));
   try {
     const file = path.join(dir, 'chain.onnx');
     fs.writeFileSync(file, profilerWarmModel());
     await createPageSession('profiler', file, { enableProfiling: true });
+    let warm;
     try {
-      const { warm } = await call('warm', { key: 'profiler', timing, feeds: 'profiler' }, 'run');
-      return warm;
+      ({ warm } = await call('warm', { key: 'profiler', timing, feeds: 'profiler' }, 'run'));
     } finally {
       await call('dropProfile', { key: 'profiler' }, 'profile');
       await call('release', { key: 'profiler' }, 'release');
     }
+    return { warm, gap: await pageProfilerGap(file) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// profiler_gap.mjs's measurement in the page, on fresh inference sessions of the warmed-up chain in `file` and of
+// the short chain.
+async function pageProfilerGap(file) {
+  const short = path.join(path.dirname(file), 'short.onnx');
+  fs.writeFileSync(short, profilerShortModel());
+  const keys = { plainLong: 'gapPlainLong', plainShort: 'gapPlainShort', profiled: 'gapProfiled' };
+  const made = [];
+  try {
+    for (const [key, f, o] of [[keys.plainLong, file, {}], [keys.plainShort, short, {}],
+                               [keys.profiled, file, { enableProfiling: true }]]) {
+      await createPageSession(key, f, o);
+      made.push(key);
+    }
+    const r = await call('profilerGap', { keys }, 'run');
+    return profilerGapOfText(r.profile, r.runs, kProfilerWarmNodes);
+  } finally {
+    for (const key of made) await call('release', { key }, 'release');
   }
 }
 

@@ -8,6 +8,7 @@
 import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
 import { guardedRuns, profiledRunGuard, wasmMemoryBytes, watchWasmMemories } from './wasm_memory.mjs';
+import { gapRuns } from './profiler_gap.mjs';
 
 // ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
 // console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
@@ -29,6 +30,22 @@ const sessions = new Map();  // 'main' (load's), 'profiled' (run_profiled's own)
 let feeds = {};
 
 const fail = (stage, e) => ({ error: { stage, message: e && e.message ? e.message : String(e) } });
+
+// The profiler's chain's one float (web_build.mjs's profilerWarmModel).
+const profilerFeeds = () => ({ x: new ort.Tensor('float32', new Float32Array([1]), [1]) });
+
+// endProfiling with console.log diverted: {text} (the profile, whole, never through the page's console) or {error}.
+async function profileText(s) {
+  captured = [];
+  try {
+    await s.endProfiling();
+    return { text: captured.join('\n') + '\n' };
+  } catch (e) {
+    return fail('profile', e);
+  } finally {
+    captured = null;
+  }
+}
 
 function decodeTensor(t) {
   if (t.dtype === 'string') return new ort.Tensor('string', t.strings, t.dims);
@@ -114,7 +131,7 @@ globalThis.rooflensPage = {
   // profiler's code on its small model (`feeds: 'profiler'`: its one float; web_build.mjs's warmProfilerCode).
   async warm({ key, timing, feeds: which }) {
     const s = sessions.get(key);
-    const f = which === 'profiler' ? { x: new ort.Tensor('float32', new Float32Array([1]), [1]) } : feeds;
+    const f = which === 'profiler' ? profilerFeeds() : feeds;
     try {
       return { warm: await warmUp(timing, () => s.run(f), clock) };
     } catch (e) {
@@ -124,15 +141,24 @@ globalThis.rooflensPage = {
 
   // endProfiling with its text dropped (the profiler's warm-up).
   async dropProfile({ key }) {
-    captured = [];
+    const r = await profileText(sessions.get(key));
+    return r.error ? r : {};
+  },
+
+  // profiler_gap.mjs's runs on the profiler's chains (`keys`: {plainLong, plainShort, profiled}), then the profiled
+  // one's profile as text, parsed by the runner.
+  async profilerGap({ keys }) {
+    const f = profilerFeeds();
+    const run = (key) => { const s = sessions.get(key); return () => s.run(f); };
+    let runs;
     try {
-      await sessions.get(key).endProfiling();
+      runs = await gapRuns({ plainLong: run(keys.plainLong), plainShort: run(keys.plainShort),
+                             profiled: run(keys.profiled) }, clock);
     } catch (e) {
-      return fail('profile', e);
-    } finally {
-      captured = null;
+      return fail('run', e);
     }
-    return {};
+    const r = await profileText(sessions.get(keys.profiled));
+    return r.error ? r : { runs, profile: r.text };
   },
 
   // Warm-up then `iterations` runs of a profiled inference session, each timed like run_timed's, then endProfiling
@@ -152,18 +178,11 @@ globalThis.rooflensPage = {
     } catch (e) {
       return fail('run', e);
     }
-    captured = [];
     const t0 = performance.now();
-    try {
-      await s.endProfiling();
-    } catch (e) {
-      captured = null;
-      return fail('profile', e);
-    }
-    const lines = captured;
-    captured = null;
+    const r = await profileText(s);
+    if (r.error) return r;
     return { warm, runMs, done, stopped_early: stoppedEarly, wasm_memory_bytes: wasmMemoryBytes(),
-             profile: lines.join('\n') + '\n', end_ms: msSince(t0) };
+             profile: r.text, end_ms: msSince(t0) };
   },
 
   async outputs({ key, shapesOnly }) {

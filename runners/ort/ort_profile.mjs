@@ -111,7 +111,8 @@ export function readOrtProfile(file) {
 
 // run_profiled's reply, from the profile ORT wrote into `dir` (both hosts): `warm` is the warm-up ({warmupIterations,
 // warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first;
-// `tierUp` the web build's warm-up before profiling ({model, profiler}: two warm-ups, web_build.mjs), when it ran;
+// `tierUp` the web build's warm-up before profiling ({model, profiler: {warm, gap}}: two warm-ups, web_build.mjs, and
+// the profiler's gap measured after the second, profiler_gap.mjs), when it ran;
 // `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened;
 // `wasmMemoryBytes` the web build's WebAssembly memory after the profiled runs.
 export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes,
@@ -144,7 +145,8 @@ export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFi
   if (wasmMemoryBytes !== undefined) res.wasm_memory_bytes = wasmMemoryBytes;
   if (tierUp) {
     const w = (x) => ({ warmup_iterations: x.warmupIterations, warmup_ms: x.warmupMs });
-    res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler) };
+    res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler.warm) };
+    if (tierUp.profiler.gap) res.profiler_gap = tierUp.profiler.gap;
   }
   if (returnEvents) res.events = events;
   return res;

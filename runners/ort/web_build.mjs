@@ -18,6 +18,8 @@ import { ort } from './ort.mjs';
 import { MessageError, log } from './errors.mjs';
 import { chainModel } from './onnx_chain.mjs';
 import { warmUp } from './timed_loop.mjs';
+import { nowNs } from './clock.mjs';
+import { gapRuns, kShortChainNodes, profilerGapOfText } from './profiler_gap.mjs';
 
 // How long the first runs of a fresh WebAssembly module may still run baseline code: V8 compiles the hot functions
 // with its optimising tier in the background once they have run enough (measured: ~0.6 s for onnxruntime-web on a
@@ -48,17 +50,33 @@ export function webProfiledTiming(timing) {
 // ones.
 export const kProfilerWarmNodes = 64;
 export const profilerWarmModel = () => chainModel(kProfilerWarmNodes);
+export const profilerShortModel = () => chainModel(kShortChainNodes);
 
-// The Node host's: the profiler's code tiered up in this process's module.
+// The Node host's: the profiler's code tiered up in this process's module, then the profiler's gap measured on
+// fresh inference sessions of the same chain (profiler_gap.mjs). Returns {warm, gap}.
 export async function warmProfilerCode(timing) {
-  const options = { executionProviders: ['wasm'], enableProfiling: true };
-  const s = await ort.InferenceSession.create(profilerWarmModel(), options);
+  const model = profilerWarmModel();
+  const feeds = { x: new ort.Tensor('float32', new Float32Array([1]), [1]) };
+  const s = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], enableProfiling: true });
+  let warm;
   try {
-    const feeds = { x: new ort.Tensor('float32', new Float32Array([1]), [1]) };
-    return await warmUp(timing, () => s.run(feeds));
+    warm = await warmUp(timing, () => s.run(feeds));
   } finally {
     captureWebProfile(s);
     await s.release();
+  }
+  const plain = { executionProviders: ['wasm'] };
+  const sessions = [];
+  try {
+    for (const [m, o] of [[model, plain], [profilerShortModel(), plain],
+                          [model, { ...plain, enableProfiling: true }]])
+      sessions.push(await ort.InferenceSession.create(m, o));
+    const [plainLong, plainShort, profiled] = sessions;
+    const runs = await gapRuns({ plainLong: () => plainLong.run(feeds), plainShort: () => plainShort.run(feeds),
+                                 profiled: () => profiled.run(feeds) }, nowNs);
+    return { warm, gap: profilerGapOfText(captureWebProfile(profiled), runs, kProfilerWarmNodes) };
+  } finally {
+    for (const s of sessions) await s.release();
   }
 }
 

@@ -32,6 +32,24 @@ std::optional<double> median_over(const std::vector<double>& per_iteration, cons
   return stats::median_of(v);
 }
 
+// The profiler's bookkeeping between kernels, bounded by the source's calibration per kernel (kernels x gap) and by
+// what the executor actually spent between them (or, without an executor span, the whole time between kernels),
+// and the coverage of each run once that is set aside.
+void add_profiler_bookkeeping(DispatchBreakdown& d, const std::vector<double>& sums, const std::vector<double>& run_ms,
+                              const DispatchSamples& s, const std::vector<char>& counts, int64_t kernels) {
+  const double bound = *s.profiler_gap_ms * static_cast<double>(kernels);
+  auto bookkeeping = [&](size_t i) {
+    const double between = i < s.executor_ms.size() ? s.executor_ms[i] - sums[i] : run_ms[i] - sums[i];
+    return std::clamp(between, 0.0, bound);
+  };
+  d.profiler_gap_ms = s.profiler_gap_ms;
+  d.profiler_bookkeeping_ms = median_over(run_ms, counts, bookkeeping);
+  d.coverage_without_profiler = median_over(run_ms, counts, [&](size_t i) {
+    const double rest = run_ms[i] - bookkeeping(i);
+    return rest > 0 ? sums[i] / rest : 0.0;
+  });
+}
+
 }  // namespace
 
 DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms,
@@ -48,6 +66,7 @@ DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& ker
   d.pool_handoff_ms = median_over(s.pool_handoff_ms, counts, [&](size_t i) { return s.pool_handoff_ms[i]; });
   d.pool_wait_ms = median_over(s.pool_wait_ms, counts, [&](size_t i) { return s.pool_wait_ms[i]; });
   d.parallel_kernels = s.parallel_kernels;
+  if (s.profiler_gap_ms && kernels > 0) add_profiler_bookkeeping(d, sums, run_ms, s, counts, kernels);
   return d;
 }
 

@@ -24,6 +24,10 @@ IterationCoverage iteration_coverage(const std::vector<std::vector<double>>& ker
 // The parts of the time between kernels that the source timed per iteration (its executor's span, fences, the
 // calling thread's share of parallel kernels), as medians over the iterations that have a run time and kernel
 // times. `kernels`: kernels per iteration. profiler_ms is left to the caller (it needs the plain run's timing).
+// With the source's calibration of its profiler (samples.profiler_gap_ms), also the profiler's bookkeeping between
+// kernels and the coverage without it: per iteration, bookkeeping = min(the executor's time between kernels,
+// kernels x gap) — the calibration is a lower bound, so this never sets aside more than the profiler spent — and
+// coverage = Σ kernel ms / (run ms − bookkeeping).
 DispatchBreakdown dispatch_breakdown(const std::vector<std::vector<double>>& kernel_ms, const std::vector<double>& run_ms,
                                      const DispatchSamples& samples, int64_t kernels);
 

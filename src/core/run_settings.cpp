@@ -84,6 +84,9 @@ void to_json(json& j, const DispatchBreakdown& d) {
   put_setting(j, "fences_ms", d.fences_ms);
   put_setting(j, "longest_gap_ms", d.longest_gap_ms);
   put_setting(j, "profiler_ms", d.profiler_ms);
+  put_setting(j, "profiler_gap_ms", d.profiler_gap_ms);
+  put_setting(j, "profiler_bookkeeping_ms", d.profiler_bookkeeping_ms);
+  put_setting(j, "coverage_without_profiler", d.coverage_without_profiler);
   put_setting(j, "parallel_kernels", d.parallel_kernels);
   put_setting(j, "pool_handoff_ms", d.pool_handoff_ms);
   put_setting(j, "pool_wait_ms", d.pool_wait_ms);
@@ -95,6 +98,14 @@ void from_json(const json& j, DispatchBreakdown& d) {
   take(j, "fences_ms", d.fences_ms);
   take(j, "longest_gap_ms", d.longest_gap_ms);
   take(j, "profiler_ms", d.profiler_ms);
+  take(j, "profiler_gap_ms", d.profiler_gap_ms);
+  take(j, "profiler_bookkeeping_ms", d.profiler_bookkeeping_ms);
+  take(j, "coverage_without_profiler", d.coverage_without_profiler);
+  for (const auto& [name, v] : {std::pair{"profiler_gap_ms", d.profiler_gap_ms},
+                                {"profiler_bookkeeping_ms", d.profiler_bookkeeping_ms},
+                                {"coverage_without_profiler", d.coverage_without_profiler}})
+    if (v && !(*v >= 0))
+      throw UserError(std::string("dispatch.") + name + ": " + std::to_string(*v) + " is not a time or share (>= 0)");
   take(j, "parallel_kernels", d.parallel_kernels);
   take(j, "pool_handoff_ms", d.pool_handoff_ms);
   take(j, "pool_wait_ms", d.pool_wait_ms);

@@ -56,6 +56,14 @@ struct DispatchBreakdown {
                                                 // it (work the profile did not time)
   std::optional<double> profiler_ms;            // profiled median − plain median (both timed around the call): what
                                                 // profiling itself adds per iteration, mostly between kernels
+  std::optional<double> profiler_gap_ms;        // the profiler's own bookkeeping between two kernel events, per
+                                                // kernel, at least: the source's calibration on a chain of one-float
+                                                // kernels in the same process (runners/ort/profiler_gap.mjs)
+  std::optional<double> profiler_bookkeeping_ms;  // of the time between kernels in the executor, what that bound
+                                                // puts on the profiler: min(executor gaps, kernels x gap)
+  std::optional<double> coverage_without_profiler;  // median over iterations of Σ kernel ms / (run ms − that
+                                                // bookkeeping): how much of the run the kernels cover once the
+                                                // profiler's own time between them is set aside (core/coverage.h)
   std::optional<int64_t> parallel_kernels;      // kernels per iteration that handed work to the thread pool
   std::optional<double> pool_handoff_ms;        // inside those kernels: the calling thread handing out work
   std::optional<double> pool_wait_ms;           // inside those kernels: the calling thread waiting for the workers
@@ -69,6 +77,7 @@ struct DispatchSamples {
   std::vector<double> longest_gap_ms;   // per iteration: the longest stretch between consecutive kernels
   std::vector<double> pool_handoff_ms, pool_wait_ms;
   std::optional<int64_t> parallel_kernels;
+  std::optional<double> profiler_gap_ms;  // the source's calibration of its profiler's bookkeeping per kernel
 };
 
 // The settings as one line: "intra_op_threads 2 (rooflens) · spinning on (runtime default) · ...".

@@ -92,6 +92,11 @@ std::string dispatch_line(const ProfileRun& run) {
   if (d.longest_gap_ms) out += "; the longest single gap " + ms(*d.longest_gap_ms) + " ms";
   if (d.profiler_ms) out += "; profiling itself adds " + ms(*d.profiler_ms) + " ms per run (profiled − plain median)";
   out += "\n";
+  if (d.profiler_bookkeeping_ms && d.profiler_gap_ms && d.coverage_without_profiler)
+    out += "      of the time between kernels, at least " + ms(*d.profiler_bookkeeping_ms) + " ms is the profiler's own "
+           "bookkeeping (" + fixed(*d.profiler_gap_ms * 1000, 1) + " us a kernel or more, calibrated in the runner on a "
+           "chain of one-float kernels): without it the kernels cover " + fixed(*d.coverage_without_profiler * 100, 1) +
+           "% of the run\n";
   if (d.pool_wait_ms || d.pool_handoff_ms) {
     out += "      inside kernels, the calling thread handed work to the pool " + ms(d.pool_handoff_ms.value_or(0)) +
            " ms and waited for its workers " + ms(d.pool_wait_ms.value_or(0)) + " ms per run";

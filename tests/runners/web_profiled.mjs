@@ -2,7 +2,8 @@
 // V8's tier-up ran before profiling, plain (at least 2 s, until the runs stop getting faster), and the profiler's own
 // code on a small model of its own; the profiled inference session then warmed up for `timing.warmup_iterations`
 // runs only (each profiled run keeps WebAssembly memory); the memory guard saw the module's memory (at least the 256
-// pages ORT Web's glue starts with, within 4 GiB) and, for a small model, had nothing to stop.
+// pages ORT Web's glue starts with, within 4 GiB) and, for a small model, had nothing to stop; the profiler's gap was
+// measured.
 import assert from 'node:assert/strict';
 
 export function assertWebProfiledWarmUp(profiled, timing) {
@@ -12,4 +13,12 @@ export function assertWebProfiledWarmUp(profiled, timing) {
   assert.equal(profiled.stopped_early, undefined);
   assert.ok(profiled.wasm_memory_bytes >= 256 * 65536 && profiled.wasm_memory_bytes <= 2 ** 32,
             String(profiled.wasm_memory_bytes));
+  // The profiler's gap (profiler_gap.mjs), measured after that warm-up on the chain: every profiled run of it read,
+  // a profiled gap and a plain time per kernel both measured, and the bound between 0 and the profiled gap.
+  const g = profiled.profiler_gap;
+  assert.ok(g, 'no profiler_gap in the reply');
+  assert.equal(g.kernels, 64);
+  assert.equal(g.runs, 60, JSON.stringify(g));
+  assert.ok(g.profiled_gap_us > 0 && g.plain_kernel_us > 0, JSON.stringify(g));
+  assert.ok(g.gap_us >= 0 && g.gap_us < g.profiled_gap_us, JSON.stringify(g));
 }

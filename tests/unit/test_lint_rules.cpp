@@ -342,6 +342,24 @@ TEST(LintRules, TimeBetweenKernelsNamesTheFixItsBreakdownSupports) {
   EXPECT_NE(pool.find("spinning is off"), std::string::npos) << pool;
 }
 
+// A gap the profiler's calibrated bookkeeping explains is not the runtime's overhead: no finding; one it does not
+// explain still is, with the bookkeeping in its evidence.
+TEST(LintRules, TimeBetweenKernelsLeavesTheProfilersBookkeepingAside) {
+  ReportBuilder b;
+  DispatchBreakdown d = thin_run(b);
+  d.executor_gaps_ms = 1.9;
+  d.profiler_gap_ms = 0.004;
+  d.profiler_bookkeeping_ms = 1.6;
+  d.coverage_without_profiler = 0.94;
+  b.run().dispatch = d;
+  b.finish();
+  EXPECT_TRUE(of_rule(b.report(), "between-kernels").empty());
+  b.run().dispatch->coverage_without_profiler = 0.85;
+  auto found = of_rule(b.report(), "between-kernels");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(found[0], "the profiler's bookkeeping between kernels (at least)"), 1.6);
+}
+
 TEST(LintRules, OneLongGapIsNamedAsWorkInOnePlace) {
   ReportBuilder b;
   DispatchBreakdown d = thin_run(b);

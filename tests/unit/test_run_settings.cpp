@@ -168,10 +168,35 @@ TEST(OrtDispatch, ExecutorSpanFencesAndPoolTimesPerRun) {
   EXPECT_NEAR(b.fences_ms.value_or(-1), 0.03, 1e-9);
   EXPECT_NEAR(b.longest_gap_ms.value_or(-1), 0.04, 1e-9);
   EXPECT_EQ(b.kernels, 2);
+  EXPECT_FALSE(b.profiler_bookkeeping_ms || b.coverage_without_profiler || b.profiler_gap_ms);  // not calibrated
   // A profile without those events gives none of them.
   DispatchSamples none = ort::dispatch_samples(ort::parse_ort_profile(kOld, "old.json"), 0, 1);
   EXPECT_TRUE(none.executor_ms.empty() && none.fences_ms.empty() && none.pool_wait_ms.empty());
   EXPECT_EQ(none.longest_gap_ms, std::vector<double>{0.0});  // one kernel: nothing between kernels
+}
+
+// The profiler's calibrated gap per kernel sets aside at most kernels x gap of the executor's time between kernels,
+// and never more than that time: per iteration, then the median.
+TEST(OrtDispatch, TheProfilersBookkeepingIsBoundedByTheCalibrationAndByTheGaps) {
+  DispatchSamples s;
+  s.executor_ms = {0.40, 0.50, 0.32};  // kernels sum to 0.30 each run: gaps 0.10, 0.20, 0.02
+  s.profiler_gap_ms = 0.025;           // 2 kernels: at most 0.05 a run
+  const std::vector<double> runs = {0.45, 0.55, 0.37};
+  DispatchBreakdown b = dispatch_breakdown({{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}}, runs, s, 2);
+  EXPECT_NEAR(b.profiler_gap_ms.value_or(-1), 0.025, 1e-12);
+  EXPECT_NEAR(b.profiler_bookkeeping_ms.value_or(-1), 0.05, 1e-12);  // per run 0.05, 0.05, 0.02
+  // Coverage per run: 0.3/0.40, 0.3/0.50, 0.3/0.35 -> median 0.75 (against 0.3/0.45 = 0.667 plain).
+  EXPECT_NEAR(b.coverage_without_profiler.value_or(-1), 0.75, 1e-12);
+  IterationCoverage plain = iteration_coverage({{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}}, runs);
+  EXPECT_LT(plain.coverage, *b.coverage_without_profiler);
+  // Without an executor span the whole time between kernels bounds it.
+  s.executor_ms.clear();
+  b = dispatch_breakdown({{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}}, runs, s, 2);
+  EXPECT_NEAR(b.profiler_bookkeeping_ms.value_or(-1), 0.05, 1e-12);
+  // A calibration larger than the gaps takes the gaps only: coverage 1, never more.
+  s.profiler_gap_ms = 1.0;
+  b = dispatch_breakdown({{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}}, runs, s, 2);
+  EXPECT_NEAR(b.coverage_without_profiler.value_or(-1), 1.0, 1e-12);
 }
 
 // An If whose subgraph's kernels run inside its own span: the stretches between those inner kernels are the If's
@@ -253,6 +278,21 @@ TEST(RunSettingsJson, RoundTripsAndIsReadStrictly) {
   EXPECT_THROW(report_from_json(with("\"source\": \"rooflens\"", "\"source\": \"guessed\"")), UserError);
   EXPECT_THROW(report_from_json(with("\"option\": \"intraOpNumThreads\",", "")), std::exception);
   EXPECT_THROW(report_from_json(with("\"working\": 1", "\"working\": 5")), UserError);
+  // The profiler's calibration and what it sets aside round-trip; negative ones are refused by name.
+  Report cal = run_report();
+  cal.runs[0].dispatch->profiler_gap_ms = 0.002;
+  cal.runs[0].dispatch->profiler_bookkeeping_ms = 0.024;
+  cal.runs[0].dispatch->coverage_without_profiler = 0.96;
+  const std::string cal_text = report_to_json(cal);
+  EXPECT_EQ(report_to_json(report_from_json(cal_text)), cal_text);
+  std::string bad = cal_text;
+  bad.replace(bad.find("\"profiler_gap_ms\": 0.002"), 24, "\"profiler_gap_ms\": -0.002");
+  try {
+    report_from_json(bad);
+    ADD_FAILURE() << "a negative profiler_gap_ms was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("dispatch.profiler_gap_ms"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RunSettingsViews, TheTerminalShowsSourcesTheObservedPoolAndTheBreakdown) {
@@ -265,6 +305,15 @@ TEST(RunSettingsViews, TheTerminalShowsSourcesTheObservedPoolAndTheBreakdown) {
   EXPECT_NE(d.find("profiling itself adds 0.125 ms"), std::string::npos) << d;
   EXPECT_NE(d.find("the longest single gap 0.031 ms"), std::string::npos) << d;
   EXPECT_NE(d.find("waited for its workers 0.062 ms"), std::string::npos) << d;
+  EXPECT_EQ(d.find("bookkeeping"), std::string::npos) << d;  // not calibrated: not said
+  Report cal = run_report();
+  cal.runs[0].dispatch->profiler_gap_ms = 0.002;
+  cal.runs[0].dispatch->profiler_bookkeeping_ms = 0.024;
+  cal.runs[0].dispatch->coverage_without_profiler = 0.96;
+  const std::string c = dispatch_line(cal.runs[0]);
+  EXPECT_NE(c.find("at least 0.024 ms is the profiler's own bookkeeping (2.0 us a kernel or more"), std::string::npos)
+      << c;
+  EXPECT_NE(c.find("without it the kernels cover 96.0% of the run"), std::string::npos) << c;
 }
 
 TEST(RunSettingsAssembly, ALabelThePoolDoesNotMatchIsAWarningNamingBoth) {

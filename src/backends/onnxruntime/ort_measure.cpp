@@ -167,6 +167,7 @@ void add_profiled_measurement(Measurement& out, OrtRunner& runner, const Inputs&
   out.kernels = kernel_records(prof);
   const int measured = static_cast<int>(prof.profile.runs.size()) - prof.warmup_iterations;
   out.dispatch = dispatch_samples(prof.profile, prof.warmup_iterations, measured);
+  out.dispatch.profiler_gap_ms = prof.profiler_gap_ms;
   out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
   out.kernel_time_step_ms = kOrtKernelTimeStepMs;
   if (!prof.stopped_early.empty()) out.warnings.push_back(prof.stopped_early);

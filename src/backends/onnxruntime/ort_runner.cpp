@@ -399,6 +399,8 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
   out.stopped_early = field<std::string>(r, "stopped_early", "");
   out.optimized_model = take_graph(r);
+  if (const json g = r.value("profiler_gap", json()); g.is_object() && g.contains("gap_us") && g["gap_us"].is_number())
+    if (const double us = g["gap_us"].get<double>(); us >= 0) out.profiler_gap_ms = us / 1000.0;
   fs::path file = field<std::string>(r, "profile_file", "");
   fs::path dir = field<std::string>(r, "profile_dir", "");
   auto cleanup = [&] {

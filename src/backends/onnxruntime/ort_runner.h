@@ -177,6 +177,9 @@ struct ProfiledRunResult {
   // profile dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not
   // written.
   std::filesystem::path optimized_model;
+  // The web build's calibration of its profiler's bookkeeping between two kernel events, per kernel (a lower bound;
+  // runners/ort/profiler_gap.mjs), in ms; absent from the native build's replies.
+  std::optional<double> profiler_gap_ms;
 };
 
 struct TensorData {
