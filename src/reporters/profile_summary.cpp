@@ -97,11 +97,11 @@ std::string run_balance(const ProfileRun& run) {
   double layers = 0;
   for (const auto& l : run.layers) layers += l.time_ms;
   double between = *run.between_kernels_ms, run_ms = *run.profiled_run_ms;
-  std::string cover = summary_percent(run.coverage);
+  std::string cover = summary_percent(run.coverage) + " of each run";
   if (run.dispatch && run.dispatch->coverage_without_profiler)
     cover += ", " + summary_percent(*run.dispatch->coverage_without_profiler) + " without the profiler's bookkeeping";
   std::string out = "    + between kernels  " + fixed(between, 3) + " ms  (the runtime between its kernels, median per "
-                    "iteration; kernels cover " + cover + " of each run)\n";
+                    "iteration; kernels cover " + cover + ")\n";
   out += "    = layers " + fixed(layers, 3) + " + between " + fixed(between, 3) + " = " + fixed(layers + between, 3) +
          " ms; profiled run " + fixed(run_ms, 3) + " ms";
   double rest = run_ms - layers - between;

@@ -136,7 +136,10 @@ function runBalance(run) {
   const layers = run.layers.reduce((s, l) => s + l.time_ms, 0), between = run.between_kernels_ms, total = run.profiled_run_ms;
   const rest = total - layers - between;
   return h('div', {class: 'balance muted', id: 'layer-balance'}, '+ between kernels ' + ms(between) + ' ms (the runtime ' +
-    'between its kernels, median per profiled iteration; kernels cover ' + pct(run.coverage) + ' of each run) = layers ' +
+    'between its kernels, median per profiled iteration; kernels cover ' + pct(run.coverage) + ' of each run' +
+    (run.dispatch && run.dispatch.coverage_without_profiler !== undefined
+      ? ', ' + pct(run.dispatch.coverage_without_profiler) + ' without the profiler\'s bookkeeping' : '') +
+    ') = layers ' +
     ms(layers) + ' + ' + ms(between) + ' = ' + ms(layers + between) + ' ms; profiled run ' + ms(total) + ' ms' +
     (Math.abs(rest) > 0.05 * total ? ' (' + ms(rest) + ' ms of noise inside kernels: the per-kernel medians drop it)' : '') + '.',
     dispatchText(run));
@@ -151,6 +154,10 @@ function dispatchText(run) {
   let text = ' Between kernels, as the runtime timed it: ' + (parts.length ? parts.join(' + ') : '—');
   if (d.executor_gaps_ms !== undefined && d.kernels > 0) text += ' (' + fixed(d.executor_gaps_ms * 1000 / d.kernels, 1) + ' µs per kernel, ' + d.kernels + ' kernels)';
   if (d.profiler_ms !== undefined) text += '; profiling itself adds ' + ms(d.profiler_ms) + ' ms per run';
+  if (d.profiler_bookkeeping_ms !== undefined && d.profiler_gap_ms !== undefined)
+    text += '; of the time between kernels, at least ' + ms(d.profiler_bookkeeping_ms) + ' ms is the profiler\'s own ' +
+      'bookkeeping (' + fixed(d.profiler_gap_ms * 1000, 1) + ' µs a kernel or more, calibrated in the runner on a chain of ' +
+      'one-float kernels)';
   if (d.pool_wait_ms !== undefined || d.pool_handoff_ms !== undefined)
     text += '; inside kernels the calling thread handed work to the pool ' + ms(d.pool_handoff_ms || 0) + ' ms and waited for its workers ' +
       ms(d.pool_wait_ms || 0) + ' ms' + (d.parallel_kernels !== undefined ? ' (' + d.parallel_kernels + ' parallel kernels)' : '');
