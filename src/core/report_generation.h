@@ -50,6 +50,11 @@ struct PhaseProfile {
 };
 
 // TPOT at one context length: the decode steps of every request that attended to `context` tokens per sequence.
+// A decode step with at most this many minor page faults counts as one without them for the TPOT-vs-context series:
+// 32 KiB of fresh pages, ~0.1 ms on a 2-vCPU KVM guest (12-14 us a fault), against whole pages of KV or logits copies
+// (hundreds a step) when the binding's copies land on fresh memory (docs/memory.md).
+constexpr int64_t kQuietStepFaults = 8;
+
 struct ContextPoint {
   int64_t context = 0;           // tokens per sequence in the cache after the step (past + 1)
   int64_t n = 0;                 // steps measured at this context
@@ -89,6 +94,9 @@ struct GenerationRun {
   double prefill_tokens_per_s = 0, prefill_tokens_per_s_std = 0;  // batch * prompt / ttft, mean ± std over requests
   double decode_tokens_per_s = 0, decode_tokens_per_s_std = 0;    // batch * gen / the request's steps
   std::vector<ContextPoint> by_context;  // ascending context
+  // Decode steps by_context (and its fit) left out for taking more than kQuietStepFaults page faults: the series uses
+  // the steps without them when every context has one (absent: every step was used).
+  std::optional<int64_t> by_context_faulted_steps;
   ContextFit tpot_vs_kv;
   uint64_t kv_bytes_per_token = 0;  // one token of one sequence, all layers, key + value
   uint64_t kv_bytes_end = 0;        // the cache after the last step: batch * (prompt + gen) tokens

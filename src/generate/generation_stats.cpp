@@ -34,25 +34,50 @@ uint64_t kv_read(const GenerationRun& r, int64_t context) {
   return sat_mul(sat_mul(r.kv_bytes_per_token, static_cast<uint64_t>(context)), static_cast<uint64_t>(r.batch));
 }
 
+// Whether the series can leave out the steps that took page faults: the counts are there, some step took more than
+// kQuietStepFaults, and every context keeps at least one step that did not. Where every step faults alike (a short
+// context whose copies land on fresh pages every step), that is the binding's steady cost and stays in.
+bool leave_out_faulted_steps(const GenerationRun& r, size_t requests, size_t gen) {
+  if (r.step_page_faults.size() != requests * gen) return false;
+  bool any = false;
+  for (size_t s = 0; s < gen; ++s) {
+    bool quiet = false;
+    for (size_t q = 0; q < requests; ++q) {
+      const bool faulted = r.step_page_faults[q * gen + s] > kQuietStepFaults;
+      quiet |= !faulted;
+      any |= faulted;
+    }
+    if (!quiet) return false;
+  }
+  return any;
+}
+
 void context_series(GenerationRun& r, size_t requests) {
   r.by_context.clear();
+  r.by_context_faulted_steps.reset();
   if (r.gen <= 0 || r.tpot_samples_ms.empty()) return;
   const size_t gen = static_cast<size_t>(r.gen);
+  // Episodes of faulting steps (several requests at the same positions) bend the TPOT-vs-KV line without saying
+  // anything about the KV: once they gave it a slope of -10.7 ms per MB (docs/memory.md).
+  const bool quiet_only = leave_out_faulted_steps(r, requests, gen);
+  int64_t left_out = 0;
   double bytes_sum = 0, time_sum = 0;
   for (size_t s = 0; s < gen; ++s) {
-    std::vector<double> at;
-    for (size_t q = 0; q < requests; ++q) at.push_back(r.tpot_samples_ms[q * gen + s]);
     ContextPoint p;
     p.context = r.prompt + static_cast<int64_t>(s) + 1;
-    p.n = static_cast<int64_t>(at.size());
-    p.tpot_ms = stats::median_of(at);
     p.kv_bytes = kv_read(r, p.context);
     p.bytes = sat_add(r.weight_bytes, p.kv_bytes);
-    p.gbps = p.tpot_ms > 0 ? static_cast<double>(p.bytes) / (p.tpot_ms / 1000.0) / 1e9 : 0;
-    for (double t : at) {
-      bytes_sum += static_cast<double>(p.bytes);
+    std::vector<double> at;
+    for (size_t q = 0; q < requests; ++q) {
+      const double t = r.tpot_samples_ms[q * gen + s];
+      bytes_sum += static_cast<double>(p.bytes);  // the decode headline: every step, as the run took it
       time_sum += t;
+      if (quiet_only && r.step_page_faults[q * gen + s] > kQuietStepFaults) ++left_out;
+      else at.push_back(t);
     }
+    p.n = static_cast<int64_t>(at.size());
+    p.tpot_ms = stats::median_of(at);
+    p.gbps = p.tpot_ms > 0 ? static_cast<double>(p.bytes) / (p.tpot_ms / 1000.0) / 1e9 : 0;
     r.by_context.push_back(p);
   }
   double per_step = 0;
@@ -61,6 +86,7 @@ void context_series(GenerationRun& r, size_t requests) {
   r.decode_bytes_per_token = static_cast<uint64_t>(std::llround(per_step / static_cast<double>(std::max<int64_t>(1, r.batch))));
   r.decode_gbps = time_sum > 0 ? bytes_sum / (time_sum / 1000.0) / 1e9 : 0;
   r.tpot_vs_kv = fit_tpot_vs_kv(r.by_context);
+  if (quiet_only) r.by_context_faulted_steps = left_out;
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ struct RequestSamples {          // one measured request, ms
 void add_requests(GenerationRun& run, const std::vector<RequestSamples>& requests);
 
 // Recomputes every derived figure from the samples and the byte model (run.weight_bytes, run.kv_bytes_per_token):
-// ttft/tpot/e2e statistics, tokens/s (mean ± std over requests), kv_bytes_end, by_context with its fit,
+// ttft/tpot/e2e statistics, tokens/s (mean ± std over requests), kv_bytes_end, by_context with its fit (from the
+// steps without page faults when every context has one: by_context_faulted_steps says how many were left out),
 // decode_bytes_per_token, decode_gbps and page_faults_per_step. Needs batch, prompt and gen set.
 void refresh_figures(GenerationRun& run);
 

@@ -139,6 +139,9 @@ std::string context_lines(const Report& r) {
     for (size_t i : {size_t{0}, s.size() / 4, s.size() / 2, 3 * s.size() / 4, s.size() - 1})
       if (at.empty() || at.back() != i) at.push_back(i);
     for (size_t i : at) out << " " << s[i].context << "→" << lat(s[i].tpot_ms);
+    if (run.by_context_faulted_steps)
+      out << " (" << *run.by_context_faulted_steps << " steps with more than " << kQuietStepFaults
+          << " page faults left out)";
     out << "\n";
   }
   return out.str();

@@ -43,10 +43,14 @@ TEST(GenerationStats, FiguresFromSamples) {
   EXPECT_NEAR(r.prefill_tokens_per_s_std, sd, 1e-9);
   // decode t/s = 2 * 4 / steps s: 8 / 0.046, 8 / 0.048, 8 / 0.048
   EXPECT_NEAR(r.decode_tokens_per_s, (8 / 0.046 + 8 / 0.048 + 8 / 0.048) / 3, 1e-9);
-  // context of step s = prompt + s + 1; TPOT = median over the 3 requests of that step
+  // context of step s = prompt + s + 1; TPOT = median over the 3 requests of that step, but for the one step with
+  // more than kQuietStepFaults page faults (request 0's first: 40), left out since every context has a step without
   ASSERT_EQ(r.by_context.size(), 4u);
   EXPECT_EQ(r.by_context[0].context, 101);
-  EXPECT_DOUBLE_EQ(r.by_context[0].tpot_ms, 10);
+  EXPECT_EQ(r.by_context[0].n, 2);
+  EXPECT_DOUBLE_EQ(r.by_context[0].tpot_ms, 10.5);  // 10 and 11; with the faulted step it would be 10
+  EXPECT_EQ(r.by_context[1].n, 3);                  // request 2's 8 faults are not more than kQuietStepFaults
+  EXPECT_EQ(r.by_context_faulted_steps.value_or(-1), 1);
   EXPECT_DOUBLE_EQ(r.by_context[1].tpot_ms, 11);
   EXPECT_DOUBLE_EQ(r.by_context[3].tpot_ms, 13);
   EXPECT_EQ(r.by_context[3].kv_bytes, 2u * 104 * 1000);
@@ -72,7 +76,8 @@ TEST(GenerationStats, RepetitionsAppend) {
   refresh_figures(r);
   EXPECT_EQ(r.repetitions, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(r.ttft_ms.n, 4);
-  EXPECT_EQ(r.by_context[0].n, 4);
+  EXPECT_EQ(r.by_context[0].n, 2);  // requests 0 and 3 faulted at their first step
+  EXPECT_EQ(r.by_context[1].n, 4);
   EXPECT_DOUBLE_EQ(*r.page_faults_per_step, 64.0 / 16);
   // A repetition whose source did not count page faults leaves the run without the figure (no mean over some).
   add_requests(r, {{45, {9, 9, 9, 9}, {}}});
@@ -99,6 +104,44 @@ TEST(GenerationStats, UnstableTpotNamesPageFaultsWhenTheStepsTookThem) {
   w = generation_timing_warnings(r);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("with 250 page faults a decode step"), std::string::npos) << w[0];
+}
+
+// A faulting episode — several requests' steps at the same positions landing on fresh pages — bends the TPOT-vs-KV line
+// however the KV grows; the series then takes the steps without faults. Where every step faults alike (the binding's
+// steady cost at a short context) no step is left out.
+TEST(GenerationStats, TheContextSeriesLeavesOutAFaultingEpisode) {
+  GenerationRun r;
+  r.batch = 1;
+  r.prompt = 100;
+  r.gen = 6;
+  r.kv_bytes_per_token = 100'000;  // 0.1 MB a token: 0.1 ms more a step at 1 ms per MB
+  auto steps = [](double slow_from) {
+    std::vector<double> v;
+    for (int s = 0; s < 6; ++s) v.push_back(1.0 + 0.1 * s + (s < slow_from ? 3.0 : 0.0));
+    return v;
+  };
+  const std::vector<int64_t> faulted{500, 500, 500, 0, 0, 0}, quiet(6, 0);
+  add_requests(r, {{5, steps(3), faulted}, {5, steps(3), faulted}, {5, steps(0), quiet}});
+  refresh_figures(r);
+  EXPECT_EQ(r.by_context_faulted_steps.value_or(-1), 6);
+  EXPECT_NEAR(r.tpot_vs_kv.ms_per_mb, 1.0, 1e-9);  // every step without faults: the KV's own slope
+  EXPECT_NEAR(r.tpot_vs_kv.r, 1.0, 1e-9);
+  // With every step used the episode makes the slope negative.
+  GenerationRun all = r;
+  all.step_page_faults.clear();
+  refresh_figures(all);
+  EXPECT_FALSE(all.by_context_faulted_steps);
+  EXPECT_LT(all.tpot_vs_kv.ms_per_mb, 0);
+  // Every request faulting at the first three positions: those contexts have no quiet step; nothing is left out.
+  GenerationRun steady;
+  steady.batch = 1;
+  steady.prompt = 100;
+  steady.gen = 6;
+  steady.kv_bytes_per_token = 100'000;
+  add_requests(steady, {{5, steps(3), faulted}, {5, steps(3), faulted}});
+  refresh_figures(steady);
+  EXPECT_FALSE(steady.by_context_faulted_steps);
+  EXPECT_EQ(steady.by_context[0].n, 2);
 }
 
 TEST(GenerationStats, FitIsExactOnALine) {
@@ -178,6 +221,7 @@ TEST(GenerationReport, JsonRoundTripsByteForByte) {
   EXPECT_NE(once.find("\"label\": \"batch=2 gen=4 prompt=100 threads=2\""), std::string::npos);
   EXPECT_EQ(back.generation->runs[0].step_page_faults.size(), 12u);
   EXPECT_EQ(back.generation->runs[0].page_faults_per_step, 4.0);
+  EXPECT_EQ(back.generation->runs[0].by_context_faulted_steps.value_or(-1), 1);  // sample_run's one faulted step
   EXPECT_FALSE(back.generation->runs[0].warmup_requests);  // not set: not written
   Report warm = generation_report();
   warm.generation->runs[0].warmup_requests = 7;
@@ -211,6 +255,7 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_NE(s.find("batch=2 gen=4 prompt=100 threads=2"), std::string::npos);
   EXPECT_NE(s.find("DRAM read x2"), std::string::npos);
   EXPECT_NE(s.find("decode"), std::string::npos);
+  EXPECT_NE(s.find("(1 steps with more than 8 page faults left out)"), std::string::npos) << s;
   const MatMulBounds b = matmul_bounds(generation_report().generation->runs[0].phases[0]);
   EXPECT_EQ(b.layers, 1u);
   EXPECT_EQ(b.memory, 1u);

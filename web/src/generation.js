@@ -22,7 +22,8 @@ function renderGeneration(view) {
   const row = h('div', {class: 'row3'});
   card.append(row);
   row.append(lineChart('gen-ttft-chart', 'TTFT p50 (ms) vs prompt tokens', ttftSeries(g.runs), 'prompt tokens'),
-    lineChart('gen-tpot-chart', 'TPOT (ms) vs context (tokens in the cache)', tpotSeries(g.runs), 'context'));
+    lineChart('gen-tpot-chart', 'TPOT (ms) vs context (tokens in the cache)' + faultedNote(g.runs), tpotSeries(g.runs),
+      'context'));
   const picker = h('select', {id: 'gen-run-select', 'aria-label': 'generation configuration'},
     g.runs.map((run, i) => h('option', {value: i}, genLabel(run))));
   const holder = h('div', null);
@@ -80,6 +81,13 @@ function ttftSeries(runs) {
     groups.get(key).set(run.prompt, run.ttft_ms.median);  // TTFT does not depend on gen: one point per prompt
   }
   return [...groups].map(([name, pts]) => ({name, data: [...pts].sort((a, b) => a[0] - b[0])}));
+}
+
+// The TPOT series leaves out the decode steps that took page faults when every context has one without
+// (runs[].by_context_faulted_steps): said in the chart's title.
+function faultedNote(runs) {
+  const left = runs.reduce((n, run) => n + (run.by_context_faulted_steps || 0), 0);
+  return left ? ' — ' + left + ' steps with page faults left out' : '';
 }
 
 function tpotSeries(runs) {
