@@ -37,6 +37,7 @@ void to_json(json& j, const GenerationRun& r) {
   if (!r.step_page_faults.empty()) j["step_page_faults"] = r.step_page_faults;
   if (r.page_faults_per_step) j["page_faults_per_step"] = *r.page_faults_per_step;
   if (r.by_context_faulted_steps) j["by_context_faulted_steps"] = *r.by_context_faulted_steps;
+  if (r.by_context_kv_share) j["by_context_kv_share"] = *r.by_context_kv_share;
 }
 void from_json(const json& j, GenerationRun& r) {
   from_json(j, static_cast<GenerationRunCore&>(r));
@@ -45,6 +46,7 @@ void from_json(const json& j, GenerationRun& r) {
   if (j.contains("step_page_faults")) j.at("step_page_faults").get_to(r.step_page_faults);
   if (j.contains("page_faults_per_step")) r.page_faults_per_step = j.at("page_faults_per_step").get<double>();
   if (j.contains("by_context_faulted_steps")) r.by_context_faulted_steps = j.at("by_context_faulted_steps").get<int64_t>();
+  if (j.contains("by_context_kv_share")) r.by_context_kv_share = j.at("by_context_kv_share").get<double>();
 }
 // Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
 // page, never read back.

@@ -55,6 +55,10 @@ struct PhaseProfile {
 // (hundreds a step) when the binding's copies land on fresh memory (docs/memory.md).
 constexpr int64_t kQuietStepFaults = 8;
 
+// The KV growth over a TPOT series below which its slope is not stated: 5% of a step's bytes, about what the median
+// of a handful of decode steps per context resolves on a quiet machine.
+constexpr double kResolvableKvShare = 0.05;
+
 struct ContextPoint {
   int64_t context = 0;           // tokens per sequence in the cache after the step (past + 1)
   int64_t n = 0;                 // steps measured at this context
@@ -98,6 +102,10 @@ struct GenerationRun {
   // the steps without them when every context has one (absent: every step was used).
   std::optional<int64_t> by_context_faulted_steps;
   ContextFit tpot_vs_kv;
+  // How far the series' KV reads grow, as a share of what a step reads on average (weights + KV): the TPOT change the
+  // fit could see if a step's time followed its bytes. Below kResolvableKvShare the slope is noise and not stated.
+  // Absent in reports written before it (and without a series).
+  std::optional<double> by_context_kv_share;
   uint64_t kv_bytes_per_token = 0;  // one token of one sequence, all layers, key + value
   uint64_t kv_bytes_end = 0;        // the cache after the last step: batch * (prompt + gen) tokens
   uint64_t weight_bytes = 0;        // weights one decode step reads (an embedding table only by its gathered rows)

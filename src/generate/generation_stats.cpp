@@ -55,6 +55,7 @@ bool leave_out_faulted_steps(const GenerationRun& r, size_t requests, size_t gen
 void context_series(GenerationRun& r, size_t requests) {
   r.by_context.clear();
   r.by_context_faulted_steps.reset();
+  r.by_context_kv_share.reset();
   if (r.gen <= 0 || r.tpot_samples_ms.empty()) return;
   const size_t gen = static_cast<size_t>(r.gen);
   // Episodes of faulting steps (several requests at the same positions) bend the TPOT-vs-KV line without saying
@@ -87,6 +88,9 @@ void context_series(GenerationRun& r, size_t requests) {
   r.decode_gbps = time_sum > 0 ? bytes_sum / (time_sum / 1000.0) / 1e9 : 0;
   r.tpot_vs_kv = fit_tpot_vs_kv(r.by_context);
   if (quiet_only) r.by_context_faulted_steps = left_out;
+  if (per_step > 0)
+    r.by_context_kv_share =
+        static_cast<double>(r.by_context.back().kv_bytes - r.by_context.front().kv_bytes) / per_step;
 }
 
 }  // namespace

@@ -125,14 +125,32 @@ std::string memory_table(const Report& r) {
   return t.rows.empty() ? "" : t.render();
 }
 
+// The fitted slope, or why none is stated: a series whose KV grows by less than kResolvableKvShare of a step's bytes
+// cannot show the KV in TPOT (8 steps of a small decoder add KiB to MB read a step), and a falling line is not the
+// cache's doing.
+std::string fit_text(const GenerationRun& run) {
+  const auto& s = run.by_context;
+  const double mean_bytes = run.by_context_kv_share && *run.by_context_kv_share > 0
+                                ? static_cast<double>(s.back().kv_bytes - s.front().kv_bytes) / *run.by_context_kv_share
+                                : 0;
+  if (run.by_context_kv_share && *run.by_context_kv_share < kResolvableKvShare)
+    return "no slope stated: the KV read grows by " + bytes(s.back().kv_bytes - s.front().kv_bytes) + " over the "
+           "series, " + fixed(*run.by_context_kv_share * 100, 1) + "% of the " +
+           (mean_bytes > 0 ? bytes(static_cast<uint64_t>(mean_bytes)) + " " : "") +
+           "a step reads — too little for TPOT to show (a longer --gen or larger batch widens it)";
+  std::string t = fixed(run.tpot_vs_kv.ms_per_mb, 4) + " ms per MB of KV (r " + fixed(run.tpot_vs_kv.r, 2) + ")";
+  if (run.tpot_vs_kv.ms_per_mb < 0 && run.tpot_vs_kv.r < -0.5)
+    t += ", TPOT falling as the KV grows: something other than the cache sets these steps' time";
+  return t;
+}
+
 // A few points of the series (first, quartiles, last) and the fitted slope.
 std::string context_lines(const Report& r) {
   std::ostringstream out;
   for (const auto& run : r.generation->runs) {
     const auto& s = run.by_context;
     if (s.empty()) continue;
-    out << "  " << run.key().label() << ": " << fixed(run.tpot_vs_kv.ms_per_mb, 4) << " ms per MB of KV (r "
-        << fixed(run.tpot_vs_kv.r, 2) << "); context→TPOT ms:";
+    out << "  " << run.key().label() << ": " << fit_text(run) << "; context→TPOT ms:";
     // The points in order, each once (pushed rather than std::unique'd: GCC 12 at -O1 reports a false
     // -Warray-bounds in the memmove std::unique inlines here).
     std::vector<size_t> at;

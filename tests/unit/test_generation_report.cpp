@@ -126,6 +126,8 @@ TEST(GenerationStats, TheContextSeriesLeavesOutAFaultingEpisode) {
   EXPECT_EQ(r.by_context_faulted_steps.value_or(-1), 6);
   EXPECT_NEAR(r.tpot_vs_kv.ms_per_mb, 1.0, 1e-9);  // every step without faults: the KV's own slope
   EXPECT_NEAR(r.tpot_vs_kv.r, 1.0, 1e-9);
+  // 0.5 MB more KV (contexts 101..106) against 10.35 MB a step on average.
+  EXPECT_NEAR(r.by_context_kv_share.value_or(-1), 0.5 / 10.35, 1e-9);
   // With every step used the episode makes the slope negative.
   GenerationRun all = r;
   all.step_page_faults.clear();
@@ -222,6 +224,7 @@ TEST(GenerationReport, JsonRoundTripsByteForByte) {
   EXPECT_EQ(back.generation->runs[0].step_page_faults.size(), 12u);
   EXPECT_EQ(back.generation->runs[0].page_faults_per_step, 4.0);
   EXPECT_EQ(back.generation->runs[0].by_context_faulted_steps.value_or(-1), 1);  // sample_run's one faulted step
+  EXPECT_NEAR(back.generation->runs[0].by_context_kv_share.value_or(-1), 6000 / 1'205'000.0, 1e-12);
   EXPECT_FALSE(back.generation->runs[0].warmup_requests);  // not set: not written
   Report warm = generation_report();
   warm.generation->runs[0].warmup_requests = 7;
@@ -256,6 +259,10 @@ TEST(GenerationReport, LlamaBenchStyleTable) {
   EXPECT_NE(s.find("DRAM read x2"), std::string::npos);
   EXPECT_NE(s.find("decode"), std::string::npos);
   EXPECT_NE(s.find("(1 steps with more than 8 page faults left out)"), std::string::npos) << s;
+  // 6 KB more KV over the series against ~1.2 MB a step: no slope is stated, and the text says why.
+  EXPECT_NE(s.find("no slope stated: the KV read grows by 6.00KB over the series, 0.5% of the 1.21MB a step reads"),
+            std::string::npos) << s;
+  EXPECT_EQ(s.find("ms per MB of KV"), std::string::npos) << s;
   const MatMulBounds b = matmul_bounds(generation_report().generation->runs[0].phases[0]);
   EXPECT_EQ(b.layers, 1u);
   EXPECT_EQ(b.memory, 1u);
