@@ -38,6 +38,8 @@ void to_json(json& j, const GenerationRun& r) {
   if (r.page_faults_per_step) j["page_faults_per_step"] = *r.page_faults_per_step;
   if (r.by_context_faulted_steps) j["by_context_faulted_steps"] = *r.by_context_faulted_steps;
   if (r.by_context_kv_share) j["by_context_kv_share"] = *r.by_context_kv_share;
+  if (!r.prefill_page_faults.empty()) j["prefill_page_faults"] = r.prefill_page_faults;
+  if (r.page_faults_per_prefill) j["page_faults_per_prefill"] = *r.page_faults_per_prefill;
 }
 void from_json(const json& j, GenerationRun& r) {
   from_json(j, static_cast<GenerationRunCore&>(r));
@@ -47,6 +49,8 @@ void from_json(const json& j, GenerationRun& r) {
   if (j.contains("page_faults_per_step")) r.page_faults_per_step = j.at("page_faults_per_step").get<double>();
   if (j.contains("by_context_faulted_steps")) r.by_context_faulted_steps = j.at("by_context_faulted_steps").get<int64_t>();
   if (j.contains("by_context_kv_share")) r.by_context_kv_share = j.at("by_context_kv_share").get<double>();
+  if (j.contains("prefill_page_faults")) j.at("prefill_page_faults").get_to(r.prefill_page_faults);
+  if (j.contains("page_faults_per_prefill")) r.page_faults_per_prefill = j.at("page_faults_per_prefill").get<double>();
 }
 // Each run's label comes first, as a profile run's does: derived from its key, written for readers such as the HTML
 // page, never read back.
@@ -72,6 +76,8 @@ void from_json(const json& j, Generation& g) {
       throw UserError(run + "ttft/e2e need one sample per request and tpot gen per request");
     if (!r.step_page_faults.empty() && r.step_page_faults.size() != steps)
       throw UserError(run + "step_page_faults needs one count per decode step (as tpot_samples_ms)");
+    if (!r.prefill_page_faults.empty() && r.prefill_page_faults.size() != requests)
+      throw UserError(run + "prefill_page_faults needs one count per request (as ttft_samples_ms)");
     if (const std::string why = partition_error(r.repetitions, requests); !r.repetitions.empty() && !why.empty())
       throw UserError(run + "repetitions do not partition the requests: " + why);
   }

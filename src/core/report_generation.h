@@ -94,6 +94,9 @@ struct GenerationRun {
   // and their mean: a step that touches fresh memory pays a fault per 4 KiB page inside its time.
   std::vector<int64_t> step_page_faults;
   std::optional<double> page_faults_per_step;
+  // Per request, beside ttft_samples_ms, the minor page faults of its prefill (empty when not counted), and their mean.
+  std::vector<int64_t> prefill_page_faults;
+  std::optional<double> page_faults_per_prefill;
   LatencyStats ttft_ms, tpot_ms, e2e_ms;
   double prefill_tokens_per_s = 0, prefill_tokens_per_s_std = 0;  // batch * prompt / ttft, mean ± std over requests
   double decode_tokens_per_s = 0, decode_tokens_per_s_std = 0;    // batch * gen / the request's steps

@@ -40,7 +40,7 @@ uint64_t last_level_cache(const HardwareInfo* hw) {
 
 std::vector<RequestSamples> samples_of(const GenerationMeasurement& m) {
   std::vector<RequestSamples> out;
-  for (const auto& q : m.requests) out.push_back({q.ttft_ms, q.steps_ms, q.step_page_faults});
+  for (const auto& q : m.requests) out.push_back({q.ttft_ms, q.steps_ms, q.step_page_faults, q.prefill_page_faults});
   return out;
 }
 

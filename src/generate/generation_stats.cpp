@@ -102,6 +102,10 @@ void add_requests(GenerationRun& run, const std::vector<RequestSamples>& request
       run.step_page_faults.insert(run.step_page_faults.end(), q.step_page_faults.begin(), q.step_page_faults.end());
     else
       run.step_page_faults.clear();
+    if (q.prefill_page_faults && run.prefill_page_faults.size() == run.ttft_samples_ms.size())
+      run.prefill_page_faults.push_back(*q.prefill_page_faults);
+    else
+      run.prefill_page_faults.clear();
     if (static_cast<int64_t>(q.steps_ms.size()) != run.gen)
       throw UserError("a request returned " + std::to_string(q.steps_ms.size()) + " decode steps, expected " +
                       std::to_string(run.gen));
@@ -142,6 +146,12 @@ void refresh_figures(GenerationRun& r) {
     for (int64_t f : r.step_page_faults) faults += static_cast<double>(f);
     r.page_faults_per_step = faults / static_cast<double>(r.step_page_faults.size());
   }
+  r.page_faults_per_prefill.reset();
+  if (!r.ttft_samples_ms.empty() && r.prefill_page_faults.size() == r.ttft_samples_ms.size()) {
+    double faults = 0;
+    for (int64_t f : r.prefill_page_faults) faults += static_cast<double>(f);
+    r.page_faults_per_prefill = faults / static_cast<double>(r.prefill_page_faults.size());
+  }
 }
 
 std::vector<std::string> generation_timing_warnings(const GenerationRun& r) {
@@ -150,9 +160,10 @@ std::vector<std::string> generation_timing_warnings(const GenerationRun& r) {
     if (s->cv <= 0.05) continue;
     const bool tpot = s == &r.tpot_ms;
     std::string w = std::string(tpot ? "TPOT" : "TTFT") + " unstable: CV " + fixed(s->cv * 100, 0) + "% > 5% ";
-    if (tpot && r.page_faults_per_step && *r.page_faults_per_step >= 16)
-      w += "with " + fixed(*r.page_faults_per_step, 0) +
-           " page faults a decode step: the runtime's output copies land on fresh memory (docs/memory.md)";
+    const std::optional<double>& faults = tpot ? r.page_faults_per_step : r.page_faults_per_prefill;
+    if (faults && *faults >= 16)
+      w += "with " + fixed(*faults, 0) + (tpot ? " page faults a decode step" : " page faults a prefill") +
+           ": the runtime's output copies land on fresh memory (docs/memory.md)";
     else
       w += "(another process busy? more --requests, or a quiet machine)";
     out.push_back(std::move(w));

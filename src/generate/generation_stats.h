@@ -15,6 +15,7 @@ struct RequestSamples {          // one measured request, ms
   double ttft_ms = 0;
   std::vector<double> steps_ms;  // one per decode step (run.gen of them)
   std::vector<int64_t> step_page_faults;  // the process's minor page faults in each step (empty when not counted)
+  std::optional<int64_t> prefill_page_faults;  // and in the prefill (absent when not counted)
 };
 
 // Appends one repetition's requests (their samples, and their count to run.repetitions; their page faults while

@@ -54,14 +54,16 @@ std::string bench_table(const Report& r) {
 
 std::string latency_table(const Report& r) {
   TextTable t;
-  t.columns = {{"config"},         {"TTFT p50", true}, {"p90", true}, {"p99", true},      {"TPOT p50", true},
-               {"p90", true},      {"p99", true},      {"CV", true},  {"faults/step", true}, {"e2e p50", true},
-               {"requests", true}, {"warm-up", true},  {"peak RSS", true}};
+  t.columns = {{"config"},          {"TTFT p50", true}, {"p90", true}, {"p99", true}, {"faults/prefill", true},
+               {"TPOT p50", true},  {"p90", true},      {"p99", true}, {"CV", true},  {"faults/step", true},
+               {"e2e p50", true},   {"requests", true}, {"warm-up", true},  {"peak RSS", true}};
   auto maybe = [](const auto& v, auto text) { return v ? text(*v) : std::string("-"); };
+  auto faults = [](double f) { return fixed(f, f < 10 ? 1 : 0); };
   for (const auto& run : r.generation->runs)
     t.rows.push_back({run.key().label(), lat(run.ttft_ms.median), lat(run.ttft_ms.p90), lat(run.ttft_ms.p99),
+                      maybe(run.page_faults_per_prefill, faults),
                       lat(run.tpot_ms.median), lat(run.tpot_ms.p90), lat(run.tpot_ms.p99), pct1(run.tpot_ms.cv),
-                      maybe(run.page_faults_per_step, [](double f) { return fixed(f, f < 10 ? 1 : 0); }),
+                      maybe(run.page_faults_per_step, faults),
                       lat(run.e2e_ms.median), std::to_string(run.ttft_ms.n),
                       maybe(run.warmup_requests, [](int64_t w) { return std::to_string(w); }),
                       bytes(run.peak_rss_bytes)});

@@ -22,8 +22,8 @@ GenerationRun sample_run() {
   r.threads = 2;
   r.kv_bytes_per_token = 1000;
   r.weight_bytes = 1'000'000;
-  add_requests(r, {{50, {10, 11, 12, 13}, {40, 0, 0, 0}}, {40, {10, 12, 12, 14}, {0, 0, 0, 0}},
-                   {60, {11, 11, 13, 13}, {0, 8, 0, 0}}});
+  add_requests(r, {{50, {10, 11, 12, 13}, {40, 0, 0, 0}, std::nullopt}, {40, {10, 12, 12, 14}, {0, 0, 0, 0}, std::nullopt},
+                   {60, {11, 11, 13, 13}, {0, 8, 0, 0}, std::nullopt}});
   refresh_figures(r);
   return r;
 }
@@ -72,7 +72,7 @@ TEST(GenerationStats, FiguresFromSamples) {
 
 TEST(GenerationStats, RepetitionsAppend) {
   GenerationRun r = sample_run();
-  add_requests(r, {{45, {9, 9, 9, 9}, {16, 0, 0, 0}}});
+  add_requests(r, {{45, {9, 9, 9, 9}, {16, 0, 0, 0}, std::nullopt}});
   refresh_figures(r);
   EXPECT_EQ(r.repetitions, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(r.ttft_ms.n, 4);
@@ -80,18 +80,18 @@ TEST(GenerationStats, RepetitionsAppend) {
   EXPECT_EQ(r.by_context[1].n, 4);
   EXPECT_DOUBLE_EQ(*r.page_faults_per_step, 64.0 / 16);
   // A repetition whose source did not count page faults leaves the run without the figure (no mean over some).
-  add_requests(r, {{45, {9, 9, 9, 9}, {}}});
+  add_requests(r, {{45, {9, 9, 9, 9}, {}, std::nullopt}});
   refresh_figures(r);
   EXPECT_TRUE(r.step_page_faults.empty());
   EXPECT_FALSE(r.page_faults_per_step);
-  EXPECT_THROW(add_requests(r, {{45, {9, 9}, {}}}), UserError);  // not gen steps
+  EXPECT_THROW(add_requests(r, {{45, {9, 9}, {}, std::nullopt}}), UserError);  // not gen steps
 }
 
 // An unstable TPOT names page faults as its cause when the steps took them, and the machine otherwise.
 TEST(GenerationStats, UnstableTpotNamesPageFaultsWhenTheStepsTookThem) {
   GenerationRun r;
   r.gen = 4;
-  add_requests(r, {{50, {1, 1, 1, 7}, {1, 1, 1, 1}}, {50, {1, 1, 1, 7}, {1, 1, 1, 1}}});
+  add_requests(r, {{50, {1, 1, 1, 7}, {1, 1, 1, 1}, std::nullopt}, {50, {1, 1, 1, 7}, {1, 1, 1, 1}, std::nullopt}});
   refresh_figures(r);
   ASSERT_GT(r.tpot_ms.cv, 0.05);
   std::vector<std::string> w = generation_timing_warnings(r);
@@ -99,7 +99,7 @@ TEST(GenerationStats, UnstableTpotNamesPageFaultsWhenTheStepsTookThem) {
   EXPECT_NE(w[0].find("another process busy"), std::string::npos) << w[0];  // 1 fault a step: not the cause
   r = GenerationRun{};
   r.gen = 4;
-  add_requests(r, {{50, {1, 1, 1, 7}, {0, 0, 0, 2000}}, {50, {1, 1, 1, 7}, {0, 0, 0, 0}}});
+  add_requests(r, {{50, {1, 1, 1, 7}, {0, 0, 0, 2000}, std::nullopt}, {50, {1, 1, 1, 7}, {0, 0, 0, 0}, std::nullopt}});
   refresh_figures(r);
   w = generation_timing_warnings(r);
   ASSERT_EQ(w.size(), 1u);
@@ -121,7 +121,7 @@ TEST(GenerationStats, TheContextSeriesLeavesOutAFaultingEpisode) {
     return v;
   };
   const std::vector<int64_t> faulted{500, 500, 500, 0, 0, 0}, quiet(6, 0);
-  add_requests(r, {{5, steps(3), faulted}, {5, steps(3), faulted}, {5, steps(0), quiet}});
+  add_requests(r, {{5, steps(3), faulted, std::nullopt}, {5, steps(3), faulted, std::nullopt}, {5, steps(0), quiet, std::nullopt}});
   refresh_figures(r);
   EXPECT_EQ(r.by_context_faulted_steps.value_or(-1), 6);
   EXPECT_NEAR(r.tpot_vs_kv.ms_per_mb, 1.0, 1e-9);  // every step without faults: the KV's own slope
@@ -140,10 +140,42 @@ TEST(GenerationStats, TheContextSeriesLeavesOutAFaultingEpisode) {
   steady.prompt = 100;
   steady.gen = 6;
   steady.kv_bytes_per_token = 100'000;
-  add_requests(steady, {{5, steps(3), faulted}, {5, steps(3), faulted}});
+  add_requests(steady, {{5, steps(3), faulted, std::nullopt}, {5, steps(3), faulted, std::nullopt}});
   refresh_figures(steady);
   EXPECT_FALSE(steady.by_context_faulted_steps);
   EXPECT_EQ(steady.by_context[0].n, 2);
+}
+
+// The prefill's page faults beside TTFT: their mean, a TTFT-unstable warning that names them, none without a count
+// from every request, and a list of the wrong length refused when read.
+TEST(GenerationStats, PrefillPageFaultsAreKeptBesideTtft) {
+  GenerationRun r;
+  r.gen = 2;
+  add_requests(r, {{60, {1, 1}, {0, 0}, 300}, {10, {1, 1}, {0, 0}, 0}, {11, {1, 1}, {0, 0}, 30}});
+  refresh_figures(r);
+  EXPECT_EQ(r.prefill_page_faults, (std::vector<int64_t>{300, 0, 30}));
+  EXPECT_DOUBLE_EQ(r.page_faults_per_prefill.value_or(-1), 110);
+  std::vector<std::string> w = generation_timing_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("TTFT unstable: CV"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("with 110 page faults a prefill"), std::string::npos) << w[0];
+  Report rep;
+  rep.generation = Generation{};
+  rep.generation->runs = {r};
+  const std::string text = generation_summary(rep);
+  EXPECT_NE(text.find("faults/prefill"), std::string::npos) << text;
+  rep.backends = {BackendInfo{"onnxruntime", "1.30.0", {}, "onnxruntime-node 1.30.0", "onnxruntime", ""}};
+  const std::string once = report_to_json(rep);
+  EXPECT_EQ(report_from_json(once).generation->runs[0].prefill_page_faults, r.prefill_page_faults);
+  std::string bad = once;
+  const size_t at = bad.find("\"prefill_page_faults\": [");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, bad.find(']', at) + 1 - at, "\"prefill_page_faults\": [1, 2]");
+  EXPECT_THROW(report_from_json(bad), UserError);
+  add_requests(r, {{10, {1, 1}, {0, 0}, std::nullopt}});  // a request without a count: no figure from some
+  refresh_figures(r);
+  EXPECT_TRUE(r.prefill_page_faults.empty());
+  EXPECT_FALSE(r.page_faults_per_prefill);
 }
 
 TEST(GenerationStats, FitIsExactOnALine) {
