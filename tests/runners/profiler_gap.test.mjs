@@ -34,6 +34,15 @@ test('the gap between kernel events, less the plain chains\' time per kernel', (
   assert.ok(Math.abs(g.gap_us - 2.5) < 1e-9, JSON.stringify(g));
 });
 
+test('each chain\'s quickest block is its plain time: a block something else landed in is only ever slower', () => {
+  const events = [...run(0, 16, 2, 3), ...run(1000, 16, 2, 3)];
+  // The short chain's second block was interrupted (0.030 ms): with it the plain kernel would read 0 µs.
+  const plainMs = { long: [0.020, 0.012, 0.013], short: [0.008, 0.030, 0.009] };
+  const g = profilerGapOf(events, { plainMs, profiledRuns: 2 }, 16);
+  assert.ok(Math.abs(g.plain_kernel_us - 0.5) < 1e-9, JSON.stringify(g));
+  assert.ok(Math.abs(g.gap_us - 2.5) < 1e-9, JSON.stringify(g));
+});
+
 test('a run with other kernels than the chain is not read; a plain time larger than the gap gives 0', () => {
   const events = [...run(0, 16, 2, 3), ...run(1000, 15, 2, 40), ...run(2000, 16, 2, 5)];
   const g = profilerGapOf(events, { plainMs: plain(0.2, 0.1), profiledRuns: 3 }, 16);
@@ -52,7 +61,8 @@ test('what cannot be measured is null', () => {
   assert.equal(profilerGapOfText(JSON.stringify(run(0, 16, 2, 3)), p, 16).runs, 1);
 });
 
-test('gapRuns times blocks of plain runs of both chains and makes the profiled runs after each', async () => {
+test('gapRuns warms every inference session up untimed, then times blocks of plain runs of both chains and makes the ' +
+     'profiled runs after each', async () => {
   let now = 0n;
   const clock = () => now;
   const calls = { long: 0, short: 0, profiled: 0 };
@@ -62,10 +72,12 @@ test('gapRuns times blocks of plain runs of both chains and makes the profiled r
     plainShort: async () => { calls.short++; now += 10_000n; }, // 10 µs
     profiled: async () => { calls.profiled++; now += 1_000_000n; order.push(calls.long); },
   }, clock);
-  assert.deepEqual(calls, { long: kGapBlocks * kGapPlainRuns, short: kGapBlocks * kGapPlainRuns,
-                            profiled: kGapBlocks * kGapProfiledRuns });
+  // One untimed block of each first.
+  assert.deepEqual(calls, { long: (kGapBlocks + 1) * kGapPlainRuns, short: (kGapBlocks + 1) * kGapPlainRuns,
+                            profiled: (kGapBlocks + 1) * kGapProfiledRuns });
   assert.deepEqual(runs.plainMs.long, Array(kGapBlocks).fill(0.03));
   assert.deepEqual(runs.plainMs.short, Array(kGapBlocks).fill(0.01));
   assert.equal(runs.profiledRuns, kGapBlocks * kGapProfiledRuns);
-  assert.equal(order[0], kGapPlainRuns);  // the first profiled run follows the first block of plain runs
+  assert.equal(order[0], kGapPlainRuns);  // the warm-up's profiled runs follow its plain ones
+  assert.equal(order[kGapProfiledRuns], 2 * kGapPlainRuns);  // the first measured ones follow the first timed block
 });
