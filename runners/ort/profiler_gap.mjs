@@ -6,13 +6,14 @@
 // A profiled run of the chain spends, between one kernel event's end and the next one's start, the executor's own
 // step plus the profiler's bookkeeping (recording the event that ended, gathering the next kernel's input sizes and
 // shapes, resetting the thread pool's counters). A plain run spends, per kernel, the executor's step *and* the kernel
-// itself: the difference of two plain chains' times (kChainNodes and kShortChainNodes long, timed around the call,
+// itself: the difference of two plain chains' times (web_build.mjs's kProfilerWarmNodes and kShortChainNodes long, timed around the call,
 // so the call's own cost cancels) over their difference in kernels. So
 //   profiled gap − plain time per kernel  ≤  the profiler's bookkeeping per kernel,
 // a lower bound: subtracting it from a model's time between kernels never takes away more than the profiler added.
 // ORT writes whole microseconds and truncates each event's duration, so a gap read from the profile is ~0.5 µs long;
 // the model's time between kernels is read from the same events and carries the same bias, which the subtraction
 // removes.
+import { median } from './stats.mjs';
 
 export const kShortChainNodes = 8;
 export const kGapBlocks = 5;          // blocks of plain runs, each followed by profiled runs
@@ -42,12 +43,6 @@ export async function gapRuns({ plainLong, plainShort, profiled }, clock) {
   }
   return { plainMs, profiledRuns: kGapBlocks * kGapProfiledRuns };
 }
-
-const median = (v) => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // The mean stretch between consecutive kernel events inside one model_run event, in µs, or null without two kernels.
 function meanGapUs(kernels) {
