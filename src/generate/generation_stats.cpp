@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "core/errors.h"
 #include "core/saturating.h"
@@ -26,6 +27,14 @@ MeanStd mean_std(const std::vector<double>& v) {
   for (double x : v) ss += (x - m.mean) * (x - m.mean);
   m.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
   return m;
+}
+
+// The mean of page-fault counts kept beside `samples` samples, when there is one count for each of them.
+std::optional<double> mean_count(const std::vector<int64_t>& counts, size_t samples) {
+  if (samples == 0 || counts.size() != samples) return std::nullopt;
+  double sum = 0;
+  for (int64_t c : counts) sum += static_cast<double>(c);
+  return sum / static_cast<double>(samples);
 }
 
 // KV bytes a decode step reads at `context` tokens per sequence: keys and values of every cached token including
@@ -140,18 +149,8 @@ void refresh_figures(GenerationRun& r) {
   r.decode_tokens_per_s_std = d.std;
   r.kv_bytes_end = kv_read(r, r.prompt + r.gen);
   context_series(r, requests);
-  r.page_faults_per_step.reset();
-  if (!r.tpot_samples_ms.empty() && r.step_page_faults.size() == r.tpot_samples_ms.size()) {
-    double faults = 0;
-    for (int64_t f : r.step_page_faults) faults += static_cast<double>(f);
-    r.page_faults_per_step = faults / static_cast<double>(r.step_page_faults.size());
-  }
-  r.page_faults_per_prefill.reset();
-  if (!r.ttft_samples_ms.empty() && r.prefill_page_faults.size() == r.ttft_samples_ms.size()) {
-    double faults = 0;
-    for (int64_t f : r.prefill_page_faults) faults += static_cast<double>(f);
-    r.page_faults_per_prefill = faults / static_cast<double>(r.prefill_page_faults.size());
-  }
+  r.page_faults_per_step = mean_count(r.step_page_faults, r.tpot_samples_ms.size());
+  r.page_faults_per_prefill = mean_count(r.prefill_page_faults, r.ttft_samples_ms.size());
 }
 
 std::vector<std::string> generation_timing_warnings(const GenerationRun& r) {

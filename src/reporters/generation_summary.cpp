@@ -132,14 +132,14 @@ std::string memory_table(const Report& r) {
 // cache's doing.
 std::string fit_text(const GenerationRun& run) {
   const auto& s = run.by_context;
-  const double mean_bytes = run.by_context_kv_share && *run.by_context_kv_share > 0
-                                ? static_cast<double>(s.back().kv_bytes - s.front().kv_bytes) / *run.by_context_kv_share
-                                : 0;
-  if (run.by_context_kv_share && *run.by_context_kv_share < kResolvableKvShare)
+  if (run.by_context_kv_share && *run.by_context_kv_share < kResolvableKvShare) {
+    double mean_bytes = 0;
+    for (const auto& p : s) mean_bytes += static_cast<double>(p.bytes) / static_cast<double>(s.size());
     return "no slope stated: the KV read grows by " + bytes(s.back().kv_bytes - s.front().kv_bytes) + " over the "
            "series, " + fixed(*run.by_context_kv_share * 100, 1) + "% of the " +
-           (mean_bytes > 0 ? bytes(static_cast<uint64_t>(mean_bytes)) + " " : "") +
-           "a step reads — too little for TPOT to show (a longer --gen or larger batch widens it)";
+           bytes(static_cast<uint64_t>(mean_bytes)) +
+           " a step reads — too little for TPOT to show (a longer --gen or larger batch widens it)";
+  }
   std::string t = fixed(run.tpot_vs_kv.ms_per_mb, 4) + " ms per MB of KV (r " + fixed(run.tpot_vs_kv.r, 2) + ")";
   if (run.tpot_vs_kv.ms_per_mb < 0 && run.tpot_vs_kv.r < -0.5)
     t += ", TPOT falling as the KV grows: something other than the cache sets these steps' time";
