@@ -18,6 +18,7 @@ import { endProfiling, privateProfileDir, profileFileIn, profilingOptions, readO
 import { KV_ARRAYS, argmaxRows, drawIds, idTensor, lastPositionRows, parseDecoderIo } from './decoder_io.mjs';
 import { runTimedLoop } from './timed_loop.mjs';
 import { guardedRuns, profiledRunGuard } from './wasm_memory.mjs';
+import { executedGraphOf } from './web_build.mjs';
 
 // The messages' handlers, with the per-phase peaks they keep between messages.
 export function makeGenerateOps() {
@@ -273,6 +274,9 @@ export function makeGenerateOps() {
       const t0 = nowNs();
       inferenceSession = await createInferenceSession(st.model, options);
       const createMs = nsToMs(nowNs() - t0);
+      // The web build writes no graph: the native build's optimisation of the model stands in (web_build.mjs), or
+      // the kernels ORT's optimiser named (Transpose_token_N) map to nothing.
+      if (build === 'web' && graphFile) await executedGraphOf(st.model, st.options, graphFile);
       const phases = {};
       // ORT Web keeps memory for every profiled run (wasm_memory.mjs): a phase's measured runs stop when another might
       // not fit, and the decode phase, which needs gen - 1 more runs to reach its context, is then not profiled.

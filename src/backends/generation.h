@@ -99,6 +99,8 @@ struct GenerationMeasurement {
   uint64_t runtime_baseline_bytes = 0;
   uint64_t runtime_baseline_run_bytes = 0;  // of it, what its first run added (Measurement's field of that name)
   int64_t output_copies = 0;
+  // Why the runtime's memory cannot be predicted (Measurement::memory_not_predicted: ONNX Runtime Web's); empty: it is.
+  std::string memory_not_predicted;
   int64_t threads = 0;           // intra-op threads the runtime used
   std::vector<std::vector<int64_t>> tokens;      // per sequence, first measured request: every generated id
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)

@@ -337,6 +337,9 @@ struct KvMemory {
   // The memory generation's increase over the runner's start per phase (CollectedMemory; 0: not measured): the figure
   // the prediction is checked against, with the JavaScript heap's growth in that generation beside it.
   uint64_t prefill_collected_bytes = 0, decode_collected_bytes = 0, collected_heap_bytes = 0;
+  // Why the runtime's memory is not predicted (MemoryReport::not_predicted): the weights and the cache stay (the model's
+  // and the formula's sizes), every predicted peak is 0 and the measured figures stand alone. Empty: predicted.
+  std::string not_predicted;
 };
 
 }  // namespace rooflens

@@ -105,6 +105,7 @@ void to_json(json& nlohmann_json_j, const KvMemory& nlohmann_json_t) {
   nlohmann_json_j["weights_source"] = nlohmann_json_t.weights_source;
   nlohmann_json_j["prepacked_bytes"] = nlohmann_json_t.prepacked_bytes;
   for (const auto& [key, value] : kv_memory_parts(nlohmann_json_t)) nlohmann_json_j[key] = *value;
+  if (!nlohmann_json_t.not_predicted.empty()) nlohmann_json_j["not_predicted"] = nlohmann_json_t.not_predicted;
 }
 void from_json(const json& nlohmann_json_j, KvMemory& nlohmann_json_t) {
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(ROOFLENS_JSON_FROM, ROOFLENS_KV_MEMORY_FIELDS))
@@ -113,6 +114,7 @@ void from_json(const json& nlohmann_json_j, KvMemory& nlohmann_json_t) {
   nlohmann_json_t.prepacked_bytes = optional_integer(nlohmann_json_j, "prepacked_bytes", uint64_t{0});
   for (const auto& [key, value] : kv_memory_parts(nlohmann_json_t))
     *value = optional_integer(nlohmann_json_j, key, uint64_t{0});
+  if (nlohmann_json_j.contains("not_predicted")) read_field(nlohmann_json_j, "not_predicted", nlohmann_json_t.not_predicted);
 }
 #undef ROOFLENS_KV_MEMORY_FIELDS
 

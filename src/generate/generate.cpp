@@ -188,6 +188,7 @@ class GenerateGrid {
     in.baseline_run_bytes = m.runtime_baseline_run_bytes;
     in.output_copies = m.output_copies;
     in.measured = &m.memory;
+    in.not_predicted = m.memory_not_predicted;
     return decoder_memory(in);
   }
 
@@ -197,7 +198,12 @@ class GenerateGrid {
     r.batch = c.batch;
     r.prompt = c.prompt;
     r.gen = c.gen;
-    r.threads = threads_;
+    // The threads the runtime ran, where it reads them back (ONNX Runtime Web's module), else the ones asked for.
+    const int64_t threads = m.threads > 0 ? m.threads : threads_;
+    r.threads = threads;
+    if (threads != threads_)
+      others.push_back(std::to_string(threads_) + " threads asked for; the runtime ran " + std::to_string(threads) +
+                       " (read back)");
     r.next_token = o_.next_token;
     for (const auto& w : m.warnings) others.push_back(w);
     const Model prefill = step_model(c, c.prompt, 0);
@@ -209,7 +215,7 @@ class GenerateGrid {
     r.warmup_requests = m.warmup_requests;
     refresh_figures(r);
     if (hw_) {
-      const DramRoof roof = dram_roof(*hw_, threads_);
+      const DramRoof roof = dram_roof(*hw_, threads);
       r.dram_gbps = roof.gbps;
       r.dram_roof = roof.label;
       const uint64_t llc = last_level_cache(hw_);
@@ -230,14 +236,14 @@ class GenerateGrid {
     if (m.prefill)
       r.phases.push_back(phase_profile(Phase::prefill, prefill,
                                        step_dims(declared_, step_shapes(io_, c.batch, c.prompt, 0)), *m.prefill,
-                                       rules_, hw_, c.batch, threads_, &prefill_memory));
+                                       rules_, hw_, c.batch, threads, &prefill_memory));
     std::optional<RunMemory> decode_memory;  // kept only when the profiled step is the last one
     if (m.decode && decode) {
       const auto shapes = step_shapes(io_, c.batch, 1, m.decode->past);
       const bool last = m.decode->past == c.prompt + c.gen - 1;
       const Model at = last ? *decode : step_model(c, 1, m.decode->past);
       r.phases.push_back(phase_profile(Phase::decode, at, step_dims(declared_, shapes), *m.decode, rules_, hw_,
-                                       c.batch, threads_, last ? &decode_memory : nullptr));
+                                       c.batch, threads, last ? &decode_memory : nullptr));
     }
     r.memory = decoder_memory_of(c, m, steps, prefill_memory, decode_memory);
     for (const auto& p : r.phases)

@@ -153,9 +153,29 @@ uint64_t DecoderSteps::need() const {
   return std::max(prefill.peak_bytes, decode ? decode->peak_bytes : uint64_t{0});
 }
 
+namespace {
+
+// A runtime whose memory rooflens cannot predict: what the model and the formula say (weights, the cache per token and
+// per step) stays; every predicted part (activations, copies, baseline, peaks) is 0, so nothing reads as predicted.
+KvMemory measured_only(const KvMemory& predicted, const std::string& why) {
+  KvMemory k;
+  k.weights_bytes = predicted.weights_bytes;
+  k.weights_source = predicted.weights_source;
+  k.kv_bytes_per_token = predicted.kv_bytes_per_token;
+  k.prefill_kv_bytes = predicted.prefill_kv_bytes;
+  k.decode_kv_bytes = predicted.decode_kv_bytes;
+  k.per_step_kv_bytes = predicted.per_step_kv_bytes;
+  k.not_predicted = why;
+  return k;
+}
+
+}  // namespace
+
 KvMemory decoder_memory(const DecoderMemorySources& in) {
   KvMemory k = kv_memory(decoder_shape(in));
+  if (!in.not_predicted.empty()) k = measured_only(k, in.not_predicted);
   if (in.measured) add_decoder_measured(k, *in.measured);
+  if (!k.not_predicted.empty()) k.session_beyond_bytes = 0;  // beyond a prediction that was not made
   return k;
 }
 

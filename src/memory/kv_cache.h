@@ -62,6 +62,8 @@ struct DecoderMemorySources {
   int64_t output_copies = 0;
   // The measurement's: compared with the prediction, never an input of it (null: not measured).
   const DecoderMemoryMeasured* measured = nullptr;
+  // Why the runtime's memory is not predicted (GenerationMeasurement::memory_not_predicted); empty: predicted.
+  std::string not_predicted;
 };
 
 // The configuration's memory section: the prediction — weights and activations of the executed graph where the phase

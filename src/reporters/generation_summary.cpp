@@ -88,6 +88,8 @@ std::string headline_table(const Report& r) {
 // the prefill's arena took, and glibc's default keeps freed blocks of growing size in its heap.
 std::string allocator_note(const Report& r) {
   if (r.backends.empty()) return "";
+  for (const auto& run : r.generation->runs)  // nothing predicted: nothing for an allocator to explain
+    if (run.memory && !run.memory->not_predicted.empty()) return "";
   const auto& o = r.backends.front().options;
   const auto arena = o.find("enableCpuMemArena");
   const bool arena_off = arena != o.end() && (arena->second == "false" || arena->second == "0");
@@ -98,6 +100,13 @@ std::string allocator_note(const Report& r) {
   if (!arena_off && !gives_back) kept += ", and glibc kept freed blocks (its default)";
   return "  (" + kept + ", which the prediction does not model; -B onnxruntime:enableCpuMemArena=false," +
          "enableMemPattern=false,mallocMmapThreshold=131072 compares like with like)\n";
+}
+
+// Why a configuration's memory was measured only, once (every configuration of a report shares its runtime).
+std::string not_predicted_note(const Report& r) {
+  for (const auto& run : r.generation->runs)
+    if (run.memory && !run.memory->not_predicted.empty()) return "  (not predicted: " + run.memory->not_predicted + ")\n";
+  return "";
 }
 
 // Weights + KV cache against what the runner held, per phase (docs/memory.md, Decoders).
@@ -115,6 +124,16 @@ std::string memory_table(const Report& r) {
     if (!run.memory) continue;
     const KvMemory& m = *run.memory;
     const uint64_t weights = m.weights_bytes + m.prepacked_bytes;
+    if (!m.not_predicted.empty()) {  // measured only: the model's sizes beside what the runner held
+      for (const bool decode : {false, true}) {
+        if (decode && run.gen == 0) continue;
+        t.rows.push_back({decode ? "" : run.key().label(), decode ? "decode" : "prefill", bytes(weights),
+                          bytes(decode ? m.decode_kv_bytes : m.prefill_kv_bytes), "-", "not predicted",
+                          measured(decode ? m.decode_collected_bytes : m.prefill_collected_bytes), "-",
+                          measured(decode ? m.decode_measured_bytes : m.prefill_measured_bytes)});
+      }
+      continue;
+    }
     t.rows.push_back({run.key().label(), "prefill", bytes(weights), bytes(m.prefill_kv_bytes),
                       bytes(m.prefill_activations_bytes), bytes(m.prefill_peak_bytes),
                       measured(m.prefill_collected_bytes), error(m.prefill_peak_bytes, m.prefill_collected_bytes),
@@ -229,7 +248,7 @@ std::string generation_summary(const Report& r, size_t top_layers) {
       out << "\nmemory above the runner's start (predicted = runtime baseline + weights + the step's activations, its "
              "past, present and logits among them, + the copies of its outputs; measured in the memory generation, the "
              "caller's garbage collected before every run; timed requests: with the copies not yet collected):\n"
-          << m << allocator_note(r);
+          << m << allocator_note(r) << not_predicted_note(r);
     if (const std::string c = context_lines(r); !c.empty()) out << "\nTPOT against context (median per context):\n" << c;
     if (const std::string p = phase_table(r); !p.empty()) {
       out << "\nper-layer profiles of one step of each phase (median of profiled iterations; MatMul-class layers on "

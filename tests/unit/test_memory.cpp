@@ -772,4 +772,23 @@ TEST(KvMemory, TheDecodersSectionIsPredictedFromItsStepsAndTheMeasurementOnlySit
                                 &KvMemory::prefill_caller_buffers_bytes})
     unmeasured.*f = k.*f;
   EXPECT_EQ(json(unmeasured).dump(), json(k).dump());
+
+  // A runtime whose memory is not predicted (ONNX Runtime Web): the model's weights and the cache stay, nothing
+  // predicted does, the measurement stands, and the reason survives the JSON.
+  in.measured = &measured;
+  in.not_predicted = "no rules for it";
+  const KvMemory web = decoder_memory(in);
+  EXPECT_EQ(web.not_predicted, "no rules for it");
+  EXPECT_EQ(web.weights_bytes, k.weights_bytes);
+  EXPECT_EQ(web.decode_kv_bytes, k.decode_kv_bytes);
+  EXPECT_EQ(web.per_step_kv_bytes, k.per_step_kv_bytes);
+  for (uint64_t KvMemory::*f : {&KvMemory::prefill_activations_bytes, &KvMemory::decode_activations_bytes,
+                                &KvMemory::prefill_peak_bytes, &KvMemory::decode_peak_bytes, &KvMemory::predicted_bytes,
+                                &KvMemory::baseline_bytes, &KvMemory::prepacked_bytes, &KvMemory::prefill_copies_bytes,
+                                &KvMemory::session_beyond_bytes})
+    EXPECT_EQ(web.*f, 0u);
+  EXPECT_EQ(web.prefill_collected_bytes, 33'000u);
+  EXPECT_EQ(web.decode_measured_bytes, 38'000u);
+  EXPECT_EQ(json(json(web).get<KvMemory>()).dump(), json(web).dump());
+  EXPECT_FALSE(json(k).contains("not_predicted"));
 }

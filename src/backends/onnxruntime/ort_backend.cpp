@@ -21,6 +21,7 @@
 #include "backends/onnxruntime/ort_settings.h"
 #include "backends/onnxruntime/ort_wasm_roofs.h"
 #include "backends/onnxruntime/ort_web_graph.h"
+#include "backends/onnxruntime/ort_web_memory.h"
 #include "backends/serving.h"
 #include "core/errors.h"
 #include "hw/cpu_features.h"
@@ -96,12 +97,6 @@ void take_profiled(Measurement& out, Measurement&& p) {
   out.c_allocator = std::move(p.c_allocator);
   out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
 }
-
-// ONNX Runtime Web's memory has no rules here: the runtime's baseline is not calibrated for it, and its tensors and
-// weights live in one WebAssembly linear memory that grows in steps and never shrinks.
-constexpr const char* kWebMemoryNotPredicted =
-    "ONNX Runtime Web keeps weights and tensors in its WebAssembly module's linear memory, which grows in steps and "
-    "never shrinks; rooflens has no rules for it (docs/ortweb.md)";
 
 class OrtBackend : public Backend {
  public:

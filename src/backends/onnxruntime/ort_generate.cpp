@@ -7,6 +7,7 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/onnxruntime/ort_web_memory.h"
 
 namespace rooflens::ort {
 namespace {
@@ -134,9 +135,15 @@ class OrtGeneration : public DecoderGeneration {
       pid_ = runner.process().pid();
       GenerationMeasurement m;
       LoadExtras extras;
-      extras.runtime_cost = true;  // the runtime's baseline, measured in a process of its own
+      // The runtime's baseline, measured in a process of its own; none for ONNX Runtime Web, whose memory is measured
+      // only (ort_web_memory.h).
+      extras.runtime_cost = !web();
       const LoadResult loaded = runner.load(c.model, opts, c.timeout, extras);
       m.load_ms = loaded.load_ms;
+      // What ran, read back: a Chromium page without cross-origin isolation runs one WebAssembly thread whatever was
+      // asked.
+      m.threads = loaded.wasm_threads.value_or(threads);
+      if (web()) m.memory_not_predicted = kWebMemoryNotPredicted;
       stage = "run";
       timed(runner, io, shape, c, m);
       if (loaded.memory && m.memory.runner) {
@@ -165,6 +172,8 @@ class OrtGeneration : public DecoderGeneration {
   }
 
  private:
+  bool web() const { return base_.build == "web"; }
+
   static void timed(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
                     GenerationMeasurement& m) {
     GenerateResult g = runner.generate(io, shape, c.timing.as_iterations(), c.timeout, c.return_logits);

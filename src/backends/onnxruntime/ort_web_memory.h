@@ -11,6 +11,13 @@ namespace rooflens::ort {
 
 inline constexpr uint64_t kWasmMemoryBytes = uint64_t{4} << 30;
 
+// ONNX Runtime Web's memory has no rules here: the runtime's baseline is not calibrated for it, and its tensors and
+// weights live in one WebAssembly linear memory that grows in steps and never shrinks. A web run (profile, generate)
+// is measured only, and says why.
+inline constexpr const char* kWebMemoryNotPredicted =
+    "ONNX Runtime Web keeps weights and tensors in its WebAssembly module's linear memory, which grows in steps and "
+    "never shrinks; rooflens has no rules for it (docs/ortweb.md)";
+
 // A lower bound of the WebAssembly memory creating the inference session holds at once: ORT Web copies the model
 // file into the memory and parses it there, so the file's bytes and its weights as parsed tensors (the file's own
 // and its side files') are both inside while the inference session is built. Activations come on top.
