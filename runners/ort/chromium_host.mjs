@@ -17,6 +17,9 @@
 // - `wasm_roofs` is measured in the page, by its Web Workers (wasm_roofs_web.mjs): the roofs of Chromium's V8, which
 //   runs a web app's layers, never Node's (another V8 version). This process gives the page what it cannot read
 //   itself: the CPUs it may use and the cache sizes of /sys.
+// - `generate` and `generate_profiled` run generation_loop.mjs's loops in the page, so the KV cache stays in the page's
+//   WebAssembly module as a web app's does; the renderer's memory between runs comes from this process through
+//   rooflensHostProbe (the untimed memory generation only). Chromium runs with --expose-gc for that generation.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -29,9 +32,12 @@ import { optBool, timingOf } from './fields.mjs';
 import { loadedModel, releaseLoadedModel, requireLoadedModel, sessionOptions, setLoadedModel, valueMeta }
   from './inference_session.mjs';
 import { buildFeeds, encodeTensor } from './feeds.mjs';
-import { profiledReply, profiledSessionPlace, profilingOf } from './ort_profile.mjs';
+import { privateProfileDir, profiledReply, profiledSessionPlace, profilingOf, profilingOptions, readOrtProfile }
+  from './ort_profile.mjs';
 import { timedReply } from './timed_loop.mjs';
-import { procStatus } from './proc_memory.mjs';
+import { minorPageFaultsOf, procStatus } from './proc_memory.mjs';
+import { parseDecoderIo } from './decoder_io.mjs';
+import { generationTiming, parseShape } from './generation_loop.mjs';
 import { executedGraphOf, kProfilerWarmNodes, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
   webTiming } from './web_build.mjs';
 import { profilerGapOfText } from './profiler_gap.mjs';
@@ -48,7 +54,7 @@ export const CHROMIUM = process.env.ROOFLENS_CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
   '--disable-extensions', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-  '--disable-features=SpareRendererForSitePerProcess'];
+  '--disable-features=SpareRendererForSitePerProcess', '--js-flags=--expose-gc'];
 
 // What the server hands out: the page, the runner's modules the page imports (pure ones only: no node: imports), and
 // ORT Web's WebAssembly build (the entry a browser imports when the wasm files are served apart, its Emscripten glue
@@ -57,7 +63,8 @@ const PAGE = '<!doctype html><meta charset="utf-8"><title>rooflens ORT Web host<
   '<script type="module" src="/runner/chromium_page.mjs"></script>';
 const FILES = new Map([
   ...['chromium_page.mjs', 'timed_loop.mjs', 'clock.mjs', 'stats.mjs', 'dtypes.mjs', 'wasm_memory.mjs',
-      'wasm_roofs_web.mjs', 'wasm_roofs.mjs', 'wasm_encode.mjs', 'profiler_gap.mjs']
+      'wasm_roofs_web.mjs', 'wasm_roofs.mjs', 'wasm_encode.mjs', 'profiler_gap.mjs', 'generation_loop.mjs',
+      'decoder_values.mjs', 'errors.mjs', 'fields.mjs', 'rng.mjs', 'fp16.mjs']
     .map((f) => [`/runner/${f}`, path.join(here, f)]),
   ...['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']
     .map((f) => [`/ort/${f}`, path.join(ortDist, f)]),
@@ -158,6 +165,18 @@ const renderer = {
   },
 };
 
+// The renderer's memory as the page's generation_loop.mjs probe asks for it (chromium_page.mjs's hostProbe); 0 where
+// the renderer cannot be told apart.
+function probeRenderer(what) {
+  switch (what) {
+    case 'reset': return renderer.reset();
+    case 'hwm': return renderer.status()?.hwm ?? 0;
+    case 'rss': return renderer.status()?.rss ?? 0;
+    case 'faults': return renderer.pid ? minorPageFaultsOf(renderer.pid) : 0;
+    default: throw new Error(`unknown probe ${what}`);
+  }
+}
+
 async function launch() {
   let chromium;
   try {
@@ -214,6 +233,7 @@ async function openPage(server, origin, browser) {
   // pass through it (chromium_page.mjs diverts it).
   page.on('console', (m) => log(`page ${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => log(`page error: ${e.message}`));
+  await page.exposeFunction('rooflensHostProbe', probeRenderer);
   await page.goto(origin + '/', { waitUntil: 'load' });
   await page.waitForFunction(() => globalThis.rooflensPage !== undefined, null, { timeout: 30000 });
   const info = await page.evaluate((a) => globalThis.rooflensPage.init(a),
@@ -275,10 +295,10 @@ function lost(stage) {
   return e;
 }
 
-// The inference session run.mjs's loaded model holds: a name in the page.
-function pageSession(key) {
+// The inference session run.mjs's loaded model holds: a name in the page, with its inputs' and outputs' names.
+function pageSession(key, inputNames, outputNames) {
   return {
-    key,
+    key, inputNames, outputNames,
     async release() {
       if (hostState && !crashed) await call('release', { key }, 'release');
     },
@@ -345,7 +365,7 @@ async function opLoad(msg) {
   memory.peak_reset = reset && renderer.reset();
   Object.assign(memory, renderer.label());
   const inputs = r.inputs.map(valueMeta), outputs = r.outputs.map(valueMeta);
-  setLoadedModel({ model, options, inferenceSession: pageSession('main'), inputs, outputs, feedsKey: null, feeds: null,
+  setLoadedModel({ model, options, inferenceSession: pageSession('main', inputs.map((m) => m.name), r.output_names), inputs, outputs, feedsKey: null, feeds: null,
                    profiling, loadMs: r.create_ms });
   sentFeeds = null;
   log(`loaded ${model} in Chromium (${r.create_ms.toFixed(1)} ms${profiling ? ', profiled inference session' : ''})`);
@@ -467,6 +487,70 @@ async function opOutputs(msg) {
   return res;
 }
 
+// generate (generate.mjs's message) in the page: the memory generation first when asked, then the timed requests, each
+// phase of the renderer's memory read here. The timed requests' per-phase peaks and page faults are not read (a round
+// trip to this process between steps would be a pause no web app makes): the reply leaves them out.
+async function opGenerate(msg) {
+  const st = requireLoadedModel(msg.op);
+  const io = parseDecoderIo(st, msg.io);
+  const g = parseShape(msg);
+  const timing = generationTiming(msg);
+  const keepLogits = optBool(msg, 'return_logits', false);
+  const key = st.inferenceSession.key;
+  const memory = {};
+  if (optBool(msg, 'memory_generation', false)) {
+    memory.collected = await call('memoryGeneration', { key, io, g }, 'run');
+  }
+  memory.peak_reset = renderer.reset();  // the requests' own peak
+  const r = await call('generate', { key, io, g, timing, keepLogits }, 'run');
+  const end = renderer.status();
+  if (end) memory.run_peak_bytes = end.hwm;
+  Object.assign(memory, renderer.label());
+  const res = {
+    requests: r.requests, wall_s: r.loop.wallS, warmup_requests: r.loop.warmupIterations, warmup_ms: r.loop.warmupMs,
+    stop_reason: r.loop.stopReason, tokens: r.tokens, peak_rss_bytes: renderer.peak() ?? 0, rss_bytes: end?.rss ?? 0,
+    memory,
+  };
+  if (keepLogits) Object.assign(res, { prompt_ids: r.prompt_ids, logits: r.logits });
+  return res;
+}
+
+// generate_profiled in the page: a profiled inference session of its own ('generation'), both phases, its profile
+// written as `<dir>/ort_profile_web.json` and its graph the native build's (executedGraphOf), as for run_profiled.
+async function opGenerateProfiled(msg) {
+  const st = requireLoadedModel(msg.op);
+  const io = parseDecoderIo(st, msg.io);
+  const g = parseShape(msg);
+  const t = generationTiming(msg);
+  const parent = msg.tmp_dir ?? os.tmpdir();
+  if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
+  const dir = privateProfileDir(parent);
+  const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
+  let created = false;
+  try {
+    const createMs = (await createPageSession('generation', st.model, options)).create_ms;
+    created = true;
+    if (graphFile) await executedGraphOf(st.model, st.options, graphFile);
+    const r = await call('generateProfiled', { key: 'generation', io, g, warm: t.warmupIterations,
+                                               iters: t.profileIterations }, 'run');
+    if (r.stopped_early) log(r.stopped_early);
+    const file = path.join(dir, 'ort_profile_web.json');
+    fs.writeFileSync(file, r.profile);
+    const modelRuns = readOrtProfile(file).filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
+    if (modelRuns !== r.runs) log(`warning: profile has ${modelRuns} model_run events, expected ${r.runs}`);
+    return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs: r.runs, phases: r.phases,
+      peak_rss_bytes: renderer.peak() ?? 0, optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
+      ...(r.stopped_early ? { stopped_early: r.stopped_early } : {}) };
+  } catch (e) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw e;
+  } finally {
+    if (created && !crashed) {
+      try { await call('release', { key: 'generation' }, 'release'); } catch (e) { log('release failed:', e.message); }
+    }
+  }
+}
+
 // The V8 inside this Chromium, as the browser reports it over DevTools (a page cannot read it: its user agent names
 // only the browser); null when the browser does not say.
 async function browserV8(h) {
@@ -509,10 +593,11 @@ async function opWasmRoofs(msg) {
 }
 
 // The messages the Chromium host answers itself; run.mjs keeps hello's common fields, unload, sleep and quit, and
-// refuses the rest (generation and serving need the Node host).
+// refuses the rest (serving needs the Node host).
 export function makeChromiumOps(hello) {
   return {
     hello: async (msg) => opHello(await hello(msg)),
     load: opLoad, run_timed: opRunTimed, run_profiled: opRunProfiled, outputs: opOutputs, wasm_roofs: opWasmRoofs,
+    generate: opGenerate, generate_profiled: opGenerateProfiled,
   };
 }

@@ -9,6 +9,8 @@ import { runTimedLoop, warmUp } from './timed_loop.mjs';
 import { TYPED } from './dtypes.mjs';
 import { guardedRuns, profiledRunGuard, wasmMemoryBytes, watchWasmMemories } from './wasm_memory.mjs';
 import { gapRuns } from './profiler_gap.mjs';
+import { drawIds } from './decoder_values.mjs';
+import { newMeter, oneGeneration, profiledPhases, timedGenerations, tokensPerSequence } from './generation_loop.mjs';
 
 // ORT Web's Emscripten module prints the profile's JSON through console.log, one call per line, and binds
 // console.log when it is instantiated (at the first inference session): so the profile can only be diverted by a
@@ -26,7 +28,8 @@ const clock = () => BigInt(Math.round(performance.now() * 1e6));
 const msSince = (t0) => performance.now() - t0;
 
 let ort = null;
-const sessions = new Map();  // 'main' (load's), 'profiled' (run_profiled's own), 'profiler' (its code's warm-up)
+// 'main' (load's), 'profiled' (run_profiled's own), 'profiler' (its code's warm-up), 'generation' (generate_profiled's)
+const sessions = new Map();
 let feeds = {};
 
 const fail = (stage, e) => ({ error: { stage, message: e && e.message ? e.message : String(e) } });
@@ -53,13 +56,50 @@ function decodeTensor(t) {
   return new ort.Tensor(t.dtype, new TYPED[t.dtype](bytes.buffer), t.dims);
 }
 
+function base64Of(view) {
+  const u8 = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let s = '';
+  for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
 function encodeTensor(name, t, shapesOnly) {
   if (shapesOnly) return { name, dtype: t.type, dims: t.dims };
   if (t.type === 'string') return { name, dtype: 'string', dims: t.dims, strings: Array.from(t.data) };
-  const u8 = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-  let s = '';
-  for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
-  return { name, dtype: t.type, dims: t.dims, data_b64: btoa(s) };
+  return { name, dtype: t.type, dims: t.dims, data_b64: base64Of(t.data) };
+}
+
+// The renderer's memory, read by the runner from /proc (chromium_host.mjs exposes rooflensHostProbe before the page
+// loads): generation_loop.mjs's probe. Each read is a round trip to the runner, so only the untimed memory generation
+// uses it; the timed requests run with no probe, nothing between their steps but what a web app's loop does.
+const hostProbe = {
+  reset: () => globalThis.rooflensHostProbe('reset'),
+  hwm: () => globalThis.rooflensHostProbe('hwm'),
+  faults: () => globalThis.rooflensHostProbe('faults'),
+  js: null,
+};
+
+// The page's garbage collected (Chromium runs with --js-flags=--expose-gc): rounds of collection and a task turn until
+// the renderer's resident set stops falling (at least two, at most eight), as generate.mjs's collectGarbage does.
+async function collectPageGarbage() {
+  let before = Infinity;
+  for (let round = 0; round < 8; ++round) {
+    globalThis.gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const rss = await globalThis.rooflensHostProbe('rss');
+    if (round > 0 && rss > before - 65536) return;
+    before = rss;
+  }
+}
+
+// A decoder's generation in this page (generation_loop.mjs): its inference session, the page's clock.
+function generationOf(key, g, io) {
+  const s = sessions.get(key);
+  return {
+    env: { Tensor: ort.Tensor, run: (f) => s.run(f), clock, probe: null },
+    prompt: drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab),
+    fixed: drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab),
+  };
 }
 
 const plainMeta = (m) => ({ name: m.name, isTensor: m.isTensor, type: m.type, shape: m.shape });
@@ -183,6 +223,50 @@ globalThis.rooflensPage = {
     if (r.error) return r;
     return { warm, runMs, done, stopped_early: stoppedEarly, wasm_memory_bytes: wasmMemoryBytes(),
              profile: r.text, end_ms: msSince(t0) };
+  },
+
+  // The memory generation (generate.mjs's): untimed, the page's garbage collected before every run, the renderer's
+  // high-water mark per phase.
+  async memoryGeneration({ key, io, g }) {
+    const { env, prompt, fixed } = generationOf(key, g, io);
+    const meter = newMeter(collectPageGarbage);
+    try {
+      await collectPageGarbage();
+      await oneGeneration({ ...env, probe: hostProbe }, io, g, prompt, fixed, false, meter);
+    } catch (e) {
+      return fail('run', e);
+    }
+    return { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode };
+  },
+
+  // The timed requests, on the page's clock; the first measured one's tokens (and logits when asked).
+  async generate({ key, io, g, timing, keepLogits }) {
+    const { env, prompt, fixed } = generationOf(key, g, io);
+    let r;
+    try {
+      r = await timedGenerations(env, timing, io, g, prompt, fixed, keepLogits, newMeter(null));
+    } catch (e) {
+      return fail('run', e);
+    }
+    const out = { loop: r.loop, requests: r.requests, tokens: tokensPerSequence(g, r.first) };
+    if (keepLogits) {
+      out.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));
+      out.logits = r.first.logits.map((rows, step) => ({ step, dims: [g.batch, io.vocab], data_b64: base64Of(rows) }));
+    }
+    return out;
+  },
+
+  // Both phases on a profiled inference session, then its profile as text (generate_profiled).
+  async generateProfiled({ key, io, g, warm, iters }) {
+    const { env, prompt, fixed } = generationOf(key, g, io);
+    let r;
+    try {
+      r = await profiledPhases(env, io, g, prompt, fixed, warm, iters, profiledRunGuard());
+    } catch (e) {
+      return fail('run', e);
+    }
+    const p = await profileText(sessions.get(key));
+    return p.error ? p : { phases: r.phases, runs: r.runs, stopped_early: r.stoppedEarly, profile: p.text };
   },
 
   async outputs({ key, shapesOnly }) {

@@ -270,8 +270,8 @@ const NODE_OPS = {
   unload: opUnload, sleep: opSleep, wasm_roofs: opWasmRoofs, ...GENERATE_OPS, ...SERVE_OPS, ...SERVE_STEP_OPS,
 };
 // The Chromium host answers the measuring messages in its page (wasm_roofs too: the roofs of the page's engine, never
-// Node's); generation and serving are the Node host's only, so they are refused by name rather than run in the wrong
-// place.
+// Node's; generation too: a web app's decoder loop runs in its page); serving is the Node host's only (a page serves
+// one user, not a load generator's requests), so it is refused by name rather than run in the wrong place.
 function chromiumOps() {
   const ops = { ...makeChromiumOps(opHello), unload: opUnload, sleep: opSleep };
   const served = [...Object.keys(ops), 'quit'].join(', ');

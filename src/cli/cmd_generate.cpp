@@ -45,11 +45,29 @@ GenerateOptions generate_options_of(const GenerateCommand& a) {
   return o;
 }
 
+// The roofs of the engine the backend's kernels run in (WebAssembly for -B ortweb), when the roofs lack them: cached,
+// else measured now (as profile does per run: ProfileHooks::engine_roofs). A failure leaves the phases on the native
+// roofs, which the report then says of each phase.
+void add_engine_roofs(std::optional<HardwareInfo>& roofs, Backend& backend, const hw::EngineRoofsHook& source) {
+  const BackendInfo info = backend.info();
+  if (!roofs || info.roofs_engine.empty() || find_engine_roofs(*roofs, info.roofs_engine) || !source) return;
+  try {
+    if (std::optional<EngineRoofs> e =
+            source(info.roofs_engine, info.runtime, [&backend] { return backend.measure_engine_roofs(true); }))
+      roofs->engines.push_back(std::move(*e));
+  } catch (const BackendError& err) {
+    std::cerr << "rooflens generate: the roofs of " << info.roofs_engine << " could not be measured: " << err.what()
+              << "\n";
+  }
+}
+
 int run_generate_command(const GenerateCommand& a) {
   const GenerateOptions o = generate_options_of(a);
   a.db.validate();
   std::unique_ptr<Backend> backend = make_backend(o.backend);
-  const std::optional<HardwareInfo> roofs = hw::obtain_roofs(roof_source(a.no_roofs, a.roofs, a.quiet, "generate"));
+  const hw::RoofSource from = roof_source(a.no_roofs, a.roofs, a.quiet, "generate");
+  std::optional<HardwareInfo> roofs = hw::obtain_roofs(from);
+  add_engine_roofs(roofs, *backend, hw::engine_roofs_source(from));
   ProgressBar bar("generate", !a.quiet);
   Report rep;
   {

@@ -16,8 +16,20 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::prefill, "prefill"}, {Phase::decode
 ROOFLENS_JSON_FIELDS(KvBinding, past_key, past_value, present_key, present_value)
 ROOFLENS_JSON_FIELDS(DecoderIo, layout, input_ids, attention_mask, position_ids, logits, cache, kv_heads, head_dim,
                      vocab, kv_dtype, ids_dtype, mask_dtype, position_dtype)
-ROOFLENS_JSON_FIELDS(PhaseProfile, phase, tokens, past, dims, latency_ms, coverage, flops, macs, layers, unowned,
+namespace {
+struct PhaseProfileCore : PhaseProfile {};
+}  // namespace
+ROOFLENS_JSON_FIELDS(PhaseProfileCore, phase, tokens, past, dims, latency_ms, coverage, flops, macs, layers, unowned,
                      unmapped_kernels, warnings)
+// roofs_engine was added later: written only when set, so reports before it round-trip unchanged.
+void to_json(json& j, const PhaseProfile& p) {
+  to_json(j, static_cast<const PhaseProfileCore&>(p));
+  if (!p.roofs_engine.empty()) j["roofs_engine"] = p.roofs_engine;
+}
+void from_json(const json& j, PhaseProfile& p) {
+  from_json(j, static_cast<PhaseProfileCore&>(p));
+  if (j.contains("roofs_engine")) j.at("roofs_engine").get_to(p.roofs_engine);
+}
 ROOFLENS_JSON_FIELDS(ContextPoint, context, n, tpot_ms, kv_bytes, bytes, gbps)
 ROOFLENS_JSON_FIELDS(ContextFit, intercept_ms, ms_per_mb, r)
 namespace {

@@ -47,6 +47,8 @@ struct PhaseProfile {
   std::vector<NodeFate> unowned;
   int64_t unmapped_kernels = 0;
   std::vector<std::string> warnings;
+  // The engine whose roofs its layers meet (ProfileRun::roofs_engine: "wasm:node", "wasm:chromium"); empty: the CPU's.
+  std::string roofs_engine;
 };
 
 // TPOT at one context length: the decode steps of every request that attended to `context` tokens per sequence.

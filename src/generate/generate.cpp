@@ -56,7 +56,8 @@ class GenerateGrid {
                const GenerateHooks& hooks, Report& rep)
       : o_(o), gen_(*backend.generation()), rules_(backend.mapping_rules()), declared_(declared),
         io_(rep.generation->io), hw_(hw), hooks_(hooks), rep_(rep), work_("rooflens"), grid_(expand_generate_grid(o)),
-        rounds_(std::max(1, o.repeat)), slots_(grid_.size()), threads_(backend.threads_for(o.threads)) {}
+        rounds_(std::max(1, o.repeat)), slots_(grid_.size()), threads_(backend.threads_for(o.threads)),
+        roofs_engine_(backend.info().roofs_engine) {}
 
   void run() {
     const size_t steps = grid_.size() * static_cast<size_t>(rounds_);
@@ -215,9 +216,11 @@ class GenerateGrid {
     r.warmup_requests = m.warmup_requests;
     refresh_figures(r);
     if (hw_) {
-      const DramRoof roof = dram_roof(*hw_, threads);
+      // The engine the kernels ran in (WebAssembly) streams against its own DRAM roof, where one was measured.
+      const EngineRoofs* engine = roofs_engine_.empty() ? nullptr : find_engine_roofs(*hw_, roofs_engine_);
+      const DramRoof roof = dram_roof(engine ? engine_hardware(*hw_, *engine) : *hw_, threads);
       r.dram_gbps = roof.gbps;
-      r.dram_roof = roof.label;
+      r.dram_roof = roof.gbps > 0 && engine ? roofs_engine_ + " " + roof.label : roof.label;
       const uint64_t llc = last_level_cache(hw_);
       if (c.gen > 0 && llc > 0 && r.weight_bytes < llc)
         others.push_back("the weights a decode step reads (" + si_bytes(static_cast<double>(r.weight_bytes)) +
@@ -265,6 +268,7 @@ class GenerateGrid {
   const int rounds_;
   std::vector<Slot> slots_;
   const int64_t threads_;
+  const std::string roofs_engine_;  // Backend::info().roofs_engine: empty for native kernels
 };
 
 }  // namespace

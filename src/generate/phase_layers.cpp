@@ -34,6 +34,7 @@ PhaseProfile phase_profile(Phase phase, const Model& step, const std::map<std::s
   p.layers = std::move(run.layers);
   p.unowned = std::move(run.unowned);
   p.unmapped_kernels = run.unmapped_kernels;
+  p.roofs_engine = run.roofs_engine;
   for (auto& w : run.warnings) p.warnings.push_back(to_string(phase) + ": " + w);
   return p;
 }

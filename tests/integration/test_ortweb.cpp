@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -282,6 +283,79 @@ TEST_F(OrtWebTest, AModelLargerThanWebAssemblyMemoryIsRefusedBeforeLoading) {
     EXPECT_NE(r.rc, 0) << cmd << said;
     EXPECT_NE(said.find("too large for ONNX Runtime Web"), std::string::npos) << cmd << said;
   }
+}
+
+// generate on the web build, in Node and in the Chromium page: both phases profiled with every kernel mapped (the
+// native build's executed graph stands in for the web build's, as for profile), their layers held against the
+// WebAssembly roofs and none above them, the memory measured only and said so (the renderer's in Chromium), and the same
+// greedy tokens from the same WebAssembly kernels in both hosts. A page without cross-origin isolation ran one thread,
+// and the run says so, not the two asked for.
+TEST_F(OrtWebTest, GenerateRunsADecoderInNodeAndInThePage) {
+  const std::string model = path("llama-kv.onnx");
+  if (!fs::exists(model)) {
+    rooflens::zoo::ZooOptions o;
+    o.kv_cache = true;
+    o.decoder = {2, 256, 4, 4, 512, 256};
+    save_zoo_model("llama", o, model);
+  }
+  auto generate = [&](const std::string& backend) {
+    const std::string out = path("generate.json");
+    const CliResult r = run_cli("generate " + shell_quote(model) + " --prompt 16 --gen 8 --threads 2 --requests 3 "
+                                "--warmup 1 -q --no-db -B " + backend + " -o " + shell_quote(out),
+                                dir_->string());
+    EXPECT_EQ(r.rc, 0) << backend << r.err << r.out;
+    return r.rc == 0 ? json::parse(slurp(out))["generation"]["runs"][0] : json();
+  };
+  std::vector<std::string> backends = {"ortweb"};
+  if (chromium_installed()) backends.push_back("ortweb:host=chromium");
+  std::map<std::string, json> tokens;
+  for (const auto& b : backends) {
+    SCOPED_TRACE(b);
+    const json run = generate(b);
+    ASSERT_FALSE(run.is_null());
+    EXPECT_EQ(run["threads"], 2);
+    EXPECT_EQ(run["ttft_samples_ms"].size(), 3u);
+    EXPECT_EQ(run["tpot_samples_ms"].size(), 3u * 8u);
+    ASSERT_EQ(run["phases"].size(), 2u);
+    const std::string engine = b == "ortweb" ? "wasm:node" : "wasm:chromium";
+    for (const auto& ph : run["phases"]) {
+      SCOPED_TRACE(ph["phase"].get<std::string>());
+      EXPECT_EQ(ph["unmapped_kernels"], 0) << ph["warnings"];
+      EXPECT_GT(ph["coverage"].get<double>(), 0.5);
+      EXPECT_LE(ph["coverage"].get<double>(), 1.02);
+      EXPECT_EQ(ph.value("roofs_engine", ""), engine);
+      for (const auto& l : ph["layers"]) {
+        EXPECT_LE(l.value("efficiency", 0.0), 1.10) << l["name"] << " above its roof";
+        // The same layer against a lower ceiling: its share of what WebAssembly allows is at least its share of
+        // what the CPU allows.
+        EXPECT_GE(l.value("efficiency", 0.0) * 1.0001 + 1e-12, l.value("cpu_efficiency", 0.0))
+            << l["name"] << ": the WebAssembly roof is above the CPU's";
+      }
+    }
+    EXPECT_EQ(run["dram_roof"].get<std::string>().rfind(engine + " DRAM", 0), 0u) << run["dram_roof"];
+    const json& m = run["memory"];
+    EXPECT_NE(m.value("not_predicted", "").find("WebAssembly"), std::string::npos) << m;
+    EXPECT_EQ(m["predicted_bytes"], 0);
+    EXPECT_EQ(m["prefill_activations_bytes"], 0);
+    EXPECT_GT(m["weights_bytes"].get<uint64_t>(), 5'000'000u);
+    // The memory generation held at least the weights, whichever process the model ran in.
+    EXPECT_GT(m["decode_collected_bytes"].get<uint64_t>(), m["weights_bytes"].get<uint64_t>());
+    ASSERT_EQ(run["tokens"].size(), 9u);  // the prefill's token, then one per decode step
+    tokens[b] = run["tokens"];
+  }
+  if (tokens.size() == 2) {
+    EXPECT_EQ(tokens["ortweb"], tokens["ortweb:host=chromium"]);
+  }
+  if (!chromium_installed()) GTEST_SKIP() << "Chromium or playwright-core missing: apt-get install chromium; make deps";
+
+  const json lone = generate("ortweb:host=chromium,isolation=off");
+  ASSERT_FALSE(lone.is_null());
+  EXPECT_EQ(lone["threads"], 1);
+  bool said = false;
+  for (const auto& w : lone["warnings"])
+    said = said || w.get<std::string>().find("2 threads asked for; the runtime ran 1") != std::string::npos;
+  EXPECT_TRUE(said) << lone["warnings"];
+  EXPECT_EQ(lone["tokens"], tokens["ortweb:host=chromium"]);
 }
 
 // The settings a web run prints are the WebAssembly module's: its execution provider, unpinned workers, its own heap.

@@ -69,8 +69,11 @@ test('in a cross-origin isolated page ORT Web runs the threads asked, profiles e
     const x = Buffer.from(out.inputs[0].data_b64, 'base64').readFloatLE(0);
     assert.equal(Buffer.from(out.outputs[0].data_b64, 'base64').readFloatLE(0), Math.max(0, x));
 
-    const refused = await r.ask({ op: 'generate' });
+    // Serving is the Node host's (a page serves one user): refused by name. Generation runs in the page.
+    const refused = await r.ask({ op: 'serve_begin' });
     assert.equal(refused.error.code, 'bad_message');
+    assert.match(refused.error.message, /'serve_begin' needs the Node host/);
+    assert.match(refused.error.message, /generate_profiled/);
     await r.quit();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

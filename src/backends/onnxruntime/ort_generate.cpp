@@ -7,6 +7,7 @@
 #include "backends/onnxruntime/ort_dispatch.h"
 #include "backends/onnxruntime/ort_measure.h"
 #include "backends/onnxruntime/ort_settings.h"
+#include "backends/onnxruntime/ort_wasm_roofs.h"
 #include "backends/onnxruntime/ort_web_memory.h"
 
 namespace rooflens::ort {
@@ -21,8 +22,10 @@ std::string js_dtype(const std::string& onnx) {
 
 // One phase's measured runs of the profiled inference session as the neutral record: kernels summed per node per run.
 PhaseMeasurement phase_measurement(const OrtProfile& profile, const PhaseRuns& p,
-                                   const std::optional<GraphView>& executed, int64_t threads) {
+                                   const std::optional<GraphView>& executed, int64_t threads,
+                                   const std::string& roofs_engine) {
   PhaseMeasurement m;
+  m.step.roofs_engine = roofs_engine;
   m.tokens = p.tokens;
   m.past = p.past;
   m.step.profiled_latencies_ms = p.run_latencies_ms;
@@ -161,7 +164,7 @@ class OrtGeneration : public DecoderGeneration {
       }
       if (c.timing.layers) {
         stage = "profile";
-        profiled(runner, io, shape, c, threads, m);
+        profiled(runner, io, shape, c, m.threads, m);
       }
       pid_ = 0;
       return m;
@@ -199,8 +202,10 @@ class OrtGeneration : public DecoderGeneration {
   }
 
   // A refused profiled run keeps the timed requests (they are a result of their own); a dead runner does not.
-  static void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape,
-                       const GenerationConfig& c, int64_t threads, GenerationMeasurement& m) {
+  void profiled(OrtRunner& runner, const DecoderBinding& io, const GenerateShape& shape, const GenerationConfig& c,
+                int64_t threads, GenerationMeasurement& m) const {
+    // The web build's kernels ran in WebAssembly: its layers meet that engine's roofs (ort_wasm_roofs.h).
+    const std::string engine = web() ? wasm_engine(base_.host) : "";
     GenerateProfiledResult p;
     try {
       p = runner.generate_profiled(io, shape, c.timing.as_iterations(), c.timeout, c.work_dir, /*keep_profile=*/false,
@@ -217,8 +222,8 @@ class OrtGeneration : public DecoderGeneration {
     if (!problem.empty())
       m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     if (!p.stopped_early.empty()) m.warnings.push_back(p.stopped_early);
-    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads);
-    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads);
+    if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads, engine);
+    if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads, engine);
   }
 
   OrtSessionOptions base_;
