@@ -257,6 +257,7 @@ int run_decoder_capacity(const CapacityCommand& a, const CLI::App& cmd, const De
   if (!a.quiet) spec.progress = [](const std::string& what) { std::cerr << "rooflens capacity: " << what << "\n"; };
 
   std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
+  if (!backend->serving()) throw UsageError(cannot_serve(a.backend));
   Report rep;
   rep.tool = tool_info("capacity");
   ShapeOverrides one_step;  // the model as one decode step sees it: its summary names it, counts its weights

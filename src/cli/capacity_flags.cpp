@@ -187,4 +187,9 @@ void parse_capacity_flags(CapacityCommand& a, const CLI::App& cmd) {
   a.s.predict = !a.no_predict;
 }
 
+std::string cannot_serve(const std::string& backend) {
+  return "-B " + backend + " cannot serve queries to a capacity run (a Chromium page serves one user; OpenCV has no "
+         "serving runner): use -B onnxruntime, or -B ortweb for the web build in Node";
+}
+
 }  // namespace rooflens::cli

@@ -51,4 +51,8 @@ uint64_t parse_bytes(const std::string& text, const std::string& flag);
 // "2%" or "0.02" -> 0.02. Throws UsageError naming `flag`.
 double parse_fraction(const std::string& text, const std::string& flag);
 
+// The one line for -B `backend` when its backend serves no queries (Backend::serving() null): OpenCV's, a Chromium
+// page's.
+std::string cannot_serve(const std::string& backend);
+
 }  // namespace rooflens::cli

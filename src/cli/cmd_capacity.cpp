@@ -76,7 +76,7 @@ Report make_report(const CapacityCommand& a, const capacity::ServedModel& w, Bac
 // --self-test: the generator's own cost (capacity/self_test.h), printed and written like a capacity run.
 int run_self_test(const CapacityCommand& a) {
   std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
-  if (!backend->serving()) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run");
+  if (!backend->serving()) throw UsageError(cannot_serve(a.backend));
   InterruptWatcher watcher("rooflens capacity: interrupted", [] {});
   std::function<void(const std::string&)> progress;
   if (!a.quiet) progress = [](const std::string& what) { std::cerr << "rooflens capacity --self-test: " << what << "\n"; };
@@ -113,7 +113,7 @@ int run_capacity_command(CapacityCommand& a, const CLI::App& cmd) {
   const capacity::Resolved s = capacity::resolve(a.s, a.levers, cores);
   std::unique_ptr<Backend> backend = make_backend(parse_backend_spec(a.backend));
   Serving* serving = backend->serving();
-  if (!serving) throw UsageError("-B " + a.backend + " cannot serve queries to a capacity run; use -B onnxruntime");
+  if (!serving) throw UsageError(cannot_serve(a.backend));
   std::map<std::string, std::string> files;
   for (const auto& in : a.inputs) {
     auto eq = in.find('=');

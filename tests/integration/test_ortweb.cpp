@@ -356,6 +356,13 @@ TEST_F(OrtWebTest, GenerateRunsADecoderInNodeAndInThePage) {
     said = said || w.get<std::string>().find("2 threads asked for; the runtime ran 1") != std::string::npos;
   EXPECT_TRUE(said) << lone["warnings"];
   EXPECT_EQ(lone["tokens"], tokens["ortweb:host=chromium"]);
+
+  // Serving stays the Node host's: capacity on the page is one usage line before anything starts.
+  const CliResult served = run_cli("capacity " + shell_quote(model) + " --scenario server --qps 2 --instances 1 -q "
+                                   "--no-db -B ortweb:host=chromium", dir_->string());
+  EXPECT_EQ(served.rc, 2) << served.err;
+  EXPECT_NE(served.err.find("cannot serve queries to a capacity run (a Chromium page serves one user"),
+            std::string::npos) << served.err;
 }
 
 // The settings a web run prints are the WebAssembly module's: its execution provider, unpinned workers, its own heap.

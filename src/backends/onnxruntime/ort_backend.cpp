@@ -245,7 +245,10 @@ class OrtBackend : public Backend {
 
   std::unique_ptr<LiveRunner> live_runner() override { return make_ort_live_runner(base_, budget_); }
   DecoderGeneration* generation() override { return generation_.get(); }
+  // A Chromium page serves one user, not a load generator's requests: the web build serves from its Node host only
+  // (the runner refuses prepare/infer/serve_* in the page).
   Serving* serving() override {
+    if (base_.host == "chromium") return nullptr;
     if (!serving_) serving_ = make_ort_serving(base_, budget_);
     return serving_.get();
   }
