@@ -112,11 +112,12 @@ export function readOrtProfile(file) {
 // run_profiled's reply, from the profile ORT wrote into `dir` (both hosts): `warm` is the warm-up ({warmupIterations,
 // warmupMs}: its runs are the profile's first model_run events), `runMs` every run's latency in order, warm-up first;
 // `tierUp` the web build's warm-up before profiling ({model, profiler: {warm, gap}}: two warm-ups, web_build.mjs, and
-// the profiler's gap measured after the second, profiler_gap.mjs), when it ran;
+// the profiler's gap measured after the second, profiler_gap.mjs), when it ran; `profilerGap` that gap (the native
+// build's from profiler_gap_native.mjs), null when not measured;
 // `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened;
 // `wasmMemoryBytes` the web build's WebAssembly memory after the profiled runs.
 export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes,
-                                tierUp, stoppedEarly, wasmMemoryBytes }) {
+                                tierUp, profilerGap, stoppedEarly, wasmMemoryBytes }) {
   const file = profileFileIn(dir);
   const events = readOrtProfile(file);
   const warmIters = warm.warmupIterations;
@@ -146,8 +147,9 @@ export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFi
   if (tierUp) {
     const w = (x) => ({ warmup_iterations: x.warmupIterations, warmup_ms: x.warmupMs });
     res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler.warm) };
-    if (tierUp.profiler.gap) res.profiler_gap = tierUp.profiler.gap;
   }
+  const gap = profilerGap ?? tierUp?.profiler.gap;
+  if (gap) res.profiler_gap = gap;
   if (returnEvents) res.events = events;
   return res;
 }

@@ -30,6 +30,7 @@
 // src/backends/onnxruntime/ort_runner.*) reports that with the stderr tail.
 // ort.mjs first: a runner without its packages says what to install and exits 69.
 import { build, host, ort, runtimeVersion } from './ort.mjs';
+import { nativeProfilerGap } from './profiler_gap_native.mjs';
 import { executedGraphOf, warmProfilerCode, wasmSettings, webProfiledTiming, webTiming } from './web_build.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -184,6 +185,8 @@ async function opRunProfiled(msg) {
   let inferenceSession = null;
   try {
     const web = build === 'web' ? await warmWebBeforeProfiling(st, own, feeds, msg) : null;
+    // The profiler's own time between kernels (profiler_gap.mjs): the web build measures it in its warm-up above.
+    const profilerGap = web ? web.tierUp.profiler.gap : await nativeProfilerGap(st.options);
     const t0 = nowNs();
     inferenceSession = own ? st.inferenceSession : await createInferenceSession(st.model, options);
     const createMs = own ? (web?.createMs ?? st.loadMs) : nsToMs(nowNs() - t0);
@@ -200,7 +203,7 @@ async function opRunProfiled(msg) {
     if (stoppedEarly) log(stoppedEarly);
     try { endProfiling(inferenceSession, dir); } catch (e) { throw ortError('profile', e); }
     return profiledReply({ dir, keep, warm, iters: done, createMs, runMs, graphFile, returnEvents,
-                           peakRssBytes: peakRss(), tierUp: web?.tierUp, stoppedEarly,
+                           peakRssBytes: peakRss(), tierUp: web?.tierUp, profilerGap, stoppedEarly,
                            wasmMemoryBytes: web ? wasmMemoryBytes() : undefined });
   } finally {
     if (inferenceSession && !own) {

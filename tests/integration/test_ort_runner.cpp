@@ -209,6 +209,11 @@ TEST_F(OrtRunnerTest, RunProfiledGivesKernelEventsOfMeasuredRuns) {
   EXPECT_EQ(res.warmup_latencies_ms.size(), 2u);
   ASSERT_TRUE(res.measured_from_ts_us.has_value());
   EXPECT_EQ(*res.measured_from_ts_us, res.profile.runs[2].ts_us);
+  // The profiler's bookkeeping between two kernel events, calibrated in this runner before the profiled runs
+  // (profiler_gap_native.mjs): microseconds a kernel (4-6 on a Zen 5 guest), far below a tenth of a millisecond.
+  ASSERT_TRUE(res.profiler_gap_ms.has_value());
+  EXPECT_GT(*res.profiler_gap_ms, 0.0);
+  EXPECT_LT(*res.profiler_gap_ms, 0.1);
 
   // The profile lives in a private (0700) temp dir under tmp_dir, never at a fixed name.
   ASSERT_FALSE(res.profile_file.empty());
