@@ -11,7 +11,7 @@ import { ort } from './ort.mjs';
 import { nowNs } from './clock.mjs';
 import { log } from './errors.mjs';
 import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
-import { gapRuns, profilerGapOfText } from './profiler_gap.mjs';
+import { gapRuns, kGapBlocks, kGapProfiledRuns, profilerGapOfText } from './profiler_gap.mjs';
 import { kProfilerWarmNodes, profilerShortModel, profilerWarmModel } from './web_build.mjs';
 
 // One calibration: three fresh inference sessions of the chains, profiler_gap.mjs's runs, the profiled one's profile.
@@ -36,17 +36,32 @@ async function calibrateOnce(options, dir) {
   }
 }
 
+// The profiled chain alone, run as often as the calibration runs it, its profile dropped: what warms the C allocator
+// for the profiler's events.
+async function warmProfiler(options, dir) {
+  const s = await ort.InferenceSession.create(profilerWarmModel(), { ...options, enableProfiling: true,
+                                                                    profileFilePrefix: path.join(dir, 'ort_profile') });
+  try {
+    const feeds = { x: new ort.Tensor('float32', new Float32Array([1]), [1]) };
+    for (let i = 0; i < kGapProfiledRuns * (kGapBlocks + 1); i++) await s.run(feeds);
+    s.endProfiling();
+    fs.rmSync(profileFileIn(dir));
+  } finally {
+    await s.release().catch(() => {});
+  }
+}
+
 // {gap_us, profiled_gap_us, plain_kernel_us, kernels, runs} (profiler_gap.mjs's), or null when the calibration could
-// not run (it is then left out, never guessed). The first calibration of a process is thrown away: it read ~11 us a
-// kernel against ~5 us for every later one in the same process (Zen 5, onnxruntime-node 1.30, 1 or 2 threads) — the
-// profiler's first events land on memory the C allocator had not handed out yet — and the model's profiled inference
-// session, created after it, runs on memory the calibration's sessions gave back: the second figure is the bound.
+// not run (it is then left out, never guessed). The profiler is warmed first: a process's first calibration read ~11 us
+// a kernel against ~5 us for every later one (Zen 5, onnxruntime-node 1.30, 1 or 2 threads) — the profiler's first
+// events land on memory the C allocator had not handed out yet — and the model's profiled inference session, created
+// after it, runs on memory the calibration's sessions gave back: the warmed figure is the bound.
 export async function nativeProfilerGap(options) {
   const dir = privateProfileDir(os.tmpdir());
   const base = { ...options };
   delete base.optimizedModelFilePath;
   try {
-    await calibrateOnce(base, dir);
+    await warmProfiler(base, dir);
     return await calibrateOnce(base, dir);
   } catch (e) {
     log(`no profiler gap: the calibration chains did not run (${String(e.message).split('\n')[0]})`);
