@@ -494,7 +494,7 @@ async function opGenerate(msg) {
   const st = requireLoadedModel(msg.op);
   const io = parseDecoderIo(st, msg.io);
   const g = parseShape(msg);
-  const timing = generationTiming(msg);
+  const timing = webTiming(generationTiming(msg));  // the tier-up too (generate.mjs's reason)
   const keepLogits = optBool(msg, 'return_logits', false);
   const key = st.inferenceSession.key;
   const memory = {};
@@ -528,6 +528,7 @@ async function opGenerateProfiled(msg) {
   const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
   let created = false;
   try {
+    await warmPageProfilerCode(webTiming(timingOf(msg)));  // the profiler's own code, tiered up (generate.mjs's reason)
     const createMs = (await createPageSession('generation', st.model, options)).create_ms;
     created = true;
     if (graphFile) await executedGraphOf(st.model, st.options, graphFile);

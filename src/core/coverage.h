@@ -11,6 +11,10 @@
 
 namespace rooflens {
 
+// Layers adding up to this many plain runs carry the profiler's own cost inside their spans (lint's
+// profiled-layers-inflated; generate's phases against their plain steps).
+constexpr double kInflatedLayers = 1.25;
+
 struct IterationCoverage {
   double coverage = 0;            // median over iterations of Σ kernel ms / run ms (0 without iterations)
   double between_kernels_ms = 0;  // median over iterations of run ms - Σ kernel ms, never negative

@@ -8,6 +8,8 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/atomic_file.h"
+#include "core/coverage.h"
+#include "core/stats.h"
 #include "core/temp_dir.h"
 #include "core/units.h"
 #include "generate/decoder_io.h"
@@ -48,6 +50,29 @@ std::vector<RequestSamples> samples_of(const GenerationMeasurement& m) {
 void refresh_warnings(GenerationRun& r, const std::vector<std::string>& others) {
   r.warnings = generation_timing_warnings(r);
   for (const auto& w : others) r.warnings.push_back(w);
+}
+
+// A phase whose layers add up to more than the same step takes plain (the run call alone, in the timed requests: the
+// prefill's, and the last decode step's, which is the one profiled) carries the profiler's own cost inside its layer
+// times (lint's profiled-layers-inflated): said, with the two figures, so no one reads the layers as the step's time.
+void warn_inflated_phases(const GenerationRun& r, const GenerationMeasurement& m, std::vector<std::string>& others) {
+  std::vector<double> prefill, last_step;
+  for (const auto& q : m.requests) {
+    prefill.push_back(q.prefill_run_ms);
+    if (!q.step_runs_ms.empty()) last_step.push_back(q.step_runs_ms.back());
+  }
+  for (const auto& p : r.phases) {
+    const bool is_prefill = p.phase == Phase::prefill;
+    const std::vector<double>& plain = is_prefill ? prefill : last_step;
+    if (plain.empty() || (!is_prefill && p.past != r.prompt + r.gen - 1)) continue;
+    double layers = 0;
+    for (const auto& l : p.layers) layers += l.time_ms;
+    const double plain_ms = summarize(plain).median;
+    if (plain_ms <= 0 || layers < kInflatedLayers * plain_ms) continue;
+    others.push_back(to_string(p.phase) + ": the layers add up to " + fixed(layers, 3) + " ms, yet the same step run " +
+                     "plain takes " + fixed(plain_ms, 3) + " ms: the profiler's own cost per kernel is inside the " +
+                     "layer times (the phase's speed is " + (is_prefill ? "TTFT's" : "TPOT's") + ")");
+  }
 }
 
 class GenerateGrid {
@@ -249,6 +274,7 @@ class GenerateGrid {
                                        c.batch, threads, last ? &decode_memory : nullptr));
     }
     r.memory = decoder_memory_of(c, m, steps, prefill_memory, decode_memory);
+    warn_inflated_phases(r, m, others);
     for (const auto& p : r.phases)
       for (const auto& w : p.warnings) others.push_back(w);
     refresh_warnings(r, others);

@@ -2,6 +2,7 @@
 // and the part of a run no kernel accounts for (the framework between kernels).
 #include <algorithm>
 
+#include "core/coverage.h"
 #include "core/units.h"
 #include "lint/rule.h"
 
@@ -12,7 +13,6 @@ constexpr size_t kHeadroomLayers = 5;       // report this many layers
 constexpr double kHeadroomShare = 0.10;     // ... when together they could save at least this share
 constexpr double kMinCoverage = 0.90;       // layers covering less of the run than this: time between kernels
 constexpr double kOneGapShare = 0.20;       // one gap holding this share of the time between kernels: one place
-constexpr double kInflatedLayers = 1.25;    // layers adding up to this many plain runs: the profiler's cost in them
 
 void headroom(const RunFacts& f, FindingSink& out) {
   const auto& layers = f.run.layers;
