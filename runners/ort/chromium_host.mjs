@@ -32,8 +32,8 @@ import { optBool, timingOf } from './fields.mjs';
 import { loadedModel, releaseLoadedModel, requireLoadedModel, sessionOptions, setLoadedModel, valueMeta }
   from './inference_session.mjs';
 import { buildFeeds, encodeTensor } from './feeds.mjs';
-import { privateProfileDir, profiledReply, profiledSessionPlace, profilingOf, profilingOptions, readOrtProfile }
-  from './ort_profile.mjs';
+import { profiledReply, profiledSessionPlace, profilingOf, readOrtProfile } from './ort_profile.mjs';
+import { profiledGenerationOf } from './generate.mjs';
 import { timedReply } from './timed_loop.mjs';
 import { minorPageFaultsOf, procStatus } from './proc_memory.mjs';
 import { parseDecoderIo } from './decoder_io.mjs';
@@ -518,14 +518,7 @@ async function opGenerate(msg) {
 // generate_profiled in the page: a profiled inference session of its own ('generation'), both phases, its profile
 // written as `<dir>/ort_profile_web.json` and its graph the native build's (executedGraphOf), as for run_profiled.
 async function opGenerateProfiled(msg) {
-  const st = requireLoadedModel(msg.op);
-  const io = parseDecoderIo(st, msg.io);
-  const g = parseShape(msg);
-  const t = generationTiming(msg);
-  const parent = msg.tmp_dir ?? os.tmpdir();
-  if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
-  const dir = privateProfileDir(parent);
-  const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
+  const { st, io, g, t, dir, options, graphFile } = profiledGenerationOf(msg);
   let created = false;
   try {
     await warmPageProfilerCode(webTiming(timingOf(msg)));  // the profiler's own code, tiered up (generate.mjs's reason)

@@ -21,6 +21,20 @@ import { generationTiming, newMeter, oneGeneration, parseShape, profiledPhases, 
 import { profiledRunGuard } from './wasm_memory.mjs';
 import { executedGraphOf, warmProfilerCode, webTiming } from './web_build.mjs';
 
+// generate_profiled's message checked, and the private directory its profile goes to, for both hosts:
+// {st, io, g, t, dir, options, graphFile}.
+export function profiledGenerationOf(msg) {
+  const st = requireLoadedModel(msg.op);
+  const io = parseDecoderIo(st, msg.io);
+  const g = parseShape(msg);
+  const t = generationTiming(msg);
+  const parent = msg.tmp_dir ?? os.tmpdir();
+  if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
+  const dir = privateProfileDir(parent);
+  const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
+  return { st, io, g, t, dir, options, graphFile };
+}
+
 // The messages' handlers, with the per-phase peaks they keep between messages.
 export function makeGenerateOps() {
   // The JavaScript side of a phase (V8's own counters: 0.35 us, no system call): the largest external memory (the
@@ -110,15 +124,8 @@ export function makeGenerateOps() {
   // times; then gen - 1 decode steps grow the cache to the last step's context, whose feeds run warmup + iterations
   // times.
   async function opGenerateProfiled(msg) {
-    const st = requireLoadedModel(msg.op);
-    const io = parseDecoderIo(st, msg.io);
-    const g = parseShape(msg);
-    const t = generationTiming(msg);
+    const { st, io, g, t, dir, options, graphFile } = profiledGenerationOf(msg);
     const warm = t.warmupIterations, iters = t.profileIterations;
-    const parent = msg.tmp_dir ?? os.tmpdir();
-    if (typeof parent !== 'string') throw badMessage("'tmp_dir' must be a path");
-    const dir = privateProfileDir(parent);
-    const { options, graphFile } = profilingOptions(st.options, dir, optBool(msg, 'dump_graph', false));
     const prompt = drawIds(g.seed, 'prompt', g.batch * g.prompt, io.vocab);
     const fixed = drawIds(g.seed, 'decode', g.batch * (g.gen + 1), io.vocab);
     let inferenceSession = null;
