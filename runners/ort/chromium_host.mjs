@@ -38,9 +38,9 @@ import { timedReply } from './timed_loop.mjs';
 import { minorPageFaultsOf, procStatus } from './proc_memory.mjs';
 import { parseDecoderIo } from './decoder_io.mjs';
 import { generationTiming, parseShape } from './generation_loop.mjs';
-import { executedGraphOf, kProfilerWarmNodes, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
+import { executedGraphOf, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
   webTiming } from './web_build.mjs';
-import { profilerGapOfText } from './profiler_gap.mjs';
+import { kLongChainNodes, profilerGapOfText } from './profiler_gap.mjs';
 import { nodeCpus, sysCaches } from './wasm_roofs_node.mjs';
 import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
 
@@ -393,8 +393,9 @@ async function opRunTimed(msg) {
 }
 
 // The page's warmProfilerCode (web_build.mjs): the small profiled model, served from a file of its own, warmed up,
-// then the profiler's gap measured on it beside a plain copy (profiler_gap.mjs). Returns {warm, gap}.
-async function warmPageProfilerCode(timing) {
+// then, unless `measureGap` is false, the profiler's gap measured on it beside a plain copy (profiler_gap.mjs). Returns
+// {warm, gap} (gap null when not measured).
+async function warmPageProfilerCode(timing, { measureGap = true } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rooflens-profiler-warm-'));
   try {
     const file = path.join(dir, 'chain.onnx');
@@ -407,7 +408,7 @@ async function warmPageProfilerCode(timing) {
       await call('dropProfile', { key: 'profiler' }, 'profile');
       await call('release', { key: 'profiler' }, 'release');
     }
-    return { warm, gap: await pageProfilerGap(file) };
+    return { warm, gap: measureGap ? await pageProfilerGap(file) : null };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -427,7 +428,7 @@ async function pageProfilerGap(file) {
       made.push(key);
     }
     const r = await call('profilerGap', { keys }, 'run');
-    return profilerGapOfText(r.profile, r.runs, kProfilerWarmNodes);
+    return profilerGapOfText(r.profile, r.runs, kLongChainNodes);
   } finally {
     for (const key of made) await call('release', { key }, 'release');
   }
@@ -521,7 +522,8 @@ async function opGenerateProfiled(msg) {
   const { st, io, g, t, dir, options, graphFile } = profiledGenerationOf(msg);
   let created = false;
   try {
-    await warmPageProfilerCode(webTiming(timingOf(msg)));  // the profiler's own code, tiered up (generate.mjs's reason)
+    // The profiler's own code, tiered up (generate.mjs's reason); its gap is not used here.
+    await warmPageProfilerCode(webTiming(timingOf(msg)), { measureGap: false });
     const createMs = (await createPageSession('generation', st.model, options)).create_ms;
     created = true;
     if (graphFile) await executedGraphOf(st.model, st.options, graphFile);

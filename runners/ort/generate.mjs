@@ -133,7 +133,7 @@ export function makeGenerateOps() {
       // The web build's profiler is WebAssembly code of its own that no plain run tiered up: cold, it ran inside the
       // kernels' spans and made a 2-layer llama's prefill kernels add up to 7 ms against a 1.3 ms plain run. Warmed
       // on its chain first, as run_profiled does (web_build.mjs's warmProfilerCode).
-      if (build === 'web') await warmProfilerCode(webTiming(timingOf(msg)));
+      if (build === 'web') await warmProfilerCode(webTiming(timingOf(msg)), { measureGap: false });
       const t0 = nowNs();
       inferenceSession = await createInferenceSession(st.model, options);
       const createMs = nsToMs(nowNs() - t0);

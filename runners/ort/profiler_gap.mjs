@@ -6,7 +6,7 @@
 // A profiled run of the chain spends, between one kernel event's end and the next one's start, the executor's own
 // step plus the profiler's bookkeeping (recording the event that ended, gathering the next kernel's input sizes and
 // shapes, resetting the thread pool's counters). A plain run spends, per kernel, the executor's step *and* the kernel
-// itself: the difference of two plain chains' times (web_build.mjs's kProfilerWarmNodes and kShortChainNodes long, timed around the call,
+// itself: the difference of two plain chains' times (kLongChainNodes and kShortChainNodes long, timed around the call,
 // so the call's own cost cancels) over their difference in kernels. So
 //   profiled gap − plain time per kernel  ≤  the profiler's bookkeeping per kernel,
 // a lower bound: subtracting it from a model's time between kernels never takes away more than the profiler added.
@@ -15,6 +15,7 @@
 // removes.
 import { median } from './stats.mjs';
 
+export const kLongChainNodes = 64;   // the long chain: the profiler's warm-up model too (web_build.mjs)
 export const kShortChainNodes = 8;
 export const kGapBlocks = 5;          // blocks of plain runs, each followed by profiled runs
 export const kGapProfiledRuns = 12;   // profiled runs per block
@@ -42,6 +43,23 @@ export async function gapRuns({ plainLong, plainShort, profiled }, clock) {
     for (let i = 0; i < kGapProfiledRuns; i++) await profiled();
   }
   return { plainMs, profiledRuns: kGapBlocks * kGapProfiledRuns };
+}
+
+// The whole measurement in one process: `create(which)` makes the inference session of 'long', 'short' (plain) or
+// 'profiled' (the long chain, profiling), each run on `feeds`; gapRuns on `clock`; `profileText(session)` ends the
+// profiled one's profiling and answers its text. The sessions are released whatever happens. Returns
+// profilerGapOfText's answer. (The Chromium page's sessions are made by the runner, so the page calls gapRuns itself.)
+export async function chainGap({ create, feeds, profileText, clock }) {
+  const sessions = [];
+  try {
+    for (const which of ['long', 'short', 'profiled']) sessions.push(await create(which));
+    const [plainLong, plainShort, profiled] = sessions;
+    const runs = await gapRuns({ plainLong: () => plainLong.run(feeds), plainShort: () => plainShort.run(feeds),
+                                 profiled: () => profiled.run(feeds) }, clock);
+    return profilerGapOfText(await profileText(profiled), runs, kLongChainNodes);
+  } finally {
+    for (const s of sessions) await s.release().catch(() => {});
+  }
 }
 
 // The mean stretch between consecutive kernel events inside one model_run event, in µs, or null without two kernels.

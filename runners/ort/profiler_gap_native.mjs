@@ -11,29 +11,24 @@ import { ort } from './ort.mjs';
 import { nowNs } from './clock.mjs';
 import { log } from './errors.mjs';
 import { privateProfileDir, profileFileIn } from './ort_profile.mjs';
-import { gapRuns, kGapBlocks, kGapProfiledRuns, profilerGapOfText } from './profiler_gap.mjs';
-import { kProfilerWarmNodes, profilerShortModel, profilerWarmModel } from './web_build.mjs';
+import { chainGap, kGapBlocks, kGapProfiledRuns } from './profiler_gap.mjs';
+import { profilerShortModel, profilerWarmModel } from './web_build.mjs';
 
-// One calibration: three fresh inference sessions of the chains, profiler_gap.mjs's runs, the profiled one's profile.
-async function calibrateOnce(options, dir) {
-  const feeds = { x: new ort.Tensor('float32', new Float32Array([1]), [1]) };
-  const sessions = [];
-  try {
-    for (const [m, o] of [[profilerWarmModel(), options], [profilerShortModel(), options],
-                          [profilerWarmModel(), { ...options, enableProfiling: true,
-                                                  profileFilePrefix: path.join(dir, 'ort_profile') }]])
-      sessions.push(await ort.InferenceSession.create(m, o));
-    const [plainLong, plainShort, profiled] = sessions;
-    const runs = await gapRuns({ plainLong: () => plainLong.run(feeds), plainShort: () => plainShort.run(feeds),
-                                 profiled: () => profiled.run(feeds) }, nowNs);
-    profiled.endProfiling();
-    const file = profileFileIn(dir);
-    const text = fs.readFileSync(file, 'utf8');
-    fs.rmSync(file);
-    return profilerGapOfText(text, runs, kProfilerWarmNodes);
-  } finally {
-    for (const s of sessions) await s.release().catch(() => {});
-  }
+// One calibration: the chains' inference sessions with the model's options, the profiled one writing into `dir`.
+function calibrateOnce(options, dir) {
+  const profiled = { ...options, enableProfiling: true, profileFilePrefix: path.join(dir, 'ort_profile') };
+  return chainGap({
+    create: (which) => ort.InferenceSession.create(which === 'short' ? profilerShortModel() : profilerWarmModel(),
+                                                   which === 'profiled' ? profiled : options),
+    feeds: { x: new ort.Tensor('float32', new Float32Array([1]), [1]) },
+    profileText: (s) => {
+      s.endProfiling();
+      const file = profileFileIn(dir);
+      const text = fs.readFileSync(file, 'utf8');
+      fs.rmSync(file);
+      return text;
+    },
+    clock: nowNs });
 }
 
 // The profiled chain alone, run as often as the calibration runs it, its profile dropped: what warms the C allocator

@@ -19,7 +19,7 @@ import { MessageError, log } from './errors.mjs';
 import { chainModel } from './onnx_chain.mjs';
 import { warmUp } from './timed_loop.mjs';
 import { nowNs } from './clock.mjs';
-import { gapRuns, kShortChainNodes, profilerGapOfText } from './profiler_gap.mjs';
+import { chainGap, kLongChainNodes, kShortChainNodes } from './profiler_gap.mjs';
 
 // How long the first runs of a fresh WebAssembly module may still run baseline code: V8 compiles the hot functions
 // with its optimising tier in the background once they have run enough (measured: ~0.6 s for onnxruntime-web on a
@@ -45,16 +45,16 @@ export function webProfiledTiming(timing) {
 // The profiler's own WebAssembly code (each kernel event's names, shapes and times) runs in profiled inference
 // sessions only, so the plain tier-up leaves it baseline code: without more, the first ~15 profiled runs of
 // ppocr_mobile_v2_cls ran 2-4x slower than the ones after (Node 20, Zen 3). It tiers up on a small profiled model
-// first — a chain of kProfilerWarmNodes nodes over one float, run as the tier-up runs (webTiming), its profile
+// first — a chain of kLongChainNodes nodes over one float, run as the tier-up runs (webTiming), its profile
 // dropped — which keeps next to nothing: afterwards the first profiled run of ppocr ran at the speed of its later
 // ones.
-export const kProfilerWarmNodes = 64;
-export const profilerWarmModel = () => chainModel(kProfilerWarmNodes);
+export const profilerWarmModel = () => chainModel(kLongChainNodes);
 export const profilerShortModel = () => chainModel(kShortChainNodes);
 
-// The Node host's: the profiler's code tiered up in this process's module, then the profiler's gap measured on
-// fresh inference sessions of the same chain (profiler_gap.mjs). Returns {warm, gap}.
-export async function warmProfilerCode(timing) {
+// The Node host's: the profiler's code tiered up in this process's module, then, unless `measureGap` is false (a caller
+// that only needs the profiler warm), the profiler's gap measured on fresh inference sessions of the same chain
+// (profiler_gap.mjs). Returns {warm, gap} (gap null when not measured).
+export async function warmProfilerCode(timing, { measureGap = true } = {}) {
   const model = profilerWarmModel();
   const feeds = { x: new ort.Tensor('float32', new Float32Array([1]), [1]) };
   const s = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], enableProfiling: true });
@@ -65,19 +65,13 @@ export async function warmProfilerCode(timing) {
     captureWebProfile(s);
     await s.release();
   }
+  if (!measureGap) return { warm, gap: null };
   const plain = { executionProviders: ['wasm'] };
-  const sessions = [];
-  try {
-    for (const [m, o] of [[model, plain], [profilerShortModel(), plain],
-                          [model, { ...plain, enableProfiling: true }]])
-      sessions.push(await ort.InferenceSession.create(m, o));
-    const [plainLong, plainShort, profiled] = sessions;
-    const runs = await gapRuns({ plainLong: () => plainLong.run(feeds), plainShort: () => plainShort.run(feeds),
-                                 profiled: () => profiled.run(feeds) }, nowNs);
-    return { warm, gap: profilerGapOfText(captureWebProfile(profiled), runs, kProfilerWarmNodes) };
-  } finally {
-    for (const s of sessions) await s.release();
-  }
+  const gap = await chainGap({
+    create: (which) => ort.InferenceSession.create(which === 'short' ? profilerShortModel() : model,
+                                                   which === 'profiled' ? { ...plain, enableProfiling: true } : plain),
+    feeds, profileText: captureWebProfile, clock: nowNs });
+  return { warm, gap };
 }
 
 // The options ORT Web takes, from the native spelling the runner's messages use (intraOpNumThreads: the module's
