@@ -115,9 +115,10 @@ export function readOrtProfile(file) {
 // the profiler's gap measured after the second, profiler_gap.mjs), when it ran; `profilerGap` that gap (the native
 // build's from profiler_gap_native.mjs), null when not measured;
 // `stoppedEarly` why fewer runs than asked were profiled (wasm_memory.mjs's guard), when that happened;
-// `wasmMemoryBytes` the web build's WebAssembly memory after the profiled runs.
+// `wasmMemoryBytes` the web build's WebAssembly memory after the profiled runs; `warnings` what the run should say
+// (the Chromium host's wait for V8's compiler, when it could not wait it out).
 export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFile, returnEvents, peakRssBytes,
-                                tierUp, profilerGap, stoppedEarly, wasmMemoryBytes }) {
+                                tierUp, profilerGap, stoppedEarly, wasmMemoryBytes, warnings }) {
   const file = profileFileIn(dir);
   const events = readOrtProfile(file);
   const warmIters = warm.warmupIterations;
@@ -147,7 +148,9 @@ export function profiledReply({ dir, keep, warm, iters, createMs, runMs, graphFi
   if (tierUp) {
     const w = (x) => ({ warmup_iterations: x.warmupIterations, warmup_ms: x.warmupMs });
     res.tier_up = { model: w(tierUp.model), profiler: w(tierUp.profiler.warm) };
+    if (tierUp.compile) res.tier_up.compile = tierUp.compile;
   }
+  if (warnings) res.warnings = warnings;
   const gap = profilerGap ?? tierUp?.profiler.gap;
   if (gap) res.profiler_gap = gap;
   if (returnEvents) res.events = events;

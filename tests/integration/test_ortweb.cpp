@@ -116,7 +116,8 @@ void expect_web_run_holds(const json& rep, const std::string& what, const Covera
   if (bound.profiler_gap_ms > 0)
     EXPECT_LE(run["between_kernels_ms"].get<double>(), 1.5 * kernels * bound.profiler_gap_ms + 0.05 * run_ms)
         << what << ": more time between its " << kernels << " kernels than the profiler's own "
-        << bound.profiler_gap_ms * 1000 << " us each";
+        << bound.profiler_gap_ms * 1000 << " us each; profiled run " << run_ms << " ms, dispatch "
+        << run.value("dispatch", json()).dump() << ", warnings " << run["warnings"].dump();
   else
     EXPECT_GE(run["coverage"].get<double>(), bound.min_coverage - kernels * bound.clock_step_ms / run_ms) << what;
   // The runner's calibration of the profiler's bookkeeping (runners/ort/profiler_gap.mjs, a lower bound) sets aside
@@ -135,7 +136,8 @@ void expect_web_run_holds(const json& rep, const std::string& what, const Covera
   }
   // The kernels and the time between them account for the profiled run.
   const double accounted = run["between_kernels_ms"].get<double>() + run["coverage"].get<double>() * run_ms;
-  EXPECT_NEAR(accounted / run_ms, 1.0, 0.06) << what;
+  EXPECT_NEAR(accounted / run_ms, 1.0, 0.06) << what << ": coverage " << run["coverage"] << ", between "
+                                             << run["between_kernels_ms"] << " ms, profiled run " << run_ms << " ms";
   // The graph the kernels were mapped on is the native build's, checked against every web kernel.
   EXPECT_EQ(settings_of(run)["executed_graph"]["value"], "the native build's, checked") << what << run["warnings"];
   // Its layers meet WebAssembly's own roofs, measured in the host they ran in, with the CPU's beside them; a roof of

@@ -186,6 +186,7 @@ class OrtGeneration : public DecoderGeneration {
     m.wall_s = g.wall_s;
     m.warmup_requests = g.warmup_requests;
     m.stop_reason = g.stop_reason;
+    m.warnings.insert(m.warnings.end(), g.warnings.begin(), g.warnings.end());
     m.peak_rss_bytes = g.peak_rss_bytes;
     if (g.run_peak_bytes) {
       m.memory.runner = MemoryMeasured{};
@@ -222,6 +223,7 @@ class OrtGeneration : public DecoderGeneration {
     if (!problem.empty())
       m.warnings.push_back("the optimized graph could not be read (kernels matched by name only): " + problem);
     if (!p.stopped_early.empty()) m.warnings.push_back(p.stopped_early);
+    m.warnings.insert(m.warnings.end(), p.warnings.begin(), p.warnings.end());
     if (p.prefill) m.prefill = phase_measurement(p.profile, *p.prefill, executed, threads, engine);
     if (p.decode) m.decode = phase_measurement(p.profile, *p.decode, executed, threads, engine);
   }

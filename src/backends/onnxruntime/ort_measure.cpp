@@ -140,6 +140,7 @@ Measurement timed_measurement(OrtRunner& runner, const Inputs& in, const TimingO
   out.stop_reason = timed.stop_reason;
   out.peak_rss_bytes = timed.peak_rss_bytes;
   out.page_faults = timed.page_faults;
+  out.warnings.insert(out.warnings.end(), timed.warnings.begin(), timed.warnings.end());
   if (timed.run_peak_bytes) {
     out.memory = MemoryMeasured{};
     out.memory->run_peak_bytes = *timed.run_peak_bytes;
@@ -171,6 +172,7 @@ void add_profiled_measurement(Measurement& out, OrtRunner& runner, const Inputs&
   out.threads_observed = threads_observed(prof.profile, prof.warmup_iterations, measured);
   out.kernel_time_step_ms = kOrtKernelTimeStepMs;
   if (!prof.stopped_early.empty()) out.warnings.push_back(prof.stopped_early);
+  out.warnings.insert(out.warnings.end(), prof.warnings.begin(), prof.warnings.end());
   std::string problem;
   out.executed_graph = executed_graph(prof.optimized_model.empty() ? std::nullopt
                                                                    : std::optional<std::filesystem::path>(prof.optimized_model),

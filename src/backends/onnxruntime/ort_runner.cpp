@@ -76,6 +76,14 @@ std::vector<double> doubles(const json& j, const char* key) {
 
 }  // namespace
 
+std::vector<std::string> reply_warnings(const json& reply) {
+  std::vector<std::string> out;
+  if (reply.contains("warnings") && reply["warnings"].is_array())
+    for (const auto& w : reply["warnings"])
+      if (w.is_string()) out.push_back(w.get<std::string>());
+  return out;
+}
+
 // ------------------------------------------------------------------------------------------------------------
 
 namespace {
@@ -361,6 +369,7 @@ TimedRunResult OrtRunner::run_timed(const Inputs& inputs, const TimingOptions& t
     out.probe_peak_bytes = field<uint64_t>(m, "probe_peak_bytes", 0);
   }
   if (r.contains("page_faults")) out.page_faults = field<int64_t>(r, "page_faults", 0);
+  out.warnings = reply_warnings(r);
   return out;
 }
 
@@ -398,6 +407,7 @@ ProfiledRunResult OrtRunner::run_profiled(const Inputs& inputs, const TimingOpti
   }
   out.peak_rss_bytes = field<uint64_t>(r, "peak_rss_bytes", 0);
   out.stopped_early = field<std::string>(r, "stopped_early", "");
+  out.warnings = reply_warnings(r);
   out.optimized_model = take_graph(r);
   if (const json g = r.value("profiler_gap", json()); g.is_object() && g.contains("gap_us") && g["gap_us"].is_number())
     if (const double us = g["gap_us"].get<double>(); us >= 0) out.profiler_gap_ms = us / 1000.0;

@@ -159,6 +159,7 @@ struct TimedRunResult {
   uint64_t probe_peak_bytes = 0;           // memory_probe: VmHWM over the first run, before the warm-up
   bool run_peak_reset = false;
   std::optional<int64_t> page_faults;      // the runner's minor page faults over the measured runs (Node host)
+  std::vector<std::string> warnings;       // what the runner saw that the run should say (the reply's "warnings")
 };
 
 struct ProfiledRunResult {
@@ -173,6 +174,7 @@ struct ProfiledRunResult {
   uint64_t peak_rss_bytes = 0;
   // Why fewer runs than asked were profiled (ONNX Runtime Web's memory guard, runners/ort/wasm_memory.mjs), or empty.
   std::string stopped_early;
+  std::vector<std::string> warnings;  // as TimedRunResult::warnings
   // dump_graph: the graph this profiled inference session executed (ORT's optimizedModelFilePath), moved out of the
   // profile dir; the caller reads and deletes it (executed_graph() in ort_measure.h). Empty when not asked or not
   // written.
@@ -220,6 +222,7 @@ struct GenerateResult {
   double wall_s = 0;
   int warmup_requests = 0;
   double warmup_ms = 0;
+  std::vector<std::string> warnings;  // as TimedRunResult::warnings
   std::string stop_reason;
   std::vector<std::vector<int64_t>> tokens;      // per sequence: the prefill's token, then every decode step's
   std::vector<std::vector<int64_t>> prompt_ids;  // per sequence (return_logits only)
@@ -249,7 +252,11 @@ struct GenerateProfiledResult {
   std::filesystem::path optimized_model;     // dump_graph: as ProfiledRunResult::optimized_model
   std::string stopped_early;                 // as ProfiledRunResult::stopped_early (ONNX Runtime Web's memory); a
                                              // decode phase it kept from running is absent
+  std::vector<std::string> warnings;         // as TimedRunResult::warnings
 };
+
+// A reply's "warnings": what the runner saw that the run should say (strings; anything else is skipped).
+std::vector<std::string> reply_warnings(const nlohmann::json& reply);
 
 struct RunnerError : UserError {
   RunnerError(ReplyStatus kind, std::string code, const std::string& message, std::string stderr_tail,

@@ -101,6 +101,7 @@ GenerateResult OrtRunner::generate(const DecoderBinding& io, const GenerateShape
   out.warmup_requests = r.value("warmup_requests", 0);
   out.warmup_ms = r.value("warmup_ms", 0.0);
   out.stop_reason = r.value("stop_reason", std::string());
+  out.warnings = reply_warnings(r);
   out.tokens = id_rows(r, "tokens");
   out.prompt_ids = id_rows(r, "prompt_ids");
   for (const auto& l : r.value("logits", json::array())) {
@@ -143,6 +144,7 @@ GenerateProfiledResult OrtRunner::generate_profiled(const DecoderBinding& io, co
   out.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
   out.optimized_model = take_graph(r);
   out.stopped_early = r.value("stopped_early", std::string());
+  out.warnings = reply_warnings(r);
   const fs::path file = r.value("profile_file", std::string());
   const fs::path dir = r.value("profile_dir", std::string());
   auto cleanup = [&] {
