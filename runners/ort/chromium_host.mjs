@@ -37,6 +37,7 @@ import { profiledGenerationOf } from './generate.mjs';
 import { timedReply } from './timed_loop.mjs';
 import { minorPageFaultsOf, procStatus } from './proc_memory.mjs';
 import { threadsCpuNs } from './proc_threads.mjs';
+import { compileWarnings, compilerQuiet } from './compiler_quiet.mjs';
 import { parseDecoderIo } from './decoder_io.mjs';
 import { generationTiming, parseShape } from './generation_loop.mjs';
 import { executedGraphOf, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
@@ -387,54 +388,28 @@ async function opRunTimed(msg) {
     memory.probe_peak_bytes = renderer.status()?.hwm ?? null;
     memory.peak_reset = renderer.reset() && memory.peak_reset;
   }
-  // The tier-up, then V8's compiler done (compilerQuiet), then the runs with the warm-up asked for.
+  // The tier-up, then V8's compiler done (pageCompilerQuiet), then the runs with the warm-up asked for.
   const key = st.inferenceSession.key;
   const { warm } = await call('warm', { key, timing }, 'run');
-  const compile = await compilerQuiet();
+  const compile = await pageCompilerQuiet();
   const { loop } = await call('runTimed', { key, timing: timingOf(msg) }, 'run');
   loop.warmupIterations += warm.warmupIterations;
   loop.warmupMs += warm.warmupMs;
   memory.run_peak_bytes = renderer.status()?.hwm ?? null;
   Object.assign(memory, renderer.label());
   return { ...timedReply(loop, timing, { peakRssBytes: renderer.peak(), rssBytes: renderer.status()?.rss ?? null,
-                                         memory }), compile, ...compileWarnings(compile) };
+                                         memory }), compile, ...compileWarningsLogged(compile) };
 }
 
-// Chromium's V8 compiles WebAssembly functions with its optimising tier on the renderer's ThreadPoolForegroundWorker
-// threads once they ran enough, and goes on long after the runs stopped getting faster: after ppocr_mobile_v2_cls's
-// inference sessions were made and its 2 s warm-up ran, those threads kept most of a CPU busy for 10 s more (2 vCPUs,
-// Chromium 156; Node's V8 was done within the warm-up), and profiled runs in that time took up to 6x longer, with
-// ms-long stalls between kernels. So before the page measures anything, this waits (idle: what is queued compiles
-// without more being made hot) until those threads ran less than kQuietShare of a kQuietWindowMs window, or
-// kCompileCapMs at most. Returns {quiet, waited_ms, busy_share} (the last window's share; quiet false when the cap
-// came first or the renderer's threads cannot be read).
-const kQuietWindowMs = 250;
-const kQuietShare = 0.05;
-const kCompileCapMs = 30000;
-async function compilerQuiet() {
-  const busyNs = () => (renderer.pid ? threadsCpuNs(renderer.pid, 'ThreadPoolForeg') : null);
-  const t0 = performance.now();
-  let share = null;
-  while (busyNs() !== null && performance.now() - t0 < kCompileCapMs) {
-    const [b0, c0] = [busyNs(), performance.now()];
-    await new Promise((resolve) => setTimeout(resolve, kQuietWindowMs));
-    share = (busyNs() - b0) / 1e6 / (performance.now() - c0);
-    if (share < kQuietShare) break;
-  }
-  const r = { quiet: share !== null && share < kQuietShare, waited_ms: performance.now() - t0, busy_share: share };
-  return r;
-}
+// V8's compiler in the page (compiler_quiet.mjs): the renderer's ThreadPoolForegroundWorker threads.
+const pageCompilerQuiet = () => compilerQuiet(
+  () => (renderer.pid ? threadsCpuNs(renderer.pid, (tid, name) => name.startsWith('ThreadPoolForeg')) : null));
 
-// What a reply says when compilerQuiet could not hold the runs until V8 was done: a `warnings` array, or {}.
-function compileWarnings(c) {
-  if (c.quiet) return {};
-  const why = c.busy_share === null
-    ? "the renderer's threads could not be read, so the runs did not wait for V8 to finish compiling"
-    : `V8 was still compiling WebAssembly in the page after ${(c.waited_ms / 1000).toFixed(1)} s of waiting (its ` +
-      `background threads on ${Math.round(c.busy_share * 100)}% of a CPU): the runs may include code before its ` +
-      'optimising tier, and shared the CPUs with the compiler';
-  log(`warning: ${why}`);
-  return { warnings: [why] };
+// compileWarnings, logged.
+function compileWarningsLogged(c) {
+  const w = compileWarnings(c);
+  if (w.warnings) log(`warning: ${w.warnings[0]}`);
+  return w;
 }
 
 // The page's warmProfilerCode (web_build.mjs): the small profiled model, served from a file of its own, warmed up,
@@ -472,7 +447,7 @@ async function pageProfilerGap(file) {
       await createPageSession(key, f, o);
       made.push(key);
     }
-    await compilerQuiet();  // a chain's calibration on optimised code, alone on the CPUs
+    await pageCompilerQuiet();  // a chain's calibration on optimised code, alone on the CPUs
     const r = await call('profilerGap', { keys }, 'run');
     return profilerGapOfText(r.profile, r.runs, kLongChainNodes);
   } finally {
@@ -505,7 +480,7 @@ async function opRunProfiled(msg) {
       created = true;
       if (graphFile) await executedGraphOf(st.model, st.options, graphFile);
     }
-    tierUp.compile = await compilerQuiet();
+    tierUp.compile = await pageCompilerQuiet();
     const t0 = performance.now();
     const r = await call('runProfiled', { key, timing, iterations: iters }, 'run');
     // Where a profiled message's time goes: a long warm-up of a small model makes a profile of tens of MB.
@@ -515,7 +490,7 @@ async function opRunProfiled(msg) {
     if (r.stopped_early) log(r.stopped_early);
     return profiledReply({ dir, keep, warm: r.warm, iters: r.done, createMs, runMs: r.runMs, graphFile, returnEvents,
                            peakRssBytes: renderer.peak(), tierUp, stoppedEarly: r.stopped_early,
-                           wasmMemoryBytes: r.wasm_memory_bytes, ...compileWarnings(tierUp.compile) });
+                           wasmMemoryBytes: r.wasm_memory_bytes, ...compileWarningsLogged(tierUp.compile) });
   } finally {
     if (created && !crashed) {
       try { await call('release', { key }, 'release'); } catch (e) { log('release failed:', e.message); }
@@ -549,7 +524,7 @@ async function opGenerate(msg) {
   if (optBool(msg, 'memory_generation', false)) {
     memory.collected = await call('memoryGeneration', { key, io, g }, 'run');
   }
-  const compile = await compilerQuiet();
+  const compile = await pageCompilerQuiet();
   memory.peak_reset = renderer.reset();  // the requests' own peak
   const r = await call('generate', { key, io, g, timing, keepLogits }, 'run');
   const end = renderer.status();
@@ -558,7 +533,7 @@ async function opGenerate(msg) {
   const res = {
     requests: r.requests, wall_s: r.loop.wallS, warmup_requests: r.loop.warmupIterations, warmup_ms: r.loop.warmupMs,
     stop_reason: r.loop.stopReason, tokens: r.tokens, peak_rss_bytes: renderer.peak() ?? 0, rss_bytes: end?.rss ?? 0,
-    memory, compile, ...compileWarnings(compile),
+    memory, compile, ...compileWarningsLogged(compile),
   };
   if (keepLogits) Object.assign(res, { prompt_ids: r.prompt_ids, logits: r.logits });
   return res;
@@ -575,7 +550,7 @@ async function opGenerateProfiled(msg) {
     const createMs = (await createPageSession('generation', st.model, options)).create_ms;
     created = true;
     if (graphFile) await executedGraphOf(st.model, st.options, graphFile);
-    const compile = await compilerQuiet();
+    const compile = await pageCompilerQuiet();
     const r = await call('generateProfiled', { key: 'generation', io, g, warm: t.warmupIterations,
                                                iters: t.profileIterations }, 'run');
     if (r.stopped_early) log(r.stopped_early);
@@ -585,7 +560,7 @@ async function opGenerateProfiled(msg) {
     if (modelRuns !== r.runs) log(`warning: profile has ${modelRuns} model_run events, expected ${r.runs}`);
     return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs: r.runs, phases: r.phases,
       peak_rss_bytes: renderer.peak() ?? 0, optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
-      ...(r.stopped_early ? { stopped_early: r.stopped_early } : {}), compile, ...compileWarnings(compile) };
+      ...(r.stopped_early ? { stopped_early: r.stopped_early } : {}), compile, ...compileWarningsLogged(compile) };
   } catch (e) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw e;

@@ -19,7 +19,8 @@ import { drawIds, parseDecoderIo } from './decoder_io.mjs';
 import { generationTiming, newMeter, oneGeneration, parseShape, profiledPhases, timedGenerations, tokensPerSequence }
   from './generation_loop.mjs';
 import { profiledRunGuard } from './wasm_memory.mjs';
-import { executedGraphOf, warmProfilerCode, webTiming } from './web_build.mjs';
+import { executedGraphOf, warmProfilerCode, webCompilerQuiet, webTiming } from './web_build.mjs';
+import { compileWarnings } from './compiler_quiet.mjs';
 
 // generate_profiled's message checked, and the private directory its profile goes to, for both hosts:
 // {st, io, g, t, dir, options, graphFile}.
@@ -99,6 +100,7 @@ export function makeGenerateOps() {
       await oneGeneration(env, io, g, prompt, fixed, false, meter);
       collected = { prefill_peak_bytes: meter.prefill, decode_peak_bytes: meter.decode, js: jsFigures(start, meter) };
     }
+    const compile = build === 'web' ? await webCompilerQuiet() : null;
     const peakReset = resetPeak();  // the requests' own peaks (the inference session's creation had its own)
     const jsStart = v8.getHeapStatistics();
     const timed = newMeter(null);
@@ -111,6 +113,7 @@ export function makeGenerateOps() {
       requests, wall_s: loop.wallS, warmup_requests: loop.warmupIterations, warmup_ms: loop.warmupMs,
       stop_reason: loop.stopReason, tokens: tokensPerSequence(g, first),
       peak_rss_bytes: peakRss(), rss_bytes: process.memoryUsage().rss, memory,
+      ...(compile ? { compile, ...compileWarnings(compile) } : {}),
     };
     if (keepLogits) {
       res.prompt_ids = Array.from({ length: g.batch }, (_, b) => prompt.slice(b * g.prompt, (b + 1) * g.prompt));
@@ -140,6 +143,7 @@ export function makeGenerateOps() {
       // The web build writes no graph: the native build's optimisation of the model stands in (web_build.mjs), or
       // the kernels ORT's optimiser named (Transpose_token_N) map to nothing.
       if (build === 'web' && graphFile) await executedGraphOf(st.model, st.options, graphFile);
+      const compile = build === 'web' ? await webCompilerQuiet() : null;
       const guard = build === 'web' ? profiledRunGuard() : null;
       const { phases, runs, stoppedEarly } = await profiledPhases({ ...envOf(inferenceSession), probe: null }, io, g,
                                                                   prompt, fixed, warm, iters, guard);
@@ -155,7 +159,8 @@ export function makeGenerateOps() {
       if (modelRuns !== runs) log(`warning: profile has ${modelRuns} model_run events, expected ${runs}`);
       return { profile_dir: dir, profile_file: file, session_create_ms: createMs, runs, phases,
         peak_rss_bytes: peakRss(), optimized_model: graphFile && fs.existsSync(graphFile) ? graphFile : null,
-        ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}) };
+        ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
+        ...(compile ? { compile, ...compileWarnings(compile) } : {}) };
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw e;

@@ -20,11 +20,18 @@ import { chainModel } from './onnx_chain.mjs';
 import { warmUp } from './timed_loop.mjs';
 import { nowNs } from './clock.mjs';
 import { chainGap, kLongChainNodes, kShortChainNodes } from './profiler_gap.mjs';
+import { compilerQuiet } from './compiler_quiet.mjs';
+import { otherThreadIds, threadsCpuNs } from './proc_threads.mjs';
 
 // How long the first runs of a fresh WebAssembly module may still run baseline code: V8 compiles the hot functions
 // with its optimising tier in the background once they have run enough (measured: ~0.6 s for onnxruntime-web on a
 // 5 ms model, Zen 3, Node 20).
 export const kTierUpMs = 2000;
+
+// V8's compiler in this process (compiler_quiet.mjs): the threads there were before ORT Web made its workers — Node's
+// platform workers, which compile for every isolate — read when this module loads, before any inference session.
+const engineThreads = otherThreadIds();
+export const webCompilerQuiet = () => compilerQuiet(() => threadsCpuNs('self', (tid) => engineThreads.has(tid)));
 
 // The web build's timing: its warm-up covers the tier-up (timed_loop.mjs's warmUp goes on until steady).
 export function webTiming(timing) {
@@ -66,6 +73,7 @@ export async function warmProfilerCode(timing, { measureGap = true } = {}) {
     await s.release();
   }
   if (!measureGap) return { warm, gap: null };
+  await webCompilerQuiet();  // the calibration on optimised code, alone on the CPUs
   const plain = { executionProviders: ['wasm'] };
   const gap = await chainGap({
     create: (which) => ort.InferenceSession.create(which === 'short' ? profilerShortModel() : model,

@@ -1,21 +1,30 @@
-// proc_threads.mjs reads another process's threads' CPU time from /proc: the sum grows by the CPU a thread of that name
-// spent, and a name no thread has gives null (the Chromium host then cannot wait for V8's compiler, and says so).
+// proc_threads.mjs reads a process's threads' CPU time from /proc: the sum over the threads picked grows by the CPU
+// they spent, a pick no thread passes gives null (the host then cannot wait for V8's compiler, and says so), and the
+// threads other than the main one leave the main one out.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { threadsCpuNs } from '../../runners/ort/proc_threads.mjs';
+import { otherThreadIds, threadsCpuNs } from '../../runners/ort/proc_threads.mjs';
 
-test('the CPU time of the threads of a name grows by what they ran', () => {
-  const before = threadsCpuNs(process.pid, 'node');
+const spin = (ms) => { for (const end = Date.now() + ms; Date.now() < end;) { /* on this thread */ } };
+
+test('the CPU time of the threads picked grows by what they ran', () => {
+  const main = String(process.pid);
+  const before = threadsCpuNs(process.pid, (tid) => tid === main);
+  const others = threadsCpuNs('self', (tid) => otherThreadIds().has(tid));
   assert.ok(before > 0, String(before));
   const t0 = process.cpuUsage();
-  for (const end = Date.now() + 200; Date.now() < end;) { /* spin on this thread */ }
+  spin(200);
   const ranNs = ((u) => (u.user + u.system) * 1000)(process.cpuUsage(t0));
-  const grown = threadsCpuNs(process.pid, 'node') - before;
-  assert.ok(grown >= 0.9 * ranNs && ranNs >= 150e6, `grew ${grown} ns, the process ran ${ranNs} ns`);
+  const grown = threadsCpuNs(process.pid, (tid) => tid === main) - before;
+  assert.ok(ranNs >= 150e6 && grown >= 0.8 * ranNs && grown <= 1.05 * ranNs, `grew ${grown} ns, the process ran ${ranNs} ns`);
+  // The other threads (V8's platform workers, idle here) barely moved while the main one spun.
+  const othersGrown = threadsCpuNs('self', (tid) => otherThreadIds().has(tid)) - others;
+  assert.ok(othersGrown < 0.2 * grown, `the other threads ran ${othersGrown} ns`);
+  assert.ok(!otherThreadIds().has(main));
 });
 
-test('no thread of the name, or no such process: null', () => {
-  assert.equal(threadsCpuNs(process.pid, 'no-such-thread-name'), null);
-  assert.equal(threadsCpuNs(2 ** 22 + 12345, 'node'), null);
+test('no thread picked, or no such process: null', () => {
+  assert.equal(threadsCpuNs(process.pid, (tid, name) => name === 'no-such-thread-name'), null);
+  assert.equal(threadsCpuNs(2 ** 22 + 12345, () => true), null);
 });

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chainModel } from '../../runners/ort/onnx_chain.mjs';
-import { assertWebProfiledWarmUp } from './web_profiled.mjs';
+import { assertWaitedForTheCompiler, assertWebProfiledWarmUp } from './web_profiled.mjs';
 
 const runner = fileURLToPath(new URL('../../runners/ort/run.mjs', import.meta.url));
 const installed = fs.existsSync(fileURLToPath(new URL('../../runners/ort/node_modules/onnxruntime-web/package.json',
@@ -51,9 +51,10 @@ test('the threads ORT Web ran are read back, and its profile reaches the reply',
   const { dir, file } = modelFile();
   try {
     const load = { op: 'load', model: file, options: { intraOpNumThreads: 2 } };
-    const withThreads = await converse([], [{ op: 'hello' }, load, { op: 'run_profiled', timing: TIMING, return_events: true }]);
+    const withThreads = await converse([], [{ op: 'hello' }, load, { op: 'run_profiled', timing: TIMING, return_events: true },
+                                            { op: 'run_timed', timing: TIMING }]);
     assert.equal(withThreads.code, 0, withThreads.stderr);
-    const [hello, loaded, profiled] = withThreads.replies;
+    const [hello, loaded, profiled, timed] = withThreads.replies;
     assert.equal(hello.build, 'web');
     assert.match(hello.onnxruntime_web, /^\d+\.\d+\.\d+$/);
     assert.deepEqual(loaded.wasm, { threads: 2, shared_memory: true, simd: true });
@@ -65,6 +66,10 @@ test('the threads ORT Web ran are read back, and its profile reaches the reply',
     const kernels = profiled.events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time'));
     assert.equal(profiled.model_runs.length, runs);
     assert.ok(kernels.length > 0 && kernels.length % runs === 0, `${kernels.length} kernel events over ${runs} runs`);
+    // The timed runs: the tier-up (≥ 2 s), V8's compiler waited for, then the warm-up asked for, counted together.
+    assert.equal(timed.ok, true, JSON.stringify(timed));
+    assert.ok(timed.warmup_ms >= 2000 && timed.warmup_iterations > TIMING.warmup_iterations, JSON.stringify(timed));
+    assertWaitedForTheCompiler(timed.compile, timed);
 
     const noSab = await converse(['--no-harmony-sharedarraybuffer'], [{ op: 'hello' }, load]);
     assert.equal(noSab.code, 0, noSab.stderr);

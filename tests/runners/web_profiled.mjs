@@ -3,7 +3,7 @@
 // code on a small model of its own; the profiled inference session then warmed up for `timing.warmup_iterations`
 // runs only (each profiled run keeps WebAssembly memory); the memory guard saw the module's memory (at least the 256
 // pages ORT Web's glue starts with, within 4 GiB) and, for a small model, had nothing to stop; the profiler's gap was
-// measured.
+// measured; the profiled runs waited for V8's compiler (assertWaitedForTheCompiler).
 import assert from 'node:assert/strict';
 
 export function assertWebProfiledWarmUp(profiled, timing) {
@@ -21,4 +21,15 @@ export function assertWebProfiledWarmUp(profiled, timing) {
   assert.equal(g.runs, 60, JSON.stringify(g));
   assert.ok(g.profiled_gap_us > 0 && g.plain_kernel_us > 0, JSON.stringify(g));
   assert.ok(g.gap_us >= 0 && g.gap_us < g.profiled_gap_us, JSON.stringify(g));
+  assertWaitedForTheCompiler(profiled.tier_up.compile, profiled);
+}
+
+// compiler_quiet.mjs's wait, as a reply reports it: V8's compiler threads were read (the page's renderer's, or the
+// runner's own), at least one window was waited, and either the compiler went quiet or the reply warns that the runs
+// did not wait it out.
+export function assertWaitedForTheCompiler(compile, reply) {
+  assert.ok(compile && typeof compile.busy_share === 'number', JSON.stringify(compile));
+  assert.ok(compile.waited_ms >= 250, JSON.stringify(compile));
+  if (compile.quiet) assert.ok(compile.busy_share < 0.05 && !reply.warnings, JSON.stringify(compile));
+  else assert.match(reply.warnings.join(' '), /V8 was still compiling/);
 }
