@@ -1,4 +1,5 @@
-// A process's threads as /proc shows them: the Chromium host's renderer (chromium_host.mjs), the runner itself (run.mjs).
+// A process's threads as /proc shows them: the Chromium host's renderer (chromium_host.mjs), the runner itself
+// (web_build.mjs).
 import fs from 'node:fs';
 
 function threadIds(pid) {

@@ -17,7 +17,8 @@ test('the CPU time of the threads picked grows by what they ran', () => {
   spin(200);
   const ranNs = ((u) => (u.user + u.system) * 1000)(process.cpuUsage(t0));
   const grown = threadsCpuNs(process.pid, (tid) => tid === main) - before;
-  assert.ok(ranNs >= 150e6 && grown >= 0.8 * ranNs && grown <= 1.05 * ranNs, `grew ${grown} ns, the process ran ${ranNs} ns`);
+  assert.ok(ranNs >= 150e6 && grown >= 0.8 * ranNs && grown <= 1.05 * ranNs,
+            `grew ${grown} ns, the process ran ${ranNs} ns`);
   // The other threads (V8's platform workers, idle here) barely moved while the main one spun.
   const othersGrown = threadsCpuNs('self', (tid) => otherThreadIds().has(tid)) - others;
   assert.ok(othersGrown < 0.2 * grown, `the other threads ran ${othersGrown} ns`);

@@ -51,7 +51,8 @@ test('the threads ORT Web ran are read back, and its profile reaches the reply',
   const { dir, file } = modelFile();
   try {
     const load = { op: 'load', model: file, options: { intraOpNumThreads: 2 } };
-    const withThreads = await converse([], [{ op: 'hello' }, load, { op: 'run_profiled', timing: TIMING, return_events: true },
+    const withThreads = await converse([], [{ op: 'hello' }, load,
+                                            { op: 'run_profiled', timing: TIMING, return_events: true },
                                             { op: 'run_timed', timing: TIMING }]);
     assert.equal(withThreads.code, 0, withThreads.stderr);
     const [hello, loaded, profiled, timed] = withThreads.replies;

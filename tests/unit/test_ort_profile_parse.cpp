@@ -189,3 +189,15 @@ TEST(OrtInputs, RequestFields) {
 }
 
 }  // namespace
+
+// A reply's "warnings" (the web build's wait for V8's compiler that ran out, runners/ort/compiler_quiet.mjs): every
+// string, in order; anything else skipped; none when the field is absent or not an array.
+TEST(OrtReplies, WarningsAreTheReplysStrings) {
+  const auto w =
+      reply_warnings(nlohmann::json::parse(R"({"ok":true,"warnings":["V8 was still compiling", 3, "second"]})"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], "V8 was still compiling");
+  EXPECT_EQ(w[1], "second");
+  EXPECT_TRUE(reply_warnings(nlohmann::json::parse(R"({"ok":true})")).empty());
+  EXPECT_TRUE(reply_warnings(nlohmann::json::parse(R"({"ok":true,"warnings":"one"})")).empty());
+}
