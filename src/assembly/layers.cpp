@@ -331,6 +331,20 @@ int64_t place_levels(Layer& l, const LayerSources& in, uint64_t work, double sec
   return errors;
 }
 
+// A layer an engine ran (WebAssembly), placed on the machine's native roofs as well (`l` already placed on the
+// engine's). The machine allows at least what any kernel measured on it did: from L2 outwards an engine's loads meet
+// the same caches as the native ones, so the two sweeps measure one ceiling twice, and the native figure can come out
+// below the engine's (a native roof measured in a slow spell, a read+write mix the native kernels never ran). There
+// the engine's ceiling stands as the CPU's too — never a share of "what the CPU allows" above the share of what the
+// engine allows — and `cpu_roof` says whose figure it is.
+void place_on_cpu(Layer& l, const HardwareInfo& cpu, int64_t threads, uint64_t work, double s) {
+  const RoofPlacement c = place_on_roofline(cpu, threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
+  if (c.bound.empty()) return;
+  const bool engine_higher = !l.bound.empty() && c.efficiency > l.efficiency;
+  l.cpu_efficiency = engine_higher ? l.efficiency : c.efficiency;
+  l.cpu_roof = engine_higher ? l.roof + " (the engine's figure; the native " + c.roof + " is lower)" : c.roof;
+}
+
 bool has_compute_roof(const HardwareInfo& hw, const std::string& dtype) {
   return std::any_of(hw.compute.begin(), hw.compute.end(), [&](const ComputeRoof& c) { return c.dtype == dtype; });
 }
@@ -363,19 +377,12 @@ std::vector<std::string> place_layers(std::vector<Layer>& layers, const Hardware
       l.gbps = static_cast<double>(l.bytes) / s / 1e9;
     }
     errors += place_levels(l, in, work, s);
-    if (in.cpu && s > 0) {
-      const RoofPlacement c =
-          place_on_roofline(*in.cpu, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
-      if (!c.bound.empty()) {
-        l.cpu_efficiency = c.efficiency;
-        l.cpu_roof = c.roof;
-      }
-    }
     if (in.hw) {
       RoofPlacement r = place_on_roofline(*in.hw, in.threads, work, l.bytes, s, roof_dtype(l.precision), l.bytes_written);
       l.bound = r.bound;
       l.roof = r.roof;
       l.efficiency = r.efficiency;
+      if (in.cpu && s > 0) place_on_cpu(l, *in.cpu, in.threads, work, s);
       const std::string dtype = roof_dtype(l.precision);
       // Above the fp32 ceiling is no error for an int8 kernel when no int8 ceiling was measured (hw --quick).
       if (r.bound == "compute" && !dtype.empty() && dtype != "fp32" && !has_compute_roof(*in.hw, dtype)) {

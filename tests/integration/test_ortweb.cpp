@@ -330,7 +330,7 @@ TEST_F(OrtWebTest, GenerateRunsADecoderInNodeAndInThePage) {
       for (const auto& l : ph["layers"]) {
         EXPECT_LE(l.value("efficiency", 0.0), 1.10) << l["name"] << " above its roof";
         // The same layer against a lower ceiling: its share of what WebAssembly allows is at least its share of
-        // what the CPU allows.
+        // what the CPU allows (where a native memory roof measured below WebAssembly's, the latter is the CPU's too).
         EXPECT_GE(l.value("efficiency", 0.0) * 1.0001 + 1e-12, l.value("cpu_efficiency", 0.0))
             << l["name"] << ": the WebAssembly roof is above the CPU's";
       }

@@ -60,6 +60,32 @@ TEST(EngineRoofs, AWebLayerIsHeldAgainstWebAssemblyAndShownAgainstTheCpu) {
   EXPECT_TRUE(l.attribution_error.empty());
 }
 
+// DRAM is DRAM for both: two sweeps measure one ceiling, and the native one can come out lower (a slow spell). The
+// machine allows at least what WebAssembly's kernel did there, so the layer's share of the CPU's roof is not above its
+// share of WebAssembly's, and the CPU's roof says whose figure it is.
+TEST(EngineRoofs, WhereWebAssemblyMeasuredMoreThanTheNativeSweepItsFigureIsTheCpusToo) {
+  HardwareInfo hw = native_roofs();
+  EngineRoofs wasm = wasm_roofs();
+  wasm.memory[1].gbps = 25;  // DRAM read: 25 GB/s against the native sweep's 20
+  hw.engines = {wasm};
+  ProfileRun run = one_layer_run(4.0, 1'000'000);
+  run.layers[0].bytes = 64 * MiB;  // past the 32 MiB L3, 0.015 FLOP/B: DRAM-bound on both, 16.8 GB/s
+  run.roofs_engine = "wasm:node";
+  place_run_again(run, nullptr, hw, 0);
+  const Layer& l = run.layers[0];
+  EXPECT_EQ(l.bound, "memory");
+  const double gbps = 64.0 * MiB / 4e-3 / 1e9;
+  EXPECT_NEAR(l.efficiency, gbps / 25, 1e-9);
+  ASSERT_TRUE(l.cpu_efficiency);
+  EXPECT_NEAR(*l.cpu_efficiency, l.efficiency, 1e-12);
+  EXPECT_EQ(l.cpu_roof, l.roof + " (the engine's figure; the native DRAM read x1 is lower)");
+  // Where the native figure is the higher, it is the CPU's roof as measured.
+  hw.engines[0].memory[1].gbps = 18;
+  place_run_again(run, nullptr, hw, 0);
+  EXPECT_NEAR(*run.layers[0].cpu_efficiency, gbps / 20, 1e-9);
+  EXPECT_EQ(run.layers[0].cpu_roof, "DRAM read x1");
+}
+
 TEST(EngineRoofs, AWebLayerAboveWebAssemblysRoofIsAnAttributionErrorEvenBelowTheCpus) {
   HardwareInfo hw = native_roofs();
   hw.engines = {wasm_roofs()};
