@@ -40,8 +40,8 @@ import { threadsCpuNs } from './proc_threads.mjs';
 import { compileWarnings, compilerQuiet } from './compiler_quiet.mjs';
 import { parseDecoderIo } from './decoder_io.mjs';
 import { generationTiming, parseShape } from './generation_loop.mjs';
-import { executedGraphOf, profilerShortModel, profilerWarmModel, webOptionsFor, webProfiledTiming,
-  webTiming } from './web_build.mjs';
+import { executedGraphOf, profilerShortModel, profilerWarmModel, profilerWarmTiming, webOptionsFor,
+  webProfiledTiming, webTiming } from './web_build.mjs';
 import { kLongChainNodes, profilerGapOfText } from './profiler_gap.mjs';
 import { nodeCpus, sysCaches } from './wasm_roofs_node.mjs';
 import { wasmRoofsOptions } from './wasm_roofs_message.mjs';
@@ -423,7 +423,8 @@ async function warmPageProfilerCode(timing, { measureGap = true } = {}) {
     await createPageSession('profiler', file, { enableProfiling: true });
     let warm;
     try {
-      ({ warm } = await call('warm', { key: 'profiler', timing, feeds: 'profiler' }, 'run'));
+      const warming = { key: 'profiler', timing: profilerWarmTiming(timing), feeds: 'profiler' };
+      ({ warm } = await call('warm', warming, 'run'));
     } finally {
       await call('dropProfile', { key: 'profiler' }, 'profile');
       await call('release', { key: 'profiler' }, 'release');

@@ -16,6 +16,7 @@
 import { median } from './stats.mjs';
 
 export const kLongChainNodes = 64;   // the long chain: the profiler's warm-up model too (web_build.mjs)
+export const kProfilerWarmMs = 300;  // the profiler's warm-up on it, at least (web_build.mjs's profilerWarmTiming)
 export const kShortChainNodes = 8;
 export const kGapBlocks = 5;          // blocks of plain runs, each followed by profiled runs
 export const kGapProfiledRuns = 12;   // profiled runs per block

@@ -19,7 +19,7 @@ import { MessageError, log } from './errors.mjs';
 import { chainModel } from './onnx_chain.mjs';
 import { warmUp } from './timed_loop.mjs';
 import { nowNs } from './clock.mjs';
-import { chainGap, kLongChainNodes, kShortChainNodes } from './profiler_gap.mjs';
+import { chainGap, kLongChainNodes, kProfilerWarmMs, kShortChainNodes } from './profiler_gap.mjs';
 import { compilerQuiet } from './compiler_quiet.mjs';
 import { otherThreadIds, threadsCpuNs } from './proc_threads.mjs';
 
@@ -52,9 +52,13 @@ export function webProfiledTiming(timing) {
 // The profiler's own WebAssembly code (each kernel event's names, shapes and times) runs in profiled inference
 // sessions only, so the plain tier-up leaves it baseline code: without more, the first ~15 profiled runs of
 // ppocr_mobile_v2_cls ran 2-4x slower than the ones after (Node 20, Zen 3). It tiers up on a small profiled model
-// first — a chain of kLongChainNodes nodes over one float, run as the tier-up runs (webTiming), its profile
-// dropped — which keeps next to nothing: afterwards the first profiled run of ppocr ran at the speed of its later
-// ones.
+// first — a chain of kLongChainNodes nodes over one float, run until steady, its profile dropped — which keeps next
+// to nothing: afterwards the first profiled run of ppocr ran at the speed of its later ones. The warm-up is short:
+// the profiler's code is a few functions run once per kernel event, hot after a few hundred ms of the chain's runs,
+// and the compiler's wait after it (compiler_quiet.mjs) sees their optimised code installed. Every run adds
+// kLongChainNodes events to a profile that is printed whole at the end, and the print is the cost: warmed up for
+// kTierUpMs, the chain made ~117k events, and dropping its profile took ~10 s of a Chromium page (Zen 5).
+export const profilerWarmTiming = (timing) => ({ ...timing, warmupMs: kProfilerWarmMs, untilSteady: true });
 export const profilerWarmModel = () => chainModel(kLongChainNodes);
 export const profilerShortModel = () => chainModel(kShortChainNodes);
 
@@ -67,7 +71,7 @@ export async function warmProfilerCode(timing, { measureGap = true } = {}) {
   const s = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], enableProfiling: true });
   let warm;
   try {
-    warm = await warmUp(timing, () => s.run(feeds));
+    warm = await warmUp(profilerWarmTiming(timing), () => s.run(feeds));
   } finally {
     captureWebProfile(s);
     await s.release();

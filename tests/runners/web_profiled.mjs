@@ -1,14 +1,15 @@
 // What a run_profiled reply of the web build shows in either host (web_build.mjs's webProfiledTiming, wasm_memory.mjs):
 // V8's tier-up ran before profiling, plain (at least 2 s, until the runs stop getting faster), and the profiler's own
-// code on a small model of its own; the profiled inference session then warmed up for `timing.warmup_iterations`
-// runs only (each profiled run keeps WebAssembly memory); the memory guard saw the module's memory (at least the 256
-// pages ORT Web's glue starts with, within 4 GiB) and, for a small model, had nothing to stop; the profiler's gap was
-// measured; the profiled runs waited for V8's compiler (assertWaitedForTheCompiler).
+// code on a small model of its own (at least kProfilerWarmMs, until steady); the profiled inference session then
+// warmed up for `timing.warmup_iterations` runs only (each profiled run keeps WebAssembly memory); the memory guard
+// saw the module's memory (at least the 256 pages ORT Web's glue starts with, within 4 GiB) and, for a small model,
+// had nothing to stop; the profiler's gap was measured; the profiled runs waited for V8's compiler (assertWaitedForTheCompiler).
 import assert from 'node:assert/strict';
+import { kProfilerWarmMs } from '../../runners/ort/profiler_gap.mjs';
 
 export function assertWebProfiledWarmUp(profiled, timing) {
   assert.ok(profiled.tier_up.model.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
-  assert.ok(profiled.tier_up.profiler.warmup_ms >= 2000, JSON.stringify(profiled.tier_up));
+  assert.ok(profiled.tier_up.profiler.warmup_ms >= kProfilerWarmMs, JSON.stringify(profiled.tier_up));
   assert.equal(profiled.warmup_iterations, timing.warmup_iterations);
   assert.equal(profiled.stopped_early, undefined);
   assert.ok(profiled.wasm_memory_bytes >= 256 * 65536 && profiled.wasm_memory_bytes <= 2 ** 32,
