@@ -7,7 +7,8 @@
 //
 // --build web: onnxruntime-web (its Node entry, the WebAssembly build) instead, with its threads set the way its
 // documentation says (env.wasm.numThreads) and the model read as bytes; no freeDimensionOverrides (`-B ortweb` sends
-// none: docs/ortweb.md; --dim sizes the inputs only). Give it a warm-up that covers V8's tier-up, as rooflens' (≥ 2 s).
+// none: docs/ortweb.md; --dim sizes the inputs only). Give it the warm-up rooflens' web runs have in all (the tier-up
+// rule's 2 s, then the warm-up asked): an ORT Web process's runs slow down as it ages, so both must sample at one age.
 //
 // --ort-package may also come from ROOFLENS_ORT_PACKAGE. ESM resolves bare specifiers relative to this file,
 // which lives outside runners/ort, so onnxruntime-node is loaded with createRequire(<that package.json>).
