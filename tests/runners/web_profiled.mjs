@@ -3,8 +3,10 @@
 // code on a small model of its own (at least kProfilerWarmMs, until steady); the profiled inference session then
 // warmed up for `timing.warmup_iterations` runs only (each profiled run keeps WebAssembly memory); the memory guard
 // saw the module's memory (at least the 256 pages ORT Web's glue starts with, within 4 GiB) and, for a small model,
-// had nothing to stop; the profiler's gap was measured; the profiled runs waited for V8's compiler (assertWaitedForTheCompiler).
+// had nothing to stop; the profiler's gap was measured; the profiled runs waited for V8's compiler
+// (assertWaitedForTheCompiler).
 import assert from 'node:assert/strict';
+import { kQuietShare, kQuietWindowMs } from '../../runners/ort/compiler_quiet.mjs';
 import { kProfilerWarmMs } from '../../runners/ort/profiler_gap.mjs';
 
 export function assertWebProfiledWarmUp(profiled, timing) {
@@ -30,7 +32,7 @@ export function assertWebProfiledWarmUp(profiled, timing) {
 // did not wait it out.
 export function assertWaitedForTheCompiler(compile, reply) {
   assert.ok(compile && typeof compile.busy_share === 'number', JSON.stringify(compile));
-  assert.ok(compile.waited_ms >= 250, JSON.stringify(compile));
-  if (compile.quiet) assert.ok(compile.busy_share < 0.05 && !reply.warnings, JSON.stringify(compile));
+  assert.ok(compile.waited_ms >= kQuietWindowMs, JSON.stringify(compile));
+  if (compile.quiet) assert.ok(compile.busy_share < kQuietShare && !reply.warnings, JSON.stringify(compile));
   else assert.match(reply.warnings.join(' '), /V8 was still compiling/);
 }
