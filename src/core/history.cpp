@@ -86,7 +86,8 @@ std::string roofs_hash(const HardwareInfo& h) {
 
 MachineFingerprint fingerprint_of(const MachineDesc& m, const HardwareInfo* roofs) {
   MachineFingerprint f;
-  f.cpu = m.model;
+  // The signature beside the brand (hw/cpu_features.h): two generations behind one masked brand are two machines.
+  f.cpu = m.model + (m.signature.empty() ? "" : " (" + m.signature + ")");
   f.cores = m.cores;
   f.threads = m.threads;
   f.memory_bytes = m.memory_bytes;
@@ -95,7 +96,7 @@ MachineFingerprint fingerprint_of(const MachineDesc& m, const HardwareInfo* roof
   if (roofs) f.roofs_hash = roofs_hash(*roofs);
   // Memory in whole GiB: the bytes a kernel reserves differ by a few MiB between boots and kernels.
   auto gib = static_cast<long long>(std::llround(static_cast<double>(m.memory_bytes) / (1024.0 * 1024 * 1024)));
-  f.id = sha256_hex(fmt::format("cpu={}\ncores={}\nthreads={}\nmemory_gib={}\nos={}\n", m.model, m.cores, m.threads,
+  f.id = sha256_hex(fmt::format("cpu={}\ncores={}\nthreads={}\nmemory_gib={}\nos={}\n", f.cpu, m.cores, m.threads,
                                 gib, m.os))
              .substr(0, 16);
   return f;

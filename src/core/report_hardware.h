@@ -16,6 +16,7 @@ struct CacheInfo {
 
 struct MachineDesc {
   std::string vendor, model;
+  std::string signature;        // hw/cpu_features.h cpu_signature(): "family 25 model 17 stepping 1"; "" unknown
   int64_t sockets = 0, cores = 0, threads = 0, numa_nodes = 0;
   uint64_t memory_bytes = 0;
   double mhz = 0;               // nominal/max frequency if readable, else 0

@@ -163,13 +163,14 @@ void from_json(const json& j, CacheInfo& c) {
 }
 
 void to_json(json& j, const MachineDesc& m) {
-  j = json{{"vendor", m.vendor}, {"model", m.model}, {"sockets", m.sockets}, {"cores", m.cores},
+  j = json{{"vendor", m.vendor}, {"model", m.model}, {"signature", m.signature}, {"sockets", m.sockets}, {"cores", m.cores},
             {"threads", m.threads}, {"numa_nodes", m.numa_nodes}, {"memory_bytes", m.memory_bytes},
             {"mhz", m.mhz}, {"os", m.os}, {"kernel", m.kernel}, {"isa", m.isa}, {"caches", m.caches}};
 }
 void from_json(const json& j, MachineDesc& m) {
   m.vendor = j.value("vendor", std::string());
   m.model = j.value("model", std::string());
+  m.signature = j.value("signature", std::string());
   m.sockets = optional_integer(j, "sockets", int64_t{0});
   m.cores = optional_integer(j, "cores", int64_t{0});
   m.threads = optional_integer(j, "threads", int64_t{0});

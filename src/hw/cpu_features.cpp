@@ -64,6 +64,21 @@ FeatureMask detect_features() {
   return m;
 }
 
+std::string cpu_signature() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return "";
+  // The displayed family and model (Intel SDM vol. 2A, CPUID leaf 1, EAX): the extended fields count only where the
+  // base family says they are used.
+  const unsigned stepping = a & 0xf, base_model = (a >> 4) & 0xf, base_family = (a >> 8) & 0xf;
+  const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  const unsigned model = base_family == 0x6 || base_family == 0xf ? (((a >> 16) & 0xf) << 4) + base_model : base_model;
+  return "family " + std::to_string(family) + " model " + std::to_string(model) + " stepping " + std::to_string(stepping);
+#else
+  return "";
+#endif
+}
+
 std::vector<std::string> feature_names(FeatureMask m) {
   std::vector<std::string> out;
   for (const auto& f : kNames)

@@ -30,6 +30,11 @@ inline constexpr FeatureMask kAvx512Family = kAvx512f | kAvx512dq | kAvx512bw | 
 // opmask/ZMM state too. A hypervisor can expose a cpuid bit with the state disabled; then it is masked off.
 FeatureMask detect_features();
 
+// The CPU's family, model and stepping as CPUID leaf 1 reports them, e.g. "family 25 model 17 stepping 1" (Zen 4); ""
+// off x86. A hypervisor may mask the brand string to "AMD EPYC" for every generation it hosts, with the same ISA
+// bits: the signature is what still tells a Zen 4 from a Zen 5, whose roofs differ.
+std::string cpu_signature();
+
 std::vector<std::string> feature_names(FeatureMask m);  // "sse2", "avx", "fma", ... in bit order
 // Parses "avx2,fma" into a mask; throws UserError naming the unknown feature.
 FeatureMask parse_features(const std::string& list);

@@ -76,7 +76,8 @@ std::string render_hardware(const HardwareInfo& hw, bool verbose, const std::str
   if (m.model.empty() && m.cores == 0) {
     out << "machine   not described\n";  // a hand-written datasheet may give only ceilings
   } else {
-    out << "machine   " << (m.model.empty() ? "unknown CPU" : m.model) << " — " << m.sockets << " socket(s), "
+    out << "machine   " << (m.model.empty() ? "unknown CPU" : m.model)
+        << (m.signature.empty() ? "" : " (" + m.signature + ")") << " — " << m.sockets << " socket(s), "
         << m.cores << " cores, " << m.threads << " threads, " << m.numa_nodes << " NUMA node(s), "
         << binary_bytes(m.memory_bytes) << " RAM";
     if (m.mhz > 0) out << ", " << fixed(m.mhz, 0) << " MHz";

@@ -76,6 +76,7 @@ MachineDesc describe_machine(FeatureMask usable) {
   describe_topology(m);
   if (m.model.empty()) m.model = trim(first_line_after("/proc/cpuinfo", "model name"));
   if (m.vendor.empty()) m.vendor = trim(first_line_after("/proc/cpuinfo", "vendor_id"));
+  m.signature = cpu_signature();
   if (m.cores == 0) m.cores = m.threads = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   m.memory_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   m.mhz = read_mhz();

@@ -21,7 +21,9 @@ std::optional<std::string> slurp(const std::string& path) {
 }  // namespace
 
 std::string cache_key(const MachineDesc& m, const std::string& version) {
-  std::string key = m.model + "|" + std::to_string(m.cores) + " cores|isa";
+  // The signature beside the brand: a hypervisor's "AMD EPYC" is a Zen 4 and a Zen 5 alike, with the same ISA bits.
+  std::string key = m.model + (m.signature.empty() ? "" : " (" + m.signature + ")") + "|" + std::to_string(m.cores) +
+                    " cores|isa";
   for (const std::string& f : m.isa) key += " " + f;
   key += "|caches";
   for (const CacheInfo& c : m.caches) key += " " + c.level + ":" + std::to_string(c.size_bytes) + "x" + std::to_string(c.instances);

@@ -1,11 +1,15 @@
 // The hardware section's JSON form and the per-machine roof cache.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/history.h"
+#include "hw/cpu_features.h"
+#include "hw/machine.h"
 #include "hw/roof_cache.h"
 
 using namespace rooflens;
@@ -136,6 +140,34 @@ TEST(HwCache, AGuestOfAnotherCpuClassWithTheSameNameMisses) {
   MachineDesc other_memory = avx512;
   other_memory.memory_bytes /= 2;
   EXPECT_FALSE(load_cached(d.path.string(), hw::cache_key(other_memory, "0.1.0"), true));
+}
+
+TEST(HwCache, TwoGenerationsBehindOneMaskedBrandMiss) {
+  // A Zen 4 and a Zen 5 guest both say "AMD EPYC", with the same ISA bits, caches and memory; their peaks differ.
+  TempDir d;
+  MachineDesc zen4 = guest("AMD EPYC", 2, {"sse2", "avx2", "avx512f", "avx512_vnni", "avx512_bf16"});
+  zen4.signature = "family 25 model 17 stepping 1";
+  MachineDesc zen5 = zen4;
+  zen5.signature = "family 26 model 2 stepping 1";
+  store_cached(d.path.string(), sample_hw(hw::cache_key(zen4, "0.1.0")));
+  EXPECT_TRUE(load_cached(d.path.string(), hw::cache_key(zen4, "0.1.0"), true));
+  EXPECT_FALSE(load_cached(d.path.string(), hw::cache_key(zen5, "0.1.0"), true));
+  EXPECT_NE(fingerprint_of(zen4, nullptr).id, fingerprint_of(zen5, nullptr).id);
+  EXPECT_EQ(fingerprint_of(zen4, nullptr).cpu, "AMD EPYC (family 25 model 17 stepping 1)");
+}
+
+TEST(HwCache, ThisCpusSignatureIsReadFromCpuid) {
+#if defined(__x86_64__)
+  // Every x86-64 CPU has CPUID leaf 1; its family is at least 6 (the P6 and later, and every AMD64 part).
+  const std::string sig = cpu_signature();
+  int family = 0, model = -1, stepping = -1;
+  ASSERT_EQ(std::sscanf(sig.c_str(), "family %d model %d stepping %d", &family, &model, &stepping), 3) << sig;
+  EXPECT_GE(family, 6);
+  EXPECT_GE(model, 0);
+  EXPECT_EQ(describe_machine(detect_features()).signature, sig);
+#else
+  GTEST_SKIP() << "CPUID is x86's";
+#endif
 }
 
 TEST(HwCache, RoofsMeasuredTheOldWayAreMeasuredAgain) {
