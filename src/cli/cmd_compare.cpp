@@ -107,6 +107,8 @@ MeasuredPair measure_models(const std::string& base_model, const std::string& ne
     const hw::RoofSource from = roof_source(false, "", f.quiet, "compare");
     roofs = hw::obtain_roofs(from);
     hooks.engine_roofs = hw::engine_roofs_source(from);
+    hooks.recheck_roofs = hw::roof_recheck(from);
+    hooks.recheck_engine_roofs = hw::engine_roof_recheck(from);
   }
   MeasuredPair out = measure_pair(ob, on, b, n, hooks, roofs ? &*roofs : nullptr);
   if (!f.reports.empty()) {

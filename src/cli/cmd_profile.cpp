@@ -119,6 +119,7 @@ int run_profile_command(const ProfileCommand& a) {
     hooks.interrupted = &watcher.flag();
     hooks.recheck_roofs = hw::roof_recheck(roof_from);
     hooks.engine_roofs = hw::engine_roofs_source(roof_from);
+    hooks.recheck_engine_roofs = hw::engine_roof_recheck(roof_from);
     rep = a.reference.model.empty() ? run_profile(o, backends, roofs ? &*roofs : nullptr, hooks)
                                     : run_profile_with_reference(o, a.reference, backends, roofs ? &*roofs : nullptr, hooks);
   }

@@ -65,29 +65,67 @@ std::function<std::optional<HardwareInfo>(const HardwareInfo&, const ProfileRun&
   };
 }
 
+namespace {
+
+// Where an engine's roofs are cached for this machine: the machine, and the key of `engine` as `runtime` runs it.
+struct EngineCacheSlot {
+  MachineDesc here = describe_machine(detect_features());
+  std::string native_key = cache_key(here, ROOFLENS_VERSION);
+  std::string key;
+  EngineCacheSlot(const std::string& engine, const std::string& runtime)
+      : key(engine_cache_key(native_key, engine, runtime)) {}
+};
+
+// Its levels, found here for every engine: named after the caches the native sweep found, when this machine's native
+// roofs are cached (they are whenever a run or `rooflens hw` measured them) — an engine's slower loads blur a fall
+// that the reported sizes alone then name wrongly (a Zen 5 guest's WebAssembly L3 called "L2").
+void find_levels_here(EngineRoofs& e, const EngineCacheSlot& slot) {
+  if (std::optional<HardwareInfo> native = load_cached(cache_dir_from_env(), slot.native_key, false))
+    find_engine_levels(e, slot.here, *native);
+  else
+    find_engine_levels(e, slot.here);
+}
+
+void cache_engine_quietly(const EngineCacheSlot& slot, const EngineRoofs& e) {
+  try {
+    store_cached_engine(cache_dir_from_env(), slot.key, slot.here, e);
+  } catch (const std::exception&) {  // an unwritable cache costs the next run a measurement, not this one
+  }
+}
+
+}  // namespace
+
 std::optional<EngineRoofs> engine_roofs_here(const std::string& engine, const std::string& runtime,
                                              const std::function<std::optional<EngineRoofs>()>& measure, bool refresh,
                                              const std::function<void(const std::string&)>& note) {
-  const MachineDesc here = describe_machine(detect_features());
-  const std::string native_key = cache_key(here, ROOFLENS_VERSION);
-  const std::string key = engine_cache_key(native_key, engine, runtime);
+  const EngineCacheSlot slot(engine, runtime);
   if (!refresh)
-    if (auto cached = load_cached_engine(cache_dir_from_env(), key)) return cached;
+    if (auto cached = load_cached_engine(cache_dir_from_env(), slot.key)) return cached;
   if (note) note("measuring the roofs of " + engine + " (its own kernels)…");
   std::optional<EngineRoofs> e = measure();
   if (!e) return e;
-  // Its levels, found here for every engine: named after the caches the native sweep found, when this machine's native
-  // roofs are cached (they are whenever a run or `rooflens hw` measured them) — an engine's slower loads blur a fall
-  // that the reported sizes alone then name wrongly (a Zen 5 guest's WebAssembly L3 called "L2").
-  if (std::optional<HardwareInfo> native = load_cached(cache_dir_from_env(), native_key, false))
-    find_engine_levels(*e, here, *native);
-  else
-    find_engine_levels(*e, here);
-  try {
-    store_cached_engine(cache_dir_from_env(), key, here, *e);
-  } catch (const std::exception&) {  // an unwritable cache costs the next run a measurement, not this one
-  }
+  find_levels_here(*e, slot);
+  cache_engine_quietly(slot, *e);
   return e;
+}
+
+EngineRoofsRecheck engine_roof_recheck(const RoofSource& r) {
+  if (r.none || !r.file.empty()) return {};
+  return [r](const EngineRoofs& have, const std::string& runtime, const ProfileRun& run,
+             const std::function<std::optional<EngineRoofs>()>& measure) -> std::optional<EngineRoofs> {
+    const auto above = std::count_if(run.layers.begin(), run.layers.end(),
+                                     [](const Layer& l) { return !l.attribution_error.empty(); });
+    if (!above) return std::nullopt;
+    if (r.note)
+      r.note(fmt::format("{} layer(s) ran above the cached roofs of {}; measuring them again…", above, have.engine));
+    std::optional<EngineRoofs> now = measure();
+    if (!now) return std::nullopt;
+    const EngineCacheSlot slot(have.engine, runtime);
+    std::optional<EngineRoofs> raised =
+        raise_engine_roofs(have, *now, [&slot](EngineRoofs& e) { find_levels_here(e, slot); });
+    if (raised) cache_engine_quietly(slot, *raised);
+    return raised;
+  };
 }
 
 EngineRoofsHook engine_roofs_source(const RoofSource& r) {

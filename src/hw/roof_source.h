@@ -41,4 +41,13 @@ using EngineRoofsHook = std::function<std::optional<EngineRoofs>(
     const std::string& engine, const std::string& runtime, const std::function<std::optional<EngineRoofs>()>& measure)>;
 EngineRoofsHook engine_roofs_source(const RoofSource& r);
 
+// ProfileHooks::recheck_engine_roofs: when a run's layers went above an engine's roofs (`have`, cached or measured for
+// this machine, `engine` and `runtime`), that engine's roofs measured again now by `measure` (the backend's own
+// kernels, hw --quick's way), merged by raise_engine_roofs, and the raised ones cached. Unset for --roofs FILE and
+// --no-roofs, as roof_recheck is.
+using EngineRoofsRecheck = std::function<std::optional<EngineRoofs>(
+    const EngineRoofs& have, const std::string& runtime, const ProfileRun& run,
+    const std::function<std::optional<EngineRoofs>()>& measure)>;
+EngineRoofsRecheck engine_roof_recheck(const RoofSource& r);
+
 }  // namespace rooflens::hw

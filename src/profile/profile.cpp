@@ -223,7 +223,7 @@ class GridRun {
     add_engine_roofs(backend, measured.roofs_engine);
     ctx.hw = hw_;
     rep_.runs.push_back(assemble_run(key, measured, ctx));
-    recheck_roofs(rep_.runs.back());
+    recheck_roofs(backend, rep_.runs.back());
     // The report's own analysis is of the model at the same dims: it shows what the run counted (once: the first
     // run that needed the runtime's shapes).
     if (taken && same_shapes(a, rep_.model.analysis) && !took_runtime_shapes(rep_.model.analysis))
@@ -326,17 +326,37 @@ class GridRun {
 
   // Layers above measured roofs: the ceilings they went above are measured again now (ProfileHooks::recheck_roofs);
   // higher figures become the report's roofs and every run so far is placed against them.
-  void recheck_roofs(const ProfileRun& run) {
+  // An engine's layers (WebAssembly's) went above the engine's roofs: those are measured again, not the native ones.
+  void recheck_roofs(Backend& backend, const ProfileRun& run) {
     const bool above = std::any_of(run.layers.begin(), run.layers.end(),
                                    [](const Layer& l) { return !l.attribution_error.empty(); });
-    // An engine's layers went above the engine's roofs: measuring the native ones again would not raise those.
-    if (!above || !hooks_.recheck_roofs || !hw_ || hw_->source != "measured" || !run.roofs_engine.empty() ||
-        !rechecked_.insert(run.threads).second)
-      return;
-    std::optional<HardwareInfo> raised = hooks_.recheck_roofs(*hw_, run);
+    if (!above || !hw_ || hw_->source != "measured") return;
+    if (!run.roofs_engine.empty()) return recheck_engine_roofs(backend, run);
+    if (!hooks_.recheck_roofs || !rechecked_.insert(run.threads).second) return;
+    if (std::optional<HardwareInfo> raised = hooks_.recheck_roofs(*hw_, run)) take_raised_roofs(std::move(*raised));
+  }
+
+  void recheck_engine_roofs(Backend& backend, const ProfileRun& run) {
+    const EngineRoofs* have = find_engine_roofs(*hw_, run.roofs_engine);
+    if (!have || !hooks_.recheck_engine_roofs || !engines_rechecked_.insert(run.roofs_engine).second) return;
+    std::optional<EngineRoofs> raised;
+    try {
+      raised = hooks_.recheck_engine_roofs(*have, backend.info().runtime, run,
+                                           [&backend] { return backend.measure_engine_roofs(true); });
+    } catch (const BackendError& err) {  // the layers stay above the roofs they were placed on, and say so
+      rep_.warnings.push_back("the roofs of " + run.roofs_engine + " could not be measured again: " + err.what());
+    }
     if (!raised) return;
+    HardwareInfo with = *hw_;
+    for (EngineRoofs& e : with.engines)
+      if (e.engine == raised->engine) e = std::move(*raised);
+    take_raised_roofs(std::move(with));
+  }
+
+  // Raised roofs become the report's, and every run so far is placed against them.
+  void take_raised_roofs(HardwareInfo raised) {
     const HardwareInfo before = *hw_;
-    raised_ = std::move(*raised);
+    raised_ = std::move(raised);
     hw_ = &*raised_;
     rep_.hardware = *raised_;
     for (const Slot& s : slots_)
@@ -361,6 +381,7 @@ class GridRun {
                                            // engine's roofs joined them
   std::optional<HardwareInfo> raised_;
   std::set<int64_t> rechecked_;            // thread counts whose roofs were measured again (once each)
+  std::set<std::string> engines_rechecked_;  // engines whose roofs were measured again (once each)
   const ProfileHooks& hooks_;
   Report& rep_;
   TempDir work_;

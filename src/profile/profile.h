@@ -79,6 +79,13 @@ struct ProfileHooks {
   std::function<std::optional<EngineRoofs>(const std::string& engine, const std::string& runtime,
                                            const std::function<std::optional<EngineRoofs>()>& measure)>
       engine_roofs;
+  // Called when a run's layers went above the roofs of the engine its kernels ran in (at most once per engine): that
+  // engine's roofs (`have`; `runtime` as for engine_roofs) measured again by `measure`, merged as
+  // hw::raise_engine_roofs does; nullopt when none came out higher. As for recheck_roofs, the raised roofs become the
+  // report's and every run so far is placed against them. Unset: no recheck.
+  std::function<std::optional<EngineRoofs>(const EngineRoofs& have, const std::string& runtime, const ProfileRun& run,
+                                           const std::function<std::optional<EngineRoofs>()>& measure)>
+      recheck_engine_roofs;
 };
 
 // Runs the whole grid on every backend (`backends` match o.backends one to one). `hw` (may be null) gives the roofs.

@@ -190,3 +190,39 @@ TEST(EngineRoofs, AnEnginesLevelsAreNamedAfterTheCachesTheNativeSweepFound) {
 }
 
 }  // namespace
+
+namespace {
+
+// A 2-vCPU Zen 4 EPYC guest (L2 1 MiB per core, L3 32 MiB): its native sweep at 1 thread found DRAM from 256 MiB on.
+// WebAssembly's quick sweep there in Chromium (GB/s by working set, MiB) keeps falling past that point, so levels.cpp
+// finds no plateau to call DRAM; the engine's DRAM starts where the native one did, at each kernel's best point there.
+TEST(EngineRoofs, AnEnginesSweepThatKeepsFallingGetsDramWhereTheNativeSweepFoundIt) {
+  HardwareInfo native;
+  native.machine.cores = native.machine.threads = 1;
+  native.machine.caches = {{"L1d", 32 * KiB, 1, 1}, {"L2", 1024 * KiB, 1, 1}, {"L3", 32 * MiB, 1, 1}};
+  native.levels = {{"L1", 1, 4 * KiB, 8 * KiB, 0},
+                   {"L2", 1, 16 * KiB, 512 * KiB, 1024 * KiB},
+                   {"L3", 1, 1 * MiB, 8 * MiB, 0},
+                   {"DRAM", 1, 256 * MiB, 512 * MiB, 0}};
+  const std::vector<std::pair<double, double>> read = {
+      {0.015625, 118.4}, {0.03125, 116.5}, {0.0625, 116.0}, {0.125, 115.0}, {0.25, 114.0}, {0.5, 110.0},
+      {1, 95.0},         {2, 94.7},        {4, 94.5},       {8, 93.6},     {16, 86.0},   {32, 44.4},
+      {64, 34.0},        {128, 29.7},      {256, 27.1},     {512, 18.8},   {1024, 11.5}};
+  EngineRoofs e = wasm_roofs();
+  for (const auto& [mib, gbps] : read) e.sweep.push_back({"read", 1, static_cast<uint64_t>(mib * MiB), gbps});
+  hw::find_engine_levels(e, native.machine);  // the reported sizes alone: no DRAM
+  ASSERT_FALSE(e.levels.empty());
+  EXPECT_NE(e.levels.back().level, "DRAM");
+  hw::find_engine_levels(e, native.machine, native);
+  ASSERT_FALSE(e.levels.empty());
+  EXPECT_EQ(e.levels.back().level, "DRAM");
+  EXPECT_EQ(e.levels.back().first_bytes, 256 * MiB);
+  EXPECT_EQ(e.levels.back().last_bytes, 1024 * MiB);
+  ASSERT_EQ(e.memory.back().level, "DRAM");
+  EXPECT_NEAR(e.memory.back().gbps, 27.1, 1e-9);
+  EXPECT_EQ(e.memory.back().working_set_bytes, 256 * MiB);
+  ASSERT_FALSE(e.notes.empty());
+  EXPECT_NE(e.notes.back().find("DRAM from 256 MiB on"), std::string::npos) << e.notes.back();
+}
+
+}  // namespace

@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "core/report.h"
+#include "hw/raise_roofs.h"
 #include "profile/profile.h"
 #include "support/onnx_builder.h"
 #include "support/backend_info.h"
@@ -202,4 +203,98 @@ TEST(ProfileDriver, TwoConfigurationsOfOneBackendAreLabelledByTheirText) {
   ASSERT_EQ(r.runs.size(), 2u);
   EXPECT_EQ(r.runs[0].backend, "fake:opt=all");
   EXPECT_EQ(r.runs[1].backend, "fake:opt=basic");
+}
+
+namespace {
+
+// A web build's backend: its one kernel (a 64 MiB Relu in 5 ms, 26.8 GB/s) ran in WebAssembly, whose roofs come from
+// measure_engine_roofs: `measured` in turn, one per call.
+class WebBackend : public Backend {
+ public:
+  BackendInfo info() const override { return {"web", "1", {}, "web runtime", "web", ""}; }
+  int64_t threads_for(int64_t) const override { return 1; }
+  const MappingRules& mapping_rules() const override { return plain_mapping_rules(); }
+  Measurement run(const RunSpec&) override {
+    Measurement r;
+    r.latencies_ms = {5.0, 5.0, 5.0};
+    r.profiled_runs_ms = {5.0};
+    r.wall_s = 0.015;
+    r.stop_reason = "min_reached";
+    r.threads = 1;
+    r.roofs_engine = "wasm:node";
+    KernelRecord k;
+    k.name = k.onnx_nodes.emplace_back("relu");
+    k.op = "Relu";
+    k.per_iteration_ms = {5.0};
+    r.kernels = {k};
+    return r;
+  }
+  std::optional<EngineRoofs> measure_engine_roofs(bool) override {
+    ++measured;
+    return engine(measured == 1 ? 10 : 30);
+  }
+  void abort() override {}
+  static EngineRoofs engine(double dram_gbps) {
+    EngineRoofs e;
+    e.engine = "wasm:node";
+    e.compute = {{"fp32_muladd_wasm_simd128", "wasm_simd128", "fp32", 1, 40}};
+    e.memory = {{"DRAM", "read", 1, dram_gbps, 512 * 1024 * 1024}};
+    e.sweep = {{"read", 1, 512 * 1024 * 1024, dram_gbps}};
+    return e;
+  }
+  int measured = 0;
+};
+
+}  // namespace
+
+// A web layer above the roofs of the engine it ran in (WebAssembly's, measured in a busy moment): those roofs are
+// measured again — not the machine's native ones — the higher figure becomes the report's, and the layer is placed
+// against it. The recheck runs once per engine.
+TEST(ProfileDriver, AWebLayerAboveItsEnginesRoofsHasThoseRoofsMeasuredAgain) {
+  auto m = empty_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 16 * 1024 * 1024});
+  add_node(g, "Relu", {"x"}, {"y"}, "relu");
+  add_value(g->mutable_output(), "y", {1, 16 * 1024 * 1024});
+  const std::string model = (fs::temp_directory_path() / ("rooflens-web-" + std::to_string(::getpid()) + ".onnx")).string();
+  save(m, model);
+  HardwareInfo hw;
+  hw.machine.cores = hw.machine.threads = 1;
+  hw.machine.caches = {{"L1d", 32 * 1024, 1, 1}, {"L3", 32 * 1024 * 1024, 1, 1}};
+  hw.compute = {{"fp32_fma_avx2", "avx2", "fp32", 1, 100}};
+  hw.memory = {{"DRAM", "read", 1, 40, 512 * 1024 * 1024}};
+  WebBackend backend;
+  ProfileHooks hooks;
+  hooks.engine_roofs = [](const std::string&, const std::string&, const std::function<std::optional<EngineRoofs>()>& f) {
+    return f();
+  };
+  int native_rechecks = 0, engine_rechecks = 0;
+  hooks.recheck_roofs = [&](const HardwareInfo&, const ProfileRun&) {
+    ++native_rechecks;
+    return std::optional<HardwareInfo>{};
+  };
+  hooks.recheck_engine_roofs = [&](const EngineRoofs& have, const std::string& runtime, const ProfileRun& run,
+                                   const std::function<std::optional<EngineRoofs>()>& measure) {
+    ++engine_rechecks;
+    EXPECT_EQ(have.memory.at(0).gbps, 10);
+    EXPECT_EQ(runtime, "web runtime");
+    EXPECT_FALSE(run.layers.at(0).attribution_error.empty());  // 26.8 GB/s against 10
+    // Its one level, found again on the raised sweep.
+    return hw::raise_engine_roofs(have, *measure(), [](EngineRoofs& e) { e.memory[0].gbps = e.sweep.at(0).gbps; });
+  };
+  ProfileOptions o;
+  o.model = model;
+  Report r = run_profile(o, {&backend}, &hw, hooks);
+  fs::remove(model);
+  EXPECT_EQ(native_rechecks, 0);
+  EXPECT_EQ(engine_rechecks, 1);
+  EXPECT_EQ(backend.measured, 2);
+  ASSERT_TRUE(r.hardware && r.hardware->engines.size() == 1);
+  EXPECT_EQ(r.hardware->engines[0].memory.at(0).gbps, 30);
+  EXPECT_EQ(r.hardware->memory.at(0).gbps, 40);  // the native roofs as they were
+  ASSERT_EQ(r.runs.size(), 1u);
+  const Layer& l = r.runs[0].layers.at(0);
+  EXPECT_TRUE(l.attribution_error.empty()) << l.attribution_error;
+  EXPECT_NEAR(l.efficiency, 134217728 / 5e-3 / 1e9 / 30, 1e-6);
+  for (const std::string& w : r.runs[0].warnings) EXPECT_EQ(w.find("above"), std::string::npos) << w;
 }

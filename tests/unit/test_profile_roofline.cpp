@@ -314,3 +314,46 @@ TEST(RaiseRoofs, ARunPlacedAgainLosesTheErrorTheLowRoofGaveAndKeepsItsOtherWarni
   ASSERT_EQ(run.warnings.size(), 1u);
   EXPECT_EQ(run.warnings[0], "kernel times cover 97% of each profiled run");
 }
+
+// An engine's roofs measured again (WebAssembly's, first measured while other work ran): compute by the same rule as
+// the machine's; the sweep becomes the upper envelope of both, and the memory levels are found again on it — the busy
+// sweep's blurred "L1+L2+L3" has no counterpart in the quiet one, whose levels stand.
+TEST(RaiseRoofs, AnEnginesSweepBecomesTheEnvelopeOfBothAndItsLevelsAreFoundAgain) {
+  EngineRoofs have;
+  have.engine = "wasm:chromium";
+  have.measured_at = "2026-12-01T05:00:00Z";
+  have.compute = {{"fp32_muladd_wasm_simd128", "wasm_simd128", "fp32", 2, 95}};
+  have.memory = {{"L1+L2+L3", "copy", 2, 12, 1 * MiB}, {"DRAM", "copy", 2, 39.9, 256 * MiB}};
+  have.sweep = {{"copy", 2, 1 * MiB, 12}, {"copy", 2, 256 * MiB, 39.9}, {"copy", 2, 512 * MiB, 38.0}};
+  EngineRoofs now = have;
+  now.compute[0].gflops = 90;  // lower: stays
+  now.sweep = {{"copy", 2, 1 * MiB, 230}, {"copy", 2, 256 * MiB, 36.0}, {"copy", 2, 512 * MiB, 56.6},
+               {"copy", 2, 1024 * MiB, 50.0}};
+  // Levels as the engine's rules would find them on this envelope: L1+L2 to 1 MiB, DRAM from 256 MiB.
+  auto find_levels = [](EngineRoofs& e) {
+    e.memory.clear();
+    double cache = 0, dram = 0;
+    for (const SweepPoint& p : e.sweep) (p.working_set_bytes <= 1 * MiB ? cache : dram) =
+        std::max(p.working_set_bytes <= 1 * MiB ? cache : dram, p.gbps);
+    e.memory = {{"L1+L2", "copy", 2, cache, 1 * MiB}, {"DRAM", "copy", 2, dram, 512 * MiB}};
+  };
+  std::optional<EngineRoofs> raised = hw::raise_engine_roofs(have, now, find_levels);
+  ASSERT_TRUE(raised.has_value());
+  EXPECT_EQ(raised->compute[0].gflops, 95);
+  ASSERT_EQ(raised->sweep.size(), 4u);
+  EXPECT_EQ(raised->sweep[0].gbps, 230);
+  EXPECT_EQ(raised->sweep[1].gbps, 39.9);  // the first measurement's, higher there
+  EXPECT_EQ(raised->sweep[2].gbps, 56.6);
+  EXPECT_EQ(raised->sweep[3].gbps, 50.0);
+  ASSERT_EQ(raised->memory.size(), 2u);
+  EXPECT_EQ(raised->memory[0].level, "L1+L2");
+  EXPECT_EQ(raised->memory[0].gbps, 230);
+  EXPECT_EQ(raised->memory[1].gbps, 56.6);
+  ASSERT_EQ(raised->notes.size(), 2u);
+  EXPECT_NE(raised->notes[0].find("L1+L2 copy x2 measured again"), std::string::npos) << raised->notes[0];
+  EXPECT_NE(raised->notes[0].find("(new)"), std::string::npos) << raised->notes[0];
+  EXPECT_NE(raised->notes[1].find("was 39.9 GB/s, measured 2026-12-01T05:00:00Z"), std::string::npos);
+  // Nothing higher anywhere: the caller keeps its roofs.
+  for (SweepPoint& p : now.sweep) p.gbps = 1;
+  EXPECT_FALSE(hw::raise_engine_roofs(have, now, find_levels).has_value());
+}
