@@ -231,7 +231,7 @@ TEST_F(OrtWebTest, CompareTakesOneModelOnTheNativeAndTheWebBuild) {
 
 // WebAssembly's roofs cached low (measured while other work ran, as the suite's first profile measures them): a web
 // layer above them has them measured again in its host, the higher figures become the report's and the cache's, and
-// no layer stays above. The cached figures are made 20x lower here; the native roofs are left alone.
+// every layer is placed again on them. The cached figures are made 20x lower here; the native roofs are left alone.
 TEST_F(OrtWebTest, ALayerAboveLowCachedWebAssemblyRoofsHasThemMeasuredAgain) {
   const fs::path cache = *dir_ / "low-wasm-roofs";
   const std::string env = "XDG_CACHE_HOME=" + shell_quote(cache.string()) + " ";
@@ -268,8 +268,11 @@ TEST_F(OrtWebTest, ALayerAboveLowCachedWebAssemblyRoofsHasThemMeasuredAgain) {
                   dir_->string());
   ASSERT_EQ(r.rc, 0) << r.err;
   const json rep = json::parse(slurp(out));
+  // Every layer placed again on the raised roofs: against the twentieth, the busiest were at several times their roof.
+  // (This test shares the CPUs with others, so roofs measured now may come out somewhat low: that no layer at all is
+  // above its roof is the timed tests' check, OrtWebTest.AZoo* and TheChromium*.)
   for (const auto& l : rep["runs"][0]["layers"])
-    EXPECT_EQ(l.value("attribution_error", ""), "") << l["name"] << " is still above its roof";
+    EXPECT_LT(l.value("efficiency", 0.0), 2.0) << l["name"] << " is still placed on the lowered roofs";
   const json& engine = rep["hardware"]["engines"].at(0);
   const json& fp32 = engine["compute"].at(0);
   const std::string key = fp32["name"].get<std::string>() + " x" + fp32["threads"].dump();
