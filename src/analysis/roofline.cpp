@@ -116,13 +116,10 @@ std::string memory_level_for(const HardwareInfo& hw, uint64_t bytes, int64_t thr
   // STREAM's rule: a working set is DRAM's from 4x the last cache on. Up to that, a share of a layer's data can be
   // in that cache, left there by the kernels before it (isnet_quint8's 128 MiB Relus moved 50-73 GB/s on a Zen 4
   // guest whose 32 MiB L3 fell to a cold DRAM read of 35-52), so that cache's roof is its ceiling — also when a
-  // sweep's DRAM plateau began right at 4x. The cache's capacity as levels.cpp takes it: its reported size when
-  // that named its fall, else twice where its plateau ended.
+  // sweep's DRAM plateau began right at 4x.
   if (at.size() >= 2) {
     const MemoryLevel& cache = *at[at.size() - 2];
-    const uint64_t capacity =
-        cache.reported_bytes ? std::max(cache.reported_bytes, cache.last_bytes) : 2 * cache.last_bytes;
-    if (bytes <= 4 * capacity) return cache.level;
+    if (bytes <= 4 * cache_capacity(cache.last_bytes, cache.reported_bytes)) return cache.level;
   }
   return "DRAM";
 }

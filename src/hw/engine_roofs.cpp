@@ -34,8 +34,6 @@ bool measured_capacities(const MachineDesc& m, const HardwareInfo* native, int64
   return used;
 }
 
-const std::string kDram = "DRAM";
-
 // Levels are found again on a raised sweep (hw/raise_roofs.h): what they say is said once.
 void add_note(EngineRoofs& e, const std::string& note) {
   if (std::find(e.notes.begin(), e.notes.end(), note) == e.notes.end()) e.notes.push_back(note);
@@ -45,7 +43,7 @@ void add_note(EngineRoofs& e, const std::string& note) {
 uint64_t native_dram_start(const HardwareInfo* native, int64_t threads) {
   if (!native) return 0;
   for (const MemoryLevel& l : native->levels)
-    if (l.threads == threads && l.level == kDram) return l.first_bytes;
+    if (l.threads == threads && l.level == kDramName) return l.first_bytes;
   return 0;
 }
 
@@ -61,18 +59,18 @@ bool add_dram_from_native(SweepLevels& lv, const std::map<std::string, KernelSwe
   uint64_t last = 0;
   std::vector<LevelFigure> figures;
   for (const auto& [name, k] : by_kernel) {
-    LevelFigure best{kDram, name, 0, 0};
+    LevelFigure best{std::string(kDramName), name, 0, 0};
     int points = 0;
     for (const BwSample& p : k.points) {
       if (static_cast<double>(p.working_set_bytes) < 0.99 * static_cast<double>(start)) continue;
       ++points;
       last = std::max(last, p.working_set_bytes);
-      if (p.gbps > best.gbps) best = {kDram, name, p.gbps, p.working_set_bytes};
+      if (p.gbps > best.gbps) best = {std::string(kDramName), name, p.gbps, p.working_set_bytes};
     }
     if (points >= 2) figures.push_back(best);
   }
   if (figures.empty()) return false;
-  lv.levels.push_back({kDram, start, last, 0});
+  lv.levels.push_back({std::string(kDramName), start, last, 0});
   for (LevelFigure& f : figures) lv.figures.push_back(std::move(f));
   lv.dram = true;
   return true;

@@ -169,8 +169,8 @@ void add_tail(SweepLevels& out, const Curve& c, const Plateau& tail, const Fall*
     return;
   }
   if (!last_fall) return;  // one plateau alone: nothing says which level it is
-  uint64_t cache = last_fall->reported ? std::max(last_fall->lo, reported[static_cast<size_t>(last_fall->slot)])
-                                       : 2 * last_fall->lo;
+  const uint64_t cache =
+      cache_capacity(last_fall->lo, last_fall->reported ? reported[static_cast<size_t>(last_fall->slot)] : 0);
   auto from = static_cast<double>(std::max<uint64_t>(4 * cache, c.ws[tail.first]));
   size_t at = tail.first;
   while (at < c.ws.size() && static_cast<double>(c.ws[at]) < 0.99 * from) ++at;
