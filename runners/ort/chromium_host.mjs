@@ -35,7 +35,7 @@ import { buildFeeds, encodeTensor } from './feeds.mjs';
 import { profiledReply, profiledSessionPlace, profilingOf, readOrtProfile } from './ort_profile.mjs';
 import { profiledGenerationOf } from './generate.mjs';
 import { timedReply } from './timed_loop.mjs';
-import { minorPageFaultsOf, procStatus } from './proc_memory.mjs';
+import { clearPeakOf, minorPageFaultsOf, procStatus } from './proc_memory.mjs';
 import { threadsCpuNs } from './proc_threads.mjs';
 import { compileWarnings, compilerQuiet } from './compiler_quiet.mjs';
 import { parseDecoderIo } from './decoder_io.mjs';
@@ -148,14 +148,9 @@ const renderer = {
   reset() {
     const before = this.status();
     if (!before) return false;
-    try {
-      fs.writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
-    } catch {
-      return false;
-    }
+    if (!clearPeakOf(this.pid)) return false;
     this.peakBeforeReset = Math.max(this.peakBeforeReset, before.hwm);
-    const after = this.status();
-    return Boolean(after && (after.hwm < before.hwm || after.hwm === after.rss));
+    return true;
   },
   peak() {
     const s = this.status();

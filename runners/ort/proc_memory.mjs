@@ -17,22 +17,23 @@ export function procStatus(pid = 'self') {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 let peakBeforeReset = 0;
-// True when the reset is seen to have happened: the mark fell, or sits at the resident set. A free on another thread
-// (V8's collector, the runtime's pool) between the reset and the reading can leave the mark above the resident set
-// with nothing to tell, so an unconfirmed reset is tried again before it counts as not done.
-export function resetPeak() {
-  for (let attempt = 0; attempt < 4; ++attempt) {
-    const before = procStatus().hwm;
-    try {
-      fs.writeFileSync('/proc/self/clear_refs', '5');
-    } catch (e) {
-      return false;
-    }
-    peakBeforeReset = Math.max(peakBeforeReset, before);
-    const after = procStatus();
-    if (after.hwm < before || after.hwm === after.rss) return true;
+// Resets a process's VmHWM to its VmRSS; true when the kernel took the write. Linux rejects a clear_refs type it does
+// not know (EINVAL before 4.0) and a missing file throws, so an accepted "5" is a reset done. Reading the mark again
+// cannot confirm it: a process at its peak when reset, that frees a page on another thread (V8's collector, the
+// runtime's pool) before the reading, shows the same mark above its resident set as a reset that never happened.
+export function clearPeakOf(pid) {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
-  return false;
+}
+export function resetPeak() {
+  const before = procStatus().hwm;
+  if (!clearPeakOf('self')) return false;
+  peakBeforeReset = Math.max(peakBeforeReset, before);
+  return true;
 }
 export function peakRss() {
   return Math.max(procStatus().hwm, peakBeforeReset);
