@@ -40,8 +40,7 @@ $(SAN_BUILD)/CMakeCache.txt:
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON -DROOFLENS_BACKEND_OPENCV=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests fuzz_analyze fuzz_report_readers fuzz_values \
-	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) fuzz_history fuzz_score fuzz_fleet
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target rooflens unit_tests integration_tests rooflens_fuzz
 
 # The main job on a built-in example: build a zoo model, profile it, write the JSON and the HTML report.
 run: build
@@ -68,6 +67,8 @@ san-test: build-san
 TESTDATA ?= /usr/share/libonnx-testdata/data
 FUZZ_RUNS := fuzz-analyze fuzz-reports fuzz-values $(addprefix fuzz-import-,$(IMPORT_FORMATS)) fuzz-history fuzz-score fuzz-fleet
 FUZZ_ENV  := ASAN_OPTIONS=detect_leaks=0
+# One libFuzzer program, every target (tests/fuzz/fuzz_targets.h): `$(call FUZZ,TARGET)` runs the one named.
+FUZZ = $(FUZZ_ENV) ROOFLENS_FUZZ_TARGET=$(1) $(SAN_BUILD)/rooflens_fuzz
 .PHONY: $(FUZZ_RUNS) libonnx-sweep
 # A libFuzzer target is one process on one core: the targets run $(JOBS) at a time, each for its own seconds, so the
 # pass takes half the wall time on 2 cores and fuzzes as long. Each target's output is printed whole when it ends.
@@ -84,7 +85,7 @@ fuzz-analyze:
 	          $(TESTDATA)/node/test_reshape_* $(TESTDATA)/node/test_lstm_* $(TESTDATA)/node/test_scan* \
 	          $(TESTDATA)/node/test_einsum_* $(TESTDATA)/node/test_resize_* $(TESTDATA)/pytorch-converted/*; do \
 	  [ -f $$d/model.onnx ] && cp $$d/model.onnx $(SAN_BUILD)/fuzz-seeds/$$(basename $$d).onnx; done; true
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_analyze -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,analyze) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-seeds
 
 # Every libonnx schema version through the static path under the sanitizers (tests/fuzz/libonnx_sweep/: ~57,000
@@ -92,19 +93,19 @@ fuzz-analyze:
 libonnx-sweep: build-san
 	@rm -rf $(SAN_BUILD)/libonnx-sweep && /usr/bin/python3 tests/fuzz/libonnx_sweep/make_models.py $(SAN_BUILD)/libonnx-sweep
 	@find $(SAN_BUILD)/libonnx-sweep -name '*.onnx' | sort | xargs -n 2000 -P $(JOBS) env $(FUZZ_ENV) \
-	  $(SAN_BUILD)/fuzz_analyze -timeout=10 -rss_limit_mb=2048 > $(SAN_BUILD)/libonnx-sweep.log 2>&1 || \
+	  ROOFLENS_FUZZ_TARGET=analyze $(SAN_BUILD)/rooflens_fuzz -timeout=10 -rss_limit_mb=2048 > $(SAN_BUILD)/libonnx-sweep.log 2>&1 || \
 	  { grep -B1 -A24 -m1 "ERROR:" $(SAN_BUILD)/libonnx-sweep.log; echo "libonnx-sweep: a model crashed the static path (the file is the last 'Running:' line above it in $(SAN_BUILD)/libonnx-sweep.log)"; exit 1; }
 	@echo "libonnx-sweep: every model ended in a model or an error"
 
 fuzz-reports:
 	@mkdir -p $(SAN_BUILD)/fuzz-corpus-reports
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_report_readers -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
+	$(call FUZZ,report_readers) -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) \
 	  -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 $(SAN_BUILD)/fuzz-corpus-reports \
 	  tests/fuzz/seeds/report_readers
 
 fuzz-values:
 	@mkdir -p $(SAN_BUILD)/fuzz-values-corpus
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_values -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,values) -max_total_time=$(VALUES_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=4096 -print_final_stats=1 $(SAN_BUILD)/fuzz-values-corpus
 
 # Importers: seeded with the project's fixtures and malformed corpus of each format, plus every fixture set of a
@@ -118,25 +119,25 @@ $(addprefix fuzz-import-,$(IMPORT_FORMATS)): fuzz-import-%:
 	  first=1; for x in $$files; do [ $$first = 1 ] || printf '\n@@rooflens-next-file@@\n'; cat $$x; first=0; done \
 	    > $$seeds/joined-$$(basename $$d); \
 	done
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_import_$* -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,import:$(subst _,-,$*)) -max_total_time=$(IMPORT_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=131072 -print_final_stats=1 $(SAN_BUILD)/fuzz-import-corpus/$* $(SAN_BUILD)/fuzz-import-seeds/$*
 
 fuzz-history:
 	@mkdir -p $(SAN_BUILD)/fuzz-history-corpus
 	cp tests/fuzz/history-seeds/* $(SAN_BUILD)/fuzz-history-corpus/
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_history -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,history) -max_total_time=$(HISTORY_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-history-corpus
 
 fuzz-score:
 	@mkdir -p $(SAN_BUILD)/fuzz-score-corpus
 	cp tests/fuzz/score-seeds/* $(SAN_BUILD)/fuzz-score-corpus/
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_score -max_total_time=$(SCORE_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,score) -max_total_time=$(SCORE_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-score-corpus
 
 fuzz-fleet:
 	@mkdir -p $(SAN_BUILD)/fuzz-fleet-corpus
 	cp tests/fuzz/fleet-seeds/* $(SAN_BUILD)/fuzz-fleet-corpus/
-	$(FUZZ_ENV) $(SAN_BUILD)/fuzz_fleet -max_total_time=$(FLEET_FUZZ_SECONDS) -rss_limit_mb=2048 \
+	$(call FUZZ,fleet) -max_total_time=$(FLEET_FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -timeout=10 -max_len=16384 -print_final_stats=1 $(SAN_BUILD)/fuzz-fleet-corpus
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real

@@ -1,4 +1,4 @@
-// libFuzzer target over the whole static path: wire walk, skeleton parse, shape resolution, cost analysis, and
+// Fuzz target (fuzz_targets.h) over the whole static path: wire walk, skeleton parse, shape resolution, cost analysis, and
 // `rooflens generate`'s decoder I/O detection (declared inputs/outputs, KV-cache layout).
 // Any input must end in a model or a UserError/UsageError — never a crash, a hang or a sanitizer report.
 #include <cstddef>
@@ -7,11 +7,12 @@
 #include "analysis/cost.h"
 #include "analysis/model_summary.h"
 #include "core/errors.h"
+#include "fuzz_targets.h"
 #include "generate/decoder_io.h"
 #include "model/declared_io.h"
 #include "model/loader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::analyze(const uint8_t* data, size_t size) {
   static const rooflens::CostRegistry registry = rooflens::CostRegistry::builtin();
   try {
     rooflens::Model m = rooflens::load_model_from_bytes(data, size, "fuzz.onnx", "");

@@ -1,4 +1,4 @@
-// libFuzzer target over what the Slurm tools print, which rooflens reads while it follows a fleet
+// Fuzz target (fuzz_targets.h) over what the Slurm tools print, which rooflens reads while it follows a fleet
 // (fleet/slurm.h): squeue, sacct and scontrol lines, sbatch's job id, and --slurm-opt text. Any input ends in states
 // or a UsageError: never a crash, a hang or a sanitizer report; a task index is always one of the array's.
 #include <cstddef>
@@ -8,8 +8,9 @@
 
 #include "core/errors.h"
 #include "fleet/slurm.h"
+#include "fuzz_targets.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::fleet(const uint8_t* data, size_t size) {
   using namespace rooflens::fleet;
   const std::string text(reinterpret_cast<const char*>(data), size);
   constexpr int64_t kTasks = 4;

@@ -1,4 +1,4 @@
-// libFuzzer target over what the results database reads from outside: a JSON line of `rooflens db import`
+// Fuzz target (fuzz_targets.h) over what the results database reads from outside: a JSON line of `rooflens db import`
 // (history_session_from_json) and the text of database columns (db/rows.h). Any input must end in a value or a
 // UserError (DbError is one) — never a crash, a hang or a sanitizer report. A session that parses must write back
 // to a line that parses to the same line (the importer's round trip).
@@ -11,8 +11,9 @@
 #include "core/errors.h"
 #include "core/history.h"
 #include "db/rows.h"
+#include "fuzz_targets.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::history(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     rooflens::HistorySession s = rooflens::history_session_from_json(text);

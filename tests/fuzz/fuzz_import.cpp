@@ -1,4 +1,4 @@
-// libFuzzer target for one importer (ROOFLENS_FUZZ_FORMAT, set per target by CMake): the input is one or more
+// Fuzz target (fuzz_targets.h) for one importer (`import:FORMAT`): the input is one or more
 // files separated by the line "@@rooflens-next-file@@"; they go through the importer and, when it accepts them,
 // through assemble_run (no model) and the report's JSON. Any input must end in a report or a UserError/UsageError —
 // never a crash, a hang, a sanitizer report or an unbounded allocation.
@@ -9,16 +9,12 @@
 #include <vector>
 
 #include "assembly/assemble.h"
-#include "core/report.h"
 #include "core/errors.h"
-#include "importers/registry/registry.h"
+#include "core/report.h"
+#include "fuzz_targets.h"
+#include "importers/importer.h"
 
-#ifndef ROOFLENS_FUZZ_FORMAT
-#error "ROOFLENS_FUZZ_FORMAT must name the importer"
-#endif
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const rooflens::importers::Importer& importer = rooflens::importers::find_importer(ROOFLENS_FUZZ_FORMAT);
+int rooflens::fuzz::import(const importers::Importer& importer, const uint8_t* data, size_t size) {
   constexpr std::string_view sep = "\n@@rooflens-next-file@@\n";
   std::string_view all(reinterpret_cast<const char*>(data), size);
   std::vector<rooflens::importers::InputFile> files;

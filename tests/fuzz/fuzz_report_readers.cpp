@@ -1,4 +1,4 @@
-// libFuzzer target over what lint and whatif read from users: a report JSON (then every lint rule and a whatif
+// Fuzz target (fuzz_targets.h) over what lint and whatif read from users: a report JSON (then every lint rule and a whatif
 // projection over it), a perf-ratio table, a --sparse spec; and what `rooflens score` reads: a suite file
 // (--suite) and a stored score result (--from, then scored again); and what `capacity` on a decoder reads: a request
 // trace (--trace) and the length flags (--input-tokens, --output-tokens). Any input must end in a result or a
@@ -13,13 +13,14 @@
 #include "core/errors.h"
 #include "core/report.h"
 #include "core/score.h"
+#include "fuzz_targets.h"
 #include "lint/lint.h"
 #include "score/arithmetic.h"
 #include "score/suite.h"
 #include "whatif/perf_table.h"
 #include "whatif/whatif.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::report_readers(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   try {
     rooflens::PerfTable t = rooflens::parse_perf_table(text, "fuzz.csv");

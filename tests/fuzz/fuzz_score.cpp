@@ -1,4 +1,4 @@
-// libFuzzer target over the score files rooflens reads from outside: a rooflens.score/1 file (score --from,
+// Fuzz target (fuzz_targets.h) over the score files rooflens reads from outside: a rooflens.score/1 file (score --from,
 // db import, history --score-file), a suite file (score --suite, with its reference outputs and reference roofs) and
 // the rows of the database's score tables (db/score_store.h). The whole input is read as a score file and as a suite
 // file; split at NUL bytes into cells, as one scores row and category rows of 9 cells. Any input ends in a value or a
@@ -14,9 +14,10 @@
 #include "core/errors.h"
 #include "core/score.h"
 #include "db/score_store.h"
+#include "fuzz_targets.h"
 #include "score/suite.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::score(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     rooflens::ScoreResult r = rooflens::score_from_json(text);

@@ -1,4 +1,4 @@
-// libFuzzer target for the shape-value evaluator (model/value_eval.h), op by op: the bytes choose the ops, their
+// Fuzz target (fuzz_targets.h) for the shape-value evaluator (model/value_eval.h), op by op: the bytes choose the ops, their
 // attributes and inputs — any int64 (0, -1, INT64_MIN/MAX, 2^40 ...), floats (NaN, inf, 1e300), symbolic dims,
 // shapes of any rank — and feed each op's outputs to later ops, so values flow through chains of shape arithmetic.
 // Every op must end in values, "not computed" or an EvalError: never a crash, undefined behaviour, a hang, or a
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_targets.h"
 #include "model/value_eval.h"
 
 namespace {
@@ -108,7 +109,7 @@ Attribute ints_attr(const char* name, Bytes& b) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int rooflens::fuzz::values(const uint8_t* data, size_t size) {
   static const ValueOpRegistry& registry = ValueOpRegistry::builtin();
   static const std::vector<std::string> ops = registry.ops();
   Bytes b(data, size);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes one single-node model per libonnx schema version x input ranks x attribute value into OUT_DIR, for
-`make libonnx-sweep` to run through rooflens' static path (the fuzz_analyze target) under the sanitizers.
+`make libonnx-sweep` to run through rooflens' static path (the fuzz program's `analyze` target) under the sanitizers.
 
 Why: libonnx's shape-inference functions trust the spec's preconditions (ranks, attribute ranges) without checking
 them, and a node that breaks one crashes the process inside libonnx. The fuzzer finds these one by one by luck; this
