@@ -18,16 +18,27 @@ export function procStatus(pid = 'self') {
 }
 let peakBeforeReset = 0;
 // Resets a process's VmHWM to its VmRSS; true when the kernel took the write. Linux rejects a clear_refs type it does
-// not know (EINVAL before 4.0) and a missing file throws, so an accepted "5" is a reset done. Reading the mark again
-// cannot confirm it: a process at its peak when reset, that frees a page on another thread (V8's collector, the
-// runtime's pool) before the reading, shows the same mark above its resident set as a reset that never happened.
-export function clearPeakOf(pid) {
+// not know (EINVAL before 4.0) and a missing file throws, so an accepted "5" is a reset done; reading the mark cannot
+// confirm it (a process at its peak shows the same mark after a reset as before). What the reading does show is a
+// free on another thread just after the reset (V8's sweeper after a collection, the runtime's pool): the mark above
+// the resident set. Then it is reset again, a few times at most, so the phase's peak starts where its memory is —
+// a phase's growth smaller than that free would otherwise stay under the mark and read as nothing.
+const kSettleResets = 3;
+function writeClearRefs(pid) {
   try {
     fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
     return true;
   } catch {
     return false;
   }
+}
+export function clearPeakOf(pid) {
+  if (!writeClearRefs(pid)) return false;
+  for (let again = 0; again < kSettleResets; ++again) {
+    const s = procStatus(pid);
+    if (!s.rss || s.hwm <= s.rss || !writeClearRefs(pid)) break;
+  }
+  return true;
 }
 export function resetPeak() {
   const before = procStatus().hwm;
