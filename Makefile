@@ -92,8 +92,8 @@ fuzz-analyze:
 # single-node models, ~10 minutes on 2 cores): run it after a libonnx upgrade; not part of `make test`.
 libonnx-sweep: build-san
 	@rm -rf $(SAN_BUILD)/libonnx-sweep && /usr/bin/python3 tests/fuzz/libonnx_sweep/make_models.py $(SAN_BUILD)/libonnx-sweep
-	@find $(SAN_BUILD)/libonnx-sweep -name '*.onnx' | sort | xargs -n 2000 -P $(JOBS) env $(FUZZ_ENV) \
-	  ROOFLENS_FUZZ_TARGET=analyze $(SAN_BUILD)/rooflens_fuzz -timeout=10 -rss_limit_mb=2048 > $(SAN_BUILD)/libonnx-sweep.log 2>&1 || \
+	@find $(SAN_BUILD)/libonnx-sweep -name '*.onnx' | sort | xargs -n 2000 -P $(JOBS) env $(call FUZZ,analyze) \
+	  -timeout=10 -rss_limit_mb=2048 > $(SAN_BUILD)/libonnx-sweep.log 2>&1 || \
 	  { grep -B1 -A24 -m1 "ERROR:" $(SAN_BUILD)/libonnx-sweep.log; echo "libonnx-sweep: a model crashed the static path (the file is the last 'Running:' line above it in $(SAN_BUILD)/libonnx-sweep.log)"; exit 1; }
 	@echo "libonnx-sweep: every model ended in a model or an error"
 

@@ -24,8 +24,10 @@ constexpr std::pair<std::string_view, int (*)(const uint8_t*, size_t)> kTargets[
 constexpr std::string_view kImportPrefix = "import:";
 
 [[noreturn]] void refuse(const std::string& why) {
-  std::fprintf(stderr, "rooflens_fuzz: %s; set ROOFLENS_FUZZ_TARGET to analyze, report_readers, values, history, "
-                       "score, fleet or import:FORMAT\n", why.c_str());
+  std::string names;
+  for (const auto& [name, run] : kTargets) names += std::string(name) + ", ";
+  std::fprintf(stderr, "rooflens_fuzz: %s; set ROOFLENS_FUZZ_TARGET to one of %s%sFORMAT\n", why.c_str(), names.c_str(),
+               std::string(kImportPrefix).c_str());
   std::exit(2);
 }
 
