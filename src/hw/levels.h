@@ -5,9 +5,9 @@
 // Reported cache sizes are hints only: a reported size within a factor of 2 of where a fall begins names it (so a step inside
 // L1 is not taken for L2), a fall no reported size agrees with still makes a level (named in order: a VM that
 // reports a 508 MiB L3 still gets the L3 its sweep shows), and a reported size with no fall near it makes none.
-// The last plateau is DRAM only when the sweep ends on it and reaches 4x the last cache found (STREAM's rule);
-// otherwise there is no DRAM level and the caller measures further out — as it does, memory allowing, to 4x a
-// reported size the sweep has not confirmed.
+// The last plateau is DRAM only when the sweep ends on it with two points beyond 4x the last cache found (STREAM's
+// rule; a point at 4x still holds a share of the cache); otherwise there is no DRAM level and the caller measures
+// further out — as it does, memory allowing, to 4x a reported size the sweep has not confirmed.
 // A level is named after the reported caches its plateau spans (core/level_names.h): when a fall agrees with a
 // later cache than the next one, the caches between read alike and share the plateau ("L1+L2" on a Zen-1 EPYC).
 // Thread counts whose sweeps show as many levels get the same names (find_levels_by_thread_count).

@@ -312,7 +312,7 @@ HardwareInfo measure_hardware(const HwOptions& o, const std::string& version) {
   if (o.bandwidth)
     hw.notes.push_back("memory levels are where the sweep (all kernels together) plateaus and falls; reported cache "
                        "sizes only name the falls they agree with (caches with no fall between them share a level: "
-                       "L1+L2); DRAM is a plateau the sweep ends on, 4x or more beyond the last cache found");
+                       "L1+L2); DRAM is a plateau the sweep ends on, its figures from beyond 4x the last cache found");
   std::vector<int> counts = thread_counts(o, hw.machine);
   Sweep sw{&bw, o.quick, o.quick ? 2.0 : std::sqrt(2.0), 0};
   sw.limit = o.max_working_set ? o.max_working_set : memory_limit(static_cast<int>(counts.size()));

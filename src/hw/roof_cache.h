@@ -22,8 +22,9 @@ namespace rooflens::hw {
 // writes met the read figure alone as its cache ceiling, where full roofs give reads and writes their own paths). 6: an
 // int8 roof without VNNI (AVX2's vpmaddubsw/vpmaddwd, as ONNX Runtime's u8s8 kernels run there; revision 5 had none on
 // such CPUs, so their int8 layers met the fp32 ceiling and ran above it). 7: the read kernel reads four streams (one
-// stream left the prefetchers idle at each page and read DRAM below triad's figure on a thread).
-inline constexpr int kRoofsRevision = 7;
+// stream left the prefetchers idle at each page and read DRAM below triad's figure on a thread). 8: DRAM's figures from
+// beyond 4x the last cache only (revision 7's could come from exactly 4x, part cached: 66 vs 64 GB/s on a Zen 4 guest).
+inline constexpr int kRoofsRevision = 8;
 
 std::string cache_key(const MachineDesc& machine, const std::string& version);
 

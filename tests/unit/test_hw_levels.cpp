@@ -202,6 +202,33 @@ TEST(HwLevels, DramFigureComesFromWellOutsideTheCaches) {
   EXPECT_DOUBLE_EQ(figure(lv, "DRAM", "read"), 50);
 }
 
+TEST(HwLevels, APointAtExactlyFourTimesTheLastCacheIsNoDramFigure) {
+  // A real quick sweep at 2 threads on a 2-vCPU Zen 4 guest (L1d 32 KiB and L2 1 MiB per core, one 32 MiB L3): its
+  // last plateau starts at 128 MiB, 4x the L3, where a share of the arrays is still cached. A layer of 128 MiB meets
+  // the L3's roof (analysis/roofline.cpp), so DRAM's figures come from beyond it (read x2 64.1, not 66.0 GB/s).
+  const std::vector<BwSample> read{
+      {4096, 465.0}, {8192, 430.3}, {16384, 428.8}, {32768, 322.3}, {65536, 251.8}, {131072, 235.0},
+      {262144, 232.5}, {524288, 235.7}, {1048576, 228.3}, {2097152, 203.4}, {4194304, 200.0}, {8388608, 199.5},
+      {16777216, 198.8}, {33554432, 150.6}, {67108864, 95.0}, {134217728, 66.0}, {268435456, 64.1},
+      {536870912, 50.6}};
+  const std::vector<BwSample> write{
+      {4096, 236.4}, {8192, 236.4}, {16384, 218.0}, {32768, 226.7}, {65536, 225.4}, {131072, 221.0},
+      {262144, 226.3}, {524288, 223.2}, {1048576, 213.0}, {2097152, 189.0}, {4194304, 193.9}, {8388608, 194.5},
+      {16777216, 187.1}, {33554432, 78.3}, {67108864, 59.1}, {134217728, 40.4}, {268435456, 37.8},
+      {536870912, 30.2}};
+  const std::vector<BwSample> triad{
+      {3072, 392.8}, {6144, 403.4}, {15360, 393.4}, {30720, 330.9}, {64512, 293.2}, {129024, 235.4},
+      {261120, 230.4}, {522240, 232.4}, {1047552, 223.0}, {2095104, 197.2}, {4193280, 188.6}, {8386560, 188.7},
+      {16776192, 181.0}, {33552384, 88.4}, {67107840, 54.9}, {134215680, 45.9}, {268434432, 40.4},
+      {536868864, 37.8}};
+  SweepLevels lv = find_levels({{"read", read}, {"write", write}, {"triad", triad}}, {64 * KiB, 2 * MiB, 32 * MiB});
+  ASSERT_EQ(names(lv), kAll);
+  EXPECT_GT(level(lv, "DRAM").first_bytes, 128 * MiB);
+  EXPECT_DOUBLE_EQ(figure(lv, "DRAM", "read"), 64.1);
+  EXPECT_DOUBLE_EQ(figure(lv, "DRAM", "write"), 37.8);
+  EXPECT_DOUBLE_EQ(figure(lv, "DRAM", "triad"), 40.4);
+}
+
 TEST(HwLevels, TheQuickSweepsCoarseStepsFindTheSameLevels) {
   std::vector<KernelSweep> sweeps = {{"read", staircase(kTrue, kHeights, 0, 1, 1 * GiB, 2.0)},
                                      {"triad", staircase(kTrue, {350, 190, 88, 35}, 0, 2, 1 * GiB, 2.0)}};
