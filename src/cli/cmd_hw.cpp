@@ -22,7 +22,9 @@ namespace {
 
 struct HwArgs {
   bool quick = false, refresh = false, verbose = false;
-  std::string json, roofs, without_isa, device;
+  std::string output;  // -o FILE: the report's JSON to FILE ('-' = stdout)
+  std::string json;    // --json: "-" prints the JSON on stdout; the deprecated `--json FILE` writes FILE
+  std::string roofs, without_isa, device;
   std::vector<int> threads;
   std::vector<std::string> wasm;  // hosts of the web build whose WebAssembly roofs to measure: node, chromium
 };
@@ -100,8 +102,12 @@ int run_hw(const HwArgs& a) {
   }
   // With --json - stdout carries the JSON alone, so it stays machine-readable.
   add_wasm_roofs(hw, a.wasm, a.quick, a.refresh);
-  if (a.json != "-") std::cout << hw::render_hardware(hw, a.verbose, provenance);
-  if (!a.json.empty()) write_report(a.json, hw);
+  // -o and --json are two requests, both kept (`--json -o F` prints the JSON and writes F).
+  const bool json_on_stdout = a.json == "-" || a.output == "-";
+  if (json_on_stdout) write_report("-", hw);
+  else std::cout << hw::render_hardware(hw, a.verbose, provenance);
+  for (const std::string& file : {a.output, a.json})
+    if (!file.empty() && file != "-") write_report(file, hw);
   return 0;
 }
 
@@ -113,7 +119,7 @@ void setup_hw(CLI::App& root, Action& action) {
   auto* quick = cmd->add_flag("--quick", args->quick, "Fast check: the best peak of each dtype and a coarse read/triad sweep (a few seconds)");
   auto* refresh = cmd->add_flag("--refresh", args->refresh, "Measure again even when cached roofs exist");
   cmd->add_flag("-v,--verbose", args->verbose, "Also print the whole bandwidth sweep");
-  cmd->add_option("-o,--output", args->json, "Write the report (with its hardware section) to FILE ('-' = stdout)");
+  cmd->add_option("-o,--output", args->output, "Write the report (with its hardware section) to FILE ('-' = stdout)");
   // --json alone prints the report on stdout; the older `--json FILE` still writes FILE, with a note.
   cmd->add_option("--json", args->json, "Print the report on stdout (JSON) instead of the table")
       ->expected(0, 1)

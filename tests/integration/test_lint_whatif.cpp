@@ -186,6 +186,14 @@ TEST_F(LintWhatIfTest, WhatIfProjectsARealReport) {
   auto hw = cli("hw --device t4");
   EXPECT_NE(hw.out.find("datasheet"), std::string::npos) << hw.out;
   EXPECT_NE(hw.out.find("NOT measured"), std::string::npos);
+  // -o FILE and --json are both honoured, in either order: the JSON on stdout and in FILE.
+  for (const std::string flags : {" --json -o ", " -o "}) {
+    const std::string file = path("t4" + std::to_string(flags.size()) + ".json");
+    auto both = cli("hw --device t4" + flags + file + (flags == " -o " ? " --json" : ""));
+    ASSERT_EQ(both.rc, 0) << flags << both.err;
+    EXPECT_EQ(json::parse(both.out)["hardware"]["source"], "datasheet") << flags;
+    EXPECT_EQ(read_json(file)["hardware"]["source"], "datasheet") << flags;
+  }
 }
 
 }  // namespace
