@@ -18,6 +18,7 @@ RUN_PKGS=(
   libsqlite3-dev                      # the embedded results database (rooflens history); nsys' SQLite exports
   zlib1g-dev                          # gzipped PyTorch profiler traces (rooflens import kineto)
   libpq-dev                           # the shared results database (PostgreSQL client)
+  libssl-dev                          # OpenSSL's libcrypto: SHA-256 of models and machines
 )
 TEST_PKGS=(
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv): `make run` builds without it when absent

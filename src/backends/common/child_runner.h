@@ -42,6 +42,8 @@ struct RunnerConfig {
   // "NAME=value" entries added to the child's environment (rooflens' own is passed on), e.g. the C allocator's
   // MALLOC_MMAP_THRESHOLD_ for a runner whose freed blocks must go back to the OS (a memory measurement).
   std::vector<std::string> env;
+
+  bool operator==(const RunnerConfig&) const = default;
 };
 
 enum class ReplyStatus {
