@@ -1,5 +1,7 @@
 #include "core/sha256.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <openssl/evp.h>
 
 #include <cstdio>
@@ -30,10 +32,7 @@ std::string Sha256::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(ctx_->md, digest, &len) != 1) throw std::runtime_error("OpenSSL's SHA-256 final failed");
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) out += {digits[digest[i] >> 4], digits[digest[i] & 0xf]};
-  return out;
+  return fmt::format("{:02x}", fmt::join(digest, digest + len, ""));
 }
 
 std::string sha256_hex(std::string_view data) {

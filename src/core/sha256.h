@@ -4,7 +4,6 @@
 // where it has them: model files of hundreds of MB are hashed whenever a profile is stored); the standard's test
 // vectors and coreutils' sha256sum check it (tests/unit/test_history_model.cpp).
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>

@@ -187,9 +187,10 @@ TEST_F(LintWhatIfTest, WhatIfProjectsARealReport) {
   EXPECT_NE(hw.out.find("datasheet"), std::string::npos) << hw.out;
   EXPECT_NE(hw.out.find("NOT measured"), std::string::npos);
   // -o FILE and --json are both honoured, in either order: the JSON on stdout and in FILE.
-  for (const std::string flags : {" --json -o ", " -o "}) {
-    const std::string file = path("t4" + std::to_string(flags.size()) + ".json");
-    auto both = cli("hw --device t4" + flags + file + (flags == " -o " ? " --json" : ""));
+  for (const std::string order : {"json-first", "json-last"}) {
+    const std::string file = path("t4-" + order + ".json");
+    const std::string flags = order == "json-first" ? " --json -o " + file : " -o " + file + " --json";
+    auto both = cli("hw --device t4" + flags);
     ASSERT_EQ(both.rc, 0) << flags << both.err;
     EXPECT_EQ(json::parse(both.out)["hardware"]["source"], "datasheet") << flags;
     EXPECT_EQ(read_json(file)["hardware"]["source"], "datasheet") << flags;
