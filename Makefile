@@ -34,9 +34,12 @@ build-all: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-# ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects.
+# ASan+UBSan build with clang, which also builds the libFuzzer target from the same objects. Ninja, not Make: Make's
+# generator compiles a target's objects only once every target it links is built, so the tests' batches waited for
+# src/'s two long groups and a core idled beside the longer one; Ninja waits only where a file needs another
+# (371 s -> ~300 s for this build on 2 cores: docs/building.md). A tree configured before keeps its generator.
 $(SAN_BUILD)/CMakeCache.txt:
-	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=San -DCMAKE_CXX_FLAGS_SAN="-O1 -g1" \
+	CC=clang CXX=clang++ cmake -G Ninja -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=San -DCMAKE_CXX_FLAGS_SAN="-O1 -g1" \
 	  -DROOFLENS_SANITIZE=ON -DROOFLENS_FUZZ=ON -DROOFLENS_BACKEND_OPENCV=ON
 
 build-san: deps $(SAN_BUILD)/CMakeCache.txt
@@ -142,16 +145,17 @@ fuzz-fleet:
 
 # CI's command: one build, with ASan+UBSan (clang), runs every test — unit, integration (real ONNX Runtime, real
 # models, the third-party corpus, real SQLite and PostgreSQL), browser (real Chromium) — plus a fuzzing pass over
-# every parser (30 s of the whole static path, 7 s of the report readers, 10 s of the shape-value evaluator, 6 s
-# per importer, 10 s of the history importer, 6 s of score results, two targets at a time; `make fuzz` alone runs each longer). The same
-# code as the Release build, with checks on every memory access and undefined operation; building it once keeps the
-# suite under 18 minutes on 2 cores. Tests last, so the closing lines are ctest's summary.
-test: FUZZ_SECONDS = 30
-test: VALUES_FUZZ_SECONDS = 10
-test: IMPORT_FUZZ_SECONDS = 6
-test: HISTORY_FUZZ_SECONDS = 10
-test: SCORE_FUZZ_SECONDS = 6
-test: FLEET_FUZZ_SECONDS = 5
+# every parser (20 s of the whole static path, 5 s of the report readers, 6 s of the shape-value evaluator, 4 s per
+# importer, 6 s of the history importer, 4 s each of score results and fleet manifests, two targets at a time: a
+# smoke pass of ~55 s that finds what a new parser breaks at once; `make fuzz` alone runs each 3-5 times longer).
+# The same code as the Release build, with checks on every memory access and undefined operation; building it once
+# keeps the suite short on 2 cores. Tests last, so the closing lines are ctest's summary.
+test: FUZZ_SECONDS = 20
+test: VALUES_FUZZ_SECONDS = 6
+test: IMPORT_FUZZ_SECONDS = 4
+test: HISTORY_FUZZ_SECONDS = 6
+test: SCORE_FUZZ_SECONDS = 4
+test: FLEET_FUZZ_SECONDS = 4
 test: corpus fuzz san-test
 
 # Part 2 runs `rooflens hw --quick` and the full `rooflens hw` (timed) next to likwid-bench; part 4 times

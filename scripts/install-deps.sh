@@ -23,6 +23,7 @@ RUN_PKGS=(
 TEST_PKGS=(
   libopencv-dnn-dev                   # the OpenCV DNN backend (-B opencv): `make run` builds without it when absent
   clang libclang-rt-14-dev            # libFuzzer + sanitizers: the build `make test` runs
+  ninja-build                         # that build's generator (Makefile: why)
   libgtest-dev libgmock-dev
   libonnx-testdata                    # ~1,000 small models with reference outputs
   sqlite3 postgresql                  # tests read the database; tests start a throwaway PostgreSQL cluster
