@@ -59,12 +59,13 @@ corpus: deps
 	@bash scripts/make-corpus.sh corpus
 
 # Every test against the Release build: the quick loop while developing (`make test` is what CI runs).
+# Both run ctest through scripts/run-suite.sh: the timed tests at the normal priority, every other test beside them at
+# SCHED_IDLE, on the CPU time they leave idle.
 check: corpus build-all
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	bash scripts/run-suite.sh $(BUILD) $(JOBS)
 
 san-test: build-san
-	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 bash scripts/run-suite.sh $(SAN_BUILD) $(JOBS)
 
 # Seeds: small real models from Debian's libonnx-testdata (copied into the build tree, flat, as libFuzzer wants).
 TESTDATA ?= /usr/share/libonnx-testdata/data
@@ -149,7 +150,8 @@ fuzz-fleet:
 # importer, 6 s of the history importer, 4 s each of score results and fleet manifests, two targets at a time: a
 # smoke pass of ~55 s that finds what a new parser breaks at once; `make fuzz` alone runs each 3-5 times longer).
 # The same code as the Release build, with checks on every memory access and undefined operation; building it once
-# keeps the suite short on 2 cores. Tests last, so the closing lines are ctest's summary.
+# keeps the suite short on 2 cores. Tests last (scripts/run-suite.sh), so the closing lines are ctest's summary and
+# one line with each part's exit code.
 test: FUZZ_SECONDS = 20
 test: VALUES_FUZZ_SECONDS = 6
 test: IMPORT_FUZZ_SECONDS = 4
