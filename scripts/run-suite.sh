@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs a build tree's ctest suite (make test, make check) in three parts, so that the tests whose assertions rest on
 # timing keep both CPUs while every other test runs on what they leave idle:
-#   1. browser_fixtures alone: it profiles resnet50, and that first profile measures the roofs the suite's cache holds;
-#   2. the timed groups (integration_timed, unit_timed), one after the other, at the normal priority; and beside them
+#   1. the tests labelled `setup` alone (browser_fixtures: it profiles resnet50, and that first profile measures the
+#      roofs the suite's cache holds);
+#   2. the tests labelled `timed` (integration_timed, unit_timed), one after the other, at the normal priority; and
+#      beside them
 #   3. every other test, JOBS at a time, at SCHED_IDLE (`chrt --idle 0`; `nice -n 19` where that is refused): the
 #      kernel runs them only on a CPU the timed tests leave idle (runners starting, inference sessions created on one
 #      thread, pages loading), and a timed test's thread that wakes takes its CPU back at once.
@@ -14,21 +16,19 @@ build="${1:?usage: run-suite.sh BUILD_DIR [JOBS]}"
 jobs="${2:-$(nproc)}"
 cd "$build" || exit 2
 
-setup='^browser_fixtures$'
-timed='^(integration_timed|unit_timed)$'
 idle=(chrt --idle 0)
 "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
 
-ctest --output-on-failure -R "$setup"
+ctest --output-on-failure -L setup
 rc_setup=$?
 
 log=ctest-beside-timed.log
-# -FS: the browser tests' fixture ran in part 1; it is not set up again.
-"${idle[@]}" ctest --output-on-failure -j "$jobs" -E "$setup|$timed" -FS browser_files > "$log" 2>&1 &
+# -FS: every fixture's setup ran in part 1; none is set up again.
+"${idle[@]}" ctest --output-on-failure -j "$jobs" -LE 'setup|timed' -FS '.*' > "$log" 2>&1 &
 beside=$!
 echo "run-suite: the other tests run beside the timed ones at ${idle[*]} (log: $build/$log)"
 
-ctest --output-on-failure -R "$timed"
+ctest --output-on-failure -L timed
 rc_timed=$?
 
 tail -n +1 -f --pid="$beside" "$log"
