@@ -5,9 +5,12 @@
 #      roofs the suite's cache holds);
 #   2. the tests labelled `timed` (integration_timed, unit_timed), one after the other, at the normal priority; and
 #      beside them
-#   3. every other test, JOBS at a time, at SCHED_IDLE (`chrt --idle 0`; `nice -n 19` where that is refused): the
-#      kernel runs them only on a CPU the timed tests leave idle (runners starting, inference sessions created on one
-#      thread, pages loading), and a timed test's thread that wakes takes its CPU back at once.
+#   3. every other test, JOBS + 1 at a time, at SCHED_IDLE (`chrt --idle 0`; `nice -n 19` where that is refused):
+#      the kernel runs them only on a CPU the timed tests leave idle (runners starting, inference sessions created on
+#      one thread, pages loading), and a timed test's thread that wakes takes its CPU back at once. One more than the
+#      CPUs: once the timed tests are done, the last of these run one beside another that waits (a Slurm poll, a
+#      page, the unit tests' single thread), and a third keeps the CPUs busy (the last minute of the queue was a
+#      quarter idle at JOBS).
 # Part 3's output goes to a log, streamed once part 2 is done. The exit code is 1 if any part failed.
 # Usage: run-suite.sh BUILD_DIR [JOBS]
 set -uo pipefail
@@ -24,7 +27,7 @@ rc_setup=$?
 
 log=ctest-beside-timed.log
 # -FS: every fixture's setup ran in part 1; none is set up again.
-"${idle[@]}" ctest --output-on-failure -j "$jobs" -LE 'setup|timed' -FS '.*' > "$log" 2>&1 &
+"${idle[@]}" ctest --output-on-failure -j "$((jobs + 1))" -LE 'setup|timed' -FS '.*' > "$log" 2>&1 &
 beside=$!
 echo "run-suite: the other tests run beside the timed ones at ${idle[*]} (log: $build/$log)"
 

@@ -201,13 +201,19 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
   pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
                               "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-o", path("rt2.json")},
                              path("rt2.out"), path("rt2.err"));
-  std::map<std::string, std::set<std::string>> runners;  // runner pid -> its threads' CPU lists, once real-time
+  // Runner pid -> its threads' CPU lists, once real-time. Polled until each of the three has shown two (or the time
+  // is up): one look at a runner could fall in the moment before its worker pinned itself — the placement this test
+  // guards is what the runner's timed runs see, and rooflens gives real-time priority only after it (its threads on
+  // two CPU lists, ChildRunner::enter_realtime).
+  std::map<std::string, std::set<std::string>> runners;
   wait_for([&] {
     if (auto c = fifo_child_of(pid)) {
       auto cpus = thread_cpus(c->pid);
       runners[c->pid].insert(cpus.begin(), cpus.end());
     }
-    return runners.size() >= 3;
+    bool placed = runners.size() >= 3;
+    for (const auto& [runner, cpus] : runners) placed = placed && cpus.size() >= 2;
+    return placed;
   }, std::chrono::seconds(60));
   ASSERT_EQ(wait_exit(pid), 0) << slurp(path("rt2.err"));
   ASSERT_GE(runners.size(), 2u) << "the real-time runners of the repetitions";

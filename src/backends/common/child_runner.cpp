@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -306,8 +309,28 @@ void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
   close_fds();
 }
 
+namespace {
+
+// How many different CPU lists (Cpus_allowed_list) the threads of `pid` are on now.
+std::size_t thread_cpu_lists(pid_t pid) {
+  std::set<std::string> lists;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream status(task.path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) lists.insert(line.substr(18));
+  }
+  return lists.size();
+}
+
+}  // namespace
+
 bool ChildRunner::enter_realtime() {
   if (config_.realtime_priority <= 0 || pid_ <= 0) return false;
+  const auto settle = Clock::now() + milliseconds(500);
+  while (config_.realtime_cpu_lists > 1 && thread_cpu_lists(pid_) < config_.realtime_cpu_lists &&
+         Clock::now() < settle)
+    std::this_thread::sleep_for(milliseconds(1));
   sched_param param{};
   param.sched_priority = config_.realtime_priority;
   bool moved = false;

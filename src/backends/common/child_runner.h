@@ -39,6 +39,10 @@ struct RunnerConfig {
   // realtime_refused() says so.
   int realtime_priority = 0;
   std::vector<int> cpus;
+  // How many different CPU lists the child's threads are on once its workers have pinned themselves (0: none to
+  // wait for): enter_realtime() waits for them first (a worker pins itself when it first runs, which may be after
+  // the load's reply; made SCHED_FIFO before that, it would compute on the main thread's CPU until that blocks).
+  std::size_t realtime_cpu_lists = 0;
   // "NAME=value" entries added to the child's environment (rooflens' own is passed on), e.g. the C allocator's
   // MALLOC_MMAP_THRESHOLD_ for a runner whose freed blocks must go back to the OS (a memory measurement).
   std::vector<std::string> env;
@@ -91,7 +95,8 @@ class ChildRunner {
   // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
   const nlohmann::json& hello() const { return hello_; }
   // Moves every thread the child has now (and so every thread it starts later) to SCHED_FIFO at
-  // config().realtime_priority; false when not configured or refused. Call it once the runtime has started its
+  // config().realtime_priority; false when not configured or refused. It first waits (up to half a second) for the
+  // threads to be on config().realtime_cpu_lists different CPU lists. Call it once the runtime has started its
   // worker threads (after loading a model), not at spawn: SCHED_FIFO never shares a CPU among equals, so a
   // worker born real-time on the main thread's CPU does not run until that thread blocks, and cannot move itself
   // to the CPU it should pin itself to. Measured with ORT at 2 threads: the worker stayed on the main thread's

@@ -61,6 +61,7 @@ RunnerConfig placed(int64_t threads, OrtSessionOptions& opts, RooflensChoices& c
     for (int64_t t = 1; t < threads; ++t)
       affinities += (t > 1 ? ";" : "") + std::to_string(cpus[static_cast<size_t>(t)] + 1);
     opts.extra["session.intra_op_thread_affinities"] = affinities;
+    rc.realtime_cpu_lists = static_cast<size_t>(threads);  // the main thread's CPU and one per worker
     choices["session.intra_op_thread_affinities"] = "--realtime: one worker per allowed CPU after the runner's own";
   }
   return rc;
