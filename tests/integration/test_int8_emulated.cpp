@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/emulated_cpu.h"
 #include "support/ort_suite.h"
 
 namespace fs = std::filesystem;
@@ -21,9 +22,6 @@ using json = nlohmann::json;
 using namespace rooflens::testing;
 
 namespace {
-
-// Haswell as QEMU 7.2's TCG can emulate it (without these features it warns that it cannot, on every start).
-const char* kCpu = "Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm";
 
 // An AVX2 machine's roofs: its features are what the int8 verdict reads; the ceilings only place layers.
 const char* kAvx2Roofs = R"json({"source":"measured","machine":{"model":"QEMU Haswell (emulated)","cores":2,"threads":2,
@@ -76,8 +74,8 @@ class Int8EmulatedTest : public ::testing::Test {
     if (node.empty()) return "node is not on PATH";
     fs::create_directories(*dir_ / "bin");
     const std::string wrapper = path("bin/node");
-    std::ofstream(wrapper) << "#!/bin/sh\nexec " << shell_quote(qemu) << " -cpu " << kCpu << " " << shell_quote(node)
-                           << " \"$@\"\n";
+    std::ofstream(wrapper) << "#!/bin/sh\nexec " << shell_quote(qemu) << " -cpu " << kEmulatedHaswell << " "
+                           << shell_quote(node) << " \"$@\"\n";
     fs::permissions(wrapper, fs::perms::owner_all, fs::perm_options::add);
     const std::string probe = first_line_of(shell_quote(wrapper) + " -e \"console.log('up')\" 2>&1");
     if (probe != "up") return "qemu-x86_64 -cpu Haswell cannot run node here: " + probe;

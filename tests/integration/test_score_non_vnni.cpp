@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/emulated_cpu.h"
 #include "support/ort_cli_suite.h"
 
 namespace fs = std::filesystem;
@@ -23,9 +24,6 @@ using json = nlohmann::json;
 using namespace rooflens::testing;
 
 namespace {
-
-// The CPU model: Haswell without the features TCG cannot give (it would warn about each on stderr).
-constexpr const char* kCpu = "Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm";
 
 std::string which(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -55,13 +53,13 @@ class ScoreNonVnniTest : public OrtCliSuite<ScoreNonVnniTest> {
     // A `node` first in PATH that runs the real one emulated: the runners rooflens starts are then Haswells.
     const fs::path bin = *dir_ / "bin";
     fs::create_directories(bin);
-    std::ofstream(bin / "node") << "#!/bin/sh\nexec " << shell_quote(qemu) << " -cpu " << kCpu << " "
+    std::ofstream(bin / "node") << "#!/bin/sh\nexec " << shell_quote(qemu) << " -cpu " << kEmulatedHaswell << " "
                                 << shell_quote(node) << " \"$@\"\n";
     fs::permissions(bin / "node", fs::perms::owner_all);
     path_ = "PATH=" + shell_quote(bin.string() + ":" + std::getenv("PATH")) + " ";
     const CliResult probe = run("", std::string(bin / "node") + " -e 'process.stdout.write(\"ok\")'");
     if (probe.rc != 0 || probe.out != "ok")
-      GTEST_SKIP() << "qemu-x86_64 -cpu " << kCpu << " cannot run node here: " << probe.err;
+      GTEST_SKIP() << "qemu-x86_64 -cpu " << kEmulatedHaswell << " cannot run node here: " << probe.err;
   }
 
   // A shell command in the test directory, its output captured (the emulated node, not rooflens).

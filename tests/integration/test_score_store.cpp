@@ -22,7 +22,7 @@ using namespace rooflens::testing;
 
 namespace {
 
-const std::string kHostile = "it's \"quoted\"; '; DROP TABLE scores; -- \\ % _ ? $1 \n ünï 🙂 </script>";
+const std::string kHostileScoreText = "it's \"quoted\"; '; DROP TABLE scores; -- \\ % _ ? $1 \n ünï 🙂 </script>";
 
 class ScoreStore : public ::testing::TestWithParam<std::string> {
  protected:
@@ -38,12 +38,13 @@ class ScoreStore : public ::testing::TestWithParam<std::string> {
 
 TEST_P(ScoreStore, AScoreRoundTripsWholeAndIsStoredOnce) {
   auto store = db::ResultStore::open(url_);
-  ScoreResult r = score_result(kHostile, 1234.5678901234567, {{"fp32 latency", 1100.25}, {"int8 throughput", 1385.1}});
-  r.warnings = {kHostile};
+  ScoreResult r =
+      score_result(kHostileScoreText, 1234.5678901234567, {{"fp32 latency", 1100.25}, {"int8 throughput", 1385.1}});
+  r.warnings = {kHostileScoreText};
   ScoreWorkload w;
   w.id = "resnet50-int8";
   w.status = WorkloadStatus::invalid;
-  w.reason = kHostile;
+  w.reason = kHostileScoreText;
   ScoreFigure f;
   f.metric = "latency";
   f.repetitions = {4.5, 4.75, 4.625};
@@ -59,7 +60,7 @@ TEST_P(ScoreStore, AScoreRoundTripsWholeAndIsStoredOnce) {
   EXPECT_EQ(score_to_json(back[0].result), score_to_json(r));
   // The machine is one of the database's machines, beside those of history sessions.
   EXPECT_EQ(store->machines().size(), 1u);
-  EXPECT_EQ(store->machines()[0].cpu, kHostile);
+  EXPECT_EQ(store->machines()[0].cpu, kHostileScoreText);
 }
 
 TEST_P(ScoreStore, FiltersBySuiteMachineSinceAndKind) {

@@ -25,7 +25,7 @@ std::vector<double> noisy(uint64_t seed, size_t n, double median, double cv) {
   return v;
 }
 
-ProfileRun run(int64_t batch, int64_t threads, std::vector<double> samples) {
+ProfileRun match_run(int64_t batch, int64_t threads, std::vector<double> samples) {
   ProfileRun r;
   r.batch = batch;
   r.dims = {{"batch", batch}};
@@ -52,7 +52,7 @@ Report report(const std::string& model) {
   return r;
 }
 
-BenchEntry entry(const std::string& model, const std::string& config, const std::string& status,
+BenchEntry match_entry(const std::string& model, const std::string& config, const std::string& status,
                  std::vector<double> samples = {}) {
   BenchEntry e;
   e.model = model;
@@ -158,7 +158,7 @@ TEST(CompareVerdict, TooFewSamplesNeverGetAVerdict) {
 
 TEST(CompareMatch, ReportRunsAndFailuresBecomeItemsWithTheirLabels) {
   Report r = report("net");
-  r.runs.push_back(run(1, 2, {1, 2, 3}));
+  r.runs.push_back(match_run(1, 2, {1, 2, 3}));
   r.runs.back().layers.push_back(layer("conv", {"c"}, 1));
   r.failures.push_back(failure(8, 0, "died", "runner exited\nsignal 11"));
   r.failures.push_back(failure(16, 2, "interrupted", "interrupted (Ctrl-C)"));
@@ -177,10 +177,10 @@ TEST(CompareMatch, ReportRunsAndFailuresBecomeItemsWithTheirLabels) {
 
 TEST(CompareMatch, NewAndFixedFailuresBetweenReports) {
   Report base = report("net"), next = report("net");
-  base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
+  base.runs.push_back(match_run(1, 2, noisy(1, 20, 10, 0.01)));
   next.failures.push_back(failure(0, 0, "error", "ORT refused the model"));  // requested "default" = batch=1 threads=2
   base.failures.push_back(failure(4, 0, "timeout", "timed out after 5 s"));
-  next.runs.push_back(run(4, 2, noisy(2, 20, 30, 0.01)));
+  next.runs.push_back(match_run(4, 2, noisy(2, 20, 30, 0.01)));
   auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
   ASSERT_EQ(c.items.size(), 2u);
   const auto& broke = item(c, "net", "batch=1 threads=2");
@@ -198,8 +198,8 @@ TEST(CompareMatch, NewAndFixedFailuresBetweenReports) {
 
 TEST(CompareMatch, AFailureIsNotPairedWhenSeveralRunsCouldBeIt) {
   Report base = report("net"), next = report("net");
-  base.runs.push_back(run(1, 1, noisy(1, 10, 10, 0.01)));
-  base.runs.push_back(run(1, 2, noisy(2, 10, 10, 0.01)));
+  base.runs.push_back(match_run(1, 1, noisy(1, 10, 10, 0.01)));
+  base.runs.push_back(match_run(1, 2, noisy(2, 10, 10, 0.01)));
   next.failures.push_back(failure(1, 0, "error", "boom"));  // batch=1, threads unknown: either run
   auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
   auto n = count_verdicts(c);
@@ -210,12 +210,12 @@ TEST(CompareMatch, AFailureIsNotPairedWhenSeveralRunsCouldBeIt) {
 
 TEST(CompareMatch, BenchEntriesByModelAndConfig) {
   BenchResults base, next;
-  base.entries = {entry("a", "ort", "pass", noisy(1, 20, 10, 0.01)), entry("b", "ort", "pass"),
-                  entry("c", "ort", "fail"), entry("d", "ort", "crash"), entry("e", "ort", "skip"),
-                  entry("gone", "ort", "pass"), entry("f", "ort", "pass")};
-  next.entries = {entry("a", "ort", "pass", noisy(2, 20, 12, 0.01)), entry("b", "ort", "timeout"),
-                  entry("c", "ort", "pass"), entry("d", "ort", "fail"), entry("e", "ort", "skip"),
-                  entry("new", "ort", "fail"), entry("f", "ort", "fail"), entry("f", "ort", "pass")};
+  base.entries = {match_entry("a", "ort", "pass", noisy(1, 20, 10, 0.01)), match_entry("b", "ort", "pass"),
+                  match_entry("c", "ort", "fail"), match_entry("d", "ort", "crash"), match_entry("e", "ort", "skip"),
+                  match_entry("gone", "ort", "pass"), match_entry("f", "ort", "pass")};
+  next.entries = {match_entry("a", "ort", "pass", noisy(2, 20, 12, 0.01)), match_entry("b", "ort", "timeout"),
+                  match_entry("c", "ort", "pass"), match_entry("d", "ort", "fail"), match_entry("e", "ort", "skip"),
+                  match_entry("new", "ort", "fail"), match_entry("f", "ort", "fail"), match_entry("f", "ort", "pass")};
   auto s = source_from_bench(next, "n");
   EXPECT_EQ(s.items.size(), 7u);  // the later "f" replaced the earlier one
   auto c = compare_sources(source_from_bench(base, "b"), s, {});
@@ -245,15 +245,15 @@ TEST(CompareMatch, StatusVerdictTable) {
 
 TEST(CompareMatch, MixingKindsIsAUsageError) {
   BenchResults b;
-  b.entries = {entry("a", "ort", "pass")};
+  b.entries = {match_entry("a", "ort", "pass")};
   Report r = report("a");
   EXPECT_THROW(compare_sources(source_from_report(r, "r.json"), source_from_bench(b, "dir"), {}), UsageError);
 }
 
 TEST(CompareMatch, ReportsOfDifferentlyNamedModelsMatchByConfiguration) {
   Report base = report("net_v1"), next = report("net_v2");
-  base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
-  next.runs.push_back(run(1, 2, noisy(2, 20, 10, 0.01)));
+  base.runs.push_back(match_run(1, 2, noisy(1, 20, 10, 0.01)));
+  next.runs.push_back(match_run(1, 2, noisy(2, 20, 10, 0.01)));
   auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
   ASSERT_EQ(c.items.size(), 1u);
   EXPECT_EQ(c.items[0].model, "net_v1 → net_v2");
@@ -323,8 +323,8 @@ TEST(CompareLayers, AliasesByNameAndRepeatsByOccurrence) {
 
 TEST(CompareLayers, ReportItemsCarryLayerDeltas) {
   Report base = report("net"), next = report("net");
-  base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
-  next.runs.push_back(run(1, 2, noisy(2, 20, 10, 0.01)));
+  base.runs.push_back(match_run(1, 2, noisy(1, 20, 10, 0.01)));
+  next.runs.push_back(match_run(1, 2, noisy(2, 20, 10, 0.01)));
   base.runs[0].layers = {layer("a", {"x"}, 1), layer("b", {"y"}, 2)};
   next.runs[0].layers = {layer("a2", {"x"}, 1.5), layer("b", {"y"}, 2)};
   auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
@@ -349,8 +349,8 @@ TEST(CompareMatch, NotesSayWhatDiffersBetweenTheSides) {
   next.backends[0].options = {{"graphOptimizationLevel", "disabled"}};
   next.backends[0].runtime = "onnxruntime-node 1.31.0";
   next.partial = true;
-  base.runs.push_back(run(1, 2, noisy(1, 20, 10, 0.01)));
-  next.runs.push_back(run(1, 2, noisy(2, 20, 10, 0.01)));
+  base.runs.push_back(match_run(1, 2, noisy(1, 20, 10, 0.01)));
+  next.runs.push_back(match_run(1, 2, noisy(2, 20, 10, 0.01)));
   auto c = compare_sources(source_from_report(base, "b"), source_from_report(next, "n"), {});
   std::string all;
   for (const auto& n : c.notes) all += n + "\n";
@@ -368,7 +368,7 @@ TEST(CompareMatch, NotesSayWhatDiffersBetweenTheSides) {
 // whatif report carries along; nothing projected is significance-tested.
 TEST(CompareProjection, AWhatifReportIsComparedByItsProjectedTimes) {
   Report base = report("net");
-  ProfileRun r = run(1, 2, {10, 10.5, 9.5, 10.2, 9.8});
+  ProfileRun r = match_run(1, 2, {10, 10.5, 9.5, 10.2, 9.8});
   r.layers = {layer("conv", {"conv"}, 6), layer("fc", {"fc"}, 2)};
   base.runs = {r};
   Report head = base;

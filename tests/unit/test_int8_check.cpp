@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kAvx2 = {"sse2", "avx", "fma", "avx2"};
+const std::vector<std::string> kAvx2Flags = {"sse2", "avx", "fma", "avx2"};
 const std::vector<std::string> kSkylakeSp = {"sse2", "avx", "fma", "avx2", "avx512f", "avx512dq", "avx512bw", "avx512vl"};
 const std::vector<std::string> kCascadeLake = {"sse2", "avx", "fma", "avx2", "avx512f", "avx512bw", "avx512_vnni"};
 const std::vector<std::string> kAlderLake = {"sse2", "avx", "fma", "avx2", "avx_vnni"};
@@ -100,7 +100,7 @@ class TwoLevelBackend : public Backend {
 }  // namespace
 
 TEST(Int8Kernels, U8s8SaturatesOnX86WithoutVnniOnly) {
-  EXPECT_TRUE(u8s8_saturates(kAvx2));        // Haswell, Zen 1-3: vpmaddubsw
+  EXPECT_TRUE(u8s8_saturates(kAvx2Flags));        // Haswell, Zen 1-3: vpmaddubsw
   EXPECT_TRUE(u8s8_saturates(kSkylakeSp));   // AVX-512 core without VNNI: vpmaddubsw on zmm
   EXPECT_FALSE(u8s8_saturates(kCascadeLake));  // AVX512-VNNI: vpdpbusd sums in 32 bits
   EXPECT_FALSE(u8s8_saturates(kAlderLake));    // AVX-VNNI
@@ -181,15 +181,15 @@ TEST(Int8Check, WhichRunsAreCheckedAndHowClosely) {
   reduced.max = 64;
   Int8Weights qoperator = qdq;
   qoperator.through_dequantize = 0;  // QLinearConv nodes: every optimization level runs the same integer kernels
-  EXPECT_TRUE(wants_int8_check(Int8CheckMode::automatic, qdq, kAvx2));
+  EXPECT_TRUE(wants_int8_check(Int8CheckMode::automatic, qdq, kAvx2Flags));
   EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, qdq, kCascadeLake));
-  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, reduced, kAvx2));
-  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, std::nullopt, kAvx2));
-  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, qoperator, kAvx2));
+  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, reduced, kAvx2Flags));
+  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, std::nullopt, kAvx2Flags));
+  EXPECT_FALSE(wants_int8_check(Int8CheckMode::automatic, qoperator, kAvx2Flags));
   EXPECT_TRUE(wants_int8_check(Int8CheckMode::always, qdq, kCascadeLake));
   EXPECT_TRUE(wants_int8_check(Int8CheckMode::always, reduced, kCascadeLake));
-  EXPECT_FALSE(wants_int8_check(Int8CheckMode::always, qoperator, kAvx2));
-  EXPECT_FALSE(wants_int8_check(Int8CheckMode::never, qdq, kAvx2));
+  EXPECT_FALSE(wants_int8_check(Int8CheckMode::always, qoperator, kAvx2Flags));
+  EXPECT_FALSE(wants_int8_check(Int8CheckMode::never, qdq, kAvx2Flags));
   EXPECT_EQ(parse_int8_check("always"), Int8CheckMode::always);
   EXPECT_THROW(parse_int8_check("sometimes"), UsageError);
   // Quantized outputs: 1.5 of their steps, absolute; outputs of float ops: 5% + 0.05.
@@ -209,7 +209,7 @@ TEST(Int8Check, ComparesTheRunsInferenceSessionWithOneAtOptLevelDisabled) {
   r.model = "/models/m.onnx";
   r.key.threads = 3;
   r.feed.dims = {{"batch", 1}};
-  Int8Check c = check_int8_outputs(backend, r, kAvx2, 0.05);
+  Int8Check c = check_int8_outputs(backend, r, kAvx2Flags, 0.05);
   ASSERT_EQ(backend.loads.size(), 2u);
   EXPECT_FALSE(backend.loads[0].opt_level.has_value()) << "the run's own inference session first";
   EXPECT_EQ(backend.loads[1].opt_level, std::optional<std::string>("disabled"));
@@ -217,7 +217,7 @@ TEST(Int8Check, ComparesTheRunsInferenceSessionWithOneAtOptLevelDisabled) {
     EXPECT_EQ(l.threads, 3);
     EXPECT_EQ(l.dims, r.feed.dims);
   }
-  EXPECT_EQ(c.isa, kAvx2);
+  EXPECT_EQ(c.isa, kAvx2Flags);
   EXPECT_EQ(c.validation.reference, kUnoptimizedReference);
   EXPECT_DOUBLE_EQ(c.output_step, 0.05);
   EXPECT_DOUBLE_EQ(c.atol, 0.075);
@@ -229,12 +229,12 @@ TEST(Int8Check, ComparesTheRunsInferenceSessionWithOneAtOptLevelDisabled) {
   EXPECT_EQ(c.validation.first_mismatches[0].index, 2);
 
   TwoLevelBackend same({0.0f, 0.05f, 1.0f}, {0.0f, 0.10f, 1.05f});
-  EXPECT_TRUE(check_int8_outputs(same, r, kAvx2, 0.05).passed());
+  EXPECT_TRUE(check_int8_outputs(same, r, kAvx2Flags, 0.05).passed());
   // A deep network carries a rounding step or two to a few outputs: 1 of 200 elements beyond is within the 1%.
   std::vector<float> optimized(200, 0.5f), unoptimized(200, 0.5f);
   unoptimized[7] = 0.6f;
   TwoLevelBackend rounding(optimized, unoptimized);
-  Int8Check few = check_int8_outputs(rounding, r, kAvx2, 0.05);
+  Int8Check few = check_int8_outputs(rounding, r, kAvx2Flags, 0.05);
   EXPECT_EQ(few.mismatched(), 1u);
   EXPECT_TRUE(few.passed());
   EXPECT_DOUBLE_EQ(few.percent_mismatch, 1.0);
@@ -252,7 +252,7 @@ TEST(Int8Check, ProfileChecksQdqModelsWhereU8s8Saturates) {
     TwoLevelBackend backend({0.0f, 1.0f}, {0.0f, 0.0f});
     return run_profile(o, {&backend}, nullptr, {});
   };
-  Report avx2 = profile(kAvx2, Int8CheckMode::automatic);
+  Report avx2 = profile(kAvx2Flags, Int8CheckMode::automatic);
   ASSERT_TRUE(avx2.model.int8_weights.has_value());
   EXPECT_EQ(avx2.model.int8_weights->max, 127);
   ASSERT_EQ(avx2.runs.size(), 1u);
@@ -261,7 +261,7 @@ TEST(Int8Check, ProfileChecksQdqModelsWhereU8s8Saturates) {
   EXPECT_NEAR(avx2.runs[0].int8_check->output_step, 0.05, 1e-7);
   // The report's roofs name the machine when they name its features: an AVX2 machine's roofs, here.
   HardwareInfo roofs;
-  roofs.machine.isa = kAvx2;
+  roofs.machine.isa = kAvx2Flags;
   {
     ProfileOptions o;
     o.model = model;
@@ -270,11 +270,11 @@ TEST(Int8Check, ProfileChecksQdqModelsWhereU8s8Saturates) {
     TwoLevelBackend backend({0.0f, 1.0f}, {0.0f, 0.0f});
     Report r = run_profile(o, {&backend}, &roofs, {});
     ASSERT_TRUE(r.runs[0].int8_check.has_value());
-    EXPECT_EQ(r.runs[0].int8_check->isa, kAvx2);
+    EXPECT_EQ(r.runs[0].int8_check->isa, kAvx2Flags);
   }
   EXPECT_FALSE(profile(kCascadeLake, Int8CheckMode::automatic).runs[0].int8_check.has_value());
   EXPECT_TRUE(profile(kCascadeLake, Int8CheckMode::always).runs[0].int8_check.has_value());
-  EXPECT_FALSE(profile(kAvx2, Int8CheckMode::never).runs[0].int8_check.has_value());
+  EXPECT_FALSE(profile(kAvx2Flags, Int8CheckMode::never).runs[0].int8_check.has_value());
   // The records survive the report's JSON round trip byte for byte.
   const std::string json = report_to_json(avx2);
   Report back = report_from_json(json);

@@ -13,7 +13,7 @@ namespace {
 
 // fp32 peak 100 GFLOP/s at 1 thread, 200 at 2; int8 400 at 1 thread. L1 (32 KiB per core) 400/800 GB/s, DRAM 10/20.
 // Every layer below moves more than 64 KiB, so it streams from DRAM.
-HardwareInfo roofs() {
+HardwareInfo whatif_roofs() {
   HardwareInfo h;
   h.machine.model = "test cpu";
   h.machine.cores = 2;
@@ -28,9 +28,9 @@ HardwareInfo roofs() {
 // A: conv, compute-bound: 1 GFLOP, 1 MB (400 KB of weights), 20 ms -> 50 GFLOP/s = 50% of the 100 peak.
 // B: add, memory-bound: 1 MFLOP, 10 MB (0.1 FLOP/B -> 1 GFLOP/s allowed at 10 GB/s), 2 ms -> 0.5 = 50%.
 // C: matmul whose bytes are all weights: 0.1 GFLOP, 20 MB (5 FLOP/B -> 50 allowed), 4 ms -> 25 = 50%.
-ReportBuilder measured() {
+ReportBuilder whatif_report() {
   ReportBuilder b;
-  b.report().hardware = roofs();
+  b.report().hardware = whatif_roofs();
   NodeAnalysis& conv = b.node("conv", "Conv", {"x", "w"}, {"c"});
   conv.params = 100000;
   conv.macs = 500000000;
@@ -63,7 +63,7 @@ const LayerProjection& projected_layer(const Projection& p, const std::string& n
 }  // namespace
 
 TEST(WhatIf, ThreadsFromThePerThreadRoofs) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   o.threads = 2;
   Projection p = project(b.report(), o);
@@ -80,7 +80,7 @@ TEST(WhatIf, ThreadsFromThePerThreadRoofs) {
 }
 
 TEST(WhatIf, DatasheetDeviceKeepsEfficiencyAgainstTheDevicesRoofline) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   const auto& a100 = hw::find_datasheet_device("a100");
   o.roofs = hw::datasheet_hardware(a100);
@@ -99,8 +99,8 @@ TEST(WhatIf, DatasheetDeviceKeepsEfficiencyAgainstTheDevicesRoofline) {
 }
 
 TEST(WhatIf, AnotherMachinesMeasuredRoofsAtTheRunsThreadCount) {
-  auto b = measured();
-  HardwareInfo other = roofs();
+  auto b = whatif_report();
+  HardwareInfo other = whatif_roofs();
   other.machine.model = "other cpu";
   for (auto& c : other.compute) c.gflops *= 3;    // fp32 at 1 thread: 300 GFLOP/s
   for (auto& m : other.memory) m.gbps *= 0.5;     // DRAM at 1 thread: 5 GB/s
@@ -119,7 +119,7 @@ TEST(WhatIf, AnotherMachinesMeasuredRoofsAtTheRunsThreadCount) {
 }
 
 TEST(WhatIf, QuantizeShrinksBytesAndUsesTheDtypeCeilingForMatmulClassLayers) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   o.quantize = "int8";
   Projection p = project(b.report(), o);
@@ -139,7 +139,7 @@ TEST(WhatIf, QuantizeShrinksBytesAndUsesTheDtypeCeilingForMatmulClassLayers) {
 }
 
 TEST(WhatIf, BatchScalesFlopsAndActivationsNotWeights) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   o.batch = 8;
   Projection p = project(b.report(), o);
@@ -156,7 +156,7 @@ TEST(WhatIf, BatchScalesFlopsAndActivationsNotWeights) {
 }
 
 TEST(WhatIf, SparseUsesThePerfRatioTableThenTheIdealRatio) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   o.sparse = parse_sparse("0.9:4x1");
   Projection p = project(b.report(), o);
@@ -182,7 +182,7 @@ TEST(WhatIf, ParsesSparseSpecs) {
 }
 
 TEST(WhatIf, RefusesNothingToDoAndReportsWithoutRoofs) {
-  auto b = measured();
+  auto b = whatif_report();
   EXPECT_THROW(project(b.report(), WhatIfOptions{}), UsageError);
   b.report().hardware.reset();
   WhatIfOptions o;
@@ -216,7 +216,7 @@ TEST(Datasheets, EveryDeviceCitesItsSourceAndHasThePeaksAsked) {
 
 // The memory assumption is stated only when a run has a memory prediction to project (an import has none).
 TEST(WhatIf, TheMemoryAssumptionOnlyWhereAMemoryPredictionIsProjected) {
-  auto b = measured();
+  auto b = whatif_report();
   WhatIfOptions o;
   o.threads = 2;
   auto says_memory = [](const Projection& p) {
