@@ -10,15 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "backends/common/cpu_budget.h"
 #include "core/errors.h"
 
 extern char** environ;
@@ -309,35 +307,16 @@ void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
   close_fds();
 }
 
-namespace {
-
-// How many different CPU lists (Cpus_allowed_list) the threads of `pid` are on now.
-std::size_t thread_cpu_lists(pid_t pid) {
-  std::set<std::string> lists;
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::ifstream status(task.path() / "status");
-    for (std::string line; std::getline(status, line);)
-      if (line.rfind("Cpus_allowed_list:", 0) == 0) lists.insert(line.substr(18));
-  }
-  return lists.size();
-}
-
-}  // namespace
-
 bool ChildRunner::enter_realtime() {
   if (config_.realtime_priority <= 0 || pid_ <= 0) return false;
   const auto settle = Clock::now() + milliseconds(500);
-  while (config_.realtime_cpu_lists > 1 && thread_cpu_lists(pid_) < config_.realtime_cpu_lists &&
+  while (config_.realtime_cpu_lists > 1 && distinct_thread_cpu_sets(pid_) < config_.realtime_cpu_lists &&
          Clock::now() < settle)
     std::this_thread::sleep_for(milliseconds(1));
   sched_param param{};
   param.sched_priority = config_.realtime_priority;
   bool moved = false;
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
-    const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
-    if (tid <= 0) continue;
+  for (const int tid : thread_ids(pid_)) {
     if (::sched_setscheduler(tid, SCHED_FIFO, &param) == 0) moved = true;
     else if (errno == EPERM) break;  // not allowed (no root, no CAP_SYS_NICE); ESRCH: the thread just ended
   }

@@ -47,9 +47,16 @@ std::vector<std::vector<int>> disjoint_cpu_sets(int64_t sets, int64_t cores_each
 std::vector<std::vector<int>> disjoint_cpu_sets(const std::vector<int>& cpus, int64_t sets, int64_t cores_each,
                                                 const std::function<std::optional<std::pair<int, int>>(int)>& package_core);
 
+// The thread ids of process `pid` now (/proc/PID/task); empty when /proc cannot list them.
+std::vector<int> thread_ids(int pid);
+
 // Moves every thread of process `pid` onto `cpus` (threads it starts later inherit the mask of their creator, so
 // they stay there too). False when /proc cannot list its threads or one of them refused.
 bool pin_process(int pid, const std::vector<int>& cpus);
+
+// How many different CPU sets the threads of process `pid` are allowed now (a thread that ended meanwhile is left
+// out): how a caller sees that a runner's threads have placed themselves.
+std::size_t distinct_thread_cpu_sets(int pid);
 
 // What a run's thread count means on this budget: more threads than allowed CPUs share them (each kernel's
 // barrier then waits for a descheduled thread). "" when nothing needs saying.

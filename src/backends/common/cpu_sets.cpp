@@ -2,6 +2,7 @@
 // two instances never share a core's vector units through SMT siblings.
 #include <sched.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,24 +47,38 @@ std::vector<std::vector<int>> disjoint_cpu_sets(int64_t sets, int64_t cores_each
   return disjoint_cpu_sets(cpu_budget().cpus, sets, cores_each, sysfs_core);
 }
 
+std::vector<int> thread_ids(int pid) {
+  std::vector<int> ids;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const int tid = std::atoi(task.path().filename().c_str());
+    if (tid > 0) ids.push_back(tid);
+  }
+  return ids;
+}
+
 bool pin_process(int pid, const std::vector<int>& cpus) {
   cpu_set_t want;
   CPU_ZERO(&want);
   for (int c : cpus)
     if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
-  std::error_code ec;
-  bool all = true, any = false;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    int tid = 0;
-    try {
-      tid = std::stoi(task.path().filename().string());
-    } catch (const std::exception&) {
-      continue;
-    }
-    any = true;
-    all = ::sched_setaffinity(tid, sizeof want, &want) == 0 && all;
+  const std::vector<int> threads = thread_ids(pid);
+  bool all = true;
+  for (int tid : threads) all = ::sched_setaffinity(tid, sizeof want, &want) == 0 && all;
+  return !threads.empty() && all;
+}
+
+std::size_t distinct_thread_cpu_sets(int pid) {
+  std::vector<cpu_set_t> seen;
+  for (int tid : thread_ids(pid)) {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (::sched_getaffinity(tid, sizeof mask, &mask) != 0) continue;  // ESRCH: the thread ended
+    bool known = false;
+    for (const cpu_set_t& s : seen) known = known || CPU_EQUAL(&s, &mask);
+    if (!known) seen.push_back(mask);
   }
-  return !ec && any && all;
+  return seen.size();
 }
 
 }  // namespace rooflens
