@@ -290,6 +290,19 @@ export function sweepSizes(minBytes, maxBytes, factor) {
   return out;
 }
 
+// Where the sweep at n threads ends, by `rooflens hw`'s rule (src/hw/measure.cpp, initial_max_working_set): at the
+// first working set (all threads' arrays together) that holds max(8 x the last cache, 512 MiB quick / 1 GiB full) —
+// STREAM wants 4x the caches, and DRAM's figure is its best point from there —, never past `sizes` (1 GiB a thread);
+// all of `sizes` when no cache size is known. Beyond it the points only fall (a Zen 4 guest's 1-thread read: 22.2
+// GB/s at 256 MiB, 16.9 at 512, 10.3 at 1 GiB) and took a quarter of the quick measurement's time.
+export function sweepSizesAt(n, sizes, caches, quick) {
+  const last = Math.max(0, ...caches.map((c) => c.size_bytes || 0));
+  if (!last) return sizes;
+  const enough = Math.max(8 * last, quick ? 512 * kMiB : kGiB);
+  const end = sizes.findIndex((bytes) => bytes * n >= enough);
+  return end < 0 ? sizes : sizes.slice(0, end + 1);
+}
+
 // How many more times a multi-thread compute roof measured below the 1-thread one is measured (measureWasmRoofs).
 export const kComputeRetakes = 3;
 
@@ -310,7 +323,8 @@ export function wasmRoofsSettings({ quick = false, cpus = 1, ...over } = {}) {
         stepMs: 300,
         firstWarmup: { minMs: 1000, maxMs: 5000, windowMs: 50, callMs: 0.5 },
         warmup: { minMs: 60, maxMs: 1000, windowMs: 15, callMs: 0.5 } };
-  return { quick, cpus, ...common, ...base, ...over };
+  // A maximum given explicitly is the sweep's end at every thread count (sweepSizesAt's rule applies otherwise).
+  return { quick, cpus, ...common, ...base, ...over, maxGiven: over.maxBytes !== undefined };
 }
 
 // One measurement: `task` on workers 0 … n-1 together; the rate of each repetition is all workers' work over rank 0's
@@ -426,13 +440,14 @@ export async function measureWasmRoofs({ pool, caches = [], threadsOk = typeof S
   }
 
   const points = new Map();  // "kernel xN bytes" → rates of all rounds
-  const sizes = sweepSizes(s.minBytes, s.maxBytes, s.factor);
+  const grid = sweepSizes(s.minBytes, s.maxBytes, s.factor);
+  const sizesAt = (n) => (s.maxGiven ? grid : sweepSizesAt(n, grid, caches, s.quick));
   const bwThreads = usable(s.bandwidthThreads);
   for (let round = 0; round < s.bandwidthRounds; ++round) {
     for (const kernel of s.kernels) {
       for (const n of bwThreads) {
         let lastRate = 0;  // bytes per ms per thread
-        for (const bytes of sizes) {
+        for (const bytes of sizesAt(n)) {
           // Repetitions: as many as fit stepMs at the rate the last (smaller) size ran, within [minReps, reps]; all
           // workers must run the same number (they meet at a barrier before each).
           const passMs = lastRate ? bytes / lastRate : 0;
@@ -452,7 +467,7 @@ export async function measureWasmRoofs({ pool, caches = [], threadsOk = typeof S
   const sweep = [];
   for (const kernel of s.kernels) {
     for (const n of bwThreads) {
-      for (const bytes of sizes) {
+      for (const bytes of sizesAt(n)) {
         const rates = points.get(`${kernel} x${n} ${bytes}`);
         sweep.push({ kernel, threads: n, working_set_bytes: bytes * n, gbps: Math.max(...rates) / 1e6,
                      median_gbps: median(rates) / 1e6 });
