@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ModuleBuilder, f32, i32, op, sleb, uleb } from '../../runners/ort/wasm_encode.mjs';
 import {
   baseModuleBytes, kChains, kComputeRetakes, levelsFromCaches, measureWasmRoofs, relaxedModuleBytes, sweepSizes,
+  sweepSizesAt,
 } from '../../runners/ort/wasm_roofs.mjs';
 import { cachedNativeRoofs, measureWasmRoofsNode, nodeCpus } from '../../runners/ort/wasm_roofs_node.mjs';
 
@@ -137,6 +138,17 @@ test('sweep sizes and levels from reported caches', () => {
   assert.deepEqual(levels.map((l) => [l.level, l.gbps, l.working_set_bytes]),
                    [['L1', 100, 16384], ['L2', 80, 65536], ['L3', 60, 1 << 20], ['DRAM', 12, 64 << 20]]);
   assert.deepEqual(levelsFromCaches(sweep, [], [1], ['read']), [], 'no reported sizes: no levels');
+  // The sweep ends at the first working set (all threads together) of 8x the last cache and at least 512 MiB (quick)
+  // or 1 GiB; with no sizes, or a cache too large for that within the grid, the whole grid.
+  const MiB = 1 << 20, grid = sweepSizes(16384, 1 << 30, 2);
+  const end = (n, c, quick) => sweepSizesAt(n, grid, c, quick).at(-1) / MiB;
+  assert.equal(end(1, caches, true), 512);
+  assert.equal(end(2, caches, true), 256);
+  assert.equal(end(2, caches, false), 512);
+  const large = [{ level: 'L3', size_bytes: 96 * MiB, cores_sharing: 2 }];
+  assert.equal(end(1, large, true), 1024, '8 x 96 MiB: the first grid point above 768 MiB');
+  assert.equal(end(2, [{ level: 'L3', size_bytes: 260 * MiB, cores_sharing: 2 }], true), 1024);
+  assert.equal(end(2, [], true), 1024);
 });
 
 // The quick measurement, and its properties. The machine may be shared: a property about threads is retried with
