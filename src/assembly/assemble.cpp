@@ -255,8 +255,20 @@ void note_setting_changes(ProfileRun& r, const Measurement& m) {
   }
 }
 
+// A later repetition's own warnings (a runner that could not enter real time, say): each once, from the repetition
+// it first appeared in; one the run already states is not said again.
+void note_repetition_warnings(ProfileRun& r, const Measurement& m) {
+  for (const auto& w : m.warnings) {
+    const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& x) {
+      return x == w || (x.rfind("repetition ", 0) == 0 && x.size() > w.size() && x.ends_with(": " + w));
+    });
+    if (!said) r.warnings.push_back("repetition " + std::to_string(r.repetitions.size() + 1) + ": " + w);
+  }
+}
+
 void add_repetition(ProfileRun& r, const Measurement& m) {
   note_setting_changes(r, m);
+  note_repetition_warnings(r, m);
   const std::vector<std::string> before = timing_warnings(r);
   r.latencies_ms.insert(r.latencies_ms.end(), m.latencies_ms.begin(), m.latencies_ms.end());
   r.repetitions.push_back(static_cast<int64_t>(m.latencies_ms.size()));

@@ -213,10 +213,16 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
     }
     bool placed = runners.size() >= 3;
     for (const auto& [runner, cpus] : runners) placed = placed && cpus.size() >= 2;
-    return placed;
+    const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    const bool ended = stat.size() > stat.rfind(')') + 2 && stat[stat.rfind(')') + 2] == 'Z';  // not yet reaped
+    return placed || ended;
   }, std::chrono::seconds(60));
   ASSERT_EQ(wait_exit(pid), 0) << slurp(path("rt2.err"));
-  ASSERT_GE(runners.size(), 2u) << "the real-time runners of the repetitions";
+  // A runner whose worker a busy machine had not run within kRealtimePlacementWait of its load stays at normal
+  // priority, and the report says so; every runner that did go real time computes on two CPUs.
+  const std::string warnings = json::parse(slurp(path("rt2.json")))["runs"][0]["warnings"].dump();
+  if (warnings.find("had not moved to their CPUs") == std::string::npos)
+    ASSERT_GE(runners.size(), 2u) << "the real-time runners of the repetitions";
   for (const auto& [runner, cpus] : runners) {
     std::string all;
     for (const auto& c : cpus) all += "[" + c + "]";

@@ -3,6 +3,7 @@
 // all of it, and the warnings and views that follow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -350,6 +351,26 @@ TEST(RunSettingsAssembly, ALaterRepetitionWithOtherSettingsIsSaidOnce) {
     if (w == "repetitions from 2 on ran with spinning off [rooflens], the first with on") ++said;
   EXPECT_EQ(said, 1);
   EXPECT_EQ(run.warnings.size(), 1u);
+}
+
+// A later repetition's own warning (its runner could not enter real time) is kept, once, naming the repetition it
+// came from; one the first repetition already gave (the same oversubscription) is not said again.
+TEST(RunSettingsAssembly, ALaterRepetitionsOwnWarningIsKeptOnce) {
+  Measurement m;
+  m.latencies_ms = {1.0};
+  m.warnings = {"4 intra-op threads share 2 CPU(s)"};
+  RunKey key;
+  key.threads = 4;
+  ProfileRun run = assemble_run(key, m, {});
+  Measurement later = m;
+  later.warnings.push_back("--realtime: the runner's worker threads had not moved to their CPUs");
+  add_repetition(run, m);
+  add_repetition(run, later);
+  add_repetition(run, later);
+  const auto count = [&](const std::string& w) { return std::count(run.warnings.begin(), run.warnings.end(), w); };
+  EXPECT_EQ(count("4 intra-op threads share 2 CPU(s)"), 1);
+  EXPECT_EQ(count("repetition 3: --realtime: the runner's worker threads had not moved to their CPUs"), 1);
+  EXPECT_EQ(run.warnings.size(), 2u);
 }
 
 // The runner's page faults: one count per repetition beside its iterations, their mean per run, written and read back,

@@ -309,10 +309,17 @@ void ChildRunner::reap(milliseconds grace, RunnerReply* into) {
 
 bool ChildRunner::enter_realtime() {
   if (config_.realtime_priority <= 0 || pid_ <= 0) return false;
-  const auto settle = Clock::now() + milliseconds(500);
-  while (config_.realtime_cpu_lists > 1 && distinct_thread_cpu_sets(pid_) < config_.realtime_cpu_lists &&
-         Clock::now() < settle)
-    std::this_thread::sleep_for(milliseconds(1));
+  const auto settle = Clock::now() + kRealtimePlacementWait;
+  while (config_.realtime_cpu_lists > 1 && distinct_thread_cpu_sets(pid_) < config_.realtime_cpu_lists) {
+    if (Clock::now() >= settle) {
+      realtime_refusal_ = "the runner's worker threads had not moved to their CPUs " +
+                          std::to_string(kRealtimePlacementWait.count() / 1000) +
+                          " s after its load (a busy machine had not run them yet); it ran at normal priority, "
+                          "pinned, rather than real-time with every thread on one CPU";
+      return false;
+    }
+    std::this_thread::sleep_for(milliseconds(2));
+  }
   sched_param param{};
   param.sched_priority = config_.realtime_priority;
   bool moved = false;
@@ -320,7 +327,9 @@ bool ChildRunner::enter_realtime() {
     if (::sched_setscheduler(tid, SCHED_FIFO, &param) == 0) moved = true;
     else if (errno == EPERM) break;  // not allowed (no root, no CAP_SYS_NICE); ESRCH: the thread just ended
   }
-  realtime_refused_ = !moved;
+  if (!moved)
+    realtime_refusal_ = "real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the runner ran at normal "
+                        "priority, pinned";
   return moved;
 }
 

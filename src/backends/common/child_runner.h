@@ -23,11 +23,19 @@
 
 namespace rooflens {
 
+// How long enter_realtime() waits for a runner's workers to pin themselves. A worker does so ~10 ms after the
+// runtime starts it, before the load's reply, on a quiet machine; on a busy 2-core guest two runners in a row still
+// had every thread on one CPU half a second after their load.
+inline constexpr std::chrono::milliseconds kRealtimePlacementWait{5000};
+
 struct RunnerConfig {
   std::vector<std::string> command;    // program (searched in PATH unless it contains '/') and its arguments
   std::string name = "runner";         // in messages: "the ONNX Runtime runner did not answer ..."
   std::string missing_hint;            // said when the program does not exist ("install Node.js, ...")
-  std::chrono::milliseconds start_timeout{30000};  // spawn + `hello` handshake
+  // spawn + `hello` handshake. Node with ONNX Runtime answers in ~0.5 s on a quiet machine, but a runner under
+  // emulation (qemu, 2.6 s alone) on a busy 2-core guest once took more than 30 s: this bounds a runner that hangs,
+  // not a slow machine.
+  std::chrono::milliseconds start_timeout{120000};
   std::size_t stderr_tail_lines = 20;  // lines kept for failure reports
   // The runner gets its own process group, so a terminal's Ctrl-C reaches rooflens only; rooflens then
   // decides what to do with the runner (the destructor always ends it).
@@ -36,7 +44,7 @@ struct RunnerConfig {
   // rooflens may run; a runtime's own worker threads may pin themselves elsewhere), and enter_realtime() moves it
   // to SCHED_FIFO priority `realtime_priority` (1-99; 0 = normal scheduling), so no ordinary process can take its
   // CPUs. When the system refuses real-time scheduling (no root, no CAP_SYS_NICE) the child runs normally and
-  // realtime_refused() says so.
+  // realtime_refusal() says why.
   int realtime_priority = 0;
   std::vector<int> cpus;
   // How many different CPU lists the child's threads are on once its workers have pinned themselves (0: none to
@@ -95,15 +103,17 @@ class ChildRunner {
   // The runner's answer to `hello` (versions of ONNX Runtime and Node); null before start().
   const nlohmann::json& hello() const { return hello_; }
   // Moves every thread the child has now (and so every thread it starts later) to SCHED_FIFO at
-  // config().realtime_priority; false when not configured or refused. It first waits (up to half a second) for the
-  // threads to be on config().realtime_cpu_lists different CPU lists. Call it once the runtime has started its
-  // worker threads (after loading a model), not at spawn: SCHED_FIFO never shares a CPU among equals, so a
+  // config().realtime_priority; false when not configured or not done. It first waits (up to kRealtimePlacementWait)
+  // for the threads to be on config().realtime_cpu_lists different CPU lists. Call it once the runtime has started
+  // its worker threads (after loading a model), not at spawn: SCHED_FIFO never shares a CPU among equals, so a
   // worker born real-time on the main thread's CPU does not run until that thread blocks, and cannot move itself
   // to the CPU it should pin itself to. Measured with ORT at 2 threads: the worker stayed on the main thread's
   // CPU in most runners, and a 2-thread run took as long as a 1-thread one (resnet18 at 112 px: 9.5 vs 4.8 ms).
+  // When the workers have not moved by then (a busy machine that has not run them yet), the child stays at normal
+  // priority rather than be made real-time on one CPU, and realtime_refusal() says so.
   bool enter_realtime();
-  // True when real-time scheduling was asked for and refused by the system (the child runs normally).
-  bool realtime_refused() const { return realtime_refused_; }
+  // Why real-time scheduling was asked for and not entered (the child runs at normal priority), or "".
+  const std::string& realtime_refusal() const { return realtime_refusal_; }
 
   // Sends `message` (an object; "id" is set here) and waits up to `timeout` for its reply.
   RunnerReply ask(nlohmann::json message, std::chrono::milliseconds timeout);
@@ -134,7 +144,7 @@ class ChildRunner {
   RunnerReply failure(ReplyStatus status, std::string message);
 
   RunnerConfig config_;
-  bool realtime_refused_ = false;
+  std::string realtime_refusal_;
   pid_t pid_ = -1;
   int in_fd_ = -1;   // our end of the runner's stdin (a socket, so writes never raise SIGPIPE)
   int out_fd_ = -1;  // runner's stdout

@@ -159,7 +159,7 @@ class OrtBackend : public Backend {
     Measurement out, profiled;
     std::optional<RunSetting> web_graph;  // where a web run's executed graph came from
     LoadResult calibrated, measured_load;
-    bool realtime_refused = false;
+    std::string realtime_refusal;  // why --realtime was not entered, when it was not
     std::string stage = "load";
     try {
       if (r.timing.layers) {
@@ -182,7 +182,7 @@ class OrtBackend : public Backend {
           if (calibrated.wasm_host == "chromium")
             profiled.kernel_time_step_ms = calibrated.wasm_cross_origin_isolated.value_or(false) ? 0.005 : 0.1;
         }
-        realtime_refused = prof.process().realtime_refused();
+        realtime_refusal = prof.process().realtime_refusal();
       }
       if (!web()) add_inference_session_creation(profiled, r.model, opts);
       if (!r.timing.timed && r.timing.layers) {  // --layers-only: the prediction without the measured inference session
@@ -211,7 +211,7 @@ class OrtBackend : public Backend {
       out.load_ms = l.load_ms;
       add_load_memory(out, l);
       add_runtime_cost(out, r.timing.layers ? calibrated : l);
-      realtime_refused = realtime_refused || runner.process().realtime_refused();
+      if (realtime_refusal.empty()) realtime_refusal = runner.process().realtime_refusal();
     } catch (const RunnerError& e) {
       pid_ = 0;
       throw backend_error(stage, e);
@@ -224,9 +224,7 @@ class OrtBackend : public Backend {
     out.settings = effective_settings(opts, base_, read_back(threads, measured_load), choices);
     add_web_facts(out, web_graph, measured_load);
     if (std::string w = oversubscription_warning(n, budget_); !w.empty()) out.warnings.push_back(std::move(w));
-    if (realtime_refused)
-      out.warnings.push_back("--realtime: real-time scheduling was not allowed (needs root or CAP_SYS_NICE); the "
-                             "runner ran at normal priority, pinned");
+    if (!realtime_refusal.empty()) out.warnings.push_back("--realtime: " + realtime_refusal);
     return out;
   }
 
