@@ -11,8 +11,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -542,6 +546,31 @@ TEST_F(OrtRunnerTest, StartFailuresAreOneLineErrors) {
     }
   }
   expect_start_error(runner_config(lonely / "run.mjs"), "cannot load onnxruntime-node");
+}
+
+// --realtime asks for a runner's threads on two CPU lists (a worker pins itself after the load); a runner whose
+// threads never get there (here: no model, so no worker) stays at normal priority rather than go real time on one CPU,
+// and says why.
+TEST_F(OrtRunnerTest, ARunnerWhoseWorkersNeverMoveIsNotMadeRealTime) {
+  RunnerConfig c = runner_config();
+  c.realtime_priority = 10;
+  c.cpus = {0};
+  c.realtime_cpu_lists = 2;
+  OrtRunner r(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(r.process().enter_realtime());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, kRealtimePlacementWait);
+  EXPECT_NE(r.process().realtime_refusal().find("had not moved to their CPUs"), std::string::npos)
+      << r.process().realtime_refusal();
+  for (const auto& t : fs::directory_iterator("/proc/" + std::to_string(r.process().pid()) + "/task")) {
+    std::ifstream stat(t.path() / "stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::istringstream rest(text.substr(text.rfind(')') + 2));
+    std::vector<std::string> f;
+    for (std::string x; rest >> x;) f.push_back(x);  // f[0] = state (field 3), so the policy (field 41) is f[38]
+    ASSERT_GT(f.size(), 38u);
+    EXPECT_EQ(f[38], "0") << "thread " << t.path().filename() << " is not at normal priority";
+  }
 }
 
 TEST_F(OrtRunnerTest, MessagesBeforeLoadAreRefused) {
