@@ -2,6 +2,7 @@
 // `profile --realtime` (the runner at SCHED_FIFO, pinned), through the real binary and the real runner.
 #include <sched.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -213,9 +214,9 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
     }
     bool placed = runners.size() >= 3;
     for (const auto& [runner, cpus] : runners) placed = placed && cpus.size() >= 2;
-    const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-    const bool ended = stat.size() > stat.rfind(')') + 2 && stat[stat.rfind(')') + 2] == 'Z';  // not yet reaped
-    return placed || ended;
+    siginfo_t exited{};  // rooflens has exited (WNOWAIT: left for wait_exit to reap)
+    return placed || (::waitid(P_PID, static_cast<id_t>(pid), &exited, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                      exited.si_pid == pid);
   }, std::chrono::seconds(60));
   ASSERT_EQ(wait_exit(pid), 0) << slurp(path("rt2.err"));
   // A runner whose worker a busy machine had not run within kRealtimePlacementWait of its load stays at normal

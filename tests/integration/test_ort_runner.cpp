@@ -12,15 +12,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
-#include <sstream>
-#include <string>
 #include <thread>
-#include <vector>
 
 #include <onnx/onnx_pb.h>
 
+#include "backends/common/cpu_budget.h"
 #include "backends/common/feeds.h"
 #include "backends/onnxruntime/ort_runner.h"
 #include "support/onnx_builder.h"
@@ -564,16 +561,9 @@ TEST_F(OrtRunnerTest, ARunnerWhoseWorkersNeverMoveIsNotMadeRealTime) {
   EXPECT_NE(r.process().realtime_refusal().find("had not moved to their CPUs"), std::string::npos)
       << r.process().realtime_refusal();
   // Each thread keeps the policy it was born with, this test's own (SCHED_OTHER, or SCHED_IDLE beside the timed tests).
-  const std::string own = std::to_string(::sched_getscheduler(0));
-  for (const auto& t : fs::directory_iterator("/proc/" + std::to_string(r.process().pid()) + "/task")) {
-    std::ifstream stat(t.path() / "stat");
-    const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    std::vector<std::string> f;
-    for (std::string x; rest >> x;) f.push_back(x);  // f[0] = state (field 3), so the policy (field 41) is f[38]
-    ASSERT_GT(f.size(), 38u);
-    EXPECT_EQ(f[38], own) << "thread " << t.path().filename() << " left the policy it was started with";
-  }
+  const int own = ::sched_getscheduler(0);
+  for (const int tid : thread_ids(r.process().pid()))
+    EXPECT_EQ(::sched_getscheduler(tid), own) << "thread " << tid << " left the policy it was started with";
 }
 
 TEST_F(OrtRunnerTest, MessagesBeforeLoadAreRefused) {
