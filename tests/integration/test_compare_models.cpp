@@ -191,6 +191,32 @@ std::set<std::string> thread_cpus(const std::string& pid) {
   return out;
 }
 
+// While alive, raises the calling thread to SCHED_FIFO above the runner's real-time priority (10), so that the
+// test can look at a runner while it computes: two real-time threads spinning on a 2-CPU machine leave an ordinary
+// thread only the kernel's real-time throttling slack (5%), and an observer starved until a run has ended saw the
+// runner's last moments, its ORT worker already joined and only the main thread (on the first CPU) left.
+// SCHED_RESET_ON_FORK: nothing the thread starts inherits the priority.
+class ObserverAboveRealtime {
+ public:
+  ObserverAboveRealtime() : old_policy_(::sched_getscheduler(0)) {
+    ::sched_getparam(0, &old_param_);
+    sched_param high{};
+    high.sched_priority = 50;
+    raised_ = ::sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &high) == 0;
+  }
+  ~ObserverAboveRealtime() {
+    if (raised_) ::sched_setscheduler(0, old_policy_, &old_param_);
+  }
+  ObserverAboveRealtime(const ObserverAboveRealtime&) = delete;
+  ObserverAboveRealtime& operator=(const ObserverAboveRealtime&) = delete;
+  bool raised() const { return raised_; }
+
+ private:
+  int old_policy_;
+  sched_param old_param_{};
+  bool raised_ = false;
+};
+
 // At 2 threads, every runner of a --repeat session computes on two CPUs: the main thread on one, ORT's worker
 // pinned to the other. Real-time priority used to be given at spawn, and the worker, born SCHED_FIFO on the main
 // thread's CPU, could not run to pin itself elsewhere: most runners ran both threads on one CPU (a 2-thread run as
@@ -199,6 +225,8 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
   if (::geteuid() != 0) GTEST_SKIP() << "real-time scheduling needs root";
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  ObserverAboveRealtime observer;  // before the spawn: rooflens starts at the test's own policy (reset on fork)
+  ASSERT_TRUE(observer.raised()) << "could not raise the observing thread to SCHED_FIFO";
   pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
                               "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-o", path("rt2.json")},
                              path("rt2.out"), path("rt2.err"));
