@@ -250,8 +250,9 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
   // A runner whose worker a busy machine had not run within kRealtimePlacementWait of its load stays at normal
   // priority, and the report says so; every runner that did go real time computes on two CPUs.
   const std::string warnings = json::parse(slurp(path("rt2.json")))["runs"][0]["warnings"].dump();
-  if (warnings.find("had not moved to their CPUs") == std::string::npos)
+  if (warnings.find("had not moved to their CPUs") == std::string::npos) {
     ASSERT_GE(runners.size(), 2u) << "the real-time runners of the repetitions";
+  }
   for (const auto& [runner, cpus] : runners) {
     std::string all;
     for (const auto& c : cpus) all += "[" + c + "]";
