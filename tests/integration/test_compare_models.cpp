@@ -230,7 +230,7 @@ TEST_F(CompareModels, RealtimeAtTwoThreadsEveryRunnerUsesTwoCpus) {
   if (::geteuid() != 0) GTEST_SKIP() << "real-time scheduling needs root";
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) GTEST_SKIP() << "needs 2 CPUs";
-  ObserverAboveRealtime observer;  // before the spawn: rooflens starts at the test's own policy (reset on fork)
+  ObserverAboveRealtime observer;  // before the spawn: reset on fork, rooflens starts at the ordinary policy
   ASSERT_TRUE(observer.raised()) << "could not raise the observing thread to SCHED_FIFO";
   pid_t pid = spawn_rooflens({"profile", path("heavy.onnx"), "--realtime", "--no-layers", "--no-roofs", "--no-db",
                               "--threads", "2", "--repeat", "3", "--duration", "1.5", "-q", "-o", path("rt2.json")},
