@@ -173,6 +173,8 @@ test: corpus fuzz san-test
 # times `rooflens score --quick` and the full suite and runs the full suite 3 times for the overall spread (~35 min;
 # alone: make bench-score).
 # Every part runs and prints its table even when an earlier one misses a target; the exit code says if any did.
+# The bare onnxruntime-node loops the parts hold rooflens against run as its runners do: without ORT's telemetry.
+bench bench-score bench-sensitivity bench-capacity bench-serving: export ORT_DISABLE_TELEMETRY = 1
 bench: deps corpus
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DROOFLENS_TESTS=ON -DROOFLENS_BACKEND_OPENCV=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target rooflens rooflens_perf rooflens_perf_hw rooflens_perf_profile rooflens_perf_zoo \

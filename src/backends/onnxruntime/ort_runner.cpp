@@ -133,6 +133,9 @@ RunnerConfig runner_config(fs::path script, std::string node) {
   RunnerConfig c;
   // --expose-gc: generate's memory generation collects the caller's garbage before every run (docs/memory.md).
   c.command = {std::move(node), "--expose-gc", script.string()};
+  // onnxruntime-node's Linux library (1.30) carries Microsoft's 1DS telemetry, on unless this is set: it starts its
+  // own threads beside the measured ones, would upload over HTTPS, and leaves mat-debug-PID.log and .ses in TMPDIR.
+  c.env.push_back("ORT_DISABLE_TELEMETRY=1");
   c.name = "ONNX Runtime runner";
   c.missing_hint = "install Node.js, e.g. apt-get install nodejs";
   return c;
