@@ -31,7 +31,8 @@ function machineClass() {
           os.release(), thp];
 }
 
-// Everything the figures depend on: the runtime and its host, the C allocator's setting, the inference session options
+// Everything the figures depend on: the runtime and its host, the C allocator's setting, whether ORT's telemetry ran
+// (its threads and buffers are part of a baseline measured with it on), the inference session options
 // (in a fixed key order), the machine and its class, and how they are measured (the chain's length, the baseline
 // model's version: figures from another are not reused).
 function keyOf(options) {
@@ -39,6 +40,7 @@ function keyOf(options) {
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
   return JSON.stringify([...(build === 'web' ? ['web'] : []), runtimeVersion(), process.versions.node, process.arch, os.cpus()[0]?.model ?? '',
                          ...machineClass(), os.totalmem(), process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
+                         process.env.ORT_DISABLE_TELEMETRY ?? null,
                          sorted(optionsForOtherModels(options)), `chain ${CHAIN_NODES}`,
                          `common kernels ${COMMON_KERNELS_VERSION}`]);
 }
